@@ -1,0 +1,15 @@
+// Each command group registers its CLI11 subcommands here; one file per group.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sextant::cli {
+
+void AddProjectionCommands(CLI::App& app);  // projection memory|performance|both|search
+void AddTraceCommands(CLI::App& app);       // trace report|diff|merge
+void AddMemoryCommands(CLI::App& app);      // memory snapshot|watch
+void AddModelsCommands(CLI::App& app);      // models list|show
+void AddHardwareCommands(CLI::App& app);    // hardware list|show
+void AddValidateCommand(CLI::App& app);     // validate RUNS.csv
+
+}  // namespace sextant::cli

@@ -1,0 +1,69 @@
+// The job description: model x parallel plan x training settings x cluster. Every
+// projection (memory, time, FLOPs) is computed from one Job, so they cannot disagree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+#include "model/model_spec.h"
+#include "parallel/parallel_plan.h"
+#include "util/dtype.h"
+
+namespace sextant {
+
+enum class RecomputeGranularity { kNone, kSelective, kFull };
+enum class RecomputeMethod { kUniform, kBlock };
+
+struct RecomputeSpec {
+  RecomputeGranularity granularity = RecomputeGranularity::kNone;
+  RecomputeMethod method = RecomputeMethod::kUniform;
+  int64_t num_layers = 0;            // uniform: layers per recompute group; block: layers per chunk
+  std::vector<int64_t> layer_ids;    // recompute_layer_ids (global layer indices); overrides method
+  std::vector<std::string> modules;  // selective: recompute_modules ("core_attn", "mlp", ...)
+};
+
+enum class OptimizerKind { kAdam, kSgd, kMuon };
+
+// Storage dtypes of the training state. Defaults are Megatron's mixed-precision recipe:
+// BF16 weights, FP32 main grads, FP32 master weights and Adam moments.
+struct PrecisionRecipe {
+  DType params = DType::kBF16;
+  DType main_grads = DType::kFP32;
+  DType main_params = DType::kFP32;
+  DType exp_avg = DType::kFP32;
+  DType exp_avg_sq = DType::kFP32;
+  DType gemm = DType::kBF16;  // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
+  bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
+};
+
+struct TrainingSettings {
+  int64_t seq_length = 4096;
+  int64_t micro_batch_size = 1;
+  int64_t global_batch_size = 0;
+  RecomputeSpec recompute;
+  PrecisionRecipe precision;
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  bool flash_attention = true;        // fused attention: no materialised s x s scores
+  bool cross_entropy_loss_fusion = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool deepep = false;                // DeepEP / Turbo dispatch+combine kernels
+  std::string pipeline_schedule = "1f1b";
+
+  // Number of micro-batches one pipeline processes per iteration: GBS / (MBS x DP).
+  int64_t NumMicroBatches(int dp) const;
+};
+
+struct Job {
+  std::string name;         // where it came from (experiment file or "default example")
+  std::string framework;    // "megatron", "torchtitan", "maxtext"
+  ModelSpec model;
+  ParallelPlan parallel;
+  TrainingSettings training;
+  ClusterSpec cluster;
+  std::vector<std::string> notes;  // assumptions made while building the job
+};
+
+}  // namespace sextant

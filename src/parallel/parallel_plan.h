@@ -1,0 +1,33 @@
+// How a job is split over GPUs, in Megatron's terms:
+//   world = TP x CP x PP x DP   (dense part)      world = ETP x EP x PP x EDP   (experts)
+// plus how transformer layers are placed on pipeline stages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct ParallelPlan {
+  int tp = 1;    // tensor_model_parallel_size
+  int pp = 1;    // pipeline_model_parallel_size
+  int vpp = 1;   // virtual stages (model chunks) per pipeline rank
+  int cp = 1;    // context_parallel_size
+  int ep = 1;    // expert_model_parallel_size
+  int etp = 1;   // expert_tensor_parallel_size
+  int dp = 1;    // data parallel size of the dense part
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;  // ZeRO-1 style sharding of optimizer state over DP
+  bool fsdp2 = false;                  // ZeRO-3: params, grads and optimizer state over DP
+
+  // Layer placement; at most one of these is set. Empty = balanced.
+  std::string layout;               // pipeline_model_parallel_layout, e.g. "Et*3|(tt|)*29,m|L"
+  int64_t first_stage_layers = -1;  // decoder_first_pipeline_num_layers
+  int64_t last_stage_layers = -1;   // decoder_last_pipeline_num_layers
+
+  int WorldSize() const { return tp * cp * pp * dp; }
+  int ExpertDataParallel() const;  // world / (etp * ep * pp); at least 1
+};
+
+}  // namespace sextant
