@@ -1,0 +1,53 @@
+// Time of one collective operation on a group of GPUs. Implementations: the analytical
+// model with per-vendor presets (NCCL over NVLink/NVSwitch + InfiniBand; RCCL over xGMI +
+// RoCE) and Primus's calibrated constants as a preset of its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+#include "parallel/parallel_plan.h"
+
+namespace sextant {
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv };
+
+// A process group as it sits on the cluster. `bytes` passed to Time() is the per-rank
+// buffer size as NCCL counts it (all-reduce: the whole buffer; all-gather: the output;
+// reduce-scatter: the input; all-to-all: what one rank sends in total; send/recv: message).
+struct CommGroup {
+  int size = 1;            // ranks in the group
+  int ranks_per_node = 1;  // group members sharing one node (= size when intra-node)
+  int Nodes() const { return ranks_per_node > 0 ? (size + ranks_per_node - 1) / ranks_per_node : 1; }
+};
+
+struct CollectiveEstimate {
+  double seconds = 0;
+  std::string algorithm;  // "ring", "tree", "hierarchical", "one-shot", "direct", ...
+  double bus_bandwidth = 0;  // bytes/s achieved, NCCL's busbw convention
+};
+
+class CollectiveModel {
+ public:
+  virtual ~CollectiveModel() = default;
+  virtual std::string Name() const = 0;
+  virtual CollectiveEstimate Estimate(Collective op, int64_t bytes, const CommGroup& group) const = 0;
+  double Time(Collective op, int64_t bytes, const CommGroup& group) const {
+    return Estimate(op, bytes, group).seconds;
+  }
+};
+
+// Presets: "auto" (by vendor), "nccl", "rccl", "primus" (Primus's calibrated constants).
+// Throws UserError for an unknown preset name.
+std::unique_ptr<CollectiveModel> MakeCollectiveModel(const ClusterSpec& cluster,
+                                                     const std::string& preset = "auto");
+
+// Where each parallel group lands with Megatron's rank order (TP innermost, then CP, EP/DP,
+// PP outermost) on nodes of `gpus_per_node` GPUs.
+enum class ParallelDim { kTP, kCP, kEP, kETP, kDP, kExpertDP, kPP };
+CommGroup GroupFor(ParallelDim dim, const ParallelPlan& plan, int gpus_per_node);
+
+}  // namespace sextant
