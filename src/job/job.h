@@ -50,6 +50,10 @@ struct TrainingSettings {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool deepep = false;                // DeepEP / Turbo dispatch+combine kernels
+  // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
+  // probability stores a 1-byte mask per element for the backward pass.
+  double hidden_dropout = 0.0;
+  double attention_dropout = 0.0;
   std::string pipeline_schedule = "1f1b";
 
   // Number of micro-batches one pipeline processes per iteration: GBS / (MBS x DP).
