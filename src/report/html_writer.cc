@@ -1,0 +1,98 @@
+#include "report/html_writer.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+
+std::string EscapeHtml(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::string RenderBarChartSvg(const BarChart& chart) {
+  const int bar_height = 18, label_width = 260, plot_width = 420, gap = 4;
+  double max_value = 0;
+  for (const auto& [label, value] : chart.bars) max_value = std::max(max_value, value);
+  int height = static_cast<int>(chart.bars.size()) * (bar_height + gap) + 24;
+  std::string svg = fmt::format(
+      "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" role=\"img\">",
+      EscapeHtml(chart.title), label_width + plot_width + 140, height);
+  int y = 4;
+  for (const auto& [label, value] : chart.bars) {
+    double w = max_value > 0 ? plot_width * std::max(0.0, value) / max_value : 0;
+    std::string short_label = label.size() > 40 ? label.substr(0, 37) + "..." : label;
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"l\">{}<title>{}</title></text>"
+        "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"b\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" class=\"v\">{:.3f} {}</text>",
+        label_width - 6, y + 13, EscapeHtml(short_label), EscapeHtml(label), label_width, y, w,
+        bar_height, label_width + w + 4, y + 13, value, EscapeHtml(chart.unit));
+    y += bar_height + gap;
+  }
+  return svg + "</svg></figure>\n";
+}
+
+std::string RenderHtmlTable(const Table& table) {
+  std::string out = fmt::format("<h3 id=\"{}\">{}</h3>\n<table><thead><tr>",
+                                EscapeHtml(table.name()), EscapeHtml(table.title()));
+  for (const auto& c : table.columns()) out += "<th>" + EscapeHtml(c.header) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& row : table.rows()) {
+    out += "<tr>";
+    for (size_t c = 0; c < row.size(); ++c) {
+      bool number = !std::holds_alternative<std::string>(row[c]);
+      out += number ? "<td class=\"n\">" : "<td>";
+      out += EscapeHtml(FormatCell(row[c], table.columns()[c].precision)) + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+  for (const auto& note : table.notes()) out += "<p class=\"note\">" + EscapeHtml(note) + "</p>\n";
+  return out;
+}
+
+std::string RenderHtmlPage(const std::string& title, const std::vector<HtmlSection>& sections) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n"
+      "<style>body{{font-family:system-ui,sans-serif;margin:1.5em;color:#222}}"
+      "table{{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}}"
+      "th,td{{border:1px solid #ccc;padding:2px 6px;max-width:40em;overflow-wrap:anywhere}}"
+      "th{{background:#eef;position:sticky;top:0}}td.n{{text-align:right;"
+      "font-variant-numeric:tabular-nums}}tr:nth-child(even){{background:#f8f8fb}}"
+      ".b{{fill:#4a78c2}}.l,.v{{font-size:12px}}.note{{color:#555;font-size:12px}}"
+      "figcaption{{font-weight:600}}</style></head><body>\n<h1>{}</h1>\n",
+      EscapeHtml(title), EscapeHtml(title));
+  for (const auto& section : sections) {
+    out += "<section><h2>" + EscapeHtml(section.heading) + "</h2>\n";
+    for (const auto& chart : section.charts) out += RenderBarChartSvg(chart);
+    for (const Table* table : section.tables) out += RenderHtmlTable(*table);
+    out += "</section>\n";
+  }
+  return out + "</body></html>\n";
+}
+
+void WriteHtmlPage(const std::string& path, const std::string& title,
+                   const std::vector<HtmlSection>& sections) {
+  std::ofstream out(path, std::ios::binary);
+  out << RenderHtmlPage(title, sections);
+  if (!out) ThrowUserError(SourceLocation{path}, "", "cannot write HTML file");
+}
+
+}  // namespace sextant

@@ -1,0 +1,58 @@
+// A result table that every output format can render: console, CSV, JSON, XLSX and HTML.
+// Commands build Tables; writers in this folder turn them into bytes. A table is a list of
+// typed columns and rows of cells; a cell is empty, an integer, a real number or text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace sextant {
+
+using Cell = std::variant<std::monostate, int64_t, double, std::string>;
+
+struct Column {
+  std::string key;     // stable machine name: JSON key, CSV header ("time_ms")
+  std::string header;  // what a person reads in console/HTML/XLSX ("time (ms)")
+  int precision = 3;   // digits after the point when a real number is shown to a person
+};
+
+class Table {
+ public:
+  Table() = default;
+  // `name` is a short identifier used as file/sheet name ("gpu_timeline"); `title` is prose.
+  Table(std::string name, std::string title, std::vector<Column> columns);
+
+  const std::string& name() const { return name_; }
+  const std::string& title() const { return title_; }
+  const std::vector<Column>& columns() const { return columns_; }
+  const std::vector<std::vector<Cell>>& rows() const { return rows_; }
+  size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+
+  // Adds a row; it must have exactly one cell per column (checked: a mismatch is a bug).
+  void AddRow(std::vector<Cell> row);
+  // Index of the column with this key, or -1.
+  int ColumnIndex(const std::string& key) const;
+  // Keeps the first `n` rows.
+  void Truncate(size_t n);
+  // A note printed under the table (assumptions, units, what was left out).
+  void AddNote(std::string note) { notes_.push_back(std::move(note)); }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  std::string name_;
+  std::string title_;
+  std::vector<Column> columns_;
+  std::vector<std::vector<Cell>> rows_;
+  std::vector<std::string> notes_;
+};
+
+// Text of a cell as a person reads it: integers plain, reals with the column's precision,
+// empty cells as "".
+std::string FormatCell(const Cell& cell, int precision);
+// Text of a cell for machines (CSV): reals with full round-trip precision.
+std::string FormatCellExact(const Cell& cell);
+
+}  // namespace sextant

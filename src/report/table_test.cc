@@ -1,0 +1,95 @@
+#include "report/table.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/console_table.h"
+#include "report/csv_writer.h"
+#include "report/html_writer.h"
+#include "report/json_table.h"
+#include "report/xlsx_writer.h"
+
+namespace sextant {
+namespace {
+
+Table Sample() {
+  Table t("kernels", "Top kernels",
+          {{"name", "kernel", 0}, {"count", "count", 0}, {"time_ms", "time (ms)", 2}});
+  t.AddRow({std::string("gemm, \"big\""), int64_t{3}, 1.5});
+  t.AddRow({std::string("<copy>"), int64_t{10}, std::monostate{}});
+  return t;
+}
+
+TEST(TableTest, RejectsRowOfWrongWidth) {
+  Table t = Sample();
+  EXPECT_THROW(t.AddRow({int64_t{1}}), std::logic_error);
+  EXPECT_EQ(t.ColumnIndex("count"), 1);
+  EXPECT_EQ(t.ColumnIndex("nope"), -1);
+}
+
+TEST(TableTest, ConsoleAlignsNumbersRight) {
+  std::string text = RenderConsoleTable(Sample());
+  EXPECT_NE(text.find("Top kernels\n"), std::string::npos);
+  EXPECT_NE(text.find("kernel       count  time (ms)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm, \"big\"      3       1.50\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("<copy>          10\n"), std::string::npos) << text;
+}
+
+TEST(TableTest, CsvQuotesAndKeepsFullPrecision) {
+  Table t = Sample();
+  t.AddRow({std::string("x"), int64_t{1}, 0.1 + 0.2});
+  EXPECT_EQ(
+      RenderCsv(t),
+      "name,count,time_ms\n\"gemm, \"\"big\"\"\",3,1.5\n<copy>,10,\nx,1,0.30000000000000004\n");
+}
+
+TEST(TableTest, JsonRoundTrip) {
+  Table t = Sample();
+  t.AddNote("n1");
+  nlohmann::json rows = TableRowsToJson(t);
+  EXPECT_EQ(rows[0]["count"], 3);
+  EXPECT_TRUE(rows[1]["time_ms"].is_null());
+  Table back = TableFromJson(TableToJson(t));
+  EXPECT_EQ(back.name(), "kernels");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(back.rows()[0][0]), "gemm, \"big\"");
+  EXPECT_EQ(std::get<int64_t>(back.rows()[1][1]), 10);
+  EXPECT_EQ(back.notes().at(0), "n1");
+}
+
+TEST(TableTest, HtmlEscapesAndHasNoExternalReferences) {
+  Table t = Sample();
+  BarChart chart{"time", "ms", {{"a<b", 2.0}, {"c", 1.0}}};
+  std::string page = RenderHtmlPage("R & D", {{"Kernels", {chart}, {&t}}});
+  EXPECT_NE(page.find("<title>R &amp; D</title>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;copy&gt;"), std::string::npos);
+  EXPECT_NE(page.find("width=\"420.0\""), std::string::npos);  // largest bar spans the plot
+  EXPECT_NE(page.find("width=\"210.0\""), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("src="), std::string::npos);
+}
+
+TEST(TableTest, WritesCsvDirectoryAndWorkbook) {
+  auto dir = std::filesystem::temp_directory_path() / "sextant_report_test";
+  std::filesystem::remove_all(dir);
+  Table t = Sample();
+  WriteCsvDirectory({&t}, dir.string());
+  std::ifstream in(dir / "kernels.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), RenderCsv(t));
+  auto xlsx = dir / "r.xlsx";
+  WriteXlsx({&t, &t}, xlsx.string());
+  std::ifstream book(xlsx, std::ios::binary);
+  char magic[2] = {};
+  book.read(magic, 2);
+  EXPECT_EQ(std::string(magic, 2), "PK");  // xlsx is a zip container
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sextant
