@@ -1,0 +1,72 @@
+// Whole-file input that may be gzip- or zstd-compressed (detected by magic bytes, not by
+// the file name), and an output stream that compresses when the name ends in .gz / .zst.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sextant {
+
+class MappedFile;
+
+enum class Compression { kNone, kGzip, kZstd };
+
+// Magic bytes: 1f 8b = gzip (RFC 1952), 28 b5 2f fd = zstd frame (RFC 8878).
+Compression DetectCompression(std::string_view head);
+
+// The decompressed bytes of a file, followed by >= `kInputPadding` readable zero bytes.
+// Plain files are memory-mapped (no copy); compressed files are inflated into memory.
+class InputText {
+ public:
+  static constexpr size_t kInputPadding = 64;
+  // Throws UserError if the file cannot be read or is not valid compressed data from the
+  // first byte. A stream cut short yields what was decoded, with truncated() set.
+  static InputText Load(const std::string& path);
+  // For tests and fuzzing: text already in memory (copied, padded).
+  static InputText FromString(std::string_view text);
+
+  InputText(InputText&&) noexcept;
+  InputText& operator=(InputText&&) noexcept;
+  ~InputText();
+
+  std::string_view text() const { return {data_, size_}; }
+  Compression compression() const { return compression_; }
+  size_t compressed_size() const { return compressed_size_; }
+  bool truncated() const { return truncated_; }
+  // Why decoding stopped early ("" if it did not).
+  const std::string& truncation_reason() const { return truncation_reason_; }
+
+ private:
+  InputText() = default;
+  std::unique_ptr<MappedFile> mapped_;
+  std::unique_ptr<char[]> owned_;
+  const char* data_ = "";
+  size_t size_ = 0;
+  size_t compressed_size_ = 0;
+  Compression compression_ = Compression::kNone;
+  bool truncated_ = false;
+  std::string truncation_reason_;
+};
+
+// Writes a file, gzip-compressed if `path` ends in ".gz", zstd if ".zst", plain otherwise.
+class OutputFile {
+ public:
+  // Throws UserError if the file cannot be created.
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void Write(std::string_view bytes);
+  // Flushes and closes; throws UserError on a write failure. Called by the destructor if needed
+  // (errors there are swallowed, so call it explicitly).
+  void Close();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::string path_;
+};
+
+}  // namespace sextant

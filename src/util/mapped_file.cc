@@ -1,0 +1,55 @@
+#include "util/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace sextant {
+
+MappedFile::MappedFile(const std::string& path, size_t padding) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    ThrowUserError(SourceLocation{path}, "", std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    ThrowUserError(SourceLocation{path}, "", "not a regular file");
+  }
+  size_ = static_cast<size_t>(st.st_size);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // Reserve file pages + padding as anonymous zero pages, then map the file over the front:
+  // the bytes past the end of the file are zeros whether or not the size is page aligned.
+  mapped_bytes_ = (size_ + padding + page - 1) / page * page;
+  void* base = ::mmap(nullptr, mapped_bytes_, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    ::close(fd);
+    ThrowUserError(SourceLocation{path}, "", std::string("cannot map: ") + std::strerror(errno));
+  }
+  if (size_ > 0) {
+    void* file = ::mmap(base, size_, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (file == MAP_FAILED) {
+      int err = errno;
+      ::munmap(base, mapped_bytes_);
+      ::close(fd);
+      ThrowUserError(SourceLocation{path}, "", std::string("cannot map: ") + std::strerror(err));
+    }
+  }
+  ::close(fd);
+  data_ = static_cast<char*>(base);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, mapped_bytes_);
+}
+
+void MappedFile::AdviseSequential() const {
+  if (data_ && size_) ::madvise(data_, size_, MADV_SEQUENTIAL);
+}
+
+}  // namespace sextant
