@@ -1,0 +1,90 @@
+// The data model produced by the safe pickle reader: plain Python values only (None, bool,
+// int, float, str, bytes, list, tuple, dict, set, frozenset). Containers and strings live in
+// arenas owned by a PickleDocument and values refer to them by index, so memo references
+// (BINGET of a dict already seen) share one container as in Python, cycles cannot leak, and
+// values are small and cheap to copy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sextant {
+
+enum class PickleKind : uint8_t {
+  kNone,
+  kBool,
+  kInt,     // fits in int64
+  kBigInt,  // wider than int64: little-endian two's complement bytes in the string arena
+  kFloat,
+  kString,  // UTF-8 text (Python str)
+  kBytes,   // Python bytes / bytearray / protocol-0 str
+  kList,
+  kTuple,
+  kDict,  // items are key, value, key, value, ... in insertion order
+  kSet,
+  kFrozenSet,
+};
+
+const char* PickleKindName(PickleKind kind);
+
+struct PickleValue {
+  PickleKind kind = PickleKind::kNone;
+  union {
+    bool boolean;
+    int64_t integer;
+    double number;
+    uint32_t index;  // into PickleDocument::strings or ::containers
+  };
+  PickleValue() : integer(0) {}
+
+  static PickleValue None() { return PickleValue(); }
+  static PickleValue Bool(bool b) {
+    PickleValue v;
+    v.kind = PickleKind::kBool;
+    v.boolean = b;
+    return v;
+  }
+  static PickleValue Int(int64_t i) {
+    PickleValue v;
+    v.kind = PickleKind::kInt;
+    v.integer = i;
+    return v;
+  }
+  static PickleValue Float(double d) {
+    PickleValue v;
+    v.kind = PickleKind::kFloat;
+    v.number = d;
+    return v;
+  }
+  static PickleValue Ref(PickleKind kind, uint32_t index) {
+    PickleValue v;
+    v.kind = kind;
+    v.index = index;
+    return v;
+  }
+
+  bool IsContainer() const { return kind >= PickleKind::kList; }
+  bool IsText() const { return kind == PickleKind::kString || kind == PickleKind::kBytes; }
+};
+
+struct PickleContainer {
+  std::vector<PickleValue> items;
+};
+
+class PickleDocument {
+ public:
+  PickleValue root;
+  std::vector<std::string> strings;
+  std::vector<PickleContainer> containers;
+
+  std::string_view Text(PickleValue v) const { return strings[v.index]; }
+  const std::vector<PickleValue>& Items(PickleValue v) const { return containers[v.index].items; }
+  // Dict lookup by string key; nullptr when `dict` is not a dict or has no such key.
+  const PickleValue* Find(PickleValue dict, std::string_view key) const;
+  // Python-like rendering for messages and tests, nested at most `max_depth` levels.
+  std::string Repr(PickleValue v, int max_depth = 8) const;
+};
+
+}  // namespace sextant
