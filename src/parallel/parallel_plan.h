@@ -10,13 +10,13 @@
 namespace sextant {
 
 struct ParallelPlan {
-  int tp = 1;    // tensor_model_parallel_size
-  int pp = 1;    // pipeline_model_parallel_size
-  int vpp = 1;   // virtual stages (model chunks) per pipeline rank
-  int cp = 1;    // context_parallel_size
-  int ep = 1;    // expert_model_parallel_size
-  int etp = 1;   // expert_tensor_parallel_size
-  int dp = 1;    // data parallel size of the dense part
+  int tp = 1;   // tensor_model_parallel_size
+  int pp = 1;   // pipeline_model_parallel_size
+  int vpp = 1;  // virtual stages (model chunks) per pipeline rank
+  int cp = 1;   // context_parallel_size
+  int ep = 1;   // expert_model_parallel_size
+  int etp = 1;  // expert_tensor_parallel_size
+  int dp = 1;   // data parallel size of the dense part
   bool sequence_parallel = false;
   bool distributed_optimizer = false;  // ZeRO-1 style sharding of optimizer state over DP
   bool fsdp2 = false;                  // ZeRO-3: params, grads and optimizer state over DP

@@ -14,9 +14,9 @@ namespace sextant {
 // One model chunk: the layers one pipeline rank runs for one virtual stage.
 struct VirtualStage {
   int pp_rank = 0;
-  int chunk = 0;               // 0 .. vpp-1 on that rank
-  int virtual_index = 0;       // position in the model order, 0 .. pp*vpp-1
-  int64_t first_layer = 0;     // global index of the first transformer layer
+  int chunk = 0;            // 0 .. vpp-1 on that rank
+  int virtual_index = 0;    // position in the model order, 0 .. pp*vpp-1
+  int64_t first_layer = 0;  // global index of the first transformer layer
   int64_t num_layers = 0;
   bool has_embedding = false;  // holds the input embedding
   bool has_output = false;     // holds final norm, LM head and loss
@@ -31,8 +31,8 @@ std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan
 
 // Parameters held by one GPU of a pipeline rank, split by how they are replicated.
 struct RankParams {
-  int64_t dense = 0;    // replicated over DP (sharded over TP/CP groups as Megatron does)
-  int64_t expert = 0;   // routed-expert params, replicated over the expert-DP group
+  int64_t dense = 0;      // replicated over DP (sharded over TP/CP groups as Megatron does)
+  int64_t expert = 0;     // routed-expert params, replicated over the expert-DP group
   int64_t embedding = 0;  // the part of `dense` that is embedding / LM head
   int64_t Total() const { return dense + expert; }
 };

@@ -1,0 +1,164 @@
+#include "memory/activation_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+namespace sextant {
+namespace {
+
+bool RecomputesModule(const Job& job, std::string_view module) {
+  const auto& rc = job.training.recompute;
+  if (rc.granularity != RecomputeGranularity::kSelective) return false;
+  if (rc.modules.empty()) return module == "core_attn";  // Megatron's default selective set
+  return std::find(rc.modules.begin(), rc.modules.end(), module) != rc.modules.end();
+}
+
+// Bytes of a saved linear-layer input: FP8 recipes (Transformer Engine, torchao float8) keep
+// the quantised copy for the weight-gradient GEMM instead of the BF16 tensor.
+double LinearInputBytes(const Job& job) {
+  const DType g = job.training.precision.gemm;
+  return (g == DType::kFP8 || g == DType::kMXFP8 || g == DType::kFP4) ? 1.0 : 2.0;
+}
+
+}  // namespace
+
+int64_t TokensPerRank(const Job& job) {
+  const int64_t cp = std::max(1, job.parallel.cp);
+  return job.training.micro_batch_size * job.training.seq_length / cp;
+}
+
+LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
+  const ModelSpec& m = job.model;
+  const ParallelPlan& p = job.parallel;
+  const double t = std::max(1, p.tp);
+  const double sp_div = p.sequence_parallel ? t : 1.0;  // replicated parts shard only with SP
+  const double tokens = static_cast<double>(TokensPerRank(job));
+  const double h = static_cast<double>(m.hidden_size);
+  const double lin = LinearInputBytes(job);
+  const bool hidden_dropout = job.training.hidden_dropout > 0;
+  const bool attn_dropout = job.training.attention_dropout > 0;
+  const double mask = hidden_dropout ? 1.0 : 0.0;  // 1-byte dropout masks
+  const bool recompute_norm = RecomputesModule(job, "layernorm");
+  const double norm_input = recompute_norm ? 0.0 : 2.0 * h;
+  const int norms_before_attn = m.norms_per_layer / 2;
+  const int norms_before_mlp = m.norms_per_layer - norms_before_attn;
+
+  // ---- attention block, bytes per token ----
+  double attn_repl = norms_before_attn * norm_input + lin * h + mask * h;  // norm, QKV input, mask
+  double attn_shard = 0;
+  const double heads = static_cast<double>(m.num_attention_heads);
+  if (m.attention == AttentionType::kMultiLatent) {
+    const MlaSpec& a = m.mla;
+    const double qk = static_cast<double>(a.qk_head_dim + a.qk_pos_emb_head_dim);
+    const double v = static_cast<double>(a.v_head_dim);
+    // Low-rank latents are replicated over TP: q latent (pre- and post-norm), kv latent +
+    // rotary key (pre-norm), kv latent (post-norm, input of the up-projection).
+    const bool up_recompute = RecomputesModule(job, "mla_up_proj");
+    if (a.q_lora_rank > 0) attn_repl += 2.0 * a.q_lora_rank + lin * a.q_lora_rank;
+    attn_repl += 2.0 * (a.kv_lora_rank + a.qk_pos_emb_head_dim) + lin * a.kv_lora_rank;
+    if (!up_recompute) attn_shard += 2.0 * heads * qk * 2 + 2.0 * heads * v;  // Q, K, V
+    attn_shard += lin * heads * v;                                            // core output
+    if (!job.training.flash_attention && !RecomputesModule(job, "core_attn")) {
+      attn_shard += (2.0 + (attn_dropout ? 3.0 : 0.0)) * heads *
+                    (static_cast<double>(job.training.seq_length) / std::max(1, p.cp));
+    } else if (job.training.flash_attention) {
+      attn_shard += 4.0 * heads;  // fp32 log-sum-exp per query and head
+    }
+  } else {
+    const double d = static_cast<double>(m.kv_channels);
+    const double q = heads * d;
+    const double kv = static_cast<double>(m.num_query_groups) * d;
+    attn_shard += 2.0 * q + 2.0 * 2.0 * kv + lin * q;  // Q, K, V, core-attention output
+    if (!job.training.flash_attention) {
+      if (!RecomputesModule(job, "core_attn")) {
+        // Softmax output (2 B) + dropout mask (1 B) + dropout output (2 B) per score.
+        const double keys = static_cast<double>(job.training.seq_length) / std::max(1, p.cp);
+        attn_shard += (2.0 + (attn_dropout ? 3.0 : 0.0)) * heads * keys;
+      }
+    } else {
+      attn_shard += 4.0 * heads;  // fp32 log-sum-exp per query and head
+    }
+  }
+
+  // ---- MLP block, bytes per token ----
+  double mlp_repl = norms_before_mlp * norm_input + mask * h;
+  double mlp_shard = 0;
+  const double gate = m.swiglu ? 2.0 : 1.0;
+  auto dense_mlp = [&](double f) {
+    // input (counted by caller), up-projection output (2 B x f x gate), activation output.
+    return 2.0 * f * gate + lin * f;
+  };
+  if (m.IsMoeLayer(layer)) {
+    const MoeSpec& e = m.moe;
+    mlp_repl += lin * h;                                   // router / dispatcher input
+    mlp_repl += 4.0 * static_cast<double>(e.num_experts);  // fp32 router logits
+    // Routed copies per token: top-k (times the capacity factor when tokens are padded).
+    double copies = static_cast<double>(e.router_topk);
+    if (e.capacity_factor > 0) copies *= e.capacity_factor;
+    const double etp = std::max(1, p.etp);
+    const double fe = static_cast<double>(e.ffn_hidden_size);
+    // Tokens reach the experts sequence-sharded when SP is on (one TP rank's share each).
+    const double token_share = p.sequence_parallel ? 1.0 / t : 1.0;
+    double per_copy = lin * h + 2.0 * h;  // permuted expert input + expert output (unpermute)
+    if (RecomputesModule(job, "moe")) {
+      per_copy = 0;
+    } else {
+      double act = 2.0 * fe * gate / etp;
+      if (!RecomputesModule(job, "moe_act")) act += lin * fe / etp;
+      per_copy += act;
+    }
+    double routed = copies * per_copy * token_share;
+    double shared = 0;
+    if (e.shared_expert_ffn_hidden_size > 0 && !RecomputesModule(job, "shared_experts")) {
+      shared = dense_mlp(static_cast<double>(e.shared_expert_ffn_hidden_size)) / t;
+    }
+    const double mlp_bytes = (mlp_repl / sp_div + routed + shared) * tokens;
+    const double attn_bytes = (attn_repl / sp_div + attn_shard / t) * tokens;
+    return LayerActivation{static_cast<int64_t>(std::llround(attn_bytes)),
+                           static_cast<int64_t>(std::llround(mlp_bytes))};
+  }
+  mlp_repl += lin * h;  // MLP input
+  if (RecomputesModule(job, "mlp")) {
+    mlp_shard = 0;
+  } else {
+    mlp_shard = dense_mlp(static_cast<double>(m.ffn_hidden_size));
+  }
+  const double attn_bytes = (attn_repl / sp_div + attn_shard / t) * tokens;
+  const double mlp_bytes = (mlp_repl / sp_div + mlp_shard / t) * tokens;
+  return LayerActivation{static_cast<int64_t>(std::llround(attn_bytes)),
+                         static_cast<int64_t>(std::llround(mlp_bytes))};
+}
+
+int64_t RecomputedLayerInputBytes(const Job& job) {
+  // The checkpointed input hidden state, sequence-sharded under SP (Korthikanti §5: 2sbh).
+  const double sp_div = job.parallel.sequence_parallel ? std::max(1, job.parallel.tp) : 1;
+  return static_cast<int64_t>(
+      std::llround(2.0 * job.model.hidden_size * TokensPerRank(job) / sp_div));
+}
+
+int64_t EmbeddingActivationBytes(const Job& job) {
+  // int64 token ids are kept for the embedding backward on every TP rank; the dropout mask
+  // after the (sequence-parallel) embedding is sharded with SP.
+  const double tokens = static_cast<double>(TokensPerRank(job));
+  const double sp_div = job.parallel.sequence_parallel ? std::max(1, job.parallel.tp) : 1;
+  double bytes = 8.0 * tokens;
+  if (job.training.hidden_dropout > 0) bytes += tokens * job.model.hidden_size / sp_div;
+  return static_cast<int64_t>(std::llround(bytes));
+}
+
+int64_t OutputActivationBytes(const Job& job) {
+  const double tokens = static_cast<double>(TokensPerRank(job));
+  const double t = std::max(1, job.parallel.tp);
+  const double sp_div = job.parallel.sequence_parallel ? t : 1;
+  const double h = static_cast<double>(job.model.hidden_size);
+  const double v = static_cast<double>(job.model.PaddedVocabSize(job.parallel.tp));
+  // Final norm input and LM-head input (2 B each per element).
+  double bytes = (2.0 * h + 2.0 * h) * tokens / sp_div;
+  // Vocab-parallel cross-entropy keeps fp32 softmax of its logits shard (Megatron's
+  // 4·s·b·V/t term); the fused kernel writes the bf16 gradient in the forward pass instead.
+  bytes += (job.training.cross_entropy_loss_fusion ? 2.0 : 4.0) * tokens * v / t;
+  return static_cast<int64_t>(std::llround(bytes));
+}
+
+}  // namespace sextant

@@ -1,0 +1,205 @@
+#include "memory/memory_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memory/activation_memory.h"
+#include "memory/in_flight.h"
+#include "memory/model_state_memory.h"
+#include "model/parameter_count.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+StageShape ShapeFor(const std::string& schedule) {
+  const bool v = schedule.rfind("zbv", 0) == 0 || schedule == "dualpipev";
+  return v ? StageShape::kVShape : StageShape::kInterleaved;
+}
+
+// Whether global layer `layer` (local index `local` within its chunk) is fully recomputed.
+bool FullyRecomputed(const RecomputeSpec& rc, int64_t layer, int64_t local) {
+  if (!rc.layer_ids.empty()) {
+    return std::find(rc.layer_ids.begin(), rc.layer_ids.end(), layer) != rc.layer_ids.end();
+  }
+  if (rc.granularity != RecomputeGranularity::kFull) return false;
+  if (rc.method == RecomputeMethod::kUniform) return true;
+  return local < rc.num_layers;  // block: the first num_layers layers of each chunk
+}
+
+// NCCL/RCCL communicator memory. Primus's fit to MI300X/MI325X measurements (research:
+// primus-projection.md §2.6): 96 MiB + 2 MiB per rank in the world, capped at 1 GiB.
+int64_t CommunicatorBytes(int world) {
+  if (world <= 1) return 0;
+  return std::min<int64_t>(96 * kMiB + 2 * kMiB * world, kGiB);
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kFits: return "FITS";
+    case Verdict::kAtRisk: return "AT-RISK";
+    case Verdict::kOom: return "OOM";
+  }
+  return "FITS";
+}
+
+MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
+  const ParallelPlan& plan = job.parallel;
+  const StageShape shape = ShapeFor(job.training.pipeline_schedule);
+  const auto stages = PlaceLayers(job.model, plan, shape);
+  const int64_t m = job.training.NumMicroBatches(plan.dp);
+  const RecomputeSpec& rc = job.training.recompute;
+  const int world = plan.WorldSize();
+
+  MemoryReport report;
+  report.model = job.model.name;
+  report.gpu = job.cluster.gpu.name;
+  report.parallel = plan;
+  report.schedule = job.training.pipeline_schedule;
+  report.micro_batches = m;
+  report.capacity_bytes = job.cluster.gpu.hbm_bytes;
+
+  const int64_t input_only = RecomputedLayerInputBytes(job);
+  const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
+
+  for (int rank = 0; rank < plan.pp; ++rank) {
+    StageMemory st;
+    st.pp_rank = rank;
+    const RankParams params = ParamsOnRank(job.model, plan, rank, shape);
+    const ModelStateMemory state = ModelStateBytes(job, params);
+    st.params = params.Total();
+    st.params_bytes = state.params_bytes;
+    st.grads_bytes = state.grads_bytes;
+    st.optimizer_bytes = state.optimizer_bytes;
+
+    const std::vector<double> chunks =
+        in_flight.empty()
+            ? AnalyticInFlight(job.training.pipeline_schedule, plan.pp, plan.vpp, m, rank)
+            : in_flight.at(rank);
+    double layers_bytes = 0, embed_bytes = 0, output_bytes = 0, working_set = 0;
+    int64_t largest_layer = 0, largest_layer_params = 0;
+    for (const auto& vs : stages) {
+      if (vs.pp_rank != rank) continue;
+      const double copies = vs.chunk < static_cast<int>(chunks.size()) ? chunks[vs.chunk] : 0.0;
+      st.layers += vs.num_layers;
+      st.in_flight_micro_batches += copies;
+      double chunk_bytes = 0;
+      int64_t group = 0;  // recompute working set: layers re-materialised together
+      for (int64_t i = 0; i < vs.num_layers; ++i) {
+        const int64_t layer = vs.first_layer + i;
+        const int64_t full = LayerActivationBytes(job, layer).Total();
+        largest_layer = std::max(largest_layer, full);
+        largest_layer_params = std::max(largest_layer_params, counts.layers[layer].Total());
+        if (FullyRecomputed(rc, layer, i)) {
+          chunk_bytes += static_cast<double>(input_only);
+          group += full;
+        } else {
+          chunk_bytes += static_cast<double>(full);
+        }
+      }
+      // During a recomputed backward one uniform group (or block) is alive in full.
+      const int64_t per_group = rc.method == RecomputeMethod::kUniform && rc.num_layers > 0
+                                    ? std::min<int64_t>(rc.num_layers, vs.num_layers)
+                                    : vs.num_layers;
+      if (group > 0 && vs.num_layers > 0) {
+        working_set = std::max(working_set, static_cast<double>(largest_layer) * per_group);
+      }
+      layers_bytes += chunk_bytes * copies;
+      if (vs.has_embedding) embed_bytes += EmbeddingActivationBytes(job) * copies;
+      if (vs.has_output) output_bytes += OutputActivationBytes(job) * copies;
+      for (int64_t k = 0; k < vs.mtp_layers; ++k) {
+        // An MTP module is one more transformer layer plus its own LM head and loss.
+        layers_bytes += (LayerActivationBytes(job, job.model.num_layers - 1).Total() +
+                         OutputActivationBytes(job)) *
+                        copies;
+      }
+    }
+    st.activation_parts.push_back(
+        {"transformer layers", std::llround(layers_bytes),
+         fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
+                     st.in_flight_micro_batches, job.training.pipeline_schedule)});
+    if (embed_bytes > 0) {
+      st.activation_parts.push_back(
+          {"embedding", std::llround(embed_bytes), "int64 token ids (+ dropout mask)"});
+    }
+    if (output_bytes > 0) {
+      st.activation_parts.push_back({"LM head + loss", std::llround(output_bytes),
+                                     job.training.cross_entropy_loss_fusion
+                                         ? "fused cross-entropy: bf16 logits gradient"
+                                         : "unfused cross-entropy: fp32 softmax"});
+    }
+    if (working_set > 0) {
+      st.activation_parts.push_back({"recompute working set", std::llround(working_set),
+                                     "one recompute group re-materialised during backward"});
+    }
+    for (const auto& part : st.activation_parts) st.activations_bytes += part.bytes;
+
+    // ---- named buffers ----
+    st.buffers.push_back(
+        {"NCCL/RCCL communicators", CommunicatorBytes(world),
+         fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)});
+    st.buffers.push_back({"GEMM workspaces", 32 * kMiB,
+                          "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
+    if (plan.fsdp2) {
+      // Current and prefetched layer gathered in the compute dtype, plus one layer's
+      // unsharded FP32 gradient before its reduce-scatter.
+      const double layer = static_cast<double>(largest_layer_params) / std::max(1, plan.tp);
+      st.buffers.push_back({"FSDP2 gathered layers", std::llround(layer * (2 * 2.0 + 4.0)),
+                            "2 layers all-gathered in bf16 + 1 layer of fp32 gradients"});
+    }
+    if (job.training.deepep && job.model.IsMoe()) {
+      // Primus's DeepEP sizing: dispatch + combine buffers with 2x over-provisioning.
+      const int64_t tokens = std::max<int64_t>(
+          1, job.training.micro_batch_size * job.training.seq_length / (plan.tp * plan.cp));
+      const int64_t slots = tokens * job.model.moe.router_topk * 2;
+      st.buffers.push_back({"DeepEP buffers", 2 * slots * job.model.hidden_size * 2,
+                            "dispatch + combine, 2x token over-provisioning"});
+    }
+    for (const auto& b : st.buffers) st.buffers_bytes += b.bytes;
+    st.total_bytes = st.params_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
+                     st.buffers_bytes;
+    if (st.total_bytes > report.peak_bytes) {
+      report.peak_bytes = st.total_bytes;
+      report.peak_rank = rank;
+    }
+    report.stages.push_back(std::move(st));
+  }
+
+  const double cap = static_cast<double>(report.capacity_bytes);
+  if (cap > 0 && report.peak_bytes > report.capacity_bytes) {
+    report.verdict = Verdict::kOom;
+  } else if (cap > 0 && report.peak_bytes > kAtRiskFraction * cap) {
+    report.verdict = Verdict::kAtRisk;
+  }
+
+  auto& a = report.assumptions;
+  a.push_back(
+      fmt::format("model state: {:.2f} bytes per dense parameter ({} weights, {} gradients{})",
+                  BytesPerDenseParam(job), DTypeName(job.training.precision.params),
+                  DTypeName(job.training.precision.main_grads),
+                  plan.fsdp2 ? ", FSDP2 sharded over DP x CP"
+                             : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
+                                                           : ", optimizer not sharded")));
+  a.push_back(fmt::format("vocabulary {} padded to {} (multiple of {} x TP)", job.model.vocab_size,
+                          job.model.PaddedVocabSize(plan.tp),
+                          job.model.make_vocab_size_divisible_by));
+  a.push_back(
+      fmt::format("activations: Korthikanti et al. 2022 per tensor; {} attention{}{}",
+                  job.training.flash_attention ? "flash" : "unfused (s x s scores stored)",
+                  plan.sequence_parallel ? ", sequence parallel" : "",
+                  job.training.hidden_dropout > 0 ? ", dropout masks stored" : ", no dropout"));
+  a.push_back(fmt::format("{} micro-batches per iteration (GBS {} / (MBS {} x DP {}))", m,
+                          job.training.global_batch_size, job.training.micro_batch_size, plan.dp));
+  a.push_back(
+      fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
+                  "library workspaces are not modelled in full",
+                  kAtRiskFraction * 100));
+  for (const auto& n : job.notes) a.push_back(n);
+  return report;
+}
+
+}  // namespace sextant

@@ -1,0 +1,62 @@
+// Per-GPU memory of a training job, per pipeline rank (SPEC §3.1): model state, activations of
+// the micro-batches in flight, and named buffers; verdict against the GPU's HBM.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "job/job.h"
+#include "parallel/sharding.h"
+
+namespace sextant {
+
+struct NamedBytes {
+  std::string name;
+  int64_t bytes = 0;
+  std::string assumption;  // how the number was obtained
+};
+
+struct StageMemory {
+  int pp_rank = 0;
+  int64_t layers = 0;  // transformer layers on this rank (all chunks)
+  int64_t params = 0;  // parameters held by one GPU of this rank
+  int64_t params_bytes = 0;
+  int64_t grads_bytes = 0;
+  int64_t optimizer_bytes = 0;
+  int64_t activations_bytes = 0;
+  int64_t buffers_bytes = 0;
+  int64_t total_bytes = 0;
+  double in_flight_micro_batches = 0;  // chunk-micro-batches, summed over chunks
+  std::vector<NamedBytes> activation_parts;
+  std::vector<NamedBytes> buffers;
+};
+
+enum class Verdict { kFits, kAtRisk, kOom };
+const char* VerdictName(Verdict v);  // "FITS", "AT-RISK", "OOM"
+
+struct MemoryReport {
+  std::string model;
+  std::string gpu;
+  ParallelPlan parallel;
+  std::string schedule;
+  int64_t micro_batches = 0;
+  std::vector<StageMemory> stages;
+  int64_t peak_bytes = 0;
+  int peak_rank = 0;
+  int64_t capacity_bytes = 0;
+  Verdict verdict = Verdict::kFits;
+  std::vector<std::string> assumptions;
+};
+
+// In-flight chunk-micro-batches per rank (outer) and chunk (inner). Empty = closed forms of
+// memory/in_flight.h for the job's schedule.
+using InFlightTable = std::vector<std::vector<double>>;
+
+// Fraction of HBM above which a job is AT-RISK: the CUDA/HIP context, allocator
+// fragmentation and library workspaces not modelled here typically take 5-10% of HBM.
+inline constexpr double kAtRiskFraction = 0.92;
+
+MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight = {});
+
+}  // namespace sextant

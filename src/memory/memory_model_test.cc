@@ -1,0 +1,226 @@
+#include "memory/memory_model.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "memory/activation_memory.h"
+#include "memory/model_state_memory.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+// A GPT-3 style layer (MHA, 2-matrix GeLU MLP, LayerNorm, biases) as in Megatron's tests.
+Job GptJob(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int tp, int pp, int dp,
+           bool dist_opt) {
+  Job job;
+  ModelSpec& m = job.model;
+  m.name = "gpt-test";
+  m.num_layers = layers;
+  m.hidden_size = hidden;
+  m.ffn_hidden_size = ffn;
+  m.num_attention_heads = heads;
+  m.num_query_groups = heads;
+  m.kv_channels = hidden / heads;
+  m.vocab_size = 51200;
+  m.swiglu = false;
+  m.untie_embeddings_and_output_weights = false;
+  m.normalization = NormType::kLayerNorm;
+  m.add_bias_linear = true;
+  job.parallel.tp = tp;
+  job.parallel.pp = pp;
+  job.parallel.dp = dp;
+  job.parallel.distributed_optimizer = dist_opt;
+  job.parallel.sequence_parallel = tp > 1;
+  job.training.seq_length = 2048;
+  job.training.micro_batch_size = 1;
+  job.training.global_batch_size = 64 * dp;
+  job.cluster.gpu.name = "test-gpu";
+  job.cluster.gpu.hbm_bytes = 80 * kGiB;
+  return job;
+}
+
+// Megatron-LM megatron/training/theoretical_memory_usage.py,
+// compute_weight_and_optimizer_memory (research/projection-anchors.md §8), written out here
+// independently of the sharding engine.
+double MegatronWeightAndOptimizerBytes(const Job& job) {
+  const ModelSpec& m = job.model;
+  const double L = m.num_layers, h = m.hidden_size, n = m.num_attention_heads,
+               g = m.num_query_groups, d = m.kv_channels, f = m.ffn_hidden_size;
+  const double gated = m.swiglu ? 1.5 : 1.0;
+  const double V = m.PaddedVocabSize(job.parallel.tp);
+  const double t = job.parallel.tp, p = job.parallel.pp;
+  const double transformer =
+      2 * L * h * h * ((1 + g / n) * (d * n / h) + (f / h) * gated + 2 / h + 1 / (L * h));
+  const double embedding = h * V;
+  double most_loaded = (transformer / p + embedding) / t;
+  if (m.untie_embeddings_and_output_weights && p == 1) most_loaded += embedding / t;
+  const double bytes_per_param =
+      job.parallel.distributed_optimizer ? 6 + 12.0 / job.parallel.dp : 18;
+  return most_loaded * bytes_per_param;
+}
+
+struct MegatronCase {
+  int64_t layers, hidden, heads, ffn;
+  int tp, pp, dp;
+  bool dist_opt, untied;
+};
+
+class MegatronWeightsTest : public ::testing::TestWithParam<MegatronCase> {};
+
+TEST_P(MegatronWeightsTest, FirstStageMatchesTheoreticalMemoryWithinHalfPercent) {
+  const MegatronCase c = GetParam();
+  Job job = GptJob(c.layers, c.hidden, c.heads, c.ffn, c.tp, c.pp, c.dp, c.dist_opt);
+  job.model.untie_embeddings_and_output_weights = c.untied;
+  // Megatron's formula has no bias terms; compare like with like.
+  job.model.add_bias_linear = false;
+  const MemoryReport r = ProjectMemory(job);
+  const StageMemory& s0 = r.stages.at(0);
+  const double ours = double(s0.params_bytes + s0.grads_bytes + s0.optimizer_bytes);
+  const double megatron = MegatronWeightAndOptimizerBytes(job);
+  EXPECT_NEAR(ours / megatron, 1.0, 0.005) << "ours " << ours << " megatron " << megatron;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DenseConfigs, MegatronWeightsTest,
+    ::testing::Values(MegatronCase{24, 2304, 24, 9216, 1, 1, 8, false, false},    // GPT 1.7B
+                      MegatronCase{40, 5120, 40, 20480, 8, 1, 4, true, false},    // GPT 13B
+                      MegatronCase{96, 12288, 96, 49152, 8, 8, 2, true, false},   // GPT-3 175B
+                      MegatronCase{80, 8192, 64, 28672, 4, 4, 16, false, true},   // 70B-like
+                      MegatronCase{32, 4096, 32, 16384, 2, 2, 32, true, true}));  // 7B-like
+
+// Korthikanti et al. 2022 Table 2 / Megatron compute_activation_memory: with sequence
+// parallelism and selective recompute one layer stores s·b·h·(18 + 4·f/h)/t bytes.
+TEST(ActivationMemoryTest, ReproducesMegatronSelectiveRecomputeLayerExactly) {
+  Job job = GptJob(24, 2048, 16, 8192, 4, 1, 1, false);
+  job.training.recompute.granularity = RecomputeGranularity::kSelective;
+  job.training.flash_attention = false;
+  job.training.hidden_dropout = 0.1;
+  job.training.attention_dropout = 0.1;
+  const double s = 2048, b = 1, h = 2048, f = 8192, t = 4;
+  const double expected = s * b * h * (18 + 4 * f / h) / t;
+  EXPECT_EQ(LayerActivationBytes(job, 0).Total(), static_cast<int64_t>(expected));
+  // f = 4h gives the paper's 34·s·b·h/t.
+  EXPECT_EQ(expected, 34 * s * b * h / t);
+}
+
+// Korthikanti Table 2, "tensor parallel" row without SP or recompute:
+// s·b·h·(10 + 24/t + 5·a·s/(h·t)).
+TEST(ActivationMemoryTest, ReproducesKorthikantiTensorParallelRow) {
+  Job job = GptJob(24, 2048, 16, 8192, 2, 1, 1, false);
+  job.parallel.sequence_parallel = false;
+  job.training.flash_attention = false;
+  job.training.hidden_dropout = 0.1;
+  job.training.attention_dropout = 0.1;
+  const double s = 2048, h = 2048, a = 16, t = 2;
+  const double expected = s * h * (10 + 24 / t + 5 * a * s / (h * t));
+  EXPECT_EQ(LayerActivationBytes(job, 0).Total(), static_cast<int64_t>(expected));
+}
+
+TEST(ActivationMemoryTest, FirstStageTotalMatchesMegatronWithSelectiveRecompute) {
+  // PP 4 with 64 micro-batches: stage 0 holds 4 micro-batches of L/4 layers = L layers.
+  Job job = GptJob(32, 4096, 32, 16384, 8, 4, 2, true);
+  job.training.recompute.granularity = RecomputeGranularity::kSelective;
+  job.training.flash_attention = false;
+  job.training.hidden_dropout = 0.1;
+  job.training.attention_dropout = 0.1;
+  job.training.global_batch_size = 128;
+  const MemoryReport r = ProjectMemory(job);
+  const double s = 2048, b = 1, h = 4096, f = 16384, t = 8, p = 4, L = 32;
+  const double megatron = (s * b * h * (18 + 4 * f / h) * L + 8 * s * b * p + s * b * h * p) / t;
+  // Megatron divides the int64 token ids by t as well; they are replicated on every TP rank,
+  // so ours is larger by 8·s·b·p·(1 - 1/t) bytes — well under 0.01%.
+  EXPECT_NEAR(r.stages[0].activations_bytes / megatron, 1.0, 1e-4);
+  EXPECT_EQ(r.stages[0].activations_bytes -
+                static_cast<int64_t>(s * b * h * (18 + 4 * f / h) * L / t + s * b * h * p / t),
+            static_cast<int64_t>(8 * s * b * p));
+}
+
+// research/primus-projection.md §8.1 #1: Primus never divides parameters by TP.
+TEST(PrimusDifferencesTest, TensorParallelDividesWeights) {
+  Job tp1 = GptJob(32, 4096, 32, 16384, 1, 1, 8, false);
+  Job tp8 = GptJob(32, 4096, 32, 16384, 8, 1, 1, false);
+  const double p1 = ProjectMemory(tp1).stages[0].params;
+  const double p8 = ProjectMemory(tp8).stages[0].params;
+  EXPECT_NEAR(p1 / p8, 8.0, 0.05);
+}
+
+// §8.1 #2: Primus drops CP in some paths. Activations per GPU halve with CP 2.
+TEST(PrimusDifferencesTest, ContextParallelSplitsActivations) {
+  Job cp1 = GptJob(32, 4096, 32, 16384, 1, 1, 8, false);
+  Job cp2 = cp1;
+  cp2.parallel.cp = 2;
+  cp2.parallel.dp = 4;
+  EXPECT_EQ(LayerActivationBytes(cp1, 0).Total(), 2 * LayerActivationBytes(cp2, 0).Total());
+}
+
+// §8.1 #5: Primus applies rank 0's in-flight count to every rank. Ours: rank r holds pp - r.
+TEST(PrimusDifferencesTest, InFlightActivationsDependOnRank) {
+  Job job = GptJob(32, 4096, 32, 16384, 1, 4, 2, false);
+  const MemoryReport r = ProjectMemory(job);
+  EXPECT_EQ(r.stages[0].in_flight_micro_batches, 4);
+  EXPECT_EQ(r.stages[3].in_flight_micro_batches, 1);
+  EXPECT_GT(r.stages[0].activations_bytes, 3 * r.stages[3].activations_bytes / 2);
+}
+
+// §8.1 #6: Primus uses a constant 100352 vocabulary and counts an LM head even when tied.
+TEST(PrimusDifferencesTest, RealPaddedVocabularyAndTiedHead) {
+  Job job = GptJob(4, 1024, 16, 4096, 2, 1, 1, false);
+  job.model.vocab_size = 50257;
+  EXPECT_EQ(job.model.PaddedVocabSize(2), 50432);  // next multiple of 128·2
+  const int64_t tied = ProjectMemory(job).stages[0].params;
+  job.model.untie_embeddings_and_output_weights = true;
+  const int64_t untied = ProjectMemory(job).stages[0].params;
+  EXPECT_EQ(untied - tied, 50432 * 1024 / 2);  // the LM head shard appears only when untied
+}
+
+// §8.1 #7: Primus uses 4 + 10/DP bytes per parameter; Megatron's recipe is 18 or 6 + 12/DP.
+TEST(PrimusDifferencesTest, BytesPerParameterFollowMegatron) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 18.0);
+  job.parallel.distributed_optimizer = true;
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 6.0 + 12.0 / 8);
+  job.parallel.distributed_optimizer = false;
+  job.parallel.fsdp2 = true;  // fp32 shards of weights, grads, two moments
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 16.0 / 8);
+}
+
+// §8.1 #8: Primus sizes shared-expert activations with the routed-expert width.
+TEST(PrimusDifferencesTest, SharedExpertUsesItsOwnWidth) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);
+  job.model.swiglu = true;
+  job.model.moe.num_experts = 8;
+  job.model.moe.router_topk = 2;
+  job.model.moe.ffn_hidden_size = 512;
+  job.model.moe.shared_expert_ffn_hidden_size = 0;
+  const int64_t without = LayerActivationBytes(job, 0).mlp;
+  job.model.moe.shared_expert_ffn_hidden_size = 2048;
+  const int64_t with = LayerActivationBytes(job, 0).mlp;
+  // Shared expert: up-projection output 2·2·Fsh + activation output 2·Fsh bytes per token.
+  EXPECT_EQ(with - without, 2048 * (2 * 2 * 2048 + 2 * 2048));
+}
+
+TEST(MemoryModelTest, VerdictAgainstCapacity) {
+  Job job = GptJob(96, 12288, 96, 49152, 1, 1, 1, false);  // 175B on one GPU
+  EXPECT_EQ(ProjectMemory(job).verdict, Verdict::kOom);
+  Job small = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
+  EXPECT_EQ(ProjectMemory(small).verdict, Verdict::kFits);
+}
+
+TEST(MemoryModelTest, FullRecomputeKeepsOnlyLayerInputs) {
+  Job job = GptJob(8, 1024, 16, 4096, 1, 1, 1, false);
+  job.training.recompute.granularity = RecomputeGranularity::kFull;
+  job.training.recompute.method = RecomputeMethod::kUniform;
+  job.training.recompute.num_layers = 1;
+  const MemoryReport r = ProjectMemory(job);
+  // 8 layers x 2·s·b·h input + one layer's full activations re-materialised.
+  const int64_t input = 2 * 2048 * 1024;
+  const auto& parts = r.stages[0].activation_parts;
+  EXPECT_EQ(parts[0].bytes, 8 * input);
+  EXPECT_EQ(parts.back().name, "recompute working set");
+  EXPECT_EQ(parts.back().bytes, LayerActivationBytes(job, 0).Total());
+}
+
+}  // namespace
+}  // namespace sextant

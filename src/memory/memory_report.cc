@@ -1,0 +1,106 @@
+#include "memory/memory_report.h"
+
+#include <fmt/format.h>
+
+#include "report/console_table.h"
+#include "util/units.h"
+
+namespace sextant {
+
+Table MemoryStagesTable(const MemoryReport& r) {
+  Table t("memory_stages", "Memory per GPU by pipeline rank (GiB)",
+          {{"pp_rank", "PP rank", 0},
+           {"layers", "layers", 0},
+           {"params", "params", 0},
+           {"params_gib", "weights", 2},
+           {"grads_gib", "grads", 2},
+           {"optimizer_gib", "optimizer", 2},
+           {"activations_gib", "activations", 2},
+           {"in_flight", "in-flight mb", 1},
+           {"buffers_gib", "buffers", 2},
+           {"total_gib", "total", 2},
+           {"headroom_gib", "headroom", 2}});
+  for (const auto& s : r.stages) {
+    t.AddRow({int64_t{s.pp_rank}, s.layers, s.params, ToGiB(s.params_bytes), ToGiB(s.grads_bytes),
+              ToGiB(s.optimizer_bytes), ToGiB(s.activations_bytes), s.in_flight_micro_batches,
+              ToGiB(s.buffers_bytes), ToGiB(s.total_bytes),
+              ToGiB(r.capacity_bytes - s.total_bytes)});
+  }
+  return t;
+}
+
+Table MemoryDetailTable(const MemoryReport& r, int rank) {
+  const StageMemory& s = r.stages.at(rank);
+  Table t("memory_detail", fmt::format("PP rank {} in detail", rank),
+          {{"component", "component", 0}, {"gib", "GiB", 3}, {"how", "assumption", 0}});
+  t.AddRow({std::string("weights"), ToGiB(s.params_bytes),
+            fmt::format("{} parameters on this GPU", FormatCount(double(s.params)))});
+  t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), std::string("main gradients")});
+  t.AddRow({std::string("optimizer state"), ToGiB(s.optimizer_bytes),
+            std::string("master weights + moments")});
+  for (const auto& p : s.activation_parts) {
+    t.AddRow({"activations: " + p.name, ToGiB(p.bytes), p.assumption});
+  }
+  for (const auto& b : s.buffers) t.AddRow({"buffer: " + b.name, ToGiB(b.bytes), b.assumption});
+  t.AddRow({std::string("total"), ToGiB(s.total_bytes), std::string("")});
+  return t;
+}
+
+std::string RenderMemoryReport(const MemoryReport& r) {
+  const auto& p = r.parallel;
+  std::string out = fmt::format(
+      "{} on {} | TP {} PP {} VPP {} CP {} EP {} ETP {} DP {} | schedule {} | {} micro-batches\n\n",
+      r.model, r.gpu, p.tp, p.pp, p.vpp, p.cp, p.ep, p.etp, p.dp, r.schedule, r.micro_batches);
+  out += RenderConsoleTable(MemoryStagesTable(r));
+  out += "\n";
+  out += RenderConsoleTable(MemoryDetailTable(r, r.peak_rank));
+  out += fmt::format("\nPeak {} on PP rank {} of {} HBM ({:.1f}%): {}\n", FormatBytes(r.peak_bytes),
+                     r.peak_rank, FormatBytes(r.capacity_bytes),
+                     r.capacity_bytes > 0 ? 100.0 * r.peak_bytes / r.capacity_bytes : 0.0,
+                     VerdictName(r.verdict));
+  out += "\nAssumptions:\n";
+  for (const auto& a : r.assumptions) out += "  - " + a + "\n";
+  return out;
+}
+
+nlohmann::json MemoryReportJson(const MemoryReport& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["gpu"] = r.gpu;
+  const auto& p = r.parallel;
+  j["parallel"] = {{"tp", p.tp}, {"pp", p.pp},   {"vpp", p.vpp}, {"cp", p.cp},
+                   {"ep", p.ep}, {"etp", p.etp}, {"dp", p.dp}};
+  j["schedule"] = r.schedule;
+  j["micro_batches"] = r.micro_batches;
+  j["stages"] = nlohmann::json::array();
+  for (const auto& s : r.stages) {
+    nlohmann::json st = {{"pp_rank", s.pp_rank},
+                         {"layers", s.layers},
+                         {"params", s.params},
+                         {"params_bytes", s.params_bytes},
+                         {"grads_bytes", s.grads_bytes},
+                         {"optimizer_bytes", s.optimizer_bytes},
+                         {"activations_bytes", s.activations_bytes},
+                         {"buffers_bytes", s.buffers_bytes},
+                         {"total_bytes", s.total_bytes},
+                         {"in_flight_micro_batches", s.in_flight_micro_batches}};
+    st["activation_parts"] = nlohmann::json::array();
+    for (const auto& a : s.activation_parts) {
+      st["activation_parts"].push_back(
+          {{"name", a.name}, {"bytes", a.bytes}, {"assumption", a.assumption}});
+    }
+    st["buffers"] = nlohmann::json::array();
+    for (const auto& b : s.buffers) {
+      st["buffers"].push_back({{"name", b.name}, {"bytes", b.bytes}, {"assumption", b.assumption}});
+    }
+    j["stages"].push_back(std::move(st));
+  }
+  j["peak_bytes"] = r.peak_bytes;
+  j["peak_pp_rank"] = r.peak_rank;
+  j["capacity_bytes"] = r.capacity_bytes;
+  j["verdict"] = VerdictName(r.verdict);
+  j["assumptions"] = r.assumptions;
+  return j;
+}
+
+}  // namespace sextant

@@ -1,0 +1,98 @@
+#include "parallel/pipeline_layout.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+constexpr const char* kKey = "pipeline_model_parallel_layout";
+constexpr size_t kMaxExpandedLength = 1 << 20;  // hostile "(t*1000000)*1000000" stays bounded
+
+[[noreturn]] void Fail(const std::string& layout, size_t pos, const std::string& why) {
+  ThrowUserError(SourceLocation{}, kKey,
+                 fmt::format("{} at character {} of \"{}\"", why, pos + 1, layout));
+}
+
+class Expander {
+ public:
+  explicit Expander(const std::string& s) : s_(s) {}
+
+  std::string Run() {
+    std::string out = Sequence(0);
+    if (pos_ != s_.size()) Fail(s_, pos_, "unbalanced ')'");
+    return out;
+  }
+
+ private:
+  // sequence := (item)* ; item := symbol ['*' N] | '(' sequence ')' '*' N
+  std::string Sequence(int depth) {
+    if (depth > 32) Fail(s_, pos_, "parentheses nested too deeply");
+    std::string out;
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (c == ')') break;
+      if (c == ' ' || c == '\'' || c == '"' || c == ',') {
+        ++pos_;
+        continue;
+      }
+      std::string item;
+      if (c == '(') {
+        const size_t open = pos_++;
+        item = Sequence(depth + 1);
+        if (pos_ >= s_.size() || s_[pos_] != ')') Fail(s_, open, "unclosed '('");
+        ++pos_;
+      } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|') {
+        item = std::string(1, c);
+        ++pos_;
+      } else {
+        Fail(s_, pos_, fmt::format("unexpected '{}' (expected E, t, m, L, |, (, ) or *N)", c));
+      }
+      const int64_t n = Repeat();
+      if (item.size() * static_cast<size_t>(n) + out.size() > kMaxExpandedLength) {
+        Fail(s_, pos_, "layout expands to more than a million symbols");
+      }
+      for (int64_t i = 0; i < n; ++i) out += item;
+    }
+    return out;
+  }
+
+  int64_t Repeat() {
+    if (pos_ >= s_.size() || s_[pos_] != '*') return 1;
+    const size_t star = pos_++;
+    int64_t n = 0;
+    size_t digits = 0;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      n = n * 10 + (s_[pos_++] - '0');
+      if (++digits > 7) Fail(s_, star, "repeat count too large");
+    }
+    if (digits == 0) Fail(s_, star, "'*' must be followed by a count");
+    return n;
+  }
+
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout) {
+  const std::string flat = Expander(layout).Run();
+  std::vector<LayoutStage> stages(1);
+  for (char c : flat) {
+    switch (c) {
+      case '|': stages.emplace_back(); break;
+      case 't': ++stages.back().decoder_layers; break;
+      case 'm': ++stages.back().mtp_layers; break;
+      case 'E': stages.back().embedding = true; break;
+      case 'L': stages.back().loss = true; break;
+      default: break;
+    }
+  }
+  return stages;
+}
+
+}  // namespace sextant
