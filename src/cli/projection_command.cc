@@ -1,11 +1,159 @@
+// `sextant projection memory|performance|both|search`, with Primus's flag names.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "projection/projection_options.h"
+#include "job/job_builder.h"
+#include "memory/memory_model.h"
+#include "memory/memory_report.h"
+#include "projection/projection_runner.h"
 #include "util/error.h"
 
 namespace sextant::cli {
+namespace {
+
+void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
+  cmd->add_option("--config,--exp", o.config, "Primus experiment YAML (or TorchTitan TOML)");
+  cmd->add_option("--primus-path", o.primus_path,
+                  "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
+  cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run");
+  cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target");
+  cmd->add_option("--benchmark-gpus", o.benchmark_gpus, "GPUs used by --profiling-mode benchmark");
+  cmd->add_option("--hardware-config", o.hardware_config,
+                  "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
+  cmd->add_option("--profiling-mode", o.profiling_mode, "layer times: simulate|benchmark|both|trace")
+      ->check(CLI::IsMember({"simulate", "benchmark", "both", "trace"}));
+  cmd->add_option("--memory-mode", o.memory_mode, "simulate|benchmark|both")
+      ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
+  cmd->add_option("--memory-safety-margin", o.memory_safety_margin, "benchmark-mode margin");
+  cmd->add_option("--gemm-backend", o.gemm_backend, "GEMM cost model (analytical)");
+  cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
+  cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz, "clock override for compute peaks");
+  cmd->add_option("--pipeline-schedule-algorithm", o.schedule, "pipeline schedule")
+      ->check(CLI::IsMember({"auto", "1f1b", "gpipe", "interleaved", "zerobubble", "zb-h1",
+                             "zb-h2", "zerobubble-heuristic", "zbv-formatted", "zbv-greedy-half",
+                             "zbv-greedy-min", "dualpipev", "all"}));
+  cmd->add_flag("--enable-zero-bubble", o.enable_zero_bubble, "use the zero-bubble schedule");
+  cmd->add_flag("--enable-deepep", o.enable_deepep, "DeepEP dispatch/combine for MoE");
+  cmd->add_option("--sync-free-stage", o.sync_free_stage, "Turbo sync-free MoE stage (0-3)")
+      ->check(CLI::Range(0, 3));
+  cmd->add_option("--num-virtual-stages-per-pipeline-rank", o.num_virtual_stages,
+                  "virtual pipeline stages per rank");
+  cmd->add_option("--micro-batch-size", o.micro_batch_size, "micro-batch size");
+  cmd->add_option("--global-batch-size", o.global_batch_size, "global batch size");
+  cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
+                  "write measured layer times to this JSON artifact");
+  cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
+  cmd->add_option("--trace", o.traces, "profiler trace(s) for --profiling-mode trace");
+  cmd->add_option("--chrome-trace", o.chrome_trace, "write the simulated step as a Chrome trace");
+  cmd->add_option("--pp-dump", o.pp_dump, "write the simulated step as a Primus pipeline dump");
+  cmd->add_flag("--json", o.json, "machine-readable result on stdout");
+  // Unknown "--key value" pairs override Megatron configuration keys, as in Primus.
+  cmd->allow_extras();
+}
+
+std::vector<std::pair<std::string, std::string>> ParseOverrides(
+    const std::vector<std::string>& extras) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < extras.size(); ++i) {
+    const std::string& a = extras[i];
+    if (a.rfind("--", 0) != 0 || a.size() < 3) {
+      ThrowUserError(fmt::format("unexpected argument '{}' (overrides are --key value)", a));
+    }
+    std::string key = a.substr(2);
+    std::string value;
+    const auto eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0) {
+      value = extras[++i];
+    } else {
+      value = "true";  // a bare --flag sets a boolean key
+    }
+    for (auto& c : key) {
+      if (c == '-') c = '_';  // Megatron accepts --tensor-model-parallel-size spellings
+    }
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
+JobRequest ToRequest(const ProjectionOptions& o, const std::vector<std::string>& extras) {
+  JobRequest r;
+  r.config_path = o.config;
+  r.primus_path = o.primus_path;
+  r.overrides = ParseOverrides(extras);
+  r.hardware_config = o.hardware_config;
+  r.gpu_arch = o.gpu_arch;
+  r.gpu_clock_mhz = o.gpu_clock_mhz;
+  r.target_nodes = o.target_nodes;
+  r.target_ep = o.target_ep;
+  r.num_virtual_stages = o.num_virtual_stages;
+  r.micro_batch_size = o.micro_batch_size;
+  r.global_batch_size = o.global_batch_size;
+  r.pipeline_schedule = o.schedule;
+  if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
+    r.pipeline_schedule = "zerobubble";
+  }
+  if (o.enable_deepep || o.sync_free_stage > 0) r.overrides.emplace_back("use_turbo_deepep", "true");
+  return r;
+}
+
+void AnnounceDefault(const ProjectionOptions& o) {
+  if (o.config.empty()) {
+    std::fprintf(stderr,
+                 "sextant: no --config given: using the bundled default example %s "
+                 "(Llama 3.1 8B, BF16, MI300X, 1 node)\n",
+                 DefaultExamplePath().c_str());
+  }
+}
+
+}  // namespace
 
 void AddProjectionCommands(CLI::App& app) {
-  auto* cmd = app.add_subcommand("projection", "(being built)");
-  cmd->callback([] { ThrowUserError("'projection' is not available in this build yet"); });
+  auto* projection = app.add_subcommand(
+      "projection", "Project per-GPU memory and iteration time of a training job");
+  projection->require_subcommand(1);
+  auto opts = std::make_shared<ProjectionOptions>();
+
+  auto* memory = projection->add_subcommand("memory", "Per-GPU memory per pipeline stage");
+  AddSharedFlags(memory, *opts);
+  memory->callback([opts, memory] {
+    AnnounceDefault(*opts);
+    Job job = BuildJob(ToRequest(*opts, memory->remaining()));
+    const MemoryReport report = RunMemoryProjection(job, *opts);
+    if (opts->json) {
+      std::cout << MemoryReportJson(report).dump(2) << "\n";
+    } else {
+      std::cout << RenderMemoryReport(report);
+    }
+  });
+
+  auto* performance = projection->add_subcommand(
+      "performance", "Iteration time, tokens/s/GPU, TFLOP/s/GPU and MFU");
+  AddSharedFlags(performance, *opts);
+  performance->callback([opts, performance] {
+    AnnounceDefault(*opts);
+    Job job = BuildJob(ToRequest(*opts, performance->remaining()));
+    RunPerformanceProjection(job, *opts, std::cout);
+  });
+
+  auto* both = projection->add_subcommand("both", "Memory and performance together");
+  AddSharedFlags(both, *opts);
+  both->callback([opts, both] {
+    AnnounceDefault(*opts);
+    Job job = BuildJob(ToRequest(*opts, both->remaining()));
+    RunBothProjections(job, *opts, std::cout);
+  });
 }
 
 }  // namespace sextant::cli

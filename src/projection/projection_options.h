@@ -1,0 +1,38 @@
+// Options of `sextant projection ...` beyond the job itself (Primus's flag set).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct ProjectionOptions {
+  std::string config;
+  std::string primus_path;
+  int target_nodes = 0;
+  int target_ep = 0;
+  int benchmark_gpus = 0;
+  std::string hardware_config;
+  std::string profiling_mode = "simulate";  // no GPU needed; "benchmark" needs one
+  std::string memory_mode = "simulate";
+  double memory_safety_margin = 0.05;
+  std::string gemm_backend = "analytical";
+  std::string gpu_arch;
+  double gpu_clock_mhz = 0;
+  std::string schedule;  // empty = from the config, else auto
+  bool enable_zero_bubble = false;
+  bool enable_deepep = false;
+  int sync_free_stage = 0;
+  int num_virtual_stages = 0;
+  int64_t micro_batch_size = 0;
+  int64_t global_batch_size = 0;
+  std::string save_benchmark;
+  std::string load_benchmark;
+  std::vector<std::string> traces;
+  std::string chrome_trace;
+  std::string pp_dump;
+  bool json = false;
+};
+
+}  // namespace sextant
