@@ -1,0 +1,84 @@
+#include "config/config_node.h"
+
+#include <gtest/gtest.h>
+
+#include "config/close_matches.h"
+#include "config/int_list_expression.h"
+#include "config/yaml_loader.h"
+
+namespace sextant {
+namespace {
+
+TEST(ConfigNode, SetPathCreatesMapsAndFindPathReads) {
+  ConfigNode root = ConfigNode::Map();
+  root.SetPath("parallelism.tensor_parallel_degree", ConfigNode::Scalar("4", {"--flag"}));
+  root.SetPath("parallelism.pipeline_parallel_degree", ConfigNode::Scalar("2", {"--flag"}));
+  ASSERT_NE(root.FindPath("parallelism.tensor_parallel_degree"), nullptr);
+  EXPECT_EQ(root.FindPath("parallelism.tensor_parallel_degree")->scalar, "4");
+  EXPECT_EQ(root.Find("parallelism")->fields.size(), 2u);
+  EXPECT_EQ(root.FindPath("parallelism.missing"), nullptr);
+  EXPECT_EQ(root.FindPath("nothing.here"), nullptr);
+}
+
+TEST(ConfigNode, MergeReplacesScalarsAndListsMergesMaps) {
+  ConfigNode base = ParseYaml("a: 1\nm: {x: 1, y: 2}\nl: [1, 2]\n", "base");
+  const ConfigNode over = ParseYaml("a: null\nm: {y: 3}\nl: [7]\nn: 5\n", "over");
+  MergeInto(base, over);
+  EXPECT_TRUE(base.Find("a")->IsNull());  // an explicit null overrides
+  EXPECT_EQ(base.FindPath("m.x")->scalar, "1");
+  EXPECT_EQ(base.FindPath("m.y")->scalar, "3");
+  EXPECT_EQ(base.FindPath("m.y")->where.file, "over");
+  EXPECT_EQ(base.Find("l")->items.size(), 1u);
+  EXPECT_EQ(base.Find("n")->scalar, "5");
+  EXPECT_EQ(LeafPaths(base), (std::vector<std::string>{"a", "m.x", "m.y", "l", "n"}));
+}
+
+TEST(CloseMatches, EditDistanceHandChecked) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("same", "same"), 0u);
+  const std::vector<std::string> keys = {"tensor_model_parallel_size", "pipeline_model_parallel_size",
+                                         "num_layers", "hidden_size"};
+  EXPECT_EQ(CloseMatches("tensor_model_paralel_size", keys),
+            (std::vector<std::string>{"tensor_model_parallel_size"}));
+  EXPECT_EQ(CloseMatches("num_layer", keys), (std::vector<std::string>{"num_layers"}));
+  EXPECT_TRUE(CloseMatches("completely_different", keys).empty());
+}
+
+// Expressions as written in Primus model files (deepseek_v3.yaml, lfm2_8B_A1B.yaml).
+TEST(IntListExpression, MoeLayerFreqForms) {
+  const IntOrList v3 = EvaluateIntListExpression("([0]*3+[1]*58)", "moe_layer_freq");
+  ASSERT_TRUE(std::holds_alternative<std::vector<int64_t>>(v3));
+  const auto& list = std::get<std::vector<int64_t>>(v3);
+  ASSERT_EQ(list.size(), 61u);
+  EXPECT_EQ(list[0], 0);
+  EXPECT_EQ(list[2], 0);
+  EXPECT_EQ(list[3], 1);
+  EXPECT_EQ(list[60], 1);
+  EXPECT_EQ(std::get<int64_t>(EvaluateIntListExpression("1", "k")), 1);
+  EXPECT_EQ(std::get<int64_t>(EvaluateIntListExpression(" 2 * (3 + 4) ", "k")), 14);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(EvaluateIntListExpression("([1]*3+[0])*2", "k")),
+            (std::vector<int64_t>{1, 1, 1, 0, 1, 1, 1, 0}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(EvaluateIntListExpression("[0, 1, 1,]", "k")),
+            (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(EvaluateIntListExpression("2*[1]", "k")),
+            (std::vector<int64_t>{1, 1}));
+}
+
+TEST(IntListExpression, RejectsAnythingElse) {
+  for (const char* text : {"__import__('os')", "[1]*", "[1]+2", "[1]*[2]", "[[1]]", "(1", "",
+                           "[1]*99999999999", "99999999999999999999", "1 2"}) {
+    EXPECT_THROW(EvaluateIntListExpression(text, "moe_layer_freq"), UserError) << text;
+  }
+  try {
+    EvaluateIntListExpression("[0]*3+x", "moe_layer_freq");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "moe_layer_freq: cannot evaluate \"[0]*3+x\": expected a number, '(' or '[' at "
+                 "character 7");
+  }
+}
+
+}  // namespace
+}  // namespace sextant

@@ -1,0 +1,200 @@
+#include "config/primus_experiment.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/close_matches.h"
+#include "config/yaml_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace sextant {
+namespace {
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string RequireString(const ConfigNode& parent, std::string_view key, std::string_view path) {
+  const ConfigNode* node = parent.Find(key);
+  if (node == nullptr || node->IsNull()) {
+    ThrowUserError(parent.where, path, "missing (required)");
+  }
+  std::optional<std::string> text = ReadString(*node, path);
+  if (!text || text->empty()) ThrowUserError(node->where, path, "must be a non-empty string");
+  return *text;
+}
+
+std::string Stem(const std::string& reference) {
+  std::string stem = fs::path(reference).filename().string();
+  for (std::string_view suffix : {".yaml", ".yml", ".toml"}) {
+    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  }
+  return stem;
+}
+
+std::vector<std::string> FilesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+    if (entry.is_regular_file()) names.push_back(fs::relative(entry.path(), dir).string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const Environment& EnvOf(const ExperimentOptions& options, const Environment& fallback) {
+  return options.env != nullptr ? *options.env : fallback;
+}
+
+void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const ExperimentOptions& options,
+                      const Environment& env) {
+  const std::string config_name = module.Find("config") != nullptr
+                                      ? RequireString(module, "config", "modules." + out.module_name + ".config")
+                                      : std::string();
+  // Module defaults: the Primus checkout first, else Sextant's own copy.
+  if (!config_name.empty()) {
+    std::vector<fs::path> candidates;
+    if (!out.primus_path.empty()) {
+      candidates.push_back(fs::path(out.primus_path) / "primus/configs/modules" / out.framework /
+                           config_name);
+    }
+    if (!options.sextant_defaults_dir.empty()) {
+      candidates.push_back(fs::path(options.sextant_defaults_dir) / out.framework / config_name);
+    }
+    for (const fs::path& candidate : candidates) {
+      if (fs::exists(candidate)) {
+        out.module_config_file = candidate.lexically_normal().string();
+        out.defaults = LoadConfigFile(out.module_config_file, env, &out.files_read);
+        break;
+      }
+    }
+    if (out.module_config_file.empty()) {
+      out.notes.push_back(fmt::format(
+          "module defaults {} for {} not found; built-in defaults used", config_name, out.framework));
+    }
+  }
+
+  // Model file: the Primus checkout, else the model library by file stem (the adapter).
+  if (const ConfigNode* model = module.Find("model"); model != nullptr && !model->IsNull()) {
+    out.model_reference = RequireString(module, "model", "modules." + out.module_name + ".model");
+    out.model_stem = Stem(out.model_reference);
+    if (!out.primus_path.empty()) {
+      const fs::path dir = fs::path(out.primus_path) / "primus/configs/models" / out.framework;
+      const fs::path file = dir / out.model_reference;
+      if (!fs::exists(file)) {
+        std::string hint;
+        const auto close = CloseMatches(out.model_reference, FilesIn(dir));
+        if (!close.empty()) hint = "; did you mean " + fmt::format("{}", fmt::join(close, ", ")) + "?";
+        ThrowUserError(model->where, "modules." + out.module_name + ".model",
+                       fmt::format("model file {} not found in {}{}", out.model_reference,
+                                   dir.lexically_normal().string(), hint));
+      }
+      out.model_file = file.lexically_normal().string();
+      out.model = LoadConfigFile(out.model_file, env, &out.model_files);
+      out.files_read.insert(out.files_read.end(), out.model_files.begin(), out.model_files.end());
+    }
+  }
+  if (!out.model.IsMap()) out.model = ConfigNode::Map();
+  if (!out.defaults.IsMap()) out.defaults = ConfigNode::Map();
+
+  out.merged = out.defaults;
+  MergeInto(out.merged, out.model);
+  MergeInto(out.merged, out.overrides);
+}
+
+}  // namespace
+
+std::string FindEnclosingPrimusCheckout(const std::string& experiment_file) {
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::path(experiment_file), ec).parent_path();
+  for (int depth = 0; depth < 16 && !dir.empty(); ++depth) {
+    if (fs::is_directory(dir / "primus/configs/models", ec)) return dir.string();
+    const fs::path parent = dir.parent_path();
+    if (parent == dir) break;
+    dir = parent;
+  }
+  return "";
+}
+
+ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptions& options) {
+  const Environment process = Environment::Process();
+  const Environment& env = EnvOf(options, process);
+  ModuleConfig out;
+  out.experiment_file = path;
+  ConfigNode experiment = LoadConfigFile(path, env, &out.files_read);
+
+  const ConfigNode* modules = experiment.Find("modules");
+  if (modules == nullptr || !modules->IsMap() || modules->fields.empty()) {
+    ThrowUserError(experiment.where, "modules",
+                   "not a Primus experiment file: expected modules.pre_trainer with framework, "
+                   "config, model and overrides");
+  }
+  const ConfigNode* module = modules->Find("pre_trainer");
+  out.module_name = "pre_trainer";
+  if (module == nullptr) {
+    // SFT experiments describe a post_trainer; its memory and time are those of training.
+    for (const auto& [name, value] : modules->fields) {
+      if (value.IsMap() && value.Find("framework") != nullptr) {
+        module = &value;
+        out.module_name = name;
+        break;
+      }
+    }
+    if (module == nullptr) {
+      ThrowUserError(modules->where, "modules", "no module with a framework (expected pre_trainer)");
+    }
+    out.notes.push_back("projected module: modules." + out.module_name);
+  }
+  if (!module->IsMap()) ThrowUserError(module->where, "modules." + out.module_name, "must be a map");
+  out.framework = Lower(RequireString(*module, "framework", "modules." + out.module_name + ".framework"));
+
+  if (const ConfigNode* overrides = module->Find("overrides"); overrides != nullptr) {
+    if (overrides->IsMap()) {
+      out.overrides = *overrides;
+    } else if (!overrides->IsNull()) {
+      ThrowUserError(overrides->where, "modules." + out.module_name + ".overrides",
+                     "must be a map of keys");
+    }
+  }
+  if (!out.overrides.IsMap()) out.overrides = ConfigNode::Map(module->where);
+
+  out.primus_path = options.primus_path;
+  if (out.primus_path.empty()) {
+    out.primus_path = FindEnclosingPrimusCheckout(path);
+    if (!out.primus_path.empty()) {
+      out.notes.push_back("Primus checkout found above the experiment file: " + out.primus_path);
+    }
+  } else if (!fs::is_directory(fs::path(out.primus_path) / "primus/configs")) {
+    ThrowUserError(SourceLocation{out.primus_path}, "--primus-path",
+                   "not a Primus checkout (no primus/configs directory)");
+  }
+  LoadModuleLayers(out, *module, options, env);
+  return out;
+}
+
+ModuleConfig LoadFrameworkFile(const std::string& path, const std::string& framework,
+                               const ExperimentOptions& options) {
+  const Environment process = Environment::Process();
+  const Environment& env = EnvOf(options, process);
+  ModuleConfig out;
+  out.experiment_file = path;
+  out.module_name = "job";
+  out.framework = Lower(framework);
+  out.overrides = LoadConfigFile(path, env, &out.files_read);
+  out.defaults = ConfigNode::Map();
+  out.model = ConfigNode::Map();
+  out.merged = out.overrides;
+  return out;
+}
+
+}  // namespace sextant

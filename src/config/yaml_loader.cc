@@ -1,0 +1,192 @@
+#include "config/yaml_loader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "config/interpolation.h"
+#include "config/toml_loader.h"
+
+namespace sextant {
+namespace {
+
+constexpr int kMaxDepth = 256;
+// Anchors and aliases let a few lines describe an exponential tree ("billion laughs").
+constexpr int64_t kMaxNodes = 1'000'000;
+
+struct Converter {
+  const std::string& file;
+  int64_t nodes = 0;
+
+  SourceLocation Where(const YAML::Mark& mark) const {
+    SourceLocation where;
+    where.file = file;
+    if (mark.line >= 0) where.line = mark.line + 1;
+    if (mark.column >= 0) where.column = mark.column + 1;
+    if (mark.pos >= 0) where.byte_offset = mark.pos;
+    return where;
+  }
+
+  ConfigNode Convert(const YAML::Node& node, int depth) {
+    const SourceLocation where = Where(node.Mark());
+    if (++nodes > kMaxNodes) {
+      ThrowUserError(where, "", fmt::format("document expands to more than {} values", kMaxNodes));
+    }
+    if (depth > kMaxDepth) {
+      ThrowUserError(where, "", fmt::format("nesting deeper than {} levels", kMaxDepth));
+    }
+    ConfigNode out;
+    out.where = where;
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null: out.kind = ConfigNode::Kind::kNull; break;
+      case YAML::NodeType::Scalar:
+        out.kind = ConfigNode::Kind::kScalar;
+        out.scalar = node.Scalar();
+        // yaml-cpp tags plain scalars "?" and quoted / literal ones "!".
+        out.quoted = node.Tag() == "!";
+        break;
+      case YAML::NodeType::Sequence:
+        out.kind = ConfigNode::Kind::kSequence;
+        for (const YAML::Node& item : node) out.items.push_back(Convert(item, depth + 1));
+        break;
+      case YAML::NodeType::Map: {
+        out.kind = ConfigNode::Kind::kMap;
+        std::unordered_map<std::string, size_t> index;
+        for (const auto& entry : node) {
+          if (!entry.first.IsScalar()) {
+            ThrowUserError(Where(entry.first.Mark()), "", "map keys must be plain strings");
+          }
+          ConfigNode value = Convert(entry.second, depth + 1);
+          // A repeated key: the later value wins, as in Python's yaml.safe_load.
+          auto [it, inserted] = index.emplace(entry.first.Scalar(), out.fields.size());
+          if (inserted) {
+            out.fields.emplace_back(entry.first.Scalar(), std::move(value));
+          } else {
+            out.fields[it->second].second = std::move(value);
+          }
+        }
+        break;
+      }
+    }
+    return out;
+  }
+};
+
+std::string DisplayPath(const std::filesystem::path& path) { return path.lexically_normal().string(); }
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& env,
+                         std::vector<std::string>& stack, std::vector<std::string>* files_read) {
+  const std::string shown = DisplayPath(path);
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+  const std::string identity = ec ? shown : canonical.string();
+  if (std::find(stack.begin(), stack.end(), identity) != stack.end()) {
+    std::string chain;
+    for (const std::string& file : stack) chain += file + " -> ";
+    ThrowUserError(SourceLocation{shown}, "extends", "inheritance cycle: " + chain + identity);
+  }
+  if (stack.size() >= 64) {
+    ThrowUserError(SourceLocation{shown}, "extends", "inheritance chain deeper than 64 files");
+  }
+
+  const std::string text = ReadTextFile(shown);
+  ConfigNode root = EndsWith(shown, ".toml") ? ParseToml(text, shown) : ParseYaml(text, shown);
+  if (root.kind == ConfigNode::Kind::kNull) root = ConfigNode::Map(SourceLocation{shown, 1, 1});
+  if (!root.IsMap()) {
+    ThrowUserError(root.where, "", "the top level of a configuration file must be a map of keys");
+  }
+  InterpolateTree(root, env);
+
+  const ConfigNode* extends = root.Find("extends");
+  if (extends == nullptr || extends->IsNull()) {
+    root.Erase("extends");
+    if (files_read != nullptr) files_read->push_back(shown);
+    return root;
+  }
+  std::vector<const ConfigNode*> bases;
+  if (extends->IsScalar()) {
+    bases.push_back(extends);
+  } else if (extends->IsSequence()) {
+    for (const ConfigNode& item : extends->items) bases.push_back(&item);
+  } else {
+    ThrowUserError(extends->where, "extends", "expected a file name or a list of file names");
+  }
+
+  stack.push_back(identity);
+  ConfigNode merged = ConfigNode::Map(root.where);
+  for (const ConfigNode* base : bases) {
+    if (!base->IsScalar() || base->IsNull()) {
+      ThrowUserError(base->where, "extends", "expected a file name, found " + RenderValue(*base));
+    }
+    std::filesystem::path base_path(base->scalar);
+    if (base_path.is_relative()) base_path = path.parent_path() / base_path;
+    if (!std::filesystem::exists(base_path)) {
+      ThrowUserError(base->where, "extends",
+                     fmt::format("no such file: {} (looked for {})", base->scalar,
+                                 DisplayPath(base_path)));
+    }
+    MergeInto(merged, LoadRecursive(base_path, env, stack, files_read));
+  }
+  stack.pop_back();
+
+  root.Erase("extends");
+  MergeInto(merged, root);
+  if (files_read != nullptr) files_read->push_back(shown);
+  return merged;
+}
+
+}  // namespace
+
+std::string ReadTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    ThrowUserError(SourceLocation{path}, "", "is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ThrowUserError(SourceLocation{path}, "", fmt::format("cannot read: {}", std::strerror(errno)));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
+  YAML::Node document;
+  try {
+    document = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{file_name};
+    if (e.mark.line >= 0) where.line = e.mark.line + 1;
+    if (e.mark.column >= 0) where.column = e.mark.column + 1;
+    ThrowUserError(where, "", "YAML syntax error: " + e.msg);
+  }
+  Converter converter{file_name};
+  try {
+    return converter.Convert(document, 0);
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{file_name};
+    if (e.mark.line >= 0) where.line = e.mark.line + 1;
+    ThrowUserError(where, "", "YAML error: " + e.msg);
+  }
+}
+
+ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
+                          std::vector<std::string>* files_read) {
+  std::vector<std::string> stack;
+  return LoadRecursive(std::filesystem::path(path), env, stack, files_read);
+}
+
+}  // namespace sextant

@@ -1,0 +1,30 @@
+// Reads YAML (yaml-cpp) into a ConfigNode tree that remembers the file:line:col of every
+// value, and resolves Primus-style `extends:` chains and ${VAR} interpolation.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config_node.h"
+#include "config/environment.h"
+
+namespace sextant {
+
+// Parses one YAML document. No interpolation, no `extends:`. Syntax errors, non-scalar
+// map keys, nesting deeper than 256 levels and alias expansions beyond a million nodes
+// are UserErrors naming `file_name` and the line.
+ConfigNode ParseYaml(std::string_view text, const std::string& file_name);
+
+// Reads a configuration file (YAML, or TOML when the name ends in .toml), interpolates
+// ${VAR} from `env`, then resolves `extends:` (a path or list of paths relative to the
+// file; bases merged in order, later wins, the file itself last). A cycle is a UserError
+// listing the chain. The root must be a map (an empty file is an empty map).
+// `files_read`, if given, receives every file read, bases before the files extending them.
+ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
+                          std::vector<std::string>* files_read = nullptr);
+
+// Reads a whole file; UserError naming the path when it cannot.
+std::string ReadTextFile(const std::string& path);
+
+}  // namespace sextant
