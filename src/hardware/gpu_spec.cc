@@ -6,12 +6,35 @@
 
 namespace sextant {
 
+std::string_view VendorName(Vendor v) { return v == Vendor::kAMD ? "AMD" : "NVIDIA"; }
+
+std::string_view FabricName(FabricKind f) { return f == FabricKind::kMesh ? "mesh" : "switch"; }
+
 double GpuSpec::PeakTflops(DType dtype) const {
   auto it = peak_dense_tflops.find(dtype);
   if (it == peak_dense_tflops.end()) {
     ThrowUserError(fmt::format("GPU {} has no {} tensor-core peak", name, DTypeName(dtype)));
   }
   return it->second;
+}
+
+void GpuSpec::SetClockMhz(double mhz) {
+  if (!(mhz > 0)) ThrowUserError(fmt::format("GPU clock must be positive, got {} MHz", mhz));
+  // Peak FLOP/s = units x FLOP/clock x clock, so every dtype scales linearly with the clock.
+  if (max_clock_mhz > 0) {
+    const double scale = mhz / max_clock_mhz;
+    for (auto& [dtype, tflops] : peak_dense_tflops) tflops *= scale;
+  }
+  max_clock_mhz = mhz;
+}
+
+ClusterSpec MakeCluster(const GpuSpec& gpu, int num_nodes) {
+  ClusterSpec cluster;
+  cluster.gpu = gpu;
+  cluster.gpus_per_node = gpu.gpus_per_node;
+  cluster.num_nodes = num_nodes;
+  cluster.collective_preset = "auto";
+  return cluster;
 }
 
 }  // namespace sextant

@@ -1,0 +1,25 @@
+// Hardware-config files. Two schemas, may be combined in one file:
+//   hardware_config:   Primus's keys (node_bw, pod_bw, bw_eff, ...), with Primus's meaning
+//   hardware:          Sextant's own: a library GPU by name, field overrides, cluster tiers
+// Keys are checked: an unknown key is a UserError naming file, line, key and close matches.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+
+namespace sextant {
+
+// Parses `text` (YAML) as a hardware config on top of `base`; `file_name` is used in
+// error messages only. LoadHardwareConfig (hardware_library.h) reads a file and calls this.
+ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_name,
+                                const ClusterSpec& base);
+
+// The keys each schema accepts, for documentation and suggestions.
+const std::vector<std::string>& PrimusHardwareConfigKeys();
+const std::vector<std::string>& SextantHardwareKeys();
+const std::vector<std::string>& SextantClusterKeys();
+
+}  // namespace sextant

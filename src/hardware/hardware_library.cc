@@ -1,0 +1,271 @@
+// The built-in GPU library. Every figure is a vendor-published number; the source of each
+// entry is named next to it and repeated in docs/hardware.md. Peaks are dense (no 2:4
+// sparsity). Memory sizes follow the datasheet's unit: AMD and the 80 GB NVIDIA parts ship
+// whole binary-GiB stacks, H200/B200/GB200 are quoted as usable decimal GB.
+#include "hardware/hardware_library.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "hardware/name_match.h"
+
+namespace sextant {
+namespace {
+
+constexpr double kTBps = 1e12;
+constexpr double kGBps = 1e9;
+constexpr double kUs = 1e-6;
+// A 400 Gb/s NIC (ConnectX-7 NDR / Pollara 400 / Thor2) moves 50 GB/s per direction.
+constexpr double k400GbitNic = 400e9 / 8;
+// NCCL's tuning model (src/graph/tuning.cc, hwLat, LL protocol ring step): 0.47 us per
+// NVLink hop and 2.7 us per network hop; these are the per-step latencies NCCL itself assumes.
+constexpr double kNvlinkHopLatency = 0.47 * kUs;
+constexpr double kNetHopLatency = 2.7 * kUs;
+// Primus's calibrated xGMI and inter-node latencies (examples/hardware_configs/mi3*.yaml:
+// node_lat 0.45 us, pod_lat 2.0 us), measured on MI300-class nodes.
+constexpr double kXgmiHopLatency = 0.45 * kUs;
+constexpr double kRoceHopLatency = 2.0 * kUs;
+
+GpuSpec Mi300x() {
+  GpuSpec g;
+  g.name = "MI300X";
+  g.vendor = Vendor::kAMD;
+  g.arch = "gfx942";
+  g.aliases = {"mi300", "gfx942", "mi300x_oam"};
+  g.description = "AMD Instinct MI300X OAM (CDNA 3)";
+  g.source = "AMD Instinct MI300X data sheet; AMD CDNA 3 architecture white paper (2023)";
+  g.hbm_bytes = 192 * kGiB;  // 8 HBM3 stacks x 24 GiB
+  g.hbm_bandwidth = 5.3 * kTBps;
+  g.compute_units = 304;
+  g.max_clock_mhz = 2100;
+  g.l2_bytes = 8 * 4 * kMiB;              // 4 MB L2 per XCD, 8 XCDs
+  g.last_level_cache_bytes = 256 * kMiB;  // AMD Infinity Cache
+  g.peak_dense_tflops = {{DType::kFP32, 163.4},
+                         {DType::kTF32, 653.7},
+                         {DType::kBF16, 1307.4},
+                         {DType::kFP16, 1307.4},
+                         {DType::kFP8, 2614.9}};
+  g.tdp_watts = 750;
+  // 7 peer Infinity Fabric (xGMI) links x 64 GB/s per direction (128 GB/s bidirectional).
+  g.fabric = FabricKind::kMesh;
+  g.intra_node_links = 7;
+  g.intra_node_bandwidth = 7 * 64 * kGBps;
+  g.intra_node_latency = kXgmiHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = k400GbitNic;
+  g.inter_node_latency = kRoceHopLatency;
+  return g;
+}
+
+GpuSpec Mi325x() {
+  GpuSpec g = Mi300x();  // same CDNA 3 die and clocks; more and faster HBM3E
+  g.name = "MI325X";
+  g.aliases = {"mi325x_oam"};
+  g.description = "AMD Instinct MI325X OAM (CDNA 3)";
+  g.source = "AMD Instinct MI325X data sheet (2024)";
+  g.hbm_bytes = 256 * kGiB;  // 8 HBM3E stacks x 32 GiB
+  g.hbm_bandwidth = 6.0 * kTBps;
+  g.tdp_watts = 1000;
+  return g;
+}
+
+GpuSpec Mi350x() {
+  GpuSpec g;
+  g.name = "MI350X";
+  g.vendor = Vendor::kAMD;
+  g.arch = "gfx950";
+  g.aliases = {"mi350x_oam"};
+  g.description = "AMD Instinct MI350X OAM (CDNA 4, air-cooled)";
+  g.source = "AMD Instinct MI350X data sheet; AMD CDNA 4 architecture white paper (2025)";
+  g.hbm_bytes = 288 * kGiB;  // 8 HBM3E stacks x 36 GiB
+  g.hbm_bandwidth = 8.0 * kTBps;
+  g.compute_units = 256;
+  g.max_clock_mhz = 2200;
+  g.l2_bytes = 8 * 4 * kMiB;
+  g.last_level_cache_bytes = 256 * kMiB;
+  // CDNA 4 has no TF32 matrix path; MX formats run at the FP8 (MXFP8) and FP4 (MXFP4) rates.
+  g.peak_dense_tflops = {{DType::kFP32, 144.2}, {DType::kBF16, 2306.9},  {DType::kFP16, 2306.9},
+                         {DType::kFP8, 4613.7}, {DType::kMXFP8, 4613.7}, {DType::kFP4, 9227.5}};
+  g.tdp_watts = 1000;
+  // 7 xGMI links x 76.8 GB/s per direction (1075 GB/s aggregate bidirectional).
+  g.fabric = FabricKind::kMesh;
+  g.intra_node_links = 7;
+  g.intra_node_bandwidth = 7 * 76.8 * kGBps;
+  g.intra_node_latency = kXgmiHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = k400GbitNic;
+  g.inter_node_latency = kRoceHopLatency;
+  return g;
+}
+
+GpuSpec Mi355x() {
+  GpuSpec g = Mi350x();  // same die, liquid-cooled, higher clock and power
+  g.name = "MI355X";
+  g.aliases = {"gfx950", "mi355x_oam"};
+  g.description = "AMD Instinct MI355X OAM (CDNA 4, liquid-cooled)";
+  g.source = "AMD Instinct MI355X data sheet; AMD CDNA 4 architecture white paper (2025)";
+  g.max_clock_mhz = 2400;
+  g.peak_dense_tflops = {{DType::kFP32, 157.3}, {DType::kBF16, 2516.6},  {DType::kFP16, 2516.6},
+                         {DType::kFP8, 5033.2}, {DType::kMXFP8, 5033.2}, {DType::kFP4, 10066.3}};
+  g.tdp_watts = 1400;
+  return g;
+}
+
+GpuSpec A100() {
+  GpuSpec g;
+  g.name = "A100";
+  g.vendor = Vendor::kNVIDIA;
+  g.arch = "sm_80";
+  g.aliases = {"a100_80gb", "a100_sxm", "a100_sxm4_80gb", "sm_80"};
+  g.description = "NVIDIA A100 80GB SXM4 (Ampere)";
+  g.source =
+      "NVIDIA A100 Tensor Core GPU data sheet (80GB SXM column); NVIDIA Ampere GA100 "
+      "architecture white paper";
+  g.hbm_bytes = 80 * kGiB;
+  g.hbm_bandwidth = 2.039 * kTBps;
+  g.compute_units = 108;
+  g.max_clock_mhz = 1410;
+  g.l2_bytes = 40 * kMiB;
+  g.peak_dense_tflops = {
+      {DType::kFP32, 19.5}, {DType::kTF32, 156}, {DType::kBF16, 312}, {DType::kFP16, 312}};
+  g.tdp_watts = 400;
+  // NVLink 3: 12 links x 25 GB/s per direction (600 GB/s bidirectional) through NVSwitch.
+  g.fabric = FabricKind::kSwitch;
+  g.intra_node_links = 12;
+  g.intra_node_bandwidth = 12 * 25 * kGBps;
+  g.intra_node_latency = kNvlinkHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = 200e9 / 8;  // DGX A100: one 200 Gb/s HDR InfiniBand NIC per GPU
+  g.inter_node_latency = kNetHopLatency;
+  return g;
+}
+
+GpuSpec H100() {
+  GpuSpec g;
+  g.name = "H100";
+  g.vendor = Vendor::kNVIDIA;
+  g.arch = "sm_90";
+  g.aliases = {"h100_sxm", "h100_sxm5", "h100_sxm5_80gb", "h100_80gb", "sm_90"};
+  g.description = "NVIDIA H100 SXM5 80GB (Hopper)";
+  g.source =
+      "NVIDIA H100 Tensor Core GPU data sheet (SXM column); NVIDIA H100 architecture "
+      "white paper";
+  g.hbm_bytes = 80 * kGiB;
+  g.hbm_bandwidth = 3.35 * kTBps;
+  g.compute_units = 132;
+  g.max_clock_mhz = 1980;
+  g.l2_bytes = 50 * kMiB;
+  g.peak_dense_tflops = {{DType::kFP32, 66.9},
+                         {DType::kTF32, 494.7},
+                         {DType::kBF16, 989.4},
+                         {DType::kFP16, 989.4},
+                         {DType::kFP8, 1978.9}};
+  g.tdp_watts = 700;
+  // NVLink 4: 18 links x 25 GB/s per direction (900 GB/s bidirectional) through NVSwitch.
+  g.fabric = FabricKind::kSwitch;
+  g.intra_node_links = 18;
+  g.intra_node_bandwidth = 18 * 25 * kGBps;
+  g.intra_node_latency = kNvlinkHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = k400GbitNic;  // DGX H100: one 400 Gb/s NDR ConnectX-7 per GPU
+  g.inter_node_latency = kNetHopLatency;
+  return g;
+}
+
+GpuSpec H200() {
+  GpuSpec g = H100();  // same GH100 die and clocks; 141 GB HBM3e
+  g.name = "H200";
+  g.aliases = {"h200_sxm", "h200_141gb"};
+  g.description = "NVIDIA H200 SXM 141GB (Hopper)";
+  g.source = "NVIDIA H200 Tensor Core GPU data sheet (SXM column)";
+  g.hbm_bytes = static_cast<int64_t>(141e9);
+  g.hbm_bandwidth = 4.8 * kTBps;
+  return g;
+}
+
+GpuSpec B200() {
+  GpuSpec g;
+  g.name = "B200";
+  g.vendor = Vendor::kNVIDIA;
+  g.arch = "sm_100";
+  g.aliases = {"b200_sxm", "hgx_b200", "sm_100"};
+  g.description = "NVIDIA B200 in HGX/DGX B200 (Blackwell)";
+  g.source =
+      "NVIDIA HGX B200 / DGX B200 data sheets (per-GPU = 8-GPU system figure / 8, "
+      "dense = half the sparse figure); NVIDIA Blackwell architecture technical brief";
+  g.hbm_bytes = static_cast<int64_t>(180e9);
+  g.hbm_bandwidth = 8.0 * kTBps;
+  g.compute_units = 148;
+  g.max_clock_mhz = 1965;
+  g.l2_bytes = 126 * kMiB;
+  g.peak_dense_tflops = {{DType::kFP32, 75},   {DType::kTF32, 1125}, {DType::kBF16, 2250},
+                         {DType::kFP16, 2250}, {DType::kFP8, 4500},  {DType::kMXFP8, 4500},
+                         {DType::kFP4, 9000}};
+  g.tdp_watts = 1000;
+  // NVLink 5: 18 links x 50 GB/s per direction (1.8 TB/s bidirectional) through NVSwitch.
+  g.fabric = FabricKind::kSwitch;
+  g.intra_node_links = 18;
+  g.intra_node_bandwidth = 18 * 50 * kGBps;
+  g.intra_node_latency = kNvlinkHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = k400GbitNic;  // DGX B200: 8 x 400 Gb/s ConnectX-7
+  g.inter_node_latency = kNetHopLatency;
+  return g;
+}
+
+GpuSpec GB200() {
+  GpuSpec g = B200();
+  g.name = "GB200";
+  g.aliases = {"gb200_nvl72", "gb200nvl72"};
+  g.description = "NVIDIA GB200 NVL72, per Blackwell GPU (72-GPU NVLink domain)";
+  g.source =
+      "NVIDIA GB200 NVL72 data sheet (rack figure / 72 GPUs, dense = half the sparse "
+      "figure)";
+  g.hbm_bytes = static_cast<int64_t>(186e9);  // 13.4 TB HBM3e per 72 GPUs
+  g.hbm_bandwidth = 8.0 * kTBps;              // 576 TB/s per 72 GPUs
+  g.peak_dense_tflops = {{DType::kFP32, 80},   {DType::kTF32, 1250}, {DType::kBF16, 2500},
+                         {DType::kFP16, 2500}, {DType::kFP8, 5000},  {DType::kMXFP8, 5000},
+                         {DType::kFP4, 10000}};
+  g.tdp_watts = 1200;
+  // The NVLink switch trays join all 72 GPUs of the rack into one fabric domain, so the
+  // collective model treats the rack as the "node".
+  g.gpus_per_node = 72;
+  return g;
+}
+
+std::string Normalize(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == ' ') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<GpuSpec>& GpuLibrary() {
+  static const std::vector<GpuSpec> library = {Mi300x(), Mi325x(), Mi350x(), Mi355x(), A100(),
+                                               H100(),   H200(),   B200(),   GB200()};
+  return library;
+}
+
+const GpuSpec* FindGpu(std::string_view name) {
+  const std::string key = Normalize(name);
+  if (key.empty()) return nullptr;
+  for (const GpuSpec& gpu : GpuLibrary()) {
+    if (Normalize(gpu.name) == key) return &gpu;
+    for (const std::string& alias : gpu.aliases) {
+      if (Normalize(alias) == key) return &gpu;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results) {
+  std::vector<std::string> names;
+  for (const GpuSpec& gpu : GpuLibrary()) names.push_back(gpu.name);
+  return ClosestNames(name, names, max_results);
+}
+
+}  // namespace sextant
