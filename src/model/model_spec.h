@@ -55,13 +55,13 @@ struct ModelSpec {
   int64_t max_position_embeddings = 0;
   int64_t seq_length = 4096;  // default training sequence length
 
-  bool swiglu = true;  // gated MLP (3 matrices) vs 2-matrix MLP
+  bool swiglu = true;                        // gated MLP (3 matrices) vs 2-matrix MLP
   bool untie_embeddings_and_output_weights = true;
   bool learned_position_embeddings = false;  // GPT-style absolute positions (else RoPE)
   NormType normalization = NormType::kRMSNorm;
   int norms_per_layer = 2;  // pre-attention + pre-MLP; Gemma 2/3 also have post-norms (4)
   bool qk_layernorm = false;
-  bool add_qkv_bias = false;     // Qwen2 style bias on Q/K/V only
+  bool add_qkv_bias = false;   // Qwen2 style bias on Q/K/V only
   bool add_bias_linear = false;  // bias on every linear layer (GPT-2/3, gpt-oss)
   bool attention_sinks = false;  // gpt-oss learned per-head sink logits
 
