@@ -1,0 +1,209 @@
+#include "projection/published_run.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "hardware/hardware_library.h"
+#include "model/model_library.h"
+#include "util/error.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return Lower(hay).find(Lower(needle)) != std::string::npos;
+}
+
+std::optional<int64_t> Int(const CsvTable& t, size_t row, const std::string& col) {
+  const std::string& v = t.Get(row, col);
+  if (v.empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    const double d = std::stod(v, &used);
+    return static_cast<int64_t>(std::llround(d));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Source key = id up to its first digit-bearing segment ("torchtitan-T1-01-mem" -> torchtitan).
+std::string SourceKey(const std::string& id) {
+  const auto dash = id.find('-');
+  std::string head = id.substr(0, dash);
+  if (head == "amd" || head == "nemo") {
+    const auto second = id.find('-', dash + 1);
+    return id.substr(0, second);
+  }
+  return head;
+}
+
+const GpuSpec* GpuFor(const std::string& text) {
+  for (const char* name : {"MI355X", "MI325X", "MI300X", "B200", "H200", "H100", "A100"}) {
+    if (Contains(text, name)) return FindGpu(name);
+  }
+  return nullptr;
+}
+
+// Models the library does not carry are described by the row itself; the family decides the
+// details the row does not state (corpus/validation/README.md, per source).
+ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name) {
+  ModelSpec m;
+  m.name = name;
+  m.num_layers = Int(t, row, "layers").value_or(0);
+  m.hidden_size = Int(t, row, "hidden").value_or(0);
+  m.ffn_hidden_size = Int(t, row, "ffn_hidden").value_or(4 * m.hidden_size);
+  m.num_attention_heads = Int(t, row, "heads").value_or(0);
+  m.num_query_groups = Int(t, row, "kv_heads").value_or(m.num_attention_heads);
+  if (m.num_attention_heads == 0 && m.hidden_size > 0) {
+    // GPT sizes without stated heads: Megatron's tables use 128-wide heads.
+    m.num_attention_heads = std::max<int64_t>(1, m.hidden_size / 128);
+    m.num_query_groups = m.num_attention_heads;
+  }
+  m.kv_channels = m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0;
+  m.vocab_size = Int(t, row, "vocab").value_or(51200);
+  // GPT / MPT: LayerNorm, 2-matrix GeLU MLP, tied embeddings; GPT adds learned positions and
+  // biases (Brown et al. 2020), MPT uses ALiBi without biases (MosaicML model card).
+  m.swiglu = false;
+  m.untie_embeddings_and_output_weights = false;
+  m.normalization = NormType::kLayerNorm;
+  m.add_bias_linear = !Contains(name, "MPT");
+  m.learned_position_embeddings = !Contains(name, "MPT");
+  m.max_position_embeddings = Int(t, row, "seq_len").value_or(2048);
+  return m;
+}
+
+std::string LibraryName(const std::string& model) {
+  // Row spellings -> library names.
+  const std::string l = Lower(model);
+  if (l.find("llama 3.1 8b") != std::string::npos || l == "llama3-8b") return "llama3.1_8B";
+  if (l.find("llama 3.1 70b") != std::string::npos || l == "llama3-70b") return "llama3.1_70B";
+  if (l.find("llama 3.1 405b") != std::string::npos) return "llama3.1_405B";
+  if (l == "llama2-7b") return "llama2_7B";
+  if (l == "llama2-13b") return "llama2_13B";
+  if (l == "llama2-70b") return "llama2_70B";
+  if (l.find("qwen3-235b") != std::string::npos) return "qwen3_235B_A22B";
+  return "";
+}
+
+}  // namespace
+
+PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
+  PublishedRun r;
+  r.id = t.Get(row, "id");
+  r.source_key = SourceKey(r.id);
+  r.metric_name = t.Get(row, "metric_name");
+  try {
+    r.measured = std::stod(t.Get(row, "metric_value"));
+  } catch (const std::exception&) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "metric_value",
+                   "not a number");
+  }
+  r.moe = Int(t, row, "moe_experts").value_or(0) > 0;
+  const std::string gpu_text = t.Get(row, "gpu");
+  r.vendor = Contains(gpu_text, "MI3") ? "AMD" : "NVIDIA";
+  if (r.source_key == "torchtitan") r.framework = "torchtitan";
+  else if (r.source_key == "llmfoundry") r.framework = "llmfoundry";
+  else if (r.source_key.rfind("nemo", 0) == 0) r.framework = "nemo";
+  else if (r.source_key.rfind("amd-ppipe", 0) == 0) r.framework = "primus";
+  else r.framework = "megatron";
+
+  auto fail = [&](std::string why) {
+    r.reason = std::move(why);
+    return r;
+  };
+  const GpuSpec* gpu = GpuFor(gpu_text);
+  if (!gpu) return fail("GPU '" + gpu_text + "' is not in the hardware library");
+  const auto seq = Int(t, row, "seq_len");
+  const auto mbs = Int(t, row, "micro_batch");
+  const auto gbs = Int(t, row, "global_batch");
+  if (!seq) return fail("sequence length not stated");
+  if (!mbs && !gbs) return fail("micro-batch and global batch not stated");
+
+  Job job;
+  job.framework = r.framework;
+  job.name = r.id;
+  const std::string model_name = t.Get(row, "model");
+  const std::string lib = LibraryName(model_name);
+  if (!lib.empty()) {
+    const ModelEntry* e = FindModel(lib);
+    if (!e) return fail("model '" + lib + "' missing from the model library");
+    job.model = e->spec;
+  } else if (r.moe) {
+    return fail("MoE model '" + model_name + "' is not in the model library");
+  } else {
+    job.model = ModelFromRow(t, row, model_name);
+  }
+  if (auto v = Int(t, row, "vocab")) job.model.vocab_size = *v;
+  job.model.seq_length = *seq;
+
+  ParallelPlan& p = job.parallel;
+  p.tp = static_cast<int>(Int(t, row, "tp").value_or(1));
+  p.pp = static_cast<int>(Int(t, row, "pp").value_or(1));
+  p.cp = static_cast<int>(Int(t, row, "cp").value_or(1));
+  p.ep = static_cast<int>(Int(t, row, "ep").value_or(1));
+  p.vpp = static_cast<int>(Int(t, row, "vpp").value_or(1));
+  const int64_t gpus = Int(t, row, "num_gpus").value_or(0);
+  p.dp = static_cast<int>(Int(t, row, "dp").value_or(gpus / std::max(1, p.tp * p.pp * p.cp)));
+  if (p.dp < 1) return fail("data-parallel size cannot be derived");
+  p.sequence_parallel = p.tp > 1;
+
+  TrainingSettings& tr = job.training;
+  tr.seq_length = *seq;
+  tr.micro_batch_size = mbs.value_or(1);
+  tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
+  if (tr.global_batch_size % (tr.micro_batch_size * p.dp) != 0) {
+    // Sources sometimes round; keep whole micro-batches per pipeline.
+    tr.global_batch_size = std::max<int64_t>(1, tr.global_batch_size / (tr.micro_batch_size * p.dp)) *
+                           tr.micro_batch_size * p.dp;
+  }
+  const std::string precision = t.Get(row, "precision");
+  if (Contains(precision, "fp8")) tr.precision.gemm = DType::kFP8;
+  if (Contains(precision, "fp16")) {
+    tr.precision.params = DType::kFP16;
+    tr.precision.gemm = DType::kFP16;
+  }
+  const std::string recompute = t.Get(row, "recompute");
+  if (Contains(recompute, "full")) {
+    tr.recompute.granularity = RecomputeGranularity::kFull;
+    tr.recompute.method = RecomputeMethod::kUniform;
+    tr.recompute.num_layers = 1;
+  } else if (Contains(recompute, "selective")) {
+    tr.recompute.granularity = RecomputeGranularity::kSelective;
+  }
+  const std::string sharding = t.Get(row, "optimizer_sharding");
+  if (Contains(sharding, "FSDP") || r.framework == "torchtitan" || r.framework == "llmfoundry") {
+    // torchtitan and llm-foundry shard everything (FSDP2 / FSDP FULL_SHARD) with FP32 shards.
+    p.fsdp2 = Contains(sharding, "FSDP") || sharding.empty();
+  } else if (r.framework == "nemo" || r.framework == "primus") {
+    p.distributed_optimizer = true;
+  }
+  tr.flash_attention = r.framework != "megatron";  // 2021-22 Megatron and vTrain predate FA
+  if (r.framework == "megatron") {
+    tr.hidden_dropout = 0.1;  // GPT-3 recipes of that era trained with dropout
+    tr.attention_dropout = 0.1;
+  }
+  tr.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
+
+  ClusterSpec& c = job.cluster;
+  c.gpu = *gpu;
+  c.gpus_per_node = static_cast<int>(Int(t, row, "gpus_per_node").value_or(8));
+  c.num_nodes = static_cast<int>(std::max<int64_t>(1, gpus / std::max(1, c.gpus_per_node)));
+  if (Contains(gpu_text, "96GB")) c.gpu.hbm_bytes = 96 * kGiB;  // Grand Teton H100 (HBM2e)
+  if (p.WorldSize() != gpus && gpus > 0) {
+    return fail(fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp,
+                            gpus));
+  }
+  r.job = std::move(job);
+  return r;
+}
+
+}  // namespace sextant

@@ -1,0 +1,56 @@
+// `sextant validate`: project every row of a published-results table and score the error.
+// Error per row = |predicted / measured - 1|; aggregated as the mean per source, then the
+// mean over sources (corpus/validation/README.md: one large source must not dominate).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "projection/published_run.h"
+#include "report/table.h"
+
+namespace sextant {
+
+struct ValidationRow {
+  PublishedRun run;
+  std::optional<double> predicted;
+  double error_pct = 0;  // signed: (predicted / measured - 1) * 100
+};
+
+struct GroupScore {
+  std::string name;  // source key, or "dense", "MoE", "NVIDIA", "AMD", "memory", "throughput"
+  int rows = 0;
+  double mape_pct = 0;
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;  // projected rows
+  std::vector<ValidationRow> skipped;  // with run.reason
+  std::vector<GroupScore> per_source;
+  std::vector<GroupScore> per_group;   // dense/MoE, NVIDIA/AMD, memory/throughput
+  double mape_pct = 0;                 // mean over sources
+  double row_mape_pct = 0;             // plain mean over rows
+};
+
+// Predicts one row's metric, or explains why it cannot (returns nullopt and sets `why`).
+using RowPredictor = std::function<std::optional<double>(const PublishedRun&, std::string& why)>;
+
+// Memory metrics (peak_memory_gib / peak_memory_gb) of one row from the memory model.
+std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& why);
+
+// The built-in predictor: memory metrics from the memory model, time metrics from the
+// performance model.
+RowPredictor DefaultPredictor();
+
+ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict);
+
+Table ValidationRowsTable(const ValidationReport& report);
+Table ValidationSourcesTable(const ValidationReport& report);
+Table ValidationSkippedTable(const ValidationReport& report);
+nlohmann::json ValidationJson(const ValidationReport& report);
+
+}  // namespace sextant

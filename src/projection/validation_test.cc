@@ -1,0 +1,70 @@
+#include "projection/validation.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace sextant {
+namespace {
+
+const std::string kRuns = std::string(SEXTANT_CORPUS_DIR) + "/validation/published_runs.csv";
+
+TEST(PublishedRunTest, BuildsTorchtitanFsdpJob) {
+  const CsvTable t = CsvTable::Read(kRuns);
+  bool found = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.Get(i, "id") != "torchtitan-T1-01-mem") continue;
+    found = true;
+    const PublishedRun r = ReadPublishedRun(t, i);
+    ASSERT_TRUE(r.job.has_value()) << r.reason;
+    EXPECT_EQ(r.source_key, "torchtitan");
+    EXPECT_TRUE(r.job->parallel.fsdp2);
+    EXPECT_EQ(r.job->parallel.dp, 8);
+    EXPECT_EQ(r.job->training.seq_length, 8192);
+    EXPECT_EQ(r.job->model.num_layers, 32);
+    EXPECT_EQ(r.job->cluster.gpu.name, "H100");
+    EXPECT_DOUBLE_EQ(r.measured, 82.4);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(PublishedRunTest, RowsWithoutSequenceLengthSayWhy) {
+  const CsvTable t = CsvTable::Read(kRuns);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.Get(i, "id") != "amd-ppipe-llama2-1-mem") continue;
+    const PublishedRun r = ReadPublishedRun(t, i);
+    EXPECT_FALSE(r.job.has_value());
+    EXPECT_EQ(r.reason, "sequence length not stated");
+    return;
+  }
+  FAIL() << "row not found";
+}
+
+TEST(ValidationTest, ScoresEveryProjectedRowAndExplainsTheRest) {
+  // A predictor that is exactly 10% high must score 10% everywhere.
+  const ValidationReport r =
+      Validate(kRuns, [](const PublishedRun& run, std::string&) -> std::optional<double> {
+        return run.measured * 1.1;
+      });
+  EXPECT_EQ(r.rows.size() + r.skipped.size(), 161u);
+  EXPECT_GT(r.rows.size(), 100u);
+  EXPECT_NEAR(r.mape_pct, 10.0, 1e-9);
+  for (const auto& s : r.skipped) EXPECT_FALSE(s.run.reason.empty()) << s.run.id;
+}
+
+TEST(ValidationTest, MemoryRowsAreWithinReachOfMeasuredPeaks) {
+  const ValidationReport r = Validate(kRuns, DefaultPredictor());
+  int memory_rows = 0;
+  for (const auto& row : r.rows) {
+    if (row.run.metric_name.rfind("peak_memory", 0) != 0) continue;
+    ++memory_rows;
+    // Each projected peak must be within a factor of 2 of the measurement; the aggregate
+    // accuracy is reported by `sextant validate` and documented in docs/validate.md.
+    EXPECT_GT(*row.predicted, 0.5 * row.run.measured) << row.run.id;
+    EXPECT_LT(*row.predicted, 2.0 * row.run.measured) << row.run.id;
+  }
+  EXPECT_GE(memory_rows, 5);
+}
+
+}  // namespace
+}  // namespace sextant

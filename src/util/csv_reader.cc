@@ -1,0 +1,113 @@
+#include "util/csv_reader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+
+std::vector<CsvRecord> ParseCsv(std::string_view text, const std::string& file_name) {
+  std::vector<CsvRecord> out;
+  CsvRecord rec;
+  std::string field;
+  int64_t line = 1;
+  rec.line = 1;
+  bool in_quotes = false, any = false;
+  int64_t quote_line = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_quotes = true;
+        quote_line = line;
+        any = true;
+        break;
+      case ',':
+        rec.fields.push_back(std::move(field));
+        field.clear();
+        any = true;
+        break;
+      case '\r': break;
+      case '\n':
+        if (any || !field.empty()) {
+          rec.fields.push_back(std::move(field));
+          out.push_back(std::move(rec));
+        }
+        field.clear();
+        rec = CsvRecord{};
+        ++line;
+        rec.line = line;
+        any = false;
+        break;
+      default:
+        field += c;
+        any = true;
+    }
+  }
+  if (in_quotes) {
+    ThrowUserError(SourceLocation{file_name, quote_line, -1, -1}, "",
+                   "quoted field is never closed");
+  }
+  if (any || !field.empty()) {
+    rec.fields.push_back(std::move(field));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+std::vector<CsvRecord> ReadCsvFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowUserError(fmt::format("{}: cannot open file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseCsv(ss.str(), path);
+}
+
+CsvTable CsvTable::Parse(std::string_view text, const std::string& file_name) {
+  CsvTable t;
+  t.file_ = file_name;
+  auto records = ParseCsv(text, file_name);
+  if (records.empty()) ThrowUserError(SourceLocation{file_name, 1, -1, -1}, "", "empty CSV file");
+  t.header_ = records.front().fields;
+  for (size_t i = 0; i < t.header_.size(); ++i) t.index_[t.header_[i]] = i;
+  t.rows_.assign(std::make_move_iterator(records.begin() + 1),
+                 std::make_move_iterator(records.end()));
+  return t;
+}
+
+CsvTable CsvTable::Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowUserError(fmt::format("{}: cannot open file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Parse(ss.str(), path);
+}
+
+const std::string& CsvTable::Get(size_t row, const std::string& column) const {
+  static const std::string kEmpty;
+  auto it = index_.find(column);
+  if (it == index_.end()) {
+    ThrowUserError(SourceLocation{file_, 1, -1, -1}, column, "no such column in the header");
+  }
+  const auto& fields = rows_.at(row).fields;
+  return it->second < fields.size() ? fields[it->second] : kEmpty;
+}
+
+}  // namespace sextant

@@ -1,0 +1,44 @@
+#include "util/csv_reader.h"
+
+#include <gtest/gtest.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+TEST(CsvReaderTest, HandlesQuotesEmbeddedCommasAndNewlines) {
+  auto recs = ParseCsv("a,b,c\n1,\"x, \"\"y\"\"\",\n2,\"multi\nline\",z\n", "t.csv");
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[1].fields[1], "x, \"y\"");
+  EXPECT_EQ(recs[1].fields[2], "");
+  EXPECT_EQ(recs[2].fields[1], "multi\nline");
+  EXPECT_EQ(recs[2].line, 3);
+}
+
+TEST(CsvReaderTest, UnterminatedQuoteNamesFileAndLine) {
+  try {
+    ParseCsv("a\n\"open\n", "bad.csv");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "bad.csv:2: quoted field is never closed");
+  }
+}
+
+TEST(CsvReaderTest, TableByColumnName) {
+  auto t = CsvTable::Parse("id,value\nr1,3\nr2\n", "t.csv");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.Get(0, "value"), "3");
+  EXPECT_EQ(t.Get(1, "value"), "");
+  EXPECT_THROW(t.Get(0, "nope"), UserError);
+}
+
+TEST(CsvReaderTest, ReadsThePublishedRunsTable) {
+  auto t = CsvTable::Read(std::string(SEXTANT_CORPUS_DIR) + "/validation/published_runs.csv");
+  EXPECT_GT(t.size(), 100u);
+  EXPECT_TRUE(t.HasColumn("metric_value"));
+  EXPECT_EQ(t.header().size(), 31u);  // id .. notes, see corpus/validation/README.md
+}
+
+}  // namespace
+}  // namespace sextant
