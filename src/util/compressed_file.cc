@@ -1,5 +1,7 @@
 #include "util/compressed_file.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -200,6 +202,13 @@ InputText InputText::Load(const std::string& path) {
   result.truncated_ = decoded.truncated;
   result.truncation_reason_ = decoded.reason;
   return result;
+}
+
+void InputText::ReleaseBefore(size_t offset) const {
+  if (!mapped_) return;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t end = std::min(offset, size_) / page * page;
+  if (end > 0) ::madvise(const_cast<char*>(data_), end, MADV_DONTNEED);
 }
 
 InputText InputText::FromString(std::string_view text) {

@@ -35,6 +35,10 @@ class InputText {
   Compression compression() const { return compression_; }
   size_t compressed_size() const { return compressed_size_; }
   bool truncated() const { return truncated_; }
+  // Tells the kernel that bytes before `offset` will not be read again, so their pages can
+  // leave this process's resident set (memory-mapped files only; they are re-read from disk
+  // if touched again). Keeps peak memory near the size of one copy of the text.
+  void ReleaseBefore(size_t offset) const;
   // Why decoding stopped early ("" if it did not).
   const std::string& truncation_reason() const { return truncation_reason_; }
 

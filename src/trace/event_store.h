@@ -1,0 +1,125 @@
+// The compact in-memory form of one profiler trace (one rank): interned strings, CPU events
+// per thread, GPU activities per stream, the links between them, iterations, collective
+// metadata and device facts. Built by ReadKinetoTrace (kineto_reader.h), read by analyses.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sextant {
+
+// Interns strings; id 0 is the empty string. Views stay valid while the pool lives.
+class StringPool {
+ public:
+  StringPool();
+  uint32_t Intern(std::string_view text);
+  std::string_view Get(uint32_t id) const { return views_[id]; }
+  size_t size() const { return views_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t block_used_ = 0;
+  size_t block_size_ = 0;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, uint32_t> ids_;
+};
+
+enum class CpuKind : uint8_t {
+  kOp,          // cat cpu_op (2021: Operator)
+  kAnnotation,  // cat user_annotation (ProfilerStep#N, nccl:all_reduce, ...)
+  kRuntime,     // cat cuda_runtime / cuda_driver (2021: Runtime), hip* names on ROCm
+};
+
+enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+struct CpuEvent {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t external_id = -1;
+  int64_t correlation = -1;  // runtime calls: links to the GPU activities they launched
+  uint32_t name = 0;
+  uint32_t thread = 0;           // index into TraceData::threads
+  uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
+  uint32_t input_types = 0;      // raw JSON text of args "Input type"
+  uint32_t concrete_inputs = 0;  // raw JSON text of args "Concrete Inputs"
+  int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)
+  int32_t collective = -1;       // index into TraceData::collectives
+  CpuKind kind = CpuKind::kOp;
+  int64_t end_ns() const { return ts_ns + dur_ns; }
+};
+
+struct GpuEvent {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t stream = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int64_t bytes = -1;  // memcpy/memset size when recorded
+  uint32_t name = 0;
+  int32_t device = 0;
+  int32_t collective = -1;  // metadata on the kernel itself, or inherited from its launcher
+  int32_t launcher = -1;    // index of the runtime CpuEvent that launched it (BuildLinks)
+  int32_t op = -1;          // innermost cpu_op enclosing the launcher (BuildLinks)
+  GpuKind kind = GpuKind::kKernel;
+  int64_t end_ns() const { return ts_ns + dur_ns; }
+};
+
+// Collective arguments recorded by PyTorch on record_param_comms ops and NCCL/RCCL kernels.
+struct CollectiveMeta {
+  uint32_t name = 0;  // "allreduce", "allgather", "_allgather_base", ...
+  uint32_t dtype = 0;
+  uint32_t pg_name = 0;
+  uint32_t pg_desc = 0;
+  int64_t in_nelems = -1;
+  int64_t out_nelems = -1;
+  int64_t group_size = -1;
+  int64_t seq = -1;
+  uint64_t comms_id = 0;  // may exceed INT64_MAX
+  bool has_comms_id = false;
+};
+
+struct ThreadInfo {
+  int64_t pid = 0;
+  int64_t tid = 0;
+};
+
+struct Iteration {
+  int64_t step = -1;  // N of ProfilerStep#N
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+};
+
+struct TraceData {
+  std::string path;
+  int64_t rank = -1;  // distributedInfo.rank, -1 if absent
+  int64_t world_size = -1;
+  std::string device_name;   // deviceProperties[0].name
+  int64_t warp_size = 0;     // 64 on AMD GPUs, 32 on NVIDIA
+  int64_t base_time_ns = 0;  // baseTimeNanoseconds (0 for absolute-time traces)
+  bool rocm = false;         // hip* runtime names or warp size 64
+
+  StringPool strings;
+  std::vector<ThreadInfo> threads;
+  std::vector<CpuEvent> cpu;
+  std::vector<GpuEvent> gpu;
+  std::vector<CollectiveMeta> collectives;
+  std::vector<Iteration> iterations;
+
+  size_t input_bytes = 0;   // decompressed JSON size
+  size_t total_events = 0;  // every element of traceEvents, kept or not
+  bool truncated = false;
+  std::vector<std::string> warnings;
+
+  std::string_view Name(uint32_t id) const { return strings.Get(id); }
+};
+
+// Sorts events, nests CPU events per thread, links runtime calls to GPU activities
+// (correlation id, else External id) and GPU activities to their launching cpu_op, attaches
+// collective metadata to communication kernels, and collects ProfilerStep#N iterations.
+void BuildLinks(TraceData& trace);
+
+}  // namespace sextant

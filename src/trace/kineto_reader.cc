@@ -1,0 +1,745 @@
+#include "trace/kineto_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+enum class Category : uint8_t {
+  kSkip,
+  kCpuOp,
+  kAnnotation,
+  kRuntime,
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kFlow
+};
+
+Category Classify(std::string_view cat) {
+  // Modern names (libkineto ActivityType.h) and the 2021 capitalised ones.
+  switch (cat.size()) {
+    case 4:
+      if (cat == "ac2g") return Category::kFlow;
+      break;
+    case 5:
+      if (cat == "async") return Category::kFlow;
+      break;
+    case 6:
+      if (cat == "cpu_op") return Category::kCpuOp;
+      if (cat == "kernel" || cat == "Kernel") return Category::kKernel;
+      if (cat == "Memcpy") return Category::kMemcpy;
+      if (cat == "Memset") return Category::kMemset;
+      break;
+    case 7:
+      if (cat == "Runtime") return Category::kRuntime;
+      break;
+    case 8:
+      if (cat == "Operator") return Category::kCpuOp;
+      break;
+    case 9:
+      if (cat == "async_gpu") return Category::kFlow;
+      break;
+    case 10:
+      if (cat == "gpu_memcpy") return Category::kMemcpy;
+      if (cat == "gpu_memset") return Category::kMemset;
+      break;
+    case 11:
+      if (cat == "cuda_driver") return Category::kRuntime;
+      break;
+    case 12:
+      if (cat == "cuda_runtime") return Category::kRuntime;
+      break;
+    case 15:
+      if (cat == "user_annotation") return Category::kAnnotation;
+      break;
+    case 16:
+      if (cat == "async_cpu_to_gpu") return Category::kFlow;
+      break;
+  }
+  return Category::kSkip;
+}
+
+std::string_view Trim(std::string_view token) {
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t')) {
+    token.remove_suffix(1);
+  }
+  return token;
+}
+
+bool ParseInt(std::string_view token, int64_t* out) {
+  token = Trim(token);
+  if (!token.empty() && token.front() == '"') {  // some writers quote numbers
+    token.remove_prefix(1);
+    if (!token.empty() && token.back() == '"') token.remove_suffix(1);
+  }
+  auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), *out);
+  if (ec == std::errc() && ptr == token.data() + token.size()) return true;
+  int64_t ns;
+  if (ParseMicrosecondsToNs(token, &ns)) {  // 7.0 or 1e3: keep the integral part
+    *out = ns / 1000;
+    return true;
+  }
+  return false;
+}
+
+bool ParseUint(std::string_view token, uint64_t* out) {
+  token = Trim(token);
+  auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), *out);
+  return ec == std::errc() && ptr == token.data() + token.size();
+}
+
+void AppendUtf8(uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// JSON string token (with quotes, possibly trailing spaces) -> its text. Escapes are rare in
+// traces, so the common case is a view into the input; `scratch` holds unescaped text.
+bool StringToken(std::string_view token, std::string& scratch, std::string_view* out) {
+  token = Trim(token);
+  if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
+  std::string_view body = token.substr(1, token.size() - 2);
+  if (body.find('\\') == std::string_view::npos) {
+    *out = body;
+    return true;
+  }
+  scratch.clear();
+  for (size_t i = 0; i < body.size(); ++i) {
+    char ch = body[i];
+    if (ch != '\\' || i + 1 >= body.size()) {
+      scratch += ch;
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+      case 'n': scratch += '\n'; break;
+      case 't': scratch += '\t'; break;
+      case 'r': scratch += '\r'; break;
+      case 'b': scratch += '\b'; break;
+      case 'f': scratch += '\f'; break;
+      case 'u': {
+        uint32_t cp = 0;
+        if (i + 4 >= body.size()) return false;
+        auto [p, ec] = std::from_chars(body.data() + i + 1, body.data() + i + 5, cp, 16);
+        if (ec != std::errc() || p != body.data() + i + 5) return false;
+        i += 4;
+        AppendUtf8(cp, scratch);  // surrogate pairs stay as two code points: names only
+        break;
+      }
+      default: scratch += e;  // \" \\ \/
+    }
+  }
+  *out = scratch;
+  return true;
+}
+
+struct FlowKey {
+  int64_t pid, tid, ts;
+  bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
+};
+struct FlowKeyHash {
+  size_t operator()(const FlowKey& k) const {
+    uint64_t h = static_cast<uint64_t>(k.pid) * 0x9E3779B97F4A7C15ULL;
+    h ^= static_cast<uint64_t>(k.tid) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+    h ^= static_cast<uint64_t>(k.ts) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
+};
+
+class ParseFailure {
+ public:
+  ParseFailure(simdjson::error_code code, const char* where) : code(code), where(where) {}
+  simdjson::error_code code;
+  const char* where;
+};
+
+class KinetoParser {
+ public:
+  KinetoParser(const InputText& input, const std::string& path, TraceData& out)
+      : input_(input), path_(path), out_(out), base_(input.text().data()) {}
+
+  // Returns normally when the whole document was read; throws ParseFailure otherwise.
+  void Parse(std::string_view text, bool* saw_trace_events) {
+    od::parser parser;
+    od::document doc;
+    auto padded = simdjson::padded_string_view(text.data(), text.size(),
+                                               text.size() + InputText::kInputPadding);
+    Check(parser.iterate(padded).get(doc), text.data());
+    doc_ = &doc;
+    od::json_type type;
+    Check(doc.type().get(type), text.data());
+    if (type == od::json_type::array) {
+      od::array events;
+      Check(doc.get_array().get(events), text.data());
+      *saw_trace_events = true;
+      ParseEvents(events);
+      return;
+    }
+    if (type != od::json_type::object) {
+      throw UserError(FormatLocated(
+          {path_}, "", "not a Kineto trace: top-level JSON value is not an object or array"));
+    }
+    od::object top;
+    Check(doc.get_object().get(top), text.data());
+    for (auto field_result : top) {
+      od::field field;
+      Check(std::move(field_result).get(field), Location(doc));
+      std::string_view key = Key(field);
+      od::value value = field.value();
+      if (key == "traceEvents") {
+        od::array events;
+        Check(value.get_array().get(events), Location(doc));
+        *saw_trace_events = true;
+        ParseEvents(events);
+      } else if (key == "deviceProperties") {
+        ParseDeviceProperties(value);
+      } else if (key == "distributedInfo") {
+        ParseDistributedInfo(value);
+      } else if (key == "baseTimeNanoseconds") {
+        ParseInt(Token(value), &out_.base_time_ns);
+      }
+    }
+    doc_ = nullptr;
+  }
+
+  void FinishFlows() {
+    if (flow_starts_.empty() && flow_ends_.empty()) return;
+    for (CpuEvent& ev : out_.cpu) {
+      if (ev.kind != CpuKind::kRuntime || ev.correlation >= 0) continue;
+      const ThreadInfo& t = out_.threads[ev.thread];
+      auto it = flow_starts_.find({t.pid, t.tid, ev.ts_ns});
+      if (it != flow_starts_.end()) ev.correlation = it->second;
+    }
+    for (size_t i = 0; i < out_.gpu.size(); ++i) {
+      GpuEvent& g = out_.gpu[i];
+      if (g.correlation >= 0) continue;
+      auto it = flow_ends_.find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
+      if (it != flow_ends_.end()) g.correlation = it->second;
+    }
+  }
+
+  size_t parsed_events() const { return parsed_events_; }
+
+ private:
+  void Check(simdjson::error_code code, const char* where) {
+    if (code == simdjson::SUCCESS) return;
+    if (!where && doc_) where = Location(*doc_);
+    throw ParseFailure(code, where);
+  }
+  const char* Location(od::document& doc) {
+    const char* where = nullptr;
+    if (doc.current_location().get(where) != simdjson::SUCCESS) return nullptr;
+    return where;
+  }
+
+  static std::string_view Key(od::field& field) {
+    // Keys in traces never need unescaping; the raw key ends at the first quote.
+    const char* start = field.key().raw();
+    const char* end = start;
+    while (*end != '"') {
+      if (*end == '\\') ++end;
+      ++end;
+    }
+    return {start, static_cast<size_t>(end - start)};
+  }
+
+  static std::string_view Token(od::value& value) { return value.raw_json_token(); }
+
+  bool String(od::value& value, std::string_view* out) {
+    return StringToken(Token(value), scratch_, out);
+  }
+
+  // Raw text of an array or object value ("[[1, 2], []]"), for shapes kept verbatim.
+  uint32_t RawContainer(od::value& value) {
+    od::json_type type;
+    if (value.type().get(type) != simdjson::SUCCESS) return 0;
+    std::string_view raw;
+    if (type == od::json_type::array) {
+      od::array a;
+      if (value.get_array().get(a) || a.raw_json().get(raw)) return 0;
+    } else if (type == od::json_type::object) {
+      od::object o;
+      if (value.get_object().get(o) || o.raw_json().get(raw)) return 0;
+    } else {
+      raw = Trim(Token(value));
+    }
+    return out_.strings.Intern(Trim(raw));
+  }
+
+  // pid/tid: an integer, or a string ("stream 7" -> 7; other strings get negative ids).
+  int64_t ProcessOrThread(od::value& value) {
+    std::string_view token = Trim(Token(value));
+    int64_t n = 0;
+    if (!token.empty() && token.front() != '"') {
+      ParseInt(token, &n);
+      return n;
+    }
+    std::string_view text;
+    if (!StringToken(token, scratch_, &text)) return 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec == std::errc() && ptr == text.data() + text.size()) return n;
+    if (text.substr(0, 7) == "stream ") {
+      std::string_view digits = text.substr(7);
+      auto [p2, ec2] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      if (ec2 == std::errc()) return n;
+    }
+    return -1 - static_cast<int64_t>(out_.strings.Intern(text));
+  }
+
+  uint32_t ThreadIndex(int64_t pid, int64_t tid) {
+    auto [it, inserted] =
+        thread_index_.try_emplace({pid, tid, 0}, static_cast<uint32_t>(out_.threads.size()));
+    if (inserted) out_.threads.push_back({pid, tid});
+    return it->second;
+  }
+
+  int32_t CollectiveIndex() {
+    if (collective_.name == 0 && collective_.in_nelems < 0 && collective_.out_nelems < 0 &&
+        collective_.pg_name == 0) {
+      return -1;
+    }
+    out_.collectives.push_back(collective_);
+    return static_cast<int32_t>(out_.collectives.size() - 1);
+  }
+
+  struct Args {
+    int64_t external_id = -1, correlation = -1, stream = INT64_MIN, device = INT64_MIN, bytes = -1;
+    uint32_t dims = 0, types = 0, concrete = 0;
+  };
+
+  void ParseArgs(od::value& value, Args& args, bool cpu_side) {
+    od::object obj;
+    if (value.get_object().get(obj) != simdjson::SUCCESS) return;
+    for (auto field_result : obj) {
+      od::field field;
+      Check(std::move(field_result).get(field), nullptr);
+      std::string_view key = Key(field);
+      od::value v = field.value();
+      switch (key.size()) {
+        case 3:
+          if (key == "Seq") ParseInt(Token(v), &collective_.seq);
+          break;
+        case 5:
+          if (key == "bytes")
+            ParseInt(Token(v), &args.bytes);
+          else if (key == "dtype")
+            collective_.dtype = InternString(v);
+          break;
+        case 6:
+          if (key == "stream")
+            ParseInt(Token(v), &args.stream);
+          else if (key == "device")
+            ParseInt(Token(v), &args.device);
+          break;
+        case 8:
+          if (key == "Comms Id") {
+            collective_.has_comms_id = ParseUint(Token(v), &collective_.comms_id);
+          }
+          break;
+        case 10:
+          if (key == "Input Dims" || key == "Input dims") {
+            if (cpu_side) args.dims = RawContainer(v);
+          } else if (key == "Input type") {
+            if (cpu_side) args.types = RawContainer(v);
+          } else if (key == "Group size") {
+            ParseInt(Token(v), &collective_.group_size);
+          }
+          break;
+        case 11:
+          if (key == "External id" || key == "external id")
+            ParseInt(Token(v), &args.external_id);
+          else if (key == "correlation")
+            ParseInt(Token(v), &args.correlation);
+          break;
+        case 13:
+          if (key == "In msg nelems") ParseInt(Token(v), &collective_.in_nelems);
+          break;
+        case 14:
+          if (key == "Out msg nelems") ParseInt(Token(v), &collective_.out_nelems);
+          break;
+        case 15:
+          if (key == "Concrete Inputs") {
+            if (cpu_side) args.concrete = RawContainer(v);
+          } else if (key == "Collective name") {
+            collective_.name = InternString(v);
+          }
+          break;
+        case 18:
+          if (key == "Process Group Name") collective_.pg_name = InternString(v);
+          break;
+        case 25:
+          if (key == "Process Group Description") collective_.pg_desc = InternString(v);
+          break;
+      }
+    }
+  }
+
+  uint32_t InternString(od::value& v) {
+    std::string_view text;
+    if (!String(v, &text)) return 0;
+    return out_.strings.Intern(text);
+  }
+
+  void ParseEvents(od::array& events) {
+    size_t next_release = kReleaseStep;
+    for (auto element : events) {
+      od::object obj;
+      Check(element.get_object().get(obj), nullptr);
+      ParseEvent(obj);
+      ++out_.total_events;
+      ++parsed_events_;
+      if ((parsed_events_ & 4095) == 0 && doc_) {
+        const char* where = Location(*doc_);
+        if (where) {
+          size_t offset = static_cast<size_t>(where - base_);
+          if (offset > next_release) {
+            input_.ReleaseBefore(offset - kReleaseStep / 2);
+            next_release = offset + kReleaseStep;
+          }
+        }
+      }
+    }
+  }
+
+ public:
+  od::document* doc_ = nullptr;
+
+ private:
+  void ParseEvent(od::object& obj) {
+    char ph = 0;
+    Category cat = Category::kSkip;
+    bool have_cat = false;
+    uint32_t name = 0;
+    int64_t pid = 0, tid = 0, ts = 0, dur = 0, flow_id = -1;
+    bool have_ts = false;
+    Args args;
+    collective_ = CollectiveMeta{};
+    for (auto field_result : obj) {
+      od::field field;
+      Check(std::move(field_result).get(field), nullptr);
+      std::string_view key = Key(field);
+      od::value v = field.value();
+      if (key == "ph") {
+        std::string_view text;
+        if (String(v, &text) && !text.empty()) ph = text[0];
+        if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return;
+      } else if (key == "cat") {
+        std::string_view text;
+        if (String(v, &text)) cat = Classify(text);
+        have_cat = true;
+        if (cat == Category::kSkip) return;  // python_function, Trace, instants: not needed
+      } else if (key == "name") {
+        name = InternString(v);
+      } else if (key == "pid") {
+        pid = ProcessOrThread(v);
+      } else if (key == "tid") {
+        tid = ProcessOrThread(v);
+      } else if (key == "ts") {
+        have_ts = ParseMicrosecondsToNs(Token(v), &ts);
+      } else if (key == "dur") {
+        ParseMicrosecondsToNs(Token(v), &dur);
+      } else if (key == "id") {
+        ParseInt(Token(v), &flow_id);
+      } else if (key == "args") {
+        if (have_cat && cat != Category::kFlow) {
+          ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation);
+        }
+      }
+    }
+    if (!have_cat || !have_ts || cat == Category::kSkip) return;
+    if (cat == Category::kFlow) {
+      if (flow_id < 0) return;
+      if (ph == 's')
+        flow_starts_.emplace(FlowKey{pid, tid, ts}, flow_id);
+      else if (ph == 'f' || ph == 't')
+        flow_ends_.emplace(FlowKey{pid, tid, ts}, flow_id);
+      return;
+    }
+    if (ph != 'X') return;
+    if (dur < 0) dur = 0;
+    if (cat == Category::kCpuOp || cat == Category::kAnnotation || cat == Category::kRuntime) {
+      CpuEvent ev;
+      ev.ts_ns = ts;
+      ev.dur_ns = dur;
+      ev.name = name;
+      ev.thread = ThreadIndex(pid, tid);
+      ev.external_id = args.external_id;
+      ev.correlation = cat == Category::kRuntime ? args.correlation : -1;
+      ev.input_dims = args.dims;
+      ev.input_types = args.types;
+      ev.concrete_inputs = args.concrete;
+      ev.kind = cat == Category::kCpuOp        ? CpuKind::kOp
+                : cat == Category::kAnnotation ? CpuKind::kAnnotation
+                                               : CpuKind::kRuntime;
+      ev.collective = cat == Category::kRuntime ? -1 : CollectiveIndex();
+      if (cat == Category::kRuntime && !out_.rocm && out_.Name(name).substr(0, 3) == "hip")
+        out_.rocm = true;
+      out_.cpu.push_back(ev);
+      return;
+    }
+    GpuEvent g;
+    g.ts_ns = ts;
+    g.dur_ns = dur;
+    g.name = name;
+    g.device = static_cast<int32_t>(args.device != INT64_MIN ? args.device : pid);
+    g.stream = args.stream != INT64_MIN ? args.stream : tid;
+    g.correlation = args.correlation;
+    g.external_id = args.external_id;
+    g.bytes = args.bytes;
+    g.kind = cat == Category::kMemcpy   ? GpuKind::kMemcpy
+             : cat == Category::kMemset ? GpuKind::kMemset
+                                        : GpuKind::kKernel;
+    if (g.kind == GpuKind::kKernel) {
+      // ROCm 7.1 reports copies and fills as kernels; they are memory operations.
+      std::string_view n = out_.Name(name);
+      if (n.substr(0, 12) == "MEMORY_COPY_" || n.substr(0, 23) == "__amd_rocclr_copyBuffer") {
+        g.kind = GpuKind::kMemcpy;
+      } else if (n.substr(0, 23) == "__amd_rocclr_fillBuffer") {
+        g.kind = GpuKind::kMemset;
+      }
+    }
+    g.collective = CollectiveIndex();
+    out_.gpu.push_back(g);
+    gpu_pid_tid_.emplace_back(pid, tid);
+  }
+
+  void ParseDeviceProperties(od::value& value) {
+    od::array devices;
+    if (value.get_array().get(devices)) return;
+    for (auto element : devices) {
+      od::object device;
+      if (element.get_object().get(device)) return;
+      for (auto field_result : device) {
+        od::field field;
+        if (std::move(field_result).get(field)) return;
+        std::string_view key = Key(field);
+        od::value v = field.value();
+        if (key == "name") {
+          std::string_view text;
+          if (String(v, &text)) out_.device_name = std::string(text);
+        } else if (key == "warpSize") {
+          ParseInt(Token(v), &out_.warp_size);
+        }
+      }
+      break;  // one device per rank file: the first describes it
+    }
+    if (out_.warp_size == 64) out_.rocm = true;
+  }
+
+  void ParseDistributedInfo(od::value& value) {
+    od::object info;
+    if (value.get_object().get(info)) return;
+    for (auto field_result : info) {
+      od::field field;
+      if (std::move(field_result).get(field)) return;
+      std::string_view key = Key(field);
+      od::value v = field.value();
+      if (key == "rank")
+        ParseInt(Token(v), &out_.rank);
+      else if (key == "world_size")
+        ParseInt(Token(v), &out_.world_size);
+    }
+  }
+
+  static constexpr size_t kReleaseStep = size_t{64} << 20;
+
+  const InputText& input_;
+  const std::string& path_;
+  TraceData& out_;
+  const char* base_;
+  std::string scratch_;
+  CollectiveMeta collective_;
+  size_t parsed_events_ = 0;
+  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
+  std::unordered_map<FlowKey, int64_t, FlowKeyHash> flow_starts_;
+  std::unordered_map<FlowKey, int64_t, FlowKeyHash> flow_ends_;
+  std::vector<std::pair<int64_t, int64_t>> gpu_pid_tid_;
+};
+
+// The end of the last complete event before `limit`: a '}' followed by ',' and '{'.
+size_t LastEventBoundary(std::string_view text, size_t limit) {
+  size_t pos = std::min(limit, text.size());
+  while (pos > 0) {
+    size_t close = text.rfind('}', pos - 1);
+    if (close == std::string_view::npos) return 0;
+    size_t i = close + 1;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      if (i < text.size() && text[i] == '{') return close + 1;
+    }
+    pos = close;
+  }
+  return 0;
+}
+
+std::string Describe(simdjson::error_code code) { return simdjson::error_message(code); }
+
+}  // namespace
+
+bool ParseMicrosecondsToNs(std::string_view token, int64_t* ns) {
+  token = Trim(token);
+  if (token.empty()) return false;
+  size_t i = 0;
+  bool negative = false;
+  if (token[0] == '-') {
+    negative = true;
+    i = 1;
+  }
+  int64_t whole = 0;
+  size_t digits = 0;
+  while (i < token.size() && token[i] >= '0' && token[i] <= '9') {
+    if (whole > (INT64_MAX / 10000)) return false;  // beyond ~292 years in ns
+    whole = whole * 10 + (token[i] - '0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0) return false;
+  int64_t frac = 0;
+  if (i < token.size() && token[i] == '.') {
+    ++i;
+    int places = 0;
+    bool round_up = false;
+    while (i < token.size() && token[i] >= '0' && token[i] <= '9') {
+      if (places < 3) {
+        frac = frac * 10 + (token[i] - '0');
+      } else if (places == 3) {
+        round_up = token[i] >= '5';
+      }
+      ++places;
+      ++i;
+    }
+    for (int p = std::min(places, 3); p < 3; ++p) frac *= 10;
+    if (round_up) ++frac;
+  }
+  if (i < token.size()) {
+    if (token[i] != 'e' && token[i] != 'E') return false;
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (ec != std::errc() || ptr != token.data() + token.size() || !std::isfinite(value) ||
+        std::fabs(value) > 9e15) {
+      return false;
+    }
+    *ns = static_cast<int64_t>(std::llround(value * 1000.0));
+    return true;
+  }
+  int64_t result = whole * 1000 + frac;
+  *ns = negative ? -result : result;
+  return true;
+}
+
+TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
+  TraceData out;
+  out.path = path;
+  out.input_bytes = input.text().size();
+  if (input.truncated()) {
+    out.truncated = true;
+    out.warnings.push_back(input.truncation_reason());
+  }
+  std::string_view text = input.text();
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    ThrowUserError(SourceLocation{path, -1, -1, 0}, "", "empty file: not a Kineto trace");
+  }
+  if (text[first] != '{' && text[first] != '[') {
+    ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",
+                   "not JSON: a Kineto trace starts with '{' or '['");
+  }
+  if (text.size() > 0xFFFFFFFFull) {
+    ThrowUserError(SourceLocation{path}, "",
+                   "JSON text larger than 4 GiB is not supported; split the trace per rank");
+  }
+
+  bool saw_events = false;
+  auto run = [&](std::string_view body, const InputText& owner) -> std::pair<bool, std::string> {
+    KinetoParser parser(owner, path, out);
+    try {
+      parser.Parse(body, &saw_events);
+      parser.FinishFlows();
+      return {true, ""};
+    } catch (const ParseFailure& failure) {
+      parser.FinishFlows();
+      int64_t offset = failure.where ? failure.where - body.data() : -1;
+      return {false, FormatLocated(SourceLocation{path, -1, -1, offset}, "",
+                                   "JSON error: " + Describe(failure.code))};
+    }
+  };
+  auto [ok, error] = run(text, input);
+  if (!ok && out.total_events == 0 && !saw_events) {
+    // The whole document may be rejected up front (for instance an unclosed string where the
+    // file was cut). Retry on the prefix that ends with a complete event, closed by hand.
+    size_t limit = text.size();
+    for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
+      size_t cut = LastEventBoundary(text, limit);
+      if (cut == 0) break;
+      std::string repaired(text.substr(0, cut));
+      repaired += text[first] == '[' ? "]" : "]}";
+      InputText copy = InputText::FromString(repaired);
+      TraceData fresh;
+      fresh.path = out.path;
+      fresh.input_bytes = out.input_bytes;
+      fresh.warnings = out.warnings;
+      std::swap(out, fresh);
+      saw_events = false;
+      auto [ok2, error2] = run(copy.text(), copy);
+      if (ok2 && saw_events) {
+        out.truncated = true;
+        out.warnings.push_back(
+            error +
+            fmt::format(
+                "; the file looks cut short, so only the first {} bytes ({} events) were analysed",
+                cut, out.total_events));
+        ok = true;
+      } else {
+        std::swap(out, fresh);
+        limit = cut - 1;
+      }
+    }
+    if (!ok) throw UserError(error);
+  } else if (!ok) {
+    if (out.total_events == 0 && !saw_events) throw UserError(error);
+    out.truncated = true;
+    out.warnings.push_back(
+        error + fmt::format("; analysing the {} events read before it", out.total_events));
+  }
+  if (!saw_events) {
+    ThrowUserError(SourceLocation{path}, "traceEvents",
+                   "not a Kineto trace: no traceEvents array (rocprofv3 JSON and PyTorch "
+                   "execution traces are different formats)");
+  }
+  BuildLinks(out);
+  return out;
+}
+
+TraceData ReadKinetoTrace(const std::string& path) {
+  InputText input = InputText::Load(path);
+  return ParseKinetoTrace(input, path);
+}
+
+}  // namespace sextant
