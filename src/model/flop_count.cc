@@ -84,7 +84,7 @@ double NarayananFlops(const ModelSpec& m, const FlopInputs& in, double block_pas
   const double h = static_cast<double>(m.hidden_size);
   const double L = static_cast<double>(m.num_layers);
   const double s = static_cast<double>(in.seq_length);
-  const double blocks = 24 * h * h * L * (1 + s / (6 * h));
+  const double blocks = 24 * h * h * L + 4 * s * h * L;  // = 24·h²·L·(1 + s/(6h))
   const double logits = 2 * h * VocabFor(m, in);
   return Tokens(in) * (block_passes * blocks + 3 * logits);
 }
