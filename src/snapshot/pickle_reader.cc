@@ -84,8 +84,9 @@ enum Op : uint8_t {
   READONLY_BUFFER = 0x98,
 };
 
-// CPython refuses to convert decimal strings longer than this (sys.int_info.default_max_str_digits);
-// the same bound keeps hostile text integers from costing quadratic time here.
+// CPython refuses to convert decimal strings longer than this
+// (sys.int_info.default_max_str_digits); the same bound keeps hostile text integers from costing
+// quadratic time here.
 constexpr size_t kMaxDecimalDigits = 4300;
 constexpr int kHighestProtocol = 5;
 
@@ -114,8 +115,9 @@ class Machine {
 
   PickleDocument Run() {
     if (static_cast<int64_t>(data_.size()) > limits_.max_input_bytes) {
-      Fail(0, "", fmt::format("input of {} bytes exceeds the limit of {} bytes", data_.size(),
-                              limits_.max_input_bytes));
+      Fail(0, "",
+           fmt::format("input of {} bytes exceeds the limit of {} bytes", data_.size(),
+                       limits_.max_input_bytes));
     }
     while (true) {
       if (pos_ >= data_.size()) Fail(pos_, "", "truncated pickle: no STOP opcode before the end");

@@ -29,8 +29,14 @@ TEST(PickleReaderTest, Protocol4DictOfScalars) {
   // with FRAME/MEMOIZE as CPython writes them.
   std::string p =
       "\x80\x04\x95\x32\x00\x00\x00\x00\x00\x00\x00"
-      "}\x94(\x8c\x01" "a\x94K\x01\x8c\x01" "b\x94J\xfe\xff\xff\xff\x8c\x01" "c\x94M\x2c\x01"
-      "\x8c\x01" "d\x94G\x3f\xf8\x00\x00\x00\x00\x00\x00\x8c\x01" "e\x94N\x8c\x01" "f\x94\x88u."s;
+      "}\x94(\x8c\x01"
+      "a\x94K\x01\x8c\x01"
+      "b\x94J\xfe\xff\xff\xff\x8c\x01"
+      "c\x94M\x2c\x01"
+      "\x8c\x01"
+      "d\x94G\x3f\xf8\x00\x00\x00\x00\x00\x00\x8c\x01"
+      "e\x94N\x8c\x01"
+      "f\x94\x88u."s;
   PickleDocument doc = Read(p);
   EXPECT_EQ(doc.Repr(doc.root), "{'a': 1, 'b': -2, 'c': 300, 'd': 1.5, 'e': None, 'f': True}");
   ASSERT_NE(doc.Find(doc.root, "c"), nullptr);
@@ -41,7 +47,10 @@ TEST(PickleReaderTest, Protocol4DictOfScalars) {
 TEST(PickleReaderTest, MemoSharesContainersLikePython) {
   // x = [1]; pickle.dumps([x, x], protocol=2) -> the second element is a BINGET of the first,
   // so both refer to one list.
-  std::string p = "\x80\x02]q\x00(]q\x01K\x01" "ah\x01" "e."s;
+  std::string p =
+      "\x80\x02]q\x00(]q\x01K\x01"
+      "ah\x01"
+      "e."s;
   PickleDocument doc = Read(p);
   const auto& outer = doc.Items(doc.root);
   ASSERT_EQ(outer.size(), 2u);
@@ -91,10 +100,12 @@ TEST(PickleReaderTest, TuplesSetsBytesAndStackOps) {
   q += "K\x01K\x02K\x03\x87";
   q += "\x8f(K\x01K\x02\x90";
   q += "(K\x03\x91";
-  q += "C\x02" "ab";
+  q += "C\x02"
+       "ab";
   q += std::string("\x96\x01\x00\x00\x00\x00\x00\x00\x00", 9) + "c";
   q += "N200";  // push None, DUP, POP, POP
-  q += "(K\x09K\x09" "1";  // MARK, two ints, POP_MARK
+  q += "(K\x09K\x09"
+       "1";  // MARK, two ints, POP_MARK
   q += "l.";
   PickleDocument doc = Read(q);
   EXPECT_EQ(doc.Repr(doc.root),
@@ -107,7 +118,10 @@ TEST(PickleReaderTest, RefusesCodeExecutionWithOffsetAndName) {
             "test.pickle at byte 0: 'GLOBAL': refused: this opcode imports or calls Python code "
             "(or needs out-of-band data); only plain data pickles are read");
   // STACK_GLOBAL after two strings at byte 2+3+3 = 8; REDUCE at byte 3.
-  EXPECT_NE(ErrorOf("\x80\x04\x8c\x01" "a\x8c\x01" "b\x93.").find("at byte 8: 'STACK_GLOBAL'"),
+  EXPECT_NE(ErrorOf("\x80\x04\x8c\x01"
+                    "a\x8c\x01"
+                    "b\x93.")
+                .find("at byte 8: 'STACK_GLOBAL'"),
             std::string::npos);
   EXPECT_NE(ErrorOf("\x80\x02NNR.").find("at byte 4: 'REDUCE'"), std::string::npos);
   for (const char* op : {"b", "i", "o", "P", "Q"}) {
@@ -122,19 +136,23 @@ TEST(PickleReaderTest, RefusesCodeExecutionWithOffsetAndName) {
 
 TEST(PickleReaderTest, MalformedInputGivesLocatedErrors) {
   EXPECT_EQ(ErrorOf(""), "test.pickle at byte 0: truncated pickle: no STOP opcode before the end");
-  EXPECT_EQ(ErrorOf("\x80\x04K"), "test.pickle at byte 2: 'BININT1': truncated: needs 1 bytes, 0 remain");
+  EXPECT_EQ(ErrorOf("\x80\x04K"),
+            "test.pickle at byte 2: 'BININT1': truncated: needs 1 bytes, 0 remain");
   EXPECT_EQ(ErrorOf("\xff."), "test.pickle at byte 0: unknown opcode 0xff");
   EXPECT_EQ(ErrorOf("\x80\x06N."), "test.pickle at byte 0: 'PROTO': unsupported protocol 6");
   EXPECT_EQ(ErrorOf("h\x05."), "test.pickle at byte 0: 'BINGET': memo key 5 was never stored");
   EXPECT_EQ(ErrorOf("a."), "test.pickle at byte 0: 'APPEND': stack underflow");
-  EXPECT_EQ(ErrorOf("K\x01K\x02" "a."),
+  EXPECT_EQ(ErrorOf("K\x01K\x02"
+                    "a."),
             "test.pickle at byte 4: 'APPEND': target is a int, not a list");
-  EXPECT_EQ(ErrorOf("}(K\x01u."), "test.pickle at byte 4: 'SETITEMS': odd number of items for a dict");
+  EXPECT_EQ(ErrorOf("}(K\x01u."),
+            "test.pickle at byte 4: 'SETITEMS': odd number of items for a dict");
   EXPECT_EQ(ErrorOf("e."), "test.pickle at byte 0: 'APPENDS': no MARK on the stack");
   EXPECT_EQ(ErrorOf("."), "test.pickle at byte 0: 'STOP': STOP with an empty stack");
   // A length that claims more than the file holds must fail before allocating it.
-  EXPECT_EQ(ErrorOf("\x8d\xff\xff\xff\xff\xff\xff\xff\x7f."),
-            "test.pickle at byte 0: 'BINUNICODE8': truncated: needs 9223372036854775807 bytes, 1 remain");
+  EXPECT_EQ(
+      ErrorOf("\x8d\xff\xff\xff\xff\xff\xff\xff\x7f."),
+      "test.pickle at byte 0: 'BINUNICODE8': truncated: needs 9223372036854775807 bytes, 1 remain");
   EXPECT_EQ(ErrorOf("N\x94r\xff\xff\xff\x7f."),
             "test.pickle at byte 2: 'LONG_BINPUT': memo index 2147483647 is larger than the input "
             "could need");
@@ -155,7 +173,9 @@ TEST(PickleReaderTest, ValueLimitStopsRunawayInput) {
 
 TEST(PickleReaderTest, CyclesDoNotLoopOrLeak) {
   // l = []; l.append(l); pickle.dumps(l, protocol=2)
-  std::string p = "\x80\x02]q\x00h\x00" "a."s;
+  std::string p =
+      "\x80\x02]q\x00h\x00"
+      "a."s;
   PickleDocument doc = Read(p);
   EXPECT_EQ(doc.Repr(doc.root, 3), "[[[...]]]");
 }

@@ -1,0 +1,90 @@
+#include "snapshot/call_site.h"
+
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace sextant {
+namespace {
+
+// Substrings MemoryViz.js (frameFilter) uses to hide frames, by function name and file name.
+constexpr std::string_view kHiddenNames[] = {
+    "unwind::unwind",    "CapturedTraceback::gather",
+    "gather_with_cpp",   "_start",
+    "__libc_start_main", "PyEval_",
+    "PyObject_",         "PyFunction_",
+};
+constexpr std::string_view kHiddenFiles[] = {
+    "core/boxing",
+    "/Register",
+    "/Redispatch",
+    "pythonrun.c",
+    "Modules/main.c",
+    "Objects/call.c",
+    "Objects/methodobject.c",
+    "pycore_ceval.h",
+    "ceval.c",
+    "cpython/abstract.h",
+};
+
+bool IsPython(const StackFrame& f) {
+  std::string_view name = f.filename;
+  return name.size() > 3 && name.substr(name.size() - 3) == ".py";
+}
+bool IsInsideTorch(const StackFrame& f) {
+  return f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0;
+}
+
+}  // namespace
+
+bool IsViewerHiddenFrame(const StackFrame& frame) {
+  for (std::string_view s : kHiddenNames) {
+    if (frame.name.find(s) != std::string::npos) return true;
+  }
+  for (std::string_view s : kHiddenFiles) {
+    if (frame.filename.find(s) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<FrameId> VisibleFrames(const MemorySnapshot& snapshot, StackId stack, size_t limit) {
+  std::vector<FrameId> out;
+  for (FrameId id : snapshot.Stack(stack)) {
+    if (out.size() >= limit) break;
+    if (!IsViewerHiddenFrame(snapshot.frames[id])) out.push_back(id);
+  }
+  return out;
+}
+
+FrameId CallSiteFrame(const MemorySnapshot& snapshot, StackId stack) {
+  FrameId first_visible = -1, first_python = -1;
+  for (FrameId id : snapshot.Stack(stack)) {
+    const StackFrame& f = snapshot.frames[id];
+    if (IsViewerHiddenFrame(f)) continue;
+    if (first_visible < 0) first_visible = id;
+    if (!IsPython(f)) continue;
+    if (first_python < 0) first_python = id;
+    if (!IsInsideTorch(f)) return id;
+  }
+  return first_python >= 0 ? first_python : first_visible;
+}
+
+std::string FrameLabel(const StackFrame& frame) {
+  std::string_view file = frame.filename;
+  size_t slash = file.rfind('/');
+  if (slash != std::string_view::npos && slash > 0) {
+    size_t prev = file.rfind('/', slash - 1);
+    if (prev != std::string_view::npos) file.remove_prefix(prev + 1);
+  }
+  if (file.empty() || file == "??") return frame.name;
+  if (frame.line > 0) return fmt::format("{} ({}:{})", frame.name, file, frame.line);
+  return fmt::format("{} ({})", frame.name, file);
+}
+
+std::string CallSiteLabel(const MemorySnapshot& snapshot, StackId stack) {
+  FrameId id = CallSiteFrame(snapshot, stack);
+  if (id < 0) return "<no stack recorded>";
+  return FrameLabel(snapshot.frames[id]);
+}
+
+}  // namespace sextant
