@@ -1,0 +1,167 @@
+#include "cost/efficiency_table.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace sextant {
+
+namespace {
+
+// Size ramps relative to the largest class, from Calculon's system files
+// (calculon-ai/calculon systems/a100_80g.json, h100_80g_nvl8.json): matrix efficiency
+// 0.1 / 0.6 / 0.9 / 0.95 from 0 / 1 / 16 / 128 GFLOP, and HBM efficiency 0.3 / 0.6 / 0.75 /
+// 0.9 from 0 / 1 / 10 / 100 MB moved. We keep Calculon's shape and divide by its top value,
+// so a vendor-specific ceiling can be put on top.
+constexpr double kCalculonMatrixTop = 0.95;
+constexpr double kCalculonHbmTop = 0.90;
+
+// Largest-GEMM ceilings. AMD: TraceLens's MI300X arch file gives max achievable matrix
+// TFLOP/s of 708 (bf16), 654 (fp16), 1273 (fp8) against 1307 / 1307 / 2614 peak
+// (research/trace-anchors.md). NVIDIA: Calculon's 0.95 (A100 / H100 system files).
+constexpr double kAmdBf16Ceiling = 708.0 / 1307.0;
+constexpr double kAmdFp16Ceiling = 654.0 / 1307.0;
+constexpr double kAmdFp8Ceiling = 1273.0 / 2614.0;
+constexpr double kNvidiaCeiling = kCalculonMatrixTop;
+
+// HBM ceilings. AMD: Primus projection's _ACTIVATION_BW_FRACTION = 0.566 for memory-bound
+// layer-norm / residual / MoE element-wise kernels (research/primus-projection.md §3.3).
+// NVIDIA: Calculon's 0.90 for transfers of 100 MB or more.
+constexpr double kAmdHbmCeiling = 0.566;
+constexpr double kNvidiaHbmCeiling = kCalculonHbmTop;
+
+// Flash attention relative to the GEMM ceiling. FlashAttention-2 (Dao 2023, arXiv
+// 2307.08691, abstract) reaches 50-73% of peak on A100: forward at the top of that range,
+// backward (five matmuls, dQ atomics) at the bottom. Relative to Calculon's 0.95 GEMM
+// ceiling that is 0.73/0.95 and 0.50/0.95; the same ratios are applied on AMD.
+constexpr double kAttentionForwardVsGemm = 0.73 / kCalculonMatrixTop;
+constexpr double kAttentionBackwardVsGemm = 0.50 / kCalculonMatrixTop;
+
+SizeClassTable GemmRamp(double ceiling) {
+  SizeClassTable t;
+  t.thresholds = GemmSizeClassesGflop();
+  for (double g : t.thresholds) {
+    double calculon = g >= 128 ? 0.95 : g >= 16 ? 0.9 : g >= 1 ? 0.6 : 0.1;
+    t.fractions.push_back(ceiling * calculon / kCalculonMatrixTop);
+  }
+  for (double& g : t.thresholds) g *= 1e9;  // the table is keyed by FLOPs
+  return t;
+}
+
+SizeClassTable HbmRamp(double ceiling) {
+  SizeClassTable t;
+  t.thresholds = {0, 1e6, 10e6, 100e6};
+  for (double calculon : {0.3, 0.6, 0.75, 0.9}) {
+    t.fractions.push_back(ceiling * calculon / kCalculonHbmTop);
+  }
+  return t;
+}
+
+SizeClassTable Flat(double fraction) {
+  SizeClassTable t;
+  t.thresholds = {0};
+  t.fractions = {fraction};
+  return t;
+}
+
+}  // namespace
+
+const std::vector<double>& GemmSizeClassesGflop() {
+  // Finer than Calculon's four steps so that calibration can resolve more of the curve;
+  // 1, 16 and 128 are Calculon's own boundaries.
+  static const std::vector<double> kClasses = {0, 0.25, 1, 4, 16, 64, 128, 512};
+  return kClasses;
+}
+
+int SizeClassTable::ClassOf(double size) const {
+  int i = 0;
+  for (int j = 0; j < static_cast<int>(thresholds.size()); ++j) {
+    if (size >= thresholds[j]) i = j;
+  }
+  return i;
+}
+
+double SizeClassTable::Lookup(double size) const {
+  if (fractions.empty()) return 1.0;
+  return fractions[ClassOf(size)];
+}
+
+EfficiencyTable EfficiencyTable::Ideal() {
+  EfficiencyTable t;
+  t.gemm_[DType::kBF16] = Flat(1.0);
+  t.hbm_ = Flat(1.0);
+  t.attention_forward_fraction_ = 1.0;
+  t.attention_backward_fraction_ = 1.0;
+  t.source_ = "ideal (every fraction 1)";
+  return t;
+}
+
+EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
+  EfficiencyTable t;
+  double gemm_ceiling = kNvidiaCeiling;
+  if (gpu.vendor == Vendor::kAMD) {
+    gemm_ceiling = kAmdBf16Ceiling;
+    t.gemm_[DType::kBF16] = GemmRamp(kAmdBf16Ceiling);
+    t.gemm_[DType::kFP16] = GemmRamp(kAmdFp16Ceiling);
+    t.gemm_[DType::kFP8] = GemmRamp(kAmdFp8Ceiling);
+    t.gemm_[DType::kMXFP8] = GemmRamp(kAmdFp8Ceiling);
+    t.gemm_[DType::kFP4] = GemmRamp(kAmdFp8Ceiling);
+    t.hbm_ = HbmRamp(kAmdHbmCeiling);
+    t.source_ =
+        "default AMD: TraceLens MI300X achievable TFLOP/s, Primus HBM fraction, "
+        "Calculon size ramps";
+  } else {
+    t.gemm_[DType::kBF16] = GemmRamp(kNvidiaCeiling);
+    t.hbm_ = HbmRamp(kNvidiaHbmCeiling);
+    t.source_ = "default NVIDIA: Calculon A100/H100 system files";
+  }
+  t.attention_forward_fraction_ = gemm_ceiling * kAttentionForwardVsGemm;
+  t.attention_backward_fraction_ = gemm_ceiling * kAttentionBackwardVsGemm;
+  return t;
+}
+
+const SizeClassTable& EfficiencyTable::GemmTable(DType dtype) const {
+  auto it = gemm_.find(dtype);
+  if (it != gemm_.end()) return it->second;
+  it = gemm_.find(DType::kBF16);
+  if (it != gemm_.end()) return it->second;
+  static const SizeClassTable kOne = Flat(1.0);
+  return kOne;
+}
+
+double EfficiencyTable::GemmFraction(DType dtype, double flops) const {
+  return GemmTable(dtype).Lookup(flops);
+}
+
+void EfficiencyTable::SetGemmTable(DType dtype, SizeClassTable table) {
+  gemm_[dtype] = std::move(table);
+}
+
+void EfficiencyTable::SetAttentionFractions(double forward, double backward) {
+  attention_forward_fraction_ = forward;
+  attention_backward_fraction_ = backward;
+}
+
+std::string EfficiencyTable::ToJson() const {
+  nlohmann::ordered_json j;
+  j["source"] = source_;
+  nlohmann::ordered_json gemm = nlohmann::ordered_json::object();
+  for (const auto& [dtype, table] : gemm_) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < table.thresholds.size(); ++i) {
+      rows.push_back({{"min_gflop", table.thresholds[i] / 1e9}, {"fraction", table.fractions[i]}});
+    }
+    gemm[std::string(DTypeName(dtype))] = rows;
+  }
+  j["gemm"] = gemm;
+  j["attention"] = {{"forward_fraction", attention_forward_fraction_},
+                    {"backward_fraction", attention_backward_fraction_}};
+  nlohmann::ordered_json hbm = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < hbm_.thresholds.size(); ++i) {
+    hbm.push_back({{"min_mb", hbm_.thresholds[i] / 1e6}, {"fraction", hbm_.fractions[i]}});
+  }
+  j["hbm"] = hbm;
+  return j.dump(2);
+}
+
+}  // namespace sextant

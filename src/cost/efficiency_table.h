@@ -1,0 +1,69 @@
+// Achievable fractions of a GPU's peak: what the compute cost models multiply the ideal
+// (tile- and wave-quantised, roofline) time by. Each fraction is looked up by size class,
+// because small kernels reach a smaller share of peak than large ones. Defaults come from
+// published figures per vendor; measured GEMM timings re-fit the GEMM classes (Calibrate).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+#include "util/dtype.h"
+
+namespace sextant {
+
+// A step function of size: `fractions[i]` applies from `thresholds[i]` (inclusive) up to
+// the next threshold. thresholds[0] is 0, thresholds ascend, fractions lie in (0, 1].
+struct SizeClassTable {
+  std::vector<double> thresholds;
+  std::vector<double> fractions;
+
+  double Lookup(double size) const;
+  int ClassOf(double size) const;  // index into thresholds/fractions
+};
+
+class EfficiencyTable {
+ public:
+  // Published defaults for the GPU's vendor (see docs/cost-models.md for every source).
+  static EfficiencyTable Default(const GpuSpec& gpu);
+  // Every fraction 1: the cost models then give their ideal (roofline) times. Used by
+  // calibration, which divides ideal by measured time.
+  static EfficiencyTable Ideal();
+
+  // Achieved fraction of the dtype's dense peak for a GEMM of `flops` floating-point
+  // operations (2·M·N·K·batch), after tile and wave quantisation. Dtypes without a table
+  // of their own use the bf16 table.
+  double GemmFraction(DType dtype, double flops) const;
+  // Flash-attention kernels: fraction of the dtype's dense peak, forward and backward.
+  double attention_forward_fraction() const { return attention_forward_fraction_; }
+  double attention_backward_fraction() const { return attention_backward_fraction_; }
+  // Memory-bound kernels: fraction of HBM bandwidth by bytes moved by one kernel.
+  double HbmFraction(double bytes) const { return hbm_.Lookup(bytes); }
+
+  const SizeClassTable& GemmTable(DType dtype) const;
+  void SetGemmTable(DType dtype, SizeClassTable table);
+  void SetAttentionFractions(double forward, double backward);
+  void SetHbmTable(SizeClassTable table) { hbm_ = std::move(table); }
+  const SizeClassTable& hbm_table() const { return hbm_; }
+
+  std::string source() const { return source_; }
+  void set_source(std::string source) { source_ = std::move(source); }
+
+  // {"source":..., "gemm":{"bf16":[{"min_gflop":..,"fraction":..},...]}, "attention":{...},
+  //  "hbm":[{"min_mb":..,"fraction":..}]}
+  std::string ToJson() const;
+
+ private:
+  std::map<DType, SizeClassTable> gemm_;
+  double attention_forward_fraction_ = 1.0;
+  double attention_backward_fraction_ = 1.0;
+  SizeClassTable hbm_;
+  std::string source_;
+};
+
+// GEMM size classes used by the default tables and by calibration, in GFLOP.
+const std::vector<double>& GemmSizeClassesGflop();
+
+}  // namespace sextant
