@@ -16,7 +16,8 @@ int64_t ModelSpec::NumMoeLayers() const {
 
 // Megatron-LM megatron/training/tokenizer/tokenizer.py:_vocab_size_with_padding.
 int64_t ModelSpec::PaddedVocabSize(int64_t tensor_parallel) const {
-  const int64_t multiple = make_vocab_size_divisible_by * (tensor_parallel > 0 ? tensor_parallel : 1);
+  const int64_t multiple =
+      make_vocab_size_divisible_by * (tensor_parallel > 0 ? tensor_parallel : 1);
   if (multiple <= 0) return vocab_size;
   return (vocab_size + multiple - 1) / multiple * multiple;
 }
