@@ -1,0 +1,244 @@
+#include "model/primus_model_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "model/model_library.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kModels = fs::path(SEXTANT_CORPUS_DIR) / "primus/primus/configs/models";
+
+int64_t IntOr(const YAML::Node& cfg, const char* key, int64_t fallback) {
+  const YAML::Node v = cfg[key];
+  if (!v || v.IsNull()) return fallback;
+  return v.as<int64_t>();
+}
+
+bool BoolOr(const YAML::Node& cfg, const char* key, bool fallback) {
+  const YAML::Node v = cfg[key];
+  if (!v || v.IsNull()) return fallback;
+  return v.as<bool>();
+}
+
+// Differences between a Primus model file and the published architecture that are known and
+// deliberate: the library follows the model's own config.json. Each must still be a real
+// difference (checked), so a fix in Primus makes its line here fail and be removed.
+const std::map<std::pair<std::string, std::string>, std::string>& KnownDifferences() {
+  static const std::map<std::pair<std::string, std::string>, std::string> known = {
+      {{"qwen3_4B", "kv_channels"},
+       "Primus leaves kv_channels unset (2560/32 = 80); Qwen3-4B head_dim is 128"},
+      {{"qwen3_32B", "kv_channels"},
+       "Primus leaves kv_channels unset (5120/64 = 80); Qwen3-32B head_dim is 128"},
+      {{"gpt_oss_20B", "moe_shared_expert_intermediate_size"},
+       "Primus sets a 2880 shared expert; gpt-oss has none (config.json, model card)"},
+      {{"gpt_oss_120B", "moe_shared_expert_intermediate_size"},
+       "Primus sets a 2880 shared expert; gpt-oss has none (config.json, model card)"},
+  };
+  return known;
+}
+
+struct Comparison {
+  std::string file;
+  std::set<std::pair<std::string, std::string>> differences_seen;
+  void Check(const std::string& stem, const std::string& key, int64_t yaml, int64_t library) {
+    const auto id = std::make_pair(stem, key);
+    if (KnownDifferences().count(id)) {
+      EXPECT_NE(yaml, library) << file << ": " << key << " now agrees; remove the known difference";
+      differences_seen.insert(id);
+      return;
+    }
+    EXPECT_EQ(yaml, library) << file << ": " << key << " (Primus) differs from the library entry";
+  }
+};
+
+// Re-reads every Primus Megatron model file that names a library entry, resolving its
+// `extends` chain, and checks the transcribed dimensions against the entry.
+TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
+  ASSERT_TRUE(fs::is_directory(kModels / "megatron")) << kModels;
+  int compared = 0;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& item : fs::directory_iterator(kModels / "megatron")) {
+    if (item.path().extension() != ".yaml") continue;
+    const std::string stem = item.path().stem().string();
+    const ModelEntry* entry = FindModel(stem);
+    if (entry == nullptr || entry->spec.architecture != Architecture::kTransformer) continue;
+    SCOPED_TRACE(stem);
+    const ModelSpec& m = entry->spec;
+    const YAML::Node cfg = LoadPrimusModelFile(item.path().string());
+    Comparison c{item.path().filename().string(), {}};
+
+    const int64_t layers = IntOr(cfg, "num_layers", -1);
+    const int64_t hidden = IntOr(cfg, "hidden_size", -1);
+    const int64_t heads = IntOr(cfg, "num_attention_heads", -1);
+    c.Check(stem, "num_layers", layers, m.num_layers);
+    c.Check(stem, "hidden_size", hidden, m.hidden_size);
+    c.Check(stem, "num_attention_heads", heads, m.num_attention_heads);
+    const int64_t num_experts = IntOr(cfg, "num_experts", 0);
+    c.Check(stem, "num_experts", num_experts, m.moe.num_experts);
+    const bool mla = BoolOr(cfg, "multi_latent_attention", false);
+    c.Check(stem, "multi_latent_attention", mla, m.attention == AttentionType::kMultiLatent);
+    std::vector<bool> pattern;
+    if (num_experts > 0) {
+      pattern = ParseMoeLayerFrequency(cfg["moe_layer_freq"], layers, c.file);
+      std::vector<bool> library_pattern;
+      for (int64_t i = 0; i < m.num_layers; ++i) library_pattern.push_back(m.IsMoeLayer(i));
+      EXPECT_EQ(pattern, library_pattern) << c.file << ": moe_layer_freq";
+      c.Check(stem, "moe_router_topk", IntOr(cfg, "moe_router_topk", -1), m.moe.router_topk);
+      c.Check(stem, "moe_ffn_hidden_size",
+              IntOr(cfg, "moe_ffn_hidden_size", IntOr(cfg, "ffn_hidden_size", -1)),
+              m.moe.ffn_hidden_size);
+      c.Check(stem, "moe_shared_expert_intermediate_size",
+              IntOr(cfg, "moe_shared_expert_intermediate_size", 0),
+              m.moe.shared_expert_ffn_hidden_size);
+    }
+    // The dense MLP width matters only when some layer is dense.
+    const bool has_dense_layer =
+        num_experts == 0 || std::count(pattern.begin(), pattern.end(), false) > 0;
+    if (has_dense_layer)
+      c.Check(stem, "ffn_hidden_size", IntOr(cfg, "ffn_hidden_size", -1), m.ffn_hidden_size);
+    if (mla) {
+      c.Check(stem, "q_lora_rank", IntOr(cfg, "q_lora_rank", 0), m.mla.q_lora_rank);
+      c.Check(stem, "kv_lora_rank", IntOr(cfg, "kv_lora_rank", -1), m.mla.kv_lora_rank);
+      c.Check(stem, "qk_head_dim", IntOr(cfg, "qk_head_dim", -1), m.mla.qk_head_dim);
+      c.Check(stem, "qk_pos_emb_head_dim", IntOr(cfg, "qk_pos_emb_head_dim", -1),
+              m.mla.qk_pos_emb_head_dim);
+      c.Check(stem, "v_head_dim", IntOr(cfg, "v_head_dim", -1), m.mla.v_head_dim);
+    } else {
+      const bool gqa = BoolOr(cfg, "group_query_attention", false);
+      c.Check(stem, "num_query_groups", gqa ? IntOr(cfg, "num_query_groups", -1) : heads,
+              m.num_query_groups);
+      c.Check(stem, "kv_channels", IntOr(cfg, "kv_channels", heads > 0 ? hidden / heads : -1),
+              m.kv_channels);
+    }
+    c.Check(stem, "mtp_num_layers", IntOr(cfg, "mtp_num_layers", 0), m.mtp_num_layers);
+    if (cfg["vocab_size"] && !cfg["vocab_size"].IsNull()) {
+      c.Check(stem, "vocab_size", IntOr(cfg, "vocab_size", -1), m.vocab_size);
+    }
+    seen.insert(c.differences_seen.begin(), c.differences_seen.end());
+    ++compared;
+  }
+  // 31 of the Primus Megatron model files describe library entries.
+  EXPECT_GE(compared, 30);
+  for (const auto& [id, why] : KnownDifferences()) {
+    EXPECT_TRUE(seen.count(id)) << id.first << " " << id.second << " was not compared: " << why;
+  }
+}
+
+// MaxText's Grok-1 file spells out the dimensions in MaxText's own keys.
+TEST(PrimusModelFileTest, LibraryAgreesWithMaxTextGrok1) {
+  const YAML::Node cfg = LoadPrimusModelFile((kModels / "maxtext/grok1.yaml").string());
+  const ModelSpec& m = FindModel("grok1")->spec;
+  EXPECT_EQ(cfg["base_num_decoder_layers"].as<int64_t>(), m.num_layers);
+  EXPECT_EQ(cfg["base_emb_dim"].as<int64_t>(), m.hidden_size);
+  EXPECT_EQ(cfg["base_num_query_heads"].as<int64_t>(), m.num_attention_heads);
+  EXPECT_EQ(cfg["base_num_kv_heads"].as<int64_t>(), m.num_query_groups);
+  EXPECT_EQ(cfg["head_dim"].as<int64_t>(), m.kv_channels);
+  EXPECT_EQ(cfg["base_mlp_dim"].as<int64_t>(), m.ffn_hidden_size);
+  EXPECT_EQ(cfg["base_moe_mlp_dim"].as<int64_t>(), m.moe.ffn_hidden_size);
+  EXPECT_EQ(cfg["vocab_size"].as<int64_t>(), m.vocab_size);
+  EXPECT_EQ(cfg["num_experts"].as<int64_t>(), m.moe.num_experts);
+  EXPECT_EQ(cfg["num_experts_per_tok"].as<int64_t>(), m.moe.router_topk);
+  EXPECT_EQ(cfg["model_name"].as<std::string>(), "default");  // from model_base.yaml
+}
+
+// extends: later files win, and the file's own keys win over everything it extends.
+TEST(PrimusModelFileTest, ExtendsChainMergesWithLaterWinning) {
+  const YAML::Node cfg = LoadPrimusModelFile((kModels / "megatron/deepseek_v3.yaml").string());
+  EXPECT_EQ(cfg["normalization"].as<std::string>(),
+            "RMSNorm");                                // llama_base.yaml over language_model
+  EXPECT_EQ(cfg["moe_router_topk"].as<int64_t>(), 8);  // deepseek_v3.yaml over its base (6)
+  EXPECT_EQ(cfg["hidden_dropout"].as<double>(), 0.0);  // llama_base over language_model (0.1)
+  EXPECT_EQ(cfg["conv_L_cache"].as<int64_t>(), 3);     // from primus_megatron_model.yaml
+  EXPECT_FALSE(cfg["extends"]);
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("sextant_model_file_test_" + std::to_string(::getpid()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  fs::path Write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return path_ / name;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string ErrorOf(const std::string& path) {
+  try {
+    LoadPrimusModelFile(path);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PrimusModelFileTest, ErrorsNameTheFile) {
+  TempDir dir;
+  const fs::path a = dir.Write("a.yaml", "extends:\n  - b.yaml\nnum_layers: 2\n");
+  dir.Write("b.yaml", "extends:\n  - a.yaml\n");
+  EXPECT_NE(ErrorOf(a.string()).find("inheritance cycle"), std::string::npos)
+      << ErrorOf(a.string());
+
+  const fs::path missing = dir.Write("c.yaml", "extends:\n  - nowhere.yaml\n");
+  const std::string e1 = ErrorOf(missing.string());
+  EXPECT_NE(e1.find("nowhere.yaml"), std::string::npos) << e1;
+
+  const fs::path bad = dir.Write("d.yaml", "num_layers: [1, 2\n");
+  const std::string e2 = ErrorOf(bad.string());
+  EXPECT_NE(e2.find("d.yaml:"), std::string::npos) << e2;
+
+  const fs::path list = dir.Write("e.yaml", "- 1\n- 2\n");
+  EXPECT_NE(ErrorOf(list.string()).find("must be a map"), std::string::npos);
+
+  const fs::path ext = dir.Write("f.yaml", "extends:\n  key: value\n");
+  EXPECT_NE(ErrorOf(ext.string()).find("extends"), std::string::npos);
+}
+
+TEST(PrimusModelFileTest, MoeLayerFrequencyForms) {
+  const std::vector<bool> every2 = ParseMoeLayerFrequency(YAML::Load("2"), 5, "t");
+  EXPECT_EQ(every2, (std::vector<bool>{true, false, true, false, true}));
+  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"1\""), 3, "t"),
+            (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"([0]*2+[1]*3)\""), 5, "t"),
+            (std::vector<bool>{false, false, true, true, true}));
+  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"[1, 0]*2\""), 4, "t"),
+            (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("[0, 1, 1]"), 3, "t"),
+            (std::vector<bool>{false, true, true}));
+}
+
+TEST(PrimusModelFileTest, MoeLayerFrequencyErrors) {
+  for (const char* bad : {"\"([0]*2+[1]*3\"", "\"[2]*5\"", "\"[1]*4\"", "\"abc\"", "0",
+                          "\"[1,]*5+\"", "{a: 1}", "\"[1]*99999999999\""}) {
+    EXPECT_THROW(ParseMoeLayerFrequency(YAML::Load(bad), 5, "m.yaml"), UserError) << bad;
+  }
+  try {
+    ParseMoeLayerFrequency(YAML::Load("\"[1]*4\""), 5, "m.yaml");
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "m.yaml: 'moe_layer_freq': pattern has 4 entries but num_layers is 5"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sextant
