@@ -1,0 +1,61 @@
+#include "cost/efficiency_table.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace sextant {
+namespace {
+
+GpuSpec Gpu(Vendor v) {
+  GpuSpec g;
+  g.vendor = v;
+  return g;
+}
+
+TEST(EfficiencyTableTest, SizeClassesAreSteps) {
+  const SizeClassTable t{{0, 10, 100}, {0.1, 0.5, 0.9}};
+  EXPECT_DOUBLE_EQ(t.Lookup(0), 0.1);
+  EXPECT_DOUBLE_EQ(t.Lookup(9.99), 0.1);
+  EXPECT_DOUBLE_EQ(t.Lookup(10), 0.5);
+  EXPECT_DOUBLE_EQ(t.Lookup(1e9), 0.9);
+  EXPECT_EQ(t.ClassOf(50), 1);
+}
+
+TEST(EfficiencyTableTest, AmdDefaultsComeFromTraceLensAndPrimus) {
+  const EfficiencyTable t = EfficiencyTable::Default(Gpu(Vendor::kAMD));
+  // Largest GEMMs: TraceLens MI300X 708 of 1307 TFLOP/s bf16, 1273 of 2614 fp8.
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 200e9), 708.0 / 1307.0);
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kFP8, 200e9), 1273.0 / 2614.0);
+  // 1-16 GFLOP: Calculon's 0.6 of its 0.95 top.
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 2e9), 708.0 / 1307.0 * 0.6 / 0.95);
+  // Below 1 GFLOP: 0.1 of 0.95.
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 0.5e9), 708.0 / 1307.0 * 0.1 / 0.95);
+  EXPECT_DOUBLE_EQ(t.HbmFraction(1e9), 0.566);
+  EXPECT_DOUBLE_EQ(t.HbmFraction(0.5e6), 0.566 * 0.3 / 0.9);
+  // Flash attention: FA2's 73% / 50% of A100 peak relative to the 0.95 GEMM ceiling.
+  EXPECT_DOUBLE_EQ(t.attention_forward_fraction(), 708.0 / 1307.0 * 0.73 / 0.95);
+  EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 708.0 / 1307.0 * 0.50 / 0.95);
+}
+
+TEST(EfficiencyTableTest, NvidiaDefaultsAreCalculonsTables) {
+  const EfficiencyTable t = EfficiencyTable::Default(Gpu(Vendor::kNVIDIA));
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 200e9), 0.95);
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 20e9), 0.9);
+  // Dtypes without a table of their own use bf16's.
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kFP8, 20e9), 0.9);
+  EXPECT_DOUBLE_EQ(t.HbmFraction(50e6), 0.75);
+  EXPECT_DOUBLE_EQ(t.attention_forward_fraction(), 0.73);
+  EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 0.50);
+}
+
+TEST(EfficiencyTableTest, JsonListsEveryClass) {
+  const auto j = nlohmann::json::parse(EfficiencyTable::Default(Gpu(Vendor::kNVIDIA)).ToJson());
+  ASSERT_EQ(j["gemm"]["bf16"].size(), GemmSizeClassesGflop().size());
+  EXPECT_DOUBLE_EQ(j["gemm"]["bf16"][6]["min_gflop"].get<double>(), 128.0);
+  EXPECT_DOUBLE_EQ(j["gemm"]["bf16"][6]["fraction"].get<double>(), 0.95);
+  EXPECT_DOUBLE_EQ(j["hbm"][3]["min_mb"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(j["attention"]["backward_fraction"].get<double>(), 0.5);
+}
+
+}  // namespace
+}  // namespace sextant

@@ -1,0 +1,81 @@
+#include "cost/memory_bound_model.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+
+namespace {
+double Elements(int64_t tokens, int64_t width) {
+  return static_cast<double>(tokens) * static_cast<double>(width);
+}
+}  // namespace
+
+OpBytes NormBytes(int64_t tokens, int64_t width, double b) {
+  const double n = Elements(tokens, width);
+  const double stats = static_cast<double>(tokens) * 4.0;
+  return {2.0 * n * b + stats, 3.0 * n * b + stats};
+}
+
+OpBytes RotaryBytes(int64_t tokens, int64_t q_width, int64_t k_width, double b) {
+  const double n = Elements(tokens, q_width + k_width);
+  return {2.0 * n * b, 2.0 * n * b};
+}
+
+OpBytes SwiGluBytes(int64_t tokens, int64_t ffn_width, double b) {
+  const double n = Elements(tokens, ffn_width);
+  return {3.0 * n * b, 5.0 * n * b};
+}
+
+OpBytes GeluBytes(int64_t tokens, int64_t ffn_width, double b) {
+  const double n = Elements(tokens, ffn_width);
+  return {2.0 * n * b, 3.0 * n * b};
+}
+
+OpBytes ResidualAddBytes(int64_t tokens, int64_t width, double b) {
+  const double n = Elements(tokens, width);
+  return {3.0 * n * b, 3.0 * n * b};
+}
+
+OpBytes DropoutBytes(int64_t tokens, int64_t width, double b) {
+  const double n = Elements(tokens, width);
+  return {n * (2.0 * b + 1.0), n * (2.0 * b + 1.0)};
+}
+
+OpBytes CrossEntropyBytes(int64_t tokens, int64_t vocab_local, double b, bool fused) {
+  const double n = Elements(tokens, vocab_local);
+  if (fused) return {n * b, 2.0 * n * b};
+  return {3.0 * n * b, 3.0 * n * b};
+}
+
+OpBytes PermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b, bool sort_by_expert) {
+  const double copies = static_cast<double>(tokens) * static_cast<double>(topk);
+  double bytes = (static_cast<double>(tokens) + copies) * hidden * b;
+  if (sort_by_expert) bytes += 2.0 * copies * hidden * b;
+  return {bytes, bytes};
+}
+
+OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b) {
+  const double n = Elements(tokens, hidden);
+  return {2.0 * n * b, n * (b + 8.0)};
+}
+
+OpBytes RouterBytes(int64_t tokens, int64_t experts) {
+  const double n = Elements(tokens, experts);
+  return {3.0 * n * 4.0, 3.0 * n * 4.0};
+}
+
+MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
+    : gpu_(std::move(gpu)), table_(std::move(table)) {
+  if (gpu_.hbm_bandwidth <= 0) {
+    ThrowUserError(fmt::format("GPU {}: hbm_bandwidth must be positive", gpu_.name));
+  }
+}
+
+double MemoryBoundModel::Time(double bytes) const {
+  if (bytes <= 0) return 0;
+  return bytes / (gpu_.hbm_bandwidth * table_.HbmFraction(bytes));
+}
+
+}  // namespace sextant

@@ -1,0 +1,65 @@
+// Memory-bound operators (norms, rotary embeddings, activation functions, residual adds,
+// dropout, softmax / cross-entropy, MoE permute / unpermute, embedding lookup, router top-k):
+// the HBM bytes each kernel moves, and the time at the achievable bandwidth.
+#pragma once
+
+#include <cstdint>
+
+#include "cost/efficiency_table.h"
+#include "hardware/gpu_spec.h"
+
+namespace sextant {
+
+// Bytes read plus written by one operator in the forward and in the backward pass.
+// `b` is the activation element size in bytes; "elements" are tokens x width.
+struct OpBytes {
+  double forward = 0;
+  double backward = 0;
+};
+
+// RMSNorm / LayerNorm: fwd reads x, writes y and the fp32 per-row statistic; bwd reads x and
+// dy, writes dx (the weight-gradient partials are per row block and negligible).
+OpBytes NormBytes(int64_t tokens, int64_t width, double b);
+// Rotary position embedding applied to q and k: read and write both, in either pass.
+OpBytes RotaryBytes(int64_t tokens, int64_t q_width, int64_t k_width, double b);
+// SwiGLU: fwd reads gate and up, writes the product; bwd reads gate, up and dy, writes dgate
+// and dup.
+OpBytes SwiGluBytes(int64_t tokens, int64_t ffn_width, double b);
+// GELU (and other one-input activations): fwd reads x, writes y; bwd reads x and dy, writes dx.
+OpBytes GeluBytes(int64_t tokens, int64_t ffn_width, double b);
+// Residual add: fwd reads two streams, writes one; bwd adds the two gradient streams where
+// the residual forks.
+OpBytes ResidualAddBytes(int64_t tokens, int64_t width, double b);
+// Dropout with a 1-byte mask: fwd reads x, writes y and the mask; bwd reads dy and the mask,
+// writes dx.
+OpBytes DropoutBytes(int64_t tokens, int64_t width, double b);
+// Vocabulary cross-entropy over `tokens` x `vocab_local` logits. Unfused (Megatron's
+// vocab-parallel implementation) is charged three passes over the logits each way, as in
+// Primus (research/primus-projection.md §3.3.7); fused reads the logits once forward and
+// reads + writes them once backward (the gradient is written in place).
+OpBytes CrossEntropyBytes(int64_t tokens, int64_t vocab_local, double b, bool fused);
+// MoE token permutation before the dispatch all-to-all: read `tokens` rows, write tokens·topk
+// copies; with several local experts the received rows are sorted by expert again (Megatron
+// alltoall dispatcher's sort_chunks_by_idxs), another read + write of tokens·topk rows.
+// Unpermute (combine) moves the same bytes in reverse; the backward pass mirrors the forward.
+OpBytes PermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b, bool sort_by_expert);
+// Embedding lookup: fwd reads `tokens` rows and writes them; bwd reads dy and
+// read-modify-writes the rows of the fp32 gradient buffer.
+OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b);
+// Router softmax + top-k on fp32 logits: three passes over tokens x experts each way
+// (Primus's router term, research/primus-projection.md §3.3.5).
+OpBytes RouterBytes(int64_t tokens, int64_t experts);
+
+class MemoryBoundModel {
+ public:
+  MemoryBoundModel(GpuSpec gpu, EfficiencyTable table);
+  // bytes / (HBM bandwidth x achievable fraction for a kernel of that size).
+  double Time(double bytes) const;
+  const GpuSpec& gpu() const { return gpu_; }
+
+ private:
+  GpuSpec gpu_;
+  EfficiencyTable table_;
+};
+
+}  // namespace sextant

@@ -1,0 +1,62 @@
+#include "cost/memory_bound_model.h"
+
+#include <gtest/gtest.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+TEST(MemoryBoundBytesTest, PerOperatorByteCounts) {
+  // 4096 tokens x 4096 hidden in bf16 = 16,777,216 elements = 32 MiB per tensor.
+  const double n = 4096.0 * 4096;
+  EXPECT_DOUBLE_EQ(NormBytes(4096, 4096, 2).forward, 2 * n * 2 + 4096 * 4);
+  EXPECT_DOUBLE_EQ(NormBytes(4096, 4096, 2).backward, 3 * n * 2 + 4096 * 4);
+  EXPECT_DOUBLE_EQ(ResidualAddBytes(4096, 4096, 2).forward, 3 * n * 2);
+  EXPECT_DOUBLE_EQ(DropoutBytes(4096, 4096, 2).forward, 5 * n);
+  // Rotary on 32 query heads and 8 key heads of 128: (4096 + 1024) wide, read + write.
+  EXPECT_DOUBLE_EQ(RotaryBytes(4096, 4096, 1024, 2).forward, 2 * 4096.0 * 5120 * 2);
+  // SwiGLU over 14336 wide: 3 tensors forward, 5 backward.
+  EXPECT_DOUBLE_EQ(SwiGluBytes(4096, 14336, 2).forward, 3 * 4096.0 * 14336 * 2);
+  EXPECT_DOUBLE_EQ(SwiGluBytes(4096, 14336, 2).backward, 5 * 4096.0 * 14336 * 2);
+  EXPECT_DOUBLE_EQ(GeluBytes(10, 100, 2).backward, 3 * 1000.0 * 2);
+  EXPECT_DOUBLE_EQ(EmbeddingBytes(10, 100, 2).backward, 1000.0 * 10);
+  EXPECT_DOUBLE_EQ(RouterBytes(10, 64).forward, 3 * 640.0 * 4);
+}
+
+TEST(MemoryBoundBytesTest, CrossEntropyFusedReadsTheLogitsFewerTimes) {
+  // 4096 tokens x 16032 local vocabulary (128256 / TP 8) in bf16.
+  const double logits = 4096.0 * 16032 * 2;
+  EXPECT_DOUBLE_EQ(CrossEntropyBytes(4096, 16032, 2, false).forward, 3 * logits);
+  EXPECT_DOUBLE_EQ(CrossEntropyBytes(4096, 16032, 2, false).backward, 3 * logits);
+  EXPECT_DOUBLE_EQ(CrossEntropyBytes(4096, 16032, 2, true).forward, logits);
+  EXPECT_DOUBLE_EQ(CrossEntropyBytes(4096, 16032, 2, true).backward, 2 * logits);
+}
+
+TEST(MemoryBoundBytesTest, PermuteCopiesTopKRowsAndSortsWithSeveralLocalExperts) {
+  // 4096 tokens, top-8, hidden 7168: read 4096 rows, write 32768; sorting reads and writes
+  // the 32768 rows again.
+  const double row = 7168 * 2;
+  EXPECT_DOUBLE_EQ(PermuteBytes(4096, 8, 7168, 2, false).forward, (4096 + 32768) * row);
+  EXPECT_DOUBLE_EQ(PermuteBytes(4096, 8, 7168, 2, true).forward,
+                   (4096 + 32768) * row + 2 * 32768 * row);
+}
+
+TEST(MemoryBoundModelTest, TimeUsesTheSizeClassOfTheKernel) {
+  GpuSpec g;
+  g.name = "MI300X";
+  g.vendor = Vendor::kAMD;
+  g.hbm_bandwidth = 5.3e12;
+  const MemoryBoundModel model(g, EfficiencyTable::Default(g));
+  // 67,125,248 B falls in the 10-100 MB class: Primus's 0.566 x Calculon's 0.75/0.90.
+  const double bytes = NormBytes(4096, 4096, 2).forward;
+  EXPECT_NEAR(model.Time(bytes), bytes / (5.3e12 * 0.566 * 0.75 / 0.90), 1e-15);
+  // 200 MB: the top class, 0.566.
+  EXPECT_NEAR(model.Time(200e6), 200e6 / (5.3e12 * 0.566), 1e-15);
+  EXPECT_DOUBLE_EQ(model.Time(0), 0.0);
+  g.hbm_bandwidth = 0;
+  EXPECT_THROW(MemoryBoundModel(g, EfficiencyTable::Ideal()), UserError);
+}
+
+}  // namespace
+}  // namespace sextant
