@@ -49,6 +49,7 @@ struct CpuEvent {
   int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)
   int32_t collective = -1;       // index into TraceData::collectives
   CpuKind kind = CpuKind::kOp;
+  bool launch_flow = false;  // an ac2g flow starts here (Kineto draws it to the GPU activity)
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };
 
@@ -108,6 +109,8 @@ struct TraceData {
   std::vector<GpuEvent> gpu;
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
+
+  bool has_launch_flows = false;  // the trace has CPU->GPU flow events at all
 
   size_t input_bytes = 0;   // decompressed JSON size
   size_t total_events = 0;  // every element of traceEvents, kept or not

@@ -229,11 +229,14 @@ class KinetoParser {
 
   void FinishFlows() {
     if (flow_starts_.empty() && flow_ends_.empty()) return;
+    out_.has_launch_flows = !flow_starts_.empty();
     for (CpuEvent& ev : out_.cpu) {
-      if (ev.kind != CpuKind::kRuntime || ev.correlation >= 0) continue;
+      if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
       auto it = flow_starts_.find({t.pid, t.tid, ev.ts_ns});
-      if (it != flow_starts_.end()) ev.correlation = it->second;
+      if (it == flow_starts_.end()) continue;
+      ev.launch_flow = true;
+      if (ev.correlation < 0) ev.correlation = it->second;
     }
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];

@@ -1,0 +1,107 @@
+// Checks our analyses against TraceLens's checked-in golden reports (corpus/traces/TraceLens,
+// produced by generate_perf_report_pytorch; see corpus/README-traces.md §2).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "trace/gpu_timeline.h"
+#include "trace/kernel_summary.h"
+#include "trace/kineto_reader.h"
+#include "util/csv_reader.h"
+
+namespace sextant {
+namespace {
+
+struct Golden {
+  const char* trace;
+  const char* csv_dir;
+};
+
+const Golden kGoldens[] = {
+    {"TraceLens/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+     "TraceLens/h100/gaunernst_bert-small-uncased__1016001_perf_report_csvs"},
+    {"TraceLens/h100/Falconsai_nsfw_image_detection__1016002.json.gz",
+     "TraceLens/h100/Falconsai_nsfw_image_detection__1016002_perf_report_csvs"},
+    {"TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+     "TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs"},
+    {"TraceLens/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+     "TraceLens/h100/facebook_timesformer-base-finetuned-k400__1016002_perf_report_csvs"},
+    {"TraceLens/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz",
+     "TraceLens/h100/google_owlv2-large-patch14-ensemble__1016001_perf_report_csvs"},
+    {"TraceLens/mi210/gpu_only_trace.json.gz", "TraceLens/mi210/gpu_only_trace_perf_report_csvs"},
+    {"TraceLens/perf_model_normalization/normalization_layer_test.json.gz",
+     "TraceLens/perf_model_normalization/normalization_layer_test_perf_report_csvs"},
+    {"TraceLens/torch_compile_triton/trace.json.gz",
+     "TraceLens/torch_compile_triton/trace_perf_report_csvs"},
+};
+
+std::string Corpus(const std::string& rel) {
+  return std::string(SEXTANT_CORPUS_DIR) + "/traces/" + rel;
+}
+
+void ExpectWithin(double ours, double golden, const std::string& what) {
+  // 0.1% per row; rows that are zero in the reference must be zero (to 1 ns) in ours.
+  double tolerance = std::max(std::fabs(golden) * 1e-3, 1e-6);
+  EXPECT_NEAR(ours, golden, tolerance) << what;
+}
+
+class GoldenReportTest : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(GoldenReportTest, GpuTimelineMatchesTraceLens) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  GpuTimeline t = ComputeGpuTimeline(trace);
+  CsvTable csv = CsvTable::Read(Corpus(std::string(g.csv_dir) + "/gpu_timeline.csv"));
+  ASSERT_GE(csv.size(), 8u);
+  std::map<std::string, double> ours = {{"computation_time", t.computation_ns / 1e6},
+                                        {"exposed_comm_time", t.exposed_communication_ns / 1e6},
+                                        {"exposed_memcpy_time", t.exposed_memcpy_ns / 1e6},
+                                        {"busy_time", t.busy_ns / 1e6},
+                                        {"idle_time", t.idle_ns / 1e6},
+                                        {"total_time", t.total_ns / 1e6},
+                                        {"total_comm_time", t.communication_ns / 1e6},
+                                        {"total_memcpy_time", t.memcpy_ns / 1e6}};
+  size_t checked = 0;
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string& type = csv.Get(r, "type");
+    auto it = ours.find(type);
+    ASSERT_NE(it, ours.end()) << type;
+    ExpectWithin(it->second, std::stod(csv.Get(r, "time ms")), std::string(g.trace) + " " + type);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8u);
+}
+
+TEST_P(GoldenReportTest, KernelSumAndCountMatchTraceLens) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  CsvTable csv = CsvTable::Read(Corpus(std::string(g.csv_dir) + "/kernel_summary.csv"));
+  ASSERT_GE(csv.size(), 1u);
+  // The reference splits a kernel name by parent op; we aggregate per name.
+  std::map<std::string, std::pair<double, int64_t>> golden;
+  for (size_t r = 0; r < csv.size(); ++r) {
+    auto& entry = golden[csv.Get(r, "Kernel name")];
+    entry.first += std::stod(csv.Get(r, "Kernel duration (µs)_sum"));
+    entry.second += std::stoll(csv.Get(r, "Kernel duration (µs)_count"));
+  }
+  std::vector<KernelStats> ours = SummarizeKernels(trace);
+  std::map<std::string, const KernelStats*> by_name;
+  for (const auto& k : ours) {
+    if (k.kind == GpuKind::kKernel) by_name[k.name] = &k;
+  }
+  for (const auto& [name, expected] : golden) {
+    auto it = by_name.find(name);
+    ASSERT_NE(it, by_name.end()) << "missing kernel " << name;
+    EXPECT_EQ(it->second->count, expected.second) << name;
+    // Durations are exact multiples of 1 ns; sums agree to rounding of the reference's floats.
+    EXPECT_NEAR(it->second->total_ns / 1e3, expected.first, 1e-6 * std::max(1.0, expected.first))
+        << name;
+  }
+  EXPECT_EQ(by_name.size(), golden.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(TraceLens, GoldenReportTest, ::testing::ValuesIn(kGoldens));
+
+}  // namespace
+}  // namespace sextant

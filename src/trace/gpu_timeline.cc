@@ -1,0 +1,91 @@
+#include "trace/gpu_timeline.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "trace/intervals.h"
+
+namespace sextant {
+
+bool IsCommunicationKernelName(std::string_view name) {
+  for (size_t i = 0; i + 4 <= name.size(); ++i) {
+    char a = static_cast<char>(name[i] | 0x20);
+    if (a != 'n' && a != 'r') continue;
+    if ((name[i + 1] | 0x20) == 'c' && (name[i + 2] | 0x20) == 'c' && (name[i + 3] | 0x20) == 'l') {
+      return true;
+    }
+  }
+  return false;
+}
+
+GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices) {
+  std::vector<Interval> comp, comm, copy, fill;
+  for (uint32_t i : gpu_indices) {
+    const GpuEvent& g = trace.gpu[i];
+    Interval iv{g.ts_ns, g.end_ns()};
+    switch (g.kind) {
+      case GpuKind::kMemcpy: copy.push_back(iv); break;
+      case GpuKind::kMemset:
+        fill.push_back(iv);
+        comp.push_back(iv);
+        break;
+      case GpuKind::kKernel:
+        (IsCommunicationKernelName(trace.Name(g.name)) ? comm : comp).push_back(iv);
+        break;
+    }
+  }
+  auto comp_m = MergeIntervals(std::move(comp));
+  auto comm_m = MergeIntervals(std::move(comm));
+  auto copy_m = MergeIntervals(std::move(copy));
+  auto busy = UnionIntervals(UnionIntervals(comp_m, comm_m), copy_m);
+  GpuTimeline t;
+  if (busy.empty()) return t;
+  t.first_start_ns = busy.front().begin;
+  t.last_end_ns = busy.back().end;
+  t.total_ns = t.last_end_ns - t.first_start_ns;
+  t.computation_ns = TotalLength(comp_m);
+  t.communication_ns = TotalLength(comm_m);
+  t.exposed_communication_ns = TotalLength(SubtractIntervals(comm_m, comp_m));
+  t.memcpy_ns = TotalLength(copy_m);
+  t.exposed_memcpy_ns = TotalLength(SubtractIntervals(SubtractIntervals(copy_m, comp_m), comm_m));
+  t.memset_ns = TotalLength(MergeIntervals(std::move(fill)));
+  t.busy_ns = TotalLength(busy);
+  t.idle_ns = t.total_ns - t.busy_ns;
+  return t;
+}
+
+std::vector<uint32_t> TimelineEvents(const TraceData& trace) {
+  std::vector<uint32_t> linked;
+  for (uint32_t i = 0; i < trace.gpu.size(); ++i) {
+    const GpuEvent& g = trace.gpu[i];
+    if (g.launcher < 0) continue;
+    if (trace.has_launch_flows && !trace.cpu[g.launcher].launch_flow) continue;
+    linked.push_back(i);
+  }
+  if (!linked.empty()) return linked;
+  std::vector<uint32_t> all(trace.gpu.size());
+  std::iota(all.begin(), all.end(), 0u);
+  return all;
+}
+
+GpuTimeline ComputeGpuTimeline(const TraceData& trace) {
+  return ComputeGpuTimeline(trace, TimelineEvents(trace));
+}
+
+std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace) {
+  std::vector<std::vector<uint32_t>> groups(trace.iterations.size());
+  if (groups.empty()) return groups;
+  for (uint32_t i : TimelineEvents(trace)) {
+    const GpuEvent& g = trace.gpu[i];
+    int64_t when = g.launcher >= 0 ? trace.cpu[g.launcher].ts_ns : g.ts_ns;
+    // Iterations are sorted by start; find the last one starting at or before `when`.
+    auto it = std::upper_bound(trace.iterations.begin(), trace.iterations.end(), when,
+                               [](int64_t t, const Iteration& it) { return t < it.ts_ns; });
+    if (it == trace.iterations.begin()) continue;
+    --it;
+    if (when < it->ts_ns + it->dur_ns) groups[it - trace.iterations.begin()].push_back(i);
+  }
+  return groups;
+}
+
+}  // namespace sextant

@@ -1,0 +1,50 @@
+// Where the GPU's time went: TraceLens's gpu_timeline definitions (TraceLens
+// TreePerf/gpu_event_analyser.py, GPUEventAnalyser), so results can be checked against its
+// golden reports. GPU activities of all devices and streams are merged per class:
+//   communication = kernels whose name contains "nccl" or "rccl" (any case)
+//   computation   = every other kernel, plus memsets
+//   memcpy        = memory copies
+// exposed_communication = |comm \ comp|, exposed_memcpy = |memcpy \ comp \ comm|,
+// busy = |comp ∪ comm ∪ memcpy|, total = last end − first start, idle = total − busy, so
+// computation + exposed_communication + exposed_memcpy + idle = total.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "trace/event_store.h"
+
+namespace sextant {
+
+struct GpuTimeline {
+  int64_t total_ns = 0;
+  int64_t computation_ns = 0;
+  int64_t communication_ns = 0;  // all communication, overlapped or not
+  int64_t exposed_communication_ns = 0;
+  int64_t memcpy_ns = 0;  // all copies
+  int64_t exposed_memcpy_ns = 0;
+  int64_t memset_ns = 0;  // included in computation, shown for information
+  int64_t busy_ns = 0;
+  int64_t idle_ns = 0;
+  int64_t first_start_ns = 0;
+  int64_t last_end_ns = 0;
+};
+
+bool IsCommunicationKernelName(std::string_view name);
+
+// The GPU activities that belong to the profiled window: those whose launching runtime call
+// is in the trace (and, when the trace has CPU->GPU flow events, carries one — the rule
+// TraceLens applies, so kernels still running from before the window are left out). A trace
+// with no linked activity at all (GPU-only) uses every activity.
+std::vector<uint32_t> TimelineEvents(const TraceData& trace);
+
+// Over TimelineEvents(trace), or over the GPU events with the given indices.
+GpuTimeline ComputeGpuTimeline(const TraceData& trace);
+GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices);
+
+// TimelineEvents grouped by iteration: the ProfilerStep#N window containing the launching
+// runtime call (or, for unlinked events, the GPU start). Index i matches trace.iterations[i].
+std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace);
+
+}  // namespace sextant

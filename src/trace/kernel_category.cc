@@ -1,0 +1,105 @@
+#include "trace/kernel_category.h"
+
+#include <algorithm>
+#include <array>
+
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+namespace {
+
+bool Contains(std::string_view text, std::string_view needle) {
+  return text.find(needle) != std::string_view::npos;
+}
+
+bool ContainsAny(std::string_view text, std::initializer_list<std::string_view> needles) {
+  for (auto n : needles) {
+    if (Contains(text, n)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view CategoryName(KernelCategory category) {
+  switch (category) {
+    case KernelCategory::kGemm: return "GEMM";
+    case KernelCategory::kAttention: return "attention";
+    case KernelCategory::kElementwise: return "elementwise";
+    case KernelCategory::kReductionNorm: return "reduction/norm";
+    case KernelCategory::kCommunication: return "communication";
+    case KernelCategory::kMemory: return "memory";
+    case KernelCategory::kOther: return "other";
+  }
+  return "other";
+}
+
+KernelCategory CategorizeKernelName(std::string_view name) {
+  if (IsCommunicationKernelName(name)) return KernelCategory::kCommunication;
+  // Attention first: flash kernels often contain "gemm" in their template arguments.
+  if (ContainsAny(name, {"flash", "fmha", "attn", "attention", "sdpa", "Attention"})) {
+    return KernelCategory::kAttention;
+  }
+  if (ContainsAny(name,
+                  {"gemm",     "Gemm",  "GEMM",  "cutlass",   "xmma",  "Cijk_", "cublas",
+                   "matmul",   "nvjet", "wgmma", "hipblaslt", "conv",  "Conv",  "implicit_convolve",
+                   "winograd", "dgrad", "wgrad", "fprop",     "sgemm", "hgemm", "igemm"})) {
+    return KernelCategory::kGemm;
+  }
+  if (ContainsAny(name, {"reduce", "Reduce", "norm", "Norm", "softmax", "Softmax", "welford",
+                         "triton_red", "triton_per", "cross_entropy", "nll_loss"})) {
+    return KernelCategory::kReductionNorm;
+  }
+  if (ContainsAny(name, {"elementwise", "Elementwise", "Functor", "triton_poi", "fill", "copy",
+                         "index", "Index", "CatArray", "cat_", "where", "scatter", "gather",
+                         "multi_tensor_apply", "activation", "gelu", "silu", "relu"})) {
+    return KernelCategory::kElementwise;
+  }
+  return KernelCategory::kOther;
+}
+
+KernelCategory CategorizeOpName(std::string_view op, bool* known) {
+  *known = true;
+  static constexpr std::array<std::string_view, 12> kGemm = {"aten::mm",
+                                                             "aten::addmm",
+                                                             "aten::bmm",
+                                                             "aten::baddbmm",
+                                                             "aten::_scaled_mm",
+                                                             "aten::matmul",
+                                                             "aten::linear",
+                                                             "aten::convolution",
+                                                             "aten::_convolution",
+                                                             "aten::cudnn_convolution",
+                                                             "aten::convolution_backward",
+                                                             "aten::addbmm"};
+  if (std::find(kGemm.begin(), kGemm.end(), op) != kGemm.end()) return KernelCategory::kGemm;
+  if (ContainsAny(op, {"scaled_dot_product", "flash_attn", "flash_attention", "efficient_attention",
+                       "cudnn_attention", "unified_attention"})) {
+    return KernelCategory::kAttention;
+  }
+  if (ContainsAny(op, {"norm", "softmax", "aten::sum", "aten::mean", "aten::max", "aten::min",
+                       "aten::amax", "aten::std", "aten::var", "logsumexp", "cumsum"})) {
+    return KernelCategory::kReductionNorm;
+  }
+  if (op.substr(0, 16) == "record_param_comms" || op.substr(0, 5) == "nccl:" ||
+      op.substr(0, 4) == "c10d") {
+    return KernelCategory::kCommunication;
+  }
+  *known = false;
+  return KernelCategory::kOther;
+}
+
+KernelCategory CategorizeGpuEvent(const TraceData& trace, const GpuEvent& event) {
+  if (event.kind != GpuKind::kKernel) return KernelCategory::kMemory;
+  std::string_view name = trace.Name(event.name);
+  KernelCategory by_kernel = CategorizeKernelName(name);
+  if (by_kernel == KernelCategory::kCommunication) return by_kernel;
+  if (event.op >= 0) {
+    bool known = false;
+    KernelCategory by_op = CategorizeOpName(trace.Name(trace.cpu[event.op].name), &known);
+    if (known) return by_op;
+  }
+  return by_kernel;
+}
+
+}  // namespace sextant

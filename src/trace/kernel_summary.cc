@@ -1,0 +1,80 @@
+#include "trace/kernel_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace sextant {
+
+double Median(std::vector<int64_t>& values) {
+  if (values.empty()) return 0;
+  size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  double upper = static_cast<double>(values[mid]);
+  if (values.size() % 2) return upper;
+  double lower = static_cast<double>(*std::max_element(values.begin(), values.begin() + mid));
+  return (lower + upper) / 2;
+}
+
+std::vector<KernelStats> SummarizeKernels(const TraceData& trace) {
+  struct Acc {
+    std::vector<int64_t> durations;
+    std::map<int32_t, int64_t> category_votes;
+    std::unordered_map<uint32_t, int64_t> parent_votes;
+    GpuKind kind;
+  };
+  std::unordered_map<uint32_t, Acc> by_name;
+  for (const GpuEvent& g : trace.gpu) {
+    Acc& acc = by_name[g.name];
+    acc.kind = g.kind;
+    acc.durations.push_back(g.dur_ns);
+    acc.category_votes[static_cast<int32_t>(CategorizeGpuEvent(trace, g))]++;
+    if (g.op >= 0) acc.parent_votes[trace.cpu[g.op].name]++;
+  }
+  std::vector<KernelStats> out;
+  out.reserve(by_name.size());
+  for (auto& [name, acc] : by_name) {
+    KernelStats s;
+    s.name = std::string(trace.Name(name));
+    s.kind = acc.kind;
+    s.count = static_cast<int64_t>(acc.durations.size());
+    for (int64_t d : acc.durations) s.total_ns += d;
+    s.min_ns = *std::min_element(acc.durations.begin(), acc.durations.end());
+    s.max_ns = *std::max_element(acc.durations.begin(), acc.durations.end());
+    s.mean_ns = static_cast<double>(s.total_ns) / static_cast<double>(s.count);
+    s.median_ns = Median(acc.durations);
+    s.category = static_cast<KernelCategory>(
+        std::max_element(acc.category_votes.begin(), acc.category_votes.end(),
+                         [](auto& a, auto& b) { return a.second < b.second; })
+            ->first);
+    if (!acc.parent_votes.empty()) {
+      auto best =
+          std::max_element(acc.parent_votes.begin(), acc.parent_votes.end(), [](auto& a, auto& b) {
+            return a.second < b.second || (a.second == b.second && a.first > b.first);
+          });
+      s.parent_op = std::string(trace.Name(best->first));
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  return out;
+}
+
+std::vector<CategoryStats> SummarizeCategories(const std::vector<KernelStats>& kernels) {
+  std::map<KernelCategory, CategoryStats> by;
+  for (const auto& k : kernels) {
+    CategoryStats& c = by[k.category];
+    c.category = k.category;
+    c.count += k.count;
+    c.total_ns += k.total_ns;
+  }
+  std::vector<CategoryStats> out;
+  for (auto& [cat, stats] : by) out.push_back(stats);
+  std::sort(out.begin(), out.end(),
+            [](const CategoryStats& a, const CategoryStats& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
+}  // namespace sextant
