@@ -1,0 +1,223 @@
+#include "pipeline/pp_dump_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+using nlohmann::json;
+
+// The dump nests three levels deep; anything much deeper is hostile input, refused before
+// the parser builds (and later recursively frees) a deep tree.
+constexpr int kMaxNesting = 8;
+// Ranks and iterations are bounded so a hostile config cannot make us open millions of files.
+constexpr int64_t kMaxPipelineRanks = 4096;
+
+void CheckNesting(std::string_view text, const std::string& file) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxNesting) {
+        ThrowUserError(
+            {file, -1, -1, static_cast<int64_t>(i)}, "",
+            fmt::format("JSON nested deeper than {} levels; not a pipeline dump", kMaxNesting));
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+json ParseJson(std::string_view text, const std::string& file) {
+  CheckNesting(text, file);
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
+    std::string reason = e.what();
+    const size_t colon = reason.find("parse error");
+    if (colon != std::string::npos) reason = reason.substr(colon);
+    ThrowUserError({file, -1, -1, static_cast<int64_t>(e.byte > 0 ? e.byte - 1 : 0)}, "",
+                   "invalid JSON: " + reason);
+  }
+}
+
+const char* TypeName(const json& value) { return value.type_name(); }
+
+int64_t ReadInt(const json& value, const std::string& file, const std::string& key) {
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
+      return static_cast<int64_t>(d);
+    }
+  }
+  ThrowUserError({file}, key, fmt::format("expected an integer, found {}", TypeName(value)));
+}
+
+double ReadNumber(const json& value, const std::string& file, const std::string& key) {
+  if (!value.is_number()) {
+    ThrowUserError({file}, key, fmt::format("expected a number, found {}", TypeName(value)));
+  }
+  const double d = value.get<double>();
+  if (!std::isfinite(d)) ThrowUserError({file}, key, "number is not finite");
+  return d;
+}
+
+template <typename T>
+std::vector<T> ReadList(const json& record, const char* name, const std::string& file,
+                        const std::string& iteration) {
+  std::vector<T> out;
+  auto it = record.find(name);
+  if (it == record.end()) return out;
+  const std::string key = iteration + "." + name;
+  if (!it->is_array()) {
+    ThrowUserError({file}, key, fmt::format("expected a list, found {}", TypeName(*it)));
+  }
+  out.reserve(it->size());
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string element = fmt::format("{}[{}]", key, i);
+    if constexpr (std::is_same_v<T, double>) {
+      out.push_back(ReadNumber((*it)[i], file, element));
+    } else {
+      out.push_back(ReadInt((*it)[i], file, element));
+    }
+  }
+  return out;
+}
+
+void RequireSameLength(size_t a, size_t b, const char* first, const char* second,
+                       const std::string& file, const std::string& iteration) {
+  if (a == b) return;
+  ThrowUserError({file}, iteration,
+                 fmt::format("'{}' has {} entries but '{}' has {}", first, a, second, b));
+}
+
+// Numeric order for keys "1".."20" (file order is arbitrary in JSON); non-numeric keys after.
+bool IterationKeyLess(const std::string& a, const std::string& b) {
+  const bool a_num = !a.empty() && a.size() < 10 && std::all_of(a.begin(), a.end(), ::isdigit);
+  const bool b_num = !b.empty() && b.size() < 10 && std::all_of(b.begin(), b.end(), ::isdigit);
+  if (a_num && b_num) return std::stol(a) < std::stol(b);
+  if (a_num != b_num) return a_num;
+  return a < b;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowUserError({path}, "", "cannot open pipeline dump file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+PrimusDumpConfig ParsePrimusDumpConfig(std::string_view text, const std::string& file) {
+  const json root = ParseJson(text, file);
+  if (!root.is_object()) {
+    ThrowUserError({file}, "", fmt::format("expected a JSON object, found {}", TypeName(root)));
+  }
+  PrimusDumpConfig config;
+  auto read = [&](const char* name, const char* fallback, int64_t* out) {
+    auto it = root.find(name);
+    if (it == root.end() && fallback != nullptr) {
+      it = root.find(fallback);
+      name = fallback;
+    }
+    if (it != root.end()) *out = ReadInt(*it, file, name);
+  };
+  read("world_size", nullptr, &config.world_size);
+  read("dp_size", nullptr, &config.dp_size);
+  read("tp_size", nullptr, &config.tp_size);
+  read("ep_size", nullptr, &config.ep_size);
+  read("pp_size", nullptr, &config.pp_size);
+  read("vp_size", "vpp_size", &config.vp_size);  // simulator spelling as fallback
+  read("num_mbs", "micro_batches", &config.num_mbs);
+  read("train_iters", nullptr, &config.train_iters);
+  if (config.pp_size < 1 || config.pp_size > kMaxPipelineRanks) {
+    ThrowUserError({file}, "pp_size",
+                   fmt::format("must be present and between 1 and {}, got {}", kMaxPipelineRanks,
+                               config.pp_size));
+  }
+  if (config.vp_size < 1) {
+    ThrowUserError({file}, "vp_size", fmt::format("must be >= 1, got {}", config.vp_size));
+  }
+  return config;
+}
+
+PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& file, int pp_rank) {
+  const json root = ParseJson(text, file);
+  if (!root.is_object()) {
+    ThrowUserError({file}, "",
+                   fmt::format("expected an object of iterations, found {}", TypeName(root)));
+  }
+  PrimusDumpRank rank;
+  rank.pp_rank = pp_rank;
+  rank.iterations.reserve(root.size());
+  for (const auto& [key, record] : root.items()) {
+    if (!record.is_object()) {
+      ThrowUserError({file}, key,
+                     fmt::format("expected an iteration record, found {}", TypeName(record)));
+    }
+    PrimusDumpIteration it;
+    it.key = key;
+    auto total = record.find("total");
+    if (total == record.end()) ThrowUserError({file}, key + ".total", "missing");
+    it.total_ms = ReadNumber(*total, file, key + ".total");
+    auto memory = record.find("memory");
+    if (memory != record.end()) it.memory_gib = ReadNumber(*memory, file, key + ".memory");
+    it.fwd_start = ReadList<double>(record, "fwd_start", file, key);
+    it.fwd_end = ReadList<double>(record, "fwd_end", file, key);
+    it.bwd_start = ReadList<double>(record, "bwd_start", file, key);
+    it.bwd_end = ReadList<double>(record, "bwd_end", file, key);
+    it.wgrad_start = ReadList<double>(record, "wgrad_start", file, key);
+    it.wgrad_end = ReadList<double>(record, "wgrad_end", file, key);
+    it.fwd_minibatch = ReadList<int64_t>(record, "fwd_minibatch", file, key);
+    it.fwd_chunk = ReadList<int64_t>(record, "fwd_chunk", file, key);
+    it.bwd_minibatch = ReadList<int64_t>(record, "bwd_minibatch", file, key);
+    it.bwd_chunk = ReadList<int64_t>(record, "bwd_chunk", file, key);
+    it.wgrad_minibatch = ReadList<int64_t>(record, "wgrad_minibatch", file, key);
+    it.wgrad_chunk = ReadList<int64_t>(record, "wgrad_chunk", file, key);
+    RequireSameLength(it.fwd_start.size(), it.fwd_end.size(), "fwd_start", "fwd_end", file, key);
+    RequireSameLength(it.bwd_start.size(), it.bwd_end.size(), "bwd_start", "bwd_end", file, key);
+    RequireSameLength(it.wgrad_start.size(), it.wgrad_end.size(), "wgrad_start", "wgrad_end", file,
+                      key);
+    rank.iterations.push_back(std::move(it));
+  }
+  std::sort(rank.iterations.begin(), rank.iterations.end(),
+            [](const PrimusDumpIteration& a, const PrimusDumpIteration& b) {
+              return IterationKeyLess(a.key, b.key);
+            });
+  return rank;
+}
+
+PrimusDump ReadPrimusDump(const std::string& dir) {
+  PrimusDump dump;
+  const std::string config_path = dir + "/config.json";
+  dump.config = ParsePrimusDumpConfig(ReadWholeFile(config_path), config_path);
+  for (int r = 0; r < dump.config.pp_size; ++r) {
+    const std::string path = fmt::format("{}/pp_rank_{}.json", dir, r);
+    dump.ranks.push_back(ParsePrimusDumpRank(ReadWholeFile(path), path, r));
+  }
+  return dump;
+}
+
+}  // namespace sextant
