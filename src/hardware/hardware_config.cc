@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -434,8 +435,8 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
                    "expected a mapping with 'hardware_config:' (Primus) and/or 'hardware:' keys");
   }
   ClusterSpec cluster = base;
-  YAML::Node primus;
-  YAML::Node sextant;
+  std::optional<YAML::Node> primus;
+  std::optional<YAML::Node> sextant;
   for (const auto& entry : root) {
     const std::string key = reader.Scalar(entry.first, "");
     if (key == "hardware_config") {
@@ -447,8 +448,8 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
     }
   }
   // Sextant's schema may switch the GPU; Primus's keys then refine that GPU's fabric.
-  if (sextant) ApplySextant(reader, sextant, cluster);
-  if (primus && !primus.IsNull()) ApplyPrimus(reader, primus, cluster);
+  if (sextant) ApplySextant(reader, *sextant, cluster);
+  if (primus && !primus->IsNull()) ApplyPrimus(reader, *primus, cluster);
   return cluster;
 }
 

@@ -153,7 +153,9 @@ GpuSpec H100() {
   g.hbm_bytes = 80 * kGiB;
   g.hbm_bandwidth = 3.35 * kTBps;
   g.compute_units = 132;
-  g.max_clock_mhz = 1980;
+  // The clock NVIDIA's peak rates are quoted at (132 SMs x 4096 dense BF16 FLOP/clk x
+  // 1830 MHz = 989.4 TFLOP/s); the SXM5 part may boost to 1980 MHz.
+  g.max_clock_mhz = 1830;
   g.l2_bytes = 50 * kMiB;
   g.peak_dense_tflops = {{DType::kFP32, 66.9},
                          {DType::kTF32, 494.7},
@@ -196,7 +198,7 @@ GpuSpec B200() {
   g.hbm_bytes = static_cast<int64_t>(180e9);
   g.hbm_bandwidth = 8.0 * kTBps;
   g.compute_units = 148;
-  g.max_clock_mhz = 1965;
+  g.max_clock_mhz = 1965;  // boost clock; NVIDIA does not state the clock its peaks assume
   g.l2_bytes = 126 * kMiB;
   g.peak_dense_tflops = {{DType::kFP32, 75},   {DType::kTF32, 1125}, {DType::kBF16, 2250},
                          {DType::kFP16, 2250}, {DType::kFP8, 4500},  {DType::kMXFP8, 4500},

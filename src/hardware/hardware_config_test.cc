@@ -1,0 +1,149 @@
+#include "hardware/hardware_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_library.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kCorpus = std::string(SEXTANT_CORPUS_DIR) + "/primus/examples/hardware_configs/";
+const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/hardware/";
+
+ClusterSpec Mi300xCluster(int nodes = 1) { return MakeCluster(*FindGpu("MI300X"), nodes); }
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    ParseHardwareConfig(text, "hw.yaml", Mi300xCluster());
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(LoadHardwareConfig, ReadsPrimusMi300xFile) {
+  const ClusterSpec c = LoadHardwareConfig(kCorpus + "mi300x.yaml", MakeCluster(*FindGpu("H100")));
+  // Primus keys overwrite the fabric figures of whatever GPU the base cluster had.
+  EXPECT_DOUBLE_EQ(c.gpu.intra_node_bandwidth, 448e9);
+  EXPECT_DOUBLE_EQ(c.gpu.intra_node_latency, 0.45e-6);
+  EXPECT_DOUBLE_EQ(c.gpu.nic_bandwidth, 50e9);
+  EXPECT_DOUBLE_EQ(c.gpu.inter_node_latency, 2.0e-6);
+  EXPECT_DOUBLE_EQ(c.pod_bandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(c.pod_latency, 10e-6);
+  EXPECT_EQ(c.gpus_per_node, 8);
+  EXPECT_EQ(c.nodes_per_pod, 8);  // pod_size 64 GPUs / 8 per node
+  EXPECT_EQ(c.nics_per_node, 8);
+  EXPECT_FALSE(c.scale_out_switch);
+  EXPECT_EQ(c.gpu.fabric, FabricKind::kMesh);
+  EXPECT_DOUBLE_EQ(c.calibration.vector_flops, 163e12);
+  // Keys the file leaves out keep Primus's defaults.
+  EXPECT_DOUBLE_EQ(c.calibration.bw_eff, 0.70);
+  EXPECT_DOUBLE_EQ(c.calibration.a2a_rccl_overhead_us, 150.0);
+}
+
+TEST(LoadHardwareConfig, ReadsEveryCorpusHardwareConfig) {
+  for (const char* name : {"mi300x.yaml", "mi325x.yaml", "mi350x.yaml", "mi355x.yaml"}) {
+    SCOPED_TRACE(name);
+    const ClusterSpec c = LoadHardwareConfig(kCorpus + name, Mi300xCluster());
+    EXPECT_GT(c.gpu.intra_node_bandwidth, 0);
+  }
+  EXPECT_DOUBLE_EQ(
+      LoadHardwareConfig(kCorpus + "mi355x.yaml", Mi300xCluster()).gpu.intra_node_bandwidth,
+      537.6e9);
+  EXPECT_DOUBLE_EQ(
+      LoadHardwareConfig(kCorpus + "mi350x.yaml", Mi300xCluster()).calibration.vector_flops,
+      144e12);
+}
+
+TEST(LoadHardwareConfig, SextantSchemaWithClusterTiers) {
+  const ClusterSpec c = LoadHardwareConfig(kData + "h100_cluster.yaml", Mi300xCluster());
+  EXPECT_EQ(c.gpu.name, "H100");
+  EXPECT_NEAR(c.gpu.PeakTflops(DType::kBF16), 989.4 * 1500 / 1830, 1e-6);
+  EXPECT_DOUBLE_EQ(c.gpu.hbm_bandwidth, 3.0e12);
+  EXPECT_EQ(c.num_nodes, 64);
+  EXPECT_EQ(c.WorldSize(), 512);
+  EXPECT_EQ(c.nodes_per_pod, 32);
+  EXPECT_DOUBLE_EQ(c.pod_bandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(c.pod_latency, 5e-6);
+  EXPECT_EQ(c.collective_preset, "nccl");
+}
+
+TEST(LoadHardwareConfig, BothSchemasInOneFile) {
+  const ClusterSpec c = LoadHardwareConfig(kData + "mixed_schemas.yaml", Mi300xCluster());
+  EXPECT_EQ(c.gpu.name, "MI355X");
+  EXPECT_DOUBLE_EQ(c.gpu.intra_node_bandwidth, 500e9);
+  EXPECT_DOUBLE_EQ(c.calibration.bw_eff, 0.75);
+  EXPECT_DOUBLE_EQ(c.calibration.rccl_overhead_us, 120);
+  EXPECT_EQ(c.nodes_per_pod, 4);
+}
+
+TEST(LoadHardwareConfig, UnknownKeyNamesFileLineKeyAndSuggestion) {
+  try {
+    LoadHardwareConfig(kData + "unknown_primus_key.yaml", Mi300xCluster());
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    const std::string msg = e.what();
+    EXPECT_THAT(msg, HasSubstr("unknown_primus_key.yaml:3:3"));
+    EXPECT_THAT(msg, HasSubstr("'pod_bww'"));
+    EXPECT_THAT(msg, HasSubstr("did you mean 'pod_bw'"));
+  }
+}
+
+TEST(ParseHardwareConfig, PrimusAcceptsNumbersWrittenAsStrings) {
+  const ClusterSpec c = ParseHardwareConfig(
+      "hardware_config:\n  vector_flops: \"3.2e12\"\n  nic_warmup_bytes: 1e6\n"
+      "  switch_topology: \"off\"\n  nics_per_node: null\n",
+      "hw.yaml", Mi300xCluster());
+  EXPECT_DOUBLE_EQ(c.calibration.vector_flops, 3.2e12);
+  EXPECT_EQ(c.calibration.nic_warmup_bytes, 1000000);
+  EXPECT_FALSE(c.scale_out_switch);
+  EXPECT_EQ(c.nics_per_node, 0);  // null: one NIC per GPU, as in Primus
+}
+
+TEST(ParseHardwareConfig, EveryPrimusKeyIsAccepted) {
+  std::string text = "hardware_config:\n";
+  for (const std::string& key : PrimusHardwareConfigKeys()) {
+    std::string value = "1";
+    if (key == "node_topology") value = "mesh";
+    if (key == "switch_topology") value = "true";
+    if (key == "pod_size" || key == "node_size") value = "8";
+    text += "  " + key + ": " + value + "\n";
+  }
+  EXPECT_NO_THROW(ParseHardwareConfig(text, "all.yaml", Mi300xCluster()));
+  EXPECT_EQ(PrimusHardwareConfigKeys().size(), 35u);  // 34 CollectiveArgs fields + gpus_per_tray
+}
+
+TEST(ParseHardwareConfig, ClearErrors) {
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: fast\n"),
+              HasSubstr("hw.yaml:2:12: 'node_bw': expected a number, got 'fast'"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  bw_eff: 1.5\n"),
+              HasSubstr("'bw_eff': must be a fraction"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_size: 2.5\n"), HasSubstr("whole number"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_topology: torus\n"),
+              HasSubstr("expected 'mesh' or 'switch'"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_size: 12\n"),
+              HasSubstr("not a whole number of 8-GPU nodes"));
+  EXPECT_THAT(ErrorOf("hardware:\n  gpu: H1000\n"), HasSubstr("did you mean H100"));
+  EXPECT_THAT(ErrorOf("hardware:\n  gpu: MI300X\n  cluster:\n    nodes: 4\n"),
+              HasSubstr("hw.yaml:4:5: 'nodes': unknown key"));
+  EXPECT_THAT(ErrorOf("hardware:\n  peak_tflops: {bf17: 5}\n"), HasSubstr("unknown dtype"));
+  EXPECT_THAT(ErrorOf("hardware:\n  collective_preset: mpi\n"), HasSubstr("unknown preset 'mpi'"));
+  EXPECT_THAT(ErrorOf("hardwar_config:\n  node_bw: 1\n"),
+              HasSubstr("did you mean 'hardware_config'"));
+  EXPECT_THAT(ErrorOf("- 1\n- 2\n"), HasSubstr("expected a mapping"));
+  EXPECT_THAT(ErrorOf("hardware_config: [1, 2\n"), HasSubstr("not valid YAML"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: [1]\n"), HasSubstr("expected a single value"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_lat: -1\n"), HasSubstr("must not be negative"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: .inf\n"), HasSubstr("expected a number"));
+}
+
+TEST(LoadHardwareConfig, MissingFile) {
+  EXPECT_THROW(LoadHardwareConfig(kData + "no_such_file.yaml", Mi300xCluster()), UserError);
+}
+
+}  // namespace
+}  // namespace sextant

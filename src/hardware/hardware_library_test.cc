@@ -1,0 +1,124 @@
+#include "hardware/hardware_library.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+
+TEST(GpuLibrary, HasEveryGpuOfTheSpec) {
+  std::vector<std::string> names;
+  for (const GpuSpec& gpu : GpuLibrary()) names.push_back(gpu.name);
+  EXPECT_THAT(names, ElementsAre("MI300X", "MI325X", "MI350X", "MI355X", "A100", "H100", "H200",
+                                 "B200", "GB200"));
+}
+
+TEST(GpuLibrary, EveryEntryIsComplete) {
+  for (const GpuSpec& gpu : GpuLibrary()) {
+    SCOPED_TRACE(gpu.name);
+    EXPECT_FALSE(gpu.source.empty());
+    EXPECT_GT(gpu.hbm_bytes, 0);
+    EXPECT_GT(gpu.hbm_bandwidth, 0);
+    EXPECT_GT(gpu.compute_units, 0);
+    EXPECT_GT(gpu.max_clock_mhz, 0);
+    EXPECT_GT(gpu.l2_bytes, 0);
+    EXPECT_GT(gpu.tdp_watts, 0);
+    EXPECT_GT(gpu.intra_node_bandwidth, 0);
+    EXPECT_GT(gpu.intra_node_links, 0);
+    EXPECT_GT(gpu.nic_bandwidth, 0);
+    EXPECT_TRUE(gpu.Supports(DType::kBF16));
+    EXPECT_TRUE(gpu.Supports(DType::kFP32));
+  }
+}
+
+// Peak = compute units x dense FLOP per clock per unit x clock. FLOP/clk/unit from the
+// vendors' architecture papers: CDNA 3 2048 (BF16) and 4096 (FP8) per CU; CDNA 4 4096
+// (BF16) and 8192 (FP8); Ampere 2048 (FP16/BF16) per SM; Hopper 4096 (BF16) per SM.
+double Peak(double units, double flop_per_clock, double mhz) {
+  return units * flop_per_clock * mhz * 1e6 / 1e12;
+}
+
+// Datasheets round the product (A100: 311.87 is quoted as 312).
+void ExpectWithinTenthOfAPercent(double quoted, double computed) {
+  EXPECT_NEAR(quoted, computed, computed * 1e-3);
+}
+
+TEST(GpuLibrary, PeaksMatchUnitsTimesClock) {
+  ExpectWithinTenthOfAPercent(FindGpu("MI300X")->PeakTflops(DType::kBF16), Peak(304, 2048, 2100));
+  ExpectWithinTenthOfAPercent(FindGpu("MI300X")->PeakTflops(DType::kFP8), Peak(304, 4096, 2100));
+  ExpectWithinTenthOfAPercent(FindGpu("MI325X")->PeakTflops(DType::kBF16), Peak(304, 2048, 2100));
+  ExpectWithinTenthOfAPercent(FindGpu("MI350X")->PeakTflops(DType::kBF16), Peak(256, 4096, 2200));
+  ExpectWithinTenthOfAPercent(FindGpu("MI355X")->PeakTflops(DType::kBF16), Peak(256, 4096, 2400));
+  ExpectWithinTenthOfAPercent(FindGpu("MI355X")->PeakTflops(DType::kFP8), Peak(256, 8192, 2400));
+  ExpectWithinTenthOfAPercent(FindGpu("A100")->PeakTflops(DType::kBF16), Peak(108, 2048, 1410));
+  ExpectWithinTenthOfAPercent(FindGpu("H100")->PeakTflops(DType::kBF16), Peak(132, 4096, 1830));
+}
+
+TEST(GpuLibrary, DatasheetFigures) {
+  const GpuSpec& mi300x = *FindGpu("MI300X");
+  EXPECT_EQ(mi300x.hbm_bytes, 192 * kGiB);
+  EXPECT_DOUBLE_EQ(mi300x.hbm_bandwidth, 5.3e12);
+  EXPECT_EQ(mi300x.fabric, FabricKind::kMesh);
+  // 7 xGMI links x 64 GB/s = 448 GB/s, the node_bw of Primus's mi300x.yaml.
+  EXPECT_DOUBLE_EQ(mi300x.intra_node_bandwidth, 448e9);
+  EXPECT_DOUBLE_EQ(mi300x.LinkBandwidth(), 64e9);
+  // MI355X: 7 links x 76.8 GB/s = 537.6 GB/s (Primus's mi355x.yaml node_bw).
+  EXPECT_NEAR(FindGpu("MI355X")->intra_node_bandwidth, 537.6e9, 1);
+  const GpuSpec& h100 = *FindGpu("H100");
+  EXPECT_EQ(h100.fabric, FabricKind::kSwitch);
+  EXPECT_DOUBLE_EQ(h100.intra_node_bandwidth, 450e9);  // 900 GB/s bidirectional NVLink 4
+  EXPECT_DOUBLE_EQ(h100.nic_bandwidth, 50e9);          // 400 Gb/s
+  EXPECT_FALSE(h100.Supports(DType::kFP4));
+  EXPECT_TRUE(FindGpu("B200")->Supports(DType::kFP4));
+  EXPECT_FALSE(FindGpu("A100")->Supports(DType::kFP8));
+  EXPECT_FALSE(FindGpu("MI355X")->Supports(DType::kTF32));
+  EXPECT_EQ(FindGpu("GB200")->gpus_per_node, 72);
+  EXPECT_THROW(FindGpu("A100")->PeakTflops(DType::kFP8), UserError);
+}
+
+TEST(FindGpu, AcceptsNamesAndAliasesInAnyCase) {
+  EXPECT_EQ(FindGpu("MI300X")->name, "MI300X");
+  EXPECT_EQ(FindGpu("mi300x")->name, "MI300X");
+  EXPECT_EQ(FindGpu("gfx942")->name, "MI300X");
+  EXPECT_EQ(FindGpu("GFX950")->name, "MI355X");
+  EXPECT_EQ(FindGpu("h100_sxm")->name, "H100");
+  EXPECT_EQ(FindGpu("H100-SXM")->name, "H100");
+  EXPECT_EQ(FindGpu("a100_80gb")->name, "A100");
+  EXPECT_EQ(FindGpu("gb200_nvl72")->name, "GB200");
+  EXPECT_EQ(FindGpu("H300"), nullptr);
+  EXPECT_EQ(FindGpu(""), nullptr);
+}
+
+TEST(SimilarGpuNames, SuggestsCloseNames) {
+  EXPECT_THAT(SimilarGpuNames("MI300"), Contains("MI300X"));
+  EXPECT_THAT(SimilarGpuNames("H1000"), Contains("H100"));
+  EXPECT_THAT(SimilarGpuNames("B20"), Contains("B200"));
+  EXPECT_TRUE(SimilarGpuNames("TPUv5").empty());
+  EXPECT_LE(SimilarGpuNames("MI3", 2).size(), 2u);
+}
+
+TEST(GpuSpec, ClockOverrideScalesEveryComputePeak) {
+  GpuSpec gpu = *FindGpu("MI300X");
+  gpu.SetClockMhz(1050);  // half the clock: half of every peak, memory untouched
+  EXPECT_NEAR(gpu.PeakTflops(DType::kBF16), 1307.4 / 2, 1e-9);
+  EXPECT_NEAR(gpu.PeakTflops(DType::kFP8), 2614.9 / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(gpu.hbm_bandwidth, 5.3e12);
+  EXPECT_DOUBLE_EQ(gpu.max_clock_mhz, 1050);
+  EXPECT_THROW(gpu.SetClockMhz(0), UserError);
+}
+
+TEST(MakeCluster, UsesTheGpusNodeSize) {
+  const ClusterSpec nvl72 = MakeCluster(*FindGpu("GB200"), 2);
+  EXPECT_EQ(nvl72.gpus_per_node, 72);
+  EXPECT_EQ(nvl72.WorldSize(), 144);
+  EXPECT_EQ(nvl72.NicsPerNode(), 72);
+  EXPECT_DOUBLE_EQ(nvl72.PodBandwidth(), nvl72.gpu.nic_bandwidth);
+}
+
+}  // namespace
+}  // namespace sextant
