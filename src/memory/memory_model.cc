@@ -132,6 +132,17 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
                                          ? "fused cross-entropy: bf16 logits gradient"
                                          : "unfused cross-entropy: fp32 softmax"});
     }
+    if (output_bytes > 0) {
+      // While the last micro-batch computes its loss, the logits and their gradient exist on
+      // top of what is stored: bf16 logits + bf16 gradient (fused cross-entropy), plus the
+      // fp32 gradient of the upcast copy when the loss is unfused.
+      const double v = static_cast<double>(job.model.PaddedVocabSize(plan.tp)) / plan.tp;
+      const double per_entry = job.training.cross_entropy_loss_fusion ? 4.0 : 8.0;
+      st.activation_parts.push_back(
+          {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),
+           fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",
+                       per_entry)});
+    }
     if (working_set > 0) {
       st.activation_parts.push_back({"recompute working set", std::llround(working_set),
                                      "one recompute group re-materialised during backward"});

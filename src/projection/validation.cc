@@ -7,6 +7,7 @@
 
 #include "memory/memory_model.h"
 #include "util/csv_reader.h"
+#include "util/error.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -96,7 +97,8 @@ Table ValidationSourcesTable(const ValidationReport& report) {
   Table t("validation_sources", "Mean absolute percentage error by source and group",
           {{"group", "source / group", 0}, {"rows", "rows", 0}, {"mape_pct", "MAPE %", 1}});
   for (const auto& g : report.per_source) t.AddRow({g.name, int64_t{g.rows}, g.mape_pct});
-  for (const auto& g : report.per_group) t.AddRow({"[" + g.name + "]", int64_t{g.rows}, g.mape_pct});
+  for (const auto& g : report.per_group)
+    t.AddRow({"[" + g.name + "]", int64_t{g.rows}, g.mape_pct});
   t.AddRow({std::string("overall (mean of sources)"), static_cast<int64_t>(report.rows.size()),
             report.mape_pct});
   t.AddRow({std::string("overall (mean of rows)"), static_cast<int64_t>(report.rows.size()),
@@ -132,8 +134,8 @@ nlohmann::json ValidationJson(const ValidationReport& report) {
   }
   j["skipped"] = nlohmann::json::array();
   for (const auto& r : report.skipped) {
-    j["skipped"].push_back({{"id", r.run.id}, {"metric_name", r.run.metric_name},
-                            {"reason", r.run.reason}});
+    j["skipped"].push_back(
+        {{"id", r.run.id}, {"metric_name", r.run.metric_name}, {"reason", r.run.reason}});
   }
   j["mape_pct"] = report.mape_pct;
   j["row_mape_pct"] = report.row_mape_pct;

@@ -28,12 +28,12 @@ struct GroupScore {
 };
 
 struct ValidationReport {
-  std::vector<ValidationRow> rows;  // projected rows
+  std::vector<ValidationRow> rows;     // projected rows
   std::vector<ValidationRow> skipped;  // with run.reason
   std::vector<GroupScore> per_source;
-  std::vector<GroupScore> per_group;   // dense/MoE, NVIDIA/AMD, memory/throughput
-  double mape_pct = 0;                 // mean over sources
-  double row_mape_pct = 0;             // plain mean over rows
+  std::vector<GroupScore> per_group;  // dense/MoE, NVIDIA/AMD, memory/throughput
+  double mape_pct = 0;                // mean over sources
+  double row_mape_pct = 0;            // plain mean over rows
 };
 
 // Predicts one row's metric, or explains why it cannot (returns nullopt and sets `why`).

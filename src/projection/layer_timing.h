@@ -1,0 +1,37 @@
+// Per-micro-batch times of every piece of the model on one GPU of the job, taken from the
+// analytical cost models (cost/) — the single place the performance projection asks "how long
+// does this layer take".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "job/job.h"
+
+namespace sextant {
+
+struct PieceTiming {
+  std::string type;              // "dense", "moe", "embedding", "output", "mtp"
+  double forward_s = 0;          // incl. the communication it waits for
+  double backward_input_s = 0;   // B
+  double backward_weight_s = 0;  // W
+  double recompute_s = 0;        // forward work repeated before B under recomputation
+  double tp_comm_s = 0;          // forward + backward exposed communication, for the breakdown
+  double cp_comm_s = 0;
+  double ep_comm_s = 0;
+  double Backward() const { return backward_input_s + backward_weight_s; }
+};
+
+struct ModelTimings {
+  std::vector<PieceTiming> layers;  // one per transformer layer
+  PieceTiming embedding;
+  PieceTiming output;           // final norm, LM head, loss
+  PieceTiming mtp;              // one MTP module
+  double optimizer_step_s = 0;  // whole step on one GPU
+  std::vector<std::string> assumptions;
+};
+
+ModelTimings ComputeModelTimings(const Job& job);
+
+}  // namespace sextant

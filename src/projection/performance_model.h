@@ -1,0 +1,88 @@
+// Iteration time, throughput, TFLOP/s and MFU of a training job (SPEC §3.5):
+//   iteration = simulated pipeline step (with P2P transfers)
+//             + exposed data-parallel communication + optimizer step.
+// Layer times come from the analytical cost models; the pipeline from the event simulator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "job/job.h"
+#include "pipeline/pipeline_simulator.h"
+#include "pipeline/schedule.h"
+#include "projection/layer_timing.h"
+
+namespace sextant {
+
+struct IterationBreakdown {
+  double compute_ms = 0;          // busy time of the slowest rank, communication removed
+  double pipeline_bubble_ms = 0;  // step - busy on the slowest rank
+  double tp_comm_ms = 0;
+  double cp_comm_ms = 0;
+  double ep_comm_ms = 0;
+  double pp_comm_ms = 0;  // P2P time on the critical rank
+  double dp_comm_exposed_ms = 0;
+  double optimizer_ms = 0;
+};
+
+struct ScalingPoint {
+  int nodes = 0;
+  int dp = 0;
+  int64_t micro_batches = 0;
+  double iteration_time_ms = 0;
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;
+  std::string note;  // e.g. micro-batch starvation
+};
+
+struct ScheduleResult {
+  std::string schedule;
+  bool ran = false;
+  std::string skipped_because;
+  double iteration_time_ms = 0;
+  double bubble_ratio = 0;
+  double tokens_per_s_per_gpu = 0;
+  int64_t peak_activation_bytes = 0;
+};
+
+struct PerformanceReport {
+  std::string model, gpu;
+  int nodes = 0, gpus = 0;
+  ParallelPlan parallel;
+  int64_t micro_batches = 0;
+  std::string schedule;
+  double iteration_time_ms = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;
+  double bubble_ratio = 0;
+  double dp_comm_total_ms = 0;  // before overlap
+  IterationBreakdown breakdown;
+  std::vector<PieceTiming> layer_types;  // one per distinct layer type
+  std::vector<ScalingPoint> scaling;
+  std::vector<ScheduleResult> schedules;       // filled for schedule "all"
+  PipelineSimulation simulation;               // of the chosen schedule
+  Schedule schedule_ops;                       // its op lists, for exports
+  std::vector<std::vector<double>> in_flight;  // per rank, per chunk: for the memory model
+  std::vector<std::string> assumptions;
+};
+
+struct PerformanceOptions {
+  std::string schedule;            // empty/"auto": the job's, else interleaved when VPP > 1
+  std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 2x the job's nodes
+};
+
+PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});
+
+// Copy of `job` on `nodes` nodes: DP grows, GBS stays. Throws UserError when the global batch
+// cannot give every data-parallel rank at least one micro-batch.
+Job RescaleToNodes(const Job& job, int nodes);
+
+std::string RenderPerformanceReport(const PerformanceReport& report);
+nlohmann::json PerformanceReportJson(const PerformanceReport& report);
+
+}  // namespace sextant
