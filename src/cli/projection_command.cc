@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "projection/projection_options.h"
 #include "job/job_builder.h"
 #include "memory/memory_model.h"
 #include "memory/memory_report.h"
+#include "projection/projection_options.h"
 #include "projection/projection_runner.h"
 #include "util/error.h"
 
@@ -29,7 +29,8 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--benchmark-gpus", o.benchmark_gpus, "GPUs used by --profiling-mode benchmark");
   cmd->add_option("--hardware-config", o.hardware_config,
                   "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
-  cmd->add_option("--profiling-mode", o.profiling_mode, "layer times: simulate|benchmark|both|trace")
+  cmd->add_option("--profiling-mode", o.profiling_mode,
+                  "layer times: simulate|benchmark|both|trace")
       ->check(CLI::IsMember({"simulate", "benchmark", "both", "trace"}));
   cmd->add_option("--memory-mode", o.memory_mode, "simulate|benchmark|both")
       ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
@@ -38,8 +39,8 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
   cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz, "clock override for compute peaks");
   cmd->add_option("--pipeline-schedule-algorithm", o.schedule, "pipeline schedule")
-      ->check(CLI::IsMember({"auto", "1f1b", "gpipe", "interleaved", "zerobubble", "zb-h1",
-                             "zb-h2", "zerobubble-heuristic", "zbv-formatted", "zbv-greedy-half",
+      ->check(CLI::IsMember({"auto", "1f1b", "gpipe", "interleaved", "zerobubble", "zb-h1", "zb-h2",
+                             "zerobubble-heuristic", "zbv-formatted", "zbv-greedy-half",
                              "zbv-greedy-min", "dualpipev", "all"}));
   cmd->add_flag("--enable-zero-bubble", o.enable_zero_bubble, "use the zero-bubble schedule");
   cmd->add_flag("--enable-deepep", o.enable_deepep, "DeepEP dispatch/combine for MoE");
@@ -104,7 +105,8 @@ JobRequest ToRequest(const ProjectionOptions& o, const std::vector<std::string>&
   if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
     r.pipeline_schedule = "zerobubble";
   }
-  if (o.enable_deepep || o.sync_free_stage > 0) r.overrides.emplace_back("use_turbo_deepep", "true");
+  if (o.enable_deepep || o.sync_free_stage > 0)
+    r.overrides.emplace_back("use_turbo_deepep", "true");
   return r;
 }
 

@@ -104,17 +104,21 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   try {
     r.measured = std::stod(t.Get(row, "metric_value"));
   } catch (const std::exception&) {
-    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "metric_value",
-                   "not a number");
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "metric_value", "not a number");
   }
   r.moe = Int(t, row, "moe_experts").value_or(0) > 0;
   const std::string gpu_text = t.Get(row, "gpu");
   r.vendor = Contains(gpu_text, "MI3") ? "AMD" : "NVIDIA";
-  if (r.source_key == "torchtitan") r.framework = "torchtitan";
-  else if (r.source_key == "llmfoundry") r.framework = "llmfoundry";
-  else if (r.source_key.rfind("nemo", 0) == 0) r.framework = "nemo";
-  else if (r.source_key.rfind("amd-ppipe", 0) == 0) r.framework = "primus";
-  else r.framework = "megatron";
+  if (r.source_key == "torchtitan")
+    r.framework = "torchtitan";
+  else if (r.source_key == "llmfoundry")
+    r.framework = "llmfoundry";
+  else if (r.source_key.rfind("nemo", 0) == 0)
+    r.framework = "nemo";
+  else if (r.source_key.rfind("amd-ppipe", 0) == 0)
+    r.framework = "primus";
+  else
+    r.framework = "megatron";
 
   auto fail = [&](std::string why) {
     r.reason = std::move(why);
@@ -162,8 +166,9 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
   if (tr.global_batch_size % (tr.micro_batch_size * p.dp) != 0) {
     // Sources sometimes round; keep whole micro-batches per pipeline.
-    tr.global_batch_size = std::max<int64_t>(1, tr.global_batch_size / (tr.micro_batch_size * p.dp)) *
-                           tr.micro_batch_size * p.dp;
+    tr.global_batch_size =
+        std::max<int64_t>(1, tr.global_batch_size / (tr.micro_batch_size * p.dp)) *
+        tr.micro_batch_size * p.dp;
   }
   const std::string precision = t.Get(row, "precision");
   if (Contains(precision, "fp8")) tr.precision.gemm = DType::kFP8;
@@ -199,8 +204,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   c.num_nodes = static_cast<int>(std::max<int64_t>(1, gpus / std::max(1, c.gpus_per_node)));
   if (Contains(gpu_text, "96GB")) c.gpu.hbm_bytes = 96 * kGiB;  // Grand Teton H100 (HBM2e)
   if (p.WorldSize() != gpus && gpus > 0) {
-    return fail(fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp,
-                            gpus));
+    return fail(
+        fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp, gpus));
   }
   r.job = std::move(job);
   return r;

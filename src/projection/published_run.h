@@ -16,8 +16,8 @@ struct PublishedRun {
   std::string metric_name;
   double measured = 0;
   bool moe = false;
-  std::string vendor;  // "AMD" or "NVIDIA"
-  std::string framework;  // "megatron", "torchtitan", "llmfoundry", "nemo", "primus"
+  std::string vendor;      // "AMD" or "NVIDIA"
+  std::string framework;   // "megatron", "torchtitan", "llmfoundry", "nemo", "primus"
   std::optional<Job> job;  // empty when the row lacks what a projection needs
   std::string reason;      // why `job` is empty
 };

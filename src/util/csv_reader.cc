@@ -56,9 +56,7 @@ std::vector<CsvRecord> ParseCsv(std::string_view text, const std::string& file_n
         rec.line = line;
         any = false;
         break;
-      default:
-        field += c;
-        any = true;
+      default: field += c; any = true;
     }
   }
   if (in_quotes) {
