@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <string>
 
 #include "util/error.h"
@@ -13,6 +14,7 @@ namespace sextant {
 namespace {
 
 constexpr double kNotDone = -1.0;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 TimelineEventKind EventKindOf(OpKind kind) {
   switch (kind) {
@@ -131,7 +133,8 @@ class Simulator {
         live_bytes_(static_cast<size_t>(pp_), 0),
         live_chunks_(static_cast<size_t>(pp_), 0),
         live_mbs_(static_cast<size_t>(pp_), 0),
-        chunks_alive_per_mb_(static_cast<size_t>(pp_) * mbs_, 0) {}
+        chunks_alive_per_mb_(static_cast<size_t>(pp_) * mbs_, 0),
+        receives_(static_cast<size_t>(pp_) * 2) {}
 
   PipelineSimulation Run() {
     PipelineSimulation out;
@@ -140,8 +143,10 @@ class Simulator {
     out.ranks.resize(static_cast<size_t>(pp_));
     for (int r = 0; r < pp_; ++r) {
       out.ranks[static_cast<size_t>(r)].rank = r;
-      out.ranks[static_cast<size_t>(r)].timeline.reserve(
-          schedule_.ops_per_rank[static_cast<size_t>(r)].size() * 2);
+      const size_t ops = schedule_.ops_per_rank[static_cast<size_t>(r)].size();
+      out.ranks[static_cast<size_t>(r)].timeline.reserve(ops * 2);
+      receives_[static_cast<size_t>(r) * 2].reserve(ops);
+      receives_[static_cast<size_t>(r) * 2 + 1].reserve(ops);
     }
     result_ = &out;
     std::deque<int> runnable;
@@ -253,10 +258,12 @@ class Simulator {
     RankSimulation& sender = result_->ranks[static_cast<size_t>(rank)];
     sender.timeline.push_back({TimelineEventKind::kSend, op.micro_batch, op.chunk, from_stage,
                                to_rank, activation, end, end + transfer});
-    RankSimulation& receiver = result_->ranks[static_cast<size_t>(to_rank)];
-    receiver.timeline.push_back({TimelineEventKind::kRecv, op.micro_batch,
-                                 schedule_.ChunkOfStage(to_stage), to_stage, rank, activation, end,
-                                 end + transfer});
+    // Receives from one sender arrive in that sender's time order; a rank has at most two
+    // senders (its neighbours), so two lists per rank stay sorted and merge in linear time.
+    const int slot = rank == (to_rank + pp_ - 1) % pp_ ? 0 : 1;
+    receives_[static_cast<size_t>(to_rank) * 2 + slot].push_back(
+        {TimelineEventKind::kRecv, op.micro_batch, schedule_.ChunkOfStage(to_stage), to_stage, rank,
+         activation, end, end + transfer});
     if (!costs_.p2p_overlaps_compute) clock_[static_cast<size_t>(rank)] = end + transfer;
     const long key = static_cast<long>(Cell(from_stage, op.micro_batch)) + 1;
     if (waiting_for_[static_cast<size_t>(to_rank)] == (activation ? key : -key)) {
@@ -301,16 +308,34 @@ class Simulator {
     if (!stuck.empty()) ThrowUserError("pipeline schedule deadlocks: " + stuck);
   }
 
-  void Summarise(PipelineSimulation& out) const {
+  void Summarise(PipelineSimulation& out) {
     for (int r = 0; r < pp_; ++r) {
       RankSimulation& rank = out.ranks[static_cast<size_t>(r)];
       rank.end_s = clock_[static_cast<size_t>(r)];
+      // Compute and sends are already in start order; merge in the two receive lists.
+      const auto& from_prev = receives_[static_cast<size_t>(r) * 2];
+      const auto& from_next = receives_[static_cast<size_t>(r) * 2 + 1];
+      if (!from_prev.empty() || !from_next.empty()) {
+        std::vector<TimelineEvent> merged;
+        merged.reserve(rank.timeline.size() + from_prev.size() + from_next.size());
+        size_t i = 0, j = 0, k = 0;
+        const auto& own = rank.timeline;
+        while (i < own.size() || j < from_prev.size() || k < from_next.size()) {
+          const double a = i < own.size() ? own[i].start_s : kInfinity;
+          const double b = j < from_prev.size() ? from_prev[j].start_s : kInfinity;
+          const double c = k < from_next.size() ? from_next[k].start_s : kInfinity;
+          if (a <= b && a <= c && i < own.size()) {
+            merged.push_back(own[i++]);
+          } else if (b <= c && j < from_prev.size()) {
+            merged.push_back(from_prev[j++]);
+          } else {
+            merged.push_back(from_next[k++]);
+          }
+        }
+        rank.timeline = std::move(merged);
+      }
       for (const TimelineEvent& e : rank.timeline) rank.end_s = std::max(rank.end_s, e.end_s);
       out.step_time_s = std::max(out.step_time_s, rank.end_s);
-      // Receives were appended when the sender ran; order every rank's events by start time.
-      std::stable_sort(
-          rank.timeline.begin(), rank.timeline.end(),
-          [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_s < b.start_s; });
     }
     for (RankSimulation& rank : out.ranks) {
       rank.bubble_s = std::max(0.0, out.step_time_s - rank.busy_s);
@@ -334,7 +359,8 @@ class Simulator {
   std::vector<int64_t> live_bytes_;
   std::vector<int> live_chunks_;
   std::vector<int> live_mbs_;
-  std::vector<int> chunks_alive_per_mb_;  // [rank][mb]
+  std::vector<int> chunks_alive_per_mb_;              // [rank][mb]
+  std::vector<std::vector<TimelineEvent>> receives_;  // [rank][from previous | from next]
   PipelineSimulation* result_ = nullptr;
 };
 
