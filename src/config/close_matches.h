@@ -13,7 +13,8 @@ size_t EditDistance(std::string_view a, std::string_view b);
 
 // Up to `max_results` candidates within a quarter of the word's length (at least 2 edits),
 // closest first, ties in candidate order.
-std::vector<std::string> CloseMatches(std::string_view word, const std::vector<std::string>& candidates,
+std::vector<std::string> CloseMatches(std::string_view word,
+                                      const std::vector<std::string>& candidates,
                                       size_t max_results = 3);
 
 }  // namespace sextant

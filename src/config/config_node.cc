@@ -28,8 +28,7 @@ std::string_view Trim(std::string_view text) {
 }
 
 [[noreturn]] void FailType(const ConfigNode& node, std::string_view key, std::string_view wanted) {
-  ThrowUserError(node.where, key,
-                 fmt::format("expected {}, found {}", wanted, RenderValue(node)));
+  ThrowUserError(node.where, key, fmt::format("expected {}, found {}", wanted, RenderValue(node)));
 }
 
 void CollectLeaves(const ConfigNode& node, const std::string& prefix,
@@ -66,8 +65,7 @@ bool ConfigNode::IsNull() const {
   if (kind == Kind::kNull) return true;
   if (kind != Kind::kScalar || quoted) return false;
   const std::string_view text = Trim(scalar);
-  return text == "~" || text == "null" || text == "Null" || text == "NULL" ||
-         text == "None";
+  return text == "~" || text == "null" || text == "Null" || text == "NULL" || text == "None";
 }
 
 const ConfigNode* ConfigNode::Find(std::string_view key) const {

@@ -17,9 +17,9 @@ struct ConfigNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
 
   Kind kind = Kind::kNull;
-  std::string scalar;   // text of a scalar, after ${VAR} interpolation
-  bool quoted = false;  // a quoted YAML scalar or a TOML string: never read as null
-  std::vector<ConfigNode> items;                            // kSequence
+  std::string scalar;             // text of a scalar, after ${VAR} interpolation
+  bool quoted = false;            // a quoted YAML scalar or a TOML string: never read as null
+  std::vector<ConfigNode> items;  // kSequence
   std::vector<std::pair<std::string, ConfigNode>> fields;  // kMap, in file order
   SourceLocation where;
 

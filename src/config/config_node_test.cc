@@ -37,8 +37,8 @@ TEST(CloseMatches, EditDistanceHandChecked) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("", "abc"), 3u);
   EXPECT_EQ(EditDistance("same", "same"), 0u);
-  const std::vector<std::string> keys = {"tensor_model_parallel_size", "pipeline_model_parallel_size",
-                                         "num_layers", "hidden_size"};
+  const std::vector<std::string> keys = {
+      "tensor_model_parallel_size", "pipeline_model_parallel_size", "num_layers", "hidden_size"};
   EXPECT_EQ(CloseMatches("tensor_model_paralel_size", keys),
             (std::vector<std::string>{"tensor_model_parallel_size"}));
   EXPECT_EQ(CloseMatches("num_layer", keys), (std::vector<std::string>{"num_layers"}));

@@ -124,10 +124,10 @@ class Parser {
       return product;
     }
     if (!left_int && !right_int) Fail("cannot multiply two lists");
-    const int64_t count = std::max<int64_t>(0, left_int ? std::get<int64_t>(left)
-                                                         : std::get<int64_t>(right));
-    const auto& list = left_int ? std::get<std::vector<int64_t>>(right)
-                                : std::get<std::vector<int64_t>>(left);
+    const int64_t count =
+        std::max<int64_t>(0, left_int ? std::get<int64_t>(left) : std::get<int64_t>(right));
+    const auto& list =
+        left_int ? std::get<std::vector<int64_t>>(right) : std::get<std::vector<int64_t>>(left);
     if (!list.empty() && count > kMaxListLength / static_cast<int64_t>(list.size())) {
       Fail("list too long");
     }

@@ -7,9 +7,7 @@
 namespace sextant {
 namespace {
 
-bool IsNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 std::string_view Unquote(std::string_view text) {
   if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&

@@ -58,9 +58,10 @@ const Environment& EnvOf(const ExperimentOptions& options, const Environment& fa
 
 void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const ExperimentOptions& options,
                       const Environment& env) {
-  const std::string config_name = module.Find("config") != nullptr
-                                      ? RequireString(module, "config", "modules." + out.module_name + ".config")
-                                      : std::string();
+  const std::string config_name =
+      module.Find("config") != nullptr
+          ? RequireString(module, "config", "modules." + out.module_name + ".config")
+          : std::string();
   // Module defaults: the Primus checkout first, else Sextant's own copy.
   if (!config_name.empty()) {
     std::vector<fs::path> candidates;
@@ -79,8 +80,8 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
       }
     }
     if (out.module_config_file.empty()) {
-      out.notes.push_back(fmt::format(
-          "module defaults {} for {} not found; built-in defaults used", config_name, out.framework));
+      out.notes.push_back(fmt::format("module defaults {} for {} not found; built-in defaults used",
+                                      config_name, out.framework));
     }
   }
 
@@ -94,7 +95,8 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
       if (!fs::exists(file)) {
         std::string hint;
         const auto close = CloseMatches(out.model_reference, FilesIn(dir));
-        if (!close.empty()) hint = "; did you mean " + fmt::format("{}", fmt::join(close, ", ")) + "?";
+        if (!close.empty())
+          hint = "; did you mean " + fmt::format("{}", fmt::join(close, ", ")) + "?";
         ThrowUserError(model->where, "modules." + out.module_name + ".model",
                        fmt::format("model file {} not found in {}{}", out.model_reference,
                                    dir.lexically_normal().string(), hint));
@@ -151,12 +153,15 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
       }
     }
     if (module == nullptr) {
-      ThrowUserError(modules->where, "modules", "no module with a framework (expected pre_trainer)");
+      ThrowUserError(modules->where, "modules",
+                     "no module with a framework (expected pre_trainer)");
     }
     out.notes.push_back("projected module: modules." + out.module_name);
   }
-  if (!module->IsMap()) ThrowUserError(module->where, "modules." + out.module_name, "must be a map");
-  out.framework = Lower(RequireString(*module, "framework", "modules." + out.module_name + ".framework"));
+  if (!module->IsMap())
+    ThrowUserError(module->where, "modules." + out.module_name, "must be a map");
+  out.framework =
+      Lower(RequireString(*module, "framework", "modules." + out.module_name + ".framework"));
 
   if (const ConfigNode* overrides = module->Find("overrides"); overrides != nullptr) {
     if (overrides->IsMap()) {

@@ -80,7 +80,9 @@ struct Converter {
   }
 };
 
-std::string DisplayPath(const std::filesystem::path& path) { return path.lexically_normal().string(); }
+std::string DisplayPath(const std::filesystem::path& path) {
+  return path.lexically_normal().string();
+}
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -133,9 +135,9 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
     std::filesystem::path base_path(base->scalar);
     if (base_path.is_relative()) base_path = path.parent_path() / base_path;
     if (!std::filesystem::exists(base_path)) {
-      ThrowUserError(base->where, "extends",
-                     fmt::format("no such file: {} (looked for {})", base->scalar,
-                                 DisplayPath(base_path)));
+      ThrowUserError(
+          base->where, "extends",
+          fmt::format("no such file: {} (looked for {})", base->scalar, DisplayPath(base_path)));
     }
     MergeInto(merged, LoadRecursive(base_path, env, stack, files_read));
   }

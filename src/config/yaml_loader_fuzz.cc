@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "config/interpolation.h"
 #include "config/int_list_expression.h"
+#include "config/interpolation.h"
 #include "config/yaml_loader.h"
 
 namespace {

@@ -58,7 +58,8 @@ TEST(ParseYaml, RepeatedKeyLaterWins) {
 }
 
 TEST(ParseYaml, SyntaxErrorNamesFileAndLine) {
-  const std::string error = ErrorOf([] { LoadConfigFile(kData + "bad_syntax.yaml", Environment::FromMap({})); });
+  const std::string error =
+      ErrorOf([] { LoadConfigFile(kData + "bad_syntax.yaml", Environment::FromMap({})); });
   EXPECT_THAT(error, HasSubstr("bad_syntax.yaml:"));
   EXPECT_THAT(error, HasSubstr("YAML syntax error"));
 }
@@ -76,7 +77,8 @@ TEST(ParseYaml, AliasExpansionIsBounded) {
     for (int j = 0; j < 10; ++j) text += std::string(j ? ", " : "") + "*l" + std::to_string(i - 1);
     text += "]\n";
   }
-  EXPECT_THAT(ErrorOf([&] { ParseYaml(text, "bomb.yaml"); }), HasSubstr("more than 1000000 values"));
+  EXPECT_THAT(ErrorOf([&] { ParseYaml(text, "bomb.yaml"); }),
+              HasSubstr("more than 1000000 values"));
 }
 
 TEST(ReadScalars, TypedReadsRejectWrongForms) {
@@ -88,7 +90,8 @@ TEST(ReadScalars, TypedReadsRejectWrongForms) {
   EXPECT_EQ(ReadString(*root.Find("s"), "s"), "text");
   const std::string error = ErrorOf([&] { ReadInt(*root.Find("bad"), "bad"); });
   EXPECT_THAT(error, HasSubstr("t.yaml:5:6: 'bad': expected an integer, found 12abc"));
-  EXPECT_THAT(ErrorOf([&] { ReadBool(*root.Find("s"), "s"); }), HasSubstr("expected true or false"));
+  EXPECT_THAT(ErrorOf([&] { ReadBool(*root.Find("s"), "s"); }),
+              HasSubstr("expected true or false"));
 }
 
 TEST(Extends, ChainMergesDeepAndLaterWins) {
@@ -116,7 +119,8 @@ TEST(Extends, ChainMergesDeepAndLaterWins) {
 }
 
 TEST(Extends, CycleIsDetected) {
-  const std::string error = ErrorOf([] { LoadConfigFile(kData + "cycle_a.yaml", Environment::FromMap({})); });
+  const std::string error =
+      ErrorOf([] { LoadConfigFile(kData + "cycle_a.yaml", Environment::FromMap({})); });
   EXPECT_THAT(error, HasSubstr("inheritance cycle"));
   EXPECT_THAT(error, HasSubstr("cycle_a.yaml -> "));
   EXPECT_THAT(error, HasSubstr("cycle_b.yaml"));
@@ -130,7 +134,8 @@ TEST(Extends, MissingBaseNamesTheLine) {
 }
 
 TEST(Interpolation, DefaultsAndValues) {
-  const Environment env = Environment::FromMap({{"SEXTANT_TEST_PP", "4"}, {"SEXTANT_TEST_NAME", "abc"}});
+  const Environment env =
+      Environment::FromMap({{"SEXTANT_TEST_PP", "4"}, {"SEXTANT_TEST_NAME", "abc"}});
   const ConfigNode root = LoadConfigFile(kData + "interpolation.yaml", env);
   EXPECT_EQ(ReadInt(*root.Find("tensor_model_parallel_size"), "tp"), 1);
   EXPECT_EQ(ReadInt(*root.Find("pipeline_model_parallel_size"), "pp"), 4);
@@ -139,7 +144,8 @@ TEST(Interpolation, DefaultsAndValues) {
 }
 
 TEST(Interpolation, SetVariableBeatsDefault) {
-  const Environment env = Environment::FromMap({{"SEXTANT_TEST_TP", "8"}, {"SEXTANT_TEST_PP", "1"}});
+  const Environment env =
+      Environment::FromMap({{"SEXTANT_TEST_TP", "8"}, {"SEXTANT_TEST_PP", "1"}});
   const ConfigNode root = LoadConfigFile(kData + "interpolation.yaml", env);
   EXPECT_EQ(ReadInt(*root.Find("tensor_model_parallel_size"), "tp"), 8);
 }
@@ -155,7 +161,8 @@ TEST(Interpolation, UnsetWithoutDefaultNamesFileLineAndVariable) {
 TEST(Interpolation, MalformedReferences) {
   const Environment env = Environment::FromMap({});
   EXPECT_THAT(ErrorOf([&] { Interpolate("${OPEN", env, {}, "k"); }), HasSubstr("unterminated"));
-  EXPECT_THAT(ErrorOf([&] { Interpolate("${1X:2}", env, {}, "k"); }), HasSubstr("invalid variable"));
+  EXPECT_THAT(ErrorOf([&] { Interpolate("${1X:2}", env, {}, "k"); }),
+              HasSubstr("invalid variable"));
   EXPECT_THAT(ErrorOf([&] { Interpolate("${A-B}", env, {}, "k"); }), HasSubstr("invalid variable"));
   EXPECT_EQ(Interpolate("cost $5 ${X:a:b}", env, {}, "k"), "cost $5 a:b");
 }
@@ -173,7 +180,8 @@ TEST(Toml, ReadsTablesWithLines) {
 }
 
 TEST(Toml, SyntaxErrorNamesFileAndLine) {
-  const std::string error = ErrorOf([] { LoadConfigFile(kData + "bad.toml", Environment::FromMap({})); });
+  const std::string error =
+      ErrorOf([] { LoadConfigFile(kData + "bad.toml", Environment::FromMap({})); });
   EXPECT_THAT(error, HasSubstr("bad.toml:2:"));
   EXPECT_THAT(error, HasSubstr("TOML syntax error"));
 }

@@ -34,7 +34,7 @@ struct PrecisionRecipe {
   DType main_params = DType::kFP32;
   DType exp_avg = DType::kFP32;
   DType exp_avg_sq = DType::kFP32;
-  DType gemm = DType::kBF16;  // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
+  DType gemm = DType::kBF16;      // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
   bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
 };
 
@@ -45,11 +45,11 @@ struct TrainingSettings {
   RecomputeSpec recompute;
   PrecisionRecipe precision;
   OptimizerKind optimizer = OptimizerKind::kAdam;
-  bool flash_attention = true;        // fused attention: no materialised s x s scores
+  bool flash_attention = true;  // fused attention: no materialised s x s scores
   bool cross_entropy_loss_fusion = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
-  bool deepep = false;                // DeepEP / Turbo dispatch+combine kernels
+  bool deepep = false;  // DeepEP / Turbo dispatch+combine kernels
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;
@@ -61,8 +61,8 @@ struct TrainingSettings {
 };
 
 struct Job {
-  std::string name;         // where it came from (experiment file or "default example")
-  std::string framework;    // "megatron", "torchtitan", "maxtext"
+  std::string name;       // where it came from (experiment file or "default example")
+  std::string framework;  // "megatron", "torchtitan", "maxtext"
   ModelSpec model;
   ParallelPlan parallel;
   TrainingSettings training;

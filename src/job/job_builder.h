@@ -10,16 +10,16 @@
 namespace sextant {
 
 struct JobRequest {
-  std::string config_path;   // --config / --exp; empty = the bundled default example
-  std::string primus_path;   // --primus-path or $PRIMUS_PATH; empty = Sextant's model library
+  std::string config_path;  // --config / --exp; empty = the bundled default example
+  std::string primus_path;  // --primus-path or $PRIMUS_PATH; empty = Sextant's model library
   // Unknown "--key value" flags, in order; they override Megatron config keys.
   std::vector<std::pair<std::string, std::string>> overrides;
-  std::string hardware_config;  // --hardware-config FILE
-  std::string gpu_arch;         // --gpu-arch (or $PRIMUS_GPU_ARCH); empty = from the config
-  double gpu_clock_mhz = 0;     // --gpu-clock-mhz (or $PRIMUS_GPU_CLOCK_MHZ)
-  int target_nodes = 0;         // --target-nodes / --target-num-nodes; 0 = minimum that fits
-  int target_ep = 0;            // --target-ep-size
-  int num_virtual_stages = 0;   // --num-virtual-stages-per-pipeline-rank
+  std::string hardware_config;    // --hardware-config FILE
+  std::string gpu_arch;           // --gpu-arch (or $PRIMUS_GPU_ARCH); empty = from the config
+  double gpu_clock_mhz = 0;       // --gpu-clock-mhz (or $PRIMUS_GPU_CLOCK_MHZ)
+  int target_nodes = 0;           // --target-nodes / --target-num-nodes; 0 = minimum that fits
+  int target_ep = 0;              // --target-ep-size
+  int num_virtual_stages = 0;     // --num-virtual-stages-per-pipeline-rank
   int64_t micro_batch_size = 0;   // --micro-batch-size
   int64_t global_batch_size = 0;  // --global-batch-size
   std::string pipeline_schedule;  // --pipeline-schedule-algorithm

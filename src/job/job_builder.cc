@@ -1,0 +1,338 @@
+#include "job/job_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/close_matches.h"
+#include "config/primus_experiment.h"
+#include "hardware/hardware_library.h"
+#include "job/framework_adapter.h"
+#include "job/job_validation.h"
+
+namespace fs = std::filesystem;
+
+namespace sextant {
+namespace {
+
+// Sextant's own data (bundled example, module defaults): $SEXTANT_DATA_DIR, else the
+// source tree the program was built from.
+std::string DataDir(const Environment& env) {
+  if (std::optional<std::string> dir = env.Get("SEXTANT_DATA_DIR"); dir && !dir->empty())
+    return *dir;
+  return SEXTANT_SOURCE_DIR;
+}
+
+int64_t ParseIntFrom(std::string_view text, const std::string& origin) {
+  ConfigNode node = ConfigNode::Scalar(std::string(text), SourceLocation{origin});
+  const std::optional<int64_t> value = ReadInt(node, origin);
+  if (!value) ThrowUserError(SourceLocation{origin}, "", "expected an integer, found nothing");
+  return *value;
+}
+
+std::set<std::string> KnownKeys(const ModuleConfig& module, const FrameworkAdapter& adapter) {
+  std::set<std::string> known;
+  for (const ConfigNode* tree : {&module.defaults, &module.model, &module.overrides}) {
+    for (const auto& [key, value] : tree->fields) known.insert(key);
+    for (std::string& path : LeafPaths(*tree)) known.insert(std::move(path));
+  }
+  for (std::string& key : adapter.KnownKeys()) known.insert(std::move(key));
+  return known;
+}
+
+// The GPU: --gpu-arch, $PRIMUS_GPU_ARCH, a directory of the experiment path named after a
+// GPU (Primus keeps examples under configs/<GPU>/), else MI300X as Primus assumes.
+const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
+                         const std::string& config_path, std::vector<std::string>& notes) {
+  std::string name = request.gpu_arch;
+  std::string origin = "--gpu-arch";
+  if (name.empty()) {
+    if (std::optional<std::string> value = env.Get("PRIMUS_GPU_ARCH"); value && !value->empty()) {
+      name = *value;
+      origin = "$PRIMUS_GPU_ARCH";
+    }
+  }
+  if (name.empty()) {
+    for (const fs::path& part : fs::path(config_path).parent_path()) {
+      if (part.string().size() >= 4 && FindGpu(part.string()) != nullptr) {
+        name = part.string();
+        origin = "directory";
+      }
+    }
+    if (!name.empty()) {
+      notes.push_back(fmt::format(
+          "GPU {} from the experiment's directory name; use --gpu-arch to change it", name));
+    }
+  }
+  if (name.empty()) {
+    name = "MI300X";
+    notes.push_back("GPU not named in the config: assumed MI300X (Primus default); use --gpu-arch");
+  }
+  const GpuSpec* gpu = FindGpu(name);
+  if (gpu == nullptr) {
+    const std::vector<std::string> similar = SimilarGpuNames(name);
+    ThrowUserError(
+        SourceLocation{origin == "directory" ? config_path : ""}, origin,
+        fmt::format(
+            "unknown GPU \"{}\"{}; `sextant hardware list` shows the library", name,
+            similar.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(similar, ", "))));
+  }
+  return *gpu;
+}
+
+// Applies PRIMUS_TP/PP/EP/CP, then the command-line overrides, on top of `tree`.
+void ApplyUpperLayers(const JobRequest& request, const Environment& env, const ModuleConfig& module,
+                      const FrameworkAdapter& adapter, std::vector<ConfigNode*> trees,
+                      std::vector<std::string>& notes) {
+  const std::pair<const char*, ParallelAxis> kEnvironment[] = {
+      {"PRIMUS_TP", ParallelAxis::kTensor},
+      {"PRIMUS_PP", ParallelAxis::kPipeline},
+      {"PRIMUS_EP", ParallelAxis::kExpert},
+      {"PRIMUS_CP", ParallelAxis::kContext}};
+  for (const auto& [variable, axis] : kEnvironment) {
+    const std::optional<std::string> value = env.Get(variable);
+    if (!value || value->empty()) continue;
+    const std::string origin = std::string("$") + variable;
+    ParseIntFrom(*value, origin);  // reject non-numbers here, where the origin is clear
+    const std::string key = adapter.ParallelKey(axis);
+    for (ConfigNode* tree : trees)
+      tree->SetPath(key, ConfigNode::Scalar(*value, SourceLocation{origin}));
+    notes.push_back(fmt::format("{}={} from the environment sets {}", variable, *value, key));
+  }
+  if (request.overrides.empty()) return;
+  const std::set<std::string> known_set = KnownKeys(module, adapter);
+  const std::vector<std::string> known(known_set.begin(), known_set.end());
+  for (const auto& [key, value] : request.overrides) {
+    if (known_set.count(key) == 0) {
+      const std::vector<std::string> close = CloseMatches(key, known);
+      ThrowUserError(
+          SourceLocation{"--" + key}, "",
+          fmt::format(
+              "unknown configuration key \"{}\" for {} (not in the module defaults, the "
+              "model file or the known {} arguments){}",
+              key, adapter.Name(), adapter.Name(),
+              close.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(close, ", "))));
+    }
+    for (ConfigNode* tree : trees)
+      tree->SetPath(key, ConfigNode::Scalar(value, SourceLocation{"--" + key}));
+  }
+}
+
+// World size and data parallelism: DP = world / (TP x PP x CP).
+void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job,
+                  Provenance& provenance, std::vector<std::string>& notes) {
+  ParallelPlan& p = job.parallel;
+  const int64_t gpus_per_node = job.cluster.gpus_per_node;
+  const int64_t dense = static_cast<int64_t>(p.tp) * p.pp * p.cp;
+  const int64_t experts = static_cast<int64_t>(p.etp) * p.ep * p.pp;
+  int64_t nodes = ctx.requested_nodes;
+  if (ctx.fixed_data_parallel > 0) {
+    const int64_t world = dense * ctx.fixed_data_parallel;
+    if (world % gpus_per_node != 0) {
+      ThrowUserError(fmt::format(
+          "{} = {} and TP x PP x CP = {} make {} GPUs, not a whole number of {}-GPU nodes",
+          ctx.fixed_data_parallel_key, ctx.fixed_data_parallel, dense, world, gpus_per_node));
+    }
+    if (nodes > 0 && nodes != world / gpus_per_node) {
+      ThrowUserError(fmt::format(
+          "{} nodes requested, but {} = {} and TP x PP x CP = {} fix {} GPUs ({} nodes)", nodes,
+          ctx.fixed_data_parallel_key, ctx.fixed_data_parallel, dense, world,
+          world / gpus_per_node));
+    }
+    nodes = world / gpus_per_node;
+  } else if (nodes <= 0) {
+    // The fewest nodes whose GPUs both the dense and the expert grids divide.
+    for (nodes = 1; nodes <= 1'000'000; ++nodes) {
+      const int64_t world = nodes * gpus_per_node;
+      if (world % dense == 0 && world % experts == 0) break;
+    }
+    if (nodes > 1'000'000)
+      ThrowUserError("no node count up to 1,000,000 fits the parallel configuration");
+    notes.push_back(fmt::format(
+        "{} node(s) of {} GPUs: the fewest that fit TP x PP x CP = {} and ETP x EP x PP = {}; "
+        "use --target-nodes for more",
+        nodes, gpus_per_node, dense, experts));
+  }
+  job.cluster.num_nodes = static_cast<int>(nodes);
+  const int64_t world = job.cluster.WorldSize();
+  if (world % dense != 0) {
+    ThrowUserError(fmt::format(
+        "tensor_model_parallel_size {} x pipeline_model_parallel_size {} x context_parallel_size "
+        "{} = {} does not divide the {} GPUs of {} node(s){}{}",
+        p.tp, p.pp, p.cp, dense, world, nodes, provenance.Describe("tensor_model_parallel_size"),
+        request.target_nodes > 0 ? " (--target-nodes)" : ""));
+  }
+  p.dp = static_cast<int>(world / dense);
+
+  TrainingSettings& t = job.training;
+  if (t.global_batch_size <= 0) {
+    if (ctx.global_batch_per_data_rank > 0) {
+      t.global_batch_size = ctx.global_batch_per_data_rank * p.dp;
+    } else if (ctx.global_batch_per_device > 0) {
+      const double global = ctx.global_batch_per_device * static_cast<double>(world);
+      if (std::abs(global - std::round(global)) > 1e-9) {
+        ThrowUserError(
+            fmt::format("per_device_batch_size {} x {} GPUs is not a whole number of sequences",
+                        ctx.global_batch_per_device, world));
+      }
+      t.global_batch_size = static_cast<int64_t>(std::llround(global));
+    } else {
+      t.global_batch_size = t.micro_batch_size * p.dp;
+      notes.push_back(fmt::format(
+          "global_batch_size not set: {} = micro_batch_size x DP (no gradient accumulation)",
+          t.global_batch_size));
+    }
+  }
+  if (ctx.micro_batches_per_step > 0) {
+    const int64_t per_rank = t.global_batch_size / std::max(1, p.dp);
+    if (t.global_batch_size % p.dp != 0 || per_rank % ctx.micro_batches_per_step != 0 ||
+        per_rank / ctx.micro_batches_per_step < 1) {
+      ThrowUserError(fmt::format(
+          "global batch {} does not split into DP {} x {} micro-batches of whole sequences",
+          t.global_batch_size, p.dp, ctx.micro_batches_per_step));
+    }
+    t.micro_batch_size = per_rank / ctx.micro_batches_per_step;
+  }
+}
+
+}  // namespace
+
+std::string DefaultExamplePath() {
+  return DataDir(Environment::Process()) + "/examples/llama3.1_8B-BF16-pretrain.yaml";
+}
+
+Job BuildJob(const JobRequest& request) {
+  const Environment env =
+      request.use_environment ? Environment::Process() : Environment::FromMap({});
+  std::vector<std::string> notes;
+
+  // 1. The configuration file and its layers.
+  const bool is_default = request.config_path.empty();
+  const std::string path =
+      is_default ? DataDir(env) + "/examples/llama3.1_8B-BF16-pretrain.yaml" : request.config_path;
+  ExperimentOptions options;
+  options.primus_path = request.primus_path;
+  if (options.primus_path.empty()) options.primus_path = env.Get("PRIMUS_PATH").value_or("");
+  options.sextant_defaults_dir = DataDir(env) + "/examples/defaults/modules";
+  options.env = &env;
+  ModuleConfig module = path.ends_with(".toml") ? LoadFrameworkFile(path, "torchtitan", options)
+                                                : LoadPrimusExperiment(path, options);
+  notes.insert(notes.end(), module.notes.begin(), module.notes.end());
+  const FrameworkAdapter* adapter = FindFrameworkAdapter(module.framework);
+  if (adapter == nullptr) {
+    std::vector<std::string> names;
+    for (const FrameworkAdapter* known : FrameworkAdapters()) names.emplace_back(known->Name());
+    ThrowUserError(SourceLocation{path}, "framework",
+                   fmt::format("unsupported framework \"{}\" (supported: {})", module.framework,
+                               fmt::join(names, ", ")));
+  }
+
+  // 2. Environment and command line on top; `architecture` omits the module defaults
+  //    when the model comes from the library.
+  ConfigNode final_config = module.merged;
+  ConfigNode architecture = module.model;
+  MergeInto(architecture, module.overrides);
+  ApplyUpperLayers(request, env, module, *adapter, {&final_config, &architecture}, notes);
+
+  // 3. Hardware.
+  ClusterSpec cluster;
+  cluster.gpu = ChooseGpu(request, env, path, notes);
+  cluster.gpus_per_node = cluster.gpu.gpus_per_node;
+  if (!request.hardware_config.empty())
+    cluster = LoadHardwareConfig(request.hardware_config, cluster);
+  if (std::optional<std::string> value = env.Get("GPUS_PER_NODE"); value && !value->empty()) {
+    const int64_t gpus = ParseIntFrom(*value, "$GPUS_PER_NODE");
+    if (gpus < 1 || gpus > 1024)
+      ThrowUserError(SourceLocation{"$GPUS_PER_NODE"}, "", "must be between 1 and 1024");
+    cluster.gpus_per_node = static_cast<int>(gpus);
+  }
+  double clock = request.gpu_clock_mhz;
+  if (clock <= 0) {
+    if (std::optional<std::string> value = env.Get("PRIMUS_GPU_CLOCK_MHZ");
+        value && !value->empty()) {
+      ConfigNode node = ConfigNode::Scalar(*value, SourceLocation{"$PRIMUS_GPU_CLOCK_MHZ"});
+      clock = ReadDouble(node, "PRIMUS_GPU_CLOCK_MHZ").value_or(0);
+      if (clock <= 0)
+        ThrowUserError(SourceLocation{"$PRIMUS_GPU_CLOCK_MHZ"}, "", "must be a positive number");
+    }
+  }
+  if (clock > 0) {
+    notes.push_back(fmt::format("GPU clock {} MHz (datasheet {} MHz): compute peaks scaled", clock,
+                                cluster.gpu.max_clock_mhz));
+    cluster.gpu.SetClockMhz(clock);
+  }
+  int requested_nodes = request.target_nodes;
+  if (requested_nodes <= 0) {
+    if (std::optional<std::string> value = env.Get("NNODES"); value && !value->empty()) {
+      const int64_t nodes = ParseIntFrom(*value, "$NNODES");
+      if (nodes < 1 || nodes > 1'000'000)
+        ThrowUserError(SourceLocation{"$NNODES"}, "", "must be a positive node count");
+      requested_nodes = static_cast<int>(nodes);
+    }
+  } else if (request.target_nodes < 0) {
+    ThrowUserError(SourceLocation{"--target-nodes"}, "", "must be positive");
+  }
+
+  // 4. The framework's adapter.
+  Provenance provenance;
+  AdapterContext context{
+      .module = module,
+      .config = ConfigReader(final_config),
+      .architecture = ConfigReader(module.model_file.empty() ? architecture : final_config),
+      .provenance = provenance,
+      .notes = notes};
+  context.gpus_per_node = cluster.gpus_per_node;
+  context.requested_nodes = requested_nodes;
+  Job job;
+  job.name = is_default ? "default example (" + path + ")" : path;
+  job.framework = std::string(adapter->Name());
+  job.cluster = cluster;
+  adapter->Build(context, job);
+
+  // 5. Projection flags, as Primus applies them to the target configuration.
+  if (request.micro_batch_size > 0) {
+    job.training.micro_batch_size = request.micro_batch_size;
+    context.micro_batches_per_step = 0;
+    provenance.Record("micro_batch_size", "--micro-batch-size", {});
+  }
+  if (request.global_batch_size > 0) {
+    job.training.global_batch_size = request.global_batch_size;
+    context.global_batch_per_data_rank = 0;
+    context.global_batch_per_device = 0;
+    provenance.Record("global_batch_size", "--global-batch-size", {});
+  }
+  if (request.target_ep > 0) {
+    job.parallel.ep = request.target_ep;
+    provenance.Record("expert_model_parallel_size", "--target-ep-size", {});
+  }
+  if (request.num_virtual_stages > 0) {
+    job.parallel.vpp = request.num_virtual_stages;
+    provenance.Record("virtual_pipeline_model_parallel_size",
+                      "--num-virtual-stages-per-pipeline-rank", {});
+    if (job.training.pipeline_schedule == "1f1b" && job.parallel.vpp > 1)
+      job.training.pipeline_schedule = "interleaved";
+  }
+  if (!request.pipeline_schedule.empty() && request.pipeline_schedule != "auto") {
+    job.training.pipeline_schedule = request.pipeline_schedule;
+  }
+  if (request.target_nodes > 0 && job.framework != "maxtext")
+    context.requested_nodes = request.target_nodes;
+
+  // 6. World size, DP and batch; then every consistency check.
+  ResolveWorld(context, request, job, provenance, notes);
+  ValidateJob(job, provenance, context.allow_uneven_layers, notes);
+
+  std::vector<std::string> unique;
+  for (std::string& note : notes) {
+    if (std::find(unique.begin(), unique.end(), note) == unique.end())
+      unique.push_back(std::move(note));
+  }
+  job.notes = std::move(unique);
+  return job;
+}
+
+}  // namespace sextant

@@ -1,0 +1,20 @@
+// Consistency checks of a built Job: every parallel degree against the model and the
+// world size, the layer split over pipeline stages, and the batch arithmetic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "job/config_reader.h"
+#include "job/job.h"
+
+namespace sextant {
+
+// Throws UserError naming the keys and values involved, with the file:line (or flag,
+// or environment variable) each was set by, as recorded in `provenance`.
+// `allow_uneven_layers` (Primus allow_padding_num_layers) accepts a layer count that does
+// not divide over the pipeline stages; a note is added to `notes` instead.
+void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven_layers,
+                 std::vector<std::string>& notes);
+
+}  // namespace sextant

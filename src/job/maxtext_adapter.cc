@@ -1,0 +1,309 @@
+// MaxText (JAX) configs: a device mesh of ici_* (within a node) and dcn_* (across nodes)
+// axes, each -1 for "the rest". Key names and defaults: MaxText configs/base.yml.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "job/framework_adapter.h"
+#include "util/dtype.h"
+
+namespace sextant {
+namespace {
+
+// Mesh axes and the degree each feeds. base.yml: ici_fsdp_parallelism and
+// dcn_data_parallelism default to -1, every other axis to 1.
+enum class Role { kData, kFsdp, kTensor, kPipeline, kContext, kExpert };
+struct Axis {
+  std::string_view name;
+  Role role;
+};
+constexpr Axis kAxes[] = {{"data", Role::kData},
+                          {"fsdp", Role::kFsdp},
+                          {"fsdp_transpose", Role::kFsdp},
+                          {"sequence", Role::kContext},
+                          {"context", Role::kContext},
+                          {"context_autoregressive", Role::kContext},
+                          {"tensor", Role::kTensor},
+                          {"tensor_transpose", Role::kTensor},
+                          {"tensor_sequence", Role::kTensor},
+                          {"autoregressive", Role::kData},
+                          {"expert", Role::kExpert},
+                          {"pipeline", Role::kPipeline}};
+
+std::vector<std::string> MeshKeys() {
+  std::vector<std::string> keys;
+  for (const Axis& axis : kAxes) {
+    keys.push_back(fmt::format("ici_{}_parallelism", axis.name));
+    keys.push_back(fmt::format("dcn_{}_parallelism", axis.name));
+  }
+  return keys;
+}
+
+std::string AxisKey(std::string_view tier, size_t axis) {
+  return fmt::format("{}_{}_parallelism", tier, kAxes[axis].name);
+}
+
+// The configured size of each axis of a tier; -1 marks the axis that takes the rest.
+// base.yml's default -1 axis (ici fsdp, dcn data) yields to an explicit -1 elsewhere.
+std::vector<int64_t> TierSizes(const ConfigReader& c, std::string_view tier) {
+  int explicit_fill = -1;
+  for (size_t i = 0; i < std::size(kAxes); ++i) {
+    if (c.IsSet(AxisKey(tier, i)) && *c.Int(AxisKey(tier, i)) == -1) {
+      if (explicit_fill >= 0) {
+        c.Fail(AxisKey(tier, i), fmt::format("only one {} axis may be -1 (also {})", tier,
+                                             AxisKey(tier, explicit_fill)));
+      }
+      explicit_fill = static_cast<int>(i);
+    }
+  }
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i < std::size(kAxes); ++i) {
+    const bool default_fill =
+        (tier == "ici" && kAxes[i].name == "fsdp") || (tier == "dcn" && kAxes[i].name == "data");
+    int64_t value = c.IsSet(AxisKey(tier, i)) ? *c.Int(AxisKey(tier, i))
+                                              : (default_fill && explicit_fill < 0 ? -1 : 1);
+    if (value != -1 && value < 1) c.Fail(AxisKey(tier, i), "must be -1 or a positive integer");
+    sizes.push_back(value);
+  }
+  return sizes;
+}
+
+// Resolves one tier of the mesh so that its product is `devices`.
+std::vector<int64_t> ResolveTier(const ConfigReader& c, std::string_view tier, int64_t devices,
+                                 std::string_view what) {
+  std::vector<int64_t> sizes = TierSizes(c, tier);
+  int64_t product = 1;
+  int fill = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      fill = static_cast<int>(i);
+    } else {
+      product *= sizes[i];
+    }
+  }
+  if (fill >= 0) {
+    if (devices % product != 0) {
+      ThrowUserError(c.Where(AxisKey(tier, fill)), "",
+                     fmt::format("{} mesh axes multiply to {}, which does not divide {} {}", tier,
+                                 product, devices, what));
+    }
+    sizes[fill] = devices / product;
+  } else if (product != devices) {
+    ThrowUserError(SourceLocation{}, fmt::format("{}_*_parallelism", tier),
+                   fmt::format("{} mesh axes multiply to {} but there are {} {}", tier, product,
+                               devices, what));
+  }
+  return sizes;
+}
+
+int64_t DcnProductWithoutFill(const ConfigReader& c, bool* has_fill) {
+  int64_t product = 1;
+  *has_fill = false;
+  for (int64_t value : TierSizes(c, "dcn")) {
+    if (value == -1) {
+      *has_fill = true;
+    } else {
+      product *= value;
+    }
+  }
+  return product;
+}
+
+class MaxText final : public FrameworkAdapter {
+ public:
+  std::string_view Name() const override { return "maxtext"; }
+
+  std::string ParallelKey(ParallelAxis axis) const override {
+    switch (axis) {
+      case ParallelAxis::kTensor: return "ici_tensor_parallelism";
+      case ParallelAxis::kPipeline: return "ici_pipeline_parallelism";
+      case ParallelAxis::kExpert: return "ici_expert_parallelism";
+      case ParallelAxis::kContext: return "ici_sequence_parallelism";
+    }
+    return "";
+  }
+
+  std::vector<std::string> KnownKeys() const override {
+    std::vector<std::string> keys = MeshKeys();
+    for (std::string_view key : {"model_name",
+                                 "per_device_batch_size",
+                                 "max_target_length",
+                                 "remat_policy",
+                                 "quantization",
+                                 "dtype",
+                                 "weight_dtype",
+                                 "num_pipeline_microbatches",
+                                 "gradient_accumulation_steps",
+                                 "base_emb_dim",
+                                 "base_num_query_heads",
+                                 "base_num_kv_heads",
+                                 "base_mlp_dim",
+                                 "base_moe_mlp_dim",
+                                 "base_num_decoder_layers",
+                                 "head_dim",
+                                 "vocab_size",
+                                 "num_experts",
+                                 "num_experts_per_tok",
+                                 "mlp_activations",
+                                 "logits_via_embedding",
+                                 "opt_type"}) {
+      keys.emplace_back(key);
+    }
+    return keys;
+  }
+
+  void Build(AdapterContext& ctx, Job& job) const override {
+    const ConfigReader& c = ctx.config;
+    BuildModel(ctx, job);
+
+    // Mesh. Nodes: the dcn product when it has no -1 axis, else the request (default 1).
+    bool dcn_fill = false;
+    const int64_t dcn_fixed = DcnProductWithoutFill(c, &dcn_fill);
+    int64_t nodes = ctx.requested_nodes > 0 ? ctx.requested_nodes : (dcn_fill ? 1 : dcn_fixed);
+    if (!dcn_fill && ctx.requested_nodes > 0 && ctx.requested_nodes != dcn_fixed) {
+      ThrowUserError(
+          SourceLocation{}, "dcn_*_parallelism",
+          fmt::format("the dcn mesh axes fix {} node(s) but {} were requested; set one dcn axis "
+                      "to -1",
+                      dcn_fixed, ctx.requested_nodes));
+    }
+    const std::vector<int64_t> ici = ResolveTier(c, "ici", ctx.gpus_per_node, "GPUs per node");
+    const std::vector<int64_t> dcn = ResolveTier(c, "dcn", nodes, "nodes");
+    int64_t degree[6] = {1, 1, 1, 1, 1, 1};
+    for (size_t i = 0; i < std::size(kAxes); ++i)
+      degree[static_cast<int>(kAxes[i].role)] *= ici[i] * dcn[i];
+    ParallelPlan& p = job.parallel;
+    p.tp = static_cast<int>(degree[static_cast<int>(Role::kTensor)]);
+    p.pp = static_cast<int>(degree[static_cast<int>(Role::kPipeline)]);
+    p.cp = static_cast<int>(degree[static_cast<int>(Role::kContext)]);
+    p.ep = static_cast<int>(degree[static_cast<int>(Role::kExpert)]);
+    p.etp = p.tp;
+    const int64_t fsdp = degree[static_cast<int>(Role::kFsdp)];
+    // The batch is sharded over the data, fsdp and expert axes; expert parallelism lives
+    // inside that data-parallel group, as in Megatron.
+    ctx.fixed_data_parallel = static_cast<int>(degree[static_cast<int>(Role::kData)] * fsdp * p.ep);
+    ctx.fixed_data_parallel_key = "ici/dcn data x fsdp x expert axes";
+    ctx.requested_nodes = static_cast<int>(nodes);
+    p.fsdp2 = fsdp > 1;
+    p.sequence_parallel = p.tp > 1;
+    for (const std::string& key : MeshKeys()) {
+      if (c.Find(key) == nullptr) continue;
+      if (key.find("tensor") != std::string::npos)
+        ctx.provenance.Record("tensor_model_parallel_size", key, c.Where(key));
+      if (key.find("pipeline") != std::string::npos)
+        ctx.provenance.Record("pipeline_model_parallel_size", key, c.Where(key));
+      if (key.find("expert") != std::string::npos)
+        ctx.provenance.Record("expert_model_parallel_size", key, c.Where(key));
+    }
+    if (p.fsdp2 && degree[static_cast<int>(Role::kData)] > 1) {
+      ctx.notes.push_back(
+          "MaxText data x fsdp mesh: sharding projected over the whole data-parallel group");
+    }
+
+    // Batch: per_device_batch_size x devices per step.
+    TrainingSettings& t = job.training;
+    t.seq_length = c.Int("max_target_length", 2048);
+    job.model.seq_length = t.seq_length;
+    ctx.provenance.Record("seq_length", "max_target_length", c.Where("max_target_length"));
+    const double per_device = c.Double("per_device_batch_size", 12.0);
+    if (per_device <= 0) c.Fail("per_device_batch_size", "must be positive");
+    ctx.global_batch_per_device = per_device;
+    ctx.provenance.Record("global_batch_size", "per_device_batch_size",
+                          c.Where("per_device_batch_size"));
+    ctx.provenance.Record("micro_batch_size", "per_device_batch_size",
+                          c.Where("per_device_batch_size"));
+    int64_t micro_batches = c.Int("gradient_accumulation_steps", 1);
+    if (p.pp > 1) {
+      const int64_t pipeline_micro = c.Int("num_pipeline_microbatches", -1);
+      micro_batches *= pipeline_micro > 0 ? pipeline_micro : p.pp;
+      t.pipeline_schedule = "1f1b";
+    }
+    if (micro_batches < 1) c.Fail("gradient_accumulation_steps", "must be positive");
+    ctx.micro_batches_per_step = micro_batches;
+
+    // Rematerialisation.
+    const std::string remat = c.String("remat_policy", "full");
+    RecomputeSpec& r = t.recompute;
+    if (remat == "full") {
+      r.granularity = RecomputeGranularity::kFull;
+      r.num_layers = 1;
+    } else if (remat != "none") {
+      r.granularity = RecomputeGranularity::kSelective;
+      r.modules = {"core_attn"};
+      ctx.notes.push_back(
+          fmt::format("MaxText remat_policy {} projected as selective recompute", remat));
+    }
+
+    // Precision.
+    PrecisionRecipe& precision = t.precision;
+    const std::string weight_dtype = c.String("weight_dtype", "float32");
+    const std::string compute_dtype = c.String("dtype", "bfloat16");
+    const std::optional<DType> weights = ParseDType(weight_dtype);
+    const std::optional<DType> compute = ParseDType(compute_dtype);
+    if (!weights) c.Fail("weight_dtype", fmt::format("unknown dtype \"{}\"", weight_dtype));
+    if (!compute) c.Fail("dtype", fmt::format("unknown dtype \"{}\"", compute_dtype));
+    precision.params = *weights;
+    precision.gemm = *compute;
+    const std::string quantization = c.String("quantization", "");
+    if (quantization.find("fp8") != std::string::npos) {
+      precision.gemm = DType::kFP8;
+    } else if (quantization == "mxfp8") {
+      precision.gemm = DType::kMXFP8;
+    } else if (!quantization.empty()) {
+      c.Fail("quantization",
+             fmt::format("unsupported quantization \"{}\" (\"\", fp8, nanoo_fp8)", quantization));
+    }
+    t.optimizer = OptimizerKind::kAdam;
+    t.flash_attention = c.String("attention", "cudnn_flash_te").find("flash") != std::string::npos;
+  }
+
+ private:
+  static void BuildModel(AdapterContext& ctx, Job& job) {
+    const ConfigReader& c = ctx.config;
+    const std::string model_name = c.String("model_name", "default");
+    if (model_name != "default") {
+      const ModelEntry& entry = FindLibraryModel({model_name, ctx.module.model_stem},
+                                                 c.Where("model_name"), "model_name");
+      RequireSupportedArchitecture(entry.spec, "", c.Where("model_name"));
+      job.model = entry.spec;
+      return;
+    }
+    // Dimensions written in the model file (MaxText base.yml names).
+    ModelSpec& m = job.model;
+    m.name = ctx.module.model_stem.empty() ? "maxtext model" : ctx.module.model_stem;
+    auto need = [&](std::string_view key) {
+      if (!c.IsSet(key))
+        c.Fail(key,
+               "missing: model_name is \"default\", so the model file must give the dimensions");
+      return *c.Int(key);
+    };
+    m.num_layers = need("base_num_decoder_layers");
+    m.hidden_size = need("base_emb_dim");
+    m.num_attention_heads = need("base_num_query_heads");
+    m.num_query_groups = c.Int("base_num_kv_heads", m.num_attention_heads);
+    m.ffn_hidden_size = need("base_mlp_dim");
+    m.kv_channels = c.Int("head_dim", m.hidden_size / m.num_attention_heads);
+    m.vocab_size = need("vocab_size");
+    m.untie_embeddings_and_output_weights = !c.Bool("logits_via_embedding", false);
+    const std::vector<std::string> activations = c.StringList("mlp_activations");
+    m.swiglu = activations.size() >= 2;  // ["silu", "linear"]: gated MLP
+    m.normalization = NormType::kRMSNorm;
+    m.moe.num_experts = c.Int("num_experts", 1) > 1 ? c.Int("num_experts", 1) : 0;
+    if (m.IsMoe()) {
+      m.moe.router_topk = c.Int("num_experts_per_tok", 1);
+      m.moe.ffn_hidden_size = c.Int("base_moe_mlp_dim", m.ffn_hidden_size);
+    }
+    ctx.notes.push_back(fmt::format(
+        "model dimensions from {} (MaxText model_name \"default\")",
+        ctx.module.model_file.empty() ? ctx.module.experiment_file : ctx.module.model_file));
+  }
+};
+
+}  // namespace
+
+const FrameworkAdapter& MaxTextAdapter() {
+  static const MaxText adapter;
+  return adapter;
+}
+
+}  // namespace sextant

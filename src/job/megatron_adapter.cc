@@ -1,0 +1,617 @@
+// Megatron-LM (and Primus's Megatron backend): the configuration keys are Megatron's
+// argument names, which are also Sextant's canonical vocabulary.
+// Derivations follow megatron/training/arguments.py (validate_args) unless noted.
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "config/int_list_expression.h"
+#include "job/framework_adapter.h"
+#include "parallel/pipeline_layout.h"
+#include "util/dtype.h"
+
+namespace sextant {
+namespace {
+
+// Keys that decide the parallel shape and the layer split; recorded for error messages.
+constexpr std::string_view kTrackedKeys[] = {"tensor_model_parallel_size",
+                                             "pipeline_model_parallel_size",
+                                             "context_parallel_size",
+                                             "expert_model_parallel_size",
+                                             "expert_tensor_parallel_size",
+                                             "virtual_pipeline_model_parallel_size",
+                                             "num_virtual_stages_per_pipeline_rank",
+                                             "num_layers_per_virtual_pipeline_stage",
+                                             "pipeline_model_parallel_layout",
+                                             "decoder_first_pipeline_num_layers",
+                                             "decoder_last_pipeline_num_layers",
+                                             "num_layers",
+                                             "hidden_size",
+                                             "num_attention_heads",
+                                             "num_query_groups",
+                                             "num_experts",
+                                             "moe_router_topk",
+                                             "micro_batch_size",
+                                             "global_batch_size",
+                                             "seq_length",
+                                             "sequence_parallel",
+                                             "use_distributed_optimizer",
+                                             "use_torch_fsdp2",
+                                             "recompute_granularity",
+                                             "recompute_method",
+                                             "recompute_num_layers",
+                                             "vocab_size",
+                                             "make_vocab_size_divisible_by"};
+
+// Keys of Megatron-LM arguments Sextant reads or that commonly appear in overrides; the
+// module defaults of a Primus checkout add the rest.
+constexpr std::string_view kKnownKeys[] = {"num_layers",
+                                           "hidden_size",
+                                           "ffn_hidden_size",
+                                           "num_attention_heads",
+                                           "group_query_attention",
+                                           "num_query_groups",
+                                           "kv_channels",
+                                           "swiglu",
+                                           "untie_embeddings_and_output_weights",
+                                           "vocab_size",
+                                           "padded_vocab_size",
+                                           "make_vocab_size_divisible_by",
+                                           "tokenizer_type",
+                                           "tokenizer_model",
+                                           "normalization",
+                                           "qk_layernorm",
+                                           "add_bias_linear",
+                                           "add_qkv_bias",
+                                           "position_embedding_type",
+                                           "max_position_embeddings",
+                                           "seq_length",
+                                           "micro_batch_size",
+                                           "global_batch_size",
+                                           "tensor_model_parallel_size",
+                                           "pipeline_model_parallel_size",
+                                           "context_parallel_size",
+                                           "expert_model_parallel_size",
+                                           "expert_tensor_parallel_size",
+                                           "virtual_pipeline_model_parallel_size",
+                                           "num_virtual_stages_per_pipeline_rank",
+                                           "num_layers_per_virtual_pipeline_stage",
+                                           "pipeline_model_parallel_layout",
+                                           "decoder_first_pipeline_num_layers",
+                                           "decoder_last_pipeline_num_layers",
+                                           "sequence_parallel",
+                                           "use_distributed_optimizer",
+                                           "use_torch_fsdp2",
+                                           "use_megatron_fsdp",
+                                           "use_custom_fsdp",
+                                           "overlap_grad_reduce",
+                                           "overlap_param_gather",
+                                           "recompute_activations",
+                                           "recompute_granularity",
+                                           "recompute_method",
+                                           "recompute_num_layers",
+                                           "recompute_layer_ids",
+                                           "recompute_modules",
+                                           "num_experts",
+                                           "moe_router_topk",
+                                           "moe_ffn_hidden_size",
+                                           "moe_shared_expert_intermediate_size",
+                                           "moe_layer_freq",
+                                           "moe_router_enable_expert_bias",
+                                           "moe_expert_capacity_factor",
+                                           "moe_router_load_balancing_type",
+                                           "moe_enable_deepep",
+                                           "multi_latent_attention",
+                                           "q_lora_rank",
+                                           "kv_lora_rank",
+                                           "qk_head_dim",
+                                           "qk_pos_emb_head_dim",
+                                           "v_head_dim",
+                                           "mtp_num_layers",
+                                           "fp8",
+                                           "fp8_recipe",
+                                           "fp8_param_gather",
+                                           "bf16",
+                                           "fp16",
+                                           "cross_entropy_loss_fusion",
+                                           "use_flash_attn",
+                                           "optimizer",
+                                           "use_precision_aware_optimizer",
+                                           "main_grads_dtype",
+                                           "main_params_dtype",
+                                           "exp_avg_dtype",
+                                           "exp_avg_sq_dtype",
+                                           "hidden_dropout",
+                                           "attention_dropout",
+                                           "use_turbo_deepep",
+                                           "turbo_sync_free_moe_stage",
+                                           "enable_zero_bubble",
+                                           "patch_zero_bubble",
+                                           "allow_padding_num_layers",
+                                           "train_iters",
+                                           "lr",
+                                           "min_lr",
+                                           "weight_decay",
+                                           "model_type"};
+
+// Architectures the projection does not model, recognised by the keys their Primus model
+// files set.
+void RejectUnsupported(const AdapterContext& ctx, const ConfigReader& a) {
+  auto refuse = [&](std::string_view what, std::string_view key) {
+    const ConfigNode* node = a.Find(key);
+    ThrowUserError(a.Where(key), "",
+                   fmt::format("unsupported architecture: {} ({}={} in model {}); Sextant "
+                               "projects decoder-only transformer language models (dense and MoE)",
+                               what, key, node ? RenderValue(*node) : "?", ctx.module.model_stem));
+  };
+  const std::string model_type = a.String("model_type", "gpt");
+  if (model_type == "mamba") {
+    refuse(a.Bool("is_hybrid_model", false) ? "hybrid Mamba / attention model"
+                                            : "Mamba state-space model",
+           "model_type");
+  }
+  if (model_type == "deepseek_v4" || a.Bool("hybrid_attention_enabled", false)) {
+    refuse("DeepSeek-V4 hybrid compressed / sparse attention", "model_type");
+  }
+  if (a.IsSet("linear_attention_freq"))
+    refuse("hybrid linear-attention model", "linear_attention_freq");
+  if (a.IsSet("experimental_attention_variant")) {
+    refuse("experimental attention variant", "experimental_attention_variant");
+  }
+  if (a.IsSet("lfm_layer_types"))
+    refuse("hybrid convolution / attention model (LFM2)", "lfm_layer_types");
+  if (a.Find("num_joint_layers") != nullptr || a.Find("num_single_layers") != nullptr) {
+    refuse("diffusion transformer (Flux)",
+           a.Find("num_joint_layers") ? "num_joint_layers" : "num_single_layers");
+  }
+  for (const std::string& file : ctx.module.model_files) {
+    if (std::filesystem::path(file).stem() == "diffusion_model") {
+      ThrowUserError(SourceLocation{ctx.module.model_file}, "",
+                     "unsupported architecture: diffusion model (extends diffusion_model.yaml); "
+                     "Sextant projects decoder-only transformer language models (dense and MoE)");
+    }
+  }
+}
+
+std::vector<bool> MoeLayers(const ConfigReader& a, int64_t num_layers) {
+  const ConfigNode* node = a.Find("moe_layer_freq");
+  std::vector<bool> layers(static_cast<size_t>(std::max<int64_t>(num_layers, 0)), true);
+  if (node == nullptr || node->IsNull()) return layers;
+  std::vector<int64_t> pattern;
+  int64_t frequency = 0;
+  if (node->IsSequence()) {
+    for (const ConfigNode& item : node->items)
+      pattern.push_back(ReadInt(item, "moe_layer_freq").value_or(0));
+  } else {
+    const std::string text = *ReadString(*node, "moe_layer_freq");
+    IntOrList value;
+    try {
+      value = EvaluateIntListExpression(text, "moe_layer_freq");
+    } catch (const UserError& e) {
+      ThrowUserError(node->where, "", e.what());
+    }
+    if (std::holds_alternative<int64_t>(value)) {
+      frequency = std::get<int64_t>(value);
+    } else {
+      pattern = std::get<std::vector<int64_t>>(value);
+    }
+  }
+  if (pattern.empty()) {
+    // Megatron: an integer N makes every N-th layer (0, N, 2N, ...) an MoE layer.
+    if (frequency <= 0)
+      ThrowUserError(node->where, "moe_layer_freq", "must be a positive integer or a list");
+    for (int64_t i = 0; i < num_layers; ++i) layers[i] = (i % frequency == 0);
+    return layers;
+  }
+  if (static_cast<int64_t>(pattern.size()) != num_layers) {
+    ThrowUserError(
+        node->where, "moe_layer_freq",
+        fmt::format("the pattern has {} entries but num_layers is {}", pattern.size(), num_layers));
+  }
+  for (int64_t i = 0; i < num_layers; ++i) layers[i] = pattern[i] != 0;
+  return layers;
+}
+
+DType RequireDType(const ConfigReader& c, std::string_view key, DType fallback) {
+  const std::optional<std::string> name = c.String(key);
+  if (!name) return fallback;
+  const std::optional<DType> dtype = ParseDType(*name);
+  if (!dtype) c.Fail(key, fmt::format("unknown dtype \"{}\"", *name));
+  return *dtype;
+}
+
+void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* library) {
+  const ConfigReader& a = ctx.architecture;
+  auto set_int = [&](std::string_view key, int64_t& field) {
+    if (std::optional<int64_t> value = a.Int(key)) field = *value;
+  };
+  auto set_bool = [&](std::string_view key, bool& field) {
+    if (std::optional<bool> value = a.Bool(key)) field = *value;
+  };
+  set_int("num_layers", spec.num_layers);
+  set_int("hidden_size", spec.hidden_size);
+  set_int("num_attention_heads", spec.num_attention_heads);
+  set_bool("swiglu", spec.swiglu);
+  set_bool("untie_embeddings_and_output_weights", spec.untie_embeddings_and_output_weights);
+  set_bool("qk_layernorm", spec.qk_layernorm);
+  set_bool("add_bias_linear", spec.add_bias_linear);
+  set_bool("add_qkv_bias", spec.add_qkv_bias);
+  set_int("max_position_embeddings", spec.max_position_embeddings);
+  set_int("make_vocab_size_divisible_by", spec.make_vocab_size_divisible_by);
+
+  if (a.IsSet("ffn_hidden_size")) {
+    spec.ffn_hidden_size = *a.Int("ffn_hidden_size");
+  } else if (spec.ffn_hidden_size <= 0 && spec.hidden_size > 0) {
+    // validate_args: 4h, or for SwiGLU 2/3 of that rounded down to a multiple of 64.
+    spec.ffn_hidden_size =
+        spec.swiglu ? (4 * spec.hidden_size * 2 / 3) / 64 * 64 : 4 * spec.hidden_size;
+  }
+  if (a.IsSet("kv_channels")) {
+    spec.kv_channels = *a.Int("kv_channels");
+  } else if ((spec.kv_channels <= 0 || a.IsSet("hidden_size") || a.IsSet("num_attention_heads")) &&
+             spec.num_attention_heads > 0) {
+    spec.kv_channels = spec.hidden_size / spec.num_attention_heads;  // validate_args default
+  }
+  // group_query_attention false means one key/value head per query head (MHA).
+  const std::optional<bool> gqa = a.Bool("group_query_attention");
+  if (gqa.has_value() && !*gqa) {
+    spec.num_query_groups = spec.num_attention_heads;
+  } else if (a.IsSet("num_query_groups")) {
+    spec.num_query_groups = *a.Int("num_query_groups");
+  } else if (gqa.value_or(false)) {
+    a.Fail("num_query_groups", "group_query_attention is true but num_query_groups is not set");
+  }
+  if (spec.num_query_groups <= 0) spec.num_query_groups = spec.num_attention_heads;
+
+  if (std::optional<std::string> norm = a.String("normalization")) {
+    if (*norm == "RMSNorm" || *norm == "rmsnorm") {
+      spec.normalization = NormType::kRMSNorm;
+    } else if (*norm == "LayerNorm" || *norm == "layernorm") {
+      spec.normalization = NormType::kLayerNorm;
+    } else {
+      a.Fail("normalization",
+             fmt::format("unknown normalization \"{}\" (RMSNorm or LayerNorm)", *norm));
+    }
+  }
+  if (std::optional<std::string> position = a.String("position_embedding_type")) {
+    spec.learned_position_embeddings = (*position == "learned_absolute");
+  }
+
+  if (std::optional<bool> mla = a.Bool("multi_latent_attention")) {
+    spec.attention = *mla ? AttentionType::kMultiLatent : AttentionType::kStandard;
+  }
+  if (spec.attention == AttentionType::kMultiLatent) {
+    set_int("q_lora_rank", spec.mla.q_lora_rank);
+    set_int("kv_lora_rank", spec.mla.kv_lora_rank);
+    set_int("qk_head_dim", spec.mla.qk_head_dim);
+    set_int("qk_pos_emb_head_dim", spec.mla.qk_pos_emb_head_dim);
+    set_int("v_head_dim", spec.mla.v_head_dim);
+    if (a.Find("q_lora_rank") != nullptr && !a.IsSet("q_lora_rank")) spec.mla.q_lora_rank = 0;
+  }
+  if (a.Find("mtp_num_layers") != nullptr)
+    spec.mtp_num_layers = a.Int("mtp_num_layers").value_or(0);
+
+  if (a.Find("num_experts") != nullptr) spec.moe.num_experts = a.Int("num_experts").value_or(0);
+  if (spec.IsMoe()) {
+    set_int("moe_router_topk", spec.moe.router_topk);
+    if (a.IsSet("moe_ffn_hidden_size")) {
+      spec.moe.ffn_hidden_size = *a.Int("moe_ffn_hidden_size");
+    } else if (spec.moe.ffn_hidden_size <= 0) {
+      spec.moe.ffn_hidden_size = spec.ffn_hidden_size;  // validate_args default
+    }
+    if (a.Find("moe_shared_expert_intermediate_size") != nullptr) {
+      spec.moe.shared_expert_ffn_hidden_size =
+          a.Int("moe_shared_expert_intermediate_size").value_or(0);
+    }
+    set_bool("moe_router_enable_expert_bias", spec.moe.router_bias);
+    if (a.Find("moe_expert_capacity_factor") != nullptr) {
+      spec.moe.capacity_factor = a.Double("moe_expert_capacity_factor").value_or(0.0);
+    }
+    if (a.Find("moe_layer_freq") != nullptr ||
+        spec.moe.moe_layers.size() != static_cast<size_t>(spec.num_layers)) {
+      spec.moe.moe_layers = MoeLayers(a, spec.num_layers);
+    }
+  } else {
+    spec.moe = MoeSpec{};
+  }
+
+  // The real vocabulary, padded later as Megatron pads it; never a placeholder.
+  if (a.IsSet("vocab_size")) {
+    spec.vocab_size = *a.Int("vocab_size");
+  } else if (spec.vocab_size > 0) {
+    // Already the library entry's vocabulary (no model file was read).
+  } else if (library != nullptr && library->spec.vocab_size > 0) {
+    spec.vocab_size = library->spec.vocab_size;
+    ctx.notes.push_back(
+        fmt::format("vocab_size {} from the model library entry {} (the model file "
+                    "leaves it to the tokenizer)",
+                    spec.vocab_size, library->spec.name));
+  } else {
+    const std::string tokenizer = ctx.config.String("tokenizer_model", "");
+    spec.vocab_size = VocabSizeForTokenizer(tokenizer);
+    if (spec.vocab_size <= 0) {
+      ThrowUserError(ctx.config.Where("tokenizer_model"), "vocab_size",
+                     fmt::format("unknown vocabulary size (tokenizer_model {}); set --vocab_size",
+                                 tokenizer.empty() ? "not set" : tokenizer));
+    }
+    ctx.notes.push_back(fmt::format("vocab_size {} of tokenizer {} (Hugging Face config.json)",
+                                    spec.vocab_size, tokenizer));
+  }
+}
+
+void ApplyTraining(AdapterContext& ctx, Job& job) {
+  const ConfigReader& c = ctx.config;
+  TrainingSettings& t = job.training;
+  t.seq_length = c.Int("seq_length", job.model.seq_length);
+  job.model.seq_length = t.seq_length;
+  t.micro_batch_size = c.Int("micro_batch_size", 1);
+  t.global_batch_size = c.Int("global_batch_size", 0);
+  t.hidden_dropout = c.Double("hidden_dropout", t.hidden_dropout);
+  t.attention_dropout = c.Double("attention_dropout", t.attention_dropout);
+  t.flash_attention = c.Bool("use_flash_attn", t.flash_attention);
+  t.cross_entropy_loss_fusion = c.Bool("cross_entropy_loss_fusion", t.cross_entropy_loss_fusion);
+  t.overlap_grad_reduce = c.Bool("overlap_grad_reduce", t.overlap_grad_reduce);
+  t.overlap_param_gather = c.Bool("overlap_param_gather", t.overlap_param_gather);
+  t.deepep = c.Bool("use_turbo_deepep", false) || c.Bool("moe_enable_deepep", false);
+
+  // Recompute. recompute_activations is the older spelling of selective recompute.
+  RecomputeSpec& r = t.recompute;
+  std::string granularity = c.String("recompute_granularity", "");
+  if (granularity.empty() && c.Bool("recompute_activations", false)) granularity = "selective";
+  if (granularity == "full") {
+    r.granularity = RecomputeGranularity::kFull;
+  } else if (granularity == "selective") {
+    r.granularity = RecomputeGranularity::kSelective;
+  } else if (!granularity.empty()) {
+    c.Fail("recompute_granularity",
+           fmt::format("unknown value \"{}\" (full or selective)", granularity));
+  }
+  const std::string method = c.String("recompute_method", "");
+  if (method == "block") {
+    r.method = RecomputeMethod::kBlock;
+  } else if (method == "uniform" || method.empty()) {
+    r.method = RecomputeMethod::kUniform;
+  } else {
+    c.Fail("recompute_method", fmt::format("unknown value \"{}\" (uniform or block)", method));
+  }
+  r.num_layers = c.Int("recompute_num_layers", 0);
+  if (r.granularity == RecomputeGranularity::kFull && r.num_layers <= 0 &&
+      !c.IsSet("recompute_layer_ids")) {
+    // Megatron requires recompute_num_layers with full recompute; 1 is its meaning of
+    // "every layer" for the uniform method.
+    r.num_layers = 1;
+    ctx.notes.push_back(
+        "recompute_granularity full without recompute_num_layers: every layer recomputed");
+  }
+  for (const std::string& id : c.StringList("recompute_layer_ids")) {
+    ConfigNode probe = ConfigNode::Scalar(id, c.Where("recompute_layer_ids"));
+    r.layer_ids.push_back(*ReadInt(probe, "recompute_layer_ids"));
+  }
+  r.modules = c.StringList("recompute_modules");
+  if (r.granularity == RecomputeGranularity::kSelective && r.modules.empty()) {
+    r.modules = {"core_attn"};  // Megatron's default selective recompute
+  }
+  if (r.granularity == RecomputeGranularity::kNone) {
+    r = RecomputeSpec{};
+  }
+
+  // Precision.
+  PrecisionRecipe& p = t.precision;
+  if (c.Bool("fp16", false)) {
+    p.params = DType::kFP16;
+  } else if (c.Bool("bf16", true)) {
+    p.params = DType::kBF16;
+  } else {
+    p.params = DType::kFP32;
+  }
+  p.gemm = p.params;
+  const ConfigNode* fp8 = c.Find("fp8");
+  bool fp8_on = false;
+  if (fp8 != nullptr && !fp8->IsNull()) {
+    const std::string value = *ReadString(*fp8, "fp8");
+    fp8_on = !(value == "false" || value == "False" || value == "0" || value.empty());
+  }
+  if (fp8_on) {
+    p.gemm = c.String("fp8_recipe", "") == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
+    p.fp8_param_gather = c.Bool("fp8_param_gather", false);
+  }
+  if (c.Bool("use_precision_aware_optimizer", false)) {
+    p.main_grads = RequireDType(c, "main_grads_dtype", p.main_grads);
+    p.main_params = RequireDType(c, "main_params_dtype", p.main_params);
+    p.exp_avg = RequireDType(c, "exp_avg_dtype", p.exp_avg);
+    p.exp_avg_sq = RequireDType(c, "exp_avg_sq_dtype", p.exp_avg_sq);
+  }
+  const std::string optimizer = c.String("optimizer", "adam");
+  if (optimizer == "adam" || optimizer == "adamw" || optimizer == "fused_adam") {
+    t.optimizer = OptimizerKind::kAdam;
+  } else if (optimizer == "sgd") {
+    t.optimizer = OptimizerKind::kSgd;
+  } else if (optimizer == "muon" || optimizer == "dist_muon") {
+    t.optimizer = OptimizerKind::kMuon;
+  } else {
+    c.Fail("optimizer", fmt::format("unknown optimizer \"{}\" (adam, sgd, muon)", optimizer));
+  }
+}
+
+void ApplyParallel(AdapterContext& ctx, Job& job) {
+  const ConfigReader& c = ctx.config;
+  ParallelPlan& p = job.parallel;
+  auto degree = [&](std::string_view key, int fallback) {
+    const int64_t value = c.Int(key, fallback);
+    if (value < 1 || value > (1 << 24))
+      c.Fail(key, fmt::format("must be a positive integer, found {}", value));
+    return static_cast<int>(value);
+  };
+  p.tp = degree("tensor_model_parallel_size", 1);
+  p.pp = degree("pipeline_model_parallel_size", 1);
+  p.cp = degree("context_parallel_size", 1);
+  p.ep = degree("expert_model_parallel_size", 1);
+  // validate_args: expert_tensor_parallel_size defaults to tensor_model_parallel_size.
+  p.etp = c.IsSet("expert_tensor_parallel_size") ? degree("expert_tensor_parallel_size", 1) : p.tp;
+  if (!c.IsSet("expert_tensor_parallel_size")) {
+    ctx.provenance.Record("expert_tensor_parallel_size",
+                          "expert_tensor_parallel_size (= tensor_model_parallel_size)",
+                          c.Where("tensor_model_parallel_size"));
+  }
+
+  // Virtual stages: three ways to say it; they must agree.
+  int vpp = 0;
+  std::string vpp_key;
+  auto take_vpp = [&](std::string_view key, int value) {
+    if (vpp != 0 && value != vpp) {
+      ThrowUserError(c.Where(key), key,
+                     fmt::format("gives {} virtual stages per pipeline rank but {} gives {}", value,
+                                 vpp_key, vpp));
+    }
+    vpp = value;
+    vpp_key = std::string(key);
+    ctx.provenance.Record("virtual_pipeline_model_parallel_size", std::string(key), c.Where(key));
+  };
+  if (c.IsSet("virtual_pipeline_model_parallel_size")) {
+    take_vpp("virtual_pipeline_model_parallel_size",
+             degree("virtual_pipeline_model_parallel_size", 1));
+  }
+  if (c.IsSet("num_virtual_stages_per_pipeline_rank")) {
+    take_vpp("num_virtual_stages_per_pipeline_rank",
+             degree("num_virtual_stages_per_pipeline_rank", 1));
+  }
+  if (c.IsSet("num_layers_per_virtual_pipeline_stage")) {
+    const int64_t per_stage = degree("num_layers_per_virtual_pipeline_stage", 1);
+    const int64_t layers = job.model.num_layers;
+    if (layers % (per_stage * p.pp) != 0) {
+      ThrowUserError(
+          c.Where("num_layers_per_virtual_pipeline_stage"), "num_layers_per_virtual_pipeline_stage",
+          fmt::format(
+              "num_layers {} is not divisible by num_layers_per_virtual_pipeline_stage {} x "
+              "pipeline_model_parallel_size {}",
+              layers, per_stage, p.pp));
+    }
+    take_vpp("num_layers_per_virtual_pipeline_stage",
+             static_cast<int>(layers / (per_stage * p.pp)));
+  }
+  p.layout = c.String("pipeline_model_parallel_layout", "");
+  if (!p.layout.empty() && vpp == 0) {
+    // Megatron takes the number of virtual stages from the layout: stages / PP.
+    std::vector<LayoutStage> stages;
+    try {
+      stages = ParsePipelineLayout(p.layout);
+    } catch (const UserError& e) {
+      ThrowUserError(c.Where("pipeline_model_parallel_layout"), "", e.what());
+    }
+    if (stages.size() % p.pp != 0) {
+      ThrowUserError(c.Where("pipeline_model_parallel_layout"), "pipeline_model_parallel_layout",
+                     fmt::format("has {} stages, not a multiple of pipeline_model_parallel_size {}",
+                                 stages.size(), p.pp));
+    }
+    vpp = static_cast<int>(stages.size() / p.pp);
+    ctx.provenance.Record("virtual_pipeline_model_parallel_size", "pipeline_model_parallel_layout",
+                          c.Where("pipeline_model_parallel_layout"));
+  }
+  p.vpp = vpp > 0 ? vpp : 1;
+  p.first_stage_layers = c.Int("decoder_first_pipeline_num_layers", -1);
+  p.last_stage_layers = c.Int("decoder_last_pipeline_num_layers", -1);
+
+  ctx.allow_uneven_layers = c.Bool("allow_padding_num_layers", false);
+  p.sequence_parallel = c.Bool("sequence_parallel", false);
+  if (p.sequence_parallel && p.tp == 1) {
+    // Set on the command line (--sequence_parallel): the user asked for it, so say no.
+    if (c.Where("sequence_parallel").file.starts_with("--")) {
+      ThrowUserError(c.Where("sequence_parallel"), "sequence_parallel",
+                     "requires tensor_model_parallel_size > 1 (it splits the sequence over the "
+                     "tensor-parallel group)");
+    }
+    // validate_args turns sequence parallelism off when TP is 1.
+    p.sequence_parallel = false;
+  }
+  p.distributed_optimizer = c.Bool("use_distributed_optimizer", false);
+  p.fsdp2 = c.Bool("use_torch_fsdp2", false);
+  if (!p.fsdp2 && (c.Bool("use_megatron_fsdp", false) || c.Bool("use_custom_fsdp", false))) {
+    p.fsdp2 = true;
+    ctx.notes.push_back(
+        "Megatron FSDP projected as full sharding of parameters, gradients and optimizer state");
+  }
+}
+
+class Megatron final : public FrameworkAdapter {
+ public:
+  std::string_view Name() const override { return "megatron"; }
+
+  std::string ParallelKey(ParallelAxis axis) const override {
+    switch (axis) {
+      case ParallelAxis::kTensor: return "tensor_model_parallel_size";
+      case ParallelAxis::kPipeline: return "pipeline_model_parallel_size";
+      case ParallelAxis::kExpert: return "expert_model_parallel_size";
+      case ParallelAxis::kContext: return "context_parallel_size";
+    }
+    return "";
+  }
+
+  std::vector<std::string> KnownKeys() const override {
+    return std::vector<std::string>(std::begin(kKnownKeys), std::end(kKnownKeys));
+  }
+
+  void Build(AdapterContext& ctx, Job& job) const override {
+    for (std::string_view key : kTrackedKeys) {
+      if (ctx.config.Find(key) != nullptr) {
+        ctx.provenance.Record(std::string(key), std::string(key), ctx.config.Where(key));
+      }
+    }
+    RejectUnsupported(ctx, ctx.architecture);
+    const ModelEntry* library = nullptr;
+    if (ctx.module.model_file.empty()) {
+      if (ctx.module.model_stem.empty()) {
+        ThrowUserError(SourceLocation{ctx.module.experiment_file}, "modules.pre_trainer.model",
+                       "missing: name the model file (e.g. llama3.1_8B.yaml)");
+      }
+      library =
+          &FindLibraryModel({ctx.module.model_stem}, SourceLocation{ctx.module.experiment_file},
+                            "modules.pre_trainer.model");
+      RequireSupportedArchitecture(library->spec, "model library entry",
+                                   SourceLocation{ctx.module.experiment_file});
+      job.model = library->spec;
+      ctx.notes.push_back(
+          fmt::format("model {} from Sextant's model library ({} not read: no Primus "
+                      "checkout; use --primus-path)",
+                      library->spec.name, ctx.module.model_reference));
+    } else {
+      library = FindModel(ctx.module.model_stem);
+      job.model = ModelSpec{};
+      job.model.name = ctx.module.model_stem;
+      if (library != nullptr) {
+        job.model.family = library->spec.family;
+        if (library->spec.architecture != Architecture::kTransformer) {
+          RequireSupportedArchitecture(library->spec, "model library entry",
+                                       SourceLocation{ctx.module.model_file});
+        }
+      }
+    }
+    ApplyArchitecture(ctx, job.model, library);
+    ApplyTraining(ctx, job);
+    ApplyParallel(ctx, job);
+    if (job.model.IsMoe() && job.model.moe.router_topk <= 0) {
+      ctx.config.Fail("moe_router_topk", "must be positive for an MoE model");
+    }
+    if (job.model.num_layers <= 0 || job.model.hidden_size <= 0 ||
+        job.model.num_attention_heads <= 0) {
+      ThrowUserError(SourceLocation{ctx.module.model_file.empty() ? ctx.module.experiment_file
+                                                                  : ctx.module.model_file},
+                     "", "the model needs num_layers, hidden_size and num_attention_heads");
+    }
+
+    const bool zero_bubble =
+        ctx.config.Bool("patch_zero_bubble", false) && ctx.config.Bool("enable_zero_bubble", false);
+    job.training.pipeline_schedule = zero_bubble            ? "zerobubble"
+                                     : job.parallel.vpp > 1 ? "interleaved"
+                                                            : "1f1b";
+  }
+};
+
+}  // namespace
+
+const FrameworkAdapter& MegatronAdapter() {
+  static const Megatron adapter;
+  return adapter;
+}
+
+}  // namespace sextant

@@ -1,0 +1,226 @@
+// TorchTitan job configs (TOML, or a Primus experiment YAML with the same sections).
+// Key names: torchtitan/config/job_config.py.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "job/framework_adapter.h"
+#include "util/dtype.h"
+
+namespace sextant {
+namespace {
+
+constexpr std::string_view kKnownKeys[] = {"model.name",
+                                           "model.flavor",
+                                           "model.hf_assets_path",
+                                           "model.converters",
+                                           "training.local_batch_size",
+                                           "training.global_batch_size",
+                                           "training.seq_len",
+                                           "training.mixed_precision_param",
+                                           "training.mixed_precision_reduce",
+                                           "training.steps",
+                                           "parallelism.data_parallel_replicate_degree",
+                                           "parallelism.data_parallel_shard_degree",
+                                           "parallelism.tensor_parallel_degree",
+                                           "parallelism.pipeline_parallel_degree",
+                                           "parallelism.context_parallel_degree",
+                                           "parallelism.expert_parallel_degree",
+                                           "parallelism.expert_tensor_parallel_degree",
+                                           "parallelism.pipeline_parallel_microbatch_size",
+                                           "parallelism.pipeline_parallel_schedule",
+                                           "parallelism.pipeline_parallel_layers_per_stage",
+                                           "activation_checkpoint.mode",
+                                           "activation_checkpoint.selective_ac_option",
+                                           "optimizer.name"};
+
+std::string StripSuffix(std::string text, std::string_view suffix) {
+  if (text.size() > suffix.size() && text.ends_with(suffix))
+    text.resize(text.size() - suffix.size());
+  return text;
+}
+
+class TorchTitan final : public FrameworkAdapter {
+ public:
+  std::string_view Name() const override { return "torchtitan"; }
+
+  std::string ParallelKey(ParallelAxis axis) const override {
+    switch (axis) {
+      case ParallelAxis::kTensor: return "parallelism.tensor_parallel_degree";
+      case ParallelAxis::kPipeline: return "parallelism.pipeline_parallel_degree";
+      case ParallelAxis::kExpert: return "parallelism.expert_parallel_degree";
+      case ParallelAxis::kContext: return "parallelism.context_parallel_degree";
+    }
+    return "";
+  }
+
+  std::vector<std::string> KnownKeys() const override {
+    return std::vector<std::string>(std::begin(kKnownKeys), std::end(kKnownKeys));
+  }
+
+  void Build(AdapterContext& ctx, Job& job) const override {
+    const ConfigReader& c = ctx.config;
+    auto track = [&](std::string canonical, std::string_view key) {
+      if (c.Find(key) != nullptr)
+        ctx.provenance.Record(std::move(canonical), std::string(key), c.Where(key));
+    };
+
+    // Model: TorchTitan names a model family and a flavor; the dimensions live in
+    // TorchTitan's code, so they come from Sextant's library.
+    const std::string name = c.String("model.name", "");
+    const std::string flavor = c.String("model.flavor", "");
+    const std::string hf_path = c.String("model.hf_assets_path", "");
+    if (name.empty()) c.Fail("model.name", "missing: TorchTitan needs model.name and model.flavor");
+    const std::string hf_name = std::filesystem::path(hf_path).filename().string();
+    const ModelEntry& entry = FindLibraryModel(
+        {StripSuffix(ctx.module.model_stem, "-fp8"), hf_name, name + "_" + flavor, name + flavor},
+        c.Where("model.name"), "model.name");
+    RequireSupportedArchitecture(entry.spec, "", c.Where("model.name"));
+    job.model = entry.spec;
+    ctx.notes.push_back(fmt::format("TorchTitan model {} flavor {}: dimensions of library entry {}",
+                                    name, flavor, entry.spec.name));
+
+    // Parallelism.
+    ParallelPlan& p = job.parallel;
+    auto degree = [&](std::string_view key, int fallback) {
+      const int64_t value = c.Int(key, fallback);
+      if (value < 1 || value > (1 << 24))
+        c.Fail(key, fmt::format("must be a positive integer, found {}", value));
+      return static_cast<int>(value);
+    };
+    p.tp = degree("parallelism.tensor_parallel_degree", 1);
+    p.pp = degree("parallelism.pipeline_parallel_degree", 1);
+    p.cp = degree("parallelism.context_parallel_degree", 1);
+    p.ep = degree("parallelism.expert_parallel_degree", 1);
+    p.etp = degree("parallelism.expert_tensor_parallel_degree", 1);
+    track("tensor_model_parallel_size", "parallelism.tensor_parallel_degree");
+    track("pipeline_model_parallel_size", "parallelism.pipeline_parallel_degree");
+    track("context_parallel_size", "parallelism.context_parallel_degree");
+    track("expert_model_parallel_size", "parallelism.expert_parallel_degree");
+    track("expert_tensor_parallel_size", "parallelism.expert_tensor_parallel_degree");
+    p.sequence_parallel =
+        p.tp > 1;  // TorchTitan's TP plan always shards norms/dropout over the sequence
+    const int replicate = degree("parallelism.data_parallel_replicate_degree", 1);
+    const int64_t shard = c.Int("parallelism.data_parallel_shard_degree", -1);
+    if (shard == 0 || shard < -1) {
+      c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (fill) or a positive integer");
+    }
+    if (shard == -1) {
+      // Filled from the world size; FSDP whenever the shard group has more than one GPU.
+      p.fsdp2 = true;
+      ctx.fixed_data_parallel = 0;
+      if (replicate > 1)
+        ctx.notes.push_back("HSDP: sharding projected over the whole data-parallel group");
+    } else {
+      p.fsdp2 = shard > 1;
+      ctx.fixed_data_parallel = static_cast<int>(shard) * replicate;
+      ctx.fixed_data_parallel_key =
+          "parallelism.data_parallel_shard_degree x parallelism.data_parallel_replicate_degree";
+    }
+    if (c.IsSet("parallelism.pipeline_parallel_layers_per_stage") && p.pp > 1) {
+      const int64_t per_stage = degree("parallelism.pipeline_parallel_layers_per_stage", 1);
+      if (job.model.num_layers % (per_stage * p.pp) != 0) {
+        c.Fail("parallelism.pipeline_parallel_layers_per_stage",
+               fmt::format("{} layers do not split into stages of {} over {} pipeline ranks",
+                           job.model.num_layers, per_stage, p.pp));
+      }
+      p.vpp = static_cast<int>(job.model.num_layers / (per_stage * p.pp));
+      track("virtual_pipeline_model_parallel_size",
+            "parallelism.pipeline_parallel_layers_per_stage");
+    }
+    const std::string schedule = c.String("parallelism.pipeline_parallel_schedule", "1F1B");
+    if (p.pp > 1) {
+      if (schedule.find("ZBV") != std::string::npos ||
+          schedule.find("ZeroBubble") != std::string::npos) {
+        job.training.pipeline_schedule = "zerobubble";
+      } else if (schedule.find("Interleaved") != std::string::npos ||
+                 schedule.find("Looped") != std::string::npos) {
+        job.training.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
+      } else {
+        job.training.pipeline_schedule = "1f1b";
+      }
+    }
+
+    // Batch and sequence.
+    TrainingSettings& t = job.training;
+    t.seq_length = c.Int("training.seq_len", 2048);
+    job.model.seq_length = t.seq_length;
+    track("seq_length", "training.seq_len");
+    const int64_t local_batch = c.Int("training.local_batch_size", 8);
+    const int64_t global_batch = c.Int("training.global_batch_size", -1);
+    if (local_batch < 1) c.Fail("training.local_batch_size", "must be positive");
+    t.micro_batch_size =
+        p.pp > 1 ? c.Int("parallelism.pipeline_parallel_microbatch_size", 1) : local_batch;
+    track("micro_batch_size",
+          p.pp > 1 ? "parallelism.pipeline_parallel_microbatch_size" : "training.local_batch_size");
+    if (global_batch > 0) {
+      t.global_batch_size = global_batch;
+      track("global_batch_size", "training.global_batch_size");
+    } else {
+      t.global_batch_size = 0;
+      ctx.global_batch_per_data_rank = local_batch;  // TorchTitan: local batch x DP
+      track("global_batch_size", "training.local_batch_size");
+    }
+
+    // Activation checkpointing.
+    const std::string mode = c.String("activation_checkpoint.mode", "selective");
+    RecomputeSpec& r = t.recompute;
+    if (mode == "full") {
+      r.granularity = RecomputeGranularity::kFull;
+      r.num_layers = 1;
+    } else if (mode == "selective") {
+      const std::string option = c.String("activation_checkpoint.selective_ac_option", "2");
+      if (option == "op") {
+        r.granularity = RecomputeGranularity::kSelective;
+        r.modules = {"core_attn"};
+        ctx.notes.push_back(
+            "TorchTitan op-level selective checkpointing projected as Megatron selective "
+            "recompute");
+      } else {
+        ConfigNode probe =
+            ConfigNode::Scalar(option, c.Where("activation_checkpoint.selective_ac_option"));
+        const int64_t every =
+            ReadInt(probe, "activation_checkpoint.selective_ac_option").value_or(1);
+        if (every < 1)
+          c.Fail("activation_checkpoint.selective_ac_option", "must be 'op' or a positive integer");
+        // Layer-level selective AC: every `every`-th block is fully recomputed.
+        r.granularity = RecomputeGranularity::kFull;
+        for (int64_t layer = 0; layer < job.model.num_layers; layer += every)
+          r.layer_ids.push_back(layer);
+      }
+    } else if (mode != "none") {
+      c.Fail("activation_checkpoint.mode",
+             fmt::format("unknown mode \"{}\" (none, selective, full)", mode));
+    }
+
+    // Precision: FSDP mixed precision keeps fp32 master weights and bf16 compute copies.
+    PrecisionRecipe& precision = t.precision;
+    const std::string param_dtype = c.String("training.mixed_precision_param", "bfloat16");
+    const std::optional<DType> dtype = ParseDType(param_dtype);
+    if (!dtype)
+      c.Fail("training.mixed_precision_param", fmt::format("unknown dtype \"{}\"", param_dtype));
+    precision.params = *dtype;
+    precision.gemm = *dtype;
+    for (const std::string& converter : c.StringList("model.converters")) {
+      if (converter.find("float8") != std::string::npos) precision.gemm = DType::kFP8;
+      if (converter == "mx" || converter.find("linear.mx") != std::string::npos)
+        precision.gemm = DType::kMXFP8;
+    }
+    const std::string optimizer = c.String("optimizer.name", "AdamW");
+    if (optimizer != "AdamW" && optimizer != "Adam") {
+      c.Fail("optimizer.name",
+             fmt::format("unsupported optimizer \"{}\" (AdamW or Adam)", optimizer));
+    }
+    t.optimizer = OptimizerKind::kAdam;
+    t.flash_attention = true;
+  }
+};
+
+}  // namespace
+
+const FrameworkAdapter& TorchTitanAdapter() {
+  static const TorchTitan adapter;
+  return adapter;
+}
+
+}  // namespace sextant
