@@ -1,0 +1,556 @@
+#include "cost/layer_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+
+// Megatron's recompute_modules (megatron/core/transformer/transformer_config.py) as bits, so
+// that one kernel can belong to several (the MoE activation is both "moe" and "moe_act").
+enum Module : unsigned {
+  kLayernorm = 1u << 0,
+  kCoreAttn = 1u << 1,
+  kMlaUpProj = 1u << 2,
+  kMlp = 1u << 3,
+  kMoe = 1u << 4,
+  kMoeAct = 1u << 5,
+  kSharedExperts = 1u << 6,
+  kAttnProj = 1u << 7,  // not selectively recomputable: QKV/O projections, rotary
+  kOther = 1u << 8,     // residual adds, dropout, embedding, head
+};
+
+unsigned ModuleBit(const std::string& name) {
+  if (name == "core_attn") return kCoreAttn;
+  if (name == "layernorm") return kLayernorm;
+  if (name == "mla_up_proj") return kMlaUpProj;
+  if (name == "mlp") return kMlp;
+  if (name == "moe") return kMoe;
+  if (name == "moe_act") return kMoeAct;
+  if (name == "shared_experts") return kSharedExperts;
+  ThrowUserError(SourceLocation{}, "recompute_modules",
+                 fmt::format("unknown module '{}' (expected core_attn, layernorm, mla_up_proj, "
+                             "mlp, moe, moe_act, shared_experts)",
+                             name));
+}
+
+unsigned SelectiveMask(const RecomputeSpec& spec) {
+  if (spec.modules.empty()) return kCoreAttn;  // Megatron's default selective recompute
+  unsigned mask = 0;
+  for (const std::string& m : spec.modules) mask |= ModuleBit(m);
+  return mask;
+}
+
+// Activations travel in the weights' dtype; FP8 weights still carry BF16 activations.
+double ActivationBytes(const PrecisionRecipe& p) {
+  if (p.params == DType::kFP8 || p.params == DType::kMXFP8 || p.params == DType::kFP4) return 2;
+  return DTypeBytes(p.params);
+}
+
+// Balanced routing: `tokens` copies spread over `experts` as evenly as integers allow.
+std::vector<int64_t> SplitTokens(int64_t tokens, int64_t experts) {
+  std::vector<int64_t> out(std::max<int64_t>(1, experts), tokens / std::max<int64_t>(1, experts));
+  const int64_t rest = tokens - out[0] * static_cast<int64_t>(out.size());
+  for (int64_t i = 0; i < rest; ++i) out[i] += 1;
+  return out;
+}
+
+}  // namespace
+
+CostParts& CostParts::operator+=(const CostParts& o) {
+  gemm += o.gemm;
+  attention += o.attention;
+  memory_bound += o.memory_bound;
+  tp_comm += o.tp_comm;
+  cp_comm += o.cp_comm;
+  ep_comm += o.ep_comm;
+  return *this;
+}
+
+// Collects the kernels of one layer. Forward work is kept item by item with its module bits
+// so that selective recompute can re-run exactly the chosen modules.
+class LayerCostModel::Builder {
+ public:
+  Builder(const LayerCostModel& model, std::string kind) : m_(model) {
+    cost_.kind = std::move(kind);
+  }
+
+  // y[T, out] = x[T, in] · W[in, out]: forward GEMM (T, out, in); input gradient
+  // dX = dY · Wᵀ (T, in, out) in B; weight gradient dW = Xᵀ · dY (in, out, T) in W.
+  void Linear(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype) {
+    if (tokens <= 0 || in <= 0 || out <= 0) return;
+    const GemmEstimate f = m_.gemm_.Estimate({tokens, out, in}, dtype);
+    const GemmEstimate b = m_.gemm_.Estimate({tokens, in, out}, dtype);
+    const GemmEstimate w = m_.gemm_.Estimate({in, out, tokens}, dtype);
+    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    cost_.backward_input.gemm += b.seconds;
+    cost_.backward_weight.gemm += w.seconds;
+    cost_.flops_forward += f.flops;
+    cost_.flops_backward += b.flops + w.flops;
+  }
+
+  // The same for one grouped GEMM over experts holding `group_tokens` tokens each.
+  void GroupedLinear(unsigned tags, const std::vector<int64_t>& group_tokens, int64_t in,
+                     int64_t out, DType dtype) {
+    const GemmEstimate f = m_.gemm_.EstimateGrouped(group_tokens, out, in, dtype);
+    const GemmEstimate b = m_.gemm_.EstimateGrouped(group_tokens, in, out, dtype);
+    const GemmEstimate w = m_.gemm_.EstimateGroupedRaggedK(in, out, group_tokens, dtype);
+    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    cost_.backward_input.gemm += b.seconds;
+    cost_.backward_weight.gemm += w.seconds;
+    cost_.flops_forward += f.flops;
+    cost_.flops_backward += b.flops + w.flops;
+  }
+
+  // Returns forward and backward seconds (for the CP ring overlap).
+  std::pair<double, double> Attention(unsigned tags, const AttentionShape& shape) {
+    const AttentionEstimate f = m_.attention_.Forward(shape, DType::kBF16);
+    const AttentionEstimate b = m_.attention_.Backward(shape, DType::kBF16);
+    AddForward(tags, [&](CostParts& p) { p.attention += f.seconds; });
+    cost_.backward_input.attention += b.seconds;
+    cost_.flops_forward += f.flops;
+    cost_.flops_backward += b.flops;
+    return {f.seconds, b.seconds};
+  }
+
+  void MemoryBound(unsigned tags, OpBytes bytes) {
+    const double f = m_.memory_bound_.Time(bytes.forward);
+    AddForward(tags, [&](CostParts& p) { p.memory_bound += f; });
+    cost_.backward_input.memory_bound += m_.memory_bound_.Time(bytes.backward);
+  }
+
+  // A weight-gradient-only memory-bound kernel (embedding gradient scatter).
+  void WeightGradMemoryBound(double bytes) {
+    cost_.backward_weight.memory_bound += m_.memory_bound_.Time(bytes);
+  }
+
+  // A collective in the forward pass and its conjugate in the backward (input-gradient) pass.
+  void Comm(unsigned tags, const std::string& what, Collective forward_op, Collective backward_op,
+            ParallelDim dim, int64_t bytes, bool forward = true, bool backward = true) {
+    const CommGroup group = GroupFor(dim, m_.job_.parallel, m_.job_.cluster.gpus_per_node);
+    if (group.size <= 1 || bytes <= 0) return;
+    if (forward) {
+      const double s = Time(forward_op, bytes, group);
+      cost_.comms.push_back({what, Pass::kForward, forward_op, dim, bytes, 1, s});
+      AddForward(tags, [&](CostParts& p) { Category(p, dim) += s; });
+    }
+    if (backward) {
+      const double s = Time(backward_op, bytes, group);
+      cost_.comms.push_back({what, Pass::kBackwardInput, backward_op, dim, bytes, 1, s});
+      Category(cost_.backward_input, dim) += s;
+    }
+  }
+
+  // Ring attention (Megatron / TE context parallelism): cp-1 steps, each sending this rank's
+  // K/V chunk to the next rank while the attention of the current chunk runs. The backward
+  // pass circulates K/V and their gradients (twice the bytes). Only the part of each step's
+  // transfer longer than that step's attention (1/cp of the total) is exposed.
+  void RingExchange(unsigned tags, int64_t kv_chunk_bytes, double attention_forward,
+                    double attention_backward) {
+    const int cp = m_.job_.parallel.cp;
+    const CommGroup group =
+        GroupFor(ParallelDim::kCP, m_.job_.parallel, m_.job_.cluster.gpus_per_node);
+    if (cp <= 1 || group.size <= 1) return;
+    const double f = Time(Collective::kSendRecv, kv_chunk_bytes, group);
+    const double b = Time(Collective::kSendRecv, 2 * kv_chunk_bytes, group);
+    cost_.comms.push_back({"CP ring K/V exchange", Pass::kForward, Collective::kSendRecv,
+                           ParallelDim::kCP, kv_chunk_bytes, cp - 1, f});
+    cost_.comms.push_back({"CP ring K/V + dK/dV exchange", Pass::kBackwardInput,
+                           Collective::kSendRecv, ParallelDim::kCP, 2 * kv_chunk_bytes, cp - 1, b});
+    const double exposed_f = (cp - 1) * std::max(0.0, f - attention_forward / cp);
+    const double exposed_b = (cp - 1) * std::max(0.0, b - attention_backward / cp);
+    AddForward(tags, [&](CostParts& p) { p.cp_comm += exposed_f; });
+    cost_.backward_input.cp_comm += exposed_b;
+    cost_.hidden_comm_forward += (cp - 1) * f - exposed_f;
+    cost_.hidden_comm_backward += (cp - 1) * b - exposed_b;
+  }
+
+  LayerCost Finish(unsigned recompute_mask, bool deepep, double deepep_efficiency) {
+    for (const Item& item : items_) cost_.forward += item.parts;
+    double forward_ep_scale = 1.0;
+    if (deepep) {
+      // DeepEP hides a fixed fraction of the all-to-all, at most the compute it runs beside
+      // (Primus's exposed = a2a - min(a2a·eff, compute), §3.3.6).
+      const double raw_f = cost_.forward.ep_comm;
+      const double hide_f = std::min(deepep_efficiency * raw_f, cost_.forward.Compute());
+      if (raw_f > 0) forward_ep_scale = (raw_f - hide_f) / raw_f;
+      cost_.forward.ep_comm -= hide_f;
+      cost_.hidden_comm_forward += hide_f;
+      const double raw_b = cost_.backward_input.ep_comm;
+      const double hide_b =
+          std::min(deepep_efficiency * raw_b,
+                   cost_.backward_input.Compute() + cost_.backward_weight.Compute());
+      cost_.backward_input.ep_comm -= hide_b;
+      cost_.hidden_comm_backward += hide_b;
+    }
+    for (const Item& item : items_) {
+      if (item.tags & recompute_mask) {
+        CostParts p = item.parts;
+        p.ep_comm *= forward_ep_scale;
+        cost_.recompute += p;
+      }
+    }
+    return cost_;
+  }
+
+ private:
+  struct Item {
+    unsigned tags;
+    CostParts parts;
+  };
+
+  template <typename F>
+  void AddForward(unsigned tags, F&& add) {
+    Item item{tags, {}};
+    add(item.parts);
+    items_.push_back(item);
+  }
+
+  static double& Category(CostParts& p, ParallelDim dim) {
+    switch (dim) {
+      case ParallelDim::kTP: return p.tp_comm;
+      case ParallelDim::kCP: return p.cp_comm;
+      case ParallelDim::kEP:
+      case ParallelDim::kETP: return p.ep_comm;
+      default: return p.tp_comm;
+    }
+  }
+
+  double Time(Collective op, int64_t bytes, const CommGroup& group) const {
+    return m_.collectives_ ? m_.collectives_->Time(op, bytes, group) : 0.0;
+  }
+
+  const LayerCostModel& m_;
+  LayerCost cost_;
+  std::vector<Item> items_;
+};
+
+LayerCostModel::LayerCostModel(const Job& job, const EfficiencyTable& table,
+                               const CollectiveModel* collectives, LayerCostOptions options)
+    : job_(job),
+      table_(table),
+      collectives_(collectives),
+      options_(options),
+      gemm_(job.cluster.gpu, table),
+      attention_(job.cluster.gpu, table),
+      memory_bound_(job.cluster.gpu, table) {
+  const ModelSpec& m = job_.model;
+  const ParallelPlan& p = job_.parallel;
+  const TrainingSettings& t = job_.training;
+  if (m.hidden_size <= 0 || m.num_attention_heads <= 0 || m.num_layers <= 0) {
+    ThrowUserError(
+        fmt::format("model {}: hidden_size, num_attention_heads and num_layers must "
+                    "be positive for the cost model",
+                    m.name));
+  }
+  if (p.tp < 1 || p.cp < 1 || p.ep < 1 || p.etp < 1) {
+    ThrowUserError("parallel sizes (TP, CP, EP, ETP) must be at least 1");
+  }
+  if (t.seq_length <= 0 || t.micro_batch_size <= 0) {
+    ThrowUserError("seq_length and micro_batch_size must be positive");
+  }
+  if (t.seq_length % p.cp != 0) {
+    ThrowUserError(SourceLocation{}, "context_parallel_size",
+                   fmt::format("CP {} does not divide seq_length {}", p.cp, t.seq_length));
+  }
+  if (m.IsMoe() && m.moe.router_topk <= 0) {
+    ThrowUserError(SourceLocation{}, "moe_router_topk", "must be positive for an MoE model");
+  }
+  if (t.recompute.granularity == RecomputeGranularity::kSelective) SelectiveMask(t.recompute);
+}
+
+LayerCost LayerCostModel::TransformerLayer(int64_t layer) const {
+  if (layer < 0 || layer >= job_.model.num_layers) {
+    ThrowUserError(fmt::format("layer {} is outside 0..{}", layer, job_.model.num_layers - 1));
+  }
+  return Layer(layer, job_.model.IsMoeLayer(layer));
+}
+
+LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
+  const ModelSpec& m = job_.model;
+  const ParallelPlan& p = job_.parallel;
+  const TrainingSettings& t = job_.training;
+  const int tp = p.tp;
+  const bool sp = p.sequence_parallel && tp > 1;
+  const double b = ActivationBytes(t.precision);
+  const DType g = t.precision.gemm;
+  const int64_t H = m.hidden_size;
+  // Tokens of one micro-batch on this CP rank; with SP the norms, residual adds and dropout
+  // see 1/TP of them.
+  const int64_t T = t.micro_batch_size * t.seq_length / p.cp;
+  const int64_t T_sp = sp ? CeilDiv(T, tp) : T;
+  const int64_t hidden_bytes = static_cast<int64_t>(T * H * b);
+
+  Builder c(*this, moe ? "moe" : "dense");
+
+  // ---- attention block --------------------------------------------------------------------
+  c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+  // TP entry: SP all-gathers the sequence (reduce-scatter of the gradient in backward);
+  // without SP the entry is an identity forward and an all-reduce of the input gradient.
+  if (sp) {
+    c.Comm(kAttnProj, "attention input all-gather", Collective::kAllGather,
+           Collective::kReduceScatter, ParallelDim::kTP, hidden_bytes);
+  } else {
+    c.Comm(kAttnProj, "attention input-gradient all-reduce", Collective::kAllReduce,
+           Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, /*forward=*/false);
+  }
+  const int64_t q_heads = CeilDiv(m.num_attention_heads, tp);
+  const bool windowed =
+      m.sliding_window > 0 && (m.sliding_window_period <= 0 ||
+                               layer % m.sliding_window_period != m.sliding_window_period - 1);
+  AttentionShape shape;
+  shape.batch = t.micro_batch_size;
+  shape.q_heads = q_heads;
+  shape.seq = t.seq_length;
+  shape.causal = true;
+  shape.window = windowed ? m.sliding_window : 0;
+  shape.cp = p.cp;
+  int64_t attention_out_width = 0;
+  if (m.attention == AttentionType::kMultiLatent) {
+    // DeepSeek MLA (Megatron multi_latent_attention.py): the down projections are replicated
+    // on every TP rank, the up projections column-parallel, the output row-parallel.
+    const MlaSpec& a = m.mla;
+    const int64_t qk = a.qk_head_dim + a.qk_pos_emb_head_dim;
+    if (a.q_lora_rank > 0) {
+      c.Linear(kAttnProj, T, H, a.q_lora_rank, g);
+      c.MemoryBound(kAttnProj, NormBytes(T, a.q_lora_rank, b));
+      c.Linear(kMlaUpProj, T, a.q_lora_rank, q_heads * qk, g);
+    } else {
+      c.Linear(kAttnProj, T, H, q_heads * qk, g);
+    }
+    c.Linear(kAttnProj, T, H, a.kv_lora_rank + a.qk_pos_emb_head_dim, g);
+    c.MemoryBound(kAttnProj, NormBytes(T, a.kv_lora_rank, b));
+    c.Linear(kMlaUpProj, T, a.kv_lora_rank, q_heads * (a.qk_head_dim + a.v_head_dim), g);
+    c.MemoryBound(kMlaUpProj,
+                  RotaryBytes(T, q_heads * a.qk_pos_emb_head_dim, a.qk_pos_emb_head_dim, b));
+    shape.kv_heads = q_heads;  // K and V are expanded per head by the up projection
+    shape.head_dim_qk = qk;
+    shape.head_dim_v = a.v_head_dim;
+    attention_out_width = q_heads * a.v_head_dim;
+  } else {
+    const int64_t d = m.kv_channels > 0 ? m.kv_channels : H / m.num_attention_heads;
+    const int64_t groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+    const int64_t kv_heads = std::max<int64_t>(1, CeilDiv(groups, tp));
+    // Fused QKV, column-parallel (Megatron linear_qkv).
+    c.Linear(kAttnProj, T, H, (q_heads + 2 * kv_heads) * d, g);
+    if (m.qk_layernorm) {
+      c.MemoryBound(kAttnProj, NormBytes(T, q_heads * d, b));
+      c.MemoryBound(kAttnProj, NormBytes(T, kv_heads * d, b));
+    }
+    if (!m.learned_position_embeddings) {
+      c.MemoryBound(kAttnProj, RotaryBytes(T, q_heads * d, kv_heads * d, b));
+    }
+    shape.kv_heads = kv_heads;
+    shape.head_dim_qk = d;
+    shape.head_dim_v = d;
+    attention_out_width = q_heads * d;
+  }
+  const auto [attention_f, attention_b] = c.Attention(kCoreAttn, shape);
+  const int64_t kv_chunk =
+      static_cast<int64_t>(static_cast<double>(t.micro_batch_size) * (t.seq_length / p.cp) *
+                           shape.kv_heads * (shape.head_dim_qk + shape.head_dim_v) * b);
+  c.RingExchange(kCoreAttn, kv_chunk, attention_f, attention_b);
+  c.Linear(kAttnProj, T, attention_out_width, H, g);  // output projection, row-parallel
+  if (sp) {
+    c.Comm(kAttnProj, "attention output reduce-scatter", Collective::kReduceScatter,
+           Collective::kAllGather, ParallelDim::kTP, hidden_bytes);
+  } else {
+    c.Comm(kAttnProj, "attention output all-reduce", Collective::kAllReduce, Collective::kAllReduce,
+           ParallelDim::kTP, hidden_bytes, /*forward=*/true,
+           /*backward=*/false);
+  }
+  if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, H, b));
+  c.MemoryBound(kOther, ResidualAddBytes(T_sp, H, b));
+  // Gemma-style post-norms beyond the two pre-norms.
+  for (int i = 2; i < m.norms_per_layer; ++i) c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+
+  // ---- MLP block --------------------------------------------------------------------------
+  c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+  const int gate = m.swiglu ? 2 : 1;
+  auto activation = [&](int64_t tokens, int64_t width) {
+    return m.swiglu ? SwiGluBytes(tokens, width, b) : GeluBytes(tokens, width, b);
+  };
+  // A TP-sharded MLP of width `ffn` on the layer's T tokens, with its TP entry/exit.
+  auto tensor_parallel_mlp = [&](unsigned tags, int64_t ffn, const char* name) {
+    if (sp) {
+      c.Comm(tags, fmt::format("{} input all-gather", name), Collective::kAllGather,
+             Collective::kReduceScatter, ParallelDim::kTP, hidden_bytes);
+    } else {
+      c.Comm(tags, fmt::format("{} input-gradient all-reduce", name), Collective::kAllReduce,
+             Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, false);
+    }
+    const int64_t local = CeilDiv(ffn, tp);
+    c.Linear(tags, T, H, gate * local, g);  // fc1 (gate and up fused), column-parallel
+    c.MemoryBound(tags, activation(T, local));
+    c.Linear(tags, T, local, H, g);  // fc2, row-parallel
+    if (sp) {
+      c.Comm(tags, fmt::format("{} output reduce-scatter", name), Collective::kReduceScatter,
+             Collective::kAllGather, ParallelDim::kTP, hidden_bytes);
+    } else {
+      c.Comm(tags, fmt::format("{} output all-reduce", name), Collective::kAllReduce,
+             Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, true, false);
+    }
+  };
+  if (!moe) {
+    tensor_parallel_mlp(kMlp, m.ffn_hidden_size, "MLP");
+  } else {
+    // MoE (Megatron MoELayer with the all-to-all token dispatcher). Tokens enter on their
+    // sequence-parallel shard: Megatron requires SP whenever TP and EP are combined.
+    const MoeSpec& e = m.moe;
+    const int64_t T_moe = tp > 1 ? CeilDiv(T, tp) : T;
+    const int64_t k = e.router_topk;
+    const int64_t local_experts = CeilDiv(e.num_experts, p.ep);
+    const int64_t expert_ffn = CeilDiv(e.ffn_hidden_size, p.etp);
+    const int64_t copies_bytes = static_cast<int64_t>(T_moe * k * H * b);
+    c.Linear(kMoe, T_moe, H, e.num_experts, DType::kBF16);  // router stays in bf16
+    c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
+    const bool sort = p.ep > 1 && local_experts > 1;
+    c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    c.Comm(kMoe, "MoE dispatch all-to-all", Collective::kAllToAll, Collective::kAllToAll,
+           ParallelDim::kEP, copies_bytes);
+    c.Comm(kMoe, "MoE dispatch expert-TP all-gather", Collective::kAllGather,
+           Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
+    // Balanced routing: this rank's experts receive tokens·top-k copies, x ETP after the
+    // expert-TP gather.
+    const std::vector<int64_t> per_expert = SplitTokens(T_moe * k * p.etp, local_experts);
+    c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, g);
+    c.MemoryBound(kMoe | kMoeAct, activation(T_moe * k * p.etp, expert_ffn));
+    c.GroupedLinear(kMoe, per_expert, expert_ffn, H, g);
+    c.Comm(kMoe, "MoE combine expert-TP reduce-scatter", Collective::kReduceScatter,
+           Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
+    c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
+           ParallelDim::kEP, copies_bytes);
+    c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    if (e.shared_expert_ffn_hidden_size > 0) {
+      tensor_parallel_mlp(kMoe | kSharedExperts, e.shared_expert_ffn_hidden_size, "shared experts");
+    }
+  }
+  if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, H, b));
+  c.MemoryBound(kOther, ResidualAddBytes(T_sp, H, b));
+
+  unsigned mask = 0;
+  if (t.recompute.granularity == RecomputeGranularity::kFull) mask = ~0u;
+  if (t.recompute.granularity == RecomputeGranularity::kSelective)
+    mask = SelectiveMask(t.recompute);
+  return c.Finish(mask, t.deepep && moe, options_.deepep_overlap_efficiency);
+}
+
+LayerCost LayerCostModel::Embedding() const {
+  const ModelSpec& m = job_.model;
+  const ParallelPlan& p = job_.parallel;
+  const TrainingSettings& t = job_.training;
+  const double b = ActivationBytes(t.precision);
+  const int64_t T = t.micro_batch_size * t.seq_length / p.cp;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const int64_t hidden_bytes = static_cast<int64_t>(T * m.hidden_size * b);
+  Builder c(*this, "embedding");
+  // Vocab-parallel lookup (Megatron VocabParallelEmbedding): every TP rank writes all T rows,
+  // zero outside its vocabulary slice, then the ranks reduce.
+  c.MemoryBound(kOther, {EmbeddingBytes(T, m.hidden_size, b).forward, 0});
+  c.WeightGradMemoryBound(EmbeddingBytes(T, m.hidden_size, b).backward);
+  if (sp) {
+    c.Comm(kOther, "embedding reduce-scatter", Collective::kReduceScatter, Collective::kAllGather,
+           ParallelDim::kTP, hidden_bytes);
+  } else {
+    c.Comm(kOther, "embedding all-reduce", Collective::kAllReduce, Collective::kAllReduce,
+           ParallelDim::kTP, hidden_bytes, true, false);
+  }
+  const int64_t T_sp = sp ? CeilDiv(T, p.tp) : T;
+  if (m.learned_position_embeddings) {
+    c.MemoryBound(kOther, {EmbeddingBytes(T_sp, m.hidden_size, b).forward, 0});
+    c.WeightGradMemoryBound(EmbeddingBytes(T_sp, m.hidden_size, b).backward);
+    c.MemoryBound(kOther, ResidualAddBytes(T_sp, m.hidden_size, b));
+  }
+  if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, m.hidden_size, b));
+  return c.Finish(0, false, 0);
+}
+
+LayerCost LayerCostModel::OutputHead() const {
+  const ModelSpec& m = job_.model;
+  const ParallelPlan& p = job_.parallel;
+  const TrainingSettings& t = job_.training;
+  const double b = ActivationBytes(t.precision);
+  const int64_t T = t.micro_batch_size * t.seq_length / p.cp;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const int64_t T_sp = sp ? CeilDiv(T, p.tp) : T;
+  const int64_t hidden_bytes = static_cast<int64_t>(T * m.hidden_size * b);
+  const int64_t vocab_local = m.PaddedVocabSize(p.tp) / p.tp;
+  Builder c(*this, "output");
+  c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
+  if (sp) {
+    c.Comm(kOther, "LM head input all-gather", Collective::kAllGather, Collective::kReduceScatter,
+           ParallelDim::kTP, hidden_bytes);
+  } else {
+    c.Comm(kOther, "LM head input-gradient all-reduce", Collective::kAllReduce,
+           Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, false);
+  }
+  // Megatron's output layer is a plain ColumnParallelLinear: bf16 even in FP8 recipes.
+  c.Linear(kOther, T, m.hidden_size, vocab_local, DType::kBF16);
+  c.MemoryBound(kOther, CrossEntropyBytes(T, vocab_local, b, t.cross_entropy_loss_fusion));
+  // Vocab-parallel cross-entropy all-reduces three fp32 values per token over TP: the logit
+  // max, the target logit and the sum of exponentials (megatron/core/tensor_parallel/
+  // cross_entropy.py).
+  for (const char* what :
+       {"loss logit-max all-reduce", "loss target-logit all-reduce", "loss sum-exp all-reduce"}) {
+    c.Comm(kOther, what, Collective::kAllReduce, Collective::kAllReduce, ParallelDim::kTP, T * 4,
+           true, false);
+  }
+  return c.Finish(0, false, 0);
+}
+
+LayerCost LayerCostModel::MtpModule() const {
+  const ModelSpec& m = job_.model;
+  const ParallelPlan& p = job_.parallel;
+  const TrainingSettings& t = job_.training;
+  const double b = ActivationBytes(t.precision);
+  const int64_t T = t.micro_batch_size * t.seq_length / p.cp;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const int64_t T_sp = sp ? CeilDiv(T, p.tp) : T;
+  Builder c(*this, "mtp");
+  // enorm(embedding of the shifted tokens) and hnorm(previous hidden state), concatenated and
+  // projected 2H -> H (DeepSeek-V3 §2.2). The projection is charged unsharded on every TP
+  // rank, an upper bound on Megatron's placement.
+  c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
+  c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
+  c.Linear(kOther, T_sp, 2 * m.hidden_size, m.hidden_size, t.precision.gemm);
+  LayerCost out = c.Finish(0, false, 0);
+  // DeepSeek-V3's MTP transformer block has the same kind as the model's last layer.
+  const int64_t last = m.num_layers - 1;
+  for (const LayerCost& part : {Embedding(), Layer(last, m.IsMoeLayer(last)), OutputHead()}) {
+    out.forward += part.forward;
+    out.backward_input += part.backward_input;
+    out.backward_weight += part.backward_weight;
+    out.recompute += part.recompute;
+    out.flops_forward += part.flops_forward;
+    out.flops_backward += part.flops_backward;
+    out.hidden_comm_forward += part.hidden_comm_forward;
+    out.hidden_comm_backward += part.hidden_comm_backward;
+    out.comms.insert(out.comms.end(), part.comms.begin(), part.comms.end());
+  }
+  return out;
+}
+
+OptimizerCost LayerCostModel::OptimizerStep(int64_t params_updated) const {
+  return OptimizerStepCost(job_.cluster.gpu, table_, job_.training.precision,
+                           job_.training.optimizer, params_updated);
+}
+
+bool IsLayerRecomputed(const RecomputeSpec& spec, int64_t global_layer, int64_t index_in_chunk) {
+  if (spec.granularity == RecomputeGranularity::kNone) return false;
+  if (!spec.layer_ids.empty()) {
+    return std::find(spec.layer_ids.begin(), spec.layer_ids.end(), global_layer) !=
+           spec.layer_ids.end();
+  }
+  if (spec.granularity == RecomputeGranularity::kSelective) return true;
+  if (spec.method == RecomputeMethod::kUniform) return true;
+  return index_in_chunk < spec.num_layers;
+}
+
+}  // namespace sextant

@@ -1,0 +1,121 @@
+// Per-layer time on one GPU of a job, for one micro-batch: forward, backward split into the
+// input-gradient part (B) and the weight-gradient part (W) that zero-bubble schedules move
+// around, and the recompute cost. Every pass is broken down into GEMM, attention,
+// memory-bound kernels and the communication of the TP, CP and EP groups the layer belongs
+// to. Also the embedding, the output head (final norm + LM head + loss), the MTP modules and
+// the optimizer step.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/attention_model.h"
+#include "cost/collective_model.h"
+#include "cost/efficiency_table.h"
+#include "cost/gemm_model.h"
+#include "cost/memory_bound_model.h"
+#include "cost/optimizer_cost.h"
+#include "job/job.h"
+
+namespace sextant {
+
+// Seconds per category. Communication fields are what is left exposed after the overlap the
+// model assumes (CP ring exchange behind the attention steps, DeepEP behind compute).
+struct CostParts {
+  double gemm = 0;
+  double attention = 0;
+  double memory_bound = 0;
+  double tp_comm = 0;
+  double cp_comm = 0;
+  double ep_comm = 0;
+
+  double Compute() const { return gemm + attention + memory_bound; }
+  double Communication() const { return tp_comm + cp_comm + ep_comm; }
+  double Total() const { return Compute() + Communication(); }
+  CostParts& operator+=(const CostParts& o);
+};
+
+enum class Pass { kForward, kBackwardInput, kBackwardWeight };
+
+// One collective the layer issues, as it was costed.
+struct CommCall {
+  std::string what;  // "attention output reduce-scatter", "MoE dispatch all-to-all", ...
+  Pass pass = Pass::kForward;
+  Collective op = Collective::kAllReduce;
+  ParallelDim dim = ParallelDim::kTP;
+  int64_t bytes = 0;   // NCCL's per-rank convention (see collective_model.h)
+  int count = 1;       // issued this many times in the pass
+  double seconds = 0;  // one call, before any overlap
+};
+
+struct LayerCost {
+  std::string kind;  // "dense", "moe", "embedding", "output", "mtp"
+  CostParts forward;
+  CostParts backward_input;   // B: activation gradients (and all backward communication)
+  CostParts backward_weight;  // W: weight gradients
+  CostParts recompute;  // forward work re-run in the backward pass when this layer is recomputed
+  // Useful FLOPs of GEMMs and attention (what a profiler would count as hardware FLOPs).
+  double flops_forward = 0;
+  double flops_backward = 0;
+  // Communication that the overlap assumptions hid (not included in the parts above).
+  double hidden_comm_forward = 0;
+  double hidden_comm_backward = 0;
+  std::vector<CommCall> comms;
+
+  double Forward() const { return forward.Total(); }
+  double BackwardInput() const { return backward_input.Total(); }
+  double BackwardWeight() const { return backward_weight.Total(); }
+  double Backward() const { return BackwardInput() + BackwardWeight(); }
+  double Recompute() const { return recompute.Total(); }
+};
+
+struct LayerCostOptions {
+  // Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute. Primus's
+  // _get_deepep_overlap_efficiency base value (research/primus-projection.md §3.5).
+  double deepep_overlap_efficiency = 0.65;
+};
+
+class LayerCostModel {
+ public:
+  // `collectives` may be null: communication is still listed (bytes, groups) but costs 0.
+  // The model must outlive this object. Throws UserError for inconsistent jobs.
+  LayerCostModel(const Job& job, const EfficiencyTable& table, const CollectiveModel* collectives,
+                 LayerCostOptions options = {});
+
+  // Transformer layer `layer` (global index, 0-based): dense or MoE per the ModelSpec;
+  // sliding-window layers per its period.
+  LayerCost TransformerLayer(int64_t layer) const;
+  LayerCost Embedding() const;
+  LayerCost OutputHead() const;  // final norm + LM head + cross-entropy loss
+  // One multi-token-prediction module (DeepSeek-V3): embedding of the shifted tokens, two
+  // norms, the 2H -> H projection, one transformer layer and the shared output head.
+  LayerCost MtpModule() const;
+  OptimizerCost OptimizerStep(int64_t params_updated) const;
+
+  const GemmModel& gemm() const { return gemm_; }
+  const AttentionModel& attention() const { return attention_; }
+  const MemoryBoundModel& memory_bound() const { return memory_bound_; }
+  const Job& job() const { return job_; }
+
+ private:
+  class Builder;
+  LayerCost Layer(int64_t layer, bool moe) const;
+
+  Job job_;
+  EfficiencyTable table_;
+  const CollectiveModel* collectives_;
+  LayerCostOptions options_;
+  GemmModel gemm_;
+  AttentionModel attention_;
+  MemoryBoundModel memory_bound_;
+};
+
+// Whether transformer layer `global_layer`, the `index_in_chunk`-th layer of its model chunk,
+// is recomputed: explicit layer ids win; selective recompute applies to every layer; full
+// uniform recomputes every layer (in groups of num_layers); full block recomputes the first
+// num_layers of each chunk.
+bool IsLayerRecomputed(const RecomputeSpec& spec, int64_t global_layer, int64_t index_in_chunk);
+
+}  // namespace sextant

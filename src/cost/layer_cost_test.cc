@@ -1,0 +1,389 @@
+#include "cost/layer_cost.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+// 100 CUs, 100 TFLOP/s bf16, 1 TB/s, 64 MiB L2, 8 GPUs per node.
+GpuSpec RoundGpu() {
+  GpuSpec g;
+  g.name = "round";
+  g.vendor = Vendor::kAMD;
+  g.compute_units = 100;
+  g.hbm_bandwidth = 1e12;
+  g.l2_bytes = 64 * (int64_t{1} << 20);
+  g.peak_dense_tflops = {{DType::kBF16, 100.0}, {DType::kFP8, 200.0}};
+  g.intra_node_bandwidth = 400e9;
+  g.intra_node_latency = 2e-6;
+  g.nic_bandwidth = 50e9;
+  g.inter_node_latency = 5e-6;
+  return g;
+}
+
+// Llama 3.1 8B (Meta model card): 32 layers, hidden 4096, FFN 14336, 32 heads, 8 KV heads,
+// head dim 128, vocabulary 128256, SwiGLU, RMSNorm, RoPE.
+Job Llama8B(int tp = 1, bool sp = false, int cp = 1) {
+  Job j;
+  ModelSpec& m = j.model;
+  m.name = "llama3.1_8B";
+  m.num_layers = 32;
+  m.hidden_size = 4096;
+  m.ffn_hidden_size = 14336;
+  m.num_attention_heads = 32;
+  m.num_query_groups = 8;
+  m.kv_channels = 128;
+  m.vocab_size = 128256;
+  j.parallel.tp = tp;
+  j.parallel.cp = cp;
+  j.parallel.sequence_parallel = sp;
+  j.parallel.dp = 8 / (tp * cp);
+  j.training.seq_length = 4096;
+  j.training.micro_batch_size = 1;
+  j.cluster.gpu = RoundGpu();
+  j.cluster.gpus_per_node = 8;
+  return j;
+}
+
+LayerCostModel Ideal(const Job& job) {
+  return LayerCostModel(job, EfficiencyTable::Ideal(), nullptr);
+}
+
+// Hand count for one Llama 3.1 8B layer, s = 4096, b = 1, TP 1 (FLOPs = 2·M·N·K):
+//   QKV 2·4096·4096·6144 = 206,158,430,208     O   2·4096·4096·4096  = 137,438,953,472
+//   fc1 2·4096·4096·28672 = 962,072,674,304    fc2 2·4096·14336·4096 = 481,036,337,152
+//   attention 2·(128+128)·(4096·4097/2)·32 heads = 137,472,507,904 (causal pairs only)
+constexpr double kGemmForward = 206158430208.0 + 137438953472.0 + 962072674304.0 + 481036337152.0;
+constexpr double kAttentionForward = 137472507904.0;
+
+TEST(LayerCostTest, DenseLayerFlopsMatchTheHandCount) {
+  const LayerCost c = Ideal(Llama8B()).TransformerLayer(0);
+  EXPECT_EQ(c.kind, "dense");
+  EXPECT_DOUBLE_EQ(c.flops_forward, kGemmForward + kAttentionForward);
+  // Backward: dgrad + wgrad = 2x the GEMMs; attention backward 2.5x (FlashAttention-2).
+  EXPECT_DOUBLE_EQ(c.flops_backward, 2 * kGemmForward + 2.5 * kAttentionForward);
+}
+
+TEST(LayerCostTest, TensorAndContextParallelismSplitTheWork) {
+  // TP 2 splits heads and FFN columns; CP 2 splits tokens and (load-balanced) causal pairs.
+  EXPECT_DOUBLE_EQ(Ideal(Llama8B(2)).TransformerLayer(0).flops_forward,
+                   (kGemmForward + kAttentionForward) / 2);
+  EXPECT_DOUBLE_EQ(Ideal(Llama8B(1, false, 2)).TransformerLayer(0).flops_forward,
+                   (kGemmForward + kAttentionForward) / 2);
+}
+
+TEST(LayerCostTest, ColumnParallelSplitsNAndRowParallelSplitsK) {
+  // TP 2: QKV (4096, 3072, 4096), O (4096, 4096, 2048), fc1 (4096, 14336, 4096),
+  // fc2 (4096, 4096, 7168). Weight gradients are (in, out, tokens).
+  const Job job = Llama8B(2, true);
+  const LayerCostModel model = Ideal(job);
+  const GemmModel& g = model.gemm();
+  const LayerCost c = model.TransformerLayer(0);
+  const DType bf = DType::kBF16;
+  EXPECT_DOUBLE_EQ(c.forward.gemm, g.Time({4096, 3072, 4096}, bf) + g.Time({4096, 4096, 2048}, bf) +
+                                       g.Time({4096, 14336, 4096}, bf) +
+                                       g.Time({4096, 4096, 7168}, bf));
+  EXPECT_DOUBLE_EQ(c.backward_input.gemm,
+                   g.Time({4096, 4096, 3072}, bf) + g.Time({4096, 2048, 4096}, bf) +
+                       g.Time({4096, 4096, 14336}, bf) + g.Time({4096, 7168, 4096}, bf));
+  EXPECT_DOUBLE_EQ(c.backward_weight.gemm,
+                   g.Time({4096, 3072, 4096}, bf) + g.Time({2048, 4096, 4096}, bf) +
+                       g.Time({4096, 14336, 4096}, bf) + g.Time({7168, 4096, 4096}, bf));
+  // Flash attention on 16 query heads and 4 KV heads.
+  AttentionShape s;
+  s.q_heads = 16;
+  s.kv_heads = 4;
+  s.seq = 4096;
+  s.head_dim_qk = s.head_dim_v = 128;
+  EXPECT_DOUBLE_EQ(c.forward.attention, model.attention().Forward(s, bf).seconds);
+  EXPECT_DOUBLE_EQ(c.backward_input.attention, model.attention().Backward(s, bf).seconds);
+}
+
+TEST(LayerCostTest, MemoryBoundKernelsOfADenseLayer) {
+  // TP 2 with SP: norms and residual adds on 2048 tokens, rotary on 16 + 4 heads of all 4096
+  // tokens, SwiGLU on 4096 x 7168.
+  const LayerCostModel model = Ideal(Llama8B(2, true));
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double expected = 2 * mb.Time(NormBytes(2048, 4096, 2).forward) +
+                          mb.Time(RotaryBytes(4096, 2048, 512, 2).forward) +
+                          mb.Time(SwiGluBytes(4096, 7168, 2).forward) +
+                          2 * mb.Time(ResidualAddBytes(2048, 4096, 2).forward);
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.memory_bound, expected);
+}
+
+TEST(LayerCostTest, SequenceParallelIssuesGatherAndScatterInsteadOfAllReduce) {
+  // Each TP collective moves the layer's hidden states: 4096 tokens x 4096 x 2 B = 32 MiB.
+  const LayerCost sp = Ideal(Llama8B(2, true)).TransformerLayer(0);
+  std::vector<std::pair<Collective, Pass>> got;
+  for (const CommCall& call : sp.comms) {
+    EXPECT_EQ(call.bytes, 33554432);
+    EXPECT_EQ(call.dim, ParallelDim::kTP);
+    got.push_back({call.op, call.pass});
+  }
+  using C = Collective;
+  using P = Pass;
+  EXPECT_THAT(got, testing::UnorderedElementsAre(std::pair{C::kAllGather, P::kForward},
+                                                 std::pair{C::kAllGather, P::kForward},
+                                                 std::pair{C::kReduceScatter, P::kForward},
+                                                 std::pair{C::kReduceScatter, P::kForward},
+                                                 std::pair{C::kReduceScatter, P::kBackwardInput},
+                                                 std::pair{C::kReduceScatter, P::kBackwardInput},
+                                                 std::pair{C::kAllGather, P::kBackwardInput},
+                                                 std::pair{C::kAllGather, P::kBackwardInput}));
+  // Without SP: one all-reduce after each block forward, one per block input gradient.
+  const LayerCost ar = Ideal(Llama8B(2, false)).TransformerLayer(0);
+  ASSERT_EQ(ar.comms.size(), 4u);
+  int forward = 0;
+  for (const CommCall& call : ar.comms) {
+    EXPECT_EQ(call.op, C::kAllReduce);
+    forward += call.pass == P::kForward;
+  }
+  EXPECT_EQ(forward, 2);
+  // TP 1: nothing to communicate.
+  EXPECT_TRUE(Ideal(Llama8B()).TransformerLayer(0).comms.empty());
+}
+
+TEST(LayerCostTest, ContextParallelRingSendsTheLocalKvChunk) {
+  // CP 2: each step sends 2048 tokens x 8 KV heads x (128 + 128) x 2 B = 8 MiB, once forward
+  // (cp - 1 = 1 step) and with the K/V gradients (16 MiB) backward.
+  const LayerCost c = Ideal(Llama8B(1, false, 2)).TransformerLayer(0);
+  ASSERT_EQ(c.comms.size(), 2u);
+  EXPECT_EQ(c.comms[0].op, Collective::kSendRecv);
+  EXPECT_EQ(c.comms[0].dim, ParallelDim::kCP);
+  EXPECT_EQ(c.comms[0].bytes, 8388608);
+  EXPECT_EQ(c.comms[0].count, 1);
+  EXPECT_EQ(c.comms[1].bytes, 16777216);
+}
+
+TEST(LayerCostTest, WeightGradientPassHoldsOnlyWeightGradientGemms) {
+  const LayerCost c = Ideal(Llama8B(2, true)).TransformerLayer(0);
+  EXPECT_GT(c.backward_weight.gemm, 0);
+  EXPECT_DOUBLE_EQ(c.backward_weight.attention, 0);
+  EXPECT_DOUBLE_EQ(c.backward_weight.memory_bound, 0);
+  EXPECT_DOUBLE_EQ(c.backward_weight.Communication(), 0);
+  EXPECT_DOUBLE_EQ(c.Backward(), c.BackwardInput() + c.BackwardWeight());
+}
+
+TEST(LayerCostTest, RecomputeFollowsTheGranularity) {
+  Job job = Llama8B(2, true);
+  EXPECT_DOUBLE_EQ(Ideal(job).TransformerLayer(0).Recompute(), 0);
+  job.training.recompute.granularity = RecomputeGranularity::kFull;
+  const LayerCost full = Ideal(job).TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(full.Recompute(), full.Forward());
+  // Selective defaults to the core attention: exactly the flash-attention forward.
+  job.training.recompute.granularity = RecomputeGranularity::kSelective;
+  const LayerCost selective = Ideal(job).TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(selective.Recompute(), selective.forward.attention);
+  // "mlp": fc1, SwiGLU, fc2 and the MLP's gather / scatter.
+  job.training.recompute.modules = {"mlp"};
+  const LayerCostModel model = Ideal(job);
+  const LayerCost mlp = model.TransformerLayer(0);
+  const GemmModel& g = model.gemm();
+  EXPECT_DOUBLE_EQ(mlp.recompute.gemm, g.Time({4096, 14336, 4096}, DType::kBF16) +
+                                           g.Time({4096, 4096, 7168}, DType::kBF16));
+  EXPECT_DOUBLE_EQ(mlp.recompute.memory_bound,
+                   model.memory_bound().Time(SwiGluBytes(4096, 7168, 2).forward));
+  EXPECT_DOUBLE_EQ(mlp.recompute.attention, 0);
+  job.training.recompute.modules = {"attention_everything"};
+  try {
+    Ideal(job);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("recompute_modules"));
+  }
+}
+
+TEST(LayerCostTest, IsLayerRecomputedFollowsMegatronMethods) {
+  RecomputeSpec none;
+  EXPECT_FALSE(IsLayerRecomputed(none, 3, 0));
+  RecomputeSpec block;
+  block.granularity = RecomputeGranularity::kFull;
+  block.method = RecomputeMethod::kBlock;
+  block.num_layers = 2;
+  EXPECT_TRUE(IsLayerRecomputed(block, 10, 1));
+  EXPECT_FALSE(IsLayerRecomputed(block, 11, 2));
+  RecomputeSpec uniform = block;
+  uniform.method = RecomputeMethod::kUniform;
+  EXPECT_TRUE(IsLayerRecomputed(uniform, 11, 2));
+  RecomputeSpec ids = block;
+  ids.layer_ids = {0, 5};
+  EXPECT_TRUE(IsLayerRecomputed(ids, 5, 3));
+  EXPECT_FALSE(IsLayerRecomputed(ids, 1, 0));
+}
+
+// A small DeepSeek-style MoE: hidden 1024, 8 experts of FFN 512, top-2, EP 2 (4 local experts).
+Job SmallMoe() {
+  Job j = Llama8B();
+  j.model.hidden_size = 1024;
+  j.model.num_attention_heads = 8;
+  j.model.num_query_groups = 8;
+  j.model.kv_channels = 128;
+  j.model.ffn_hidden_size = 4096;
+  j.model.moe.num_experts = 8;
+  j.model.moe.router_topk = 2;
+  j.model.moe.ffn_hidden_size = 512;
+  j.parallel.ep = 2;
+  j.training.seq_length = 1024;
+  return j;
+}
+
+TEST(LayerCostTest, MoeLayerRoutesTopKCopiesToTheLocalExperts) {
+  const Job job = SmallMoe();
+  const LayerCostModel model = Ideal(job);
+  const LayerCost c = model.TransformerLayer(0);
+  EXPECT_EQ(c.kind, "moe");
+  // 1024 tokens x top-2 = 2048 copies over 4 local experts = 512 each. Experts: fc1 (512,
+  // 1024, 1024) and fc2 (512, 1024, 512) per expert; router (1024, 8, 1024).
+  const double expert_flops = 4 * (2.0 * 512 * 1024 * 1024 + 2.0 * 512 * 1024 * 512);
+  const double router_flops = 2.0 * 1024 * 8 * 1024;
+  // Attention: QKV (1024, 3072, 1024), O (1024, 1024, 1024), 8 heads x 1024·1025/2 pairs.
+  const double attention_flops =
+      2.0 * 1024 * 3072 * 1024 + 2.0 * 1024 * 1024 * 1024 + 2.0 * 256 * (1024.0 * 1025 / 2) * 8;
+  EXPECT_DOUBLE_EQ(c.flops_forward, expert_flops + router_flops + attention_flops);
+  EXPECT_DOUBLE_EQ(
+      c.forward.gemm,
+      model.gemm().EstimateGrouped({512, 512, 512, 512}, 1024, 1024, DType::kBF16).seconds +
+          model.gemm().EstimateGrouped({512, 512, 512, 512}, 1024, 512, DType::kBF16).seconds +
+          model.gemm().Time({1024, 8, 1024}, DType::kBF16) +
+          model.gemm().Time({1024, 3072, 1024}, DType::kBF16) +
+          model.gemm().Time({1024, 1024, 1024}, DType::kBF16));
+  // Dispatch and combine all-to-alls send the 2048 copies of 1024 x 2 B: 4 MiB each way.
+  int a2a = 0;
+  for (const CommCall& call : c.comms) {
+    if (call.op != Collective::kAllToAll) continue;
+    ++a2a;
+    EXPECT_EQ(call.dim, ParallelDim::kEP);
+    EXPECT_EQ(call.bytes, 4194304);
+  }
+  EXPECT_EQ(a2a, 4);  // dispatch + combine, forward and backward
+  // Two local experts or more: the received tokens are sorted by expert (permute + unpermute).
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double permute = mb.Time(PermuteBytes(1024, 2, 1024, 2, true).forward);
+  const double expected_mb = 2 * mb.Time(NormBytes(1024, 1024, 2).forward) +
+                             mb.Time(RotaryBytes(1024, 1024, 1024, 2).forward) +
+                             2 * mb.Time(ResidualAddBytes(1024, 1024, 2).forward) +
+                             mb.Time(RouterBytes(1024, 8).forward) + 2 * permute +
+                             mb.Time(SwiGluBytes(2048, 512, 2).forward);
+  EXPECT_DOUBLE_EQ(c.forward.memory_bound, expected_mb);
+}
+
+TEST(LayerCostTest, RaggedExpertLoadAndSharedExperts) {
+  Job job = SmallMoe();
+  job.training.seq_length = 1022;  // 2044 copies over 4 experts: 511 each
+  job.model.moe.num_experts = 6;   // 3 local experts: 682, 681, 681
+  job.model.moe.shared_expert_ffn_hidden_size = 1024;
+  const LayerCostModel model = Ideal(job);
+  const LayerCost c = model.TransformerLayer(0);
+  // Router (1022, 6, 1024), experts grouped over {682, 681, 681}, shared expert fc1
+  // (1022, 2048, 1024) and fc2 (1022, 1024, 1024).
+  const double expected =
+      model.gemm().EstimateGrouped({682, 681, 681}, 1024, 1024, DType::kBF16).seconds +
+      model.gemm().EstimateGrouped({682, 681, 681}, 1024, 512, DType::kBF16).seconds +
+      model.gemm().Time({1022, 6, 1024}, DType::kBF16) +
+      model.gemm().Time({1022, 3072, 1024}, DType::kBF16) +
+      model.gemm().Time({1022, 1024, 1024}, DType::kBF16) +
+      model.gemm().Time({1022, 2048, 1024}, DType::kBF16) +
+      model.gemm().Time({1022, 1024, 1024}, DType::kBF16);
+  EXPECT_DOUBLE_EQ(c.forward.gemm, expected);
+}
+
+TEST(LayerCostTest, MultiLatentAttentionProjections) {
+  // DeepSeek-V3 attention (arXiv 2412.19437): hidden 7168, 128 heads, q_lora 1536, kv_lora 512,
+  // qk 128 + rope 64, v 128; TP 1, 4096 tokens.
+  Job job = Llama8B();
+  ModelSpec& m = job.model;
+  m.hidden_size = 7168;
+  m.num_attention_heads = 128;
+  m.num_query_groups = 128;
+  m.attention = AttentionType::kMultiLatent;
+  m.mla = {1536, 512, 128, 64, 128};
+  m.ffn_hidden_size = 18432;
+  const LayerCostModel model = Ideal(job);
+  const LayerCost c = model.TransformerLayer(0);
+  const double T = 4096;
+  const double projections = 2 * T * 7168 * 1536 + 2 * T * 1536 * (128 * 192) +
+                             2 * T * 7168 * (512 + 64) + 2 * T * 512 * (128 * 256) +
+                             2 * T * (128 * 128) * 7168;
+  const double mlp = 2 * T * 7168 * (2 * 18432) + 2 * T * 18432 * 7168;
+  const double attention = 2.0 * (192 + 128) * (4096.0 * 4097 / 2) * 128;
+  EXPECT_DOUBLE_EQ(c.flops_forward, projections + mlp + attention);
+}
+
+TEST(LayerCostTest, SlidingWindowLayersFollowThePeriod) {
+  Job job = Llama8B();
+  job.model.sliding_window = 1024;
+  job.model.sliding_window_period = 6;  // layers 5, 11, ... are global
+  const LayerCostModel model = Ideal(job);
+  const double windowed_pairs = 1024.0 * 1025 / 2 + 3072.0 * 1024;
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).flops_forward,
+                   kGemmForward + 2.0 * 256 * windowed_pairs * 32);
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(5).flops_forward, kGemmForward + kAttentionForward);
+}
+
+TEST(LayerCostTest, OutputHeadAndEmbedding) {
+  Job job = Llama8B(2, false);
+  const LayerCostModel model = Ideal(job);
+  const LayerCost head = model.OutputHead();
+  // Vocabulary padded to a multiple of 128·2 = 128256, 64128 per TP rank.
+  EXPECT_DOUBLE_EQ(head.flops_forward, 2.0 * 4096 * 64128 * 4096);
+  EXPECT_DOUBLE_EQ(head.flops_backward, 2 * head.flops_forward);
+  EXPECT_DOUBLE_EQ(head.forward.memory_bound,
+                   model.memory_bound().Time(NormBytes(4096, 4096, 2).forward) +
+                       model.memory_bound().Time(CrossEntropyBytes(4096, 64128, 2, false).forward));
+  // Three fp32-per-token all-reduces for the loss, plus the input-gradient all-reduce.
+  int loss_ar = 0;
+  for (const CommCall& call : head.comms) loss_ar += call.bytes == 4096 * 4;
+  EXPECT_EQ(loss_ar, 3);
+  EXPECT_EQ(head.comms.size(), 4u);
+  const LayerCost emb = model.Embedding();
+  EXPECT_DOUBLE_EQ(emb.flops_forward, 0);
+  EXPECT_DOUBLE_EQ(emb.forward.memory_bound,
+                   model.memory_bound().Time(EmbeddingBytes(4096, 4096, 2).forward));
+  // The embedding has no input gradient: its backward work is the weight gradient.
+  EXPECT_DOUBLE_EQ(emb.backward_input.memory_bound, 0);
+  EXPECT_DOUBLE_EQ(emb.backward_weight.memory_bound,
+                   model.memory_bound().Time(EmbeddingBytes(4096, 4096, 2).backward));
+}
+
+TEST(LayerCostTest, MtpModuleIsProjectionLayerAndHead) {
+  Job job = Llama8B();
+  job.model.mtp_num_layers = 1;
+  const LayerCostModel model = Ideal(job);
+  const LayerCost mtp = model.MtpModule();
+  EXPECT_EQ(mtp.kind, "mtp");
+  const double projection = 2.0 * 4096 * 4096 * 8192;
+  EXPECT_DOUBLE_EQ(mtp.flops_forward, projection + model.TransformerLayer(31).flops_forward +
+                                          model.OutputHead().flops_forward);
+}
+
+TEST(LayerCostTest, Fp8GemmsUseTheFp8Peak) {
+  Job job = Llama8B();
+  job.training.precision.gemm = DType::kFP8;
+  const LayerCostModel model = Ideal(job);
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.gemm,
+                   model.gemm().Time({4096, 6144, 4096}, DType::kFP8) +
+                       model.gemm().Time({4096, 4096, 4096}, DType::kFP8) +
+                       model.gemm().Time({4096, 28672, 4096}, DType::kFP8) +
+                       model.gemm().Time({4096, 4096, 14336}, DType::kFP8));
+}
+
+TEST(LayerCostTest, InconsistentJobsAreUserErrors) {
+  Job job = Llama8B(1, false, 3);  // CP 3 does not divide 4096
+  EXPECT_THROW(Ideal(job), UserError);
+  job = Llama8B();
+  EXPECT_THROW(Ideal(job).TransformerLayer(32), UserError);
+  job.model.moe.num_experts = 8;  // MoE without top-k
+  EXPECT_THROW(Ideal(job), UserError);
+}
+
+TEST(LayerCostTest, OptimizerStepUsesTheJobsRecipe) {
+  const LayerCostModel model(Llama8B(), EfficiencyTable::Ideal(), nullptr);
+  // 30 B update + 4 B norm read per parameter at 1 TB/s.
+  EXPECT_NEAR(model.OptimizerStep(1000000000).seconds, 34e9 / 1e12, 1e-12);
+}
+
+}  // namespace
+}  // namespace sextant
