@@ -1,0 +1,121 @@
+#include "snapshot/memory_snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include "snapshot/call_site.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+using namespace std::string_literals;
+
+std::string Fixture(const char* name) {
+  return std::string(SEXTANT_SOURCE_DIR) + "/tests/data/snapshot/" + name;
+}
+
+std::string ErrorOf(std::string_view bytes) {
+  try {
+    ParseMemorySnapshot(bytes, "x.pickle");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MemorySnapshotTest, ReadsCurrentSchemaWithTwoDevices) {
+  MemorySnapshot s = LoadMemorySnapshot(Fixture("two_devices_oom.pickle"));
+  EXPECT_FALSE(s.legacy_schema);
+  ASSERT_EQ(s.segments.size(), 4u);
+  EXPECT_EQ(s.Devices(), (std::vector<int64_t>{0, 1}));
+  const SnapshotSegment& a = s.segments[0];
+  EXPECT_EQ(a.address, 0x100000);
+  EXPECT_EQ(a.total_size, 4 << 20);
+  ASSERT_EQ(a.blocks.size(), 3u);
+  EXPECT_EQ(a.blocks[2].state, BlockState::kActivePendingFree);
+  EXPECT_EQ(a.blocks[2].requested_size, 2000000);
+  EXPECT_EQ(s.segments[2].segment_type, "small");
+  ASSERT_EQ(s.device_traces.size(), 2u);
+  ASSERT_EQ(s.device_traces[0].size(), 16u);
+  EXPECT_TRUE(s.device_traces[1].empty());
+  const TraceEntry& oom = s.device_traces[0][9];
+  EXPECT_EQ(oom.action, TraceAction::kOom);
+  EXPECT_EQ(oom.size, 8 << 20);
+  EXPECT_EQ(oom.device_free, 1 << 20);
+  EXPECT_EQ(oom.time_us, 1900);
+  EXPECT_EQ(s.device_traces[0][12].action, TraceAction::kSegmentMap);
+  EXPECT_EQ(s.device_traces[0][13].action, TraceAction::kSegmentUnmap);
+  // The block and the trace entry share one Python list, so they share one interned stack.
+  EXPECT_EQ(a.blocks[0].stack, s.device_traces[0][1].stack);
+  EXPECT_NE(a.blocks[0].stack, 0);
+  EXPECT_EQ(CallSiteLabel(s, a.blocks[0].stack), "make_weights (proj/train.py:10)");
+  ASSERT_EQ(s.allocator_settings.size(), 2u);
+  EXPECT_EQ(s.allocator_settings[0].second, "expandable_segments:True");
+  EXPECT_EQ(s.allocator_settings[1].second, "-1");
+}
+
+TEST(MemorySnapshotTest, GzipAndProtocol0GiveTheSameModel) {
+  MemorySnapshot plain = LoadMemorySnapshot(Fixture("two_devices_oom.pickle"));
+  MemorySnapshot gz = LoadMemorySnapshot(Fixture("two_devices_oom.pickle.gz"));
+  ASSERT_EQ(gz.segments.size(), plain.segments.size());
+  ASSERT_EQ(gz.device_traces[0].size(), plain.device_traces[0].size());
+  for (size_t i = 0; i < plain.device_traces[0].size(); ++i) {
+    EXPECT_EQ(gz.device_traces[0][i].addr, plain.device_traces[0][i].addr);
+    EXPECT_EQ(gz.device_traces[0][i].size, plain.device_traces[0][i].size);
+  }
+  MemorySnapshot p0 = LoadMemorySnapshot(Fixture("state_only_p0.pickle"));
+  ASSERT_EQ(p0.segments.size(), 2u);
+  EXPECT_TRUE(p0.device_traces.empty());
+  EXPECT_EQ(p0.segments[0].blocks[0].size, 1 << 20);
+  EXPECT_EQ(CallSiteLabel(p0, p0.segments[0].blocks[2].stack), "forward (proj/model.py:20)");
+}
+
+TEST(MemorySnapshotTest, ReadsLegacyHistorySchema) {
+  MemorySnapshot s =
+      LoadMemorySnapshot(std::string(SEXTANT_CORPUS_DIR) +
+                         "/snapshots/Yiyi-philosophy-LLM-inference/oom_snapshot.pickle");
+  EXPECT_TRUE(s.legacy_schema);
+  ASSERT_EQ(s.segments.size(), 176u);
+  // Legacy blocks have no address: they tile the segment from its start.
+  const SnapshotSegment& seg = s.segments[0];
+  EXPECT_EQ(seg.blocks[0].address, seg.address);
+  ASSERT_EQ(s.device_traces.size(), 1u);
+  EXPECT_EQ(s.device_traces[0][0].action, TraceAction::kSnapshot);
+  EXPECT_EQ(s.device_traces[0][0].time_us, -1);
+  // First block's history names pytorch_backend.py:190 'allocate' as the innermost frame.
+  ASSERT_FALSE(s.Stack(seg.blocks[0].stack).empty());
+  const StackFrame& top = s.frames[s.Stack(seg.blocks[0].stack)[0]];
+  EXPECT_EQ(top.name, "allocate");
+  EXPECT_EQ(top.line, 190);
+}
+
+TEST(MemorySnapshotTest, WrongShapesAreLocatedErrors) {
+  // pickle.dumps([1], protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02]q\x00K\x01"
+                    "a."s),
+            "x.pickle: the top level is a list, not a dict: not a memory snapshot");
+  // pickle.dumps({'x': 1}, protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01K\x01s."s),
+            "x.pickle: has neither 'segments' nor 'device_traces': not a memory snapshot");
+  // pickle.dumps({'segments': [{'address': 'a'}]}, protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03X\x07\x00\x00\x00"
+                    "addressq\x04X\x01\x00\x00\x00"
+                    "aq\x05sas."s),
+            "x.pickle: 'segments[0].address': expected an integer, found str");
+  // pickle.dumps({'device_traces': [[{'action': 'alloc', 'size': -5}]]}, protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\r\x00\x00\x00"
+                    "device_tracesq\x01]q\x02]q\x03}q\x04(X\x06"
+                    "\x00\x00\x00"
+                    "actionq\x05X\x05\x00\x00\x00"
+                    "allocq\x06X\x04\x00\x00\x00"
+                    "sizeq\x07J\xfb\xff\xff\xffuaas."s),
+            "x.pickle: 'device_traces[0][0].size': negative size -5");
+  EXPECT_NE(ErrorOf("cos\nsystem\n.").find("'GLOBAL': refused"), std::string::npos);
+}
+
+TEST(MemorySnapshotTest, MissingFileIsAUserError) {
+  EXPECT_THROW(LoadMemorySnapshot("/nonexistent/x.pickle"), UserError);
+}
+
+}  // namespace
+}  // namespace sextant

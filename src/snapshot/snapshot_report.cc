@@ -1,0 +1,288 @@
+#include "snapshot/snapshot_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "snapshot/call_site.h"
+#include "snapshot/html_page.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+using nlohmann::json;
+
+std::string SignedBytes(int64_t bytes) {
+  return bytes > 0 ? "+" + FormatBytes(bytes) : FormatBytes(bytes);
+}
+
+// Seconds since the first timestamped entry, or the entry index when there are no timestamps.
+std::string WhenText(const DeviceAnalysis& d, int64_t index, int64_t time_us) {
+  if (index < 0) return "before the first trace entry";
+  if (d.has_timestamps && time_us >= 0 && d.timeline.size() > 1 && d.timeline[1].time_us >= 0) {
+    return fmt::format("entry {} (+{:.3f} s)", index,
+                       static_cast<double>(time_us - d.timeline[1].time_us) / 1e6);
+  }
+  return fmt::format("entry {}", index);
+}
+
+json FramesJson(const MemorySnapshot& s, const std::vector<FrameId>& frames) {
+  json out = json::array();
+  for (FrameId id : frames) {
+    const StackFrame& f = s.frames[id];
+    out.push_back({{"name", f.name}, {"filename", f.filename}, {"line", f.line}});
+  }
+  return out;
+}
+
+json SitesJson(const MemorySnapshot& s, const std::vector<CallSiteTotal>& sites, size_t top) {
+  json out = json::array();
+  for (size_t i = 0; i < sites.size() && i < top; ++i) {
+    out.push_back({{"size", sites[i].bytes},
+                   {"count", sites[i].count},
+                   {"site", sites[i].site},
+                   {"frames", FramesJson(s, sites[i].frames)}});
+  }
+  return out;
+}
+
+void SitesTable(std::string& out, const std::vector<CallSiteTotal>& sites, int64_t total,
+                size_t top) {
+  out += fmt::format("  {:>11}  {:>6}  {:>6}  {}\n", "bytes", "share", "count", "call site");
+  for (size_t i = 0; i < sites.size() && i < top; ++i) {
+    double share = total > 0 ? 100.0 * static_cast<double>(sites[i].bytes) / total : 0.0;
+    out += fmt::format("  {:>11}  {:>5.1f}%  {:>6}  {}\n", FormatBytes(sites[i].bytes), share,
+                       sites[i].count, sites[i].site);
+  }
+  if (sites.size() > top) {
+    int64_t rest = 0, count = 0;
+    for (size_t i = top; i < sites.size(); ++i) rest += sites[i].bytes, count += sites[i].count;
+    out += fmt::format("  {:>11}  {:>5.1f}%  {:>6}  ({} more call sites)\n", FormatBytes(rest),
+                       total > 0 ? 100.0 * static_cast<double>(rest) / total : 0.0, count,
+                       sites.size() - top);
+  }
+}
+
+}  // namespace
+
+std::vector<TimelinePoint> DownsampleTimeline(const std::vector<TimelinePoint>& points,
+                                              size_t max_points) {
+  if (points.size() <= max_points || max_points < 4) return points;
+  size_t buckets = (max_points - 2) / 2;
+  size_t per = (points.size() - 2 + buckets - 1) / buckets;
+  std::vector<TimelinePoint> out;
+  out.reserve(max_points);
+  out.push_back(points.front());
+  for (size_t start = 1; start + 1 < points.size(); start += per) {
+    size_t end = std::min(start + per, points.size() - 1);
+    size_t lo = start, hi = start;
+    for (size_t i = start; i < end; ++i) {
+      if (points[i].allocated_bytes < points[lo].allocated_bytes) lo = i;
+      if (points[i].allocated_bytes > points[hi].allocated_bytes) hi = i;
+    }
+    out.push_back(points[std::min(lo, hi)]);
+    if (lo != hi) out.push_back(points[std::max(lo, hi)]);
+  }
+  out.push_back(points.back());
+  return out;
+}
+
+std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
+                         const SnapshotReportOptions& o) {
+  std::string out = fmt::format("Memory snapshot {}{}\n", a.source,
+                                a.legacy_schema ? " (PyTorch 2.0-era schema: block history)" : "");
+  if (a.devices.empty()) out += "  no segments and no trace entries: nothing to analyse\n";
+  for (const auto& d : a.devices) {
+    out += fmt::format("\nDevice {}: {} trace entries", d.device, d.trace_entries);
+    std::string actions;
+    for (size_t i = 0; i < d.action_counts.size(); ++i) {
+      if (d.action_counts[i] == 0) continue;
+      if (!actions.empty()) actions += ", ";
+      actions +=
+          fmt::format("{} {}", TraceActionName(static_cast<TraceAction>(i)), d.action_counts[i]);
+    }
+    out += actions.empty() ? "\n" : " (" + actions + ")\n";
+    out += fmt::format("  {:<26}{:>11}  at {}\n", "peak allocated",
+                       FormatBytes(d.peak_allocated_bytes),
+                       WhenText(d, d.peak_entry_index, d.peak_time_us));
+    out += fmt::format("  {:<26}{:>11}\n", "peak reserved", FormatBytes(d.peak_reserved_bytes));
+    out += fmt::format("  {:<26}{:>11}  ({} allocations made before recording began)\n",
+                       "allocated at trace start", FormatBytes(d.initial_allocated_bytes),
+                       d.allocations_before_trace);
+    out += "At snapshot time\n";
+    out +=
+        fmt::format("  {:<26}{:>11}  in {} segments ({} large, {} small)\n", "reserved",
+                    FormatBytes(d.reserved_bytes), d.segments, d.large_segments, d.small_segments);
+    out += fmt::format("  {:<26}{:>11}  in {} blocks; requested {}, pending free {}\n", "allocated",
+                       FormatBytes(d.allocated_bytes), d.blocks, FormatBytes(d.requested_bytes),
+                       FormatBytes(d.pending_free_bytes));
+    out += fmt::format("  {:<26}{:>11}  (reserved - allocated)\n", "fragmentation",
+                       FormatBytes(d.fragmentation_bytes));
+    out += fmt::format("  {:<26}{:>11}\n", "largest free block",
+                       FormatBytes(d.largest_free_block_bytes));
+    if (d.replay_mismatch_bytes != 0) {
+      out += fmt::format(
+          "  note: replaying the trace ends {} away from the recorded state; the file is not "
+          "self-consistent\n",
+          SignedBytes(d.replay_mismatch_bytes));
+    }
+    out += fmt::format("Call sites alive at the peak ({} allocations)\n", d.alive_at_peak.size());
+    SitesTable(out, d.sites_at_peak, d.peak_allocated_bytes, o.top_sites);
+    if (!d.segment_summaries.empty()) {
+      out += "Segments with the most free space\n";
+      out += fmt::format("  {:>16}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:<5}  {}\n", "address",
+                         "size", "allocated", "free", "largest free", "blocks", "type", "stream");
+      for (size_t i = 0; i < d.segment_summaries.size() && i < o.top_segments; ++i) {
+        const auto& g = d.segment_summaries[i];
+        out += fmt::format("  {:>16x}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:<5}  {}\n",
+                           g.address, FormatBytes(g.total_size), FormatBytes(g.allocated_bytes),
+                           FormatBytes(g.free_bytes), FormatBytes(g.largest_free_bytes), g.blocks,
+                           g.segment_type.empty() ? "-" : g.segment_type, g.stream);
+      }
+    }
+    for (const auto& oom : d.ooms) {
+      out += fmt::format(
+          "OOM at {}: requested {}, driver reported {} free; allocated {}, reserved {}, largest "
+          "free cached block {}\n  from {}\n",
+          WhenText(d, oom.entry_index, oom.time_us), FormatBytes(oom.requested_bytes),
+          oom.device_free_bytes >= 0 ? FormatBytes(oom.device_free_bytes) : "?",
+          FormatBytes(oom.allocated_bytes), FormatBytes(oom.reserved_bytes),
+          oom.largest_free_block_bytes >= 0 ? FormatBytes(oom.largest_free_block_bytes) : "?",
+          CallSiteLabel(s, oom.stack));
+    }
+  }
+  return out;
+}
+
+json SnapshotJson(const MemorySnapshot& s, const SnapshotAnalysis& a,
+                  const SnapshotReportOptions& o) {
+  json devices = json::array();
+  for (const auto& d : a.devices) {
+    json actions = json::object();
+    for (size_t i = 0; i < d.action_counts.size(); ++i) {
+      if (d.action_counts[i])
+        actions[TraceActionName(static_cast<TraceAction>(i))] = d.action_counts[i];
+    }
+    json segments = json::array();
+    for (size_t i = 0; i < d.segment_summaries.size() && i < o.top_segments; ++i) {
+      const auto& g = d.segment_summaries[i];
+      segments.push_back({{"address", g.address},
+                          {"total_size", g.total_size},
+                          {"allocated_bytes", g.allocated_bytes},
+                          {"free_bytes", g.free_bytes},
+                          {"largest_free_bytes", g.largest_free_bytes},
+                          {"blocks", g.blocks},
+                          {"segment_type", g.segment_type},
+                          {"stream", g.stream},
+                          {"is_expandable", g.is_expandable}});
+    }
+    json ooms = json::array();
+    for (const auto& oom : d.ooms) {
+      ooms.push_back({{"entry_index", oom.entry_index},
+                      {"time_us", oom.time_us},
+                      {"requested_bytes", oom.requested_bytes},
+                      {"device_free_bytes", oom.device_free_bytes},
+                      {"allocated_bytes", oom.allocated_bytes},
+                      {"reserved_bytes", oom.reserved_bytes},
+                      {"largest_free_block_bytes", oom.largest_free_block_bytes},
+                      {"site", CallSiteLabel(s, oom.stack)},
+                      {"frames", FramesJson(s, VisibleFrames(s, oom.stack, 8))}});
+    }
+    devices.push_back({
+        {"device", d.device},
+        {"peak_allocated_bytes", d.peak_allocated_bytes},
+        {"peak_reserved_bytes", d.peak_reserved_bytes},
+        {"peak_time_us", d.peak_time_us},
+        {"peak_entry_index", d.peak_entry_index},
+        {"top_allocations_at_peak", SitesJson(s, d.sites_at_peak, o.top_sites)},
+        {"fragmentation_bytes", d.fragmentation_bytes},
+        {"reserved_bytes", d.reserved_bytes},
+        {"allocated_bytes", d.allocated_bytes},
+        {"requested_bytes", d.requested_bytes},
+        {"pending_free_bytes", d.pending_free_bytes},
+        {"largest_free_block_bytes", d.largest_free_block_bytes},
+        {"segments", d.segments},
+        {"blocks", d.blocks},
+        {"trace_entries", d.trace_entries},
+        {"actions", actions},
+        {"initial_allocated_bytes", d.initial_allocated_bytes},
+        {"allocations_before_trace", d.allocations_before_trace},
+        {"replay_mismatch_bytes", d.replay_mismatch_bytes},
+        {"segments_most_free", segments},
+        {"top_allocations_at_snapshot", SitesJson(s, d.sites_at_snapshot, o.top_sites)},
+        {"ooms", ooms},
+    });
+  }
+  return {{"source", a.source},
+          {"schema", a.legacy_schema ? "legacy" : "current"},
+          {"devices", devices}};
+}
+
+std::string ComparisonText(const SnapshotComparison& c, const SnapshotReportOptions& o) {
+  std::string out =
+      fmt::format("Comparison: base {}\n            new  {}\n", c.base_source, c.new_source);
+  for (const auto& d : c.devices) {
+    out += fmt::format("\nDevice {}\n  {:<22}{:>11}  {:>11}  {:>12}\n", d.device, "", "base", "new",
+                       "change");
+    auto row = [&](const char* label, int64_t b, int64_t n) {
+      out += fmt::format("  {:<22}{:>11}  {:>11}  {:>12}\n", label, FormatBytes(b), FormatBytes(n),
+                         SignedBytes(n - b));
+    };
+    row("peak allocated", d.base_peak_bytes, d.new_peak_bytes);
+    row("peak reserved", d.base_peak_reserved_bytes, d.new_peak_reserved_bytes);
+    row("reserved at snapshot", d.base_reserved_bytes, d.new_reserved_bytes);
+    row("fragmentation", d.base_fragmentation_bytes, d.new_fragmentation_bytes);
+    out += "Call sites at the peak, largest change first\n";
+    out += fmt::format("  {:>11}  {:>11}  {:>12}  {}\n", "base", "new", "change", "call site");
+    for (size_t i = 0; i < d.sites_at_peak.size() && i < o.top_sites; ++i) {
+      const auto& x = d.sites_at_peak[i];
+      out += fmt::format("  {:>11}  {:>11}  {:>12}  {}\n", FormatBytes(x.base_bytes),
+                         FormatBytes(x.new_bytes), SignedBytes(x.delta_bytes()), x.site);
+    }
+  }
+  return out;
+}
+
+json ComparisonJson(const SnapshotComparison& c, const SnapshotReportOptions& o) {
+  json devices = json::array();
+  for (const auto& d : c.devices) {
+    json sites = json::array();
+    for (size_t i = 0; i < d.sites_at_peak.size() && i < o.top_sites; ++i) {
+      const auto& x = d.sites_at_peak[i];
+      sites.push_back({{"site", x.site},
+                       {"base_bytes", x.base_bytes},
+                       {"new_bytes", x.new_bytes},
+                       {"delta_bytes", x.delta_bytes()},
+                       {"base_count", x.base_count},
+                       {"new_count", x.new_count}});
+    }
+    devices.push_back({{"device", d.device},
+                       {"base_peak_allocated_bytes", d.base_peak_bytes},
+                       {"new_peak_allocated_bytes", d.new_peak_bytes},
+                       {"base_peak_reserved_bytes", d.base_peak_reserved_bytes},
+                       {"new_peak_reserved_bytes", d.new_peak_reserved_bytes},
+                       {"base_reserved_bytes", d.base_reserved_bytes},
+                       {"new_reserved_bytes", d.new_reserved_bytes},
+                       {"base_fragmentation_bytes", d.base_fragmentation_bytes},
+                       {"new_fragmentation_bytes", d.new_fragmentation_bytes},
+                       {"sites_at_peak", sites}});
+  }
+  return {{"base", c.base_source}, {"new", c.new_source}, {"devices", devices}};
+}
+
+std::string SnapshotHtml(const MemorySnapshot& s, const SnapshotAnalysis& a,
+                         const SnapshotComparison* c, const SnapshotReportOptions& o) {
+  json data = SnapshotJson(s, a, o);
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    json points = json::array();
+    for (const auto& p : DownsampleTimeline(a.devices[i].timeline, o.max_points)) {
+      points.push_back({p.entry_index, p.time_us, p.allocated_bytes, p.reserved_bytes});
+    }
+    data["devices"][i]["timeline"] = points;
+  }
+  if (c) data["comparison"] = ComparisonJson(*c, o);
+  return RenderHtmlPage("Memory snapshot: " + a.source, data, kSnapshotPageScript);
+}
+
+}  // namespace sextant

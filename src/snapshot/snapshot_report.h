@@ -1,0 +1,41 @@
+// Renderings of a snapshot analysis: console tables, JSON (SPEC section 1.3 keys plus more),
+// and one self-contained HTML page with an interactive timeline (inline SVG and script, no
+// network access).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "snapshot/snapshot_analysis.h"
+#include "snapshot/snapshot_compare.h"
+
+namespace sextant {
+
+struct SnapshotReportOptions {
+  size_t top_sites = 10;     // call sites listed per device
+  size_t top_segments = 5;   // segments with the most free space
+  size_t max_points = 4000;  // timeline points kept in JSON/HTML (min and max per bucket)
+};
+
+std::string SnapshotText(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
+                         const SnapshotReportOptions& options = {});
+nlohmann::json SnapshotJson(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
+                            const SnapshotReportOptions& options = {});
+
+std::string ComparisonText(const SnapshotComparison& comparison,
+                           const SnapshotReportOptions& options = {});
+nlohmann::json ComparisonJson(const SnapshotComparison& comparison,
+                              const SnapshotReportOptions& options = {});
+
+// `comparison` may be null.
+std::string SnapshotHtml(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
+                         const SnapshotComparison* comparison,
+                         const SnapshotReportOptions& options = {});
+
+// Keeps the first and last points and, per bucket, the points with the lowest and highest
+// allocated bytes, so a plot of the result still shows every peak.
+std::vector<TimelinePoint> DownsampleTimeline(const std::vector<TimelinePoint>& points,
+                                              size_t max_points);
+
+}  // namespace sextant
