@@ -2,8 +2,12 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "pipeline/pipeline_simulator.h"
 #include "pipeline/schedule_generators.h"
 #include "pipeline/schedule_shape_check.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -23,6 +27,23 @@ std::vector<std::pair<int, int>> VirtualStepTable(const PipelineShape& shape) {
     }
   }
   return table;
+}
+
+// With a last group smaller than PP, Megatron's order can contain a cycle: an early rank that
+// runs all its forwards first waits for a forward that a later rank only issues after a
+// backward the early rank has not run yet. Such an order would hang a real job; say so.
+void RequireCompletes(const Schedule& schedule) {
+  const PipelineShape& shape = schedule.shape;
+  try {
+    SimulatePipeline(schedule, UniformCosts(schedule.NumStages(), 1, 2, 0));
+  } catch (const UserError&) {
+    ThrowUserError(fmt::format(
+        "interleaved schedule: with PP {}, VPP {} and {} micro-batches, Megatron's order "
+        "(groups of {} micro-batches, the last one of {}) cannot complete: a rank would wait "
+        "forever; use a multiple of {} micro-batches",
+        shape.pipeline_ranks, shape.chunks_per_rank, shape.micro_batches, shape.pipeline_ranks,
+        shape.micro_batches % shape.pipeline_ranks, shape.pipeline_ranks));
+  }
 }
 
 }  // namespace
@@ -58,6 +79,7 @@ Schedule MakeInterleavedSchedule(const PipelineShape& shape) {
     }
     for (int k = total - warmup; k < total; ++k) backward(k);
   }
+  if (shape.micro_batches % pp != 0) RequireCompletes(schedule);
   return schedule;
 }
 

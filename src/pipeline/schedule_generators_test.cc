@@ -74,6 +74,15 @@ TEST(ScheduleGeneratorsTest, InterleavedFollowsMegatronOrderWithPartialLastGroup
   EXPECT_DOUBLE_EQ(sim.ranks[0].busy_s, 18.0);
 }
 
+// PP 5, VPP 2, 7 micro-batches (groups {0..4} and {5, 6}): rank 0 runs (5-1)*2 + 5 = 13
+// warm-up forwards of its 14; the last (micro-batch 6, chunk 1) needs rank 4's forward of
+// micro-batch 6 chunk 0, which rank 4 issues only after its backward of micro-batch 0 chunk 0,
+// which needs rank 0's first backward: a cycle. Reported as a clear error, not a hang.
+TEST(ScheduleGeneratorsTest, InterleavedOrderThatCannotCompleteIsAnError) {
+  EXPECT_THAT(ErrorOf(ScheduleKind::kInterleaved1F1B, {5, 2, 7}), HasSubstr("cannot complete"));
+  EXPECT_EQ(ErrorOf(ScheduleKind::kInterleaved1F1B, {5, 2, 6}), "");
+}
+
 TEST(ScheduleGeneratorsTest, ZeroBubbleH1DelaysWeightGradientsByRank) {
   const Schedule s = MakeZeroBubbleH1Schedule({2, 1, 2});
   // rank 0: one warm-up F, then F B W; cool-down B W.
