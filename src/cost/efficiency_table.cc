@@ -18,11 +18,16 @@ constexpr double kCalculonHbmTop = 0.90;
 
 // Largest-GEMM ceilings. AMD: TraceLens's MI300X arch file gives max achievable matrix
 // TFLOP/s of 708 (bf16), 654 (fp16), 1273 (fp8) against 1307 / 1307 / 2614 peak
-// (research/trace-anchors.md). NVIDIA: Calculon's 0.95 (A100 / H100 system files).
+// (research/trace-anchors.md). NVIDIA Ampere: Calculon's 0.95 (a100_80g.json, the system
+// its Megatron validation ran on). NVIDIA Hopper and later: cuBLAS bf16 8192^3 measured at
+// 1610 of ~2250 TFLOP/s on B200 (pyptx.dev/performance, PyTorch 2.8 / CUDA 12.8); these
+// parts run below their tensor-core peak under their power limit, so the same fraction is
+// used for H100 / H200.
 constexpr double kAmdBf16Ceiling = 708.0 / 1307.0;
 constexpr double kAmdFp16Ceiling = 654.0 / 1307.0;
 constexpr double kAmdFp8Ceiling = 1273.0 / 2614.0;
-constexpr double kNvidiaCeiling = kCalculonMatrixTop;
+constexpr double kAmpereCeiling = kCalculonMatrixTop;
+constexpr double kHopperBlackwellCeiling = 1610.0 / 2250.0;
 
 // HBM ceilings. AMD: Primus projection's _ACTIVATION_BW_FRACTION = 0.566 for memory-bound
 // layer-norm / residual / MoE element-wise kernels (research/primus-projection.md §3.3).
@@ -98,7 +103,7 @@ EfficiencyTable EfficiencyTable::Ideal() {
 
 EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
   EfficiencyTable t;
-  double gemm_ceiling = kNvidiaCeiling;
+  double gemm_ceiling = gpu.arch == "sm_80" ? kAmpereCeiling : kHopperBlackwellCeiling;
   if (gpu.vendor == Vendor::kAMD) {
     gemm_ceiling = kAmdBf16Ceiling;
     t.gemm_[DType::kBF16] = GemmRamp(kAmdBf16Ceiling);
@@ -111,9 +116,11 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
         "default AMD: TraceLens MI300X achievable TFLOP/s, Primus HBM fraction, "
         "Calculon size ramps";
   } else {
-    t.gemm_[DType::kBF16] = GemmRamp(kNvidiaCeiling);
+    t.gemm_[DType::kBF16] = GemmRamp(gemm_ceiling);
     t.hbm_ = HbmRamp(kNvidiaHbmCeiling);
-    t.source_ = "default NVIDIA: Calculon A100/H100 system files";
+    t.source_ = gpu.arch == "sm_80"
+                    ? "default NVIDIA Ampere: Calculon A100 system file"
+                    : "default NVIDIA Hopper/Blackwell: measured cuBLAS ceiling, Calculon ramps";
   }
   t.attention_forward_fraction_ = gemm_ceiling * kAttentionForwardVsGemm;
   t.attention_backward_fraction_ = gemm_ceiling * kAttentionBackwardVsGemm;

@@ -37,8 +37,10 @@ TEST(EfficiencyTableTest, AmdDefaultsComeFromTraceLensAndPrimus) {
   EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 708.0 / 1307.0 * 0.50 / 0.95);
 }
 
-TEST(EfficiencyTableTest, NvidiaDefaultsAreCalculonsTables) {
-  const EfficiencyTable t = EfficiencyTable::Default(Gpu(Vendor::kNVIDIA));
+TEST(EfficiencyTableTest, NvidiaAmpereDefaultsAreCalculonsTables) {
+  GpuSpec a100 = Gpu(Vendor::kNVIDIA);
+  a100.arch = "sm_80";
+  const EfficiencyTable t = EfficiencyTable::Default(a100);
   EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 200e9), 0.95);
   EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 20e9), 0.9);
   // Dtypes without a table of their own use bf16's.
@@ -48,8 +50,20 @@ TEST(EfficiencyTableTest, NvidiaDefaultsAreCalculonsTables) {
   EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 0.50);
 }
 
+TEST(EfficiencyTableTest, NvidiaHopperAndLaterUseTheMeasuredCublasCeiling) {
+  GpuSpec h100 = Gpu(Vendor::kNVIDIA);
+  h100.arch = "sm_90";
+  const EfficiencyTable t = EfficiencyTable::Default(h100);
+  // cuBLAS bf16 8192^3 on B200: 1610 of 2250 TFLOP/s.
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 200e9), 1610.0 / 2250.0);
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 20e9), 1610.0 / 2250.0 * 0.9 / 0.95);
+  EXPECT_DOUBLE_EQ(t.attention_forward_fraction(), 1610.0 / 2250.0 * 0.73 / 0.95);
+}
+
 TEST(EfficiencyTableTest, JsonListsEveryClass) {
-  const auto j = nlohmann::json::parse(EfficiencyTable::Default(Gpu(Vendor::kNVIDIA)).ToJson());
+  GpuSpec a100 = Gpu(Vendor::kNVIDIA);
+  a100.arch = "sm_80";
+  const auto j = nlohmann::json::parse(EfficiencyTable::Default(a100).ToJson());
   ASSERT_EQ(j["gemm"]["bf16"].size(), GemmSizeClassesGflop().size());
   EXPECT_DOUBLE_EQ(j["gemm"]["bf16"][6]["min_gflop"].get<double>(), 128.0);
   EXPECT_DOUBLE_EQ(j["gemm"]["bf16"][6]["fraction"].get<double>(), 0.95);

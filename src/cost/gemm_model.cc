@@ -163,24 +163,27 @@ GemmEstimate GemmModel::Estimate(const GemmShape& shape, DType dtype) const {
 
 GemmEstimate GemmModel::EstimateGrouped(const std::vector<int64_t>& group_m, int64_t n, int64_t k,
                                         DType dtype) const {
-  std::vector<Problem> problems;
-  problems.reserve(group_m.size());
+  // Groups of equal size are one batched problem (balanced routing yields at most two sizes).
+  std::map<int64_t, int64_t> count_by_m;
   for (int64_t m : group_m) {
     if (m < 0) ThrowUserError("grouped GEMM: negative group size");
-    problems.push_back({m, k, 1});
+    ++count_by_m[m];
   }
+  std::vector<Problem> problems;
+  for (const auto& [m, count] : count_by_m) problems.push_back({m, k, count});
   return EvaluateLaunch(gpu_, table_, problems, n, dtype);
 }
 
 GemmEstimate GemmModel::EstimateGroupedRaggedK(int64_t m, int64_t n,
                                                const std::vector<int64_t>& group_k,
                                                DType dtype) const {
-  std::vector<Problem> problems;
-  problems.reserve(group_k.size());
+  std::map<int64_t, int64_t> count_by_k;
   for (int64_t k : group_k) {
     if (k < 0) ThrowUserError("grouped GEMM: negative group depth");
-    problems.push_back({k > 0 ? m : 0, k, 1});
+    ++count_by_k[k];
   }
+  std::vector<Problem> problems;
+  for (const auto& [k, count] : count_by_k) problems.push_back({k > 0 ? m : 0, k, count});
   return EvaluateLaunch(gpu_, table_, problems, n, dtype);
 }
 

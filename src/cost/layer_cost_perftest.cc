@@ -1,0 +1,93 @@
+// Cost of evaluating the per-layer model, which the projection runs once per distinct layer
+// and the search runs once per candidate configuration. The counters also report what the
+// model predicts for the benchmarked layers, so a run doubles as a readable example.
+#include <benchmark/benchmark.h>
+
+#include "cost/collective_model.h"
+#include "cost/layer_cost.h"
+#include "hardware/hardware_library.h"
+#include "model/model_library.h"
+
+namespace sextant {
+namespace {
+
+Job MakeJob(const char* model, const char* gpu, int tp, int ep, bool sequence_parallel) {
+  Job job;
+  job.model = FindModel(model)->spec;
+  job.cluster.gpu = *FindGpu(gpu);
+  job.cluster.gpus_per_node = 8;
+  job.cluster.num_nodes = 1;
+  job.parallel.tp = tp;
+  job.parallel.ep = ep;
+  job.parallel.sequence_parallel = sequence_parallel;
+  job.parallel.dp = 8 / tp;
+  job.training.seq_length = 4096;
+  job.training.micro_batch_size = 1;
+  return job;
+}
+
+void Report(benchmark::State& state, const LayerCost& c) {
+  state.counters["fwd_ms"] = c.Forward() * 1e3;
+  state.counters["bwd_input_ms"] = c.BackwardInput() * 1e3;
+  state.counters["bwd_weight_ms"] = c.BackwardWeight() * 1e3;
+  state.counters["tp_comm_ms"] = (c.forward.tp_comm + c.backward_input.tp_comm) * 1e3;
+  state.counters["ep_comm_ms"] = (c.forward.ep_comm + c.backward_input.ep_comm) * 1e3;
+  state.counters["TFLOP/s"] =
+      (c.flops_forward + c.flops_backward) / (c.Forward() + c.Backward()) / 1e12;
+}
+
+void RunLayer(benchmark::State& state, const Job& job, int64_t layer) {
+  const auto collectives = MakeCollectiveModel(job.cluster, "auto", job.parallel);
+  const LayerCostModel model(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get());
+  LayerCost c;
+  for (auto _ : state) {
+    c = model.TransformerLayer(layer);
+    benchmark::DoNotOptimize(c);
+  }
+  Report(state, c);
+}
+
+void BM_DenseLayer_Llama70B_MI300X_TP8(benchmark::State& state) {
+  RunLayer(state, MakeJob("llama3.1_70B", "MI300X", 8, 1, true), 0);
+}
+BENCHMARK(BM_DenseLayer_Llama70B_MI300X_TP8);
+
+void BM_DenseLayer_Llama8B_H100_TP1(benchmark::State& state) {
+  RunLayer(state, MakeJob("llama3.1_8B", "H100", 1, 1, false), 0);
+}
+BENCHMARK(BM_DenseLayer_Llama8B_H100_TP1);
+
+void BM_MoeLayer_DeepSeekV3_MI300X_EP8(benchmark::State& state) {
+  Job job = MakeJob("deepseek_v3", "MI300X", 1, 8, false);
+  job.training.deepep = true;
+  RunLayer(state, job, 10);  // layers 0-2 are dense
+}
+BENCHMARK(BM_MoeLayer_DeepSeekV3_MI300X_EP8);
+
+// Building the model (efficiency table, GEMM / attention / memory models) plus one layer:
+// what a search pays per candidate.
+void BM_BuildAndEvaluate_Llama70B(benchmark::State& state) {
+  const Job job = MakeJob("llama3.1_70B", "MI300X", 8, 1, true);
+  const auto collectives = MakeCollectiveModel(job.cluster, "auto", job.parallel);
+  for (auto _ : state) {
+    const LayerCostModel model(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get());
+    benchmark::DoNotOptimize(model.TransformerLayer(0));
+  }
+}
+BENCHMARK(BM_BuildAndEvaluate_Llama70B);
+
+void BM_Gemm_8192Cubed(benchmark::State& state) {
+  const GpuSpec gpu = *FindGpu("MI300X");
+  const GemmModel model(gpu, EfficiencyTable::Default(gpu));
+  GemmEstimate e;
+  for (auto _ : state) {
+    e = model.Estimate({8192, 8192, 8192}, DType::kBF16);
+    benchmark::DoNotOptimize(e);
+  }
+  state.counters["model_us"] = e.seconds * 1e6;
+  state.counters["TFLOP/s"] = e.flops / e.seconds / 1e12;
+}
+BENCHMARK(BM_Gemm_8192Cubed);
+
+}  // namespace
+}  // namespace sextant
