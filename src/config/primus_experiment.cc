@@ -92,7 +92,10 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
     if (!out.primus_path.empty()) {
       const fs::path dir = fs::path(out.primus_path) / "primus/configs/models" / out.framework;
       const fs::path file = dir / out.model_reference;
-      if (!fs::exists(file)) {
+      if (!fs::is_directory(dir)) {
+        out.notes.push_back(
+            fmt::format("no model files for framework {} in the Primus checkout", out.framework));
+      } else if (!fs::exists(file)) {
         std::string hint;
         const auto close = CloseMatches(out.model_reference, FilesIn(dir));
         if (!close.empty())
@@ -100,10 +103,11 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
         ThrowUserError(model->where, "modules." + out.module_name + ".model",
                        fmt::format("model file {} not found in {}{}", out.model_reference,
                                    dir.lexically_normal().string(), hint));
+      } else {
+        out.model_file = file.lexically_normal().string();
+        out.model = LoadConfigFile(out.model_file, env, &out.model_files);
+        out.files_read.insert(out.files_read.end(), out.model_files.begin(), out.model_files.end());
       }
-      out.model_file = file.lexically_normal().string();
-      out.model = LoadConfigFile(out.model_file, env, &out.model_files);
-      out.files_read.insert(out.files_read.end(), out.model_files.begin(), out.model_files.end());
     }
   }
   if (!out.model.IsMap()) out.model = ConfigNode::Map();

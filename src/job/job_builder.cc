@@ -297,17 +297,19 @@ Job BuildJob(const JobRequest& request) {
   if (request.micro_batch_size > 0) {
     job.training.micro_batch_size = request.micro_batch_size;
     context.micro_batches_per_step = 0;
-    provenance.Record("micro_batch_size", "--micro-batch-size", {});
+    provenance.Record("micro_batch_size", "micro_batch_size", SourceLocation{"--micro-batch-size"});
   }
   if (request.global_batch_size > 0) {
     job.training.global_batch_size = request.global_batch_size;
     context.global_batch_per_data_rank = 0;
     context.global_batch_per_device = 0;
-    provenance.Record("global_batch_size", "--global-batch-size", {});
+    provenance.Record("global_batch_size", "global_batch_size",
+                      SourceLocation{"--global-batch-size"});
   }
   if (request.target_ep > 0) {
     job.parallel.ep = request.target_ep;
-    provenance.Record("expert_model_parallel_size", "--target-ep-size", {});
+    provenance.Record("expert_model_parallel_size", "expert_model_parallel_size",
+                      SourceLocation{"--target-ep-size"});
   }
   if (request.num_virtual_stages > 0) {
     job.parallel.vpp = request.num_virtual_stages;

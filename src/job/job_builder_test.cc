@@ -1,0 +1,384 @@
+#include "job/job_builder.h"
+#include "util/error.h"
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace sextant {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+using Vars = std::map<std::string, std::string>;
+const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/config/";
+const std::string kCheckout = kData + "primus_checkout";
+const std::string kTiny = kData + "experiments/MI355X/tiny-pretrain.yaml";
+const std::string kCorpusPrimus = std::string(SEXTANT_CORPUS_DIR) + "/primus";
+
+// Sets environment variables for one test and restores them afterwards; every variable
+// the builder reads is cleared so the shell running the tests cannot change results.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment() : ScopedEnvironment(std::map<std::string, std::string>{}) {}
+  explicit ScopedEnvironment(std::map<std::string, std::string> values) {
+    for (const char* name : {"PRIMUS_TP", "PRIMUS_PP", "PRIMUS_EP", "PRIMUS_CP", "NNODES",
+                             "GPUS_PER_NODE", "PRIMUS_GPU_ARCH", "PRIMUS_GPU_CLOCK_MHZ",
+                             "PRIMUS_PATH", "SEXTANT_DATA_DIR", "SEXTANT_TEST_TP"}) {
+      const char* old = std::getenv(name);
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+      unsetenv(name);
+    }
+    for (const auto& [name, value] : values) {
+      if (!saved_.count(name)) {
+        const char* old = std::getenv(name.c_str());
+        saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+      }
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+JobRequest TinyRequest(std::vector<std::pair<std::string, std::string>> overrides = {}) {
+  JobRequest request;
+  request.config_path = kTiny;
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  request.overrides = std::move(overrides);
+  return request;
+}
+
+std::string ErrorOf(const JobRequest& request) {
+  try {
+    BuildJob(request);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(BuildJob, LayersMergeInPrecedenceOrder) {
+  const Job job = BuildJob(TinyRequest());
+  EXPECT_EQ(job.framework, "megatron");
+  EXPECT_EQ(job.model.name, "tiny_llama");
+  // overrides (4096) > model file (2048) > module defaults (1024)
+  EXPECT_EQ(job.training.seq_length, 4096);
+  // pre_trainer.yaml (128) > the trainer_base.yaml it extends (64)
+  EXPECT_EQ(job.training.global_batch_size, 128);
+  EXPECT_EQ(job.training.micro_batch_size, 1);
+  EXPECT_DOUBLE_EQ(job.training.hidden_dropout, 0.1);  // only in the module defaults
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  // ${SEXTANT_TEST_TP:2} with the variable unset gives the default.
+  EXPECT_EQ(job.parallel.tp, 2);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  // Model file through its extends chain; Megatron defaults for what it leaves out.
+  EXPECT_EQ(job.model.num_layers, 8);
+  EXPECT_EQ(job.model.hidden_size, 1024);
+  EXPECT_EQ(job.model.ffn_hidden_size, 2816);
+  EXPECT_EQ(job.model.num_query_groups, 4);
+  EXPECT_EQ(job.model.kv_channels, 64);  // hidden / heads = 1024 / 16
+  EXPECT_EQ(job.model.vocab_size, 32000);
+  // Megatron pads to a multiple of 128 x TP = 256: 32000 = 125 x 256 already.
+  EXPECT_EQ(job.model.PaddedVocabSize(job.parallel.tp), 32000);
+  EXPECT_EQ(job.model.normalization, NormType::kRMSNorm);
+  // GPU from the directory the experiment lives in (configs/MI355X/ in Primus).
+  EXPECT_EQ(job.cluster.gpu.name, "MI355X");
+  EXPECT_EQ(job.cluster.num_nodes, 1);
+  EXPECT_EQ(job.cluster.WorldSize(), 8);
+  EXPECT_EQ(job.parallel.dp, 4);                                 // 8 / (TP 2 x PP 1 x CP 1)
+  EXPECT_EQ(job.training.NumMicroBatches(job.parallel.dp), 32);  // 128 / (1 x 4)
+}
+
+TEST(BuildJob, EnvironmentBeatsOverridesAndFlagsBeatEnvironment) {
+  {
+    ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}, {"SEXTANT_TEST_TP", "1"}});
+    JobRequest request = TinyRequest();
+    request.use_environment = true;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.parallel.pp, 2);  // PRIMUS_PP over the experiment's literal 1
+    EXPECT_EQ(job.parallel.tp, 1);  // ${SEXTANT_TEST_TP:2} interpolated from the environment
+    EXPECT_FALSE(job.parallel.sequence_parallel);  // Megatron turns SP off at TP 1
+    EXPECT_THAT(job.notes, Contains(HasSubstr("PRIMUS_PP=2 from the environment")));
+  }
+  {
+    ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}});
+    JobRequest request = TinyRequest({{"pipeline_model_parallel_size", "4"}});
+    request.use_environment = true;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.parallel.pp, 4);  // --pipeline_model_parallel_size over PRIMUS_PP
+    EXPECT_EQ(job.parallel.dp, 1);  // 8 / (2 x 4)
+  }
+  {
+    // use_environment = false ignores the process environment entirely.
+    ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}, {"NNODES", "4"}});
+    const Job job = BuildJob(TinyRequest());
+    EXPECT_EQ(job.parallel.pp, 1);
+    EXPECT_EQ(job.cluster.num_nodes, 1);
+  }
+}
+
+TEST(BuildJob, NodesFromEnvironmentAndFlag) {
+  {
+    ScopedEnvironment env(Vars{{"NNODES", "4"}, {"GPUS_PER_NODE", "4"}});
+    JobRequest request = TinyRequest();
+    request.use_environment = true;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.cluster.num_nodes, 4);
+    EXPECT_EQ(job.cluster.gpus_per_node, 4);
+    EXPECT_EQ(job.parallel.dp, 8);  // 16 / 2
+  }
+  JobRequest request = TinyRequest();
+  request.target_nodes = 2;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.cluster.WorldSize(), 16);
+  EXPECT_EQ(job.parallel.dp, 8);
+}
+
+TEST(BuildJob, NonNumericEnvironmentValueIsAnError) {
+  ScopedEnvironment env(Vars{{"PRIMUS_TP", "two"}});
+  JobRequest request = TinyRequest();
+  request.use_environment = true;
+  EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("$PRIMUS_TP"), HasSubstr("expected an integer")));
+}
+
+TEST(BuildJob, UnknownOverrideKeyListsCloseMatches) {
+  const std::string error = ErrorOf(TinyRequest({{"tensor_model_paralel_size", "2"}}));
+  EXPECT_THAT(error, HasSubstr("unknown configuration key \"tensor_model_paralel_size\""));
+  EXPECT_THAT(error, HasSubstr("did you mean tensor_model_parallel_size"));
+  // A key of the module defaults or the known Megatron arguments is accepted.
+  EXPECT_NO_THROW(BuildJob(TinyRequest({{"hidden_dropout", "0.0"}, {"train_iters", "10"}})));
+}
+
+TEST(BuildJob, TensorParallelMustDivideHeads) {
+  const std::string error = ErrorOf(TinyRequest({{"tensor_model_parallel_size", "3"}}));
+  EXPECT_THAT(
+      error,
+      HasSubstr("tensor_model_parallel_size=3 (--tensor_model_parallel_size) does not divide "
+                "num_attention_heads=16 ("));
+  EXPECT_THAT(error, HasSubstr("tiny_llama.yaml:6:22)"));
+}
+
+TEST(BuildJob, TensorParallelMustDivideQueryGroups) {
+  // 16 heads split 8 ways, but only 4 key/value groups.
+  EXPECT_THAT(ErrorOf(TinyRequest({{"tensor_model_parallel_size", "8"}})),
+              HasSubstr("does not divide num_query_groups=4"));
+}
+
+TEST(BuildJob, GlobalBatchMustDivideByMicroBatchTimesDataParallel) {
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"global_batch_size", "6"}})),
+      HasSubstr(
+          "global_batch_size=6 (--global_batch_size) is not divisible by micro_batch_size=1"));
+  JobRequest request = TinyRequest();
+  request.micro_batch_size = 3;  // --micro-batch-size: 128 % (3 x 4) != 0
+  EXPECT_THAT(ErrorOf(request), HasSubstr("micro_batch_size=3 (--micro-batch-size)"));
+}
+
+TEST(BuildJob, LayersMustSplitOverPipelineStages) {
+  // PP 3 needs 3 nodes (2 x 3 = 6 must divide the world); 8 layers do not split in 3.
+  const std::string error = ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "3"}}));
+  EXPECT_THAT(error, HasSubstr("num_layers=8 ("));
+  EXPECT_THAT(
+      error,
+      HasSubstr(
+          "is not divisible by pipeline_model_parallel_size=3 (--pipeline_model_parallel_size)"));
+  // Primus's allow_padding_num_layers accepts the uneven split, with a note.
+  const Job job = BuildJob(
+      TinyRequest({{"pipeline_model_parallel_size", "3"}, {"allow_padding_num_layers", "true"}}));
+  EXPECT_EQ(job.cluster.num_nodes, 3);
+  EXPECT_THAT(job.notes, Contains(HasSubstr("uneven split")));
+}
+
+TEST(BuildJob, VirtualStagesFromAnyOfThreeKeys) {
+  EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                  {"num_layers_per_virtual_pipeline_stage", "2"}}))
+                .parallel.vpp,
+            2);  // 8 layers / (2 per stage x PP 2)
+  const Job job = BuildJob(TinyRequest(
+      {{"pipeline_model_parallel_size", "2"}, {"num_virtual_stages_per_pipeline_rank", "4"}}));
+  EXPECT_EQ(job.parallel.vpp, 4);
+  EXPECT_EQ(job.training.pipeline_schedule, "interleaved");
+  EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                   {"virtual_pipeline_model_parallel_size", "2"},
+                                   {"num_virtual_stages_per_pipeline_rank", "4"}})),
+              HasSubstr("gives 4 virtual stages per pipeline rank but "
+                        "virtual_pipeline_model_parallel_size gives 2"));
+  EXPECT_THAT(ErrorOf(TinyRequest({{"num_virtual_stages_per_pipeline_rank", "2"}})),
+              HasSubstr("needs pipeline parallelism"));
+}
+
+TEST(BuildJob, PipelineLayoutSetsVirtualStagesAndMustAddUp) {
+  const Job job = BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                        {"pipeline_model_parallel_layout", "Et*2|t*2|t*2|t*2,L"}}));
+  EXPECT_EQ(job.parallel.vpp, 2);  // 4 stages over PP 2
+  EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                   {"pipeline_model_parallel_layout", "Et*3|t*2,L"}})),
+              HasSubstr("places 5 decoder layers but num_layers=8"));
+}
+
+TEST(BuildJob, SequenceParallelOnTheCommandLineNeedsTensorParallel) {
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"tensor_model_parallel_size", "1"}, {"sequence_parallel", "true"}})),
+      HasSubstr("requires tensor_model_parallel_size > 1"));
+}
+
+TEST(BuildJob, ExpertParallelChecks) {
+  EXPECT_THAT(ErrorOf(TinyRequest({{"expert_model_parallel_size", "2"}})),
+              HasSubstr("but the model has no experts"));
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  const Job job = BuildJob(moe);
+  EXPECT_EQ(job.model.moe.num_experts, 8);
+  EXPECT_EQ(job.model.moe.router_topk, 2);
+  EXPECT_EQ(job.model.moe.shared_expert_ffn_hidden_size, 256);
+  EXPECT_EQ(job.model.moe.moe_layers, (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(job.parallel.ep, 4);
+  EXPECT_EQ(job.parallel.etp, 1);  // defaults to TP
+  moe.overrides = {{"expert_model_parallel_size", "3"}};
+  EXPECT_THAT(
+      ErrorOf(moe),
+      HasSubstr("expert_model_parallel_size=3 (--expert_model_parallel_size) does not divide "
+                "num_experts=8"));
+  moe.overrides = {{"moe_layer_freq", "[0,1]"}};
+  EXPECT_THAT(ErrorOf(moe), HasSubstr("the pattern has 2 entries but num_layers is 4"));
+  moe.overrides = {{"moe_layer_freq", "2"}};
+  EXPECT_EQ(BuildJob(moe).model.moe.moe_layers, (std::vector<bool>{true, false, true, false}));
+  moe.overrides = {};
+  moe.target_ep = 8;  // --target-ep-size
+  EXPECT_EQ(BuildJob(moe).parallel.ep, 8);
+}
+
+TEST(BuildJob, ContextParallelNeedsSequenceChunks) {
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"context_parallel_size", "4"}, {"seq_length", "4100"}})),
+      HasSubstr("seq_length=4100 (--seq_length) is not divisible by 2 x context_parallel_size=4"));
+}
+
+TEST(BuildJob, UnsupportedArchitectureIsNamed) {
+  JobRequest request;
+  request.config_path = kData + "experiments/MI355X/tiny-mamba.yaml";
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  EXPECT_THAT(ErrorOf(request),
+              AllOf(HasSubstr("unsupported architecture: Mamba state-space model"),
+                    HasSubstr("tiny_mamba.yaml:3:")));
+}
+
+TEST(BuildJob, FileStructureErrors) {
+  JobRequest request = TinyRequest();
+  request.config_path = kData + "experiments/no-modules.yaml";
+  EXPECT_THAT(ErrorOf(request), HasSubstr("not a Primus experiment file"));
+  request.config_path = kData + "experiments/unknown-framework.yaml";
+  EXPECT_THAT(
+      ErrorOf(request),
+      HasSubstr("unsupported framework \"paddle\" (supported: megatron, torchtitan, maxtext)"));
+  request.config_path = kData + "experiments/missing.yaml";
+  EXPECT_THAT(ErrorOf(request), HasSubstr("cannot read"));
+  request = TinyRequest();
+  request.primus_path = kData;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("not a Primus checkout"));
+}
+
+TEST(BuildJob, GpuSelection) {
+  JobRequest request = TinyRequest();
+  request.gpu_arch = "H100";
+  EXPECT_EQ(BuildJob(request).cluster.gpu.name, "H100");
+  request.gpu_arch = "MI999X";
+  EXPECT_THAT(ErrorOf(request), HasSubstr("unknown GPU \"MI999X\""));
+  {
+    ScopedEnvironment env(Vars{{"PRIMUS_GPU_ARCH", "MI325X"}, {"PRIMUS_GPU_CLOCK_MHZ", "1000"}});
+    request = TinyRequest();
+    request.use_environment = true;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.cluster.gpu.name, "MI325X");
+    EXPECT_DOUBLE_EQ(job.cluster.gpu.max_clock_mhz, 1000);
+  }
+}
+
+// The bundled default example: Llama 3.1 8B, BF16, MI300X, one node of 8 GPUs.
+TEST(BuildJob, DefaultExampleFromTheModelLibrary) {
+  ScopedEnvironment env;
+  JobRequest request;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_THAT(job.name, HasSubstr("default example"));
+  EXPECT_EQ(job.model.num_layers, 32);
+  EXPECT_EQ(job.model.hidden_size, 4096);
+  EXPECT_EQ(job.model.ffn_hidden_size, 14336);
+  EXPECT_EQ(job.model.num_attention_heads, 32);
+  EXPECT_EQ(job.model.num_query_groups, 8);
+  EXPECT_EQ(job.model.vocab_size, 128256);
+  EXPECT_EQ(job.cluster.gpu.name, "MI300X");
+  EXPECT_EQ(job.cluster.num_nodes, 1);
+  EXPECT_EQ(job.parallel.tp, 1);
+  EXPECT_EQ(job.parallel.dp, 8);
+  EXPECT_EQ(job.training.seq_length, 8192);
+  EXPECT_EQ(job.training.micro_batch_size, 2);
+  EXPECT_EQ(job.training.global_batch_size, 128);
+  EXPECT_EQ(job.training.precision.params, DType::kBF16);
+  EXPECT_EQ(job.training.precision.gemm, DType::kBF16);
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  EXPECT_THAT(job.notes, Contains(HasSubstr("assumed MI300X (Primus default)")));
+  EXPECT_THAT(job.notes, Contains(HasSubstr("from Sextant's model library")));
+  EXPECT_TRUE(DefaultExamplePath().ends_with("examples/llama3.1_8B-BF16-pretrain.yaml"));
+}
+
+TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {
+  JobRequest request;
+  request.primus_path = kCorpusPrimus;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.model.name, "llama3.1_8B");
+  EXPECT_EQ(job.model.num_layers, 32);
+  EXPECT_EQ(job.model.ffn_hidden_size, 14336);
+  EXPECT_EQ(job.model.num_query_groups, 8);
+  EXPECT_EQ(job.model.max_position_embeddings, 8192);  // the experiment's override wins
+  EXPECT_EQ(job.model.vocab_size, 128256);
+}
+
+TEST(BuildJob, TorchTitanToml) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.framework, "torchtitan");
+  EXPECT_EQ(job.model.num_layers, 32);  // llama3 flavor 8B
+  EXPECT_EQ(job.parallel.tp, 2);
+  EXPECT_EQ(job.parallel.dp, 4);  // data_parallel_shard_degree -1 fills 8 / 2
+  EXPECT_TRUE(job.parallel.fsdp2);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_EQ(job.training.micro_batch_size, 2);
+  EXPECT_EQ(job.training.global_batch_size, 64);
+  EXPECT_EQ(job.training.seq_length, 8192);
+  EXPECT_EQ(job.training.precision.gemm, DType::kFP8);  // converters = ["float8"]
+  // selective_ac_option defaults to "2": every second block fully recomputed.
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_EQ(job.training.recompute.layer_ids.size(), 16u);
+  EXPECT_EQ(job.training.recompute.layer_ids[1], 2);
+  request.overrides = {{"parallelism.tensor_parallel_degree", "4"}};
+  EXPECT_EQ(BuildJob(request).parallel.dp, 2);
+}
+
+}  // namespace
+}  // namespace sextant
