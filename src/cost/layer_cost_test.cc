@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "hardware/hardware_library.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -383,6 +384,57 @@ TEST(LayerCostTest, OptimizerStepUsesTheJobsRecipe) {
   const LayerCostModel model(Llama8B(), EfficiencyTable::Ideal(), nullptr);
   // 30 B update + 4 B norm read per parameter at 1 TB/s.
   EXPECT_NEAR(model.OptimizerStep(1000000000).seconds, 34e9 / 1e12, 1e-12);
+}
+
+// ---- with the collective model -----------------------------------------------------------
+
+TEST(LayerCostCommunicationTest, TensorParallelTimeIsTheSumOfItsCollectives) {
+  Job job = Llama8B(2, true);
+  job.cluster.gpu = *FindGpu("MI300X");
+  const auto collectives = MakeCollectiveModel(job.cluster, "rccl", job.parallel);
+  const LayerCostModel model(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get());
+  const LayerCost c = model.TransformerLayer(0);
+  const CommGroup tp = GroupFor(ParallelDim::kTP, job.parallel, 8);
+  const double ag = collectives->Time(Collective::kAllGather, 33554432, tp);
+  const double rs = collectives->Time(Collective::kReduceScatter, 33554432, tp);
+  ASSERT_GT(ag, 0);
+  EXPECT_DOUBLE_EQ(c.forward.tp_comm, 2 * ag + 2 * rs);
+  EXPECT_DOUBLE_EQ(c.backward_input.tp_comm, 2 * ag + 2 * rs);
+}
+
+TEST(LayerCostCommunicationTest, DeepEpHidesAFractionOfTheAllToAllBehindCompute) {
+  Job job = SmallMoe();
+  job.cluster.gpu = *FindGpu("MI300X");
+  const auto collectives = MakeCollectiveModel(job.cluster, "rccl", job.parallel);
+  const CommGroup ep = GroupFor(ParallelDim::kEP, job.parallel, 8);
+  const double a2a = collectives->Time(Collective::kAllToAll, 4194304, ep);
+  ASSERT_GT(a2a, 0);
+  const LayerCost plain =
+      LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
+          .TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(plain.forward.ep_comm, 2 * a2a);  // dispatch + combine, nothing hidden
+  job.training.deepep = true;
+  const LayerCost deepep =
+      LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
+          .TransformerLayer(0);
+  // exposed = a2a - min(0.65·a2a, compute of the pass)
+  const double hidden = std::min(0.65 * 2 * a2a, deepep.forward.Compute());
+  EXPECT_DOUBLE_EQ(deepep.forward.ep_comm, 2 * a2a - hidden);
+  EXPECT_DOUBLE_EQ(deepep.hidden_comm_forward, hidden);
+  EXPECT_DOUBLE_EQ(deepep.forward.Compute(), plain.forward.Compute());
+}
+
+TEST(LayerCostCommunicationTest, RingExchangeIsExposedOnlyBeyondEachAttentionStep) {
+  Job job = Llama8B(1, false, 2);
+  job.cluster.gpu = *FindGpu("MI300X");
+  const auto collectives = MakeCollectiveModel(job.cluster, "rccl", job.parallel);
+  const LayerCostModel model(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get());
+  const LayerCost c = model.TransformerLayer(0);
+  const CommGroup cp = GroupFor(ParallelDim::kCP, job.parallel, 8);
+  const double step = collectives->Time(Collective::kSendRecv, 8388608, cp);
+  // One step (cp - 1 = 1), overlapped with half of the attention forward.
+  EXPECT_DOUBLE_EQ(c.forward.cp_comm, std::max(0.0, step - c.forward.attention / 2));
+  EXPECT_DOUBLE_EQ(c.hidden_comm_forward, step - c.forward.cp_comm);
 }
 
 }  // namespace
