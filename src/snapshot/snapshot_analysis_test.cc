@@ -149,5 +149,120 @@ TEST(SnapshotAnalysisTest, EveryCorpusSnapshotAgreesWithPlainReplayAndItsOwnStat
   }
 }
 
+std::string Fixture(const char* name) {
+  return std::string(SEXTANT_SOURCE_DIR) + "/tests/data/snapshot/" + name;
+}
+
+// Expected values worked out by hand from the events in tests/data/snapshot/make_fixtures.py.
+TEST(SnapshotAnalysisTest, HandCheckedFixtureReplay) {
+  MemorySnapshot s = LoadMemorySnapshot(Fixture("two_devices_oom.pickle"));
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  ASSERT_EQ(a.devices.size(), 2u);
+  const DeviceAnalysis& d = a.devices[0];
+  // Before the trace: block C+512K (400,000 B, freed at entry 11 without an alloc) and the
+  // block at C (500,000 B requested, alive at the end, never allocated in the trace).
+  EXPECT_EQ(d.initial_allocated_bytes, 900000);
+  EXPECT_EQ(d.allocations_before_trace, 1);
+  // Reserved at the end is 4 + 2 + 1 MiB; the trace adds 4 + 2 (+2 -2 mapped, +1 -1) MiB.
+  EXPECT_EQ(d.reserved_bytes, 7340032);
+  EXPECT_EQ(d.initial_reserved_bytes, 1048576);
+  // Levels: 900000, +1000000, +1048576, +2000000, -1048576 (entry 6), +2000000 (entry 7).
+  EXPECT_EQ(d.peak_allocated_bytes, 5900000);
+  EXPECT_EQ(d.peak_entry_index, 7);
+  EXPECT_EQ(d.peak_time_us, 1700);
+  EXPECT_EQ(d.peak_reserved_bytes, 9437184);  // 7 MiB + 2 MiB mapped at entry 12
+  ASSERT_EQ(d.timeline.size(), 17u);
+  EXPECT_EQ(d.timeline[6].allocated_bytes, 4948576);  // after entry 5 (free requested only)
+  EXPECT_EQ(d.timeline[7].allocated_bytes, 3900000);  // after entry 6 (free completed)
+  EXPECT_EQ(d.timeline.back().allocated_bytes, 3500000);
+  EXPECT_EQ(d.replay_mismatch_bytes, 0);
+  EXPECT_EQ(d.action_counts[static_cast<size_t>(TraceAction::kAlloc)], 4);
+  EXPECT_EQ(d.action_counts[static_cast<size_t>(TraceAction::kOom)], 1);
+
+  ASSERT_EQ(d.alive_at_peak.size(), 5u);
+  ASSERT_EQ(d.sites_at_peak.size(), 5u);
+  EXPECT_EQ(d.sites_at_peak[0].site, "forward (proj/model.py:20)");
+  EXPECT_EQ(d.sites_at_peak[0].bytes, 2000000);
+  EXPECT_EQ(d.sites_at_peak[1].site, "forward (proj/model.py:30)");
+  EXPECT_EQ(d.sites_at_peak[2].site, "make_weights (proj/train.py:10)");
+  EXPECT_EQ(d.sites_at_peak[3].site, "load (proj/data.py:5)");
+  EXPECT_EQ(d.sites_at_peak[4].site, "<allocated before recording began>");
+  EXPECT_EQ(d.sites_at_peak[4].bytes, 400000);
+  // Visible frames drop the unwinder frame, keep the allocator and Python frames.
+  ASSERT_EQ(d.sites_at_peak[0].frames.size(), 4u);
+  EXPECT_EQ(s.frames[d.sites_at_peak[0].frames[1]].name, "forward");
+
+  // At snapshot time: active blocks 1 MiB + 2 MiB (pending free) + 512 KiB.
+  EXPECT_EQ(d.allocated_bytes, 3670016);
+  EXPECT_EQ(d.pending_free_bytes, 2097152);
+  EXPECT_EQ(d.requested_bytes, 3500000);
+  EXPECT_EQ(d.fragmentation_bytes, 3670016);
+  EXPECT_EQ(d.largest_free_block_bytes, 2097152);  // segment B, empty
+  EXPECT_EQ(d.segments, 3);
+  EXPECT_EQ(d.small_segments, 1);
+  ASSERT_EQ(d.segment_summaries.size(), 3u);
+  EXPECT_EQ(d.segment_summaries[0].address, 0x1000000);  // most free first
+
+  // OOM at entry 9: 8 MiB requested, driver had 1 MiB; allocated 3,900,000 and 7 MiB
+  // reserved; largest free range then: the whole of segment B.
+  ASSERT_EQ(d.ooms.size(), 1u);
+  EXPECT_EQ(d.ooms[0].entry_index, 9);
+  EXPECT_EQ(d.ooms[0].requested_bytes, 8388608);
+  EXPECT_EQ(d.ooms[0].device_free_bytes, 1048576);
+  EXPECT_EQ(d.ooms[0].allocated_bytes, 3900000);
+  EXPECT_EQ(d.ooms[0].reserved_bytes, 7340032);
+  EXPECT_EQ(d.ooms[0].largest_free_block_bytes, 2097152);
+  EXPECT_EQ(CallSiteLabel(s, d.ooms[0].stack), "forward (proj/model.py:20)");
+
+  // Device 1 has one block and no trace: its peak is its state.
+  const DeviceAnalysis& d1 = a.devices[1];
+  EXPECT_EQ(d1.device, 1);
+  EXPECT_EQ(d1.trace_entries, 0);
+  EXPECT_EQ(d1.peak_allocated_bytes, 1048576);
+  EXPECT_EQ(d1.peak_entry_index, -1);
+  EXPECT_EQ(d1.sites_at_peak[0].site, "<no stack recorded>");
+}
+
+TEST(SnapshotAnalysisTest, StateOnlySnapshotHasNoTimelineButAState) {
+  SnapshotAnalysis a = AnalyzeSnapshot(LoadMemorySnapshot(Fixture("state_only_p0.pickle")));
+  ASSERT_EQ(a.devices.size(), 1u);
+  const DeviceAnalysis& d = a.devices[0];
+  EXPECT_EQ(d.trace_entries, 0);
+  EXPECT_EQ(d.timeline.size(), 1u);
+  EXPECT_EQ(d.reserved_bytes, 6291456);
+  EXPECT_EQ(d.allocated_bytes, 3145728);
+  EXPECT_EQ(d.peak_allocated_bytes, 3000000);  // requested bytes of the two active blocks
+}
+
+TEST(SnapshotAnalysisTest, ExpandableSegmentMapAndUnmapMoveReservedAndLayout) {
+  // One expandable segment mapped in two 2 MiB steps, with one 1 MiB block, then the second
+  // step unmapped; an OOM in between sees 4 MiB mapped with 3 MiB free in one range.
+  MemorySnapshot s;
+  s.stacks.emplace_back();
+  SnapshotSegment seg;
+  seg.address = 0x10000000;
+  seg.total_size = 2 << 20;
+  seg.is_expandable = true;
+  seg.blocks.push_back(
+      SnapshotBlock{0x10000000, 1 << 20, 1 << 20, BlockState::kActiveAllocated, 0});
+  seg.blocks.push_back(SnapshotBlock{0x10100000, 1 << 20, 1 << 20, BlockState::kInactive, 0});
+  s.segments.push_back(seg);
+  s.device_traces.resize(1);
+  auto& t = s.device_traces[0];
+  t.push_back(TraceEntry{TraceAction::kSegmentMap, 0x10000000, 2 << 20, 0, -1, -1, 0});
+  t.push_back(TraceEntry{TraceAction::kAlloc, 0x10000000, 1 << 20, 0, -1, -1, 0});
+  t.push_back(TraceEntry{TraceAction::kSegmentMap, 0x10200000, 2 << 20, 0, -1, -1, 0});
+  t.push_back(TraceEntry{TraceAction::kOom, 0, 8 << 20, 0, -1, 0, 0});
+  t.push_back(TraceEntry{TraceAction::kSegmentUnmap, 0x10200000, 2 << 20, 0, -1, -1, 0});
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  const DeviceAnalysis& d = a.devices[0];
+  EXPECT_EQ(d.initial_reserved_bytes, 0);
+  EXPECT_EQ(d.peak_reserved_bytes, 4 << 20);
+  ASSERT_EQ(d.ooms.size(), 1u);
+  EXPECT_EQ(d.ooms[0].reserved_bytes, 4 << 20);
+  EXPECT_EQ(d.ooms[0].largest_free_block_bytes, 3 << 20);
+  EXPECT_EQ(d.replay_mismatch_bytes, 0);
+}
+
 }  // namespace
 }  // namespace sextant

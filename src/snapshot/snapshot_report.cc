@@ -21,10 +21,10 @@ std::string SignedBytes(int64_t bytes) {
 std::string WhenText(const DeviceAnalysis& d, int64_t index, int64_t time_us) {
   if (index < 0) return "before the first trace entry";
   if (d.has_timestamps && time_us >= 0 && d.timeline.size() > 1 && d.timeline[1].time_us >= 0) {
-    return fmt::format("entry {} (+{:.3f} s)", index,
+    return fmt::format("at entry {} (+{:.3f} s)", index,
                        static_cast<double>(time_us - d.timeline[1].time_us) / 1e6);
   }
-  return fmt::format("entry {}", index);
+  return fmt::format("at entry {}", index);
 }
 
 json FramesJson(const MemorySnapshot& s, const std::vector<FrameId>& frames) {
@@ -103,9 +103,9 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
           fmt::format("{} {}", TraceActionName(static_cast<TraceAction>(i)), d.action_counts[i]);
     }
     out += actions.empty() ? "\n" : " (" + actions + ")\n";
-    out += fmt::format("  {:<26}{:>11}  at {}\n", "peak allocated",
-                       FormatBytes(d.peak_allocated_bytes),
-                       WhenText(d, d.peak_entry_index, d.peak_time_us));
+    out +=
+        fmt::format("  {:<26}{:>11}  {}\n", "peak allocated", FormatBytes(d.peak_allocated_bytes),
+                    WhenText(d, d.peak_entry_index, d.peak_time_us));
     out += fmt::format("  {:<26}{:>11}\n", "peak reserved", FormatBytes(d.peak_reserved_bytes));
     out += fmt::format("  {:<26}{:>11}  ({} allocations made before recording began)\n",
                        "allocated at trace start", FormatBytes(d.initial_allocated_bytes),
@@ -135,7 +135,7 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
                          "size", "allocated", "free", "largest free", "blocks", "type", "stream");
       for (size_t i = 0; i < d.segment_summaries.size() && i < o.top_segments; ++i) {
         const auto& g = d.segment_summaries[i];
-        out += fmt::format("  {:>16x}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:<5}  {}\n",
+        out += fmt::format("  {:>#16x}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:<5}  {}\n",
                            g.address, FormatBytes(g.total_size), FormatBytes(g.allocated_bytes),
                            FormatBytes(g.free_bytes), FormatBytes(g.largest_free_bytes), g.blocks,
                            g.segment_type.empty() ? "-" : g.segment_type, g.stream);
@@ -143,7 +143,7 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
     }
     for (const auto& oom : d.ooms) {
       out += fmt::format(
-          "OOM at {}: requested {}, driver reported {} free; allocated {}, reserved {}, largest "
+          "OOM {}: requested {}, driver reported {} free; allocated {}, reserved {}, largest "
           "free cached block {}\n  from {}\n",
           WhenText(d, oom.entry_index, oom.time_us), FormatBytes(oom.requested_bytes),
           oom.device_free_bytes >= 0 ? FormatBytes(oom.device_free_bytes) : "?",

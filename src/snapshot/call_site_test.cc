@@ -1,0 +1,58 @@
+#include "snapshot/call_site.h"
+
+#include <gtest/gtest.h>
+
+namespace sextant {
+namespace {
+
+MemorySnapshot WithStack(std::vector<StackFrame> frames) {
+  MemorySnapshot s;
+  s.stacks.emplace_back();
+  std::vector<FrameId> ids;
+  for (auto& f : frames) {
+    ids.push_back(static_cast<FrameId>(s.frames.size()));
+    s.frames.push_back(std::move(f));
+  }
+  s.stacks.push_back(ids);
+  return s;
+}
+
+TEST(CallSiteTest, HidesTheFramesMemoryVizHides) {
+  // Names and files from MemoryViz.js frameFilter's two lists.
+  EXPECT_TRUE(IsViewerHiddenFrame({"torch::unwind::unwind()", "??", 0}));
+  EXPECT_TRUE(IsViewerHiddenFrame({"_PyEval_EvalFrameDefault", "??", 0}));
+  EXPECT_TRUE(IsViewerHiddenFrame({"__libc_start_main", "??", 0}));
+  EXPECT_TRUE(IsViewerHiddenFrame({"wrapper_CUDA_index", "RegisterCUDA.cpp", 0}) == false);
+  EXPECT_TRUE(IsViewerHiddenFrame({"x", "aten/src/ATen/RegisterCUDA.cpp", 0}));
+  EXPECT_TRUE(IsViewerHiddenFrame({"run_mod", "/usr/src/python/Python/pythonrun.c", 1743}));
+  EXPECT_FALSE(IsViewerHiddenFrame({"forward", "/home/u/model.py", 12}));
+}
+
+TEST(CallSiteTest, PicksInnermostUserPythonFrame) {
+  MemorySnapshot s = WithStack({
+      {"torch::unwind::unwind()", "??", 0},
+      {"c10::cuda::CUDACachingAllocator::malloc", "CUDACachingAllocator.cpp", 0},
+      {"_call_impl", "/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", 1750},
+      {"forward", "/home/u/proj/cs336_basics/transformer.py", 39},
+      {"main", "/home/u/proj/train.py", 7},
+  });
+  EXPECT_EQ(CallSiteLabel(s, 1), "forward (cs336_basics/transformer.py:39)");
+  EXPECT_EQ(VisibleFrames(s, 1, 10).size(), 4u);
+  EXPECT_EQ(VisibleFrames(s, 1, 2).size(), 2u);
+  EXPECT_EQ(CallSiteLabel(s, 0), "<no stack recorded>");
+}
+
+TEST(CallSiteTest, FallsBackToTorchThenNativeFrames) {
+  MemorySnapshot torch_only = WithStack({
+      {"empty_cache", "/venv/site-packages/torch/cuda/memory.py", 218},
+  });
+  EXPECT_EQ(CallSiteLabel(torch_only, 1), "empty_cache (cuda/memory.py:218)");
+  MemorySnapshot native = WithStack({
+      {"torch::unwind::unwind()", "??", 0},
+      {"at::native::empty_cuda", "??", 0},
+  });
+  EXPECT_EQ(CallSiteLabel(native, 1), "at::native::empty_cuda");
+}
+
+}  // namespace
+}  // namespace sextant
