@@ -57,6 +57,12 @@ json ParseJson(std::string_view text, const std::string& file) {
     if (colon != std::string::npos) reason = reason.substr(colon);
     ThrowUserError({file, -1, -1, static_cast<int64_t>(e.byte > 0 ? e.byte - 1 : 0)}, "",
                    "invalid JSON: " + reason);
+  } catch (const json::exception& e) {
+    // e.g. out_of_range 406: a number too large for a double ("1e400").
+    std::string reason = e.what();
+    const size_t bracket = reason.find("] ");
+    if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
+    ThrowUserError({file}, "", "invalid JSON: " + reason);
   }
 }
 
@@ -112,9 +118,14 @@ void RequireSameLength(size_t a, size_t b, const char* first, const char* second
 }
 
 // Numeric order for keys "1".."20" (file order is arbitrary in JSON); non-numeric keys after.
+bool IsSmallNumber(const std::string& key) {
+  return !key.empty() && key.size() < 10 &&
+         std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool IterationKeyLess(const std::string& a, const std::string& b) {
-  const bool a_num = !a.empty() && a.size() < 10 && std::all_of(a.begin(), a.end(), ::isdigit);
-  const bool b_num = !b.empty() && b.size() < 10 && std::all_of(b.begin(), b.end(), ::isdigit);
+  const bool a_num = IsSmallNumber(a);
+  const bool b_num = IsSmallNumber(b);
   if (a_num && b_num) return std::stol(a) < std::stol(b);
   if (a_num != b_num) return a_num;
   return a < b;

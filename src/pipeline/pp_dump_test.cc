@@ -125,6 +125,7 @@ TEST(PrimusDumpTest, MalformedInputGivesLocatedErrors) {
   EXPECT_THAT(ErrorOf(R"({"1": {"total": 1, "fwd_chunk": [0.5]}})"),
               HasSubstr("'1.fwd_chunk[0]': expected an integer"));
   EXPECT_THAT(ErrorOf(std::string(100000, '[')), HasSubstr("nested deeper"));
+  EXPECT_THAT(ErrorOf(R"({"1": {"total": 2988.2e6875}})"), HasSubstr("number overflow"));
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"vp_size": 2})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 100000000})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 2, "vp_size": 0})", "config.json"), UserError);
