@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "pipeline/schedule_generators.h"
 #include "util/error.h"
 
@@ -120,8 +122,35 @@ INSTANTIATE_TEST_SUITE_P(Narayanan2021, AnalyticBubbleTest,
                                            AnalyticCase{ScheduleKind::kInterleaved1F1B, 4, 4, 16},
                                            AnalyticCase{ScheduleKind::kInterleaved1F1B, 8, 2, 32}));
 
-// ZB-H1 bubble (p-1)(T_F + T_B - T_W) (sail-sg/zero-bubble README): F=2, B=2, W=1, p=4, m=8:
-// bubble 3 * 3 = 9 on top of 8 * 5 = 40 of work.
+// Zero-bubble closed forms (Qi et al. 2024; sail-sg/zero-bubble README, DualPipe README):
+//   ZB-H1: m(F+B+W) + (p-1)(F + B - W)
+//   ZB-H2: m(F+B+W) + (p-1)(F + B - 2W), which cannot beat the last stage's start, so the
+//          step is never below m(F+B+W) + (p-1)F (the (p-1)F lead-in of the last rank).
+struct ZeroBubbleCase {
+  int pp;
+  double f, b, w;
+};
+
+class ZeroBubbleFormulaTest : public ::testing::TestWithParam<ZeroBubbleCase> {};
+
+TEST_P(ZeroBubbleFormulaTest, StepTimesMatchClosedForms) {
+  const ZeroBubbleCase& c = GetParam();
+  const int m = 3 * c.pp;
+  const PipelineCosts costs = UniformCosts(c.pp, c.f, c.b, c.w);
+  const double work = m * (c.f + c.b + c.w);
+  const auto h1 = SimulatePipeline(MakeZeroBubbleH1Schedule({c.pp, 1, m}), costs);
+  EXPECT_NEAR(h1.step_time_s, work + (c.pp - 1) * (c.f + c.b - c.w), 1e-9);
+  const auto h2 = SimulatePipeline(MakeZeroBubbleH2Schedule({c.pp, 1, m}, &costs), costs);
+  EXPECT_NEAR(h2.step_time_s, work + (c.pp - 1) * std::max(c.f, c.f + c.b - 2 * c.w), 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(QiEtAl2024, ZeroBubbleFormulaTest,
+                         ::testing::Values(ZeroBubbleCase{4, 1, 1.5, 0.5},
+                                           ZeroBubbleCase{8, 1, 1.5, 0.5},
+                                           ZeroBubbleCase{4, 1, 2, 1}, ZeroBubbleCase{8, 1, 2, 1},
+                                           ZeroBubbleCase{4, 1, 1, 1}, ZeroBubbleCase{8, 2, 1, 1}));
+
+// ZB-H1 with F=2, B=2, W=1, p=4, m=8 by hand: bubble 3 * (2 + 2 - 1) = 9 on 8 * 5 = 40 of work.
 TEST(PipelineSimulatorTest, ZeroBubbleH1MatchesItsBubbleFormula) {
   const PipelineSimulation sim = Simulate(ScheduleKind::kZeroBubbleH1, 4, 1, 8, 2, 2, 1);
   EXPECT_DOUBLE_EQ(sim.step_time_s, 49.0);
