@@ -1,30 +1,130 @@
 #include "projection/projection_runner.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "memory/memory_report.h"
+#include "pipeline/chrome_trace_export.h"
+#include "pipeline/pipeline_simulator.h"
+#include "pipeline/pp_dump_writer.h"
+#include "pipeline/schedule_generators.h"
+#include "projection/performance_model.h"
 #include "util/error.h"
 
 namespace sextant {
+namespace {
 
-MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
-  if (options.memory_mode != "simulate") {
-    ThrowUserError("--memory-mode " + options.memory_mode +
-                   " needs GPU measurements; only 'simulate' is available in this build");
+void CheckModes(const ProjectionOptions& o) {
+  if (o.memory_mode != "simulate") {
+    ThrowUserError("--memory-mode " + o.memory_mode +
+                   " needs GPU measurements, which this projection does not take; use "
+                   "--memory-mode simulate");
   }
-  return ProjectMemory(job);
+  if (o.profiling_mode == "benchmark" || o.profiling_mode == "both") {
+    ThrowUserError("--profiling-mode " + o.profiling_mode +
+                   " times layers on a local GPU; this build has no GPU benchmark backend "
+                   "(use --profiling-mode simulate)");
+  }
+  if (o.profiling_mode == "trace") {
+    ThrowUserError("--profiling-mode trace is not available yet; use --profiling-mode simulate");
+  }
+  if (!o.load_benchmark.empty() || !o.save_benchmark.empty()) {
+    ThrowUserError("--save-benchmark/--load-benchmark need --profiling-mode benchmark");
+  }
 }
 
-void RunPerformanceProjection(const Job&, const ProjectionOptions&, std::ostream&) {
-  ThrowUserError("performance projection is not available in this build yet");
+// In-flight micro-batches per rank and chunk from the event simulator, run on the job's
+// schedule with uniform unit costs: the schedule's order, not the costs, decides how many
+// activations a rank holds for the fixed schedules; for cost-driven schedules the projection
+// with real costs is used instead (`projection both`).
+InFlightTable SimulatedInFlight(const Job& job) {
+  std::string name = job.training.pipeline_schedule;
+  if (name.empty() || name == "auto" || name == "all") {
+    name = job.parallel.vpp > 1 ? "interleaved" : "1f1b";
+  }
+  if (name == "1f1b" && job.parallel.vpp > 1) name = "interleaved";
+  if (name == "zerobubble") name = "zb-h1";
+  const ScheduleKind kind = ParseScheduleKind(name);
+  const bool v_shape = kind == ScheduleKind::kZbvFormatted ||
+                       kind == ScheduleKind::kZbvGreedyHalf ||
+                       kind == ScheduleKind::kZbvGreedyMin || kind == ScheduleKind::kDualPipeV;
+  PipelineShape shape{job.parallel.pp, v_shape ? 2 : job.parallel.vpp,
+                      static_cast<int>(job.training.NumMicroBatches(job.parallel.dp))};
+  const PipelineCosts costs =
+      UniformCosts(shape.pipeline_ranks * shape.chunks_per_rank, 1.0, 1.0, 1.0, 1);
+  const Schedule schedule = GenerateSchedule(kind, shape, &costs);
+  const PipelineSimulation sim = SimulatePipeline(schedule, costs);
+  InFlightTable table;
+  for (const auto& r : sim.ranks) {
+    table.push_back(std::vector<double>(shape.chunks_per_rank,
+                                        double(r.peak_inflight_chunks) / shape.chunks_per_rank));
+  }
+  return table;
+}
+
+Job WithSchedule(const Job& job, const ProjectionOptions& o) {
+  Job j = job;
+  if (!o.schedule.empty() && o.schedule != "auto") j.training.pipeline_schedule = o.schedule;
+  return j;
+}
+
+void WriteExports(const PerformanceReport& perf, const Job& job, const ProjectionOptions& o) {
+  if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace);
+  if (!o.pp_dump.empty()) {
+    PrimusDumpLayout layout{job.parallel.dp, job.parallel.tp, job.parallel.ep};
+    WritePrimusDump(SimulationToPrimusDump(perf.simulation, layout), o.pp_dump);
+  }
+}
+
+PerformanceOptions ToPerformanceOptions(const ProjectionOptions& o) {
+  PerformanceOptions p;
+  p.schedule = o.schedule == "auto" ? "" : o.schedule;
+  return p;
+}
+
+}  // namespace
+
+MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
+  CheckModes(options);
+  const Job j = WithSchedule(job, options);
+  if (j.training.pipeline_schedule == "all") {
+    ThrowUserError(
+        "--pipeline-schedule-algorithm all compares schedules by time; use "
+        "`projection performance` or `projection both`");
+  }
+  return ProjectMemory(j, SimulatedInFlight(j));
+}
+
+void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
+  CheckModes(options);
+  const Job j = WithSchedule(job, options);
+  const PerformanceReport perf = ProjectPerformance(j, ToPerformanceOptions(options));
+  WriteExports(perf, j, options);
+  if (options.json) {
+    out << PerformanceReportJson(perf).dump(2) << "\n";
+  } else {
+    out << RenderPerformanceReport(perf);
+  }
 }
 
 void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out) {
-  const MemoryReport memory = RunMemoryProjection(job, options);
+  CheckModes(options);
+  Job j = WithSchedule(job, options);
+  const PerformanceReport perf = ProjectPerformance(j, ToPerformanceOptions(options));
+  WriteExports(perf, j, options);
+  // Memory at the same shape and schedule the performance projection chose, with its
+  // simulated in-flight activations.
+  j.training.pipeline_schedule = perf.schedule;
+  const MemoryReport memory = ProjectMemory(j, perf.in_flight);
   if (options.json) {
-    out << nlohmann::json{{"memory", MemoryReportJson(memory)}}.dump(2) << "\n";
+    out << nlohmann::json{{"memory", MemoryReportJson(memory)},
+                          {"performance", PerformanceReportJson(perf)}}
+               .dump(2)
+        << "\n";
   } else {
-    out << RenderMemoryReport(memory);
+    out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(perf);
   }
 }
 

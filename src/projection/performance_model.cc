@@ -1,0 +1,554 @@
+#include "projection/performance_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cost/collective_model.h"
+#include "memory/activation_memory.h"
+#include "model/flop_count.h"
+#include "parallel/sharding.h"
+#include "pipeline/schedule_generators.h"
+#include "report/console_table.h"
+#include "util/error.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
+  std::string name = requested.empty() ? job.training.pipeline_schedule : requested;
+  if (name.empty() || name == "auto") name = job.parallel.vpp > 1 ? "interleaved" : "1f1b";
+  if (name == "zerobubble") name = "zb-h1";
+  if (name == "1f1b" && job.parallel.vpp > 1) name = "interleaved";
+  return ParseScheduleKind(name);
+}
+
+StagePlacement PlacementFor(ScheduleKind k) {
+  return (k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
+          k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV)
+             ? StagePlacement::kVShape
+             : StagePlacement::kInterleaved;
+}
+
+// Bytes handed from one pipeline stage to the next for one micro-batch: the hidden state,
+// sequence-sharded under SP (Megatron scatters it before the send) and split by CP.
+int64_t BoundaryBytes(const Job& job) {
+  const int64_t tokens = TokensPerRank(job);
+  const int64_t sp = job.parallel.sequence_parallel ? job.parallel.tp : 1;
+  return 2 * tokens * job.model.hidden_size / std::max<int64_t>(1, sp);
+}
+
+struct StagedCosts {
+  PipelineCosts costs;
+  std::vector<double> tp_comm, cp_comm, ep_comm;  // per virtual stage, per micro-batch
+  std::vector<double> backward_last;              // per virtual stage: B + W of one micro-batch
+  std::vector<double> forward;                    // per virtual stage: F
+};
+
+StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind kind,
+                            const CollectiveModel& comm) {
+  const StageShape shape = PlacementFor(kind) == StagePlacement::kVShape ? StageShape::kVShape
+                                                                         : StageShape::kInterleaved;
+  ParallelPlan plan = job.parallel;
+  if (shape == StageShape::kVShape) plan.vpp = 2;
+  const auto stages = PlaceLayers(job.model, plan, shape);
+  StagedCosts out;
+  const bool split = SplitsBackward(kind);
+  const int64_t embed_act = 0;
+  (void)embed_act;
+  for (const auto& vs : stages) {
+    StageCost c;
+    double tp = 0, cp = 0, ep = 0;
+    int64_t act = 0;
+    auto add = [&](const PieceTiming& p) {
+      c.forward_s += p.forward_s;
+      c.backward_input_s += p.backward_input_s;
+      c.backward_weight_s += p.backward_weight_s;
+      c.recompute_s += p.recompute_s;
+      tp += p.tp_comm_s;
+      cp += p.cp_comm_s;
+      ep += p.ep_comm_s;
+    };
+    for (int64_t i = 0; i < vs.num_layers; ++i) {
+      add(t.layers[vs.first_layer + i]);
+      act += LayerActivationBytes(job, vs.first_layer + i).Total();
+    }
+    for (int64_t i = 0; i < vs.mtp_layers; ++i) add(t.mtp);
+    if (vs.has_embedding) {
+      add(t.embedding);
+      act += EmbeddingActivationBytes(job);
+    }
+    if (vs.has_output) {
+      add(t.output);
+      act += OutputActivationBytes(job);
+    }
+    if (!split) c.backward_combined_s = c.backward_input_s + c.backward_weight_s;
+    c.activation_bytes = act;
+    out.costs.stages.push_back(c);
+    out.tp_comm.push_back(tp);
+    out.cp_comm.push_back(cp);
+    out.ep_comm.push_back(ep);
+    out.backward_last.push_back(c.backward_input_s + c.backward_weight_s);
+    out.forward.push_back(c.forward_s);
+  }
+  const CommGroup pp_group = GroupFor(ParallelDim::kPP, job.parallel, job.cluster.gpus_per_node);
+  if (job.parallel.pp > 1) {
+    // Adjacent pipeline ranks are one PP "hop" apart; the group tells whether they share a node.
+    CommGroup pair{2, pp_group.ranks_per_node >= 2 ? 2 : 1};
+    out.costs.p2p_s = {comm.Time(Collective::kSendRecv, BoundaryBytes(job), pair)};
+  }
+  out.costs.p2p_overlaps_compute = true;
+  return out;
+}
+
+struct DataParallelCost {
+  double total_s = 0;
+  double exposed_s = 0;
+  std::string how;
+};
+
+// Gradient reduction and parameter gathering over the data-parallel group (Megatron DDP /
+// distributed optimizer: reduce-scatter FP32 grads + all-gather BF16 params; plain DDP:
+// all-reduce; FSDP2: per-layer all-gather in forward and backward + reduce-scatter).
+DataParallelCost DataParallelTime(const Job& job, const RankParams& params,
+                                  const CollectiveModel& comm, double backward_window_s,
+                                  double forward_window_s, const ModelTimings& t,
+                                  int64_t micro_batches) {
+  DataParallelCost out;
+  const ParallelPlan& p = job.parallel;
+  const int dp_cp = p.dp * p.cp;
+  CommGroup dense = GroupFor(ParallelDim::kDP, p, job.cluster.gpus_per_node);
+  dense.size = dp_cp;
+  CommGroup expert = GroupFor(ParallelDim::kExpertDP, p, job.cluster.gpus_per_node);
+  const double grad_bytes = DTypeBytes(job.training.precision.main_grads);
+  const double param_bytes = DTypeBytes(job.training.precision.params);
+  auto reduce = [&](int64_t n, const CommGroup& g) {
+    if (g.size <= 1 || n == 0) return std::pair<double, double>{0, 0};
+    if (p.distributed_optimizer || p.fsdp2) {
+      return std::pair<double, double>{
+          comm.Time(Collective::kReduceScatter, static_cast<int64_t>(n * grad_bytes), g),
+          comm.Time(Collective::kAllGather, static_cast<int64_t>(n * param_bytes), g)};
+    }
+    return std::pair<double, double>{
+        comm.Time(Collective::kAllReduce, static_cast<int64_t>(n * grad_bytes), g), 0.0};
+  };
+  if (p.fsdp2) {
+    // Per layer and micro-batch: all-gather before forward and again before backward,
+    // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
+    const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(t.layers.size()));
+    const int64_t per_layer = params.Total() / layers;
+    const double ag =
+        comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
+    const double rs =
+        comm.Time(Collective::kReduceScatter, static_cast<int64_t>(per_layer * grad_bytes), dense);
+    double exposed = ag;  // the first layer's gather cannot be hidden
+    for (const auto& l : t.layers) {
+      exposed += std::max(0.0, ag - l.forward_s) + std::max(0.0, ag + rs - l.Backward());
+    }
+    out.total_s = (2 * ag + rs) * layers * micro_batches;
+    out.exposed_s = exposed * micro_batches;
+    out.how = "FSDP2: per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
+    return out;
+  }
+  const auto [dense_rs, dense_ag] = reduce(params.dense, dense);
+  const auto [exp_rs, exp_ag] = reduce(params.expert, expert);
+  const double rs = dense_rs + exp_rs, ag = dense_ag + exp_ag;
+  out.total_s = rs + ag;
+  // Megatron's DDP buckets (at least 40M parameters each): with overlap, only what does not
+  // fit under the last micro-batch's backward, and at least the final bucket, is exposed.
+  const double buckets = std::max(1.0, std::ceil(params.Total() / 40e6));
+  const double exposed_rs =
+      job.training.overlap_grad_reduce ? std::max(rs / buckets, rs - backward_window_s) : rs;
+  const double exposed_ag =
+      job.training.overlap_param_gather ? std::max(ag / buckets, ag - forward_window_s) : ag;
+  out.exposed_s = exposed_rs + exposed_ag;
+  out.how = p.distributed_optimizer
+                ? "distributed optimizer: reduce-scatter grads + all-gather params"
+                : "all-reduce of gradients";
+  if (job.training.overlap_grad_reduce) out.how += ", overlapped with backward";
+  return out;
+}
+
+double PeakTflopsForMfu(const Job& job) {
+  const GpuSpec& g = job.cluster.gpu;
+  const DType d = job.training.precision.params == DType::kFP16 ? DType::kFP16 : DType::kBF16;
+  return g.Supports(d) ? g.PeakTflops(d) : g.PeakTflops(DType::kBF16);
+}
+
+}  // namespace
+
+Job RescaleToNodes(const Job& job, int nodes) {
+  Job j = job;
+  const ParallelPlan& p = job.parallel;
+  const int world = nodes * job.cluster.gpus_per_node;
+  const int model_parallel = p.tp * p.pp * p.cp;
+  if (world % model_parallel != 0) {
+    ThrowUserError(fmt::format("{} nodes x {} GPUs is not a multiple of TP {} x PP {} x CP {}",
+                               nodes, job.cluster.gpus_per_node, p.tp, p.pp, p.cp));
+  }
+  j.parallel.dp = world / model_parallel;
+  j.cluster.num_nodes = nodes;
+  const int64_t per_step = job.training.micro_batch_size * j.parallel.dp;
+  if (job.training.global_batch_size < per_step) {
+    ThrowUserError(
+        fmt::format("{} nodes give DP {}: global batch {} is smaller than micro-batch {} x DP {}; "
+                    "more nodes than micro-batches allow",
+                    nodes, j.parallel.dp, job.training.global_batch_size,
+                    job.training.micro_batch_size, j.parallel.dp));
+  }
+  if (job.training.global_batch_size % per_step != 0) {
+    ThrowUserError(
+        fmt::format("{} nodes give DP {}: global batch {} is not divisible by "
+                    "micro-batch {} x DP {}",
+                    nodes, j.parallel.dp, job.training.global_batch_size,
+                    job.training.micro_batch_size, j.parallel.dp));
+  }
+  return j;
+}
+
+PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options) {
+  PerformanceReport r;
+  r.model = job.model.name;
+  r.gpu = job.cluster.gpu.name;
+  r.nodes = job.cluster.num_nodes;
+  r.gpus = job.parallel.WorldSize();
+  r.parallel = job.parallel;
+  const int64_t m = job.training.NumMicroBatches(job.parallel.dp);
+  r.micro_batches = m;
+  if (m < 1) ThrowUserError("the global batch gives no micro-batch to each data-parallel rank");
+
+  const auto comm = MakeCollectiveModel(job.cluster, "auto");
+  const ModelTimings timings = ComputeModelTimings(job);
+  const bool compare_all = options.schedule == "all" || job.training.pipeline_schedule == "all";
+  const ScheduleKind chosen =
+      compare_all ? (job.parallel.vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B)
+                  : ChooseSchedule(job, options.schedule);
+  if (job.parallel.vpp > 1 && PlacementFor(chosen) == StagePlacement::kInterleaved &&
+      chosen != ScheduleKind::kInterleaved1F1B) {
+    ThrowUserError(fmt::format("schedule {} runs one model chunk per rank, but VPP is {}",
+                               ScheduleKindName(chosen), job.parallel.vpp));
+  }
+  if (SplitsBackward(chosen) && job.training.recompute.granularity == RecomputeGranularity::kFull) {
+    r.assumptions.push_back(
+        "full recomputation with a B/W-split schedule: the forward is recomputed once before B");
+  }
+
+  auto run_one = [&](ScheduleKind kind, PipelineSimulation& sim, Schedule& ops,
+                     StagedCosts& staged) {
+    staged = BuildStageCosts(job, timings, kind, *comm);
+    PipelineShape shape{job.parallel.pp,
+                        PlacementFor(kind) == StagePlacement::kVShape ? 2 : job.parallel.vpp,
+                        static_cast<int>(m)};
+    ops = GenerateSchedule(kind, shape, &staged.costs);
+    sim = SimulatePipeline(ops, staged.costs);
+  };
+
+  StagedCosts staged;
+  run_one(chosen, r.simulation, r.schedule_ops, staged);
+  r.schedule = std::string(ScheduleKindName(chosen));
+
+  // Critical rank: the one that finishes last.
+  const RankSimulation* crit = &r.simulation.ranks.front();
+  for (const auto& rk : r.simulation.ranks) {
+    if (rk.end_s > crit->end_s) crit = &rk;
+  }
+  const RankParams params0 = ParamsOnRank(job.model, job.parallel, 0);
+  double bwd_window = 0, fwd_window = 0;
+  for (size_t s = 0; s < staged.backward_last.size(); ++s) {
+    if (r.schedule_ops.RankOfStage(static_cast<int>(s)) == 0) {
+      bwd_window += staged.backward_last[s];
+      fwd_window += staged.forward[s];
+    }
+  }
+  const DataParallelCost dp =
+      DataParallelTime(job, params0, *comm, bwd_window, fwd_window, timings, m);
+  const double step = r.simulation.step_time_s;
+  const double iteration = step + dp.exposed_s + timings.optimizer_step_s;
+  r.iteration_time_ms = iteration * 1e3;
+  r.dp_comm_total_ms = dp.total_s * 1e3;
+  const double tokens =
+      static_cast<double>(job.training.global_batch_size) * job.training.seq_length;
+  r.tokens_per_s_per_gpu = tokens / iteration / r.gpus;
+  FlopInputs fi{job.training.seq_length, job.training.global_batch_size,
+                job.model.PaddedVocabSize(job.parallel.tp)};
+  const double model_flops = MegatronModelFlops(job.model, fi);
+  const double hw_flops = job.training.recompute.granularity == RecomputeGranularity::kFull
+                              ? MegatronFullRecomputeFlops(job.model, fi)
+                              : model_flops;
+  r.model_tflops_per_gpu = model_flops / iteration / r.gpus / kTera;
+  r.hardware_tflops_per_gpu = hw_flops / iteration / r.gpus / kTera;
+  r.mfu = r.model_tflops_per_gpu / PeakTflopsForMfu(job);
+  r.bubble_ratio = crit->bubble_ratio;
+
+  // Breakdown on the critical rank.
+  double tp = 0, cp = 0, ep = 0;
+  for (size_t s = 0; s < staged.tp_comm.size(); ++s) {
+    if (r.schedule_ops.RankOfStage(static_cast<int>(s)) != crit->rank) continue;
+    tp += staged.tp_comm[s] * m;
+    cp += staged.cp_comm[s] * m;
+    ep += staged.ep_comm[s] * m;
+  }
+  double p2p = 0;
+  for (const auto& e : crit->timeline) {
+    if (e.kind == TimelineEventKind::kSend || e.kind == TimelineEventKind::kRecv) {
+      p2p += e.end_s - e.start_s;
+    }
+  }
+  IterationBreakdown& b = r.breakdown;
+  b.tp_comm_ms = tp * 1e3;
+  b.cp_comm_ms = cp * 1e3;
+  b.ep_comm_ms = ep * 1e3;
+  b.pp_comm_ms = p2p * 1e3;
+  b.compute_ms = std::max(0.0, crit->busy_s - tp - cp - ep) * 1e3;
+  b.pipeline_bubble_ms = crit->bubble_s * 1e3;
+  b.dp_comm_exposed_ms = dp.exposed_s * 1e3;
+  b.optimizer_ms = timings.optimizer_step_s * 1e3;
+
+  // One row per distinct layer type.
+  std::map<std::string, bool> seen;
+  for (const auto& l : timings.layers) {
+    if (!seen[l.type]) {
+      seen[l.type] = true;
+      r.layer_types.push_back(l);
+    }
+  }
+  r.layer_types.push_back(timings.embedding);
+  r.layer_types.push_back(timings.output);
+
+  // In-flight activations per rank from the simulation, for the memory model.
+  const int chunks = r.schedule_ops.shape.chunks_per_rank;
+  for (const auto& rk : r.simulation.ranks) {
+    r.in_flight.push_back(
+        std::vector<double>(chunks, static_cast<double>(rk.peak_inflight_chunks) / chunks));
+  }
+
+  if (compare_all) {
+    for (ScheduleKind k : AllScheduleKinds()) {
+      ScheduleResult sr;
+      sr.schedule = std::string(ScheduleKindName(k));
+      try {
+        if (job.parallel.vpp > 1 && k != ScheduleKind::kInterleaved1F1B &&
+            PlacementFor(k) == StagePlacement::kInterleaved) {
+          ThrowUserError("needs VPP 1");
+        }
+        if (k == ScheduleKind::kInterleaved1F1B && job.parallel.vpp < 2) {
+          ThrowUserError("needs VPP >= 2");
+        }
+        PipelineSimulation sim;
+        Schedule ops;
+        StagedCosts sc;
+        run_one(k, sim, ops, sc);
+        sr.ran = true;
+        const double it = sim.step_time_s + dp.exposed_s + timings.optimizer_step_s;
+        sr.iteration_time_ms = it * 1e3;
+        sr.bubble_ratio = sim.max_bubble_ratio;
+        sr.tokens_per_s_per_gpu = tokens / it / r.gpus;
+        sr.peak_activation_bytes = sim.max_peak_activation_bytes;
+      } catch (const UserError& e) {
+        sr.skipped_because = e.what();
+      }
+      r.schedules.push_back(sr);
+    }
+  }
+
+  // Scaling table over node counts (GBS fixed, DP grows).
+  std::vector<int> nodes = options.scaling_nodes;
+  if (nodes.empty()) {
+    for (int n = 1; n <= std::max(1, job.cluster.num_nodes * 4); n *= 2) nodes.push_back(n);
+    if (std::find(nodes.begin(), nodes.end(), job.cluster.num_nodes) == nodes.end()) {
+      nodes.push_back(job.cluster.num_nodes);
+      std::sort(nodes.begin(), nodes.end());
+    }
+  }
+  for (int n : nodes) {
+    ScalingPoint sp;
+    sp.nodes = n;
+    try {
+      if (n == job.cluster.num_nodes) {
+        sp.dp = job.parallel.dp;
+        sp.micro_batches = m;
+        sp.iteration_time_ms = r.iteration_time_ms;
+        sp.tokens_per_s_per_gpu = r.tokens_per_s_per_gpu;
+        sp.mfu = r.mfu;
+      } else {
+        const Job scaled = RescaleToNodes(job, n);
+        PerformanceOptions inner;
+        inner.schedule = compare_all ? "" : options.schedule;
+        inner.scaling_nodes = {n};
+        const PerformanceReport sr = ProjectPerformance(scaled, inner);
+        sp.dp = scaled.parallel.dp;
+        sp.micro_batches = sr.micro_batches;
+        sp.iteration_time_ms = sr.iteration_time_ms;
+        sp.tokens_per_s_per_gpu = sr.tokens_per_s_per_gpu;
+        sp.mfu = sr.mfu;
+      }
+      if (sp.micro_batches < job.parallel.pp) {
+        sp.note = fmt::format("micro-batch starvation: {} micro-batches < PP {}", sp.micro_batches,
+                              job.parallel.pp);
+      }
+    } catch (const UserError& e) {
+      sp.note = e.what();
+    }
+    r.scaling.push_back(sp);
+  }
+
+  r.assumptions = timings.assumptions;
+  r.assumptions.push_back(fmt::format("data parallel: {} ({:.2f} ms total, {:.2f} ms exposed)",
+                                      dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
+  r.assumptions.push_back(fmt::format(
+      "model FLOPs: Megatron num_floating_point_operations, causal attention ({:.3g} per "
+      "iteration); MFU against the dense {} peak {:.0f} TFLOP/s",
+      model_flops, job.training.precision.params == DType::kFP16 ? "fp16" : "bf16",
+      PeakTflopsForMfu(job)));
+  r.assumptions.push_back(fmt::format("collectives: {} preset", comm->Name()));
+  for (const auto& n : job.notes) r.assumptions.push_back(n);
+  return r;
+}
+
+std::string RenderPerformanceReport(const PerformanceReport& r) {
+  const auto& p = r.parallel;
+  std::string out = fmt::format(
+      "{} on {} x {} ({} nodes) | TP {} PP {} VPP {} CP {} EP {} DP {} | {} | {} micro-batches\n\n",
+      r.model, r.gpus, r.gpu, r.nodes, p.tp, p.pp, p.vpp, p.cp, p.ep, p.dp, r.schedule,
+      r.micro_batches);
+  Table summary("performance", "Iteration",
+                {{"metric", "metric", 0}, {"value", "value", 2}, {"unit", "unit", 0}});
+  summary.AddRow({std::string("iteration time"), r.iteration_time_ms, std::string("ms")});
+  summary.AddRow(
+      {std::string("tokens/s per GPU"), r.tokens_per_s_per_gpu, std::string("tokens/s")});
+  summary.AddRow(
+      {std::string("model TFLOP/s per GPU"), r.model_tflops_per_gpu, std::string("TFLOP/s")});
+  summary.AddRow(
+      {std::string("hardware TFLOP/s per GPU"), r.hardware_tflops_per_gpu, std::string("TFLOP/s")});
+  summary.AddRow({std::string("MFU"), r.mfu * 100, std::string("%")});
+  summary.AddRow({std::string("pipeline bubble ratio"), r.bubble_ratio * 100, std::string("%")});
+  out += RenderConsoleTable(summary) + "\n";
+  const auto& b = r.breakdown;
+  Table br("breakdown", "Where the iteration goes (critical pipeline rank)",
+           {{"component", "component", 0}, {"ms", "ms", 2}});
+  br.AddRow({std::string("compute"), b.compute_ms});
+  br.AddRow({std::string("pipeline bubble"), b.pipeline_bubble_ms});
+  br.AddRow({std::string("TP communication (on critical path)"), b.tp_comm_ms});
+  br.AddRow({std::string("CP communication"), b.cp_comm_ms});
+  br.AddRow({std::string("EP communication"), b.ep_comm_ms});
+  br.AddRow({std::string("PP send/recv (overlapped)"), b.pp_comm_ms});
+  br.AddRow({std::string("DP communication, exposed"), b.dp_comm_exposed_ms});
+  br.AddRow({std::string("optimizer step"), b.optimizer_ms});
+  out += RenderConsoleTable(br) + "\n";
+  Table lt("layers", "Per micro-batch on one GPU",
+           {{"type", "piece", 0},
+            {"forward_ms", "forward ms", 3},
+            {"backward_ms", "backward ms", 3},
+            {"recompute_ms", "recompute ms", 3}});
+  for (const auto& l : r.layer_types) {
+    lt.AddRow({l.type, l.forward_s * 1e3, l.Backward() * 1e3, l.recompute_s * 1e3});
+  }
+  out += RenderConsoleTable(lt) + "\n";
+  if (!r.schedules.empty()) {
+    Table st("schedules", "Schedules compared",
+             {{"schedule", "schedule", 0},
+              {"iteration_ms", "iteration ms", 2},
+              {"tokens", "tokens/s/GPU", 1},
+              {"bubble", "bubble %", 1},
+              {"act", "peak act GiB", 2},
+              {"note", "note", 0}});
+    for (const auto& s : r.schedules) {
+      if (s.ran) {
+        st.AddRow({s.schedule, s.iteration_time_ms, s.tokens_per_s_per_gpu, s.bubble_ratio * 100,
+                   ToGiB(s.peak_activation_bytes), std::string("")});
+      } else {
+        st.AddRow({s.schedule, Cell{}, Cell{}, Cell{}, Cell{}, s.skipped_because});
+      }
+    }
+    out += RenderConsoleTable(st, 70) + "\n";
+  }
+  Table sc("scaling", "Scaling by data parallelism (global batch fixed)",
+           {{"nodes", "nodes", 0},
+            {"dp", "DP", 0},
+            {"mb", "micro-batches", 0},
+            {"it", "iteration ms", 1},
+            {"tok", "tokens/s/GPU", 1},
+            {"mfu", "MFU %", 1},
+            {"note", "note", 0}});
+  for (const auto& s : r.scaling) {
+    if (s.dp == 0) {
+      sc.AddRow({int64_t{s.nodes}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, s.note});
+    } else {
+      sc.AddRow({int64_t{s.nodes}, int64_t{s.dp}, s.micro_batches, s.iteration_time_ms,
+                 s.tokens_per_s_per_gpu, s.mfu * 100, s.note});
+    }
+  }
+  out += RenderConsoleTable(sc, 90) + "\nAssumptions:\n";
+  for (const auto& a : r.assumptions) out += "  - " + a + "\n";
+  return out;
+}
+
+nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["gpu"] = r.gpu;
+  j["nodes"] = r.nodes;
+  j["gpus"] = r.gpus;
+  const auto& p = r.parallel;
+  j["parallel"] = {{"tp", p.tp}, {"pp", p.pp},   {"vpp", p.vpp}, {"cp", p.cp},
+                   {"ep", p.ep}, {"etp", p.etp}, {"dp", p.dp}};
+  j["micro_batches"] = r.micro_batches;
+  j["schedule"] = r.schedule;
+  j["iteration_time_ms"] = r.iteration_time_ms;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["bubble_ratio"] = r.bubble_ratio;
+  const auto& b = r.breakdown;
+  j["breakdown_ms"] = {{"compute", b.compute_ms},
+                       {"pipeline_bubble", b.pipeline_bubble_ms},
+                       {"tp_comm", b.tp_comm_ms},
+                       {"cp_comm", b.cp_comm_ms},
+                       {"ep_comm", b.ep_comm_ms},
+                       {"pp_comm", b.pp_comm_ms},
+                       {"dp_comm_exposed", b.dp_comm_exposed_ms},
+                       {"optimizer", b.optimizer_ms}};
+  j["layers"] = nlohmann::json::array();
+  for (const auto& l : r.layer_types) {
+    j["layers"].push_back({{"type", l.type},
+                           {"forward_ms", l.forward_s * 1e3},
+                           {"backward_ms", l.Backward() * 1e3},
+                           {"recompute_ms", l.recompute_s * 1e3}});
+  }
+  j["scaling"] = nlohmann::json::array();
+  for (const auto& s : r.scaling) {
+    nlohmann::json row = {{"nodes", s.nodes}};
+    if (s.dp > 0) {
+      row["dp"] = s.dp;
+      row["micro_batches"] = s.micro_batches;
+      row["iteration_time_ms"] = s.iteration_time_ms;
+      row["tokens_per_s_per_gpu"] = s.tokens_per_s_per_gpu;
+      row["mfu"] = s.mfu;
+    }
+    if (!s.note.empty()) row["note"] = s.note;
+    j["scaling"].push_back(row);
+  }
+  if (!r.schedules.empty()) {
+    j["schedules"] = nlohmann::json::array();
+    for (const auto& s : r.schedules) {
+      nlohmann::json row = {{"schedule", s.schedule}, {"ran", s.ran}};
+      if (s.ran) {
+        row["iteration_time_ms"] = s.iteration_time_ms;
+        row["bubble_ratio"] = s.bubble_ratio;
+        row["tokens_per_s_per_gpu"] = s.tokens_per_s_per_gpu;
+        row["peak_activation_bytes"] = s.peak_activation_bytes;
+      } else {
+        row["skipped_because"] = s.skipped_because;
+      }
+      j["schedules"].push_back(row);
+    }
+  }
+  j["assumptions"] = r.assumptions;
+  return j;
+}
+
+}  // namespace sextant

@@ -1,0 +1,121 @@
+#include "projection/performance_model.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_library.h"
+#include "model/flop_count.h"
+#include "model/model_library.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+Job LlamaJob(const std::string& model, const std::string& gpu, int nodes, int tp, int pp, int vpp,
+             int64_t gbs) {
+  Job job;
+  const ModelEntry* e = FindModel(model);
+  EXPECT_NE(e, nullptr) << model;
+  job.model = e->spec;
+  job.cluster.gpu = *FindGpu(gpu);
+  job.cluster.gpus_per_node = 8;
+  job.cluster.num_nodes = nodes;
+  job.parallel.tp = tp;
+  job.parallel.pp = pp;
+  job.parallel.vpp = vpp;
+  job.parallel.dp = nodes * 8 / (tp * pp);
+  job.parallel.sequence_parallel = tp > 1;
+  job.parallel.distributed_optimizer = true;
+  job.training.seq_length = 8192;
+  job.training.micro_batch_size = 1;
+  job.training.global_batch_size = gbs;
+  job.training.overlap_grad_reduce = true;
+  job.training.overlap_param_gather = true;
+  return job;
+}
+
+TEST(PerformanceModelTest, MetricsAreConsistentWithEachOther) {
+  const Job job = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 64);
+  const PerformanceReport r = ProjectPerformance(job);
+  ASSERT_GT(r.iteration_time_ms, 0);
+  // tokens/s/GPU x GPUs x iteration = tokens per iteration (GBS x seq).
+  EXPECT_NEAR(r.tokens_per_s_per_gpu * r.gpus * r.iteration_time_ms / 1e3, 64.0 * 8192,
+              1e-6 * 64 * 8192);
+  const double flops = MegatronModelFlops(job.model, {8192, 64, job.model.PaddedVocabSize(1)});
+  EXPECT_NEAR(r.model_tflops_per_gpu, flops / (r.iteration_time_ms / 1e3) / 8 / 1e12, 1e-9);
+  EXPECT_NEAR(r.mfu, r.model_tflops_per_gpu / job.cluster.gpu.PeakTflops(DType::kBF16), 1e-12);
+  // An 8B model on MI300X lands between 15% and 70% MFU for any sane cost model.
+  EXPECT_GT(r.mfu, 0.15);
+  EXPECT_LT(r.mfu, 0.70);
+}
+
+TEST(PerformanceModelTest, BreakdownAddsUpToTheIteration) {
+  const Job job = LlamaJob("llama3.1_70B", "H100", 4, 8, 4, 1, 128);
+  const PerformanceReport r = ProjectPerformance(job);
+  const auto& b = r.breakdown;
+  const double sum = b.compute_ms + b.pipeline_bubble_ms + b.tp_comm_ms + b.cp_comm_ms +
+                     b.ep_comm_ms + b.dp_comm_exposed_ms + b.optimizer_ms;
+  EXPECT_NEAR(sum, r.iteration_time_ms, 1e-6 * r.iteration_time_ms);
+  EXPECT_GT(b.tp_comm_ms, 0);
+  EXPECT_GT(b.pipeline_bubble_ms, 0);
+  // 1F1B with m = 128 micro-batches (DP = 32/(8x4) = 1): the uniform-cost bubble is
+  // (PP-1)/(m+PP-1) of the step; the LM head makes the last stage the slowest, and the other
+  // ranks wait for it, so the critical bubble is larger but stays well below 10%.
+  EXPECT_GE(r.bubble_ratio, 3.0 / (128 + 3) - 1e-3);
+  EXPECT_LT(r.bubble_ratio, 0.10);
+}
+
+TEST(PerformanceModelTest, InterleavingShrinksTheBubble) {
+  const Job plain = LlamaJob("llama3.1_70B", "H100", 4, 8, 4, 1, 16);
+  const Job inter = LlamaJob("llama3.1_70B", "H100", 4, 8, 4, 5, 16);
+  const PerformanceReport a = ProjectPerformance(plain);
+  const PerformanceReport b = ProjectPerformance(inter);
+  EXPECT_EQ(b.schedule, "interleaved");
+  EXPECT_LT(b.bubble_ratio, a.bubble_ratio);
+}
+
+TEST(PerformanceModelTest, ComparesAllSchedulesAndExplainsSkips) {
+  const Job job = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 1, 32);
+  PerformanceOptions o;
+  o.schedule = "all";
+  const PerformanceReport r = ProjectPerformance(job, o);
+  int ran = 0;
+  for (const auto& s : r.schedules) {
+    if (s.ran) {
+      ++ran;
+      EXPECT_GT(s.iteration_time_ms, 0) << s.schedule;
+    } else {
+      EXPECT_FALSE(s.skipped_because.empty()) << s.schedule;
+    }
+  }
+  EXPECT_GE(ran, 6);
+}
+
+TEST(PerformanceModelTest, InvalidRequestsAreClearErrors) {
+  // VPP 3 does not divide 32 layers over PP 4.
+  EXPECT_THROW(ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 3, 32)), UserError);
+  // A one-chunk schedule with VPP 2.
+  PerformanceOptions zb;
+  zb.schedule = "zb-h1";
+  EXPECT_THROW(ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 2, 32), zb),
+               UserError);
+  // 64 nodes give DP 512 > GBS 64.
+  EXPECT_THROW(RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 64), 64), UserError);
+}
+
+TEST(PerformanceModelTest, ScalingTableGrowsDataParallelism) {
+  const Job job = LlamaJob("llama3.1_8B", "MI300X", 2, 1, 1, 1, 256);
+  PerformanceOptions o;
+  o.scaling_nodes = {1, 2, 4, 64};
+  const PerformanceReport r = ProjectPerformance(job, o);
+  ASSERT_EQ(r.scaling.size(), 4u);
+  EXPECT_EQ(r.scaling[0].dp, 8);
+  EXPECT_EQ(r.scaling[2].dp, 32);
+  EXPECT_LE(r.scaling[2].tokens_per_s_per_gpu, r.scaling[0].tokens_per_s_per_gpu * 1.0001);
+  EXPECT_EQ(r.scaling[3].dp, 0);  // 512 GPUs cannot split a batch of 256
+  EXPECT_FALSE(r.scaling[3].note.empty());
+}
+
+}  // namespace
+}  // namespace sextant
