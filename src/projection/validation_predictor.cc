@@ -1,12 +1,47 @@
+#include <fmt/format.h>
+
+#include "model/flop_count.h"
+#include "projection/performance_model.h"
 #include "projection/validation.h"
 
 namespace sextant {
+namespace {
+
+// Converts the projected iteration into the metric as the row's source counts it
+// (corpus/validation/README.md, "Conventions that matter when scoring").
+std::optional<double> PredictTimeMetric(const PublishedRun& run, std::string& why) {
+  const Job& job = *run.job;
+  PerformanceOptions o;
+  o.scaling_nodes = {job.cluster.num_nodes};
+  const PerformanceReport p = ProjectPerformance(job, o);
+  const double seconds = p.iteration_time_ms / 1e3;
+  const double gpus = p.gpus;
+  FlopInputs fi{job.training.seq_length, job.training.global_batch_size, job.model.vocab_size};
+  if (run.metric_name == "iteration_time_s") return seconds;
+  if (run.metric_name == "tokens_per_sec_per_gpu") return p.tokens_per_s_per_gpu;
+  if (run.metric_name == "tflops_per_gpu") {
+    // Narayanan et al. 2021 count recomputation and non-causal attention (their eq. 3);
+    // NeMo and current Megatron use num_floating_point_operations.
+    const double flops = run.source_key == "narayanan21"
+                             ? NarayananFullRecomputeFlops(job.model, fi)
+                             : MegatronModelFlops(job.model, fi);
+    return flops / seconds / gpus / 1e12;
+  }
+  if (run.metric_name == "mfu_pct") {
+    // Korthikanti et al. 2022: model FLOPs 72·B·s·L·h²(1 + s/6h + V/12Lh) over A100's 312.
+    const double flops = NarayananModelFlops(job.model, fi);
+    return flops / seconds / gpus / 312e12 * 100.0;
+  }
+  why = "unknown metric " + run.metric_name;
+  return std::nullopt;
+}
+
+}  // namespace
 
 RowPredictor DefaultPredictor() {
   return [](const PublishedRun& run, std::string& why) -> std::optional<double> {
     if (run.metric_name.rfind("peak_memory", 0) == 0) return PredictMemoryMetric(run, why);
-    why = "metric " + run.metric_name + " needs the performance model";
-    return std::nullopt;
+    return PredictTimeMetric(run, why);
   };
 }
 
