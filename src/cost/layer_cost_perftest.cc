@@ -89,5 +89,35 @@ void BM_Gemm_8192Cubed(benchmark::State& state) {
 }
 BENCHMARK(BM_Gemm_8192Cubed);
 
+// Calibration from published measurements: cuBLAS bf16 GEMMs on B200 as listed on
+// pyptx.dev/performance (PyTorch 2.8 / CUDA 12.8), TFLOP/s turned into times. The counters
+// report the default table's error on them and the error after fitting.
+void BM_CalibrateGemm_B200_PublishedCublas(benchmark::State& state) {
+  const GpuSpec gpu = *FindGpu("B200");
+  struct Point {
+    int64_t m, n, k;
+    double tflops;
+  };
+  const Point points[] = {{2048, 2048, 2048, 1006},
+                          {4096, 4096, 4096, 1532},
+                          {4096, 8192, 8192, 1652},
+                          {8192, 4096, 8192, 1648},
+                          {8192, 8192, 8192, 1610}};
+  std::vector<GemmMeasurement> measured;
+  for (const Point& p : points) {
+    measured.push_back(
+        {{p.m, p.n, p.k}, DType::kBF16, 2.0 * p.m * p.n * p.k / (p.tflops * 1e12), 0});
+  }
+  CalibrationResult r;
+  for (auto _ : state) {
+    r = CalibrateGemmEfficiency(gpu, EfficiencyTable::Default(gpu), measured);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["mape_default_pct"] = r.mape_before * 100;
+  state.counters["mape_fitted_pct"] = r.mape_after * 100;
+  state.counters["classes_fitted"] = static_cast<double>(r.classes.size());
+}
+BENCHMARK(BM_CalibrateGemm_B200_PublishedCublas);
+
 }  // namespace
 }  // namespace sextant
