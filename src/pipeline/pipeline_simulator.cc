@@ -324,12 +324,13 @@ class Simulator {
           const double a = i < own.size() ? own[i].start_s : kInfinity;
           const double b = j < from_prev.size() ? from_prev[j].start_s : kInfinity;
           const double c = k < from_next.size() ? from_next[k].start_s : kInfinity;
-          if (a <= b && a <= c && i < own.size()) {
-            merged.push_back(own[i++]);
-          } else if (b <= c && j < from_prev.size()) {
+          // On equal starts a receive goes first: it delivers the input of the op beside it.
+          if (j < from_prev.size() && b <= c && b <= a) {
             merged.push_back(from_prev[j++]);
-          } else {
+          } else if (k < from_next.size() && c <= a) {
             merged.push_back(from_next[k++]);
+          } else {
+            merged.push_back(own[i++]);
           }
         }
         rank.timeline = std::move(merged);
