@@ -1,11 +1,176 @@
+// sextant trace report | diff | merge: PyTorch profiler (Kineto) trace analysis.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "report/console_table.h"
+#include "report/csv_writer.h"
+#include "report/html_writer.h"
+#include "report/json_table.h"
+#include "report/xlsx_writer.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace_diff.h"
+#include "trace/trace_merge.h"
+#include "trace/trace_report.h"
+#include "trace/trace_runner.h"
 #include "util/error.h"
 
 namespace sextant::cli {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> traces;
+  std::string gpu_arch, xlsx, csv_dir, html;
+  bool json = false;
+  bool mpi = false;
+  unsigned threads = 0;
+  size_t top = 50;
+};
+
+std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
+  std::vector<const Table*> out;
+  for (const auto& t : tables) out.push_back(&t);
+  return out;
+}
+
+void RunReport(const ReportArgs& args) {
+  ReportOptions options;
+  options.gpu_arch = args.gpu_arch;
+  options.top_kernels = args.top;
+  options.top_ops = args.top * 2;
+  std::vector<RankReport> ranks;
+  if (args.mpi) {
+    bool root = true;
+    ranks = AnalyzeTraceFilesMpi(args.traces, options, &root);
+    if (!root) return;  // rank 0 writes every output
+  } else {
+    ranks = AnalyzeTraceFiles(args.traces, options, args.threads);
+  }
+  TraceReport report = CombineReports(std::move(ranks));
+  for (const auto& r : report.ranks) {
+    for (const auto& w : r.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  }
+  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir);
+  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx);
+  if (!args.html.empty()) WriteReportHtml(report, args.html);
+  if (args.json) {
+    std::printf("%s\n", ReportToJson(report).dump(1).c_str());
+  } else {
+    std::fputs(ReportToConsole(report).c_str(), stdout);
+  }
+}
+
+struct DiffArgs {
+  std::string base, next, html, csv_dir;
+  bool json = false;
+  size_t top = 30;
+};
+
+void RunDiff(const DiffArgs& args) {
+  TraceData base = ReadKinetoTrace(args.base);
+  TraceData next = ReadKinetoTrace(args.next);
+  for (const TraceData* t : {&base, &next}) {
+    for (const auto& w : t->warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  }
+  TraceDiff diff = DiffTraces(base, next);
+  std::vector<Table> tables = DiffTables(diff, 0);
+  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(tables), args.csv_dir);
+  if (!args.html.empty()) {
+    WriteHtmlPage(
+        args.html, "Sextant trace diff",
+        {{fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}});
+  }
+  if (args.json) {
+    nlohmann::json out;
+    out["base"] = args.base;
+    out["new"] = args.next;
+    out["timeline"] = TableRowsToJson(tables[0]);
+    out["kernels"] = TableRowsToJson(tables[1]);
+    out["ops"] = TableRowsToJson(tables[2]);
+    std::printf("%s\n", out.dump(1).c_str());
+    return;
+  }
+  std::printf("base: %s\nnew:  %s\n\n", args.base.c_str(), args.next.c_str());
+  std::vector<Table> shown = DiffTables(diff, args.top);
+  for (const auto& t : shown) std::printf("%s\n", RenderConsoleTable(t, 70).c_str());
+}
+
+struct MergeArgs {
+  std::vector<std::string> traces;
+  std::string output;
+  bool json = false;
+};
+
+void RunMerge(const MergeArgs& args) {
+  MergeSummary s = MergeTraces(args.traces, args.output);
+  for (const auto& w : s.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  if (args.json) {
+    nlohmann::json out = {{"output", args.output},      {"files", s.files},
+                          {"events", s.events_written}, {"processes", s.processes},
+                          {"threads", s.threads},       {"warnings", s.warnings}};
+    std::printf("%s\n", out.dump(1).c_str());
+  } else {
+    std::printf("merged %zu traces into %s: %zu events, %zu processes, %zu threads\n", s.files,
+                args.output.c_str(), s.events_written, s.processes, s.threads);
+  }
+}
+
+}  // namespace
 
 void AddTraceCommands(CLI::App& app) {
-  auto* cmd = app.add_subcommand("trace", "(being built)");
-  cmd->callback([] { ThrowUserError("'trace' is not available in this build yet"); });
+  auto* trace = app.add_subcommand("trace", "Analyse PyTorch profiler (Kineto) traces");
+  trace->require_subcommand(1);
+
+  auto report_args = std::make_shared<ReportArgs>();
+  auto* report = trace->add_subcommand(
+      "report",
+      "GPU timeline, kernels, ops, roofline, communication, idle time and launches per rank");
+  report
+      ->add_option("traces", report_args->traces,
+                   "trace files (.json, .json.gz, .json.zst), one per rank")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_option("--gpu-arch", report_args->gpu_arch,
+                     "GPU for roofline peaks (e.g. H100, MI300X)");
+  report->add_option("--xlsx", report_args->xlsx, "write an Excel workbook, one sheet per table");
+  report->add_option("--csv", report_args->csv_dir,
+                     "write one CSV file per table into this directory");
+  report->add_option("--html", report_args->html, "write a self-contained HTML report");
+  report->add_flag("--json", report_args->json, "print the result as JSON");
+  report->add_flag("--mpi", report_args->mpi,
+                   "spread the files over MPI processes (run under mpirun)");
+  report->add_option("--threads", report_args->threads,
+                     "threads for parallel analysis (default: all cores)");
+  report->add_option("--top", report_args->top,
+                     "rows per rank in the kernel table (ops: twice as many)");
+  report->callback([report_args] { RunReport(*report_args); });
+
+  auto diff_args = std::make_shared<DiffArgs>();
+  auto* diff = trace->add_subcommand("diff", "Compare two traces op by op and kernel by kernel");
+  diff->add_option("base", diff_args->base, "baseline trace")->required()->check(CLI::ExistingFile);
+  diff->add_option("new", diff_args->next, "trace to compare with the baseline")
+      ->required()
+      ->check(CLI::ExistingFile);
+  diff->add_option("--html", diff_args->html, "write a self-contained HTML report");
+  diff->add_option("--csv", diff_args->csv_dir, "write one CSV file per table into this directory");
+  diff->add_option("--top", diff_args->top, "rows shown per console table");
+  diff->add_flag("--json", diff_args->json, "print the result as JSON");
+  diff->callback([diff_args] { RunDiff(*diff_args); });
+
+  auto merge_args = std::make_shared<MergeArgs>();
+  auto* merge =
+      trace->add_subcommand("merge", "Merge rank traces into one Perfetto-loadable trace");
+  merge->add_option("traces", merge_args->traces, "trace files, one per rank")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->add_option("-o,--output", merge_args->output, "output file (.json, .json.gz or .json.zst)")
+      ->required();
+  merge->add_flag("--json", merge_args->json, "print a JSON summary");
+  merge->callback([merge_args] { RunMerge(*merge_args); });
 }
 
 }  // namespace sextant::cli

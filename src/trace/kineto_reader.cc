@@ -595,7 +595,7 @@ size_t LastEventBoundary(std::string_view text, size_t limit) {
     if (i < text.size() && text[i] == ',') {
       ++i;
       while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-      if (i < text.size() && text[i] == '{') return close + 1;
+      if (i >= text.size() || text[i] == '{') return close + 1;
     }
     pos = close;
   }
@@ -694,42 +694,54 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     }
   };
   auto [ok, error] = run(text, input);
-  if (!ok && out.total_events == 0 && !saw_events) {
-    // The whole document may be rejected up front (for instance an unclosed string where the
-    // file was cut). Retry on the prefix that ends with a complete event, closed by hand.
+  if (!ok) {
+    // A complete document ends with its closing bracket; one that does not was cut short
+    // (an interrupted profiler or copy). Anything else is malformed: report where.
+    size_t last = text.find_last_not_of(" \t\r\n");
+    bool cut_short = input.truncated() || last == std::string_view::npos ||
+                     (text[last] != '}' && text[last] != ']');
+    if (!cut_short) throw UserError(error);
+    // Re-read the prefix that ends with the last complete event, closed by hand; keep it if
+    // it holds at least what the interrupted pass read.
     size_t limit = text.size();
-    for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
+    bool repaired = false;
+    for (int attempt = 0; attempt < 8 && !repaired; ++attempt) {
       size_t cut = LastEventBoundary(text, limit);
       if (cut == 0) break;
-      std::string repaired(text.substr(0, cut));
-      repaired += text[first] == '[' ? "]" : "]}";
-      InputText copy = InputText::FromString(repaired);
-      TraceData fresh;
-      fresh.path = out.path;
-      fresh.input_bytes = out.input_bytes;
-      fresh.warnings = out.warnings;
-      std::swap(out, fresh);
+      std::string closed(text.substr(0, cut));
+      closed += text[first] == '[' ? "]" : "]}";
+      InputText copy = InputText::FromString(closed);
+      TraceData partial;
+      partial.path = out.path;
+      partial.input_bytes = out.input_bytes;
+      partial.warnings = out.warnings;
+      bool partial_saw = saw_events;
+      size_t partial_events = out.total_events;
+      std::swap(out, partial);
       saw_events = false;
       auto [ok2, error2] = run(copy.text(), copy);
-      if (ok2 && saw_events) {
+      if (ok2 && saw_events && out.total_events >= partial_events) {
         out.truncated = true;
         out.warnings.push_back(
             error +
             fmt::format(
-                "; the file looks cut short, so only the first {} bytes ({} events) were analysed",
-                cut, out.total_events));
-        ok = true;
+                "; the file looks cut short, so the first {} bytes ({} events) were analysed", cut,
+                out.total_events));
+        repaired = true;
       } else {
-        std::swap(out, fresh);
+        std::swap(out, partial);
+        saw_events = partial_saw;
         limit = cut - 1;
       }
     }
-    if (!ok) throw UserError(error);
-  } else if (!ok) {
-    if (out.total_events == 0 && !saw_events) throw UserError(error);
-    out.truncated = true;
-    out.warnings.push_back(
-        error + fmt::format("; analysing the {} events read before it", out.total_events));
+    if (!repaired) {
+      if (out.total_events == 0) throw UserError(error);
+      out.truncated = true;
+      out.warnings.push_back(
+          error +
+          fmt::format("; the file looks cut short, so the {} events read before it were analysed",
+                      out.total_events));
+    }
   }
   if (!saw_events) {
     ThrowUserError(SourceLocation{path}, "traceEvents",

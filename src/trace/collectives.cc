@@ -1,0 +1,187 @@
+#include "trace/collectives.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+
+std::string NormalizeCollectiveType(std::string_view text) {
+  // For kernel names look at the part after "Kernel_" ("ncclDevKernel_AllGather_RING_LL").
+  size_t k = text.find("Kernel_");
+  if (k != std::string_view::npos) text = text.substr(k + 7);
+  std::string letters;
+  for (char ch : text) {
+    if (ch == '(') break;
+    if (std::isalpha(static_cast<unsigned char>(ch)))
+      letters += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  auto has = [&](std::string_view s) { return letters.find(s) != std::string::npos; };
+  if (has("allreduce")) return "allreduce";
+  if (has("reducescatter")) return "reduce_scatter";
+  if (has("allgather")) return "allgather";
+  if (has("alltoall")) return "all_to_all";
+  if (has("broadcast")) return "broadcast";
+  if (has("sendrecv")) return "send_recv";
+  if (has("send")) return "send";
+  if (has("recv")) return "recv";
+  if (has("reduce")) return "reduce";
+  if (has("barrier")) return "barrier";
+  if (has("generic")) return "generic";
+  return letters.empty() ? "unknown" : letters.substr(0, 32);
+}
+
+double BusBandwidthFactor(const std::string& type, int64_t n) {
+  if (n <= 1) return 1.0;
+  double ranks = static_cast<double>(n);
+  if (type == "allreduce") return 2 * (ranks - 1) / ranks;
+  if (type == "allgather" || type == "reduce_scatter" || type == "all_to_all")
+    return (ranks - 1) / ranks;
+  return 1.0;
+}
+
+int CollectiveDtypeBytes(std::string_view t) {
+  if (t == "Float" || t == "Int" || t == "float" || t == "int32") return 4;
+  if (t == "Long" || t == "Double" || t == "double" || t == "int64") return 8;
+  if (t == "BFloat16" || t == "Half" || t == "Short" || t == "bfloat16" || t == "float16") return 2;
+  if (t == "Bool" || t == "Byte" || t == "Char" || t.find("Float8") != std::string_view::npos)
+    return 1;
+  return 0;
+}
+
+std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank) {
+  std::vector<CollectiveInstance> out;
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kKernel) continue;
+    std::string_view name = trace.Name(g.name);
+    if (!IsCommunicationKernelName(name)) continue;
+    CollectiveInstance c;
+    c.rank = rank;
+    c.ts_ns = g.ts_ns;
+    c.dur_ns = g.dur_ns;
+    c.kernel = std::string(name);
+    std::string from_kernel = NormalizeCollectiveType(name);
+    c.type = from_kernel;
+    if (g.collective >= 0) {
+      const CollectiveMeta& m = trace.collectives[g.collective];
+      if (m.name) c.type = NormalizeCollectiveType(trace.Name(m.name));
+      c.process_group = std::string(trace.Name(m.pg_name));
+      c.seq = m.seq;
+      c.group_size = m.group_size;
+      int element = CollectiveDtypeBytes(trace.Name(m.dtype));
+      int64_t nelems = c.type == "allgather" ? m.out_nelems : m.in_nelems;
+      if (element > 0 && nelems >= 0) c.bytes = nelems * element;
+    }
+    if (c.group_size < 0 && trace.world_size > 0) c.group_size = trace.world_size;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<CollectiveSummary> SummarizeCollectives(
+    const std::vector<CollectiveInstance>& instances) {
+  std::map<std::tuple<std::string, std::string, int64_t>, CollectiveSummary> groups;
+  for (const auto& c : instances) {
+    CollectiveSummary& s = groups[{c.type, c.process_group, c.bytes}];
+    if (s.count == 0) {
+      s.type = c.type;
+      s.process_group = c.process_group;
+      s.bytes = c.bytes;
+      s.min_ns = c.dur_ns;
+      s.max_ns = c.dur_ns;
+    }
+    s.group_size = std::max(s.group_size, c.group_size);
+    s.count++;
+    s.total_ns += c.dur_ns;
+    s.min_ns = std::min(s.min_ns, c.dur_ns);
+    s.max_ns = std::max(s.max_ns, c.dur_ns);
+  }
+  std::vector<CollectiveSummary> out;
+  for (auto& [key, s] : groups) {
+    double mean_s = s.total_ns * 1e-9 / static_cast<double>(s.count);
+    if (s.bytes > 0 && mean_s > 0) {
+      s.algbw_gbps = s.bytes / mean_s / 1e9;
+      s.busbw_gbps = s.algbw_gbps * BusBandwidthFactor(s.type, s.group_size);
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const CollectiveSummary& a, const CollectiveSummary& b) {
+    return a.total_ns > b.total_ns;
+  });
+  return out;
+}
+
+std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
+    const std::vector<std::vector<CollectiveInstance>>& per_rank) {
+  // Sequence numbers are usable only if every instance in every rank has one.
+  bool all_have_seq = true;
+  for (const auto& rank : per_rank) {
+    for (const auto& c : rank) all_have_seq = all_have_seq && c.seq >= 0;
+  }
+  std::map<std::string, std::vector<const CollectiveInstance*>> by_key;
+  for (const auto& rank : per_rank) {
+    std::map<std::pair<std::string, std::string>, int64_t> ordinal;
+    std::vector<const CollectiveInstance*> sorted;
+    for (const auto& c : rank) sorted.push_back(&c);
+    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->ts_ns < b->ts_ns; });
+    for (const CollectiveInstance* c : sorted) {
+      std::string key;
+      if (all_have_seq) {
+        key = fmt::format("pg {} seq {:08d}", c->process_group, c->seq);
+      } else {
+        int64_t n = ordinal[{c->process_group, c->type}]++;
+        key = c->process_group.empty()
+                  ? fmt::format("{} #{:06d}", c->type, n)
+                  : fmt::format("pg {} {} #{:06d}", c->process_group, c->type, n);
+      }
+      by_key[key].push_back(c);
+    }
+  }
+  std::vector<CrossRankCollective> out;
+  for (auto& [key, list] : by_key) {
+    if (list.size() < 2) continue;
+    CrossRankCollective x;
+    x.key = key;
+    x.type = list[0]->type;
+    x.process_group = list[0]->process_group;
+    x.ranks = static_cast<int64_t>(list.size());
+    int64_t earliest = INT64_MAX, latest = INT64_MIN, transfer = INT64_MAX, group = -1;
+    for (const auto* c : list) {
+      earliest = std::min(earliest, c->ts_ns);
+      if (c->ts_ns > latest) {
+        latest = c->ts_ns;
+        x.straggler_rank = c->rank;
+      }
+      transfer = std::min(transfer, c->dur_ns);
+      x.bytes = std::max(x.bytes, c->bytes);
+      group = std::max(group, c->group_size);
+    }
+    double wait_sum = 0;
+    for (const auto* c : list) {
+      int64_t wait = c->dur_ns - transfer;
+      wait_sum += static_cast<double>(wait);
+      x.max_wait_ns = std::max(x.max_wait_ns, wait);
+    }
+    x.earliest_start_ns = earliest;
+    x.skew_ns = latest - earliest;
+    x.transfer_ns = transfer;
+    x.mean_wait_ns = wait_sum / static_cast<double>(list.size());
+    if (x.bytes > 0 && transfer > 0) {
+      x.algbw_gbps = x.bytes / (transfer * 1e-9) / 1e9;
+      x.busbw_gbps = x.algbw_gbps * BusBandwidthFactor(x.type, group > 0 ? group : x.ranks);
+    }
+    out.push_back(std::move(x));
+  }
+  std::sort(out.begin(), out.end(), [](const CrossRankCollective& a, const CrossRankCollective& b) {
+    return a.earliest_start_ns != b.earliest_start_ns ? a.earliest_start_ns < b.earliest_start_ns
+                                                      : a.key < b.key;
+  });
+  return out;
+}
+
+}  // namespace sextant

@@ -1,0 +1,77 @@
+// Communication analysis. Per rank: every NCCL/RCCL kernel as a collective instance with its
+// type, process group, message size, duration, algorithm bandwidth and bus bandwidth.
+// Across ranks: instances matched by (process group, sequence number) when PyTorch recorded
+// one, else by their order within (process group, collective type), and each split into
+// synchronisation wait (skew) and transfer time.
+//
+// Bandwidths follow nccl-tests' definitions (NVIDIA/nccl-tests doc/PERFORMANCE.md):
+//   algbw = message bytes / time; busbw = algbw × factor with factor 2(n−1)/n for
+//   all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 otherwise.
+// Message bytes as TraceLens computes them (NcclAnalyser): elements × dtype size, using the
+// output size for all-gather and the input size otherwise.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/event_store.h"
+
+namespace sextant {
+
+struct CollectiveInstance {
+  int64_t rank = -1;
+  std::string type;           // allreduce, allgather, reduce_scatter, all_to_all, broadcast, ...
+  std::string process_group;  // "" when not recorded
+  int64_t seq = -1;           // PyTorch's per-group sequence number, -1 if absent
+  int64_t bytes = -1;         // message size, -1 if unknown
+  int64_t group_size = -1;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  std::string kernel;
+};
+
+// "allreduce", "_allgather_base", "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> a type.
+std::string NormalizeCollectiveType(std::string_view text);
+double BusBandwidthFactor(const std::string& type, int64_t ranks);
+// Size of one element of a collective's dtype ("Float", "BFloat16", ...); 0 if unknown.
+int CollectiveDtypeBytes(std::string_view dtype);
+
+std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank);
+
+struct CollectiveSummary {
+  std::string type;
+  std::string process_group;
+  int64_t bytes = -1;
+  int64_t group_size = -1;
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  double algbw_gbps = 0;  // from the mean duration; 0 when the size is unknown
+  double busbw_gbps = 0;
+};
+// Grouped by (type, process group, size), largest total time first.
+std::vector<CollectiveSummary> SummarizeCollectives(
+    const std::vector<CollectiveInstance>& instances);
+
+struct CrossRankCollective {
+  std::string key;  // "pg 0 seq 12" or "allreduce #3"
+  std::string type;
+  std::string process_group;
+  int64_t ranks = 0;  // ranks in which the instance was found
+  int64_t bytes = -1;
+  int64_t earliest_start_ns = 0;
+  int64_t skew_ns = 0;      // latest start − earliest start: how long the first rank waited
+  int64_t transfer_ns = 0;  // shortest duration over ranks (the last arrival waits least)
+  double mean_wait_ns = 0;  // mean over ranks of (duration − transfer)
+  int64_t max_wait_ns = 0;
+  int64_t straggler_rank = -1;  // the rank that started last
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+// Input: one instance list per rank (ExtractCollectives). Instances seen in fewer than two
+// ranks are left out. Ordered by earliest start.
+std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
+    const std::vector<std::vector<CollectiveInstance>>& per_rank);
+
+}  // namespace sextant

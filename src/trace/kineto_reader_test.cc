@@ -1,0 +1,218 @@
+#include "trace/kineto_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "trace/gpu_timeline.h"
+#include "trace/intervals.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+TraceData Parse(std::string_view json) {
+  return ParseKinetoTrace(InputText::FromString(json), "test.json");
+}
+
+TEST(MicrosecondsTest, ParsesIntegersAndThreeDecimalsExactly) {
+  int64_t ns = 0;
+  ASSERT_TRUE(ParseMicrosecondsToNs("1419247332972.313", &ns));
+  EXPECT_EQ(ns, 1419247332972313);
+  ASSERT_TRUE(ParseMicrosecondsToNs("1610366387140599", &ns));
+  EXPECT_EQ(ns, 1610366387140599000);
+  ASSERT_TRUE(ParseMicrosecondsToNs("2.5", &ns));
+  EXPECT_EQ(ns, 2500);
+  ASSERT_TRUE(ParseMicrosecondsToNs("0.0015", &ns));  // rounds to the nearest ns
+  EXPECT_EQ(ns, 2);
+  ASSERT_TRUE(ParseMicrosecondsToNs("-3", &ns));
+  EXPECT_EQ(ns, -3000);
+  ASSERT_TRUE(ParseMicrosecondsToNs("1e3", &ns));
+  EXPECT_EQ(ns, 1000000);
+  EXPECT_FALSE(ParseMicrosecondsToNs("\"12\"", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("99999999999999999999", &ns));
+}
+
+// A modern (2024+) CUDA trace in miniature: an op launching a kernel through cudaLaunchKernel,
+// linked by correlation id, inside ProfilerStep#3.
+constexpr const char* kModern = R"json({
+ "schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "warpSize": 32}],
+ "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+ "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 10, "tid": 10, "ts": 100.000, "dur": 50.5},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 101.5, "dur": 10,
+   "args": {"External id": 7, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 102, "dur": 3, "args": {"cbid": 211, "correlation": 55}},
+  {"ph": "s", "id": 55, "pid": 10, "tid": 10, "ts": 102, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "X", "cat": "python_function", "name": "skipped.py", "pid": 10, "tid": 10, "ts": 90, "dur": 100, "args": {"Python id": 1}},
+  {"ph": "X", "cat": "kernel", "name": "sgemm \"q\" \u00e9", "pid": 0, "tid": 7, "ts": 110.25, "dur": 4.75,
+   "args": {"External id": 7, "device": 0, "stream": 7, "correlation": 55}},
+  {"ph": "f", "id": 55, "pid": 0, "tid": 7, "ts": 110.25, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)",
+                     "pid" : 0, "tid" : 20, "ts" : 112, "dur" : 10, "args" : {
+  "device" : 0, "stream" : 20, "correlation" : 56,
+      "Collective name" : "allreduce",
+                          "In msg nelems" : 1024,
+                          "Out msg nelems" : 1024,
+                          "Group size" : 8,
+                          "dtype" : "BFloat16",
+                                    "Process Group Name" : "0",
+                                                           "Seq" : 4,
+                                                           "Comms Id" : 18446744073709551615
+}
+},
+  {"ph": "M", "name": "process_name", "pid": 10, "tid": 0, "args": {"name": "python3"}},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 105}
+ ],
+ "baseTimeNanoseconds": 1700000000000000000
+})json";
+
+TEST(KinetoReaderTest, ReadsModernSchemaAndLinksLaunches) {
+  TraceData t = Parse(kModern);
+  EXPECT_EQ(t.rank, 3);
+  EXPECT_EQ(t.world_size, 8);
+  EXPECT_EQ(t.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(t.base_time_ns, 1700000000000000000);
+  EXPECT_EQ(t.total_events, 10u);
+  ASSERT_EQ(t.cpu.size(), 3u);  // python_function, metadata and instants are not kept
+  ASSERT_EQ(t.gpu.size(), 2u);
+  const GpuEvent& k = t.gpu[0];
+  EXPECT_EQ(t.Name(k.name), "sgemm \"q\" \xc3\xa9");
+  EXPECT_EQ(k.ts_ns, 110250);
+  EXPECT_EQ(k.dur_ns, 4750);
+  EXPECT_EQ(k.stream, 7);
+  ASSERT_GE(k.launcher, 0);
+  EXPECT_EQ(t.Name(t.cpu[k.launcher].name), "cudaLaunchKernel");
+  EXPECT_TRUE(t.cpu[k.launcher].launch_flow);
+  ASSERT_GE(k.op, 0);
+  EXPECT_EQ(t.Name(t.cpu[k.op].name), "aten::mm");
+  EXPECT_EQ(t.Name(t.cpu[k.op].input_dims), "[[2, 3], [3, 4]]");
+  EXPECT_EQ(t.Name(t.cpu[t.cpu[k.op].parent].name), "ProfilerStep#3");
+  ASSERT_EQ(t.iterations.size(), 1u);
+  EXPECT_EQ(t.iterations[0].step, 3);
+  EXPECT_EQ(t.iterations[0].dur_ns, 50500);
+  const GpuEvent& nccl = t.gpu[1];
+  ASSERT_GE(nccl.collective, 0);
+  const CollectiveMeta& m = t.collectives[nccl.collective];
+  EXPECT_EQ(t.Name(m.name), "allreduce");
+  EXPECT_EQ(m.in_nelems, 1024);
+  EXPECT_EQ(m.seq, 4);
+  EXPECT_TRUE(m.has_comms_id);
+  EXPECT_EQ(m.comms_id, 18446744073709551615ull);  // above INT64_MAX
+  EXPECT_FALSE(t.truncated);
+}
+
+// The 2021 schema: capitalised categories, string tids ("stream 7"), integer timestamps,
+// lower-case "external id", flows with cat "async" and no correlation on the runtime call,
+// and a bare array at the top level.
+constexpr const char* kLegacy = R"json([
+  {"ph": "X", "cat": "Operator", "name": "aten::relu", "pid": 5, "tid": "1441273664", "ts": 1000, "dur": 20,
+   "args": {"Input dims": [[4, 4]], "External id": 9}},
+  {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": "1441273664", "ts": 1005, "dur": 4, "args": {"external id": 9}},
+  {"ph": "s", "id": 77, "pid": 5, "tid": 1441273664, "ts": 1005, "cat": "async", "name": "launch"},
+  {"ph": "X", "cat": "Kernel", "name": "relu_kernel", "pid": 0, "tid": "stream 7", "ts": 1030, "dur": 2, "args": {"external id": 9}},
+  {"ph": "f", "id": 77, "pid": 0, "tid": "stream 7", "ts": 1030, "cat": "async", "name": "launch", "bp": "e"},
+  {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": "stream 7", "ts": 1040, "dur": 5, "args": {"bytes": 64}},
+  {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)",
+                     "pid" : "Traces", "tid" : "PyTorch Profiler", "ts" : 900, "dur" : 500
+}
+])json";
+
+TEST(KinetoReaderTest, ReadsLegacySchemaWithFlowsAndStringTids) {
+  TraceData t = Parse(kLegacy);
+  ASSERT_EQ(t.gpu.size(), 2u);
+  EXPECT_EQ(t.gpu[0].stream, 7);
+  EXPECT_EQ(t.gpu[0].correlation, 77);  // recovered from the flow pair
+  ASSERT_GE(t.gpu[0].launcher, 0);
+  EXPECT_EQ(t.Name(t.cpu[t.gpu[0].op].name), "aten::relu");
+  EXPECT_EQ(t.gpu[1].kind, GpuKind::kMemcpy);
+  EXPECT_EQ(t.gpu[1].bytes, 64);
+  EXPECT_EQ(t.gpu[1].op, -1);
+  EXPECT_EQ(t.Name(t.cpu[0].input_dims), "[[4, 4]]");
+  EXPECT_EQ(t.rank, -1);
+}
+
+TEST(KinetoReaderTest, RocmMemoryKernelsAreMemoryOperations) {
+  TraceData t = Parse(R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 2, "tid": 0, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_fillBufferAligned", "pid": 2, "tid": 0, "ts": 3, "dur": 1},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]})json");
+  ASSERT_EQ(t.gpu.size(), 2u);
+  EXPECT_EQ(t.gpu[0].kind, GpuKind::kMemcpy);
+  EXPECT_EQ(t.gpu[1].kind, GpuKind::kMemset);
+  EXPECT_EQ(t.gpu[0].device, 2);
+  EXPECT_TRUE(t.rocm);
+}
+
+std::string ErrorOf(std::string_view json) {
+  try {
+    Parse(json);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
+  EXPECT_NE(ErrorOf("").find("empty file"), std::string::npos);
+  EXPECT_NE(ErrorOf("hello").find("not JSON"), std::string::npos);
+  EXPECT_NE(ErrorOf(R"json({"nodes": [1, 2]})json").find("not a Kineto trace"), std::string::npos);
+  EXPECT_NE(ErrorOf("42").find("not JSON"), std::string::npos);
+  std::string bad =
+      ErrorOf(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1,, "dur": 2}]})json");
+  EXPECT_NE(bad.find("test.json at byte 54: JSON error"), std::string::npos) << bad;  // the second comma
+}
+
+TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
+  std::string text(kModern);
+  // Cut inside the NCCL kernel's name: the string is left open.
+  std::string cut = text.substr(0, text.find("ncclDevKernel") + 6);
+  TraceData t = Parse(cut);
+  EXPECT_TRUE(t.truncated);
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_NE(t.warnings[0].find("cut short"), std::string::npos) << t.warnings[0];
+  EXPECT_EQ(t.gpu.size(), 1u);  // the sgemm kernel before the cut
+  EXPECT_EQ(t.cpu.size(), 3u);
+  // A cut between events (no open string) fails during iteration instead.
+  std::string between = text.substr(0, text.find("{\"ph\": \"M\""));
+  TraceData t2 = Parse(between);
+  EXPECT_TRUE(t2.truncated);
+  EXPECT_EQ(t2.gpu.size(), 2u);
+}
+
+TEST(IntervalsTest, UnionAndDifference) {
+  auto a = MergeIntervals({{0, 10}, {5, 15}, {20, 30}, {30, 31}, {40, 40}});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(TotalLength(a), 26);
+  auto b = MergeIntervals({{8, 22}, {25, 26}});
+  auto d = SubtractIntervals(a, b);  // [0,8) [22,25) [26,31)
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(TotalLength(d), 8 + 3 + 5);
+  EXPECT_EQ(TotalLength(UnionIntervals(a, b)), 31);
+}
+
+TEST(GpuTimelineTest, HandComputedExposedCommunication) {
+  // comp [0,10) and [20,30); comm [5,25); memcpy [24,40); memset [40,42).
+  TraceData t = Parse(R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 9, "ts": 5, "dur": 20},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH", "pid": 0, "tid": 8, "ts": 24, "dur": 16},
+    {"ph": "X", "cat": "gpu_memset", "name": "Memset", "pid": 0, "tid": 8, "ts": 40, "dur": 2}]})json");
+  GpuTimeline tl = ComputeGpuTimeline(t);
+  EXPECT_EQ(tl.total_ns, 42000);
+  EXPECT_EQ(tl.computation_ns, 22000);  // 10 + 10 + memset 2
+  EXPECT_EQ(tl.communication_ns, 20000);
+  EXPECT_EQ(tl.exposed_communication_ns, 10000);  // [10,20)
+  EXPECT_EQ(tl.memcpy_ns, 16000);
+  EXPECT_EQ(tl.exposed_memcpy_ns, 10000);  // [30,40)
+  EXPECT_EQ(tl.busy_ns, 42000);
+  EXPECT_EQ(tl.idle_ns, 0);
+  EXPECT_EQ(tl.computation_ns + tl.exposed_communication_ns + tl.exposed_memcpy_ns + tl.idle_ns,
+            tl.total_ns);
+}
+
+}  // namespace
+}  // namespace sextant

@@ -1,0 +1,29 @@
+// Decoding of the argument records PyTorch stores on cpu_op events when record_shapes is on:
+// "Input Dims" ([[1, 512], [], ...]), "Input type" (["c10::BFloat16", "Scalar", ...]) and
+// "Concrete Inputs" (["", "False", ...]).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sextant {
+
+using Shape = std::vector<int64_t>;
+
+// One shape per argument; a non-tensor or a tensor list gives an empty shape. Returns an
+// empty vector for text that is not a JSON list of lists.
+std::vector<Shape> ParseInputDims(std::string_view raw);
+// The strings of a JSON list of strings (non-strings become "").
+std::vector<std::string> ParseStringList(std::string_view raw);
+// Element count of a shape (1 for a scalar shape []).
+int64_t NumElements(const Shape& shape);
+// Bytes per element of a PyTorch dtype name ("c10::BFloat16" -> 2, "float" -> 4, "long int"
+// -> 8, fp8 types -> 1); nullopt if unknown. Follows TraceLens PerfModel's dtype table.
+std::optional<int> BytesPerElement(std::string_view dtype);
+// "True"/"False" argument values; nullopt if absent or not a boolean.
+std::optional<bool> ParseBool(std::string_view text);
+
+}  // namespace sextant

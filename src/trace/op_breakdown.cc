@@ -1,0 +1,121 @@
+#include "trace/op_breakdown.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace sextant {
+
+OpKernelTimes ComputeOpKernelTimes(const TraceData& trace) {
+  OpKernelTimes t;
+  t.direct_ns.assign(trace.cpu.size(), 0);
+  t.subtree_ns.assign(trace.cpu.size(), 0);
+  t.kernel_count.assign(trace.cpu.size(), 0);
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.op < 0) continue;
+    t.direct_ns[g.op] += g.dur_ns;
+    t.kernel_count[g.op]++;
+  }
+  // Children follow their parents in trace.cpu (sorted by thread, start), so one backward
+  // pass accumulates every subtree.
+  for (size_t i = 0; i < trace.cpu.size(); ++i) t.subtree_ns[i] = t.direct_ns[i];
+  for (size_t i = trace.cpu.size(); i-- > 0;) {
+    int32_t parent = trace.cpu[i].parent;
+    if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
+  }
+  return t;
+}
+
+namespace {
+
+int32_t ParentOp(const TraceData& trace, int32_t idx) {
+  int32_t p = trace.cpu[idx].parent;
+  while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
+  return p;
+}
+
+}  // namespace
+
+std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
+                                  bool by_shape) {
+  struct Key {
+    uint32_t name, dims, types;
+    bool operator<(const Key& o) const {
+      return std::tie(name, dims, types) < std::tie(o.name, o.dims, o.types);
+    }
+  };
+  struct Acc {
+    OpStats stats;
+    std::unordered_map<uint32_t, int64_t> parents;
+  };
+  std::map<Key, Acc> groups;
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
+    Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
+    Acc& acc = groups[key];
+    OpStats& s = acc.stats;
+    if (s.count == 0) {
+      s.name = std::string(trace.Name(ev.name));
+      s.input_dims = std::string(trace.Name(key.dims));
+      s.input_types = std::string(trace.Name(key.types));
+      s.category = CategorizeOpName(s.name, &s.category_known);
+    }
+    s.count++;
+    s.cpu_ns += ev.dur_ns;
+    s.direct_kernel_ns += times.direct_ns[i];
+    s.subtree_kernel_ns += times.subtree_ns[i];
+    s.kernels += times.kernel_count[i];
+    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
+    acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
+  }
+  std::vector<OpStats> out;
+  out.reserve(groups.size());
+  for (auto& [key, acc] : groups) {
+    auto best = std::max_element(acc.parents.begin(), acc.parents.end(), [](auto& a, auto& b) {
+      return a.second < b.second || (a.second == b.second && a.first > b.first);
+    });
+    acc.stats.parent = std::string(trace.Name(best->first));
+    out.push_back(std::move(acc.stats));
+  }
+  std::sort(out.begin(), out.end(), [](const OpStats& a, const OpStats& b) {
+    if (a.direct_kernel_ns != b.direct_kernel_ns) return a.direct_kernel_ns > b.direct_kernel_ns;
+    if (a.subtree_kernel_ns != b.subtree_kernel_ns)
+      return a.subtree_kernel_ns > b.subtree_kernel_ns;
+    return std::tie(a.name, a.input_dims) < std::tie(b.name, b.input_dims);
+  });
+  return out;
+}
+
+std::vector<OpPathStats> SummarizeOpTree(const TraceData& trace, const OpKernelTimes& times,
+                                         int max_depth) {
+  std::map<std::string, OpPathStats> by_path;
+  std::vector<std::string_view> chain;
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
+    chain.clear();
+    for (int32_t p = static_cast<int32_t>(i); p >= 0; p = ParentOp(trace, p)) {
+      chain.push_back(trace.Name(trace.cpu[p].name));
+    }
+    int depth = static_cast<int>(chain.size()) - 1;
+    if (depth >= max_depth) continue;  // already counted in its ancestors' subtree time
+    std::string path;
+    for (size_t k = chain.size(); k-- > 0;) {
+      if (!path.empty()) path += " > ";
+      path += chain[k];
+    }
+    OpPathStats& s = by_path[path];
+    s.path = path;
+    s.depth = depth;
+    s.count++;
+    s.direct_kernel_ns += times.direct_ns[i];
+    s.subtree_kernel_ns += times.subtree_ns[i];
+  }
+  std::vector<OpPathStats> out;
+  for (auto& [path, stats] : by_path) out.push_back(std::move(stats));
+  return out;
+}
+
+}  // namespace sextant

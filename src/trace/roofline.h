@@ -1,0 +1,77 @@
+// Roofline / efficiency of GEMM, attention, elementwise and normalisation ops, from the
+// shapes recorded on cpu_op events (record_shapes=True). For each op signature
+// (name, input dims, input types): FLOPs and bytes per call from an analytic model, the
+// measured GPU time of its kernels (subtree), achieved TFLOP/s and TB/s, arithmetic
+// intensity, the roofline bound (compute if FLOPs/peak >= bytes/bandwidth) and the fraction
+// of the roofline reached.
+//
+// Models (per call; bpe = bytes per element of the first input's dtype):
+//   mm       A[M,K]·B[K,N]: FLOPs 2MNK; bytes (MK + KN + MN)·bpe                     [1]
+//   addmm    C + A·B: FLOPs 2MNK + MN; bytes (MK + KN + MN + N)·bpe                  [1]
+//   bmm      batch b of mm; baddbmm adds b·M·N FLOPs                                 [1]
+//   linear   x[..., K]·W[N, K]ᵀ (+ bias): as mm/addmm with M = numel(x)/K              [1]
+//   matmul   A[..., M, K]·B[..., K, N]: as bmm with b = batch of the larger operand  [1]
+//   attention forward: 2·B·Hq·Nq·Nkv·(d_qk + d_v), halved when causal;
+//            bytes (Q + K + V + O)·bpe; backward: 2.5 × forward FLOPs,
+//            bytes (2Q + 2K + 2V + dO)·bpe                                            [1][2]
+//   elementwise binary (add, mul, sub, div): FLOPs = numel(out); bytes (n1 + n2 + out)·bpe;
+//            unary (relu, gelu, silu, ...): FLOPs n; bytes 2n·bpe                      [1]
+//   layer/batch/group norm: FLOPs 8 per element (mean 1, variance 3, normalise 2, affine 2);
+//            bytes 2n·bpe + 2C·bpe (scale and shift)                     [ours, see docs]
+//   rms norm: FLOPs (n/C)(2C + 2) + 2n; bytes 2n·bpe + C·bpe                          [1]
+// [1] TraceLens PerfModel/perf_model.py (AMD-AGI/TraceLens), summarised in
+//     research/trace-anchors.md §b.1.
+// [2] torch/utils/flop_counter.py: SDPA backward = five matmuls = 2.5 × forward for d_qk = d_v.
+// Causal attention: TraceLens halves, flop_counter does not; we halve and say so in `notes`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace/event_store.h"
+#include "trace/gpu_peaks.h"
+#include "trace/op_breakdown.h"
+
+namespace sextant {
+
+struct OpCost {
+  std::string family;  // "GEMM", "attention", "elementwise", "norm"
+  double flops = 0;
+  double bytes = 0;
+  bool matrix = false;  // runs on matrix units (GEMM, attention)
+  int bytes_per_element = 0;
+  std::string note;  // e.g. "causal: FLOPs halved"
+};
+
+// The cost model of one op call, or nullopt if the op is not modelled or its shapes are
+// missing or unusable.
+std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_dims,
+                                  std::string_view input_types, std::string_view concrete_inputs);
+
+struct RooflineRow {
+  std::string name;
+  std::string input_dims;
+  std::string input_types;
+  std::string family;
+  std::string note;
+  int64_t count = 0;
+  double flops_per_call = 0;
+  double bytes_per_call = 0;
+  int64_t kernel_ns = 0;  // summed over calls
+  double achieved_tflops = 0;
+  double achieved_tbps = 0;
+  double intensity = 0;  // FLOPs per byte
+  // Filled when the GPU's peaks are known:
+  double peak_tflops = 0;
+  double roofline_ns = 0;        // time the roofline allows for all calls
+  double roofline_fraction = 0;  // roofline_ns / kernel_ns
+  std::string bound;             // "compute" or "memory" ("" if no peak)
+};
+
+// Outermost modelled op of each call chain (aten::linear, not the addmm inside it), grouped by
+// signature, largest kernel time first.
+std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelTimes& times,
+                                         const std::optional<GpuPeak>& peak);
+
+}  // namespace sextant

@@ -1,0 +1,123 @@
+#include "trace/roofline.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/gpu_peaks.h"
+#include "trace/op_arguments.h"
+
+namespace sextant {
+namespace {
+
+TEST(OpArgumentsTest, ParsesShapesTypesAndConcreteInputs) {
+  auto dims = ParseInputDims("[[32768, 2048], [2048, 8192], [], [[1, 2], [3]]]");
+  ASSERT_EQ(dims.size(), 4u);
+  EXPECT_EQ(dims[0], (Shape{32768, 2048}));
+  EXPECT_EQ(dims[1], (Shape{2048, 8192}));
+  EXPECT_TRUE(dims[2].empty());
+  EXPECT_TRUE(dims[3].empty());  // a tensor list has no single shape
+  EXPECT_TRUE(ParseInputDims("[[1, 2]").empty());
+  auto types = ParseStringList("[\"c10::BFloat16\", \"Scalar\", \"\"]");
+  EXPECT_EQ(types, (std::vector<std::string>{"c10::BFloat16", "Scalar", ""}));
+  EXPECT_EQ(ParseStringList("[\"\", 5, null, \"False\"]"),
+            (std::vector<std::string>{"", "", "", "False"}));
+  EXPECT_EQ(BytesPerElement("c10::BFloat16"), 2);
+  EXPECT_EQ(BytesPerElement("long int"), 8);
+  EXPECT_EQ(BytesPerElement("c10::Float8_e4m3fn"), 1);
+  EXPECT_EQ(BytesPerElement("c10::float8_e4m3fn"), 1);
+  EXPECT_EQ(NumElements({2, 3, 4}), 24);
+}
+
+// Hand-checked against TraceLens's golden GEMM sheet for torch_compile_triton/trace.json.gz:
+// aten::mm (32768x2048)·(2048x8192) has GFLOPS_first 1099.511627776 and Data Moved 672 MiB.
+TEST(RooflineTest, MatmulMatchesTraceLensGolden) {
+  auto cost = ModelOpCost("aten::mm", "[[32768, 2048], [2048, 8192], [32768, 8192]]",
+                          "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]", "");
+  ASSERT_TRUE(cost);
+  EXPECT_EQ(cost->family, "GEMM");
+  EXPECT_DOUBLE_EQ(cost->flops, 2.0 * 32768 * 8192 * 2048);  // 1.099511627776e12
+  EXPECT_DOUBLE_EQ(cost->bytes / (1 << 20), 672.0);
+}
+
+TEST(RooflineTest, AddmmCountsBiasAndLinearFoldsBatch) {
+  // addmm(C[M,N], A[M,K], B[K,N]): 2MNK + MN FLOPs, bias read as N elements.
+  auto addmm = ModelOpCost("aten::addmm", "[[64], [8, 32], [32, 64]]",
+                           "[\"float\", \"float\", \"float\"]", "");
+  ASSERT_TRUE(addmm);
+  EXPECT_DOUBLE_EQ(addmm->flops, 2.0 * 8 * 64 * 32 + 8 * 64);
+  EXPECT_DOUBLE_EQ(addmm->bytes, (8 * 32 + 32 * 64 + 8 * 64 + 64) * 4.0);
+  // linear(x[2, 5, 32], W[64, 32], b[64]) is a GEMM with M = 10.
+  auto linear = ModelOpCost("aten::linear", "[[2, 5, 32], [64, 32], [64]]",
+                            "[\"c10::Half\", \"c10::Half\", \"c10::Half\"]", "");
+  ASSERT_TRUE(linear);
+  EXPECT_DOUBLE_EQ(linear->flops, 2.0 * 10 * 64 * 32 + 10 * 64);
+  auto bmm =
+      ModelOpCost("aten::bmm", "[[4, 8, 16], [4, 16, 2]]", "[\"c10::Half\", \"c10::Half\"]", "");
+  ASSERT_TRUE(bmm);
+  EXPECT_DOUBLE_EQ(bmm->flops, 4 * 2.0 * 8 * 2 * 16);
+  EXPECT_FALSE(ModelOpCost("aten::mm", "[[2, 3], [4, 5, 6]]", "[\"float\", \"float\"]", ""));
+  EXPECT_FALSE(ModelOpCost("aten::mm", "", "", ""));
+}
+
+// Golden SDPA_fwd sheet (same trace): B 8, N 4096, H 16, d 128, not causal ->
+// GFLOPS_first 1099.511627776, Data Moved 512 MiB.
+TEST(RooflineTest, FlashAttentionMatchesTraceLensGoldenAndHalvesCausal) {
+  const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
+  const char* types =
+      "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", "
+      "\"Scalar\", \"Scalar\"]";
+  auto full = ModelOpCost("aten::_scaled_dot_product_flash_attention", dims, types,
+                          "[\"\", \"\", \"\", \"0.\", \"False\", \"False\", \"0.0883\"]");
+  ASSERT_TRUE(full);
+  EXPECT_DOUBLE_EQ(full->flops, 1099511627776.0);
+  EXPECT_DOUBLE_EQ(full->bytes / (1 << 20), 512.0);
+  EXPECT_TRUE(full->note.empty());
+  auto causal = ModelOpCost("aten::_scaled_dot_product_flash_attention", dims, types,
+                            "[\"\", \"\", \"\", \"0.\", \"True\", \"False\", \"0.0883\"]");
+  ASSERT_TRUE(causal);
+  EXPECT_DOUBLE_EQ(causal->flops, full->flops / 2);
+  EXPECT_EQ(causal->note, "causal: FLOPs halved");
+  // flash_attn layout is [B, N, H, D]; backward is 2.5x the forward FLOPs (flop_counter.py).
+  auto bwd = ModelOpCost(
+      "flash_attn::_flash_attn_backward",
+      "[[8, 4096, 16, 128], [8, 4096, 16, 128], [8, 4096, 16, 128], [8, 4096, 16, 128]]", types,
+      "");
+  ASSERT_TRUE(bwd);
+  EXPECT_DOUBLE_EQ(bwd->flops, 2.5 * 1099511627776.0);
+}
+
+TEST(RooflineTest, ElementwiseAndNormModels) {
+  auto add =
+      ModelOpCost("aten::add", "[[4, 1024], [1024], []]", "[\"float\", \"float\", \"Scalar\"]", "");
+  ASSERT_TRUE(add);
+  EXPECT_DOUBLE_EQ(add->flops, 4096);
+  EXPECT_DOUBLE_EQ(add->bytes, (4096 + 1024 + 4096) * 4.0);
+  auto relu = ModelOpCost("aten::relu", "[[10, 10]]", "[\"c10::BFloat16\"]", "");
+  ASSERT_TRUE(relu);
+  EXPECT_DOUBLE_EQ(relu->bytes, 2 * 100 * 2.0);
+  auto ln = ModelOpCost("aten::layer_norm", "[[8, 512], [], [512], [512], []]",
+                        "[\"c10::BFloat16\"]", "");
+  ASSERT_TRUE(ln);
+  EXPECT_DOUBLE_EQ(ln->flops, 8.0 * 4096);
+  EXPECT_DOUBLE_EQ(ln->bytes, (2 * 4096 + 2 * 512) * 2.0);
+  // RMSNorm (TraceLens): (N/C)(2C + 2) + 2N with affine weight.
+  auto rms = ModelOpCost("aten::rms_norm", "[[8, 512], [], [512], []]", "[\"float\"]", "");
+  ASSERT_TRUE(rms);
+  EXPECT_DOUBLE_EQ(rms->flops, 8.0 * (2 * 512 + 2) + 2 * 4096);
+}
+
+TEST(GpuPeaksTest, MatchesTraceDeviceNamesAndShortKeys) {
+  auto h100 = FindGpuPeak("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(h100->name, "H100 SXM");
+  EXPECT_DOUBLE_EQ(h100->memory_tbps, 3.35);
+  EXPECT_EQ(FindGpuPeak("AMD Instinct MI300X")->name, "MI300X");
+  EXPECT_EQ(FindGpuPeak("gfx942")->name, "MI300X");
+  EXPECT_EQ(FindGpuPeak("mi325x")->memory_tbps, 6.0);
+  EXPECT_EQ(FindGpuPeak("NVIDIA A100-SXM4-80GB")->memory_tbps, 2.039);
+  EXPECT_EQ(FindGpuPeak("NVIDIA A100-PG509-200")->memory_tbps, 1.555);
+  EXPECT_FALSE(FindGpuPeak("NVIDIA GeForce RTX 2080 Ti"));
+  EXPECT_FALSE(FindGpuPeak(""));
+}
+
+}  // namespace
+}  // namespace sextant

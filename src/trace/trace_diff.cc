@@ -1,0 +1,140 @@
+#include "trace/trace_diff.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "trace/kernel_summary.h"
+#include "trace/op_breakdown.h"
+
+namespace sextant {
+
+std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, int64_t new_ns) {
+  if (base_count == 0 && new_count > 0) return "new";
+  if (new_count == 0 && base_count > 0) return "vanished";
+  int64_t delta = new_ns - base_ns;
+  if (std::llabs(delta) <= 1000 || std::llabs(delta) * 100 <= std::max<int64_t>(base_ns, 1))
+    return "unchanged";
+  return delta > 0 ? "slower" : "faster";
+}
+
+namespace {
+
+void Finish(std::vector<DiffRow>& rows) {
+  for (DiffRow& r : rows) r.status = DiffStatus(r.base_count, r.new_count, r.base_ns, r.new_ns);
+  std::sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
+    int64_t da = std::llabs(a.delta_ns()), db = std::llabs(b.delta_ns());
+    return da != db ? da > db : a.name < b.name;
+  });
+}
+
+}  // namespace
+
+TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
+  TraceDiff diff;
+  diff.base_path = base.path;
+  diff.new_path = next.path;
+  diff.base_timeline = ComputeGpuTimeline(base);
+  diff.new_timeline = ComputeGpuTimeline(next);
+  std::map<std::string, DiffRow> kernels;
+  for (const auto& k : SummarizeKernels(base)) {
+    DiffRow& r = kernels[k.name];
+    r.name = k.name;
+    r.base_count = k.count;
+    r.base_ns = k.total_ns;
+  }
+  for (const auto& k : SummarizeKernels(next)) {
+    DiffRow& r = kernels[k.name];
+    r.name = k.name;
+    r.new_count = k.count;
+    r.new_ns = k.total_ns;
+  }
+  for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
+  Finish(diff.kernels);
+
+  std::map<std::string, DiffRow> ops;
+  for (const auto& o : SummarizeOps(base, ComputeOpKernelTimes(base), false)) {
+    DiffRow& r = ops[o.name];
+    r.name = o.name;
+    r.base_count = o.count;
+    r.base_ns = o.direct_kernel_ns;
+    r.base_cpu_ns = o.cpu_ns;
+  }
+  for (const auto& o : SummarizeOps(next, ComputeOpKernelTimes(next), false)) {
+    DiffRow& r = ops[o.name];
+    r.name = o.name;
+    r.new_count = o.count;
+    r.new_ns = o.direct_kernel_ns;
+    r.new_cpu_ns = o.cpu_ns;
+  }
+  for (auto& [name, row] : ops) diff.ops.push_back(std::move(row));
+  Finish(diff.ops);
+  return diff;
+}
+
+std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
+  auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
+  auto pct = [](int64_t base, int64_t delta) -> Cell {
+    if (base == 0) return std::monostate{};
+    return 100.0 * static_cast<double>(delta) / static_cast<double>(base);
+  };
+  std::vector<Table> tables;
+  Table timeline("timeline_diff", "GPU timeline: base vs new",
+                 {{"type", "type", 0},
+                  {"base_ms", "base (ms)", 3},
+                  {"new_ms", "new (ms)", 3},
+                  {"delta_ms", "delta (ms)", 3},
+                  {"delta_percent", "delta (%)", 1}});
+  const GpuTimeline &b = diff.base_timeline, &n = diff.new_timeline;
+  const std::tuple<const char*, int64_t, int64_t> rows[] = {
+      {"computation_time", b.computation_ns, n.computation_ns},
+      {"exposed_comm_time", b.exposed_communication_ns, n.exposed_communication_ns},
+      {"exposed_memcpy_time", b.exposed_memcpy_ns, n.exposed_memcpy_ns},
+      {"busy_time", b.busy_ns, n.busy_ns},
+      {"idle_time", b.idle_ns, n.idle_ns},
+      {"total_time", b.total_ns, n.total_ns},
+      {"total_comm_time", b.communication_ns, n.communication_ns},
+      {"total_memcpy_time", b.memcpy_ns, n.memcpy_ns}};
+  for (const auto& [name, base_ns, new_ns] : rows) {
+    timeline.AddRow({std::string(name), base_ns / 1e6, new_ns / 1e6, (new_ns - base_ns) / 1e6,
+                     pct(base_ns, new_ns - base_ns)});
+  }
+  tables.push_back(std::move(timeline));
+  auto rows_table = [&](const char* name, const char* title, const std::vector<DiffRow>& list,
+                        bool cpu) {
+    std::vector<Column> cols = {
+        {"name", cpu ? "op" : "kernel", 0}, {"status", "status", 0},
+        {"base_count", "base count", 0},    {"new_count", "new count", 0},
+        {"base_us", "base (us)", 1},        {"new_us", "new (us)", 1},
+        {"delta_us", "delta (us)", 1},      {"delta_percent", "delta (%)", 1}};
+    if (cpu) {
+      cols.push_back({"base_cpu_ms", "base CPU (ms)", 3});
+      cols.push_back({"new_cpu_ms", "new CPU (ms)", 3});
+    }
+    Table t(name, title, cols);
+    for (size_t i = 0; i < list.size() && (top == 0 || i < top); ++i) {
+      const DiffRow& r = list[i];
+      std::vector<Cell> cells = {
+          r.name,        r.status,     r.base_count,     r.new_count,
+          us(r.base_ns), us(r.new_ns), us(r.delta_ns()), pct(r.base_ns, r.delta_ns())};
+      if (cpu) {
+        cells.push_back(r.base_cpu_ns / 1e6);
+        cells.push_back(r.new_cpu_ns / 1e6);
+      }
+      t.AddRow(std::move(cells));
+    }
+    std::map<std::string, int> counts;
+    for (const auto& r : list) counts[r.status]++;
+    std::string note;
+    for (const auto& [status, count] : counts)
+      note += (note.empty() ? "" : ", ") + std::to_string(count) + " " + status;
+    if (!note.empty()) t.AddNote(note);
+    return t;
+  };
+  tables.push_back(
+      rows_table("kernel_diff", "Kernels by time change (GPU time)", diff.kernels, false));
+  tables.push_back(rows_table("op_diff", "Ops by change in direct kernel time", diff.ops, true));
+  return tables;
+}
+
+}  // namespace sextant

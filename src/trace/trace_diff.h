@@ -1,0 +1,40 @@
+// `trace diff`: compares two traces op by op and kernel by kernel. Kernels are matched by
+// name, ops by name; for each: count and total GPU time in both, the difference, and whether
+// it is new, vanished, slower, faster or unchanged (|Δ| ≤ 1% or ≤ 1 µs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+#include "trace/event_store.h"
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+
+struct DiffRow {
+  std::string name;
+  int64_t base_count = 0;
+  int64_t new_count = 0;
+  int64_t base_ns = 0;  // kernels: total duration; ops: direct kernel time
+  int64_t new_ns = 0;
+  int64_t base_cpu_ns = 0;  // ops only
+  int64_t new_cpu_ns = 0;
+  std::string status;  // new, vanished, slower, faster, unchanged
+  int64_t delta_ns() const { return new_ns - base_ns; }
+};
+
+struct TraceDiff {
+  std::string base_path, new_path;
+  GpuTimeline base_timeline, new_timeline;
+  std::vector<DiffRow> kernels;  // largest |Δ| first
+  std::vector<DiffRow> ops;
+};
+
+TraceDiff DiffTraces(const TraceData& base, const TraceData& next);
+std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, int64_t new_ns);
+
+// Tables "timeline_diff", "kernel_diff", "op_diff" (at most `top` rows each, 0 = all).
+std::vector<Table> DiffTables(const TraceDiff& diff, size_t top);
+
+}  // namespace sextant

@@ -1,0 +1,384 @@
+#include "trace/trace_merge.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "trace/kineto_reader.h"
+#include "util/compressed_file.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Finds an integer top-level field near the start or the end of the text (Kineto writes the
+// metadata keys around traceEvents), without parsing the whole document.
+int64_t FindHeaderInteger(std::string_view text, std::string_view key) {
+  const size_t window = 1 << 16;
+  for (std::string_view part :
+       {text.substr(0, window), text.substr(text.size() > window ? text.size() - window : 0)}) {
+    size_t at = part.rfind(key);
+    if (at == std::string_view::npos) continue;
+    size_t colon = part.find(':', at);
+    if (colon == std::string_view::npos) continue;
+    size_t start = part.find_first_not_of(" \t\r\n", colon + 1);
+    if (start == std::string_view::npos) continue;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(part.data() + start, part.data() + part.size(), value);
+    if (ec == std::errc()) return value;
+  }
+  return 0;
+}
+
+// distributedInfo.rank, or -1: looked for in the same windows as FindHeaderInteger.
+int64_t FindDistributedRank(std::string_view text) {
+  const size_t window = 1 << 16;
+  for (std::string_view part :
+       {text.substr(0, window), text.substr(text.size() > window ? text.size() - window : 0)}) {
+    size_t info = part.find("\"distributedInfo\"");
+    if (info == std::string_view::npos) continue;
+    std::string_view rest = part.substr(info);
+    size_t at = rest.find("\"rank\"");
+    if (at == std::string_view::npos) continue;
+    size_t start = rest.find_first_not_of(" \t\r\n:", at + 6);
+    if (start == std::string_view::npos) continue;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(rest.data() + start, rest.data() + rest.size(), value);
+    if (ec == std::errc()) return value;
+  }
+  return -1;
+}
+
+std::string JsonString(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+struct FileState {
+  size_t index = 0;
+  int64_t rank = 0;
+  int64_t shift_ns = 0;
+  std::map<std::string, int64_t> pids;  // raw pid token -> merged pid
+  std::map<std::pair<int64_t, std::string>, int64_t> tids;
+  std::map<std::string, std::string> process_names;  // raw pid token -> name
+  std::map<std::pair<std::string, std::string>, std::string> thread_names;
+};
+
+class Merger {
+ public:
+  explicit Merger(const std::string& output) : out_(output) {}
+
+  // First pass over a file: its rank and time base. The text is read again when copying so
+  // that only one input is in memory at a time.
+  void AddFile(const std::string& path, size_t index) {
+    InputText input = InputText::Load(path);
+    std::string_view text = input.text();
+    FileState state;
+    state.index = index;
+    state.rank = FindDistributedRank(text);
+    if (state.rank < 0) state.rank = static_cast<int64_t>(index);
+    int64_t base = FindHeaderInteger(text, "\"baseTimeNanoseconds\"");
+    bases_.push_back(base);
+    state.shift_ns = base;  // made relative to the earliest base once all are known
+    files_.push_back(std::move(state));
+    paths_.push_back(path);
+  }
+
+  MergeSummary Finish() {
+    int64_t min_base = bases_.empty() ? 0 : *std::min_element(bases_.begin(), bases_.end());
+    for (auto& f : files_) f.shift_ns = f.shift_ns ? f.shift_ns - min_base : 0;
+    Write("{\"traceEvents\":[\n");
+    for (size_t i = 0; i < files_.size(); ++i) {
+      InputText input = InputText::Load(paths_[i]);
+      if (input.truncated())
+        summary_.warnings.push_back(paths_[i] + ": " + input.truncation_reason());
+      CopyEvents(paths_[i], input.text(), files_[i]);
+    }
+    for (const auto& f : files_) WriteMetadata(f);
+    Write(
+        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"merged_by\":\"sextant trace "
+        "merge\",\"inputs\":[");
+    for (size_t i = 0; i < paths_.size(); ++i) Write((i ? "," : "") + JsonString(paths_[i]));
+    Write("]}}\n");
+    Flush();
+    out_.Close();
+    summary_.files = files_.size();
+    return summary_;
+  }
+
+ private:
+  void Write(std::string_view s) {
+    buffer_ += s;
+    if (buffer_.size() > (1 << 20)) Flush();
+  }
+  void Flush() {
+    out_.Write(buffer_);
+    buffer_.clear();
+  }
+  void BeginEvent() {
+    Write(first_event_ ? "" : ",\n");
+    first_event_ = false;
+    summary_.events_written++;
+  }
+
+  int64_t Pid(FileState& f, const std::string& raw) {
+    auto [it, inserted] = f.pids.try_emplace(
+        raw, static_cast<int64_t>(f.index + 1) * 100000 + static_cast<int64_t>(f.pids.size()));
+    if (inserted) summary_.processes++;
+    return it->second;
+  }
+  int64_t Tid(FileState& f, int64_t pid, const std::string& raw) {
+    auto [it, inserted] = f.tids.try_emplace({pid, raw}, next_tid_);
+    if (inserted) {
+      ++next_tid_;
+      summary_.threads++;
+    }
+    return it->second;
+  }
+
+  static std::string_view KeyOf(od::field& field) {
+    const char* start = field.key().raw();
+    const char* end = start;
+    while (*end != '"') {
+      if (*end == '\\') ++end;
+      ++end;
+    }
+    return {start, static_cast<size_t>(end - start)};
+  }
+
+  static bool RawValue(od::value& v, std::string_view* raw) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    if (type == od::json_type::object) {
+      od::object o;
+      return !v.get_object().get(o) && !o.raw_json().get(*raw);
+    }
+    if (type == od::json_type::array) {
+      od::array a;
+      return !v.get_array().get(a) && !a.raw_json().get(*raw);
+    }
+    *raw = v.raw_json_token();
+    return true;
+  }
+
+  void CopyEvents(const std::string& path, std::string_view text, FileState& f) {
+    od::parser parser;
+    od::document doc;
+    auto padded = simdjson::padded_string_view(text.data(), text.size(),
+                                               text.size() + InputText::kInputPadding);
+    auto fail = [&](simdjson::error_code code) {
+      const char* where = nullptr;
+      int64_t offset = doc.current_location().get(where) ? -1 : where - text.data();
+      return UserError(FormatLocated({path, -1, -1, offset}, "",
+                                     std::string("JSON error: ") + simdjson::error_message(code)));
+    };
+    if (auto code = parser.iterate(padded).get(doc)) throw fail(code);
+    od::array events;
+    od::json_type type;
+    if (auto code = doc.type().get(type)) throw fail(code);
+    bool found = false;
+    if (type == od::json_type::array) {
+      if (auto code = doc.get_array().get(events)) throw fail(code);
+      found = true;
+    } else {
+      od::object top;
+      if (auto code = doc.get_object().get(top)) throw fail(code);
+      for (auto field_result : top) {
+        od::field field;
+        if (auto code = std::move(field_result).get(field)) throw fail(code);
+        if (KeyOf(field) == "traceEvents") {
+          if (auto code = field.value().get_array().get(events)) throw fail(code);
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found)
+      ThrowUserError(SourceLocation{path}, "traceEvents",
+                     "not a Kineto trace: no traceEvents array");
+    std::vector<std::pair<std::string_view, std::string_view>> fields;
+    try {
+      for (auto element : events) {
+        od::object obj;
+        if (auto code = element.get_object().get(obj)) throw fail(code);
+        fields.clear();
+        for (auto field_result : obj) {
+          od::field field;
+          if (auto code = std::move(field_result).get(field)) throw fail(code);
+          std::string_view key = KeyOf(field);
+          od::value v = field.value();
+          std::string_view raw;
+          if (!RawValue(v, &raw)) throw fail(simdjson::TAPE_ERROR);
+          fields.emplace_back(key, TrimRight(raw));
+        }
+        EmitEvent(f, fields);
+      }
+    } catch (const UserError& e) {
+      if (f.pids.empty()) throw;
+      summary_.warnings.push_back(std::string(e.what()) + "; events before it were merged");
+    }
+  }
+
+  void EmitEvent(FileState& f,
+                 const std::vector<std::pair<std::string_view, std::string_view>>& fields) {
+    std::string_view ph, name, pid_raw = "0", tid_raw = "0", args;
+    for (const auto& [key, raw] : fields) {
+      if (key == "ph")
+        ph = raw;
+      else if (key == "name")
+        name = raw;
+      else if (key == "pid")
+        pid_raw = raw;
+      else if (key == "tid")
+        tid_raw = raw;
+      else if (key == "args")
+        args = raw;
+    }
+    if (ph == "\"M\"" && (name == "\"process_name\"" || name == "\"thread_name\"" ||
+                          name == "\"process_sort_index\"" || name == "\"thread_sort_index\"" ||
+                          name == "\"process_labels\"")) {
+      // Replaced by our own labels at the end; remember the original names.
+      std::string label = ArgsName(args);
+      if (name == "\"process_name\"") f.process_names[std::string(pid_raw)] = label;
+      if (name == "\"thread_name\"")
+        f.thread_names[{std::string(pid_raw), std::string(tid_raw)}] = label;
+      return;
+    }
+    int64_t pid = Pid(f, std::string(pid_raw));
+    int64_t tid = Tid(f, pid, std::string(tid_raw));
+    BeginEvent();
+    std::string line = "{";
+    bool first = true;
+    for (const auto& [key, raw] : fields) {
+      line += first ? "\"" : ",\"";
+      first = false;
+      line += key;
+      line += "\":";
+      if (key == "pid") {
+        line += std::to_string(pid);
+      } else if (key == "tid") {
+        line += std::to_string(tid);
+      } else if ((key == "ts") && f.shift_ns != 0) {
+        int64_t ns = 0;
+        if (ParseMicrosecondsToNs(raw, &ns)) {
+          ns += f.shift_ns;
+          line += fmt::format("{}{}.{:03d}", ns < 0 ? "-" : "", std::llabs(ns) / 1000,
+                              std::llabs(ns) % 1000);
+        } else {
+          line += raw;
+        }
+      } else if (key == "id") {
+        int64_t id = 0;
+        auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), id);
+        if (ec == std::errc() && ptr == raw.data() + raw.size() && id >= 0 &&
+            id < (int64_t{1} << 40)) {
+          line += std::to_string((static_cast<int64_t>(f.index + 1) << 40) | id);
+        } else {
+          line += raw;
+        }
+      } else {
+        line += raw;
+      }
+    }
+    line += "}";
+    Write(line);
+  }
+
+  static std::string ArgsName(std::string_view args) {
+    size_t at = args.find("\"name\"");
+    if (at == std::string_view::npos) return "";
+    size_t open = args.find('"', args.find(':', at) + 1);
+    if (open == std::string_view::npos) return "";
+    std::string out;
+    for (size_t i = open + 1; i < args.size() && args[i] != '"'; ++i) {
+      if (args[i] == '\\' && i + 1 < args.size()) ++i;
+      out += args[i];
+    }
+    return out;
+  }
+
+  static std::string Unquote(const std::string& raw) {
+    if (raw.size() >= 2 && raw.front() == '"') return raw.substr(1, raw.size() - 2);
+    return raw;
+  }
+
+  void WriteMetadata(const FileState& f) {
+    for (const auto& [raw, pid] : f.pids) {
+      auto named = f.process_names.find(raw);
+      std::string original = named != f.process_names.end() && !named->second.empty()
+                                 ? named->second + " (pid " + Unquote(raw) + ")"
+                                 : "pid " + Unquote(raw);
+      BeginEvent();
+      Write(
+          fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{"
+                      "\"name\":{}}}}}",
+                      pid, JsonString(fmt::format("rank {}: {}", f.rank, original))));
+      BeginEvent();
+      Write(
+          fmt::format("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,"
+                      "\"args\":{{\"sort_index\":{}}}}}",
+                      pid, pid));
+    }
+    for (const auto& [key, tid] : f.tids) {
+      std::string pid_raw;
+      for (const auto& [raw, pid] : f.pids) {
+        if (pid == key.first) pid_raw = raw;
+      }
+      auto named = f.thread_names.find({pid_raw, key.second});
+      std::string label = named != f.thread_names.end() && !named->second.empty()
+                              ? named->second
+                              : "thread " + Unquote(key.second);
+      BeginEvent();
+      Write(
+          fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{"
+                      "\"name\":{}}}}}",
+                      key.first, tid, JsonString(label)));
+    }
+  }
+
+  OutputFile out_;
+  std::string buffer_;
+  bool first_event_ = true;
+  int64_t next_tid_ = 1;
+  MergeSummary summary_;
+  std::vector<FileState> files_;
+  std::vector<std::string> paths_;
+  std::vector<int64_t> bases_;
+};
+
+}  // namespace
+
+MergeSummary MergeTraces(const std::vector<std::string>& inputs, const std::string& output) {
+  if (inputs.empty()) ThrowUserError("trace merge: no input traces");
+  for (const auto& in : inputs) {
+    if (in == output) ThrowUserError(SourceLocation{output}, "", "output would overwrite an input");
+  }
+  Merger merger(output);
+  for (size_t i = 0; i < inputs.size(); ++i) merger.AddFile(inputs[i], i);
+  return merger.Finish();
+}
+
+}  // namespace sextant

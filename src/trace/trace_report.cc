@@ -1,0 +1,626 @@
+#include "trace/trace_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "report/console_table.h"
+#include "report/html_writer.h"
+#include "report/json_table.h"
+#include "trace/gpu_peaks.h"
+#include "trace/kernel_summary.h"
+#include "trace/launch_stats.h"
+#include "trace/op_breakdown.h"
+#include "trace/roofline.h"
+
+namespace sextant {
+namespace {
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double Us(double ns) { return ns / 1e3; }
+double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+Column RankColumn() { return {"rank", "rank", 0}; }
+
+Table TimelineTable(int64_t rank, const GpuTimeline& t) {
+  // Row names and order follow TraceLens's gpu_timeline sheet, plus memset_time.
+  Table table("gpu_timeline", "GPU timeline (TraceLens definitions)",
+              {RankColumn(),
+               {"type", "type", 0},
+               {"time_ms", "time (ms)", 3},
+               {"percent", "% of total", 2}});
+  const std::pair<const char*, int64_t> rows[] = {{"computation_time", t.computation_ns},
+                                                  {"exposed_comm_time", t.exposed_communication_ns},
+                                                  {"exposed_memcpy_time", t.exposed_memcpy_ns},
+                                                  {"busy_time", t.busy_ns},
+                                                  {"idle_time", t.idle_ns},
+                                                  {"total_time", t.total_ns},
+                                                  {"total_comm_time", t.communication_ns},
+                                                  {"total_memcpy_time", t.memcpy_ns},
+                                                  {"memset_time", t.memset_ns}};
+  for (const auto& [name, ns] : rows) {
+    table.AddRow({rank, std::string(name), Ms(ns),
+                  Pct(static_cast<double>(ns), static_cast<double>(t.total_ns))});
+  }
+  return table;
+}
+
+Table IterationTable(int64_t rank, const TraceData& trace) {
+  Table table("iterations", "Iterations (ProfilerStep#N)",
+              {RankColumn(),
+               {"step", "step", 0},
+               {"cpu_ms", "CPU step (ms)", 3},
+               {"gpu_span_ms", "GPU span (ms)", 3},
+               {"computation_ms", "compute (ms)", 3},
+               {"exposed_comm_ms", "exposed comm (ms)", 3},
+               {"exposed_memcpy_ms", "exposed memcpy (ms)", 3},
+               {"idle_ms", "GPU idle (ms)", 3}});
+  auto groups = GpuEventsByIteration(trace);
+  for (size_t i = 0; i < trace.iterations.size(); ++i) {
+    GpuTimeline t = ComputeGpuTimeline(trace, groups[i]);
+    table.AddRow({rank, trace.iterations[i].step, Ms(trace.iterations[i].dur_ns), Ms(t.total_ns),
+                  Ms(t.computation_ns), Ms(t.exposed_communication_ns), Ms(t.exposed_memcpy_ns),
+                  Ms(t.idle_ns)});
+  }
+  return table;
+}
+
+Table IterationStatsTable(int64_t rank, const TraceData& trace) {
+  Table table("iteration_stats", "Iteration time statistics (CPU ProfilerStep durations)",
+              {RankColumn(),
+               {"iterations", "iterations", 0},
+               {"mean_ms", "mean (ms)", 3},
+               {"std_ms", "std (ms)", 3},
+               {"min_ms", "min (ms)", 3},
+               {"max_ms", "max (ms)", 3},
+               {"cv_percent", "CV (%)", 2}});
+  const auto& it = trace.iterations;
+  if (it.empty()) return table;
+  double sum = 0, mn = 1e300, mx = 0;
+  for (const auto& s : it) {
+    double ms = Ms(s.dur_ns);
+    sum += ms;
+    mn = std::min(mn, ms);
+    mx = std::max(mx, ms);
+  }
+  double mean = sum / static_cast<double>(it.size());
+  double var = 0;
+  for (const auto& s : it) var += (Ms(s.dur_ns) - mean) * (Ms(s.dur_ns) - mean);
+  // Sample standard deviation (n − 1), as pandas reports it.
+  double sd = it.size() > 1 ? std::sqrt(var / static_cast<double>(it.size() - 1)) : 0.0;
+  table.AddRow({rank, static_cast<int64_t>(it.size()), mean, sd, mn, mx, Pct(sd, mean)});
+  return table;
+}
+
+}  // namespace
+
+RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
+                        int64_t fallback_rank) {
+  RankReport r;
+  r.file = trace.path;
+  r.rank = trace.rank >= 0 ? trace.rank : fallback_rank;
+  r.gpu = trace.device_name;
+  r.world_size = trace.world_size;
+  r.iterations = static_cast<int64_t>(trace.iterations.size());
+  r.events = trace.total_events;
+  r.input_bytes = trace.input_bytes;
+  r.truncated = trace.truncated;
+  r.warnings = trace.warnings;
+  const int64_t rank = r.rank;
+  r.timeline = ComputeGpuTimeline(trace);
+  r.tables.push_back(TimelineTable(rank, r.timeline));
+  r.tables.push_back(IterationTable(rank, trace));
+  r.tables.push_back(IterationStatsTable(rank, trace));
+
+  // Kernels and categories.
+  std::vector<KernelStats> kernels = SummarizeKernels(trace);
+  int64_t all_kernel_ns = 0;
+  for (const auto& k : kernels) all_kernel_ns += k.total_ns;
+  Table categories("kernel_categories", "GPU time by kernel category",
+                   {RankColumn(),
+                    {"category", "category", 0},
+                    {"count", "count", 0},
+                    {"time_ms", "time (ms)", 3},
+                    {"percent", "% of GPU time", 2}});
+  for (const auto& c : SummarizeCategories(kernels)) {
+    categories.AddRow({rank, std::string(CategoryName(c.category)), c.count, Ms(c.total_ns),
+                       Pct(static_cast<double>(c.total_ns), static_cast<double>(all_kernel_ns))});
+  }
+  r.tables.push_back(std::move(categories));
+  Table kernel_table("kernels", "Top GPU kernels and memory operations by total time",
+                     {RankColumn(),
+                      {"name", "kernel", 0},
+                      {"category", "category", 0},
+                      {"parent_op", "launched by", 0},
+                      {"count", "count", 0},
+                      {"total_us", "total (us)", 1},
+                      {"mean_us", "mean (us)", 2},
+                      {"median_us", "median (us)", 2},
+                      {"min_us", "min (us)", 2},
+                      {"max_us", "max (us)", 2},
+                      {"percent", "% of GPU time", 2}});
+  for (size_t i = 0; i < kernels.size() && i < options.top_kernels; ++i) {
+    const auto& k = kernels[i];
+    kernel_table.AddRow({rank, k.name, std::string(CategoryName(k.category)), k.parent_op, k.count,
+                         Us(static_cast<double>(k.total_ns)), Us(k.mean_ns), Us(k.median_ns),
+                         Us(static_cast<double>(k.min_ns)), Us(static_cast<double>(k.max_ns)),
+                         Pct(static_cast<double>(k.total_ns), static_cast<double>(all_kernel_ns))});
+  }
+  if (kernels.size() > options.top_kernels) {
+    kernel_table.AddNote(
+        fmt::format("{} of {} distinct kernels shown", options.top_kernels, kernels.size()));
+  }
+  r.tables.push_back(std::move(kernel_table));
+
+  // Operators.
+  OpKernelTimes times = ComputeOpKernelTimes(trace);
+  Table ops("ops", "CPU ops by name and input shapes, with the GPU time of their kernels",
+            {RankColumn(),
+             {"name", "op", 0},
+             {"input_dims", "input dims", 0},
+             {"input_types", "input types", 0},
+             {"parent", "called from", 0},
+             {"count", "count", 0},
+             {"cpu_ms", "CPU (ms)", 3},
+             {"direct_kernel_us", "direct kernels (us)", 1},
+             {"subtree_kernel_us", "subtree kernels (us)", 1},
+             {"percent", "% of GPU time", 2}});
+  auto op_rows = SummarizeOps(trace, times, true);
+  for (size_t i = 0; i < op_rows.size() && i < options.top_ops; ++i) {
+    const auto& o = op_rows[i];
+    ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, Ms(o.cpu_ns),
+                Us(static_cast<double>(o.direct_kernel_ns)),
+                Us(static_cast<double>(o.subtree_kernel_ns)),
+                Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
+  }
+  r.tables.push_back(std::move(ops));
+  Table ops_by_name("ops_by_name", "CPU ops by name",
+                    {RankColumn(),
+                     {"name", "op", 0},
+                     {"count", "count", 0},
+                     {"cpu_ms", "CPU (ms)", 3},
+                     {"direct_kernel_us", "direct kernels (us)", 1},
+                     {"subtree_kernel_us", "subtree kernels (us)", 1},
+                     {"percent", "% of GPU time", 2}});
+  auto name_rows = SummarizeOps(trace, times, false);
+  for (size_t i = 0; i < name_rows.size() && i < options.top_ops; ++i) {
+    const auto& o = name_rows[i];
+    ops_by_name.AddRow(
+        {rank, o.name, o.count, Ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),
+         Us(static_cast<double>(o.subtree_kernel_ns)),
+         Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
+  }
+  r.tables.push_back(std::move(ops_by_name));
+  Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
+             {RankColumn(),
+              {"path", "op path", 0},
+              {"depth", "depth", 0},
+              {"count", "count", 0},
+              {"subtree_kernel_us", "subtree kernels (us)", 1},
+              {"direct_kernel_us", "direct kernels (us)", 1}});
+  for (const auto& p : SummarizeOpTree(trace, times)) {
+    tree.AddRow({rank, p.path, static_cast<int64_t>(p.depth), p.count,
+                 Us(static_cast<double>(p.subtree_kernel_ns)),
+                 Us(static_cast<double>(p.direct_kernel_ns))});
+  }
+  r.tables.push_back(std::move(tree));
+
+  // Roofline.
+  std::optional<GpuPeak> peak =
+      FindGpuPeak(options.gpu_arch.empty() ? trace.device_name : options.gpu_arch);
+  Table roof("roofline", "Roofline of GEMM, attention, elementwise and norm ops",
+             {RankColumn(),
+              {"name", "op", 0},
+              {"family", "family", 0},
+              {"input_dims", "input dims", 0},
+              {"input_types", "input types", 0},
+              {"count", "count", 0},
+              {"gflops_per_call", "GFLOP/call", 3},
+              {"mb_per_call", "MB/call", 3},
+              {"kernel_us", "kernel time (us)", 1},
+              {"tflops", "TFLOP/s", 2},
+              {"tbps", "TB/s", 3},
+              {"flops_per_byte", "FLOP/B", 1},
+              {"peak_tflops", "peak TFLOP/s", 1},
+              {"bound", "bound", 0},
+              {"pct_of_roofline", "% of roofline", 1},
+              {"note", "note", 0}});
+  for (const auto& row : ComputeRoofline(trace, times, peak)) {
+    Cell peak_cell = row.peak_tflops > 0 ? Cell(row.peak_tflops) : Cell();
+    Cell pct = row.bound.empty() ? Cell() : Cell(100.0 * row.roofline_fraction);
+    roof.AddRow({rank, row.name, row.family, row.input_dims, row.input_types, row.count,
+                 row.flops_per_call / 1e9, row.bytes_per_call / 1e6,
+                 Us(static_cast<double>(row.kernel_ns)), row.achieved_tflops, row.achieved_tbps,
+                 row.intensity, peak_cell, row.bound, pct, row.note});
+  }
+  roof.AddNote(peak
+                   ? fmt::format("peaks: {} ({} TFLOP/s bf16 matrix, {} TB/s)", peak->name,
+                                 peak->matrix_bf16_tflops, peak->memory_tbps)
+                   : std::string("GPU not in the peak table: pass --gpu-arch for roofline bounds"));
+  r.tables.push_back(std::move(roof));
+
+  // Communication.
+  r.collectives = ExtractCollectives(trace, rank);
+  Table coll("collectives", "Collectives per type, process group and message size",
+             {RankColumn(),
+              {"type", "collective", 0},
+              {"process_group", "process group", 0},
+              {"group_size", "ranks", 0},
+              {"bytes", "message (B)", 0},
+              {"count", "count", 0},
+              {"total_us", "total (us)", 1},
+              {"mean_us", "mean (us)", 1},
+              {"min_us", "min (us)", 1},
+              {"max_us", "max (us)", 1},
+              {"algbw_gbps", "algbw (GB/s)", 2},
+              {"busbw_gbps", "busbw (GB/s)", 2}});
+  for (const auto& s : SummarizeCollectives(r.collectives)) {
+    coll.AddRow({rank, s.type, s.process_group, s.group_size > 0 ? Cell(s.group_size) : Cell(),
+                 s.bytes >= 0 ? Cell(s.bytes) : Cell(), s.count,
+                 Us(static_cast<double>(s.total_ns)),
+                 Us(static_cast<double>(s.total_ns) / static_cast<double>(s.count)),
+                 Us(static_cast<double>(s.min_ns)), Us(static_cast<double>(s.max_ns)),
+                 s.algbw_gbps > 0 ? Cell(s.algbw_gbps) : Cell(),
+                 s.busbw_gbps > 0 ? Cell(s.busbw_gbps) : Cell()});
+  }
+  r.tables.push_back(std::move(coll));
+
+  // Idle time and launches.
+  Table idle("idle", "Idle time per stream by cause",
+             {RankColumn(),
+              {"device", "device", 0},
+              {"stream", "stream", 0},
+              {"activities", "activities", 0},
+              {"busy_ms", "busy (ms)", 3},
+              {"idle_ms", "idle (ms)", 3},
+              {"host_bound_ms", "host-bound (ms)", 3},
+              {"launch_overhead_ms", "launch overhead (ms)", 3},
+              {"dependency_wait_ms", "dependency wait (ms)", 3},
+              {"other_ms", "other (ms)", 3}});
+  for (const auto& s : BreakDownIdleTime(trace, TimelineEvents(trace))) {
+    idle.AddRow({rank, static_cast<int64_t>(s.device), s.stream, s.activities, Ms(s.busy_ns),
+                 Ms(s.idle_ns()), Ms(s.host_bound_ns), Ms(s.launch_overhead_ns),
+                 Ms(s.dependency_wait_ns), Ms(s.other_ns)});
+  }
+  r.tables.push_back(std::move(idle));
+  LaunchStats ls = ComputeLaunchStats(trace);
+  Table launch("launch", "Kernel launch statistics",
+               {RankColumn(),
+                {"kernels", "kernels", 0},
+                {"linked", "with launch call", 0},
+                {"mean_delay_us", "mean delay (us)", 2},
+                {"median_delay_us", "median delay (us)", 2},
+                {"p95_delay_us", "p95 delay (us)", 2},
+                {"max_delay_us", "max delay (us)", 2},
+                {"mean_launch_call_us", "mean launch call (us)", 2},
+                {"short_kernels", "short kernels (<10us)", 0},
+                {"short_kernel_time_pct", "short-kernel time (%)", 2},
+                {"shorter_than_launch", "GPU time < launch call", 0}});
+  launch.AddRow({rank, ls.kernels, ls.linked_kernels, Us(ls.mean_launch_delay_ns),
+                 Us(ls.median_launch_delay_ns), Us(static_cast<double>(ls.p95_launch_delay_ns)),
+                 Us(static_cast<double>(ls.max_launch_delay_ns)), Us(ls.mean_launch_call_ns),
+                 ls.short_kernels,
+                 Pct(static_cast<double>(ls.short_kernel_ns), static_cast<double>(ls.kernel_ns)),
+                 ls.kernels_shorter_than_launch});
+  r.tables.push_back(std::move(launch));
+  return r;
+}
+
+nlohmann::json RankReport::Serialize() const {
+  nlohmann::json j;
+  j["file"] = file;
+  j["rank"] = rank;
+  j["gpu"] = gpu;
+  j["world_size"] = world_size;
+  j["iterations"] = iterations;
+  j["events"] = events;
+  j["input_bytes"] = input_bytes;
+  j["truncated"] = truncated;
+  j["warnings"] = warnings;
+  j["timeline_ns"] = {timeline.total_ns,         timeline.computation_ns,
+                      timeline.communication_ns, timeline.exposed_communication_ns,
+                      timeline.memcpy_ns,        timeline.exposed_memcpy_ns,
+                      timeline.memset_ns,        timeline.busy_ns,
+                      timeline.idle_ns,          timeline.first_start_ns,
+                      timeline.last_end_ns};
+  j["tables"] = nlohmann::json::array();
+  for (const auto& t : tables) j["tables"].push_back(TableToJson(t));
+  j["collectives"] = nlohmann::json::array();
+  for (const auto& c : collectives) {
+    j["collectives"].push_back({c.rank, c.type, c.process_group, c.seq, c.bytes, c.group_size,
+                                c.ts_ns, c.dur_ns, c.kernel});
+  }
+  return j;
+}
+
+RankReport RankReport::Deserialize(const nlohmann::json& j) {
+  RankReport r;
+  r.file = j.at("file");
+  r.rank = j.at("rank");
+  r.gpu = j.at("gpu");
+  r.world_size = j.at("world_size");
+  r.iterations = j.at("iterations");
+  r.events = j.at("events");
+  r.input_bytes = j.at("input_bytes");
+  r.truncated = j.at("truncated");
+  r.warnings = j.at("warnings").get<std::vector<std::string>>();
+  const auto& t = j.at("timeline_ns");
+  GpuTimeline& tl = r.timeline;
+  int64_t* fields[] = {
+      &tl.total_ns,  &tl.computation_ns,    &tl.communication_ns, &tl.exposed_communication_ns,
+      &tl.memcpy_ns, &tl.exposed_memcpy_ns, &tl.memset_ns,        &tl.busy_ns,
+      &tl.idle_ns,   &tl.first_start_ns,    &tl.last_end_ns};
+  for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = t.at(i).get<int64_t>();
+  for (const auto& table : j.at("tables")) r.tables.push_back(TableFromJson(table));
+  for (const auto& c : j.at("collectives")) {
+    r.collectives.push_back(
+        {c.at(0), c.at(1), c.at(2), c.at(3), c.at(4), c.at(5), c.at(6), c.at(7), c.at(8)});
+  }
+  return r;
+}
+
+const Table* TraceReport::Find(const std::string& name) const {
+  for (const auto& t : tables) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+TraceReport CombineReports(std::vector<RankReport> ranks) {
+  TraceReport report;
+  std::sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.file < b.file;
+  });
+  Table summary("ranks", "Traces",
+                {RankColumn(),
+                 {"file", "file", 0},
+                 {"gpu", "GPU", 0},
+                 {"world_size", "world size", 0},
+                 {"events", "events", 0},
+                 {"mb", "JSON (MB)", 1},
+                 {"iterations", "iterations", 0},
+                 {"gpu_busy_ms", "GPU busy (ms)", 3},
+                 {"gpu_total_ms", "GPU span (ms)", 3},
+                 {"exposed_comm_ms", "exposed comm (ms)", 3},
+                 {"truncated", "truncated", 0}});
+  for (const auto& r : ranks) {
+    summary.AddRow({r.rank, std::filesystem::path(r.file).filename().string(), r.gpu,
+                    r.world_size >= 0 ? Cell(r.world_size) : Cell(), static_cast<int64_t>(r.events),
+                    static_cast<double>(r.input_bytes) / 1e6, r.iterations, Ms(r.timeline.busy_ns),
+                    Ms(r.timeline.total_ns), Ms(r.timeline.exposed_communication_ns),
+                    std::string(r.truncated ? "yes" : "no")});
+  }
+  report.tables.push_back(std::move(summary));
+  if (!ranks.empty()) {
+    for (size_t t = 0; t < ranks[0].tables.size(); ++t) {
+      Table combined = ranks[0].tables[t];
+      for (size_t r = 1; r < ranks.size(); ++r) {
+        if (t >= ranks[r].tables.size()) continue;
+        for (const auto& row : ranks[r].tables[t].rows()) combined.AddRow(row);
+      }
+      report.tables.push_back(std::move(combined));
+    }
+  }
+  if (ranks.size() >= 2) {
+    std::vector<std::vector<CollectiveInstance>> per_rank;
+    for (const auto& r : ranks) per_rank.push_back(r.collectives);
+    Table cross("cross_rank_collectives",
+                "Collectives matched across ranks: wait (skew) vs transfer",
+                {{"key", "instance", 0},
+                 {"type", "collective", 0},
+                 {"process_group", "process group", 0},
+                 {"ranks", "ranks", 0},
+                 {"bytes", "message (B)", 0},
+                 {"start_ms", "start (ms)", 3},
+                 {"transfer_us", "transfer (us)", 1},
+                 {"skew_us", "skew (us)", 1},
+                 {"mean_wait_us", "mean wait (us)", 1},
+                 {"max_wait_us", "max wait (us)", 1},
+                 {"straggler_rank", "last to arrive", 0},
+                 {"algbw_gbps", "algbw (GB/s)", 2},
+                 {"busbw_gbps", "busbw (GB/s)", 2}});
+    auto matched = MatchCollectivesAcrossRanks(per_rank);
+    int64_t origin = matched.empty() ? 0 : matched.front().earliest_start_ns;
+    struct TypeTotals {
+      int64_t instances = 0, transfer_ns = 0, skew_ns = 0;
+      double wait_ns = 0;
+    };
+    std::map<std::string, TypeTotals> totals;
+    for (const auto& m : matched) {
+      cross.AddRow({m.key, m.type, m.process_group, m.ranks, m.bytes >= 0 ? Cell(m.bytes) : Cell(),
+                    Ms(m.earliest_start_ns - origin), Us(static_cast<double>(m.transfer_ns)),
+                    Us(static_cast<double>(m.skew_ns)), Us(m.mean_wait_ns),
+                    Us(static_cast<double>(m.max_wait_ns)), m.straggler_rank,
+                    m.algbw_gbps > 0 ? Cell(m.algbw_gbps) : Cell(),
+                    m.busbw_gbps > 0 ? Cell(m.busbw_gbps) : Cell()});
+      TypeTotals& tt = totals[m.type];
+      tt.instances++;
+      tt.transfer_ns += m.transfer_ns;
+      tt.skew_ns += m.skew_ns;
+      tt.wait_ns += m.mean_wait_ns;
+    }
+    cross.AddNote(
+        "start is relative to the first matched collective; ranks' clocks are assumed aligned");
+    Table cross_summary("cross_rank_summary", "Cross-rank collective time by type",
+                        {{"type", "collective", 0},
+                         {"instances", "instances", 0},
+                         {"transfer_ms", "transfer (ms)", 3},
+                         {"mean_wait_ms", "mean wait per rank (ms)", 3},
+                         {"skew_ms", "skew (ms)", 3},
+                         {"wait_percent", "wait share (%)", 2}});
+    for (const auto& [type, tt] : totals) {
+      cross_summary.AddRow({type, tt.instances, Ms(tt.transfer_ns), tt.wait_ns / 1e6,
+                            Ms(tt.skew_ns),
+                            Pct(tt.wait_ns, tt.wait_ns + static_cast<double>(tt.transfer_ns))});
+    }
+    report.tables.push_back(std::move(cross_summary));
+    report.tables.push_back(std::move(cross));
+  }
+  report.ranks = std::move(ranks);
+  return report;
+}
+
+nlohmann::json ReportToJson(const TraceReport& report) {
+  nlohmann::json out;
+  out["ranks"] = nlohmann::json::array();
+  auto rows_of = [&](const std::string& name, int64_t rank) {
+    nlohmann::json rows = nlohmann::json::array();
+    const Table* t = report.Find(name);
+    if (!t) return rows;
+    for (auto& row : TableRowsToJson(*t)) {
+      if (row["rank"] == rank) rows.push_back(std::move(row));
+    }
+    return rows;
+  };
+  for (const auto& r : report.ranks) {
+    nlohmann::json j;
+    j["rank"] = r.rank;
+    j["file"] = r.file;
+    j["gpu"] = r.gpu;
+    j["iterations"] = r.iterations;
+    j["truncated"] = r.truncated;
+    j["warnings"] = r.warnings;
+    const GpuTimeline& t = r.timeline;
+    j["timeline_us"] = {{"total", t.total_ns / 1e3},
+                        {"computation", t.computation_ns / 1e3},
+                        {"communication", t.communication_ns / 1e3},
+                        {"exposed_communication", t.exposed_communication_ns / 1e3},
+                        {"memcpy", t.memcpy_ns / 1e3},
+                        {"exposed_memcpy", t.exposed_memcpy_ns / 1e3},
+                        {"memset", t.memset_ns / 1e3},
+                        {"busy", t.busy_ns / 1e3},
+                        {"idle", t.idle_ns / 1e3}};
+    j["kernels"] = rows_of("kernels", r.rank);
+    j["kernel_categories"] = rows_of("kernel_categories", r.rank);
+    j["ops"] = rows_of("ops", r.rank);
+    j["ops_by_name"] = rows_of("ops_by_name", r.rank);
+    j["op_tree"] = rows_of("op_tree", r.rank);
+    j["roofline"] = rows_of("roofline", r.rank);
+    j["collectives"] = rows_of("collectives", r.rank);
+    j["idle"] = rows_of("idle", r.rank);
+    auto launch = rows_of("launch", r.rank);
+    j["launch"] = launch.empty() ? nlohmann::json::object() : launch[0];
+    j["iteration_times"] = rows_of("iterations", r.rank);
+    auto stats = rows_of("iteration_stats", r.rank);
+    j["iteration_stats"] = stats.empty() ? nlohmann::json::object() : stats[0];
+    out["ranks"].push_back(std::move(j));
+  }
+  if (const Table* t = report.Find("cross_rank_collectives"))
+    out["cross_rank_collectives"] = TableRowsToJson(*t);
+  if (const Table* t = report.Find("cross_rank_summary"))
+    out["cross_rank_summary"] = TableRowsToJson(*t);
+  return out;
+}
+
+namespace {
+
+// A copy of `table` with only the first `n` rows of each rank.
+Table TopPerRank(const Table& table, size_t n) {
+  Table out(table.name(), table.title(), table.columns());
+  int rank_col = table.ColumnIndex("rank");
+  std::map<int64_t, size_t> seen;
+  for (const auto& row : table.rows()) {
+    int64_t rank = rank_col >= 0 ? std::get<int64_t>(row[rank_col]) : 0;
+    if (seen[rank]++ < n) out.AddRow(row);
+  }
+  return out;
+}
+
+// Drops columns by key (for the narrower console view).
+Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
+  std::vector<size_t> keep;
+  std::vector<Column> columns;
+  for (size_t c = 0; c < table.columns().size(); ++c) {
+    if (std::find(drop.begin(), drop.end(), table.columns()[c].key) != drop.end()) continue;
+    keep.push_back(c);
+    columns.push_back(table.columns()[c]);
+  }
+  Table out(table.name(), table.title(), columns);
+  for (const auto& row : table.rows()) {
+    std::vector<Cell> cells;
+    for (size_t c : keep) cells.push_back(row[c]);
+    out.AddRow(std::move(cells));
+  }
+  for (const auto& note : table.notes()) out.AddNote(note);
+  return out;
+}
+
+}  // namespace
+
+std::string ReportToConsole(const TraceReport& report) {
+  std::string out;
+  for (const auto& r : report.ranks) {
+    for (const auto& w : r.warnings) out += fmt::format("warning: rank {}: {}\n", r.rank, w);
+  }
+  auto show = [&](const Table* t, size_t top, const std::vector<std::string>& drop,
+                  size_t width = 60) {
+    if (!t || t->empty()) return;
+    out += RenderConsoleTable(WithoutColumns(TopPerRank(*t, top), drop), width) + "\n";
+  };
+  show(report.Find("ranks"), 1000, {"file"});
+  show(report.Find("gpu_timeline"), 100, {});
+  show(report.Find("iteration_stats"), 100, {});
+  show(report.Find("kernel_categories"), 100, {});
+  show(report.Find("kernels"), 10, {"min_us", "parent_op"}, 70);
+  show(report.Find("ops_by_name"), 10, {}, 50);
+  show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
+  show(report.Find("collectives"), 10, {"min_us", "max_us"});
+  show(report.Find("idle"), 6, {});
+  show(report.Find("launch"), 100, {});
+  show(report.Find("cross_rank_summary"), 100, {});
+  if (const Table* t = report.Find("cross_rank_collectives"); t && !t->empty()) {
+    Table head = *t;
+    head.Truncate(10);
+    if (t->size() > 10)
+      head.AddNote(
+          fmt::format("{} of {} instances shown; all are in --json/--csv/--xlsx", 10, t->size()));
+    out += RenderConsoleTable(head) + "\n";
+  }
+  return out;
+}
+
+void WriteReportHtml(const TraceReport& report, const std::string& path) {
+  std::vector<HtmlSection> sections;
+  HtmlSection overview{"Overview", {}, {report.Find("ranks")}};
+  for (const auto& r : report.ranks) {
+    const GpuTimeline& t = r.timeline;
+    overview.charts.push_back({fmt::format("Rank {}: GPU time", r.rank),
+                               "ms",
+                               {{"computation", Ms(t.computation_ns)},
+                                {"exposed communication", Ms(t.exposed_communication_ns)},
+                                {"exposed memcpy", Ms(t.exposed_memcpy_ns)},
+                                {"idle", Ms(t.idle_ns)},
+                                {"all communication", Ms(t.communication_ns)}}});
+    if (report.ranks.size() > 4) break;  // one chart is enough to read; the table has all
+  }
+  sections.push_back(std::move(overview));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
+      {"GPU timeline", {"gpu_timeline", "iterations", "iteration_stats"}},
+      {"Kernels", {"kernel_categories", "kernels"}},
+      {"Operators", {"ops_by_name", "ops", "op_tree"}},
+      {"Roofline", {"roofline"}},
+      {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
+      {"Idle time and launches", {"idle", "launch"}}};
+  for (const auto& [heading, names] : groups) {
+    HtmlSection s{heading, {}, {}};
+    for (const auto& name : names) {
+      if (const Table* t = report.Find(name)) s.tables.push_back(t);
+    }
+    if (heading == "Kernels") {
+      if (const Table* t = report.Find("kernel_categories")) {
+        BarChart chart{"GPU time by category (all ranks)", "ms", {}};
+        std::map<std::string, double> by;
+        for (const auto& row : t->rows())
+          by[std::get<std::string>(row[1])] += std::get<double>(row[3]);
+        for (const auto& [k, v] : by) chart.bars.push_back({k, v});
+        s.charts.push_back(std::move(chart));
+      }
+    }
+    sections.push_back(std::move(s));
+  }
+  WriteHtmlPage(path, "Sextant trace report", sections);
+}
+
+}  // namespace sextant

@@ -1,0 +1,63 @@
+// `trace report`: runs every analysis on each rank's trace and assembles the tables that
+// every output format shares (console, JSON, CSV, XLSX, HTML). Per-rank tables carry a
+// leading "rank" column so that several ranks concatenate into one table each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.h"
+#include "trace/collectives.h"
+#include "trace/event_store.h"
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+
+struct ReportOptions {
+  std::string gpu_arch;     // overrides the device name for rooflines ("" = from the trace)
+  size_t top_kernels = 50;  // rows kept per rank in the kernel table
+  size_t top_ops = 100;     // rows kept per rank in the op tables
+};
+
+struct RankReport {
+  std::string file;
+  int64_t rank = -1;  // distributedInfo rank, else the file's position on the command line
+  std::string gpu;
+  int64_t world_size = -1;
+  int64_t iterations = 0;
+  size_t events = 0;
+  size_t input_bytes = 0;
+  bool truncated = false;
+  std::vector<std::string> warnings;
+  GpuTimeline timeline;
+  std::vector<Table> tables;
+  std::vector<CollectiveInstance> collectives;
+
+  // Complete serialisation (used to gather reports from MPI ranks).
+  nlohmann::json Serialize() const;
+  static RankReport Deserialize(const nlohmann::json& json);
+};
+
+// `fallback_rank` is used when the trace has no distributedInfo rank.
+RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
+                        int64_t fallback_rank);
+
+struct TraceReport {
+  std::vector<RankReport> ranks;
+  std::vector<Table> tables;  // per-rank tables concatenated, then cross-rank tables
+  const Table* Find(const std::string& name) const;
+};
+
+// Concatenates per-rank tables and adds the cross-rank collective tables.
+TraceReport CombineReports(std::vector<RankReport> ranks);
+
+// {"ranks": [{"rank", "gpu", "iterations", "timeline_us": {...}, "kernels", "ops",
+//  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
+nlohmann::json ReportToJson(const TraceReport& report);
+// The compact human summary printed by default.
+std::string ReportToConsole(const TraceReport& report);
+void WriteReportHtml(const TraceReport& report, const std::string& path);
+
+}  // namespace sextant

@@ -1,0 +1,26 @@
+// Analyses many trace files (one per rank) in parallel: on all cores with std::thread, and
+// optionally spread over MPI processes with the per-rank reports gathered on MPI rank 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/trace_report.h"
+
+namespace sextant {
+
+// Reads and analyses each file on up to `threads` threads (0 = all cores); each trace is
+// freed as soon as its report is built. Order follows `files`. Throws the first UserError.
+std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
+                                          const ReportOptions& options, unsigned threads = 0);
+
+// True when this build can use MPI (OpenMPI found at configure time).
+bool MpiAvailable();
+
+// Under mpirun: MPI process p analyses files p, p + size, ... and rank 0 gathers every
+// report. Returns the reports on rank 0 and an empty list elsewhere; `*is_root` tells which.
+// Initialises and finalises MPI. Throws UserError if this build has no MPI.
+std::vector<RankReport> AnalyzeTraceFilesMpi(const std::vector<std::string>& files,
+                                             const ReportOptions& options, bool* is_root);
+
+}  // namespace sextant
