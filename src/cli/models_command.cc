@@ -18,6 +18,9 @@
 namespace sextant::cli {
 namespace {
 
+// Keys keep the order written here, so the output reads top-down like the human form.
+using Json = nlohmann::ordered_json;
+
 const char* ArchitectureName(Architecture a) {
   switch (a) {
     case Architecture::kTransformer: return "transformer";
@@ -56,18 +59,18 @@ Counts CountsOf(const ModelSpec& m) {
   return {p.Total(), p.Active(m)};
 }
 
-nlohmann::json ListJson() {
-  nlohmann::json models = nlohmann::json::array();
+Json ListJson() {
+  Json models = Json::array();
   for (const ModelEntry& e : ModelLibrary()) {
     const ModelSpec& m = e.spec;
     const Counts c = CountsOf(m);
-    nlohmann::json j = {{"name", m.name},
-                        {"family", m.family},
-                        {"architecture", ArchitectureName(m.architecture)},
-                        {"supported", Supported(m)},
-                        {"published_params", e.published_params},
-                        {"source", e.source},
-                        {"aliases", e.aliases}};
+    Json j = {{"name", m.name},
+              {"family", m.family},
+              {"architecture", ArchitectureName(m.architecture)},
+              {"supported", Supported(m)},
+              {"published_params", e.published_params},
+              {"source", e.source},
+              {"aliases", e.aliases}};
     if (Supported(m)) {
       j["layers"] = m.num_layers;
       j["hidden_size"] = m.hidden_size;
@@ -161,31 +164,30 @@ std::vector<Component> Components(const ModelParams& p) {
           {"mtp", "MTP modules", mtp}};
 }
 
-nlohmann::json DimensionsJson(const ModelSpec& m) {
-  nlohmann::json j = {
-      {"num_layers", m.num_layers},
-      {"hidden_size", m.hidden_size},
-      {"ffn_hidden_size", m.ffn_hidden_size},
-      {"num_attention_heads", m.num_attention_heads},
-      {"num_query_groups", m.num_query_groups},
-      {"kv_channels", m.kv_channels},
-      {"vocab_size", m.vocab_size},
-      {"padded_vocab_size", m.PaddedVocabSize(1)},
-      {"max_position_embeddings", m.max_position_embeddings},
-      {"seq_length", m.seq_length},
-      {"swiglu", m.swiglu},
-      {"untie_embeddings_and_output_weights", m.untie_embeddings_and_output_weights},
-      {"learned_position_embeddings", m.learned_position_embeddings},
-      {"normalization", m.normalization == NormType::kRMSNorm ? "RMSNorm" : "LayerNorm"},
-      {"norms_per_layer", m.norms_per_layer},
-      {"qk_layernorm", m.qk_layernorm},
-      {"add_qkv_bias", m.add_qkv_bias},
-      {"add_bias_linear", m.add_bias_linear},
-      {"attention_sinks", m.attention_sinks},
-      {"attention", AttentionText(m)},
-      {"sliding_window", m.sliding_window},
-      {"sliding_window_period", m.sliding_window_period},
-      {"mtp_num_layers", m.mtp_num_layers}};
+Json DimensionsJson(const ModelSpec& m) {
+  Json j = {{"num_layers", m.num_layers},
+            {"hidden_size", m.hidden_size},
+            {"ffn_hidden_size", m.ffn_hidden_size},
+            {"num_attention_heads", m.num_attention_heads},
+            {"num_query_groups", m.num_query_groups},
+            {"kv_channels", m.kv_channels},
+            {"vocab_size", m.vocab_size},
+            {"padded_vocab_size", m.PaddedVocabSize(1)},
+            {"max_position_embeddings", m.max_position_embeddings},
+            {"seq_length", m.seq_length},
+            {"swiglu", m.swiglu},
+            {"untie_embeddings_and_output_weights", m.untie_embeddings_and_output_weights},
+            {"learned_position_embeddings", m.learned_position_embeddings},
+            {"normalization", m.normalization == NormType::kRMSNorm ? "RMSNorm" : "LayerNorm"},
+            {"norms_per_layer", m.norms_per_layer},
+            {"qk_layernorm", m.qk_layernorm},
+            {"add_qkv_bias", m.add_qkv_bias},
+            {"add_bias_linear", m.add_bias_linear},
+            {"attention_sinks", m.attention_sinks},
+            {"attention", AttentionText(m)},
+            {"sliding_window", m.sliding_window},
+            {"sliding_window_period", m.sliding_window_period},
+            {"mtp_num_layers", m.mtp_num_layers}};
   if (m.attention == AttentionType::kMultiLatent) {
     j["q_lora_rank"] = m.mla.q_lora_rank;
     j["kv_lora_rank"] = m.mla.kv_lora_rank;
@@ -209,12 +211,12 @@ void Show(const std::string& name, bool json) {
   const ModelSpec& m = e.spec;
   if (!Supported(m)) {
     if (json) {
-      nlohmann::json j = {{"name", m.name},
-                          {"family", m.family},
-                          {"architecture", ArchitectureName(m.architecture)},
-                          {"supported", false},
-                          {"published_params", e.published_params},
-                          {"source", e.source}};
+      Json j = {{"name", m.name},
+                {"family", m.family},
+                {"architecture", ArchitectureName(m.architecture)},
+                {"supported", false},
+                {"published_params", e.published_params},
+                {"source", e.source}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf("%s (%s, %s architecture): %s parameters published. Source: %s\n", m.name.c_str(),
@@ -239,24 +241,24 @@ void Show(const std::string& name, bool json) {
   const double six_n = 6.0 * static_cast<double>(active);
 
   if (json) {
-    nlohmann::json components = nlohmann::json::object();
+    Json components = Json::object();
     for (const Component& c : Components(p)) components[c.key] = c.value;
-    nlohmann::json j = {{"name", m.name},
-                        {"family", m.family},
-                        {"architecture", ArchitectureName(m.architecture)},
-                        {"supported", true},
-                        {"aliases", e.aliases},
-                        {"source", e.source},
-                        {"dimensions", DimensionsJson(m)},
-                        {"params", components},
-                        {"total_params", total},
-                        {"active_params", active},
-                        {"published_params", e.published_params},
-                        {"flops_per_token",
-                         {{"seq_length", m.seq_length},
-                          {"megatron_model", model_flops},
-                          {"megatron_full_recompute", recompute_flops},
-                          {"six_times_active_params", six_n}}}};
+    Json j = {{"name", m.name},
+              {"family", m.family},
+              {"architecture", ArchitectureName(m.architecture)},
+              {"supported", true},
+              {"aliases", e.aliases},
+              {"source", e.source},
+              {"dimensions", DimensionsJson(m)},
+              {"params", components},
+              {"total_params", total},
+              {"active_params", active},
+              {"published_params", e.published_params},
+              {"flops_per_token",
+               {{"seq_length", m.seq_length},
+                {"megatron_model", model_flops},
+                {"megatron_full_recompute", recompute_flops},
+                {"six_times_active_params", six_n}}}};
     if (e.published_active_params > 0) j["published_active_params"] = e.published_active_params;
     std::printf("%s\n", j.dump(2).c_str());
     return;
@@ -264,7 +266,7 @@ void Show(const std::string& name, bool json) {
 
   Table dims("dimensions", fmt::format("{} ({})", m.name, m.family),
              {{"key", "dimension"}, {"value", "value"}});
-  const nlohmann::json dimensions = DimensionsJson(m);
+  const Json dimensions = DimensionsJson(m);
   for (const auto& [key, value] : dimensions.items()) {
     dims.AddRow({key, value.is_string() ? value.get<std::string>() : value.dump()});
   }
