@@ -95,18 +95,23 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
         largest_layer = std::max(largest_layer, full);
         largest_layer_params = std::max(largest_layer_params, counts.layers[layer].Total());
         if (FullyRecomputed(rc, layer, i)) {
-          chunk_bytes += static_cast<double>(input_only);
+          // Megatron's uniform method checkpoints one input per group of num_layers layers;
+          // block and layer-id recompute checkpoint every recomputed layer on its own.
+          const bool uniform_group = rc.layer_ids.empty() && rc.method == RecomputeMethod::kUniform;
+          const int64_t n = uniform_group ? std::max<int64_t>(1, rc.num_layers) : 1;
+          if (i % n == 0) chunk_bytes += static_cast<double>(input_only);
           group += full;
         } else {
           chunk_bytes += static_cast<double>(full);
         }
       }
-      // During a recomputed backward one uniform group (or block) is alive in full.
-      const int64_t per_group = rc.method == RecomputeMethod::kUniform && rc.num_layers > 0
-                                    ? std::min<int64_t>(rc.num_layers, vs.num_layers)
-                                    : vs.num_layers;
+      // During a recomputed backward one checkpoint unit is re-materialised in full: a group
+      // of num_layers layers (uniform), or a single layer (block, layer ids).
+      const bool uniform = rc.layer_ids.empty() && rc.method == RecomputeMethod::kUniform;
+      const int64_t per_unit =
+          uniform ? std::min<int64_t>(std::max<int64_t>(1, rc.num_layers), vs.num_layers) : 1;
       if (group > 0 && vs.num_layers > 0) {
-        working_set = std::max(working_set, static_cast<double>(largest_layer) * per_group);
+        working_set = std::max(working_set, static_cast<double>(largest_layer) * per_unit);
       }
       layers_bytes += chunk_bytes * copies;
       if (vs.has_embedding) embed_bytes += EmbeddingActivationBytes(job) * copies;
