@@ -12,6 +12,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxExtendsDepth = 32;
+// Limits that keep hostile moe_layer_freq expressions from exhausting memory or the stack.
+constexpr size_t kMaxPatternEntries = size_t{1} << 20;
+constexpr int kMaxPatternNesting = 64;
 
 // Later wins; nested maps merge key by key.
 void MergeInto(YAML::Node& base, const YAML::Node& over) {
@@ -96,6 +99,7 @@ class PatternParser {
     for (SkipSpace(); Peek() == '+'; SkipSpace()) {
       ++pos_;
       std::vector<bool> more = Term();
+      if (out.size() + more.size() > kMaxPatternEntries) Fail("pattern too long");
       out.insert(out.end(), more.begin(), more.end());
     }
     return out;
@@ -106,13 +110,16 @@ class PatternParser {
     std::vector<bool> base;
     if (Peek() == '(') {
       ++pos_;
+      if (++depth_ > kMaxPatternNesting) Fail("parentheses nested too deeply");
       base = Sum();
+      --depth_;
       Expect(')');
     } else if (Peek() == '[') {
       ++pos_;
       for (SkipSpace(); Peek() != ']'; SkipSpace()) {
         const int64_t v = Number();
         if (v != 0 && v != 1) Fail("list entries must be 0 or 1");
+        if (base.size() >= kMaxPatternEntries) Fail("pattern too long");
         base.push_back(v == 1);
         SkipSpace();
         if (Peek() == ',')
@@ -128,7 +135,10 @@ class PatternParser {
     if (Peek() == '*') {
       ++pos_;
       const int64_t times = Number();
-      if (times < 0 || times > 100000) Fail("repeat count out of range");
+      if (times < 0 ||
+          (times > 0 && base.size() > kMaxPatternEntries / static_cast<size_t>(times))) {
+        Fail("pattern too long");
+      }
       std::vector<bool> repeated;
       for (int64_t i = 0; i < times; ++i) repeated.insert(repeated.end(), base.begin(), base.end());
       return repeated;
@@ -161,6 +171,7 @@ class PatternParser {
   const std::string& text_;
   const std::string& where_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 bool AllDigits(const std::string& s) {

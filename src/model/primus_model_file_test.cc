@@ -226,10 +226,13 @@ TEST(PrimusModelFileTest, MoeLayerFrequencyForms) {
 }
 
 TEST(PrimusModelFileTest, MoeLayerFrequencyErrors) {
-  for (const char* bad : {"\"([0]*2+[1]*3\"", "\"[2]*5\"", "\"[1]*4\"", "\"abc\"", "0",
-                          "\"[1,]*5+\"", "{a: 1}", "\"[1]*99999999999\""}) {
+  for (const char* bad :
+       {"\"([0]*2+[1]*3\"", "\"[2]*5\"", "\"[1]*4\"", "\"abc\"", "0", "\"[1,]*5+\"", "{a: 1}",
+        "\"[1]*99999999999\"", "\"(([1]*100000)*100000)\""}) {
     EXPECT_THROW(ParseMoeLayerFrequency(YAML::Load(bad), 5, "m.yaml"), UserError) << bad;
   }
+  const std::string deep = "\"" + std::string(1000, '(') + "[1]" + std::string(1000, ')') + "\"";
+  EXPECT_THROW(ParseMoeLayerFrequency(YAML::Load(deep), 1, "m.yaml"), UserError);
   try {
     ParseMoeLayerFrequency(YAML::Load("\"[1]*4\""), 5, "m.yaml");
   } catch (const UserError& e) {
