@@ -291,7 +291,31 @@ class KinetoParser {
     } else {
       raw = Trim(Token(value));
     }
-    return out_.strings.Intern(Trim(raw));
+    return out_.strings.Intern(CompactJson(Trim(raw)));
+  }
+
+  // Pretty-printed traces spread "Input Dims" over many lines; one spelling ("[[1, 2], []]")
+  // keeps grouping by shape independent of the writer's layout.
+  std::string_view CompactJson(std::string_view raw) {
+    if (raw.find_first_of("\n\t") == std::string_view::npos && raw.find("  ") == std::string_view::npos) {
+      return raw;
+    }
+    compact_.clear();
+    bool in_string = false;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      char ch = raw[i];
+      if (in_string) {
+        compact_ += ch;
+        if (ch == '\\' && i + 1 < raw.size()) compact_ += raw[++i];
+        else if (ch == '"') in_string = false;
+        continue;
+      }
+      if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
+      compact_ += ch;
+      if (ch == '"') in_string = true;
+      if (ch == ',') compact_ += ' ';
+    }
+    return compact_;
   }
 
   // pid/tid: an integer, or a string ("stream 7" -> 7; other strings get negative ids).
@@ -576,6 +600,7 @@ class KinetoParser {
   TraceData& out_;
   const char* base_;
   std::string scratch_;
+  std::string compact_;
   CollectiveMeta collective_;
   size_t parsed_events_ = 0;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;

@@ -162,7 +162,8 @@ TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_NE(ErrorOf("42").find("not JSON"), std::string::npos);
   std::string bad =
       ErrorOf(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1,, "dur": 2}]})json");
-  EXPECT_NE(bad.find("test.json at byte 54: JSON error"), std::string::npos) << bad;  // the second comma
+  EXPECT_NE(bad.find("test.json at byte 54: JSON error"), std::string::npos)
+      << bad;  // the second comma
 }
 
 TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {

@@ -1,0 +1,150 @@
+// Multi-rank behaviour on real traces: the 8-rank DLRM set (NCCL kernels without collective
+// metadata, so instances are matched by order), merge and diff.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/collectives.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace_diff.h"
+#include "trace/trace_merge.h"
+#include "trace/trace_report.h"
+#include "trace/trace_runner.h"
+#include "util/compressed_file.h"
+
+namespace sextant {
+namespace {
+
+std::vector<std::string> DlrmFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SEXTANT_CORPUS_DIR) +
+                                                               "/traces/param/dlrm_kineto_8rank")) {
+    files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(CollectivesTest, BusBandwidthFactorsFollowNcclTests) {
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("allreduce", 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("allgather", 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("reduce_scatter", 2), 0.5);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("broadcast", 8), 1.0);
+  EXPECT_EQ(NormalizeCollectiveType("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)"),
+            "allreduce");
+  EXPECT_EQ(NormalizeCollectiveType("ncclDevKernel_SendRecv(x)"), "send_recv");
+  EXPECT_EQ(NormalizeCollectiveType("_reduce_scatter_base"), "reduce_scatter");
+  EXPECT_EQ(NormalizeCollectiveType("all_gather_into_tensor"), "allgather");
+}
+
+TEST(CollectivesTest, CrossRankSplitsWaitFromTransfer) {
+  // Rank 0 arrives at t=0 and finishes at 100 us; rank 1 arrives at 60 us and takes 40 us.
+  // Transfer = 40 us (the later arrival's duration); rank 0 waited 60 us.
+  CollectiveInstance a{0, "allreduce", "0", 5, 1'000'000, 2, 0, 100'000, "k"};
+  CollectiveInstance b{1, "allreduce", "0", 5, 1'000'000, 2, 60'000, 40'000, "k"};
+  auto matched = MatchCollectivesAcrossRanks({{a}, {b}});
+  ASSERT_EQ(matched.size(), 1u);
+  const auto& m = matched[0];
+  EXPECT_EQ(m.ranks, 2);
+  EXPECT_EQ(m.skew_ns, 60'000);
+  EXPECT_EQ(m.transfer_ns, 40'000);
+  EXPECT_EQ(m.max_wait_ns, 60'000);
+  EXPECT_DOUBLE_EQ(m.mean_wait_ns, 30'000);
+  EXPECT_EQ(m.straggler_rank, 1);
+  EXPECT_DOUBLE_EQ(m.algbw_gbps, 1e6 / 40e-6 / 1e9);           // 25 GB/s
+  EXPECT_DOUBLE_EQ(m.busbw_gbps, m.algbw_gbps * 2.0 * 1 / 2);  // 2(n-1)/n with n = 2
+}
+
+TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
+  auto files = DlrmFiles();
+  ASSERT_EQ(files.size(), 8u);
+  TraceReport report = CombineReports(AnalyzeTraceFiles(files, ReportOptions{}, 2));
+  ASSERT_EQ(report.ranks.size(), 8u);
+  std::set<int64_t> ranks;
+  for (const auto& r : report.ranks) ranks.insert(r.rank);
+  EXPECT_EQ(ranks, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  const Table* cross = report.Find("cross_rank_collectives");
+  ASSERT_NE(cross, nullptr);
+  // Each rank has 3 all-reduce and 5 send/recv NCCL kernels; all are matched in all 8 ranks.
+  EXPECT_EQ(cross->size(), 8u);
+  int ranks_col = cross->ColumnIndex("ranks"), skew_col = cross->ColumnIndex("skew_us"),
+      transfer_col = cross->ColumnIndex("transfer_us");
+  for (const auto& row : cross->rows()) {
+    EXPECT_EQ(std::get<int64_t>(row[ranks_col]), 8);
+    EXPECT_GE(std::get<double>(row[skew_col]), 0.0);
+    EXPECT_GT(std::get<double>(row[transfer_col]), 0.0);
+  }
+  nlohmann::json json = ReportToJson(report);
+  EXPECT_EQ(json["cross_rank_collectives"].size(), 8u);
+  EXPECT_EQ(json["ranks"][0]["timeline_us"].size(), 9u);
+}
+
+TEST(MultiRankTest, SerializedReportsRoundTrip) {
+  auto files = DlrmFiles();
+  auto reports = AnalyzeTraceFiles({files[0]}, ReportOptions{}, 1);
+  RankReport back = RankReport::Deserialize(reports[0].Serialize());
+  EXPECT_EQ(back.rank, reports[0].rank);
+  EXPECT_EQ(back.timeline.busy_ns, reports[0].timeline.busy_ns);
+  EXPECT_EQ(back.collectives.size(), reports[0].collectives.size());
+  ASSERT_EQ(back.tables.size(), reports[0].tables.size());
+  EXPECT_EQ(back.tables[3].size(), reports[0].tables[3].size());
+}
+
+TEST(MultiRankTest, MergeGivesDisjointProcessesPerRank) {
+  auto files = DlrmFiles();
+  std::string out =
+      (std::filesystem::temp_directory_path() / "sextant_merged_test.json.gz").string();
+  MergeSummary s = MergeTraces({files[0], files[1]}, out);
+  EXPECT_EQ(s.files, 2u);
+  InputText text = InputText::Load(out);
+  EXPECT_EQ(text.compression(), Compression::kGzip);
+  auto merged = nlohmann::json::parse(text.text());
+  std::set<int64_t> rank0_pids, rank1_pids;
+  size_t named = 0;
+  for (const auto& ev : merged["traceEvents"]) {
+    if (ev.value("name", "") == "process_name") {
+      ++named;
+      std::string label = ev["args"]["name"];
+      EXPECT_TRUE(label.rfind("rank 0: ", 0) == 0 || label.rfind("rank 1: ", 0) == 0) << label;
+      continue;
+    }
+    int64_t pid = ev["pid"];
+    (pid < 200000 ? rank0_pids : rank1_pids).insert(pid);
+  }
+  EXPECT_EQ(named, s.processes);
+  EXPECT_FALSE(rank0_pids.empty());
+  EXPECT_FALSE(rank1_pids.empty());
+  for (int64_t p : rank0_pids) EXPECT_EQ(rank1_pids.count(p), 0u);
+  // Re-reading the merged file sees every kernel of both ranks.
+  TraceData a = ReadKinetoTrace(files[0]), b = ReadKinetoTrace(files[1]);
+  TraceData m = ReadKinetoTrace(out);
+  EXPECT_EQ(m.gpu.size(), a.gpu.size() + b.gpu.size());
+  std::filesystem::remove(out);
+}
+
+TEST(MultiRankTest, DiffOfTraceWithItselfIsUnchangedAndAgainstAnotherFindsChanges) {
+  auto files = DlrmFiles();
+  TraceData a = ReadKinetoTrace(files[0]);
+  TraceDiff same = DiffTraces(a, a);
+  for (const auto& k : same.kernels) EXPECT_EQ(k.status, "unchanged") << k.name;
+  TraceData b = ReadKinetoTrace(files[1]);
+  TraceDiff d = DiffTraces(a, b);
+  ASSERT_FALSE(d.kernels.empty());
+  // Largest absolute change first.
+  for (size_t i = 1; i < d.kernels.size(); ++i) {
+    EXPECT_GE(std::llabs(d.kernels[i - 1].delta_ns()), std::llabs(d.kernels[i].delta_ns()));
+  }
+  EXPECT_EQ(DiffStatus(0, 3, 0, 10), "new");
+  EXPECT_EQ(DiffStatus(3, 0, 10, 0), "vanished");
+  EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 1'005'000), "unchanged");  // within 1%
+  EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 1'200'000), "slower");
+  auto tables = DiffTables(d, 5);
+  EXPECT_EQ(tables.size(), 3u);
+  EXPECT_LE(tables[1].size(), 5u);
+}
+
+}  // namespace
+}  // namespace sextant
