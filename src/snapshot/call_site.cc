@@ -31,6 +31,11 @@ bool IsPython(const StackFrame& f) {
   std::string_view name = f.filename;
   return name.size() > 3 && name.substr(name.size() - 3) == ".py";
 }
+// Allocator, ATen and standard-library frames say how memory was allocated, not why.
+bool IsPlumbing(const StackFrame& f) {
+  std::string_view name = f.name;
+  return name.rfind("c10::", 0) == 0 || name.rfind("at::", 0) == 0 || name.rfind("std::", 0) == 0;
+}
 bool IsInsideTorch(const StackFrame& f) {
   return f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0;
 }
@@ -57,28 +62,43 @@ std::vector<FrameId> VisibleFrames(const MemorySnapshot& snapshot, StackId stack
 }
 
 FrameId CallSiteFrame(const MemorySnapshot& snapshot, StackId stack) {
-  FrameId first_visible = -1, first_python = -1;
+  FrameId first_visible = -1, first_python = -1, first_native = -1;
   for (FrameId id : snapshot.Stack(stack)) {
     const StackFrame& f = snapshot.frames[id];
     if (IsViewerHiddenFrame(f)) continue;
     if (first_visible < 0) first_visible = id;
-    if (!IsPython(f)) continue;
+    if (!IsPython(f)) {
+      if (first_native < 0 && !IsPlumbing(f)) first_native = id;
+      continue;
+    }
     if (first_python < 0) first_python = id;
     if (!IsInsideTorch(f)) return id;
   }
-  return first_python >= 0 ? first_python : first_visible;
+  // Stacks without Python come from threads such as the autograd engine's; there the first
+  // frame past the allocator (e.g. IndexBackward0::apply) names the work.
+  if (first_python >= 0) return first_python;
+  return first_native >= 0 ? first_native : first_visible;
 }
 
 std::string FrameLabel(const StackFrame& frame) {
+  // C++ names carry full signatures; the argument list adds nothing to a label.
+  std::string_view name = frame.name;
+  for (size_t open = name.find('('); open != std::string_view::npos;
+       open = name.find('(', open + 1)) {
+    if (name.substr(open).rfind("(anonymous namespace)", 0) != 0) {
+      if (open > 0) name = name.substr(0, open);
+      break;
+    }
+  }
   std::string_view file = frame.filename;
   size_t slash = file.rfind('/');
   if (slash != std::string_view::npos && slash > 0) {
     size_t prev = file.rfind('/', slash - 1);
     if (prev != std::string_view::npos) file.remove_prefix(prev + 1);
   }
-  if (file.empty() || file == "??") return frame.name;
-  if (frame.line > 0) return fmt::format("{} ({}:{})", frame.name, file, frame.line);
-  return fmt::format("{} ({})", frame.name, file);
+  if (file.empty() || file == "??") return std::string(name);
+  if (frame.line > 0) return fmt::format("{} ({}:{})", name, file, frame.line);
+  return fmt::format("{} ({})", name, file);
 }
 
 std::string CallSiteLabel(const MemorySnapshot& snapshot, StackId stack) {

@@ -52,6 +52,19 @@ TEST(CallSiteTest, FallsBackToTorchThenNativeFrames) {
       {"at::native::empty_cuda", "??", 0},
   });
   EXPECT_EQ(CallSiteLabel(native, 1), "at::native::empty_cuda");
+  // An autograd-engine thread: no Python; the first frame past allocator and ATen names it,
+  // without its argument list.
+  MemorySnapshot autograd = WithStack({
+      {"c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char)",
+       "CUDACachingAllocator.cpp", 0},
+      {"at::native::new_zeros(at::Tensor const&)", "??", 0},
+      {"torch::autograd::generated::IndexBackward0::apply(std::vector<at::Tensor>&&)", "??", 0},
+      {"torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)",
+       "??", 0},
+  });
+  EXPECT_EQ(CallSiteLabel(autograd, 1), "torch::autograd::generated::IndexBackward0::apply");
+  EXPECT_EQ(FrameLabel({"torch::cuda::(anonymous namespace)::gather_with_cpp()", "x.cpp", 0}),
+            "torch::cuda::(anonymous namespace)::gather_with_cpp (x.cpp)");
 }
 
 }  // namespace
