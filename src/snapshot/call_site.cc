@@ -31,10 +31,32 @@ bool IsPython(const StackFrame& f) {
   std::string_view name = f.filename;
   return name.size() > 3 && name.substr(name.size() - 3) == ".py";
 }
+// "void at::f<a, b>(int)" -> "at::f<a, b>": no return type, no argument list.
+std::string_view QualifiedName(std::string_view name) {
+  int depth = 0;
+  size_t start = 0;
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '(' && name.substr(i, kAnonymous.size()) == kAnonymous) {
+      i += kAnonymous.size() - 1;  // part of the name, space included
+      continue;
+    }
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (depth == 0 && c == ' ') start = i + 1;
+    if (depth == 0 && c == '(') return i > start ? name.substr(start, i - start) : name;
+  }
+  return name.substr(start).empty() ? name : name.substr(start);
+}
+
 // Allocator, ATen and standard-library frames say how memory was allocated, not why.
 bool IsPlumbing(const StackFrame& f) {
-  std::string_view name = f.name;
-  return name.rfind("c10::", 0) == 0 || name.rfind("at::", 0) == 0 || name.rfind("std::", 0) == 0;
+  std::string_view name = QualifiedName(f.name);
+  for (std::string_view prefix : {"c10::", "at::", "std::", "torch::autograd::VariableType::"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
 }
 bool IsInsideTorch(const StackFrame& f) {
   return f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0;
@@ -81,15 +103,8 @@ FrameId CallSiteFrame(const MemorySnapshot& snapshot, StackId stack) {
 }
 
 std::string FrameLabel(const StackFrame& frame) {
-  // C++ names carry full signatures; the argument list adds nothing to a label.
-  std::string_view name = frame.name;
-  for (size_t open = name.find('('); open != std::string_view::npos;
-       open = name.find('(', open + 1)) {
-    if (name.substr(open).rfind("(anonymous namespace)", 0) != 0) {
-      if (open > 0) name = name.substr(0, open);
-      break;
-    }
-  }
+  // C++ names carry full signatures; return type and arguments add nothing to a label.
+  std::string_view name = QualifiedName(frame.name);
   std::string_view file = frame.filename;
   size_t slash = file.rfind('/');
   if (slash != std::string_view::npos && slash > 0) {

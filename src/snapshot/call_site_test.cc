@@ -58,6 +58,8 @@ TEST(CallSiteTest, FallsBackToTorchThenNativeFrames) {
       {"c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char)",
        "CUDACachingAllocator.cpp", 0},
       {"at::native::new_zeros(at::Tensor const&)", "??", 0},
+      {"void at::meta::common_checks_baddbmm_bmm<at::meta::structured_bmm>(at::Tensor const&)",
+       "??", 0},
       {"torch::autograd::generated::IndexBackward0::apply(std::vector<at::Tensor>&&)", "??", 0},
       {"torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)",
        "??", 0},
@@ -65,6 +67,8 @@ TEST(CallSiteTest, FallsBackToTorchThenNativeFrames) {
   EXPECT_EQ(CallSiteLabel(autograd, 1), "torch::autograd::generated::IndexBackward0::apply");
   EXPECT_EQ(FrameLabel({"torch::cuda::(anonymous namespace)::gather_with_cpp()", "x.cpp", 0}),
             "torch::cuda::(anonymous namespace)::gather_with_cpp (x.cpp)");
+  EXPECT_EQ(FrameLabel({"void f<a, b>(int)", "??", 0}), "f<a, b>");
+  EXPECT_EQ(FrameLabel({"forward", "/a/b/c.py", 3}), "forward (b/c.py:3)");
 }
 
 }  // namespace
