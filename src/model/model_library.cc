@@ -112,8 +112,8 @@ std::vector<ModelEntry> BuildLibrary() {
         "Llama 2 paper (arXiv 2307.09288) Table 1; HF meta-llama/Llama-2-*-hf config.json";
     ModelSpec m = Transformer("llama2_7B", "llama", {32, 4096, 11008, 32, 32, 0, 32000});
     m.max_position_embeddings = 4096;
-    lib.push_back(Entry(m, 6738415616, 0, src + "; exact count from the HF model card",
-                        {"Llama-2-7B", "llama2-7b"}));
+    lib.push_back(
+        Entry(m, 6738415616, 0, src + "; exact count from the HF model card", {"Llama-2-7b-hf"}));
     m = Transformer("llama2_13B", "llama", {40, 5120, 13824, 40, 40, 0, 32000});
     m.max_position_embeddings = 4096;
     lib.push_back(Entry(m, 13.0e9, 3, src, {"Llama-2-13B"}));
@@ -133,16 +133,18 @@ std::vector<ModelEntry> BuildLibrary() {
       return m;
     };
     lib.push_back(Entry(llama3("llama3_8B", {32, 4096, 14336, 32, 8, 0, 128256}, 8192), 8.03e9, 3,
-                        src + "; 8.03B HF model page", {"Meta-Llama-3-8B", "llama3-8b"}));
+                        src + "; 8.03B HF model page", {"Meta-Llama-3-8B", "llama3_8B-fp8"}));
     lib.push_back(Entry(llama3("llama3_70B", {80, 8192, 28672, 64, 8, 0, 128256}, 8192), 70.6e9, 3,
-                        src + "; 70.6B HF model page", {"Meta-Llama-3-70B", "llama3-70b"}));
+                        src + "; 70.6B HF model page", {"Meta-Llama-3-70B", "llama3_70B-fp8"}));
     lib.push_back(Entry(llama3("llama3.1_8B", {32, 4096, 14336, 32, 8, 0, 128256}, 131072), 8.03e9,
-                        3, src + "; 8.03B HF model page", {"Llama-3.1-8B", "Meta-Llama-3.1-8B"}));
-    lib.push_back(Entry(llama3("llama3.1_70B", {80, 8192, 28672, 64, 8, 0, 128256}, 131072), 70.6e9,
-                        3, src + "; 70.6B HF model page; Llama 3.3 70B has the same architecture",
-                        {"Llama-3.1-70B", "llama3.3_70B"}));
+                        3, src + "; 8.03B HF model page",
+                        {"Meta-Llama-3.1-8B", "llama3.1_8B-fp8"}));
+    lib.push_back(
+        Entry(llama3("llama3.1_70B", {80, 8192, 28672, 64, 8, 0, 128256}, 131072), 70.6e9, 3,
+              src + "; 70.6B HF model page; Llama 3.3 70B has the same architecture",
+              {"llama3.3_70B", "Llama-3.3-70B-Instruct", "llama3.1_70B-fp8", "llama3.3_70B-fp8"}));
     lib.push_back(Entry(llama3("llama3.1_405B", {126, 16384, 53248, 128, 8, 0, 128256}, 131072),
-                        405e9, 3, src + "; 405B", {"Llama-3.1-405B", "llama3.1-405b"}));
+                        405e9, 3, src + "; 405B", {"llama3.1_405B-fp8"}));
   }
   // ---- Llama 3.2 (tied embeddings): Meta model card (1.23B / 3.21B) and HF config.json.
   {
@@ -170,16 +172,18 @@ std::vector<ModelEntry> BuildLibrary() {
     m.qk_layernorm = true;
     m.max_position_embeddings = 262144;
     m.seq_length = 8192;
-    lib.push_back(Entry(m, 109e9, 3,
-                        src + " (Scout; the published total includes the vision encoder)",
-                        {"Llama-4-Scout-17B-16E", "llama4_scout", "llama4_17Bx16E"}, 17e9));
+    lib.push_back(Entry(
+        m, 109e9, 3, src + " (Scout; the published total includes the vision encoder)",
+        {"Llama-4-Scout-17B-16E", "llama4_scout", "llama4_17Bx16E", "llama4_17Bx16E-fp8"}, 17e9));
     m = Transformer("llama4_17B128E", "llama4", {48, 5120, 16384, 40, 8, 128, 202048});
     MakeMoe(m, 128, 1, 8192, 8192);
     m.moe.moe_layers = EveryNth(48, 2);  // interleaved dense / MoE layers
     m.max_position_embeddings = 262144;
     m.seq_length = 8192;
-    lib.push_back(Entry(m, 400e9, 3, src + " (Maverick)",
-                        {"Llama-4-Maverick-17B-128E", "llama4_maverick", "llama4_17Bx128E"}, 17e9));
+    lib.push_back(Entry(
+        m, 400e9, 3, src + " (Maverick)",
+        {"Llama-4-Maverick-17B-128E", "llama4_maverick", "llama4_17Bx128E", "llama4_17Bx128E-fp8"},
+        17e9));
   }
   // ---- Mistral / Mixtral: Jiang et al. 2023 (arXiv 2310.06825), 2024 (arXiv 2401.04088);
   // Mistral AI "Cheaper, Better, Faster, Stronger" (8x22B: 141B total, 39B active).
@@ -285,7 +289,8 @@ std::vector<ModelEntry> BuildLibrary() {
     lib.push_back(Entry(m, 15.7e9, 3,
                         "DeepSeek-V2 paper (arXiv 2405.04434) Appendix B (15.7B total, 2.4B "
                         "active); HF config.json",
-                        {"DeepSeek-V2-Lite", "deepseek_v2_16B", "deepseek2-16b", "deepseek_v3_16b"},
+                        {"DeepSeek-V2-Lite", "deepseek_v2_16B", "deepseek2-16b", "deepseek_v3_16b",
+                         "deepseek_v3_16b-fp8"},
                         2.4e9));
     m = Transformer("deepseek_v2", "deepseek", {60, 5120, 12288, 128, 128, 128, 102400});
     MakeMla(m, 1536, 512);
@@ -294,8 +299,9 @@ std::vector<ModelEntry> BuildLibrary() {
     m.max_position_embeddings = 163840;
     lib.push_back(Entry(
         m, 236e9, 3,
-        "DeepSeek-V2 paper (arXiv 2405.04434) §3.1.2 (236B total, 21B active); HF config.json",
-        {"DeepSeek-V2", "deepseek_v3_236b"}, 21e9));
+        "DeepSeek-V2 paper (arXiv 2405.04434) §3.1.2 (236B total, 21B active); HF config.json; "
+        "DeepSeek-V2.5 has the same architecture",
+        {"DeepSeek-V2.5", "deepseek_v3_236b", "deepseek_v3_236b-fp8"}, 21e9));
     m = Transformer("deepseek_v3", "deepseek", {61, 7168, 18432, 128, 128, 128, 129280});
     MakeMla(m, 1536, 512);
     MakeMoe(m, 256, 8, 2048, 2048);
@@ -306,8 +312,8 @@ std::vector<ModelEntry> BuildLibrary() {
     lib.push_back(
         Entry(m, 685e9, 3,
               "DeepSeek-V3 paper (arXiv 2412.19437) §4.2; HF model card: 685B = 671B main model + "
-              "14B MTP module (37B active); config.json",
-              {"DeepSeek-V3", "deepseek_v3_671b"}, 37e9));
+              "14B MTP module (37B active); config.json; DeepSeek-V3.1 has the same architecture",
+              {"DeepSeek-V3.1-Base", "deepseek_v3_671b", "deepseek_v3_671b-fp8"}, 37e9));
   }
   // ---- GPT-3 sizes: Brown et al. 2020 (arXiv 2005.14165) Table 2.1. The published sizes are
   // names rounded to two or three digits ("350M" is a 356M-parameter model).
@@ -359,9 +365,9 @@ std::vector<ModelEntry> BuildLibrary() {
       return m;
     };
     lib.push_back(Entry(oss("gpt_oss_20B", 24, 32), 20.91e9, 4,
-                        src + " (20.91B total, 3.61B active)", {"gpt-oss-20b"}, 3.61e9));
+                        src + " (20.91B total, 3.61B active)", {"gpt_oss_20b-fp8"}, 3.61e9));
     lib.push_back(Entry(oss("gpt_oss_120B", 36, 128), 116.83e9, 5,
-                        src + " (116.83B total, 5.13B active)", {"gpt-oss-120b"}, 5.13e9));
+                        src + " (116.83B total, 5.13B active)", {"gpt_oss_120b-fp8"}, 5.13e9));
   }
   // ---- Gemma 2: Gemma 2 report (arXiv 2408.00118) Table 1; HF config.json. GeGLU (gated),
   // pre- and post-norms around attention and MLP, tied embeddings, vocab 256000,

@@ -137,6 +137,27 @@ TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
   }
 }
 
+// Every TorchTitan and MaxText model file in Primus resolves by its file stem (and MaxText's by
+// its model_name), except the models the library does not carry.
+TEST(PrimusModelFileTest, TorchTitanAndMaxTextModelFilesResolve) {
+  const std::set<std::string> not_in_library = {"model_base", "gemma4_26B", "gemma4_31B"};
+  int resolved = 0;
+  for (const char* framework : {"torchtitan", "maxtext"}) {
+    for (const auto& item : fs::directory_iterator(kModels / framework)) {
+      if (item.path().extension() != ".yaml") continue;
+      const std::string stem = item.path().stem().string();
+      if (not_in_library.count(stem)) continue;
+      EXPECT_NE(FindModel(stem), nullptr) << framework << "/" << stem;
+      const YAML::Node cfg = LoadPrimusModelFile(item.path().string());
+      if (cfg["model_name"] && cfg["model_name"].as<std::string>() != "default") {
+        EXPECT_EQ(FindModel(cfg["model_name"].as<std::string>()), FindModel(stem)) << stem;
+      }
+      ++resolved;
+    }
+  }
+  EXPECT_GE(resolved, 40);
+}
+
 // MaxText's Grok-1 file spells out the dimensions in MaxText's own keys.
 TEST(PrimusModelFileTest, LibraryAgreesWithMaxTextGrok1) {
   const YAML::Node cfg = LoadPrimusModelFile((kModels / "maxtext/grok1.yaml").string());
