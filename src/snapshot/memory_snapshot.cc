@@ -81,6 +81,13 @@ class Converter {
 
   void Convert() {
     PickleValue root = doc_.root;
+    // torch.cuda.memory_snapshot() (and PyTorch <= 1.13 _snapshot()) is a bare list of segments.
+    if (root.kind == PickleKind::kList) {
+      const auto& list = doc_.Items(root);
+      out_.segments.reserve(list.size());
+      for (size_t i = 0; i < list.size(); ++i) ConvertSegment(list[i], fmt::format("[{}]", i));
+      return;
+    }
     if (root.kind != PickleKind::kDict) {
       Fail("", fmt::format("the top level is a {}, not a dict: not a memory snapshot",
                            PickleKindName(root.kind)));

@@ -1,7 +1,8 @@
 // A PyTorch CUDA/HIP caching-allocator snapshot (`torch.cuda.memory._snapshot()`), read from
 // its pickle into typed structures. Both schemas are accepted: the current one (blocks with
 // `address` and `frames`, `device_traces` entries with `time_us`, `allocator_settings`) and the
-// PyTorch ~2.0 one (blocks carrying `history: [{addr, real_size, frames}]`, no timestamps).
+// PyTorch ~2.0 one (blocks carrying `history: [{addr, real_size, frames}]`, no timestamps),
+// and the bare list of segments that torch.cuda.memory_snapshot() and PyTorch 1.13 produce.
 // Stack frames and whole stacks are interned, since the same few hundred frames repeat across
 // tens of thousands of trace entries.
 #pragma once

@@ -90,10 +90,13 @@ TEST(MemorySnapshotTest, ReadsLegacyHistorySchema) {
 }
 
 TEST(MemorySnapshotTest, WrongShapesAreLocatedErrors) {
-  // pickle.dumps([1], protocol=2)
+  // pickle.dumps([1], protocol=2): a list must hold segments
   EXPECT_EQ(ErrorOf("\x80\x02]q\x00K\x01"
                     "a."s),
-            "x.pickle: the top level is a list, not a dict: not a memory snapshot");
+            "x.pickle: '[0]': expected a dict, found int");
+  // pickle.dumps(1, protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02K\x01."s),
+            "x.pickle: the top level is a int, not a dict: not a memory snapshot");
   // pickle.dumps({'x': 1}, protocol=2)
   EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01K\x01s."s),
             "x.pickle: has neither 'segments' nor 'device_traces': not a memory snapshot");
@@ -111,6 +114,24 @@ TEST(MemorySnapshotTest, WrongShapesAreLocatedErrors) {
                     "sizeq\x07J\xfb\xff\xff\xffuaas."s),
             "x.pickle: 'device_traces[0][0].size': negative size -5");
   EXPECT_NE(ErrorOf("cos\nsystem\n.").find("'GLOBAL': refused"), std::string::npos);
+}
+
+TEST(MemorySnapshotTest, ReadsABareListOfSegments) {
+  // pickle.dumps([{'device': 0, 'address': 4096, 'total_size': 2048, 'stream': 0,
+  //   'blocks': [{'size': 2048, 'state': 'active_allocated'}]}], protocol=2)
+  MemorySnapshot s = ParseMemorySnapshot(
+      "\x80\x02]q\x00}q\x01(X\x06\x00\x00\x00"
+      "deviceq\x02K\x00X\x07\x00\x00\x00"
+      "addressq\x03M\x00\x10X\n\x00\x00\x00total_sizeq\x04M\x00\x08X\x06\x00\x00\x00streamq\x05"
+      "K\x00X\x06\x00\x00\x00"
+      "blocksq\x06]q\x07}q\x08(X\x04\x00\x00\x00sizeq\tM\x00\x08X\x05"
+      "\x00\x00\x00stateq\nX\x10\x00\x00\x00"
+      "active_allocatedq\x0buaua."s,
+      "list.pickle");
+  ASSERT_EQ(s.segments.size(), 1u);
+  EXPECT_EQ(s.segments[0].address, 4096);
+  EXPECT_EQ(s.segments[0].blocks[0].address, 4096);
+  EXPECT_EQ(s.segments[0].blocks[0].state, BlockState::kActiveAllocated);
 }
 
 TEST(MemorySnapshotTest, MissingFileIsAUserError) {
