@@ -94,6 +94,7 @@ class LayerCostModel::Builder {
     cost_.backward_weight.gemm += w.seconds;
     cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops + w.flops;
+    LowPrecisionCasts(tags, tokens, in, out, dtype);
   }
 
   // The same for one grouped GEMM over experts holding `group_tokens` tokens each.
@@ -107,6 +108,15 @@ class LayerCostModel::Builder {
     cost_.backward_weight.gemm += w.seconds;
     cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops + w.flops;
+    int64_t tokens = 0;
+    for (int64_t t : group_tokens) tokens += t;
+    LowPrecisionCasts(tags, tokens, in, out, dtype);
+  }
+
+  // FP8 / MX / FP4 GEMM inputs are cast (and transposed) from bf16 first.
+  void LowPrecisionCasts(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype) {
+    if (dtype != DType::kFP8 && dtype != DType::kMXFP8 && dtype != DType::kFP4) return;
+    MemoryBound(tags, LowPrecisionCastBytes(tokens, in, out, 2.0, DTypeBytes(dtype)));
   }
 
   // Returns forward and backward seconds (for the CP ring overlap).

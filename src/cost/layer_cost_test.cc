@@ -360,15 +360,20 @@ TEST(LayerCostTest, MtpModuleIsProjectionLayerAndHead) {
                                           model.OutputHead().flops_forward);
 }
 
-TEST(LayerCostTest, Fp8GemmsUseTheFp8Peak) {
+TEST(LayerCostTest, Fp8GemmsUseTheFp8PeakAndPayForTheCasts) {
   Job job = Llama8B();
   job.training.precision.gemm = DType::kFP8;
   const LayerCostModel model = Ideal(job);
-  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.gemm,
-                   model.gemm().Time({4096, 6144, 4096}, DType::kFP8) +
-                       model.gemm().Time({4096, 4096, 4096}, DType::kFP8) +
-                       model.gemm().Time({4096, 28672, 4096}, DType::kFP8) +
-                       model.gemm().Time({4096, 4096, 14336}, DType::kFP8));
+  const LayerCost c = model.TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(c.forward.gemm, model.gemm().Time({4096, 6144, 4096}, DType::kFP8) +
+                                       model.gemm().Time({4096, 4096, 4096}, DType::kFP8) +
+                                       model.gemm().Time({4096, 28672, 4096}, DType::kFP8) +
+                                       model.gemm().Time({4096, 4096, 14336}, DType::kFP8));
+  // Cast-transpose of each GEMM input: widths 4096 (QKV), 4096 (O), 4096 (fc1), 14336 (fc2).
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double casts = mb.Time(4096.0 * 4096 * 4) * 3 + mb.Time(4096.0 * 14336 * 4);
+  const double bf16_forward_mb = Ideal(Llama8B()).TransformerLayer(0).forward.memory_bound;
+  EXPECT_NEAR(c.forward.memory_bound, bf16_forward_mb + casts, 1e-15);
 }
 
 TEST(LayerCostTest, InconsistentJobsAreUserErrors) {

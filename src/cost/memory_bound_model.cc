@@ -66,6 +66,10 @@ OpBytes RouterBytes(int64_t tokens, int64_t experts) {
   return {3.0 * n * 4.0, 3.0 * n * 4.0};
 }
 
+OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low) {
+  return {Elements(tokens, in) * (b + 2.0 * low), Elements(tokens, out) * (b + 2.0 * low)};
+}
+
 MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
     : gpu_(std::move(gpu)), table_(std::move(table)) {
   if (gpu_.hbm_bandwidth <= 0) {

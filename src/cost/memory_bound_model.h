@@ -50,6 +50,13 @@ OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b);
 // (Primus's router term, research/primus-projection.md §3.3.5).
 OpBytes RouterBytes(int64_t tokens, int64_t experts);
 
+// Casting a GEMM input to a low-precision format (fp8 / mxfp8 / fp4) for FP8 training:
+// Transformer Engine's fused cast-transpose reads the bf16 tensor once and writes the
+// low-precision copy and its transpose (the weight-gradient GEMM consumes the transpose).
+// Forward casts the input activation [tokens x in]; backward casts the output gradient
+// [tokens x out]. `b` is the activation size, `low` the low-precision element size.
+OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low);
+
 class MemoryBoundModel {
  public:
   MemoryBoundModel(GpuSpec gpu, EfficiencyTable table);

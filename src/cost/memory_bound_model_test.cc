@@ -42,6 +42,14 @@ TEST(MemoryBoundBytesTest, PermuteCopiesTopKRowsAndSortsWithSeveralLocalExperts)
                    (4096 + 32768) * row + 2 * 32768 * row);
 }
 
+TEST(MemoryBoundBytesTest, Fp8CastWritesACopyAndItsTranspose) {
+  // 4096 tokens, 4096 -> 6144 projection: forward casts the 4096-wide input (read 2 B, write
+  // 1 + 1 B per element), backward the 6144-wide output gradient.
+  EXPECT_DOUBLE_EQ(LowPrecisionCastBytes(4096, 4096, 6144, 2, 1).forward, 4096.0 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(LowPrecisionCastBytes(4096, 4096, 6144, 2, 1).backward, 4096.0 * 6144 * 4);
+  EXPECT_DOUBLE_EQ(LowPrecisionCastBytes(10, 10, 10, 2, 0.5).forward, 100.0 * 3);
+}
+
 TEST(MemoryBoundModelTest, TimeUsesTheSizeClassOfTheKernel) {
   GpuSpec g;
   g.name = "MI300X";
