@@ -55,11 +55,15 @@ TEST(AnalyticalNccl, MultiNodeRingIsBoundByTheNodesNics) {
   EXPECT_EQ(e.algorithm, "ring");
 }
 
-TEST(AnalyticalNccl, SmallMultiNodeAllReducePrefersFewerSteps) {
-  // 64 KiB over 16 nodes: a 254-step ring pays ~1 ms of latency; tree / two-level do not.
+TEST(AnalyticalNccl, SmallMultiNodeAllReduceIsATree) {
+  // 64 KiB over 16 nodes x 8 H100. Tree/LL: latency 4.4 + 2 x (7 x 0.52 + log2(16) x 5.0)
+  // = 51.68 us; busbw 360 GB/s x 0.9 / 3.8 (LL), algbw half of it: 2 x 64 KiB / 85.26 GB/s
+  // = 1.54 us. The LL ring needs 3.6 + 224 x 0.47 x 1.8 + 30 x 2.7 = 274 us of latency.
   const CollectiveEstimate e = H100Model(16).Estimate(Collective::kAllReduce, 64 << 10, {128, 8});
-  EXPECT_NE(e.algorithm, "ring");
-  EXPECT_LT(e.seconds, 300e-6);
+  const double expected = 51.68e-6 + 2 * 65536.0 * 3.8 / (360e9 * 0.9);
+  EXPECT_NEAR(e.seconds, expected, expected * 1e-9);
+  EXPECT_EQ(e.algorithm, "tree");
+  EXPECT_EQ(e.protocol, "LL");
 }
 
 TEST(AnalyticalNccl, AllToAllAcrossTwoNodes) {
