@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "projection/validation.h"
 #include "report/console_table.h"
@@ -14,6 +16,7 @@ void AddValidateCommand(CLI::App& app) {
     std::string csv;
     bool json = false;
     bool show_skipped = false;
+    bool fit = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -22,7 +25,18 @@ void AddValidateCommand(CLI::App& app) {
       ->required();
   cmd->add_flag("--json", o->json, "machine-readable result on stdout");
   cmd->add_flag("--show-skipped", o->show_skipped, "list every row that was not projected");
+  cmd->add_flag("--fit-efficiency", o->fit,
+                "fit the in-training efficiency constant on the time rows and print the curve");
   cmd->callback([o] {
+    if (o->fit) {
+      const EfficiencyFit fit = FitInTrainingEfficiency(o->csv);
+      Table t("efficiency_fit", "Mean-of-sources MAPE of the time rows by in-training efficiency",
+              {{"efficiency", "efficiency", 2}, {"mape_pct", "MAPE %", 2}});
+      for (const auto& [eff, mape] : fit.curve) t.AddRow({eff, mape});
+      std::cout << RenderConsoleTable(t)
+                << fmt::format("\nbest: {:.2f} (MAPE {:.2f}%)\n", fit.best, fit.best_mape_pct);
+      return;
+    }
     const ValidationReport report = Validate(o->csv, DefaultPredictor());
     if (o->json) {
       std::cout << ValidationJson(report).dump(2) << "\n";

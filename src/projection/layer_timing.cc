@@ -1,5 +1,7 @@
 #include "projection/layer_timing.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cost/collective_model.h"
@@ -11,13 +13,27 @@
 namespace sextant {
 namespace {
 
-PieceTiming ToTiming(const LayerCost& c, bool recomputed) {
+// Without flash attention the s x s score matrix goes through HBM: QK^T written (2 B),
+// softmax read and written (4 B), dropout mask and output written (1 + 2 B) and read again
+// by the PV GEMM (2 B) — 11 bytes per score forward, about twice that backward (Korthikanti
+// et al. 2022 §4.1 list the same tensors; FlashAttention, Dao et al. 2022 §1, removes them).
+double UnfusedScoreSeconds(const Job& job, double bytes_per_score) {
+  const double t = std::max(1, job.parallel.tp);
+  const double cp = std::max(1, job.parallel.cp);
+  const double s = static_cast<double>(job.training.seq_length);
+  const double scores =
+      job.training.micro_batch_size * (job.model.num_attention_heads / t) * (s / cp) * s;
+  const double bw = job.cluster.gpu.hbm_bandwidth * 0.8;
+  return bw > 0 ? scores * bytes_per_score / bw : 0.0;
+}
+
+PieceTiming ToTiming(const LayerCost& c, bool recomputed, double eff) {
   PieceTiming t;
   t.type = c.kind;
-  t.forward_s = c.Forward();
-  t.backward_input_s = c.BackwardInput();
-  t.backward_weight_s = c.BackwardWeight();
-  t.recompute_s = recomputed ? c.Recompute() : 0.0;
+  t.forward_s = c.forward.Compute() / eff + c.forward.Communication();
+  t.backward_input_s = c.backward_input.Compute() / eff + c.backward_input.Communication();
+  t.backward_weight_s = c.backward_weight.Compute() / eff + c.backward_weight.Communication();
+  t.recompute_s = recomputed ? c.recompute.Compute() / eff + c.recompute.Communication() : 0.0;
   t.tp_comm_s = c.forward.tp_comm + c.backward_input.tp_comm + c.backward_weight.tp_comm;
   t.cp_comm_s = c.forward.cp_comm + c.backward_input.cp_comm + c.backward_weight.cp_comm;
   t.ep_comm_s = c.forward.ep_comm + c.backward_input.ep_comm + c.backward_weight.ep_comm;
@@ -26,7 +42,7 @@ PieceTiming ToTiming(const LayerCost& c, bool recomputed) {
 
 }  // namespace
 
-ModelTimings ComputeModelTimings(const Job& job) {
+ModelTimings ComputeModelTimings(const Job& job, double eff) {
   const auto collectives = MakeCollectiveModel(job.cluster, "auto");
   const EfficiencyTable table = EfficiencyTable::Default(job.cluster.gpu);
   const LayerCostModel model(job, table, collectives.get());
@@ -36,13 +52,19 @@ ModelTimings ComputeModelTimings(const Job& job) {
   for (const auto& vs : stages) {
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       const int64_t layer = vs.first_layer + i;
-      out.layers[layer] = ToTiming(model.TransformerLayer(layer),
-                                   IsLayerRecomputed(job.training.recompute, layer, i));
+      const bool recomputed = IsLayerRecomputed(job.training.recompute, layer, i);
+      out.layers[layer] = ToTiming(model.TransformerLayer(layer), recomputed, eff);
+      if (!job.training.flash_attention) {
+        const double fwd = UnfusedScoreSeconds(job, 11.0) / eff;
+        out.layers[layer].forward_s += fwd;
+        out.layers[layer].backward_input_s += 2 * fwd;
+        if (recomputed) out.layers[layer].recompute_s += fwd;
+      }
     }
   }
-  out.embedding = ToTiming(model.Embedding(), false);
-  out.output = ToTiming(model.OutputHead(), false);
-  if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false);
+  out.embedding = ToTiming(model.Embedding(), false, eff);
+  out.output = ToTiming(model.OutputHead(), false, eff);
+  if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false, eff);
   // The optimizer updates what this GPU owns: its shard under the distributed optimizer or
   // FSDP2, everything it holds otherwise. The largest pipeline rank decides.
   int64_t most = 0;
@@ -55,11 +77,12 @@ ModelTimings ComputeModelTimings(const Job& job) {
     }
     most = std::max(most, owned);
   }
-  out.optimizer_step_s = model.OptimizerStep(most).seconds;
+  out.optimizer_step_s = model.OptimizerStep(most).seconds / eff;
   out.assumptions.push_back(fmt::format(
       "layer times: analytical GEMM (tile/wave quantisation, roofline), flash-attention and "
-      "memory-bound models with the {} efficiency table",
-      job.cluster.gpu.name));
+      "memory-bound models with the {} efficiency table; kernels run at {:.0f}% of their "
+      "isolated speed inside a training step (fitted on published runs)",
+      job.cluster.gpu.name, eff * 100));
   return out;
 }
 

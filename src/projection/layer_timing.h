@@ -32,6 +32,16 @@ struct ModelTimings {
   std::vector<std::string> assumptions;
 };
 
-ModelTimings ComputeModelTimings(const Job& job);
+// Fraction of the isolated-kernel speed that kernels reach inside a full training step
+// (launch gaps, power-capped clocks, allocator and framework overhead). The cost models in
+// cost/ describe kernels run alone; published end-to-end runs are slower by this factor.
+// Fitted once over every projectable throughput / iteration-time row of
+// corpus/validation/published_runs.csv (`sextant validate --fit-efficiency`, docs/validate.md);
+// one constant for all rows and GPUs, never per row.
+inline constexpr double kInTrainingEfficiency = 0.82;
+
+// `efficiency` scales the compute parts (GEMM, attention, memory-bound) of every piece;
+// communication is not scaled.
+ModelTimings ComputeModelTimings(const Job& job, double efficiency = kInTrainingEfficiency);
 
 }  // namespace sextant

@@ -73,7 +73,8 @@ struct PerformanceReport {
 
 struct PerformanceOptions {
   std::string schedule;            // empty/"auto": the job's, else interleaved when VPP > 1
-  std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 2x the job's nodes
+  std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 4x the job's nodes
+  double in_training_efficiency = kInTrainingEfficiency;  // see layer_timing.h
 };
 
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});

@@ -45,6 +45,16 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
 // The built-in predictor: memory metrics from the memory model, time metrics from the
 // performance model.
 RowPredictor DefaultPredictor();
+RowPredictor DefaultPredictor(double in_training_efficiency);
+
+// Grid search of the one in-training efficiency constant (layer_timing.h) that minimises the
+// mean-of-sources MAPE over the throughput / time rows; memory rows do not depend on it.
+struct EfficiencyFit {
+  double best = 0;
+  double best_mape_pct = 0;
+  std::vector<std::pair<double, double>> curve;  // (efficiency, MAPE %)
+};
+EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path);
 
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict);
 

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "model/flop_count.h"
+#include "projection/layer_timing.h"
 #include "projection/performance_model.h"
 #include "projection/validation.h"
 
@@ -9,9 +10,10 @@ namespace {
 
 // Converts the projected iteration into the metric as the row's source counts it
 // (corpus/validation/README.md, "Conventions that matter when scoring").
-std::optional<double> PredictTimeMetric(const PublishedRun& run, std::string& why) {
+std::optional<double> PredictTimeMetric(const PublishedRun& run, double eff, std::string& why) {
   const Job& job = *run.job;
   PerformanceOptions o;
+  o.in_training_efficiency = eff;
   o.scaling_nodes = {job.cluster.num_nodes};
   const PerformanceReport p = ProjectPerformance(job, o);
   const double seconds = p.iteration_time_ms / 1e3;
@@ -38,11 +40,36 @@ std::optional<double> PredictTimeMetric(const PublishedRun& run, std::string& wh
 
 }  // namespace
 
-RowPredictor DefaultPredictor() {
-  return [](const PublishedRun& run, std::string& why) -> std::optional<double> {
+RowPredictor DefaultPredictor() { return DefaultPredictor(kInTrainingEfficiency); }
+
+RowPredictor DefaultPredictor(double eff) {
+  return [eff](const PublishedRun& run, std::string& why) -> std::optional<double> {
     if (run.metric_name.rfind("peak_memory", 0) == 0) return PredictMemoryMetric(run, why);
-    return PredictTimeMetric(run, why);
+    return PredictTimeMetric(run, eff, why);
   };
+}
+
+EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path) {
+  EfficiencyFit fit;
+  fit.best_mape_pct = 1e300;
+  for (int step = 50; step <= 100; step += 1) {
+    const double eff = step / 100.0;
+    const RowPredictor base = DefaultPredictor(eff);
+    const ValidationReport r =
+        Validate(csv_path, [&](const PublishedRun& run, std::string& why) -> std::optional<double> {
+          if (run.metric_name.rfind("peak_memory", 0) == 0) {
+            why = "memory rows are not used by the efficiency fit";
+            return std::nullopt;
+          }
+          return base(run, why);
+        });
+    fit.curve.emplace_back(eff, r.mape_pct);
+    if (r.mape_pct < fit.best_mape_pct) {
+      fit.best_mape_pct = r.mape_pct;
+      fit.best = eff;
+    }
+  }
+  return fit;
 }
 
 }  // namespace sextant
