@@ -315,6 +315,21 @@ std::vector<ModelEntry> BuildLibrary() {
               "14B MTP module (37B active); config.json; DeepSeek-V3.1 has the same architecture",
               {"DeepSeek-V3.1-Base", "deepseek_v3_671b", "deepseek_v3_671b-fp8"}, 37e9));
   }
+  // ---- Kimi K2: DeepSeek-V3 architecture with 384 experts, 64 heads, one dense layer and no
+  // MTP. Kimi K2 technical report (arXiv 2507.20534): "32 billion activated parameters and
+  // 1 trillion total parameters"; HF moonshotai/Kimi-K2-Instruct config.json.
+  {
+    ModelSpec m = Transformer("kimi_k2", "kimi", {61, 7168, 18432, 64, 64, 128, 163840});
+    MakeMla(m, 1536, 512);
+    MakeMoe(m, 384, 8, 2048, 2048);
+    m.moe.moe_layers = FirstKDense(61, 1);
+    m.moe.router_bias = true;
+    m.max_position_embeddings = 131072;
+    lib.push_back(Entry(m, 1e12, 1,
+                        "Kimi K2 technical report (arXiv 2507.20534) (1T total, 32B active); HF "
+                        "moonshotai/Kimi-K2-Instruct config.json",
+                        {"Kimi-K2-Instruct", "Kimi-K2-Base"}, 32e9));
+  }
   // ---- GPT-3 sizes: Brown et al. 2020 (arXiv 2005.14165) Table 2.1. The published sizes are
   // names rounded to two or three digits ("350M" is a 356M-parameter model).
   {

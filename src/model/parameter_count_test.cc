@@ -150,6 +150,20 @@ TEST(ParameterCountTest, DeepSeekV3MlaFirstKDenseSharedExpertsMtp) {
   EXPECT_EQ(p.Total() - mtp, 671026419200);
 }
 
+// Kimi K2: MLA with 64 heads (q down 7168·1536, q up 1536·64·192, kv down 7168·576, kv up
+// 512·64·256, O 64·128·7168 = 101,122,048), one dense layer (497,500,160), 60 MoE layers of 384
+// experts + 1 shared + router with bias (17,059,365,248 each), vocab 163840 untied:
+// 1,026,408,232,448 total ("1 trillion"); active 32,861,500,928 ("32 billion activated").
+TEST(ParameterCountTest, KimiK2) {
+  const ModelSpec& m = Spec("kimi_k2");
+  EXPECT_EQ(AttentionParams(m), 101122048);
+  const ModelParams p = CountParameters(m);
+  EXPECT_EQ(p.layers[0].Total(), 497500160);
+  EXPECT_EQ(p.layers[1].Total(), 17059365248);
+  EXPECT_EQ(p.Total(), 1026408232448);
+  EXPECT_EQ(p.Active(m), 32861500928);
+}
+
 // Llama 4 Maverick: Megatron moe_layer_freq 2 makes layers 0, 2, 4, ... MoE (24 of 48).
 // Dense layer 314,583,040; MoE layer (128 experts of 8192 + shared 8192 + router)
 // 16,295,536,640; untied embedding and head 2·202048·5120, final norm 5120: total
