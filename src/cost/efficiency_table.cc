@@ -118,6 +118,10 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
   } else {
     t.gemm_[DType::kBF16] = GemmRamp(gemm_ceiling);
     t.hbm_ = HbmRamp(kNvidiaHbmCeiling);
+    // Hopper and later: cuBLAS / CUTLASS 3 GEMMs are persistent warp-specialised kernels
+    // whose epilogue overlaps the next tile (CUTLASS docs, "efficient_gemm.md", ping-pong
+    // and cooperative kernels). Ampere's are not.
+    t.overlapped_epilogue_ = gpu.arch != "sm_80";
     t.source_ = gpu.arch == "sm_80"
                     ? "default NVIDIA Ampere: Calculon A100 system file"
                     : "default NVIDIA Hopper/Blackwell: measured cuBLAS ceiling, Calculon ramps";
@@ -152,6 +156,7 @@ void EfficiencyTable::SetAttentionFractions(double forward, double backward) {
 std::string EfficiencyTable::ToJson() const {
   nlohmann::ordered_json j;
   j["source"] = source_;
+  j["overlapped_epilogue"] = overlapped_epilogue_;
   nlohmann::ordered_json gemm = nlohmann::ordered_json::object();
   for (const auto& [dtype, table] : gemm_) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

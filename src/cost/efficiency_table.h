@@ -48,6 +48,12 @@ class EfficiencyTable {
   void SetHbmTable(SizeClassTable table) { hbm_ = std::move(table); }
   const SizeClassTable& hbm_table() const { return hbm_; }
 
+  // Whether GEMM kernels overlap a tile's epilogue with the next tile's main loop
+  // (persistent, warp-specialised kernels), so per-tile prologue/epilogue is paid once per
+  // launch instead of once per wave.
+  bool overlapped_epilogue() const { return overlapped_epilogue_; }
+  void set_overlapped_epilogue(bool overlapped) { overlapped_epilogue_ = overlapped; }
+
   std::string source() const { return source_; }
   void set_source(std::string source) { source_ = std::move(source); }
 
@@ -60,6 +66,7 @@ class EfficiencyTable {
   double attention_forward_fraction_ = 1.0;
   double attention_backward_fraction_ = 1.0;
   SizeClassTable hbm_;
+  bool overlapped_epilogue_ = false;
   std::string source_;
 };
 

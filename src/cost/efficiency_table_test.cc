@@ -58,6 +58,12 @@ TEST(EfficiencyTableTest, NvidiaHopperAndLaterUseTheMeasuredCublasCeiling) {
   EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 200e9), 1610.0 / 2250.0);
   EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kBF16, 20e9), 1610.0 / 2250.0 * 0.9 / 0.95);
   EXPECT_DOUBLE_EQ(t.attention_forward_fraction(), 1610.0 / 2250.0 * 0.73 / 0.95);
+  // Persistent warp-specialised GEMMs hide the per-tile epilogue; Ampere and AMD do not.
+  EXPECT_TRUE(t.overlapped_epilogue());
+  GpuSpec a100 = Gpu(Vendor::kNVIDIA);
+  a100.arch = "sm_80";
+  EXPECT_FALSE(EfficiencyTable::Default(a100).overlapped_epilogue());
+  EXPECT_FALSE(EfficiencyTable::Default(Gpu(Vendor::kAMD)).overlapped_epilogue());
 }
 
 TEST(EfficiencyTableTest, JsonListsEveryClass) {

@@ -88,7 +88,11 @@ GemmEstimate EvaluateLaunch(const GpuSpec& gpu, const EfficiencyTable& table,
       const double overhead =
           (tile.m * tile.n * out_bytes + (tile.m + tile.n) * kTileDepth * in_bytes) /
           (gpu.hbm_bandwidth / gpu.compute_units);
-      const double compute = (mainloop + waves * overhead) / efficiency;
+      // Persistent warp-specialised kernels (CUTLASS 3 / cuBLAS on Hopper and later) run one
+      // tile's epilogue under the next tile's main loop: the overhead is paid once, not per
+      // wave.
+      const double exposed_overhead = table.overlapped_epilogue() ? overhead : waves * overhead;
+      const double compute = (mainloop + exposed_overhead) / efficiency;
       double bytes = 0;
       const int64_t concurrent = std::min<int64_t>(tiles, gpu.compute_units);
       for (const Problem& p : problems) {
@@ -338,7 +342,9 @@ std::vector<GemmMeasurement> ReadGemmMeasurements(const std::string& path) {
 
 CalibrationResult CalibrateGemmEfficiency(const GpuSpec& gpu, const EfficiencyTable& base,
                                           const std::vector<GemmMeasurement>& measurements) {
-  const GemmModel ideal(gpu, EfficiencyTable::Ideal());
+  EfficiencyTable ideal_table = EfficiencyTable::Ideal();
+  ideal_table.set_overlapped_epilogue(base.overlapped_epilogue());
+  const GemmModel ideal(gpu, ideal_table);
   const GemmModel before(gpu, base);
   // Sum of log(ideal compute / measured) per (dtype, class).
   std::map<std::pair<DType, int>, std::pair<double, int>> sums;
