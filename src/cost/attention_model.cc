@@ -63,7 +63,7 @@ AttentionEstimate AttentionModel::Evaluate(const AttentionShape& s, DType dtype,
   const double peak = gpu_.PeakTflops(dtype) * 1e12;
   e.compute_seconds = e.flops / (peak * fraction) * quantisation;
   e.memory_seconds = bytes / (gpu_.hbm_bandwidth * table_.HbmFraction(bytes));
-  e.seconds = std::max(e.compute_seconds, e.memory_seconds);
+  e.seconds = std::max({e.compute_seconds, e.memory_seconds, table_.min_kernel_seconds()});
   return e;
 }
 

@@ -48,6 +48,11 @@ class EfficiencyTable {
   void SetHbmTable(SizeClassTable table) { hbm_ = std::move(table); }
   const SizeClassTable& hbm_table() const { return hbm_; }
 
+  // Shortest time any kernel takes (launch ramp-up and drain): every GEMM, attention call and
+  // memory-bound kernel costs at least this.
+  double min_kernel_seconds() const { return min_kernel_seconds_; }
+  void set_min_kernel_seconds(double seconds) { min_kernel_seconds_ = seconds; }
+
   // Whether GEMM kernels overlap a tile's epilogue with the next tile's main loop
   // (persistent, warp-specialised kernels), so per-tile prologue/epilogue is paid once per
   // launch instead of once per wave.
@@ -67,6 +72,7 @@ class EfficiencyTable {
   double attention_backward_fraction_ = 1.0;
   SizeClassTable hbm_;
   bool overlapped_epilogue_ = false;
+  double min_kernel_seconds_ = 0;
   std::string source_;
 };
 

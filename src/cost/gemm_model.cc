@@ -105,7 +105,7 @@ GemmEstimate EvaluateLaunch(const GpuSpec& gpu, const EfficiencyTable& table,
         if (split > 1) bytes += p.count * 2.0 * split * p.m * n * 4.0;
       }
       const double memory = bytes / (gpu.hbm_bandwidth * table.HbmFraction(bytes));
-      const double seconds = std::max(compute, memory);
+      const double seconds = std::max({compute, memory, table.min_kernel_seconds()});
       if (seconds < best_seconds) {
         best_seconds = seconds;
         best.seconds = seconds;
@@ -118,6 +118,7 @@ GemmEstimate EvaluateLaunch(const GpuSpec& gpu, const EfficiencyTable& table,
         best.wave_efficiency = flops / (waves * gpu.compute_units * 2.0 * tile.m * tile.n * depth);
         best.efficiency = efficiency;
         best.memory_bound = memory > compute;
+        best.launch_bound = table.min_kernel_seconds() > std::max(compute, memory);
       }
     }
   }

@@ -38,6 +38,7 @@ struct GemmEstimate {
   double wave_efficiency = 0;  // useful FLOPs / FLOPs the launched waves could do
   double efficiency = 0;       // table fraction applied
   bool memory_bound = false;
+  bool launch_bound = false;  // shorter than the table's minimum kernel time
 };
 
 class GemmModel {

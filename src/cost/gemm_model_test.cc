@@ -162,6 +162,15 @@ TEST(GemmModelTest, HbmBytesReuseOperandsWithinAWave) {
                    3.0 * 1024 * 1024 * 2);
 }
 
+TEST(GemmModelTest, TinyGemmTakesTheMinimumKernelTime) {
+  EfficiencyTable t = EfficiencyTable::Ideal();
+  t.set_min_kernel_seconds(5e-6);
+  // 64^3: one tile of 0.26 µs + 2.46 µs overhead, below the 5 µs floor.
+  const GemmEstimate e = GemmModel(RoundGpu(), t).Estimate({64, 64, 64}, DType::kBF16);
+  EXPECT_TRUE(e.launch_bound);
+  EXPECT_DOUBLE_EQ(e.seconds, 5e-6);
+}
+
 TEST(GemmModelTest, NegativeShapeIsRejected) {
   EXPECT_THROW(IdealModel().Estimate({-1, 8, 8}, DType::kBF16), UserError);
 }

@@ -1,5 +1,7 @@
 #include "cost/memory_bound_model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/error.h"
@@ -79,7 +81,8 @@ MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
 
 double MemoryBoundModel::Time(double bytes) const {
   if (bytes <= 0) return 0;
-  return bytes / (gpu_.hbm_bandwidth * table_.HbmFraction(bytes));
+  return std::max(bytes / (gpu_.hbm_bandwidth * table_.HbmFraction(bytes)),
+                  table_.min_kernel_seconds());
 }
 
 }  // namespace sextant
