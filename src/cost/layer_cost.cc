@@ -525,8 +525,8 @@ LayerCost LayerCostModel::MtpModule() const {
   const int64_t T_sp = sp ? CeilDiv(T, p.tp) : T;
   Builder c(*this, "mtp");
   // enorm(embedding of the shifted tokens) and hnorm(previous hidden state), concatenated and
-  // projected 2H -> H (DeepSeek-V3 §2.2). The projection is charged unsharded on every TP
-  // rank, an upper bound on Megatron's placement.
+  // projected 2H -> H (DeepSeek-V3 §2.2). The projection applies its full weight to this
+  // rank's tokens; how Megatron shards it over TP is not modelled.
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
   c.Linear(kOther, T_sp, 2 * m.hidden_size, m.hidden_size, t.precision.gemm);
