@@ -23,7 +23,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 std::vector<std::string> CloseMatches(std::string_view word,
                                       const std::vector<std::string>& candidates,
                                       size_t max_results) {
-  const size_t limit = std::max<size_t>(2, word.size() / 4);
+  const size_t limit = std::max<size_t>(2, word.size() / 5);
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
   for (size_t i = 0; i < candidates.size(); ++i) {
     const size_t distance = EditDistance(word, candidates[i]);

@@ -11,7 +11,7 @@ namespace sextant {
 // Levenshtein distance (insert, delete, substitute; each costs 1).
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// Up to `max_results` candidates within a quarter of the word's length (at least 2 edits),
+// Up to `max_results` candidates within a fifth of the word's length (at least 2 edits),
 // closest first, ties in candidate order.
 std::vector<std::string> CloseMatches(std::string_view word,
                                       const std::vector<std::string>& candidates,

@@ -22,6 +22,9 @@ struct RecomputeSpec {
   int64_t num_layers = 0;            // uniform: layers per recompute group; block: layers per chunk
   std::vector<int64_t> layer_ids;    // recompute_layer_ids (global layer indices); overrides method
   std::vector<std::string> modules;  // selective: recompute_modules ("core_attn", "mlp", ...)
+  // TorchTitan's per-op selective policy (selective_ac_option = "op"): every other matmul
+  // output is saved, the other matmuls and all memory-bound ops are recomputed.
+  bool per_op_policy = false;
 };
 
 enum class OptimizerKind { kAdam, kSgd, kMuon };
