@@ -114,6 +114,7 @@ struct TraceData {
 
   size_t input_bytes = 0;   // decompressed JSON size
   size_t total_events = 0;  // every element of traceEvents, kept or not
+  size_t chunks = 0;        // simdjson passes over the event array (1 unless read in chunks)
   bool truncated = false;
   std::vector<std::string> warnings;
 

@@ -185,7 +185,7 @@ class KinetoParser {
 
   // Returns normally when the whole document was read; throws ParseFailure otherwise.
   void Parse(std::string_view text, bool* saw_trace_events) {
-    od::parser parser;
+    od::parser& parser = parser_;
     od::document doc;
     auto padded = simdjson::padded_string_view(text.data(), text.size(),
                                                text.size() + InputText::kInputPadding);
@@ -247,6 +247,8 @@ class KinetoParser {
   }
 
   size_t parsed_events() const { return parsed_events_; }
+  // Chunks are copies, so positions in them say nothing about the input's pages.
+  void set_release_pages(bool release) { release_pages_ = release; }
 
  private:
   void Check(simdjson::error_code code, const char* where) {
@@ -297,7 +299,8 @@ class KinetoParser {
   // Pretty-printed traces spread "Input Dims" over many lines; one spelling ("[[1, 2], []]")
   // keeps grouping by shape independent of the writer's layout.
   std::string_view CompactJson(std::string_view raw) {
-    if (raw.find_first_of("\n\t") == std::string_view::npos && raw.find("  ") == std::string_view::npos) {
+    if (raw.find_first_of("\n\t") == std::string_view::npos &&
+        raw.find("  ") == std::string_view::npos) {
       return raw;
     }
     compact_.clear();
@@ -306,8 +309,10 @@ class KinetoParser {
       char ch = raw[i];
       if (in_string) {
         compact_ += ch;
-        if (ch == '\\' && i + 1 < raw.size()) compact_ += raw[++i];
-        else if (ch == '"') in_string = false;
+        if (ch == '\\' && i + 1 < raw.size())
+          compact_ += raw[++i];
+        else if (ch == '"')
+          in_string = false;
         continue;
       }
       if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
@@ -440,7 +445,7 @@ class KinetoParser {
       ParseEvent(obj);
       ++out_.total_events;
       ++parsed_events_;
-      if ((parsed_events_ & 4095) == 0 && doc_) {
+      if ((parsed_events_ & 4095) == 0 && doc_ && release_pages_) {
         const char* where = Location(*doc_);
         if (where) {
           size_t offset = static_cast<size_t>(where - base_);
@@ -599,6 +604,8 @@ class KinetoParser {
   const std::string& path_;
   TraceData& out_;
   const char* base_;
+  od::parser parser_;
+  bool release_pages_ = true;
   std::string scratch_;
   std::string compact_;
   CollectiveMeta collective_;
@@ -628,6 +635,115 @@ size_t LastEventBoundary(std::string_view text, size_t limit) {
 }
 
 std::string Describe(simdjson::error_code code) { return simdjson::error_message(code); }
+
+// Start of the next event after `from`: just past a '}' that is followed by ',' and a line
+// break before the next '{'. Kineto writes one event per line, and never puts an object
+// inside an array within an event, so this pattern only occurs between events; a chunk cut
+// anywhere else would fail to parse and the caller falls back to one pass over the document.
+size_t NextEventBoundary(std::string_view text, size_t from, size_t limit) {
+  while (from < limit) {
+    size_t close = text.find("},", from);
+    if (close == std::string_view::npos || close >= limit) return std::string_view::npos;
+    size_t i = close + 2;
+    bool newline = false;
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) {
+      newline = newline || text[i] == '\n';
+      ++i;
+    }
+    if (newline && i < text.size() && text[i] == '{') return close + 1;
+    from = close + 2;
+  }
+  return std::string_view::npos;
+}
+
+// Offset of the ']' closing the array whose elements start at `from` (depth 0, outside any
+// string), or npos.
+size_t ClosingBracket(std::string_view text, size_t from) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = from; i < text.size(); ++i) {
+    char ch = text[i];
+    if (in_string) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      ++depth;
+    } else if (ch == ']' || ch == '}') {
+      if (depth == 0) return ch == ']' ? i : std::string_view::npos;
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+constexpr size_t kChunkBytes = size_t{8} << 20;
+
+// Large traces are parsed in chunks of ~8 MB of events so that simdjson's index covers
+// one chunk at a time and the input's pages can be released behind the reader: peak memory
+// stays near one copy of the text (or less, for a memory-mapped file) plus the event store.
+// Returns false, leaving `out` to be rebuilt by the caller, if the layout is not the usual
+// one or anything fails to parse.
+bool ParseInChunks(const InputText& input, const std::string& path, TraceData& out) {
+  std::string_view text = input.text();
+  if (text.size() < 2 * kChunkBytes || input.truncated()) return false;
+  size_t key = text.substr(0, size_t{16} << 20).find("\"traceEvents\"");
+  if (key == std::string_view::npos) return false;
+  size_t open = text.find_first_not_of(" \t\r\n:", key + 13);
+  if (open == std::string_view::npos || text[open] != '[') return false;
+  KinetoParser parser(input, path, out);
+  parser.set_release_pages(false);
+  try {
+    bool saw = false;
+    std::string header(text.substr(0, open + 1));
+    header += "]}";
+    auto padded_header = InputText::FromString(header);
+    parser.Parse(padded_header.text(), &saw);
+    size_t pos = open + 1;
+    std::string chunk;
+    while (true) {
+      size_t boundary = NextEventBoundary(text, pos + kChunkBytes, pos + 2 * kChunkBytes);
+      size_t end = boundary;
+      size_t close = std::string_view::npos;
+      if (boundary == std::string_view::npos) {
+        if (text.size() - pos > 2 * kChunkBytes) return false;  // no boundary where expected
+        close = ClosingBracket(text, pos);
+        if (close == std::string_view::npos) return false;
+        end = close;
+      }
+      chunk.reserve(end - pos + 2 + InputText::kInputPadding);
+      chunk.assign("[");
+      chunk.append(text.substr(pos, end - pos));
+      chunk.append("]");
+      size_t size = chunk.size();
+      chunk.append(InputText::kInputPadding, '\0');
+      parser.Parse(std::string_view(chunk.data(), size), &saw);
+      out.chunks++;
+      if (close != std::string_view::npos) {
+        // Top-level keys after the events ("traceName", "baseTimeNanoseconds", ...).
+        size_t rest = text.find_first_not_of(" \t\r\n", close + 1);
+        if (rest != std::string_view::npos && text[rest] == ',') {
+          std::string trailer = "{" + std::string(text.substr(rest + 1));
+          auto padded_trailer = InputText::FromString(trailer);
+          parser.Parse(padded_trailer.text(), &saw);
+        }
+        break;
+      }
+      pos = text.find(',', end) + 1;
+      input.ReleaseBefore(pos);
+    }
+    parser.FinishFlows();
+  } catch (const ParseFailure&) {
+    return false;
+  } catch (const UserError&) {
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -699,6 +815,18 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",
                    "not JSON: a Kineto trace starts with '{' or '['");
   }
+
+  if (ParseInChunks(input, path, out)) {
+    BuildLinks(out);
+    return out;
+  }
+  std::vector<std::string> initial_warnings = out.warnings;
+  out = TraceData{};
+  out.path = path;
+  out.input_bytes = input.text().size();
+  out.truncated = input.truncated();
+  out.warnings = initial_warnings;
+
   if (text.size() > 0xFFFFFFFFull) {
     ThrowUserError(SourceLocation{path}, "",
                    "JSON text larger than 4 GiB is not supported; split the trace per rank");

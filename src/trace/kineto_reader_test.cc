@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "trace/gpu_timeline.h"
 #include "trace/intervals.h"
 #include "util/error.h"
@@ -181,6 +183,38 @@ TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   TraceData t2 = Parse(between);
   EXPECT_TRUE(t2.truncated);
   EXPECT_EQ(t2.gpu.size(), 2u);
+}
+
+TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
+  // ~25 MB: one op + launch + kernel per step, one event per line as Kineto writes them.
+  std::string text = "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+  const int kSteps = 60000;
+  for (int i = 0; i < kSteps; ++i) {
+    int64_t t = int64_t{i} * 100;
+    text += fmt::format(
+        "{{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": {}, "
+        "\"dur\": 50, \"args\": {{\"Input Dims\": [[{}, 8], [{}, 8]], \"Input type\": [\"float\", "
+        "\"float\"]}}}},\n"
+        "{{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+        "\"tid\": 1, "
+        "\"ts\": {}, \"dur\": 5, \"args\": {{\"correlation\": {}}}}},\n"
+        "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"mul_kernel\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": {}, "
+        "\"dur\": 20, \"args\": {{\"stream\": 7, \"correlation\": {}, \"padding\": \"{}\"}}}}{}\n",
+        t, i, i, t + 10, i, t + 30, i, std::string(200, 'x'), i + 1 < kSteps ? "," : "");
+  }
+  text += "], \"traceName\": \"big\", \"baseTimeNanoseconds\": 42}";
+  ASSERT_GT(text.size(), size_t{24} << 20);
+  TraceData t = Parse(text);
+  EXPECT_GT(t.chunks, 1u);
+  EXPECT_EQ(t.total_events, 3u * kSteps);
+  EXPECT_EQ(t.base_time_ns, 42);  // from the keys after the event array
+  ASSERT_EQ(t.gpu.size(), static_cast<size_t>(kSteps));
+  for (const GpuEvent& g : t.gpu) ASSERT_GE(g.op, 0);
+  EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
+  EXPECT_EQ(t.Name(t.cpu[t.gpu.back().op].input_dims),
+            fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
 }
 
 TEST(IntervalsTest, UnionAndDifference) {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Measures `sextant trace report` throughput and memory:
+#   1. builds a >= 1 GB Kineto trace in /tmp by replicating the events of a corpus trace
+#      (never committed), and decompresses the largest corpus trace;
+#   2. runs `trace report` on each with one thread under /usr/bin/time -v;
+#   3. times Python's json.load on the same files;
+#   4. prints MB/s per core, the speed-up over json.load, and peak RSS / file size.
+# Usage: bench/trace_speed.sh [BUILD_DIR] [TARGET_MB]   (defaults: build, 1100)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${1:-$ROOT/build}"
+TARGET_MB="${2:-1100}"
+SEXTANT="$BUILD/src/cli/sextant"
+CORPUS="$ROOT/../shared/corpus/traces"
+SOURCE="$CORPUS/TraceLens/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz"
+WORK="${TMPDIR:-/tmp}/sextant_trace_speed"
+mkdir -p "$WORK"
+[ -x "$SEXTANT" ] || { echo "build sextant first: $SEXTANT" >&2; exit 1; }
+
+LARGEST="$WORK/owlv2.json"
+[ -s "$LARGEST" ] || gzip -dc "$SOURCE" > "$LARGEST"
+BIG="$WORK/replicated_${TARGET_MB}mb.json"
+if [ ! -s "$BIG" ]; then
+  python3 - "$LARGEST" "$BIG" "$TARGET_MB" <<'PY'
+import json, sys
+src, dst, target_mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(src) as f:
+    trace = json.load(f)
+events = trace.pop("traceEvents")
+ts = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
+span = (max(ts) - min(ts)) + 1000.0
+with open(dst, "w") as out:
+    head = json.dumps(trace)[:-1]  # keep the metadata keys, reopen the object
+    out.write(head + ', "traceEvents": [\n')
+    copy, first = 0, True
+    while out.tell() < target_mb * 1_000_000:
+        shift = copy * span
+        for e in events:
+            if isinstance(e.get("ts"), (int, float)):
+                e = dict(e); e["ts"] = round(e["ts"] + shift, 3)
+            out.write(("" if first else ",\n") + json.dumps(e))
+            first = False
+        copy += 1
+    out.write("\n]}\n")
+PY
+fi
+
+measure() {  # file -> prints one result line
+  local file="$1" mb log wall rss py
+  mb=$(python3 -c "import os,sys; print(os.path.getsize(sys.argv[1]) / 1e6)" "$file")
+  log="$WORK/time.log"
+  /usr/bin/time -v "$SEXTANT" trace report --threads 1 --json "$file" > /dev/null 2> "$log"
+  wall=$(python3 - "$log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
+h, mnt, s = m.groups()
+print((int(h or 0) * 3600) + int(mnt) * 60 + float(s))
+PY
+)
+  rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$log")
+  cpu=$(awk -F: '/User time|System time/ {s += $2} END {print s}' "$log")
+  py=$(python3 -c "
+import json, sys, time
+t = time.perf_counter()
+with open(sys.argv[1]) as f: json.load(f)
+print(time.perf_counter() - t)" "$file")
+  pycpu=$(python3 -c "
+import json, sys, time
+t = time.process_time()
+with open(sys.argv[1]) as f: json.load(f)
+print(time.process_time() - t)" "$file")
+  # On a shared machine wall time includes waiting for a core; CPU seconds do not.
+  python3 - "$file" "$mb" "$wall" "$cpu" "$rss" "$py" "$pycpu" <<'PY'
+import sys, os
+name = sys.argv[1]
+mb, wall, cpu, rss_kb, py, pycpu = (float(x) for x in sys.argv[2:])
+print(f"{os.path.basename(name)}: {mb:.1f} MB")
+print(f"  trace report (1 thread): wall {wall:.2f} s, CPU {cpu:.2f} s -> {mb / cpu:.0f} MB/s per core "
+      f"({mb / wall:.0f} MB/s wall)")
+print(f"  python json.load:        wall {py:.2f} s, CPU {pycpu:.2f} s -> sextant is {pycpu / cpu:.1f}x faster per core "
+      f"({py / wall:.1f}x by wall time)")
+print(f"  peak RSS {rss_kb / 1024:.0f} MiB = {rss_kb * 1024 / (mb * 1e6):.2f}x the file size")
+PY
+}
+
+measure "$LARGEST"
+measure "$BIG"
