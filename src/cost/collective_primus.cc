@@ -311,16 +311,18 @@ double PrimusCollectiveModel::ReduceScatterUs(double m, const CommGroup& grp,
 }
 
 // Inter-node all-to-all within a pod when each node holds node_size ranks: intra-node and
-// NIC traffic proceed in parallel, plus per-remote-peer RDMA set-up.
-double PrimusCollectiveModel::DirectA2a(double m, int g, int protocol, const CommGroup&) const {
+// NIC traffic proceed in parallel, plus per-remote-peer RDMA set-up. `raw` is the scaled
+// message before protocol packetisation, `wire` after it.
+double PrimusCollectiveModel::DirectA2a(double raw, double wire, int g, int protocol) const {
   const CollectiveCalibration& c = p_.calibration;
   const int ns = p_.node_size;
   const int nodes = (g + ns - 1) / ns;
   const double intra_share = static_cast<double>(ns - 1) / (g - 1);
-  const Wire w = NodeWire(m * intra_share, protocol);
+  // Bug 2: Primus packetises the already packetised size again for the intra-node share.
+  const Wire w = NodeWire((faithful_ ? wire : raw) * intra_share, protocol);
   const double t_intra = Transfer(w.bytes, IntraBw(ns, true)) + w.latency_us;
   const double pod = p_.pod_bw * c.p2p_bw_eff * RemoteContention(c.a2a_remote_contention, nodes);
-  const double inter_bytes = m * (1 - intra_share);
+  const double inter_bytes = wire * (1 - intra_share);
   const double t_inter = p_.switch_topology
                              ? Transfer(inter_bytes * ns, pod * p_.nics_per_node) + p_.pod_lat
                              : Transfer(inter_bytes, pod) + p_.pod_lat * (nodes - 1);
@@ -338,9 +340,7 @@ double PrimusCollectiveModel::PlainA2a(double m, int g, int protocol, const Comm
     return Transfer(w.bytes, IntraBw(g, true)) + w.latency_us + c.kernel_launch_latency_us;
   }
   if (static_cast<int64_t>(hp) * g <= p_.pod_size) {
-    // Bug 2: Primus hands the already protocol-inflated size to DirectA2a, which inflates
-    // the intra-node share again.
-    if (hp == 1) return DirectA2a(faithful_ ? w.bytes : scaled, g, protocol, grp);
+    if (hp == 1) return DirectA2a(scaled, w.bytes, g, protocol);
     return Transfer(w.bytes, pod_bw_) + p_.pod_lat + c.kernel_launch_latency_us;
   }
   return Transfer(w.bytes, cluster_bw_) + p_.cluster_lat + c.kernel_launch_latency_us;

@@ -61,6 +61,11 @@ class PrimusCollectiveModel : public CollectiveModel {
                          std::string* algorithm = nullptr) const;
   double AllToAllUs(double bytes, const CommGroup& group, std::string* algorithm = nullptr) const;
   double SendRecvUs(double bytes, const CommGroup& group) const;
+  // Primus's tiered ("direct") all-to-all alone, for one protocol (0 simple, 1 ll, 2 ll64,
+  // 3 ll128), without the fixed all-to-all overheads.
+  double TieredAllToAllUs(double bytes, const CommGroup& group, int protocol) const {
+    return PlainA2a(bytes, group.size, protocol, group);
+  }
 
  private:
   struct Wire;  // protocol-adjusted latency and bytes
@@ -74,7 +79,7 @@ class PrimusCollectiveModel : public CollectiveModel {
   double HypercubeAr(double m, int g, int p, const CommGroup& grp) const;
   double SingleShot(double m, int g, int p, const CommGroup& grp, bool reduce) const;
   double HierarchicalAr(double m, int g, int p, const CommGroup& grp) const;
-  double DirectA2a(double m, int g, int p, const CommGroup& grp) const;
+  double DirectA2a(double raw, double wire, int g, int p) const;
   double SingleShotA2a(double m, int g, int p, const CommGroup& grp) const;
   double HierarchicalA2a(double m, int g, int p, const CommGroup& grp) const;
   double PlainA2a(double m, int g, int p, const CommGroup& grp) const;

@@ -156,17 +156,22 @@ TEST(PrimusKnownBugs, MeshDerateUsesTheTensorParallelSize) {
 }
 
 TEST(PrimusKnownBugs, DirectAllToAllInflatesProtocolOverheadOnce) {
-  // Two nodes with EP 16 and every algorithm but direct all-to-all made slow would isolate
-  // it; instead compare the two presets where direct wins (LL inflation doubles the bytes):
-  // the fixed one can only be faster, and strictly so.
+  // Defaults on 2 nodes, EP 16, 1 MiB, LL protocol, with a NIC tier made fast and latency-free
+  // so the intra-node share decides. Scaled message s = 15/16 MiB = 983040 B; LL doubles it
+  // to 1966080 B. Intra share 7/15: Primus packetises 917504 B again -> 1835008 B; fixed:
+  // 458752 B once -> 917504 B. At 716.8 GB/s: 2.560 vs 1.280 us, + LL latency 0.37 us.
+  // Network: 8/15 of 1966080 B x 8 GPUs over 8 NICs x 1000 x 0.8 x 0.96 GB/s = 1.365 us.
+  // Both add sync 0, 8 remote peers x 0.45 us and the 2.8 us launch.
   PrimusCollectiveParams p = PrimusCollectiveParams::Defaults(2);
   p.ep = 16;
-  std::string buggy_algorithm, fixed_algorithm;
-  const double buggy =
-      PrimusCollectiveModel(p, true).AllToAllUs(1 * kMiB, Group(16), &buggy_algorithm);
-  const double fixed =
-      PrimusCollectiveModel(p, false).AllToAllUs(1 * kMiB, Group(16), &fixed_algorithm);
-  EXPECT_LE(fixed, buggy);
+  p.pod_bw = 1000;
+  p.pod_lat = 0;
+  const int ll = 1;
+  const double tail = 8 * 0.45 + 2.8;
+  EXPECT_NEAR(PrimusCollectiveModel(p, true).TieredAllToAllUs(kMiB, Group(16), ll),
+              1835008 / 716.8e3 + 0.37 + tail, 1e-9);
+  EXPECT_NEAR(PrimusCollectiveModel(p, false).TieredAllToAllUs(kMiB, Group(16), ll),
+              917504 / 716.8e3 + 0.37 + tail, 1e-9);
 }
 
 TEST(PrimusModel, EstimateReportsSecondsAlgorithmAndBusBandwidth) {
