@@ -378,6 +378,9 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_EQ(job.training.recompute.layer_ids[1], 2);
   request.overrides = {{"parallelism.tensor_parallel_degree", "4"}};
   EXPECT_EQ(BuildJob(request).parallel.dp, 2);
+  EXPECT_FALSE(job.training.deepep);
+  request.overrides = {{"use_turbo_deepep", "true"}};  // what --enable-deepep passes
+  EXPECT_TRUE(BuildJob(request).training.deepep);
 }
 
 }  // namespace

@@ -146,7 +146,8 @@ class MaxText final : public FrameworkAdapter {
                                  "num_experts_per_tok",
                                  "mlp_activations",
                                  "logits_via_embedding",
-                                 "opt_type"}) {
+                                 "opt_type",
+                                 "use_turbo_deepep"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -254,6 +255,8 @@ class MaxText final : public FrameworkAdapter {
              fmt::format("unsupported quantization \"{}\" (\"\", fp8, nanoo_fp8)", quantization));
     }
     t.optimizer = OptimizerKind::kAdam;
+    // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
+    t.deepep = c.Bool("use_turbo_deepep", false);
     t.flash_attention = c.String("attention", "cudnn_flash_te").find("flash") != std::string::npos;
   }
 

@@ -32,7 +32,8 @@ constexpr std::string_view kKnownKeys[] = {"model.name",
                                            "parallelism.pipeline_parallel_layers_per_stage",
                                            "activation_checkpoint.mode",
                                            "activation_checkpoint.selective_ac_option",
-                                           "optimizer.name"};
+                                           "optimizer.name",
+                                           "use_turbo_deepep"};
 
 std::string StripSuffix(std::string text, std::string_view suffix) {
   if (text.size() > suffix.size() && text.ends_with(suffix))
@@ -213,6 +214,8 @@ class TorchTitan final : public FrameworkAdapter {
     }
     t.optimizer = OptimizerKind::kAdam;
     t.flash_attention = true;
+    // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
+    t.deepep = c.Bool("use_turbo_deepep", false);
   }
 };
 
