@@ -175,6 +175,16 @@ class Converter {
     return v;
   }
 
+  // Addresses are user-space pointers and sizes real byte counts: both non-negative, their sum
+  // representable, and no single size beyond any device (2^48 bytes = 256 TiB). This keeps
+  // every later sum of a hostile file's sizes from overflowing.
+  void CheckRange(int64_t address, int64_t size, const std::string& path) const {
+    constexpr int64_t kMaxSize = int64_t{1} << 48;
+    if (address < 0) Fail(path, fmt::format("negative address {}", address));
+    if (size < 0 || size > kMaxSize) Fail(path, fmt::format("implausible size {}", size));
+    if (address > INT64_MAX - size) Fail(path, "address + size overflows");
+  }
+
   FrameId InternFrame(PickleValue frame, const std::string& path) {
     if (frame.kind == PickleKind::kDict) {
       auto cached = frame_by_container_.find(frame.index);
@@ -221,6 +231,7 @@ class Converter {
       Fail(path + ".device", fmt::format("bad device {}", s.device));
     s.address = RequiredIntKey(v, "address", path);
     s.total_size = Size(v, "total_size", path);
+    CheckRange(s.address, s.total_size, path);
     s.allocated_size = IntKey(v, "allocated_size", path, 0);
     s.active_size = IntKey(v, "active_size", path, 0);
     s.requested_size = IntKey(v, "requested_size", path, 0);
@@ -241,6 +252,7 @@ class Converter {
         b.size = Size(list[i], "size", bpath);
         b.requested_size = IntKey(list[i], "requested_size", bpath, b.size);
         b.address = IntKey(list[i], "address", bpath, next_address);
+        CheckRange(b.address, b.size, bpath);
         b.state = ParseState(TextKey(list[i], "state"));
         if (const PickleValue* history = doc_.Find(list[i], "history")) {
           out_.legacy_schema = true;
@@ -284,7 +296,10 @@ class Converter {
     e.size = int_key("size", 0);
     if (e.size < 0) Fail(where() + ".size", fmt::format("negative size {}", e.size));
     e.stream = int_key("stream", 0);
-    e.time_us = int_key("time_us", -1);
+    e.time_us = std::max<int64_t>(int_key("time_us", -1), -1);
+    if (e.action != TraceAction::kOom && e.action != TraceAction::kSnapshot) {
+      CheckRange(e.addr, e.size, where());
+    }
     if (e.action == TraceAction::kOom) e.device_free = int_key("device_free", -1);
     const PickleValue* frames = doc_.Find(v, "frames");
     if (frames && frames->IsContainer()) {

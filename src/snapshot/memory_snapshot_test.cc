@@ -116,6 +116,26 @@ TEST(MemorySnapshotTest, WrongShapesAreLocatedErrors) {
   EXPECT_NE(ErrorOf("cos\nsystem\n.").find("'GLOBAL': refused"), std::string::npos);
 }
 
+TEST(MemorySnapshotTest, ImplausibleAddressesAndSizesAreRefused) {
+  // pickle.dumps({'device_traces': [[{'action': 'alloc', 'addr': -1, 'size': 1}]]}, protocol=2)
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\r\x00\x00\x00"
+                    "device_tracesq\x01]q\x02]q\x03}q\x04(X\x06"
+                    "\x00\x00\x00"
+                    "actionq\x05X\x05\x00\x00\x00"
+                    "allocq\x06X\x04\x00\x00\x00"
+                    "addrq\x07J\xff\xff\xff\xffX\x04\x00\x00\x00sizeq\x08K\x01uaas."s),
+            "x.pickle: 'device_traces[0][0]': negative address -1");
+  // ... with 'addr': 1, 'size': 2**60
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00X\r\x00\x00\x00"
+                    "device_tracesq\x01]q\x02]q\x03}q\x04(X\x06"
+                    "\x00\x00\x00"
+                    "actionq\x05X\x05\x00\x00\x00"
+                    "allocq\x06X\x04\x00\x00\x00"
+                    "addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08\x8a\x08\x00\x00\x00\x00\x00\x00\x00"
+                    "\x10uaas."s),
+            "x.pickle: 'device_traces[0][0]': implausible size 1152921504606846976");
+}
+
 TEST(MemorySnapshotTest, ReadsABareListOfSegments) {
   // pickle.dumps([{'device': 0, 'address': 4096, 'total_size': 2048, 'stream': 0,
   //   'blocks': [{'size': 2048, 'state': 'active_allocated'}]}], protocol=2)

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "snapshot/call_site.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -14,6 +15,23 @@ constexpr size_t kFramesPerSite = 8;
 // Reconstructing the allocator layout costs one backward pass per OOM event; a run that hit
 // thousands of OOMs (caught and retried) needs the first few only.
 constexpr size_t kMaxOomLayouts = 32;
+
+// Sizes are bounded per entry when read, but a hostile file can repeat one entry billions of
+// times; totals are checked rather than allowed to wrap.
+int64_t Add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    ThrowUserError("byte totals overflow 64 bits: this is not a real allocator snapshot");
+  }
+  return r;
+}
+int64_t Sub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) {
+    ThrowUserError("byte totals overflow 64 bits: this is not a real allocator snapshot");
+  }
+  return r;
+}
 
 bool IsActive(BlockState s) {
   return s == BlockState::kActiveAllocated || s == BlockState::kActivePendingFree;
@@ -117,19 +135,21 @@ void SummariseSegments(const std::vector<const SnapshotSegment*>& segments,
     int64_t cursor = s->address, end = s->address + s->total_size;
     for (const auto& b : s->blocks) {
       if (!IsActive(b.state)) continue;
-      sum.allocated_bytes += b.size;
+      sum.allocated_bytes = Add(sum.allocated_bytes, b.size);
       sum.largest_free_bytes = std::max(sum.largest_free_bytes, b.address - cursor);
       cursor = std::max(cursor, b.address + b.size);
-      if (b.state == BlockState::kActivePendingFree) out.pending_free_bytes += b.size;
-      out.requested_bytes += b.requested_size;
+      if (b.state == BlockState::kActivePendingFree) {
+        out.pending_free_bytes = Add(out.pending_free_bytes, b.size);
+      }
+      out.requested_bytes = Add(out.requested_bytes, b.requested_size);
       alive.push_back(LiveAllocation{b.address, b.size, b.stack, false});
     }
     sum.largest_free_bytes = std::max(sum.largest_free_bytes, end - cursor);
     sum.free_bytes = sum.total_size - sum.allocated_bytes;
     out.segments += 1;
     out.blocks += sum.blocks;
-    out.reserved_bytes += sum.total_size;
-    out.allocated_bytes += sum.allocated_bytes;
+    out.reserved_bytes = Add(out.reserved_bytes, sum.total_size);
+    out.allocated_bytes = Add(out.allocated_bytes, sum.allocated_bytes);
     out.largest_free_block_bytes = std::max(out.largest_free_block_bytes, sum.largest_free_bytes);
     if (s->segment_type == "small") {
       out.small_segments += 1;
@@ -186,7 +206,7 @@ DeviceAnalysis AnalyzeDevice(const MemorySnapshot& snapshot, int64_t device) {
     switch (e.action) {
       case TraceAction::kAlloc:
         live[e.addr] = LiveBlock{e.size, e.stack, false};
-        allocated += e.size;
+        allocated = Add(allocated, e.size);
         break;
       case TraceAction::kFreeRequested:
       case TraceAction::kFreeCompleted: {
@@ -196,15 +216,15 @@ DeviceAnalysis AnalyzeDevice(const MemorySnapshot& snapshot, int64_t device) {
           it = live.emplace(e.addr, LiveBlock{e.size, 0, true}).first;
         }
         if (e.action == TraceAction::kFreeCompleted) {
-          allocated -= it->second.size;
+          allocated = Sub(allocated, it->second.size);
           live.erase(it);
         }
         break;
       }
       case TraceAction::kSegmentAlloc:
-      case TraceAction::kSegmentMap: reserved += e.size; break;
+      case TraceAction::kSegmentMap: reserved = Add(reserved, e.size); break;
       case TraceAction::kSegmentFree:
-      case TraceAction::kSegmentUnmap: reserved -= e.size; break;
+      case TraceAction::kSegmentUnmap: reserved = Sub(reserved, e.size); break;
       default: break;
     }
     allocated_delta[i] = allocated;
@@ -219,10 +239,14 @@ DeviceAnalysis AnalyzeDevice(const MemorySnapshot& snapshot, int64_t device) {
   std::sort(alive_throughout.begin(), alive_throughout.end(),
             [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
   out.allocations_before_trace = static_cast<int64_t>(before_trace.size());
-  for (const auto& a : before_trace) out.initial_allocated_bytes += a.size;
-  for (const auto& a : alive_throughout) out.initial_allocated_bytes += a.size;
-  out.initial_reserved_bytes = out.reserved_bytes - reserved;
-  out.replay_mismatch_bytes = out.initial_allocated_bytes + allocated - out.requested_bytes;
+  for (const auto& a : before_trace) {
+    out.initial_allocated_bytes = Add(out.initial_allocated_bytes, a.size);
+  }
+  for (const auto& a : alive_throughout) {
+    out.initial_allocated_bytes = Add(out.initial_allocated_bytes, a.size);
+  }
+  out.initial_reserved_bytes = Sub(out.reserved_bytes, reserved);
+  out.replay_mismatch_bytes = Sub(Add(out.initial_allocated_bytes, allocated), out.requested_bytes);
 
   // The timeline, absolute, and its peaks (first occurrence wins).
   out.timeline.reserve(trace.size() + 1);
@@ -233,8 +257,8 @@ DeviceAnalysis AnalyzeDevice(const MemorySnapshot& snapshot, int64_t device) {
   out.peak_time_us = out.timeline.front().time_us;
   for (size_t i = 0; i < trace.size(); ++i) {
     TimelinePoint p{static_cast<int64_t>(i), trace[i].time_us,
-                    out.initial_allocated_bytes + allocated_delta[i],
-                    out.initial_reserved_bytes + reserved_delta[i]};
+                    Add(out.initial_allocated_bytes, allocated_delta[i]),
+                    Add(out.initial_reserved_bytes, reserved_delta[i])};
     if (p.allocated_bytes > out.peak_allocated_bytes) {
       out.peak_allocated_bytes = p.allocated_bytes;
       out.peak_entry_index = p.entry_index;
@@ -311,7 +335,7 @@ std::vector<CallSiteTotal> GroupByCallSite(const MemorySnapshot& snapshot,
       idx = it->second;
       index_by_stack.emplace(key, idx);
     }
-    sites[idx].bytes += a.size;
+    sites[idx].bytes = Add(sites[idx].bytes, a.size);
     sites[idx].count += 1;
   }
   std::stable_sort(sites.begin(), sites.end(), [](const CallSiteTotal& a, const CallSiteTotal& b) {
