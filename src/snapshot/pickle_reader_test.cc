@@ -180,6 +180,22 @@ TEST(PickleReaderTest, CyclesDoNotLoopOrLeak) {
   EXPECT_EQ(doc.Repr(doc.root, 3), "[[[...]]]");
 }
 
+TEST(PickleReaderTest, ReprOfSharedReferencesIsBounded) {
+  // l = [0]; then 20 times l = [l, l]: 2**20 leaves in 60 bytes of pickle.
+  std::string p =
+      "\x80\x02]K\x00"
+      "a"s;
+  for (int i = 0; i < 20; ++i) {
+    std::string ref = "h" + std::string(1, static_cast<char>(i));  // BINGET i
+    p += "\x94(" + ref + ref + "l";                                // MEMOIZE, MARK, LIST
+  }
+  p += ".";
+  PickleDocument doc = Read(p);
+  std::string r = doc.Repr(doc.root, 64, 1000);
+  EXPECT_LT(r.size(), 1100u);
+  EXPECT_NE(r.find("..."), std::string::npos);
+}
+
 TEST(PickleReaderTest, ReadsEveryCorpusSnapshot) {
   // Segment and trace-entry counts per file from corpus/README-traces.md section 3.
   struct Expected {

@@ -33,33 +33,55 @@ const PickleValue* PickleDocument::Find(PickleValue dict, std::string_view key) 
   return nullptr;
 }
 
-std::string PickleDocument::Repr(PickleValue v, int max_depth) const {
+std::string PickleDocument::Repr(PickleValue v, int max_depth, size_t max_chars) const {
+  std::string out;
+  AppendRepr(out, v, max_depth, max_chars);
+  return out;
+}
+
+void PickleDocument::AppendRepr(std::string& out, PickleValue v, int max_depth,
+                                size_t max_chars) const {
+  if (out.size() > max_chars) {
+    if (out.size() < 3 || out.compare(out.size() - 3, 3, "...") != 0) out += "...";
+    return;
+  }
   switch (v.kind) {
-    case PickleKind::kNone: return "None";
-    case PickleKind::kBool: return v.boolean ? "True" : "False";
-    case PickleKind::kInt: return fmt::format("{}", v.integer);
-    case PickleKind::kBigInt: return fmt::format("<int of {} bytes>", strings[v.index].size());
-    case PickleKind::kFloat: return fmt::format("{}", v.number);
-    case PickleKind::kString: return fmt::format("'{}'", strings[v.index]);
-    case PickleKind::kBytes: return fmt::format("b'{}'", strings[v.index]);
+    case PickleKind::kNone: out += "None"; return;
+    case PickleKind::kBool: out += v.boolean ? "True" : "False"; return;
+    case PickleKind::kInt: out += fmt::format("{}", v.integer); return;
+    case PickleKind::kBigInt:
+      out += fmt::format("<int of {} bytes>", strings[v.index].size());
+      return;
+    case PickleKind::kFloat: out += fmt::format("{}", v.number); return;
+    case PickleKind::kString: out += fmt::format("'{}'", strings[v.index]); return;
+    case PickleKind::kBytes: out += fmt::format("b'{}'", strings[v.index]); return;
     default: break;
   }
-  if (max_depth <= 0) return "...";
+  if (max_depth <= 0) {
+    out += "...";
+    return;
+  }
   const auto& items = containers[v.index].items;
+  if (v.kind == PickleKind::kSet && items.empty()) {
+    out += "set()";
+    return;
+  }
   const char* open = "[";
   const char* close = "]";
   if (v.kind == PickleKind::kTuple) open = "(", close = ")";
   if (v.kind == PickleKind::kDict || v.kind == PickleKind::kSet) open = "{", close = "}";
   if (v.kind == PickleKind::kFrozenSet) open = "frozenset({", close = "})";
-  std::string out = open;
+  out += open;
   for (size_t i = 0; i < items.size(); ++i) {
+    if (out.size() > max_chars) {
+      out += "...";
+      break;
+    }
     if (i > 0) out += v.kind == PickleKind::kDict && i % 2 == 1 ? ": " : ", ";
-    out += Repr(items[i], max_depth - 1);
+    AppendRepr(out, items[i], max_depth - 1, max_chars);
   }
   if (v.kind == PickleKind::kTuple && items.size() == 1) out += ",";
-  if (v.kind == PickleKind::kSet && items.empty()) return "set()";
   out += close;
-  return out;
 }
 
 }  // namespace sextant

@@ -83,8 +83,12 @@ class PickleDocument {
   const std::vector<PickleValue>& Items(PickleValue v) const { return containers[v.index].items; }
   // Dict lookup by string key; nullptr when `dict` is not a dict or has no such key.
   const PickleValue* Find(PickleValue dict, std::string_view key) const;
-  // Python-like rendering for messages and tests, nested at most `max_depth` levels.
-  std::string Repr(PickleValue v, int max_depth = 8) const;
+  // Python-like rendering for messages and tests, nested at most `max_depth` levels and cut
+  // with "..." beyond `max_chars` (memo references can make a small pickle a huge tree).
+  std::string Repr(PickleValue v, int max_depth = 8, size_t max_chars = 1 << 16) const;
+
+ private:
+  void AppendRepr(std::string& out, PickleValue v, int max_depth, size_t max_chars) const;
 };
 
 }  // namespace sextant
