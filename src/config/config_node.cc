@@ -90,7 +90,7 @@ void ConfigNode::Set(std::string_view key, ConfigNode value) {
     *existing = std::move(value);
     return;
   }
-  fields.emplace_back(std::string(key), std::move(value));
+  fields.push_back(ConfigField{std::string(key), std::move(value)});
 }
 
 bool ConfigNode::Erase(std::string_view key) {
@@ -141,7 +141,7 @@ void MergeInto(ConfigNode& base, const ConfigNode& over) {
       if (existing != nullptr) {
         MergeInto(*existing, value);
       } else {
-        base.fields.emplace_back(key, value);
+        base.fields.push_back(ConfigField{key, value});
       }
     }
     return;

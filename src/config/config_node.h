@@ -13,14 +13,16 @@
 
 namespace sextant {
 
+struct ConfigField;
+
 struct ConfigNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
 
   Kind kind = Kind::kNull;
-  std::string scalar;             // text of a scalar, after ${VAR} interpolation
-  bool quoted = false;            // a quoted YAML scalar or a TOML string: never read as null
-  std::vector<ConfigNode> items;  // kSequence
-  std::vector<std::pair<std::string, ConfigNode>> fields;  // kMap, in file order
+  std::string scalar;               // text of a scalar, after ${VAR} interpolation
+  bool quoted = false;              // a quoted YAML scalar or a TOML string: never read as null
+  std::vector<ConfigNode> items;    // kSequence
+  std::vector<ConfigField> fields;  // kMap, in file order
   SourceLocation where;
 
   static ConfigNode Scalar(std::string text, SourceLocation where, bool quoted = false);
@@ -47,6 +49,13 @@ struct ConfigNode {
 
   // Number of nodes in this tree (this one included).
   int64_t CountNodes() const;
+};
+
+// One key of a map. Named like std::pair's members so that structured bindings and
+// `.first` / `.second` read naturally.
+struct ConfigField {
+  std::string first;
+  ConfigNode second;
 };
 
 // Deep merge: maps merge key by key, recursively; anything else in `over` replaces

@@ -68,7 +68,7 @@ struct Converter {
           // A repeated key: the later value wins, as in Python's yaml.safe_load.
           auto [it, inserted] = index.emplace(entry.first.Scalar(), out.fields.size());
           if (inserted) {
-            out.fields.emplace_back(entry.first.Scalar(), std::move(value));
+            out.fields.push_back(ConfigField{entry.first.Scalar(), std::move(value)});
           } else {
             out.fields[it->second].second = std::move(value);
           }
