@@ -27,6 +27,10 @@ double UnfusedScoreSeconds(const Job& job, double bytes_per_score) {
   return bw > 0 ? scores * bytes_per_score / bw : 0.0;
 }
 
+bool OpLevelSelectiveRecompute(const RecomputeSpec& rc) {
+  return rc.granularity == RecomputeGranularity::kSelective && rc.per_op_policy;
+}
+
 PieceTiming ToTiming(const LayerCost& c, bool recomputed, double eff) {
   PieceTiming t;
   t.type = c.kind;
@@ -53,7 +57,13 @@ ModelTimings ComputeModelTimings(const Job& job, double eff) {
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       const int64_t layer = vs.first_layer + i;
       const bool recomputed = IsLayerRecomputed(job.training.recompute, layer, i);
-      out.layers[layer] = ToTiming(model.TransformerLayer(layer), recomputed, eff);
+      const LayerCost cost = model.TransformerLayer(layer);
+      out.layers[layer] = ToTiming(cost, recomputed, eff);
+      if (OpLevelSelectiveRecompute(job.training.recompute)) {
+        // torchtitan's per-op policy saves every other matmul output and the attention
+        // output, and recomputes the rest: half the forward GEMMs and every memory-bound op.
+        out.layers[layer].recompute_s = (0.5 * cost.forward.gemm + cost.forward.memory_bound) / eff;
+      }
       if (!job.training.flash_attention) {
         const double fwd = UnfusedScoreSeconds(job, 11.0) / eff;
         out.layers[layer].forward_s += fwd;

@@ -38,7 +38,7 @@ struct ModelTimings {
 // Fitted once over every projectable throughput / iteration-time row of
 // corpus/validation/published_runs.csv (`sextant validate --fit-efficiency`, docs/validate.md);
 // one constant for all rows and GPUs, never per row.
-inline constexpr double kInTrainingEfficiency = 0.82;
+inline constexpr double kInTrainingEfficiency = 0.81;
 
 // `efficiency` scales the compute parts (GEMM, attention, memory-bound) of every piece;
 // communication is not scaled.

@@ -186,6 +186,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.recompute.num_layers = 1;
   } else if (Contains(recompute, "selective")) {
     tr.recompute.granularity = RecomputeGranularity::kSelective;
+    // torchtitan's per-op policy (activation_checkpoint.selective_ac_option = "op").
+    tr.recompute.per_op_policy = Contains(recompute, "op");
   }
   const std::string sharding = t.Get(row, "optimizer_sharding");
   if (Contains(sharding, "FSDP") || r.framework == "torchtitan" || r.framework == "llmfoundry") {
@@ -205,6 +207,16 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.overlap_grad_reduce = r.framework == "nemo" || r.framework == "primus";
   tr.overlap_param_gather = tr.overlap_grad_reduce;
 
+  if (r.framework == "torchtitan" && job.model.num_layers % p.pp != 0) {
+    // torchtitan splits uneven layer counts by giving the first and last stages fewer layers
+    // (they also hold the embedding and the LM head).
+    const int64_t per = (job.model.num_layers + p.pp - 1) / p.pp;
+    const int64_t ends = job.model.num_layers - per * (p.pp - 2);
+    if (ends > 0 && ends % 2 == 0) {
+      p.first_stage_layers = ends / 2;
+      p.last_stage_layers = ends / 2;
+    }
+  }
   ClusterSpec& c = job.cluster;
   c.gpu = *gpu;
   c.gpus_per_node = static_cast<int>(Int(t, row, "gpus_per_node").value_or(8));
