@@ -265,16 +265,17 @@ Job BuildJob(const JobRequest& request) {
                                 cluster.gpu.max_clock_mhz));
     cluster.gpu.SetClockMhz(clock);
   }
+  if (request.target_nodes < 0)
+    ThrowUserError(SourceLocation{"--target-nodes"}, "", "must be positive");
   int requested_nodes = request.target_nodes;
-  if (requested_nodes <= 0) {
+  if (requested_nodes == 0) {
     if (std::optional<std::string> value = env.Get("NNODES"); value && !value->empty()) {
       const int64_t nodes = ParseIntFrom(*value, "$NNODES");
-      if (nodes < 1 || nodes > 1'000'000)
+      if (nodes < 1 || nodes > 1'000'000) {
         ThrowUserError(SourceLocation{"$NNODES"}, "", "must be a positive node count");
+      }
       requested_nodes = static_cast<int>(nodes);
     }
-  } else if (request.target_nodes < 0) {
-    ThrowUserError(SourceLocation{"--target-nodes"}, "", "must be positive");
   }
 
   // 4. The framework's adapter.

@@ -153,6 +153,21 @@ TEST(BuildJob, NodesFromEnvironmentAndFlag) {
   EXPECT_EQ(job.parallel.dp, 8);
 }
 
+TEST(BuildJob, HardwareConfigAndBadNodeCounts) {
+  JobRequest request = TinyRequest();
+  request.hardware_config = kCorpusPrimus + "/examples/hardware_configs/mi355x.yaml";
+  EXPECT_EQ(BuildJob(request).cluster.gpu.name, "MI355X");
+  request.hardware_config = kData + "base.yaml";  // not a hardware config
+  EXPECT_THROW(BuildJob(request), UserError);
+  request = TinyRequest();
+  request.target_nodes = -1;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("--target-nodes: must be positive"));
+  ScopedEnvironment env(Vars{{"NNODES", "0"}});
+  request = TinyRequest();
+  request.use_environment = true;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("$NNODES: must be a positive node count"));
+}
+
 TEST(BuildJob, NonNumericEnvironmentValueIsAnError) {
   ScopedEnvironment env(Vars{{"PRIMUS_TP", "two"}});
   JobRequest request = TinyRequest();
