@@ -164,6 +164,12 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.seq_length = *seq;
   tr.micro_batch_size = mbs.value_or(1);
   tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
+  if (r.framework == "torchtitan" && p.pp > 1) {
+    // torchtitan's "local batch" is split into pipeline micro-batches of
+    // parallelism.pipeline_parallel_microbatch_size (default 1).
+    tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
+    tr.micro_batch_size = 1;
+  }
   if (tr.global_batch_size % (tr.micro_batch_size * p.dp) != 0) {
     // Sources sometimes round; keep whole micro-batches per pipeline.
     tr.global_batch_size =
