@@ -7,6 +7,8 @@
 namespace sextant {
 namespace {
 
+double heads_of(const ModelSpec& m) { return static_cast<double>(m.num_attention_heads); }
+
 bool RecomputesModule(const Job& job, std::string_view module) {
   const auto& rc = job.training.recompute;
   if (rc.granularity != RecomputeGranularity::kSelective) return false;
@@ -44,6 +46,21 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
   const int norms_before_attn = m.norms_per_layer / 2;
   const int norms_before_mlp = m.norms_per_layer - norms_before_attn;
 
+  if (job.training.recompute.granularity == RecomputeGranularity::kSelective &&
+      job.training.recompute.per_op_policy && !m.IsMoeLayer(layer) &&
+      m.attention == AttentionType::kStandard) {
+    // torchtitan's per-op policy (torchtitan/models/llama3/parallelize: _save_list) keeps the
+    // attention output (+ fp32 log-sum-exp) and every other matmul output; everything else is
+    // recomputed from those and the layer input.
+    const double d = static_cast<double>(m.kv_channels);
+    const double q = heads_of(m) * d, kv = static_cast<double>(m.num_query_groups) * d;
+    const double f = static_cast<double>(m.ffn_hidden_size);
+    const double mm_outputs = q + 2 * kv + h + f * (m.swiglu ? 2.0 : 1.0) + h;  // per token
+    const double shard = (0.5 * mm_outputs * 2.0 + 2.0 * q + 4.0 * m.num_attention_heads) / t;
+    const double input = 2.0 * h / sp_div;
+    return LayerActivation{static_cast<int64_t>(std::llround((input + shard / 2) * tokens)),
+                           static_cast<int64_t>(std::llround(shard / 2 * tokens))};
+  }
   // ---- attention block, bytes per token ----
   double attn_repl = norms_before_attn * norm_input + lin * h + mask * h;  // norm, QKV input, mask
   double attn_shard = 0;

@@ -167,6 +167,18 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
       st.buffers.push_back({"FSDP2 gathered layers", std::llround(layer * (2 * 2.0 + 4.0)),
                             "2 layers all-gathered in bf16 + 1 layer of fp32 gradients"});
     }
+    if (plan.fsdp2 && m > 1) {
+      // Gradient accumulation under FSDP2 skips the reduce-scatter until the last micro-batch,
+      // so unsharded gradients accumulate (FP32 with an FP32 reduce dtype); with pipeline
+      // parallelism torchtitan also keeps the gathered parameters between micro-batches
+      // (reshard_after_forward is off for PP).
+      const double n = static_cast<double>(params.Total());
+      const double bytes = n * DTypeBytes(job.training.precision.main_grads) +
+                           (plan.pp > 1 ? n * DTypeBytes(job.training.precision.params) : 0.0);
+      st.buffers.push_back({"FSDP2 unsharded state across micro-batches", std::llround(bytes),
+                            plan.pp > 1 ? "accumulated gradients + parameters kept gathered"
+                                        : "accumulated gradients"});
+    }
     if (job.training.deepep && job.model.IsMoe()) {
       // Primus's DeepEP sizing: dispatch + combine buffers with 2x over-provisioning.
       const int64_t tokens = std::max<int64_t>(

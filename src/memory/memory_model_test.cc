@@ -250,3 +250,22 @@ TEST(MemoryModelTest, UniformGroupsKeepOneInputPerGroup) {
 
 }  // namespace
 }  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// torchtitan's per-op selective policy on a Llama-3-8B layer (h 4096, 32 heads of 128, 8 KV
+// groups, SwiGLU 14336), per token: layer input 2·4096 + half the matmul outputs
+// (q 4096 + k 1024 + v 1024 + o 4096 + w1 14336 + w3 14336 + w2 4096 = 43008 elements, 2 B
+// each, halved) + attention output 2·4096 + log-sum-exp 4·32 = 59520 bytes.
+TEST(ActivationMemoryTest, TorchtitanPerOpPolicy) {
+  Job job = GptJob(32, 4096, 32, 14336, 1, 1, 8, false);
+  job.model.num_query_groups = 8;
+  job.model.swiglu = true;
+  job.training.recompute.granularity = RecomputeGranularity::kSelective;
+  job.training.recompute.per_op_policy = true;
+  EXPECT_EQ(LayerActivationBytes(job, 0).Total(), 59520 * 2048);
+}
+
+}  // namespace
+}  // namespace sextant
