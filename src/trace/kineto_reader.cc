@@ -513,7 +513,11 @@ class KinetoParser {
       return;
     }
     if (ph != 'X') return;
-    if (dur < 0) dur = 0;
+    // Clamp impossible values so that sums over millions of events cannot overflow:
+    // no profiled activity lasts 2^40 ns (18 minutes), no timestamp reaches 2^61 ns.
+    constexpr int64_t kMaxDurationNs = int64_t{1} << 40, kMaxTimestampNs = int64_t{1} << 61;
+    dur = std::clamp<int64_t>(dur, 0, kMaxDurationNs);
+    ts = std::clamp<int64_t>(ts, -kMaxTimestampNs, kMaxTimestampNs);
     if (cat == Category::kCpuOp || cat == Category::kAnnotation || cat == Category::kRuntime) {
       CpuEvent ev;
       ev.ts_ns = ts;
