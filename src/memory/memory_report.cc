@@ -49,8 +49,9 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
 std::string RenderMemoryReport(const MemoryReport& r) {
   const auto& p = r.parallel;
   std::string out = fmt::format(
-      "{} on {} | TP {} PP {} VPP {} CP {} EP {} ETP {} DP {} | schedule {} | {} micro-batches\n\n",
-      r.model, r.gpu, p.tp, p.pp, p.vpp, p.cp, p.ep, p.etp, p.dp, r.schedule, r.micro_batches);
+      "{} on {} | TP {} PP {} VPP {} CP {} EP {} ETP {} DP {} | schedule {} | {} micro-batch{}\n\n",
+      r.model, r.gpu, p.tp, p.pp, p.vpp, p.cp, p.ep, p.etp, p.dp, r.schedule, r.micro_batches,
+      r.micro_batches == 1 ? "" : "es");
   out += RenderConsoleTable(MemoryStagesTable(r));
   out += "\n";
   out += RenderConsoleTable(MemoryDetailTable(r, r.peak_rank));

@@ -108,6 +108,14 @@ std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan
           SourceLocation{}, "pipeline_model_parallel_layout",
           fmt::format("places {} decoder layers but num_layers={}", next, model.num_layers));
     }
+    if (mtp == 0 && model.mtp_num_layers > 0) {
+      // Layouts written before MTP existed (Primus's DeepSeek-V3 examples) leave out 'm':
+      // Megatron then builds the MTP modules with the loss, on the last stage.
+      for (auto& st : out) {
+        if (st.has_output) st.mtp_layers = model.mtp_num_layers;
+      }
+      mtp = model.mtp_num_layers;
+    }
     if (mtp != model.mtp_num_layers) {
       ThrowUserError(
           SourceLocation{}, "pipeline_model_parallel_layout",

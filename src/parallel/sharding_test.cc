@@ -105,6 +105,11 @@ TEST(ShardingTest, LayoutStringPlacesEmbeddingLossAndMtp) {
   EXPECT_EQ(st[1].mtp_layers, 1);
   plan.layout = "Et*15|t*16,mL";  // 31 layers placed
   EXPECT_THROW(PlaceLayers(m, plan), UserError);
+  plan.layout = "Et*15|t*17,L";  // no 'm': the MTP module goes with the loss
+  EXPECT_EQ(PlaceLayers(m, plan)[1].mtp_layers, 1);
+  m.mtp_num_layers = 2;
+  plan.layout = "Et*15|t*17,mL";  // one 'm' for two modules
+  EXPECT_THROW(PlaceLayers(m, plan), UserError);
 }
 
 TEST(ShardingTest, ExpertsShardOverEpAndEtp) {
