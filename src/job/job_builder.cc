@@ -328,6 +328,7 @@ Job BuildJob(const JobRequest& request) {
   // 6. World size, DP and batch; then every consistency check.
   ResolveWorld(context, request, job, provenance, notes);
   ValidateJob(job, provenance, context.allow_uneven_layers, notes);
+  job.parallel.pad_uneven_layers = context.allow_uneven_layers;
 
   std::vector<std::string> unique;
   for (std::string& note : notes) {

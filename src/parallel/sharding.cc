@@ -1,5 +1,7 @@
 #include "parallel/sharding.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/parameter_count.h"
@@ -59,6 +61,15 @@ std::vector<int64_t> LayersPerStage(const ModelSpec& model, const ParallelPlan& 
     for (int s = 0; s < stages; ++s) {
       if ((s == 0 && first) || (s == stages - 1 && last)) continue;
       counts[s] = rest / middle;
+    }
+    return counts;
+  }
+  if (layers % stages != 0 && plan.pad_uneven_layers) {
+    const int64_t per = (layers + stages - 1) / stages;
+    int64_t left = layers;
+    for (auto& c : counts) {
+      c = std::min(per, left);
+      left -= c;
     }
     return counts;
   }

@@ -93,6 +93,20 @@ TEST(ShardingTest, IndivisibleLayersAreAnError) {
   }
 }
 
+TEST(ShardingTest, PaddedUnevenLayersFillStagesInOrder) {
+  ModelSpec m = Llama2_7B();
+  m.num_layers = 61;  // Kimi K2 over PP 8: padded to 64, the last stage holds 5 real layers
+  ParallelPlan plan;
+  plan.pp = 8;
+  EXPECT_THROW(PlaceLayers(m, plan), UserError);
+  plan.pad_uneven_layers = true;
+  auto st = PlaceLayers(m, plan);
+  EXPECT_EQ(st[0].num_layers, 8);
+  EXPECT_EQ(st[6].num_layers, 8);
+  EXPECT_EQ(st[7].num_layers, 5);
+  EXPECT_EQ(st[7].first_layer, 56);
+}
+
 TEST(ShardingTest, LayoutStringPlacesEmbeddingLossAndMtp) {
   ModelSpec m = Llama2_7B();
   m.mtp_num_layers = 1;
