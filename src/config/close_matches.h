@@ -6,10 +6,9 @@
 #include <string_view>
 #include <vector>
 
-namespace sextant {
+#include "util/edit_distance.h"
 
-// Levenshtein distance (insert, delete, substitute; each costs 1).
-size_t EditDistance(std::string_view a, std::string_view b);
+namespace sextant {
 
 // Up to `max_results` candidates within a fifth of the word's length (at least 2 edits),
 // closest first, ties in candidate order.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/edit_distance.h"
+
 namespace sextant {
 namespace {
 
@@ -15,25 +17,10 @@ std::string Fold(std::string_view s) {
   return out;
 }
 
-size_t Levenshtein(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 size_t NameDistance(std::string_view a, std::string_view b) {
-  return Levenshtein(Fold(a), Fold(b));
+  return EditDistance(Fold(a), Fold(b));
 }
 
 std::vector<std::string> ClosestNames(std::string_view name,
@@ -44,7 +31,7 @@ std::vector<std::string> ClosestNames(std::string_view name,
   std::vector<std::pair<size_t, std::string>> scored;
   for (const std::string& candidate : candidates) {
     const std::string other = Fold(candidate);
-    size_t distance = Levenshtein(folded, other);
+    size_t distance = EditDistance(folded, other);
     const bool contains = !folded.empty() && (other.find(folded) != std::string::npos ||
                                               folded.find(other) != std::string::npos);
     if (distance <= limit || contains) scored.emplace_back(contains ? 0 : distance, candidate);
