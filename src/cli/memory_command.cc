@@ -131,11 +131,8 @@ void AddMemoryCommands(CLI::App& app) {
   watch->add_flag("--json", watch_args->json, "print the samples as JSON on stdout");
   watch->add_option("command", watch_args->command, "the command to run, after --")->required();
   watch->callback([watch_args] {
-    int status = RunWatch(*watch_args);
-    std::fflush(stdout);
-    std::fflush(stderr);
     // The command's own exit status is ours, as with `time` or `timeout`.
-    std::exit(status);
+    SetExitStatus(RunWatch(*watch_args));
   });
 }
 
