@@ -233,7 +233,8 @@ TEST(MemoryModelTest, BlockRecomputeRematerialisesOneLayerAtATime) {
   job.training.recompute.granularity = RecomputeGranularity::kFull;
   job.training.recompute.method = RecomputeMethod::kBlock;
   job.training.recompute.num_layers = 8;
-  const auto& parts = ProjectMemory(job).stages[0].activation_parts;
+  const MemoryReport report = ProjectMemory(job);
+  const auto& parts = report.stages[0].activation_parts;
   EXPECT_EQ(parts[0].bytes, 8 * 2 * 2048 * 1024);  // every layer keeps its own input
   EXPECT_EQ(parts.back().bytes, LayerActivationBytes(job, 0).Total());
 }
@@ -243,7 +244,8 @@ TEST(MemoryModelTest, UniformGroupsKeepOneInputPerGroup) {
   job.training.recompute.granularity = RecomputeGranularity::kFull;
   job.training.recompute.method = RecomputeMethod::kUniform;
   job.training.recompute.num_layers = 4;
-  const auto& parts = ProjectMemory(job).stages[0].activation_parts;
+  const MemoryReport report = ProjectMemory(job);
+  const auto& parts = report.stages[0].activation_parts;
   EXPECT_EQ(parts[0].bytes, 2 * 2 * 2048 * 1024);  // two groups of four layers
   EXPECT_EQ(parts.back().bytes, 4 * LayerActivationBytes(job, 0).Total());
 }
