@@ -68,6 +68,12 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
           "GPU {} from the experiment's directory name; use --gpu-arch to change it", name));
     }
   }
+  if (name.empty() && fs::path(config_path).filename() == "llama3.1_8B-BF16-pretrain.yaml" &&
+      fs::path(config_path).parent_path().filename() == "examples") {
+    name = "MI300X";  // the bundled default example is written for one MI300X node
+    notes.push_back(
+        "GPU MI300X, as the bundled default example states; use --gpu-arch to change it");
+  }
   if (name.empty()) {
     name = "MI300X";
     notes.push_back("GPU not named in the config: assumed MI300X (Primus default); use --gpu-arch");

@@ -354,7 +354,7 @@ TEST(BuildJob, DefaultExampleFromTheModelLibrary) {
   EXPECT_EQ(job.training.precision.params, DType::kBF16);
   EXPECT_EQ(job.training.precision.gemm, DType::kBF16);
   EXPECT_TRUE(job.parallel.distributed_optimizer);
-  EXPECT_THAT(job.notes, Contains(HasSubstr("assumed MI300X (Primus default)")));
+  EXPECT_THAT(job.notes, Contains(HasSubstr("GPU MI300X, as the bundled default example states")));
   EXPECT_THAT(job.notes, Contains(HasSubstr("from Sextant's model library")));
   EXPECT_TRUE(DefaultExamplePath().ends_with("examples/llama3.1_8B-BF16-pretrain.yaml"));
 }
