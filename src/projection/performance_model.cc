@@ -16,7 +16,6 @@
 #include "util/units.h"
 
 namespace sextant {
-namespace {
 
 ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
   std::string name = requested.empty() ? job.training.pipeline_schedule : requested;
@@ -25,6 +24,8 @@ ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
   if (name == "1f1b" && job.parallel.vpp > 1) name = "interleaved";
   return ParseScheduleKind(name);
 }
+
+namespace {
 
 StagePlacement PlacementFor(ScheduleKind k) {
   return (k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
@@ -57,8 +58,6 @@ StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind 
   const auto stages = PlaceLayers(job.model, plan, shape);
   StagedCosts out;
   const bool split = SplitsBackward(kind);
-  const int64_t embed_act = 0;
-  (void)embed_act;
   for (const auto& vs : stages) {
     StageCost c;
     double tp = 0, cp = 0, ep = 0;

@@ -77,6 +77,10 @@ struct PerformanceOptions {
   double in_training_efficiency = kInTrainingEfficiency;  // see layer_timing.h
 };
 
+// The schedule a job runs: `requested` (a --pipeline-schedule-algorithm name), else the job's,
+// with "auto" = interleaved when VPP > 1 and 1F1B otherwise; "zerobubble" is ZB-H1.
+ScheduleKind ChooseSchedule(const Job& job, const std::string& requested);
+
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});
 
 // Copy of `job` on `nodes` nodes: DP grows, GBS stays. Throws UserError when the global batch

@@ -40,13 +40,8 @@ void CheckModes(const ProjectionOptions& o) {
 // activations a rank holds for the fixed schedules; for cost-driven schedules the projection
 // with real costs is used instead (`projection both`).
 InFlightTable SimulatedInFlight(const Job& job) {
-  std::string name = job.training.pipeline_schedule;
-  if (name.empty() || name == "auto" || name == "all") {
-    name = job.parallel.vpp > 1 ? "interleaved" : "1f1b";
-  }
-  if (name == "1f1b" && job.parallel.vpp > 1) name = "interleaved";
-  if (name == "zerobubble") name = "zb-h1";
-  const ScheduleKind kind = ParseScheduleKind(name);
+  const std::string& name = job.training.pipeline_schedule;
+  const ScheduleKind kind = ChooseSchedule(job, name == "all" ? "auto" : name);
   const bool v_shape = kind == ScheduleKind::kZbvFormatted ||
                        kind == ScheduleKind::kZbvGreedyHalf ||
                        kind == ScheduleKind::kZbvGreedyMin || kind == ScheduleKind::kDualPipeV;
