@@ -48,8 +48,11 @@ const char* VerdictName(Verdict v) {
 }
 
 MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
-  const ParallelPlan& plan = job.parallel;
   const StageShape shape = ShapeFor(job.training.pipeline_schedule);
+  // V-shape schedules always run two chunks per rank, whatever VPP the config states (the
+  // performance projection places them the same way).
+  ParallelPlan plan = job.parallel;
+  if (shape == StageShape::kVShape) plan.vpp = 2;
   const auto stages = PlaceLayers(job.model, plan, shape);
   const int64_t m = job.training.NumMicroBatches(plan.dp);
   const RecomputeSpec& rc = job.training.recompute;
