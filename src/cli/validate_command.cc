@@ -17,6 +17,7 @@ void AddValidateCommand(CLI::App& app) {
     bool json = false;
     bool show_skipped = false;
     bool fit = false;
+    std::string explain;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -27,7 +28,14 @@ void AddValidateCommand(CLI::App& app) {
   cmd->add_flag("--show-skipped", o->show_skipped, "list every row that was not projected");
   cmd->add_flag("--fit-efficiency", o->fit,
                 "fit the in-training efficiency constant on the time rows and print the curve");
+  cmd->add_option(
+      "--explain", o->explain,
+      "print the full projection (job, breakdown, layer times) of the row with this id");
   cmd->callback([o] {
+    if (!o->explain.empty()) {
+      std::cout << ExplainPublishedRow(o->csv, o->explain);
+      return;
+    }
     if (o->fit) {
       const EfficiencyFit fit = FitInTrainingEfficiency(o->csv);
       Table t("efficiency_fit", "Mean-of-sources MAPE of the time rows by in-training efficiency",

@@ -47,6 +47,14 @@ constexpr double kNvidiaHbmCeiling = kCalculonHbmTop;
 // ceiling that is 0.73/0.95 and 0.50/0.95; the same ratios are applied on AMD.
 constexpr double kAttentionForwardVsGemm = 0.73 / kCalculonMatrixTop;
 constexpr double kAttentionBackwardVsGemm = 0.50 / kCalculonMatrixTop;
+// FlashAttention-2 on Hopper does not use the new tensor-core instructions (wgmma, TMA) and
+// reaches only 35% of H100's peak forward (Shah et al. 2024, FlashAttention-3, arXiv
+// 2407.08608, abstract); FlashAttention-3's backward is 1.5-1.75x FlashAttention-2's (§4.1) at
+// ~50% of peak, which puts FlashAttention-2's backward near 0.50 / 1.65 = 30%. These are the
+// kernels PyTorch's SDPA flash backend runs (torchtitan, llm-foundry); Hopper and Blackwell
+// use them until a framework picks cuDNN / FlashAttention-3 (projection/layer_timing.cc).
+constexpr double kFa2HopperForward = 0.35;
+constexpr double kFa2HopperBackward = 0.50 / 1.65;
 
 SizeClassTable GemmRamp(double ceiling) {
   SizeClassTable t;
@@ -136,6 +144,10 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
   }
   t.attention_forward_fraction_ = gemm_ceiling * kAttentionForwardVsGemm;
   t.attention_backward_fraction_ = gemm_ceiling * kAttentionBackwardVsGemm;
+  if (gpu.vendor == Vendor::kNVIDIA && gpu.arch != "sm_80") {
+    t.attention_forward_fraction_ = kFa2HopperForward;
+    t.attention_backward_fraction_ = kFa2HopperBackward;
+  }
   return t;
 }
 

@@ -51,13 +51,13 @@ ModelTimings ComputeModelTimings(const Job& job, double eff) {
   EfficiencyTable table = EfficiencyTable::Default(job.cluster.gpu);
   const GpuSpec& gpu = job.cluster.gpu;
   const bool hopper_or_later = gpu.vendor == Vendor::kNVIDIA && gpu.arch != "sm_80";
-  const bool transformer_engine =
-      job.framework != "torchtitan" && job.framework != "llmfoundry" && job.framework != "maxtext";
-  if (hopper_or_later && transformer_engine && job.training.flash_attention) {
-    // Megatron/NeMo run attention through Transformer Engine's cuDNN fused kernels, which on
-    // Hopper reach FlashAttention-3 speeds: ~75% of the BF16 peak forward (Shah et al. 2024,
-    // arXiv 2407.08608, §4.1) and ~50% backward (1.5-1.75x FlashAttention-2's). PyTorch SDPA
-    // (torchtitan, llm-foundry) keeps the FlashAttention-2 defaults of the table.
+  // PyTorch SDPA's flash backend (torchtitan, llm-foundry) is FlashAttention-2, the table's
+  // default. Megatron/NeMo/Primus run attention through Transformer Engine's cuDNN fused
+  // kernels and MaxText on GPUs through cuDNN (attention: cudnn_flash_te); on Hopper those reach
+  // FlashAttention-3 speeds: ~75% of the BF16 peak forward (Shah et al. 2024, arXiv
+  // 2407.08608, §4.1) and ~50% backward (1.5-1.75x FlashAttention-2's).
+  const bool cudnn_attention = job.framework != "torchtitan" && job.framework != "llmfoundry";
+  if (hopper_or_later && cudnn_attention && job.training.flash_attention) {
     table.SetAttentionFractions(0.75, 0.50);
   }
   const LayerCostModel model(job, table, collectives.get());

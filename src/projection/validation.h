@@ -58,6 +58,11 @@ EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path);
 
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict);
 
+// The projection behind one row (by id) as `projection both` prints it, with the row's measured
+// value and its prediction: the tool for finding out why a row is off. UserError when the id is
+// not in the table or the row cannot be projected.
+std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id);
+
 Table ValidationRowsTable(const ValidationReport& report);
 Table ValidationSourcesTable(const ValidationReport& report);
 Table ValidationSkippedTable(const ValidationReport& report);

@@ -1,9 +1,14 @@
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "model/flop_count.h"
 #include "projection/layer_timing.h"
 #include "projection/performance_model.h"
+#include "projection/projection_runner.h"
 #include "projection/validation.h"
+#include "util/csv_reader.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -70,6 +75,31 @@ EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path) {
     }
   }
   return fit;
+}
+
+}  // namespace sextant
+
+namespace sextant {
+
+std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id) {
+  const CsvTable table = CsvTable::Read(csv_path);
+  for (size_t i = 0; i < table.size(); ++i) {
+    PublishedRun run = ReadPublishedRun(table, i);
+    if (run.id != id) continue;
+    if (!run.job)
+      ThrowUserError(fmt::format("{}: row {} is not projectable: {}", csv_path, id, run.reason));
+    std::string why;
+    const std::optional<double> predicted = DefaultPredictor()(run, why);
+    if (!predicted) ThrowUserError(fmt::format("{}: row {}: {}", csv_path, id, why));
+    std::ostringstream out;
+    out << fmt::format("{} ({} {}): {} measured {:.4g}, predicted {:.4g} ({:+.1f}%)\n\n", run.id,
+                       run.vendor, run.framework, run.metric_name, run.measured, *predicted,
+                       (*predicted / run.measured - 1.0) * 100.0);
+    ProjectionOptions options;
+    RunBothProjections(*run.job, options, out);
+    return out.str();
+  }
+  ThrowUserError(fmt::format("{}: no row with id '{}'", csv_path, id));
 }
 
 }  // namespace sextant
