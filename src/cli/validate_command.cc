@@ -27,7 +27,8 @@ void AddValidateCommand(CLI::App& app) {
   cmd->add_flag("--json", o->json, "machine-readable result on stdout");
   cmd->add_flag("--show-skipped", o->show_skipped, "list every row that was not projected");
   cmd->add_flag("--fit-efficiency", o->fit,
-                "fit the in-training efficiency constant on the time rows and print the curve");
+                "fit the calibration constants (in-training efficiency, cuDNN attention scale) and "
+                "print the curves");
   cmd->add_option(
       "--explain", o->explain,
       "print the full projection (job, breakdown, layer times) of the row with this id");
@@ -37,12 +38,23 @@ void AddValidateCommand(CLI::App& app) {
       return;
     }
     if (o->fit) {
-      const EfficiencyFit fit = FitInTrainingEfficiency(o->csv);
-      Table t("efficiency_fit", "Mean-of-sources MAPE of the time rows by in-training efficiency",
+      const CalibrationFit fit = FitCalibration(o->csv);
+      Table a("attention_fit",
+              fmt::format("cuDNN attention scale: mean-of-sources MAPE of the {} rows that run "
+                          "Transformer Engine attention on Hopper",
+                          fit.attention_rows),
+              {{"scale", "scale", 2}, {"mape_pct", "MAPE %", 2}});
+      for (const auto& [v, mape] : fit.attention_curve) a.AddRow({v, mape});
+      Table e("efficiency_fit", "In-training efficiency: mean-of-sources MAPE of all time rows",
               {{"efficiency", "efficiency", 2}, {"mape_pct", "MAPE %", 2}});
-      for (const auto& [eff, mape] : fit.curve) t.AddRow({eff, mape});
-      std::cout << RenderConsoleTable(t)
-                << fmt::format("\nbest: {:.2f} (MAPE {:.2f}%)\n", fit.best, fit.best_mape_pct);
+      for (const auto& [v, mape] : fit.efficiency_curve) e.AddRow({v, mape});
+      std::cout << RenderConsoleTable(a) << "\n"
+                << RenderConsoleTable(e)
+                << fmt::format(
+                       "\nbest: in-training efficiency {:.2f}, cuDNN attention scale {:.2f} "
+                       "(MAPE {:.2f}%)\n",
+                       fit.best.in_training_efficiency, fit.best.cudnn_attention_scale,
+                       fit.best_mape_pct);
       return;
     }
     const ValidationReport report = Validate(o->csv, DefaultPredictor());

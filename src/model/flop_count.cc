@@ -110,6 +110,27 @@ double NarayananFullRecomputeFlops(const ModelSpec& m, const FlopInputs& in) {
   return NarayananFlops(m, in, 4);
 }
 
+double NemoModelFlops(const ModelSpec& m, const FlopInputs& in) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double s = static_cast<double>(in.seq_length);
+  const double L = static_cast<double>(m.num_layers);
+  const double a = static_cast<double>(m.num_attention_heads);
+  const double g = m.num_query_groups > 0 ? static_cast<double>(m.num_query_groups) : a;
+  const double v = static_cast<double>(in.vocab_size > 0 ? in.vocab_size : m.vocab_size);
+  const double mlp_matrices = m.swiglu ? 3.0 : 2.0;
+  double mlp = 0;  // 6·matrices·f/h summed over layers, divided by L below
+  for (int64_t layer = 0; layer < m.num_layers; ++layer) {
+    double width = static_cast<double>(m.ffn_hidden_size);
+    if (m.IsMoeLayer(layer)) {
+      width = static_cast<double>(m.moe.router_topk * m.moe.ffn_hidden_size +
+                                  m.moe.shared_expert_ffn_hidden_size);
+    }
+    mlp += 6.0 * mlp_matrices * width / h;
+  }
+  const double per_layer = 12.0 + 12.0 * g / a + mlp / L + 12.0 * s / h;
+  return static_cast<double>(in.global_batch) * s * L * h * h * (per_layer + 6.0 * v / (L * h));
+}
+
 double MegatronFlopsPerToken(const ModelSpec& m) {
   FlopInputs in;
   in.seq_length = m.seq_length;

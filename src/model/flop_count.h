@@ -34,6 +34,13 @@ double NarayananModelFlops(const ModelSpec& model, const FlopInputs& in);
 // Narayanan et al. 2021 eq. (3), with full recomputation: 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)).
 double NarayananFullRecomputeFlops(const ModelSpec& model, const FlopInputs& in);
 
+// NeMo's "Model TFLOP/s" (nemo/utils/flops_formulas.py, llama2/llama3 family):
+// B·s·L·h²·(12 + 12·g/a + 18·f/h + 12·s/h + 6·V/(L·h)) with g KV heads of a query heads and a
+// gated MLP of width f. Attention is counted non-causal (4·s²·h forward per layer) — NeMo's
+// published LLAMA2-7B row (16634 tokens/s/GPU, 767 TFLOP/s, NeMo 24.07) is reproduced only that
+// way. A two-matrix MLP counts 12·f/h; MoE layers count top-k experts plus shared experts.
+double NemoModelFlops(const ModelSpec& model, const FlopInputs& in);
+
 // Megatron model FLOPs per token at the model's default sequence length.
 double MegatronFlopsPerToken(const ModelSpec& model);
 

@@ -46,19 +46,26 @@ PieceTiming ToTiming(const LayerCost& c, bool recomputed, double eff) {
 
 }  // namespace
 
-ModelTimings ComputeModelTimings(const Job& job, double eff) {
-  const auto collectives = MakeCollectiveModel(job.cluster, "auto");
-  EfficiencyTable table = EfficiencyTable::Default(job.cluster.gpu);
+bool UsesCudnnAttentionOnHopper(const Job& job) {
   const GpuSpec& gpu = job.cluster.gpu;
   const bool hopper_or_later = gpu.vendor == Vendor::kNVIDIA && gpu.arch != "sm_80";
   // PyTorch SDPA's flash backend (torchtitan, llm-foundry) is FlashAttention-2, the table's
   // default. Megatron/NeMo/Primus run attention through Transformer Engine's cuDNN fused
-  // kernels and MaxText on GPUs through cuDNN (attention: cudnn_flash_te); on Hopper those reach
-  // FlashAttention-3 speeds: ~75% of the BF16 peak forward (Shah et al. 2024, arXiv
-  // 2407.08608, §4.1) and ~50% backward (1.5-1.75x FlashAttention-2's).
-  const bool cudnn_attention = job.framework != "torchtitan" && job.framework != "llmfoundry";
-  if (hopper_or_later && cudnn_attention && job.training.flash_attention) {
-    table.SetAttentionFractions(0.75, 0.50);
+  // kernels and MaxText on GPUs through cuDNN (attention: cudnn_flash_te).
+  const bool cudnn = job.framework != "torchtitan" && job.framework != "llmfoundry";
+  return hopper_or_later && cudnn && job.training.flash_attention;
+}
+
+ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration) {
+  const double eff = calibration.in_training_efficiency;
+  const auto collectives = MakeCollectiveModel(job.cluster, "auto");
+  EfficiencyTable table = EfficiencyTable::Default(job.cluster.gpu);
+  if (UsesCudnnAttentionOnHopper(job)) {
+    // FlashAttention-3 reaches ~75% of the BF16 peak forward and ~50% backward on H100 (Shah
+    // et al. 2024, arXiv 2407.08608, §4.1); cuDNN's kernels of the same era reach a fitted
+    // fraction of that (kCudnnAttentionScale).
+    const double s = calibration.cudnn_attention_scale;
+    table.SetAttentionFractions(0.75 * s, 0.50 * s);
   }
   const LayerCostModel model(job, table, collectives.get());
   ModelTimings out;

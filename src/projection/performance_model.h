@@ -74,7 +74,7 @@ struct PerformanceReport {
 struct PerformanceOptions {
   std::string schedule;            // empty/"auto": the job's, else interleaved when VPP > 1
   std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 4x the job's nodes
-  double in_training_efficiency = kInTrainingEfficiency;  // see layer_timing.h
+  Calibration calibration;         // fitted constants, see layer_timing.h
 };
 
 // The schedule a job runs: `requested` (a --pipeline-schedule-algorithm name), else the job's,

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "projection/layer_timing.h"
 #include "projection/published_run.h"
 #include "report/table.h"
 
@@ -44,17 +45,21 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
 
 // The built-in predictor: memory metrics from the memory model, time metrics from the
 // performance model.
-RowPredictor DefaultPredictor();
-RowPredictor DefaultPredictor(double in_training_efficiency);
+RowPredictor DefaultPredictor(const Calibration& calibration = {});
 
-// Grid search of the one in-training efficiency constant (layer_timing.h) that minimises the
-// mean-of-sources MAPE over the throughput / time rows; memory rows do not depend on it.
-struct EfficiencyFit {
-  double best = 0;
-  double best_mape_pct = 0;
-  std::vector<std::pair<double, double>> curve;  // (efficiency, MAPE %)
+// Fits the constants of Calibration (layer_timing.h) by grid search, minimising the
+// mean-of-sources MAPE: the cuDNN attention scale on the rows that run Transformer Engine
+// attention on Hopper, the in-training efficiency on every throughput / time row. The two
+// interact, so the search alternates between them (coordinate descent, three rounds). Memory
+// rows depend on neither.
+struct CalibrationFit {
+  Calibration best;
+  double best_mape_pct = 0;                                 // all time rows, at `best`
+  int attention_rows = 0;                                   // rows the attention scale saw
+  std::vector<std::pair<double, double>> efficiency_curve;  // last round: (value, MAPE %)
+  std::vector<std::pair<double, double>> attention_curve;
 };
-EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path);
+CalibrationFit FitCalibration(const std::string& csv_path);
 
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict);
 

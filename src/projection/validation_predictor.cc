@@ -1,3 +1,4 @@
+#include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,10 +16,11 @@ namespace {
 
 // Converts the projected iteration into the metric as the row's source counts it
 // (corpus/validation/README.md, "Conventions that matter when scoring").
-std::optional<double> PredictTimeMetric(const PublishedRun& run, double eff, std::string& why) {
+std::optional<double> PredictTimeMetric(const PublishedRun& run, const Calibration& calibration,
+                                        std::string& why) {
   const Job& job = *run.job;
   PerformanceOptions o;
-  o.in_training_efficiency = eff;
+  o.calibration = calibration;
   o.scaling_nodes = {job.cluster.num_nodes};
   const PerformanceReport p = ProjectPerformance(job, o);
   const double seconds = p.iteration_time_ms / 1e3;
@@ -28,10 +30,11 @@ std::optional<double> PredictTimeMetric(const PublishedRun& run, double eff, std
   if (run.metric_name == "tokens_per_sec_per_gpu") return p.tokens_per_s_per_gpu;
   if (run.metric_name == "tflops_per_gpu") {
     // Narayanan et al. 2021 count recomputation and non-causal attention (their eq. 3);
-    // NeMo and current Megatron use num_floating_point_operations.
-    const double flops = run.source_key == "narayanan21"
-                             ? NarayananFullRecomputeFlops(job.model, fi)
-                             : MegatronModelFlops(job.model, fi);
+    // current Megatron uses num_floating_point_operations (causal).
+    // NeMo's own formula counts attention non-causal (model/flop_count.h).
+    double flops = MegatronModelFlops(job.model, fi);
+    if (run.source_key == "narayanan21") flops = NarayananFullRecomputeFlops(job.model, fi);
+    if (run.framework == "nemo") flops = NemoModelFlops(job.model, fi);
     return flops / seconds / gpus / 1e12;
   }
   if (run.metric_name == "mfu_pct") {
@@ -45,35 +48,61 @@ std::optional<double> PredictTimeMetric(const PublishedRun& run, double eff, std
 
 }  // namespace
 
-RowPredictor DefaultPredictor() { return DefaultPredictor(kInTrainingEfficiency); }
-
-RowPredictor DefaultPredictor(double eff) {
-  return [eff](const PublishedRun& run, std::string& why) -> std::optional<double> {
+RowPredictor DefaultPredictor(const Calibration& calibration) {
+  return [calibration](const PublishedRun& run, std::string& why) -> std::optional<double> {
     if (run.metric_name.rfind("peak_memory", 0) == 0) return PredictMemoryMetric(run, why);
-    return PredictTimeMetric(run, eff, why);
+    return PredictTimeMetric(run, calibration, why);
   };
 }
 
-EfficiencyFit FitInTrainingEfficiency(const std::string& csv_path) {
-  EfficiencyFit fit;
-  fit.best_mape_pct = 1e300;
-  for (int step = 50; step <= 100; step += 1) {
-    const double eff = step / 100.0;
-    const RowPredictor base = DefaultPredictor(eff);
+namespace {
+
+// Grid search of one constant: the value in [lo, hi] (step) with the lowest mean-of-sources
+// MAPE over the rows `use` accepts.
+double FitOne(const std::string& csv_path, Calibration& c, double Calibration::*field, double lo,
+              double hi, double step, const std::function<bool(const PublishedRun&)>& use,
+              std::vector<std::pair<double, double>>& curve, int* rows = nullptr) {
+  curve.clear();
+  double best = c.*field, best_mape = 1e300;
+  for (double v = lo; v <= hi + step / 2; v += step) {
+    Calibration trial = c;
+    trial.*field = v;
+    const RowPredictor base = DefaultPredictor(trial);
     const ValidationReport r =
         Validate(csv_path, [&](const PublishedRun& run, std::string& why) -> std::optional<double> {
-          if (run.metric_name.rfind("peak_memory", 0) == 0) {
-            why = "memory rows are not used by the efficiency fit";
+          if (run.metric_name.rfind("peak_memory", 0) == 0 || !use(run)) {
+            why = "not used by this fit";
             return std::nullopt;
           }
           return base(run, why);
         });
-    fit.curve.emplace_back(eff, r.mape_pct);
-    if (r.mape_pct < fit.best_mape_pct) {
-      fit.best_mape_pct = r.mape_pct;
-      fit.best = eff;
+    curve.emplace_back(v, r.mape_pct);
+    if (rows) *rows = static_cast<int>(r.rows.size());
+    if (r.mape_pct < best_mape) {
+      best_mape = r.mape_pct;
+      best = v;
     }
   }
+  c.*field = best;
+  return best_mape;
+}
+
+}  // namespace
+
+CalibrationFit FitCalibration(const std::string& csv_path) {
+  CalibrationFit fit;
+  Calibration c;
+  const auto all = [](const PublishedRun&) { return true; };
+  const auto cudnn = [](const PublishedRun& run) {
+    return run.job && UsesCudnnAttentionOnHopper(*run.job);
+  };
+  for (int round = 0; round < 3; ++round) {
+    FitOne(csv_path, c, &Calibration::cudnn_attention_scale, 0.50, 1.00, 0.02, cudnn,
+           fit.attention_curve, &fit.attention_rows);
+    fit.best_mape_pct = FitOne(csv_path, c, &Calibration::in_training_efficiency, 0.60, 1.00, 0.01,
+                               all, fit.efficiency_curve);
+  }
+  fit.best = c;
   return fit;
 }
 

@@ -188,7 +188,7 @@ InputText InputText::Load(const std::string& path) {
   result.compression_ = DetectCompression(raw);
   if (result.compression_ == Compression::kNone) {
     mapped->AdviseSequential();
-    result.data_ = mapped->data();
+    result.data_ = mapped->writable_data();
     result.size_ = mapped->size();
     result.mapped_ = std::move(mapped);
     return result;
@@ -208,7 +208,7 @@ void InputText::ReleaseBefore(size_t offset) const {
   if (!mapped_) return;
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   size_t end = std::min(offset, size_) / page * page;
-  if (end > 0) ::madvise(const_cast<char*>(data_), end, MADV_DONTNEED);
+  if (end > 0) ::madvise(data_, end, MADV_DONTNEED);
 }
 
 InputText InputText::FromString(std::string_view text) {

@@ -32,6 +32,9 @@ class InputText {
   ~InputText();
 
   std::string_view text() const { return {data_, size_}; }
+  // The same bytes, for edits that the caller undoes before the text is read again (a
+  // private mapping or an owned buffer: the file itself never changes).
+  char* writable_text() const { return data_; }
   Compression compression() const { return compression_; }
   size_t compressed_size() const { return compressed_size_; }
   bool truncated() const { return truncated_; }
@@ -46,7 +49,7 @@ class InputText {
   InputText() = default;
   std::unique_ptr<MappedFile> mapped_;
   std::unique_ptr<char[]> owned_;
-  const char* data_ = "";
+  char* data_ = nullptr;
   size_t size_ = 0;
   size_t compressed_size_ = 0;
   Compression compression_ = Compression::kNone;

@@ -26,13 +26,16 @@ MappedFile::MappedFile(const std::string& path, size_t padding) {
   // Reserve file pages + padding as anonymous zero pages, then map the file over the front:
   // the bytes past the end of the file are zeros whether or not the size is page aligned.
   mapped_bytes_ = (size_ + padding + page - 1) / page * page;
-  void* base = ::mmap(nullptr, mapped_bytes_, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Writable so that a reader may patch a few bytes in place; MAP_PRIVATE keeps such edits
+  // out of the file, and only the pages written to are copied.
+  const int prot = PROT_READ | PROT_WRITE;
+  void* base = ::mmap(nullptr, mapped_bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) {
     ::close(fd);
     ThrowUserError(SourceLocation{path}, "", std::string("cannot map: ") + std::strerror(errno));
   }
   if (size_ > 0) {
-    void* file = ::mmap(base, size_, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    void* file = ::mmap(base, size_, prot, MAP_PRIVATE | MAP_FIXED, fd, 0);
     if (file == MAP_FAILED) {
       int err = errno;
       ::munmap(base, mapped_bytes_);

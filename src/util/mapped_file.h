@@ -1,5 +1,6 @@
-// Read-only memory mapping of a whole file, followed by at least `padding` zero bytes that
-// are safe to read (simdjson reads up to 64 bytes past the end of its input).
+// Private (copy-on-write) memory mapping of a whole file, followed by at least `padding` zero
+// bytes that are safe to read (simdjson reads up to 64 bytes past the end of its input).
+// Writes stay in this process: the file itself never changes.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   const char* data() const { return data_; }
+  char* writable_data() const { return data_; }
   size_t size() const { return size_; }
   // Hints the kernel that the mapping will be read front to back.
   void AdviseSequential() const;
