@@ -246,6 +246,36 @@ class KinetoParser {
     }
   }
 
+  // Parses `text` = "[" events "]", which may be followed by more input (the top-level keys
+  // after the event array: the caller does not know where the array closes). Returns the
+  // offset in `text` just past the array's closing bracket.
+  size_t ParseEventArray(std::string_view text) {
+    od::parser& parser = parser_;
+    od::document doc;
+    auto padded = simdjson::padded_string_view(text.data(), text.size(),
+                                               text.size() + InputText::kInputPadding);
+    Check(parser.iterate(padded).get(doc), text.data());
+    doc_ = &doc;
+    od::array events;
+    Check(doc.get_array().get(events), text.data());
+    ParseEvents(events);
+    doc_ = nullptr;
+    // The next structural character follows the closing bracket after only white space.
+    const char* next = nullptr;
+    simdjson::error_code at = doc.current_location().get(next);
+    if (at == simdjson::OUT_OF_BOUNDS) return text.size();  // nothing after the array
+    Check(at, text.data());
+    size_t close = std::string_view(text.data(), static_cast<size_t>(next - text.data()))
+                       .find_last_not_of(" \t\r\n");
+    if (close == std::string_view::npos || text[close] != ']') {
+      throw ParseFailure(simdjson::TAPE_ERROR, next);
+    }
+    return close + 1;
+  }
+
+  // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
+  void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
+
   size_t parsed_events() const { return parsed_events_; }
   // Chunks are copies, so positions in them say nothing about the input's pages.
   void set_release_pages(bool release) { release_pages_ = release; }
@@ -661,35 +691,27 @@ size_t NextEventBoundary(std::string_view text, size_t from, size_t limit) {
   return std::string_view::npos;
 }
 
-// Offset of the ']' closing the array whose elements start at `from` (depth 0, outside any
-// string), or npos.
-size_t ClosingBracket(std::string_view text, size_t from) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = from; i < text.size(); ++i) {
-    char ch = text[i];
-    if (in_string) {
-      if (ch == '\\')
-        ++i;
-      else if (ch == '"')
-        in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      ++depth;
-    } else if (ch == ']' || ch == '}') {
-      if (depth == 0) return ch == ']' ? i : std::string_view::npos;
-      --depth;
-    }
-  }
-  return std::string_view::npos;
-}
-
 constexpr size_t kChunkBytes = size_t{8} << 20;
+
+// Puts `value` at `*at` and restores the original byte when it goes out of scope.
+class BytePatch {
+ public:
+  BytePatch(char* at, char value) : at_(at), saved_(*at) { *at = value; }
+  ~BytePatch() { *at_ = saved_; }
+  BytePatch(const BytePatch&) = delete;
+  BytePatch& operator=(const BytePatch&) = delete;
+
+ private:
+  char* at_;
+  char saved_;
+};
 
 // Large traces are parsed in chunks of ~8 MB of events so that simdjson's index covers
 // one chunk at a time and the input's pages can be released behind the reader: peak memory
-// stays near one copy of the text (or less, for a memory-mapped file) plus the event store.
+// stays near the part of the text being read plus the event store. A chunk is parsed where
+// it lies: the ',' before its first event and the ',' after its last become '[' and ']' for
+// the duration of the parse, so no copy is made. The last chunk runs to the last ']' of the
+// text; simdjson reports where the event array inside it closes.
 // Returns false, leaving `out` to be rebuilt by the caller, if the layout is not the usual
 // one or anything fails to parse.
 bool ParseInChunks(const InputText& input, const std::string& path, TraceData& out) {
@@ -699,46 +721,46 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
   if (key == std::string_view::npos) return false;
   size_t open = text.find_first_not_of(" \t\r\n:", key + 13);
   if (open == std::string_view::npos || text[open] != '[') return false;
+  size_t last_bracket = text.rfind(']');
+  if (last_bracket == std::string_view::npos || last_bracket <= open) return false;
+  char* writable = input.writable_text();
   KinetoParser parser(input, path, out);
   parser.set_release_pages(false);
   try {
+    parser.Reserve(2 * kChunkBytes + 64);
     bool saw = false;
     std::string header(text.substr(0, open + 1));
     header += "]}";
     auto padded_header = InputText::FromString(header);
     parser.Parse(padded_header.text(), &saw);
-    size_t pos = open + 1;
-    std::string chunk;
+    size_t begin = open;  // the chunk's opening bracket: '[' or the ',' before its first event
     while (true) {
-      size_t boundary = NextEventBoundary(text, pos + kChunkBytes, pos + 2 * kChunkBytes);
-      size_t end = boundary;
-      size_t close = std::string_view::npos;
+      size_t boundary = NextEventBoundary(text, begin + kChunkBytes, begin + 2 * kChunkBytes);
       if (boundary == std::string_view::npos) {
-        if (text.size() - pos > 2 * kChunkBytes) return false;  // no boundary where expected
-        close = ClosingBracket(text, pos);
-        if (close == std::string_view::npos) return false;
-        end = close;
-      }
-      chunk.reserve(end - pos + 2 + InputText::kInputPadding);
-      chunk.assign("[");
-      chunk.append(text.substr(pos, end - pos));
-      chunk.append("]");
-      size_t size = chunk.size();
-      chunk.append(InputText::kInputPadding, '\0');
-      parser.Parse(std::string_view(chunk.data(), size), &saw);
-      out.chunks++;
-      if (close != std::string_view::npos) {
+        if (last_bracket - begin > 2 * kChunkBytes) return false;  // no boundary where expected
+        BytePatch open_patch(writable + begin, '[');
+        std::string_view rest = text.substr(begin, last_bracket + 1 - begin);
+        size_t close = begin + parser.ParseEventArray(rest) - 1;
+        out.chunks++;
         // Top-level keys after the events ("traceName", "baseTimeNanoseconds", ...).
-        size_t rest = text.find_first_not_of(" \t\r\n", close + 1);
-        if (rest != std::string_view::npos && text[rest] == ',') {
-          std::string trailer = "{" + std::string(text.substr(rest + 1));
+        size_t after = text.find_first_not_of(" \t\r\n", close + 1);
+        if (after != std::string_view::npos && text[after] == ',') {
+          std::string trailer = "{" + std::string(text.substr(after + 1));
           auto padded_trailer = InputText::FromString(trailer);
           parser.Parse(padded_trailer.text(), &saw);
         }
         break;
       }
-      pos = text.find(',', end) + 1;
-      input.ReleaseBefore(pos);
+      {
+        BytePatch open_patch(writable + begin, '[');
+        BytePatch close_patch(writable + boundary, ']');
+        std::string_view chunk = text.substr(begin, boundary + 1 - begin);
+        // The whole chunk must be one array: an early ']' would drop events.
+        if (parser.ParseEventArray(chunk) != chunk.size()) return false;
+      }
+      out.chunks++;
+      begin = boundary;
+      input.ReleaseBefore(begin);
     }
     parser.FinishFlows();
   } catch (const ParseFailure&) {

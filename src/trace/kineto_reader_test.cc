@@ -185,11 +185,11 @@ TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   EXPECT_EQ(t2.gpu.size(), 2u);
 }
 
-TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
-  // ~25 MB: one op + launch + kernel per step, one event per line as Kineto writes them.
+// ~25 MB: one op + launch + kernel per step, one event per line as Kineto writes them,
+// followed by `trailer` (the top-level keys after the event array and the closing brace).
+std::string LargeTraceText(int steps, const std::string& trailer) {
   std::string text = "{\"schemaVersion\": 1, \"traceEvents\": [\n";
-  const int kSteps = 60000;
-  for (int i = 0; i < kSteps; ++i) {
+  for (int i = 0; i < steps; ++i) {
     int64_t t = int64_t{i} * 100;
     text += fmt::format(
         "{{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, "
@@ -202,9 +202,15 @@ TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
         "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"mul_kernel\", \"pid\": 0, \"tid\": 7, "
         "\"ts\": {}, "
         "\"dur\": 20, \"args\": {{\"stream\": 7, \"correlation\": {}, \"padding\": \"{}\"}}}}{}\n",
-        t, i, i, t + 10, i, t + 30, i, std::string(200, 'x'), i + 1 < kSteps ? "," : "");
+        t, i, i, t + 10, i, t + 30, i, std::string(200, 'x'), i + 1 < steps ? "," : "");
   }
-  text += "], \"traceName\": \"big\", \"baseTimeNanoseconds\": 42}";
+  return text + trailer;
+}
+
+TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
+  const int kSteps = 60000;
+  std::string text =
+      LargeTraceText(kSteps, "], \"traceName\": \"big\", \"baseTimeNanoseconds\": 42}");
   ASSERT_GT(text.size(), size_t{24} << 20);
   TraceData t = Parse(text);
   EXPECT_GT(t.chunks, 1u);
@@ -215,6 +221,23 @@ TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
   EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
   EXPECT_EQ(t.Name(t.cpu[t.gpu.back().op].input_dims),
             fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
+}
+
+TEST(KinetoReaderTest, ChunkedReadFindsTheEndOfEventsBeforeTrailingArrays) {
+  // Arrays after the events, one laid out like events ("},\n{"), and brackets in strings.
+  const int kSteps = 60000;
+  std::string text = LargeTraceText(
+      kSteps,
+      "\n], \"deviceProperties\": [{\"name\": \"GPU ]A[\", \"warpSize\": 32},\n"
+      "{\"name\": \"GPU B\"}], \"distributedInfo\": {\"rank\": 3}, \"baseTimeNanoseconds\": 42}\n");
+  TraceData t = Parse(text);
+  EXPECT_GT(t.chunks, 1u);
+  EXPECT_EQ(t.total_events, 3u * kSteps);
+  EXPECT_EQ(t.device_name, "GPU ]A[");
+  EXPECT_EQ(t.rank, 3);
+  EXPECT_EQ(t.base_time_ns, 42);
+  ASSERT_EQ(t.gpu.size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
 }
 
 TEST(IntervalsTest, UnionAndDifference) {
