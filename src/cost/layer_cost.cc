@@ -299,9 +299,15 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
   const int64_t hidden_bytes = static_cast<int64_t>(T * H * b);
 
   Builder c(*this, moe ? "moe" : "dense");
+  // PyTorch eager runs norms, rotary and SwiGLU op by op (memory_bound_model.h).
+  const bool eager = !t.fused_elementwise;
+  auto norm = [&](int64_t tokens, int64_t width) {
+    return eager && m.normalization == NormType::kRMSNorm ? EagerRmsNormBytes(tokens, width, b)
+                                                          : NormBytes(tokens, width, b);
+  };
 
   // ---- attention block --------------------------------------------------------------------
-  c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+  c.MemoryBound(kLayernorm, norm(T_sp, H));
   // TP entry: SP all-gathers the sequence (reduce-scatter of the gradient in backward);
   // without SP the entry is an identity forward and an all-reduce of the input gradient.
   if (sp) {
@@ -355,7 +361,11 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       c.MemoryBound(kAttnProj, NormBytes(T, kv_heads * d, b));
     }
     if (!m.learned_position_embeddings) {
-      c.MemoryBound(kAttnProj, RotaryBytes(T, q_heads * d, kv_heads * d, b));
+      c.MemoryBound(kAttnProj, eager ? EagerRotaryBytes(T, q_heads * d, kv_heads * d, b)
+                                     : RotaryBytes(T, q_heads * d, kv_heads * d, b));
+    }
+    if (eager && kv_heads < q_heads) {
+      c.MemoryBound(kCoreAttn, RepeatKvBytes(T, kv_heads * d, q_heads * d, b));
     }
     shape.kv_heads = kv_heads;
     shape.head_dim_qk = d;
@@ -379,13 +389,14 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
   if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, H, b));
   c.MemoryBound(kOther, ResidualAddBytes(T_sp, H, b));
   // Gemma-style post-norms beyond the two pre-norms.
-  for (int i = 2; i < m.norms_per_layer; ++i) c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+  for (int i = 2; i < m.norms_per_layer; ++i) c.MemoryBound(kLayernorm, norm(T_sp, H));
 
   // ---- MLP block --------------------------------------------------------------------------
-  c.MemoryBound(kLayernorm, NormBytes(T_sp, H, b));
+  c.MemoryBound(kLayernorm, norm(T_sp, H));
   const int gate = m.swiglu ? 2 : 1;
   auto activation = [&](int64_t tokens, int64_t width) {
-    return m.swiglu ? SwiGluBytes(tokens, width, b) : GeluBytes(tokens, width, b);
+    if (!m.swiglu) return GeluBytes(tokens, width, b);
+    return eager ? EagerSwiGluBytes(tokens, width, b) : SwiGluBytes(tokens, width, b);
   };
   // A TP-sharded MLP of width `ffn` on the layer's T tokens, with its TP entry/exit.
   auto tensor_parallel_mlp = [&](unsigned tags, int64_t ffn, const char* name) {

@@ -115,6 +115,26 @@ TEST(LayerCostTest, MemoryBoundKernelsOfADenseLayer) {
   EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.memory_bound, expected);
 }
 
+TEST(LayerCostTest, EagerPyTorchRunsNormsRotaryAndSwiGluOpByOp) {
+  // TP 1, 4096 tokens: the same kernels as above in their eager form, plus the repeat_kv
+  // copies of K and V from 8 to 32 heads.
+  Job job = Llama8B();
+  job.training.fused_elementwise = false;
+  const LayerCostModel model = Ideal(job);
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double expected = 2 * mb.Time(EagerRmsNormBytes(4096, 4096, 2).forward) +
+                          mb.Time(EagerRotaryBytes(4096, 4096, 1024, 2).forward) +
+                          mb.Time(RepeatKvBytes(4096, 1024, 4096, 2).forward) +
+                          mb.Time(EagerSwiGluBytes(4096, 14336, 2).forward) +
+                          2 * mb.Time(ResidualAddBytes(4096, 4096, 2).forward);
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.memory_bound, expected);
+  // Same GEMMs and attention as the fused job: only memory-bound work grows.
+  const LayerCost fused = Ideal(Llama8B()).TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).forward.gemm, fused.forward.gemm);
+  // Norms 9x, rotary 5x, SwiGLU 1.7x their fused bytes: about 3x in all for this layer.
+  EXPECT_GT(model.TransformerLayer(0).forward.memory_bound, 3 * fused.forward.memory_bound);
+}
+
 TEST(LayerCostTest, SequenceParallelIssuesGatherAndScatterInsteadOfAllReduce) {
   // Each TP collective moves the layer's hidden states: 4096 tokens x 4096 x 2 B = 32 MiB.
   const LayerCost sp = Ideal(Llama8B(2, true)).TransformerLayer(0);

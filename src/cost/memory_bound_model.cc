@@ -72,6 +72,29 @@ OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b,
   return {Elements(tokens, in) * (b + 2.0 * low), Elements(tokens, out) * (b + 2.0 * low)};
 }
 
+OpBytes EagerRmsNormBytes(int64_t tokens, int64_t width, double b) {
+  const double n = Elements(tokens, width);
+  const double forward = (b + 4) + 8 + 4 + 8 + (4 + b) + 2 * b;
+  const double backward = 4 * b + (b + 4) + 20 + 4 + 12 + 12 + (4 + b);
+  return {forward * n, backward * n};
+}
+
+OpBytes EagerRotaryBytes(int64_t tokens, int64_t q_width, int64_t k_width, double b) {
+  const double n = Elements(tokens, q_width + k_width);
+  const double pass = (b + 4) + 8 + (4 + b);
+  return {pass * n, pass * n};
+}
+
+OpBytes EagerSwiGluBytes(int64_t tokens, int64_t ffn_width, double b) {
+  const double n = Elements(tokens, ffn_width);
+  return {5 * b * n, 9 * b * n};
+}
+
+OpBytes RepeatKvBytes(int64_t tokens, int64_t kv_width, int64_t q_width, double b) {
+  const double bytes = 2.0 * (Elements(tokens, kv_width) + Elements(tokens, q_width)) * b;
+  return {bytes, bytes};
+}
+
 MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
     : gpu_(std::move(gpu)), table_(std::move(table)) {
   if (gpu_.hbm_bandwidth <= 0) {

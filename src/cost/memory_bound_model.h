@@ -57,6 +57,23 @@ OpBytes RouterBytes(int64_t tokens, int64_t experts);
 // [tokens x out]. `b` is the activation size, `low` the low-precision element size.
 OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low);
 
+// PyTorch eager (no torch.compile): torchtitan's RMSNorm, rotary embedding, SwiGLU and GQA
+// key/value expansion run op by op. Bytes are counted kernel by kernel from torchtitan's model
+// code (models/llama3 model.py, norms.py: x.float() -> pow(2) -> mean -> rsqrt -> mul ->
+// type_as -> mul(weight); rotary through view_as_complex in fp32; silu(w1 x) * w3 x;
+// repeat_kv) and the kernels autograd runs for each op. `b` is the activation element size;
+// intermediate fp32 tensors are 4 bytes.
+//   RMSNorm fwd: cast (b+4) + pow (8) + mean (4) + mul (8) + cast (4+b) + weight (2b)
+//           bwd: weight (4b) + cast (b+4) + mul (8+12) + mean (4) + pow (12) + sum (12) + cast
+OpBytes EagerRmsNormBytes(int64_t tokens, int64_t width, double b);
+//   Rotary fwd and bwd: cast to fp32 (b+4) + complex multiply (8) + cast back (4+b).
+OpBytes EagerRotaryBytes(int64_t tokens, int64_t q_width, int64_t k_width, double b);
+//   SwiGLU fwd: silu (2b) + mul (3b); bwd: two products for the mul (6b) + silu's (3b).
+OpBytes EagerSwiGluBytes(int64_t tokens, int64_t ffn_width, double b);
+// GQA repeat_kv: K and V expanded from kv_width to q_width columns and materialised (read
+// kv, write q, for both); the backward sums the copies back.
+OpBytes RepeatKvBytes(int64_t tokens, int64_t kv_width, int64_t q_width, double b);
+
 class MemoryBoundModel {
  public:
   MemoryBoundModel(GpuSpec gpu, EfficiencyTable table);

@@ -42,6 +42,21 @@ TEST(MemoryBoundBytesTest, PermuteCopiesTopKRowsAndSortsWithSeveralLocalExperts)
                    (4096 + 32768) * row + 2 * 32768 * row);
 }
 
+TEST(MemoryBoundBytesTest, EagerPyTorchKernelChains) {
+  // bf16 activations, 10 tokens x 100 wide = 1000 elements. RMSNorm forward: 6 + 8 + 4 + 8 +
+  // 6 + 4 = 36 bytes per element (fused: 4); backward 8 + 6 + 20 + 4 + 12 + 12 + 6 = 68.
+  EXPECT_DOUBLE_EQ(EagerRmsNormBytes(10, 100, 2).forward, 36000);
+  EXPECT_DOUBLE_EQ(EagerRmsNormBytes(10, 100, 2).backward, 68000);
+  // Rotary over q (60) + k (40) columns: 6 + 8 + 6 = 20 bytes per element each way.
+  EXPECT_DOUBLE_EQ(EagerRotaryBytes(10, 60, 40, 2).forward, 20000);
+  EXPECT_DOUBLE_EQ(EagerRotaryBytes(10, 60, 40, 2).backward, 20000);
+  // SwiGLU: silu 4 + mul 6 = 10 bytes forward, 12 + 6 = 18 backward.
+  EXPECT_DOUBLE_EQ(EagerSwiGluBytes(10, 100, 2).forward, 10000);
+  EXPECT_DOUBLE_EQ(EagerSwiGluBytes(10, 100, 2).backward, 18000);
+  // repeat_kv from 25 to 100 columns: K and V each read 250 and write 1000 elements of 2 B.
+  EXPECT_DOUBLE_EQ(RepeatKvBytes(10, 25, 100, 2).forward, 2 * (250 + 1000) * 2);
+}
+
 TEST(MemoryBoundBytesTest, Fp8CastWritesACopyAndItsTranspose) {
   // 4096 tokens, 4096 -> 6144 projection: forward casts the 4096-wide input (read 2 B, write
   // 1 + 1 B per element), backward the 6144-wide output gradient.

@@ -49,6 +49,10 @@ struct TrainingSettings {
   PrecisionRecipe precision;
   OptimizerKind optimizer = OptimizerKind::kAdam;
   bool flash_attention = true;  // fused attention: no materialised s x s scores
+  // Norms, rotary embeddings and activation functions run as fused kernels (Transformer
+  // Engine, Apex, torch.compile). False for PyTorch eager (torchtitan without compile), where
+  // each is a chain of single-op kernels with fp32 up-casts (cost/memory_bound_model.h).
+  bool fused_elementwise = true;
   bool cross_entropy_loss_fusion = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;

@@ -396,6 +396,12 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_FALSE(job.training.deepep);
   request.overrides = {{"use_turbo_deepep", "true"}};  // what --enable-deepep passes
   EXPECT_TRUE(BuildJob(request).training.deepep);
+  // No [compile] section: torchtitan runs eager, element-wise ops unfused.
+  EXPECT_FALSE(job.training.fused_elementwise);
+  request.overrides = {{"compile.enable", "true"}};
+  EXPECT_TRUE(BuildJob(request).training.fused_elementwise);
+  request.overrides = {{"training.compile", "true"}};  // the 2024 spelling
+  EXPECT_TRUE(BuildJob(request).training.fused_elementwise);
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ constexpr std::string_view kKnownKeys[] = {"model.name",
                                            "activation_checkpoint.mode",
                                            "activation_checkpoint.selective_ac_option",
                                            "optimizer.name",
+                                           "compile.enable",
+                                           "training.compile",
                                            "use_turbo_deepep"};
 
 std::string StripSuffix(std::string text, std::string_view suffix) {
@@ -214,6 +216,9 @@ class TorchTitan final : public FrameworkAdapter {
     }
     t.optimizer = OptimizerKind::kAdam;
     t.flash_attention = true;
+    // torch.compile fuses the element-wise ops (compile.enable; training.compile before
+    // 2025); torchtitan's default is eager.
+    t.fused_elementwise = c.Bool("compile.enable", c.Bool("training.compile", false));
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
   }

@@ -202,6 +202,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   } else if (r.framework == "nemo" || r.framework == "primus") {
     p.distributed_optimizer = true;
   }
+  if (r.framework == "torchtitan") {
+    // torchtitan's tables name torch.compile per row ("FSDP" vs "FSDP+torch.compile"); without
+    // it the model's norms, rotary and SwiGLU run in PyTorch eager.
+    tr.fused_elementwise = Contains(t.Get(row, "notes"), "compile");
+  }
   tr.flash_attention = r.framework != "megatron";  // 2021-22 Megatron and vTrain predate FA
   if (r.framework == "megatron") {
     tr.hidden_dropout = 0.1;  // GPT-3 recipes of that era trained with dropout
