@@ -161,6 +161,9 @@ bool StringToken(std::string_view token, std::string& scratch, std::string_view*
 struct FlowKey {
   int64_t pid, tid, ts;
   bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
+  bool operator<(const FlowKey& o) const {
+    return pid != o.pid ? pid < o.pid : tid != o.tid ? tid < o.tid : ts < o.ts;
+  }
 };
 struct FlowKeyHash {
   size_t operator()(const FlowKey& k) const {
@@ -169,6 +172,32 @@ struct FlowKeyHash {
     h ^= static_cast<uint64_t>(k.ts) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
     return h;
   }
+};
+
+// Flow ids by the (pid, tid, ts) of the flow's end point. Collected in a vector and sorted
+// once: millions of flows cost a hash node each otherwise. The first flow added wins when
+// several share a point.
+class FlowTable {
+ public:
+  void Add(const FlowKey& key, int64_t id) { points_.push_back({key, id}); }
+  bool empty() const { return points_.empty(); }
+  void Sort() {
+    std::stable_sort(points_.begin(), points_.end(),
+                     [](const Point& a, const Point& b) { return a.key < b.key; });
+  }
+  // After Sort(): the id of the first flow at `key`, or nullptr.
+  const int64_t* Find(const FlowKey& key) const {
+    auto it = std::lower_bound(points_.begin(), points_.end(), key,
+                               [](const Point& p, const FlowKey& k) { return p.key < k; });
+    return it != points_.end() && it->key == key ? &it->id : nullptr;
+  }
+
+ private:
+  struct Point {
+    FlowKey key;
+    int64_t id;
+  };
+  std::vector<Point> points_;
 };
 
 class ParseFailure {
@@ -230,19 +259,21 @@ class KinetoParser {
   void FinishFlows() {
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
+    flow_starts_.Sort();
+    flow_ends_.Sort();
     for (CpuEvent& ev : out_.cpu) {
       if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
-      auto it = flow_starts_.find({t.pid, t.tid, ev.ts_ns});
-      if (it == flow_starts_.end()) continue;
+      const int64_t* id = flow_starts_.Find({t.pid, t.tid, ev.ts_ns});
+      if (!id) continue;
       ev.launch_flow = true;
-      if (ev.correlation < 0) ev.correlation = it->second;
+      if (ev.correlation < 0) ev.correlation = *id;
     }
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];
       if (g.correlation >= 0) continue;
-      auto it = flow_ends_.find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
-      if (it != flow_ends_.end()) g.correlation = it->second;
+      const int64_t* id = flow_ends_.Find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
+      if (id) g.correlation = *id;
     }
   }
 
@@ -374,9 +405,15 @@ class KinetoParser {
   }
 
   uint32_t ThreadIndex(int64_t pid, int64_t tid) {
+    // Consecutive events mostly share a thread: skip the hash lookup for a repeat.
+    if (last_thread_ < out_.threads.size() && out_.threads[last_thread_].pid == pid &&
+        out_.threads[last_thread_].tid == tid) {
+      return last_thread_;
+    }
     auto [it, inserted] =
         thread_index_.try_emplace({pid, tid, 0}, static_cast<uint32_t>(out_.threads.size()));
     if (inserted) out_.threads.push_back({pid, tid});
+    last_thread_ = it->second;
     return it->second;
   }
 
@@ -537,9 +574,9 @@ class KinetoParser {
     if (cat == Category::kFlow) {
       if (flow_id < 0) return;
       if (ph == 's')
-        flow_starts_.emplace(FlowKey{pid, tid, ts}, flow_id);
+        flow_starts_.Add(FlowKey{pid, tid, ts}, flow_id);
       else if (ph == 'f' || ph == 't')
-        flow_ends_.emplace(FlowKey{pid, tid, ts}, flow_id);
+        flow_ends_.Add(FlowKey{pid, tid, ts}, flow_id);
       return;
     }
     if (ph != 'X') return;
@@ -645,8 +682,9 @@ class KinetoParser {
   CollectiveMeta collective_;
   size_t parsed_events_ = 0;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
-  std::unordered_map<FlowKey, int64_t, FlowKeyHash> flow_starts_;
-  std::unordered_map<FlowKey, int64_t, FlowKeyHash> flow_ends_;
+  uint32_t last_thread_ = UINT32_MAX;
+  FlowTable flow_starts_;
+  FlowTable flow_ends_;
   std::vector<std::pair<int64_t, int64_t>> gpu_pid_tid_;
 };
 
