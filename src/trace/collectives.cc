@@ -56,10 +56,13 @@ int CollectiveDtypeBytes(std::string_view t) {
 
 std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank) {
   std::vector<CollectiveInstance> out;
+  std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
   for (const GpuEvent& g : trace.gpu) {
     if (g.kind != GpuKind::kKernel) continue;
     std::string_view name = trace.Name(g.name);
-    if (!IsCommunicationKernelName(name)) continue;
+    int8_t& flag = is_comm[g.name];
+    if (flag < 0) flag = IsCommunicationKernelName(name) ? 1 : 0;
+    if (!flag) continue;
     CollectiveInstance c;
     c.rank = rank;
     c.ts_ns = g.ts_ns;

@@ -102,4 +102,27 @@ KernelCategory CategorizeGpuEvent(const TraceData& trace, const GpuEvent& event)
   return by_kernel;
 }
 
+GpuEventCategorizer::GpuEventCategorizer(const TraceData& trace)
+    : trace_(trace),
+      by_kernel_(trace.strings.size(), kUnset),
+      by_op_(trace.strings.size(), kUnset) {}
+
+KernelCategory GpuEventCategorizer::operator()(const GpuEvent& event) {
+  // Same decisions as CategorizeGpuEvent.
+  if (event.kind != GpuKind::kKernel) return KernelCategory::kMemory;
+  int8_t& by_kernel = by_kernel_[event.name];
+  if (by_kernel == kUnset)
+    by_kernel = static_cast<int8_t>(CategorizeKernelName(trace_.Name(event.name)));
+  auto kernel_category = static_cast<KernelCategory>(by_kernel);
+  if (kernel_category == KernelCategory::kCommunication || event.op < 0) return kernel_category;
+  uint32_t op_name = trace_.cpu[event.op].name;
+  int8_t& by_op = by_op_[op_name];
+  if (by_op == kUnset) {
+    bool known = false;
+    KernelCategory c = CategorizeOpName(trace_.Name(op_name), &known);
+    by_op = known ? static_cast<int8_t>(c) : kOpSaysNothing;
+  }
+  return by_op == kOpSaysNothing ? kernel_category : static_cast<KernelCategory>(by_op);
+}
+
 }  // namespace sextant

@@ -3,7 +3,9 @@
 // known and otherwise from the kernel's name.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "trace/event_store.h"
 
@@ -18,11 +20,26 @@ enum class KernelCategory {
   kMemory,
   kOther
 };
+constexpr size_t kKernelCategories = static_cast<size_t>(KernelCategory::kOther) + 1;
 
 std::string_view CategoryName(KernelCategory category);
 KernelCategory CategorizeKernelName(std::string_view kernel_name);
 // kNone when the op name says nothing (the caller then uses the kernel name).
 KernelCategory CategorizeOpName(std::string_view op_name, bool* known);
 KernelCategory CategorizeGpuEvent(const TraceData& trace, const GpuEvent& event);
+
+// CategorizeGpuEvent with each kernel and op name categorised once: a trace repeats a few
+// hundred names over up to millions of activities, and the name tests are substring searches.
+class GpuEventCategorizer {
+ public:
+  explicit GpuEventCategorizer(const TraceData& trace);
+  KernelCategory operator()(const GpuEvent& event);
+
+ private:
+  static constexpr int8_t kUnset = -1, kOpSaysNothing = -2;
+  const TraceData& trace_;
+  std::vector<int8_t> by_kernel_;  // per string id: KernelCategory, or kUnset
+  std::vector<int8_t> by_op_;      // per string id: KernelCategory, kOpSaysNothing or kUnset
+};
 
 }  // namespace sextant

@@ -1,6 +1,7 @@
 #include "trace/kernel_summary.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 
@@ -19,16 +20,17 @@ double Median(std::vector<int64_t>& values) {
 std::vector<KernelStats> SummarizeKernels(const TraceData& trace) {
   struct Acc {
     std::vector<int64_t> durations;
-    std::map<int32_t, int64_t> category_votes;
+    std::array<int64_t, kKernelCategories> category_votes{};
     std::unordered_map<uint32_t, int64_t> parent_votes;
     GpuKind kind;
   };
   std::unordered_map<uint32_t, Acc> by_name;
+  GpuEventCategorizer categorize(trace);
   for (const GpuEvent& g : trace.gpu) {
     Acc& acc = by_name[g.name];
     acc.kind = g.kind;
     acc.durations.push_back(g.dur_ns);
-    acc.category_votes[static_cast<int32_t>(CategorizeGpuEvent(trace, g))]++;
+    acc.category_votes[static_cast<size_t>(categorize(g))]++;
     if (g.op >= 0) acc.parent_votes[trace.cpu[g.op].name]++;
   }
   std::vector<KernelStats> out;
@@ -43,10 +45,10 @@ std::vector<KernelStats> SummarizeKernels(const TraceData& trace) {
     s.max_ns = *std::max_element(acc.durations.begin(), acc.durations.end());
     s.mean_ns = static_cast<double>(s.total_ns) / static_cast<double>(s.count);
     s.median_ns = Median(acc.durations);
+    // The most votes; the first category in enum order on a tie.
     s.category = static_cast<KernelCategory>(
-        std::max_element(acc.category_votes.begin(), acc.category_votes.end(),
-                         [](auto& a, auto& b) { return a.second < b.second; })
-            ->first);
+        std::max_element(acc.category_votes.begin(), acc.category_votes.end()) -
+        acc.category_votes.begin());
     if (!acc.parent_votes.empty()) {
       auto best =
           std::max_element(acc.parent_votes.begin(), acc.parent_votes.end(), [](auto& a, auto& b) {
