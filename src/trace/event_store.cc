@@ -35,14 +35,34 @@ namespace {
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
+// Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
+// as one stable sort would. Events are bucketed by thread in one pass, and a thread's events,
+// which profilers mostly write in time order already, are sorted only if they are not.
+void SortCpuEvents(std::vector<CpuEvent>& cpu) {
+  size_t threads = 0;
+  for (const CpuEvent& ev : cpu) threads = std::max<size_t>(threads, ev.thread + size_t{1});
+  std::vector<size_t> start(threads + 1, 0);
+  for (const CpuEvent& ev : cpu) start[ev.thread + 1]++;
+  for (size_t t = 0; t < threads; ++t) start[t + 1] += start[t];
+  std::vector<CpuEvent> sorted(cpu.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (const CpuEvent& ev : cpu) sorted[next[ev.thread]++] = ev;
+  auto by_time = [](const CpuEvent& a, const CpuEvent& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    return a.dur_ns > b.dur_ns;
+  };
+  for (size_t t = 0; t < threads; ++t) {
+    auto first = sorted.begin() + static_cast<ptrdiff_t>(start[t]);
+    auto last = sorted.begin() + static_cast<ptrdiff_t>(start[t + 1]);
+    if (!std::is_sorted(first, last, by_time)) std::stable_sort(first, last, by_time);
+  }
+  cpu.swap(sorted);
+}
+
 void NestCpuEvents(TraceData& trace) {
   auto& cpu = trace.cpu;
   // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
-  std::stable_sort(cpu.begin(), cpu.end(), [](const CpuEvent& a, const CpuEvent& b) {
-    if (a.thread != b.thread) return a.thread < b.thread;
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    return a.dur_ns > b.dur_ns;
-  });
+  SortCpuEvents(cpu);
   std::vector<int32_t> stack;
   uint32_t thread = UINT32_MAX;
   for (size_t i = 0; i < cpu.size(); ++i) {

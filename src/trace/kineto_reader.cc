@@ -181,6 +181,8 @@ class FlowTable {
  public:
   void Add(const FlowKey& key, int64_t id) { points_.push_back({key, id}); }
   bool empty() const { return points_.empty(); }
+  size_t size() const { return points_.size(); }
+  void Reserve(size_t n) { points_.reserve(n); }
   void Sort() {
     std::stable_sort(points_.begin(), points_.end(),
                      [](const Point& a, const Point& b) { return a.key < b.key; });
@@ -307,6 +309,20 @@ class KinetoParser {
   // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
   void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
 
+  // Makes room for `scale` times the events read so far (plus a margin), so that the event
+  // vectors are not copied over and over as they grow. Capacity never written to costs
+  // address space, not memory.
+  void ReserveEvents(double scale) {
+    auto room = [&](size_t n) {
+      return static_cast<size_t>(static_cast<double>(n) * scale * 1.05);
+    };
+    out_.cpu.reserve(room(out_.cpu.size()));
+    out_.gpu.reserve(room(out_.gpu.size()));
+    gpu_pid_tid_.reserve(room(gpu_pid_tid_.size()));
+    flow_starts_.Reserve(room(flow_starts_.size()));
+    flow_ends_.Reserve(room(flow_ends_.size()));
+  }
+
   size_t parsed_events() const { return parsed_events_; }
   // Chunks are copies, so positions in them say nothing about the input's pages.
   void set_release_pages(bool release) { release_pages_ = release; }
@@ -354,16 +370,23 @@ class KinetoParser {
     } else {
       raw = Trim(Token(value));
     }
-    return out_.strings.Intern(CompactJson(Trim(raw)));
+    // Shapes repeat: each distinct spelling is compacted and interned once.
+    raw = Trim(raw);
+    uint32_t raw_id = raw_texts_.Intern(raw);
+    if (raw_id == compact_ids_.size())
+      compact_ids_.push_back(out_.strings.Intern(CompactJson(raw)));
+    return compact_ids_[raw_id];
   }
 
   // Pretty-printed traces spread "Input Dims" over many lines; one spelling ("[[1, 2], []]")
   // keeps grouping by shape independent of the writer's layout.
   std::string_view CompactJson(std::string_view raw) {
-    if (raw.find_first_of("\n\t") == std::string_view::npos &&
-        raw.find("  ") == std::string_view::npos) {
-      return raw;
+    bool spread = false;  // a line break, a tab or two spaces in a row
+    for (size_t i = 0; i < raw.size() && !spread; ++i) {
+      spread = raw[i] == '\n' || raw[i] == '\t' ||
+               (raw[i] == ' ' && i + 1 < raw.size() && raw[i + 1] == ' ');
     }
+    if (!spread) return raw;
     compact_.clear();
     bool in_string = false;
     for (size_t i = 0; i < raw.size(); ++i) {
@@ -679,6 +702,8 @@ class KinetoParser {
   bool release_pages_ = true;
   std::string scratch_;
   std::string compact_;
+  StringPool raw_texts_;                  // "Input Dims" etc. as written
+  std::vector<uint32_t> compact_ids_{0};  // raw_texts_ id -> out_.strings id of its compact text
   CollectiveMeta collective_;
   size_t parsed_events_ = 0;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
@@ -796,7 +821,10 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
         // The whole chunk must be one array: an early ']' would drop events.
         if (parser.ParseEventArray(chunk) != chunk.size()) return false;
       }
-      out.chunks++;
+      if (out.chunks++ == 0) {
+        parser.ReserveEvents(static_cast<double>(text.size() - open) /
+                             static_cast<double>(boundary - open));
+      }
       begin = boundary;
       input.ReleaseBefore(begin);
     }
