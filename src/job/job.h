@@ -39,6 +39,10 @@ struct PrecisionRecipe {
   DType exp_avg_sq = DType::kFP32;
   DType gemm = DType::kBF16;      // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
   bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
+  // TE's precision-aware optimizer reads low-precision gradients directly; without it,
+  // gradients kept below the master dtype (Megatron fp16) are copied to an FP32 buffer for the
+  // step (Megatron Float16OptimizerWithFloat16Params).
+  bool precision_aware_optimizer = false;
 };
 
 struct TrainingSettings {

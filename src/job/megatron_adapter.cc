@@ -119,6 +119,7 @@ constexpr std::string_view kKnownKeys[] = {"num_layers",
                                            "optimizer",
                                            "use_precision_aware_optimizer",
                                            "main_grads_dtype",
+                                           "accumulate_allreduce_grads_in_fp32",
                                            "main_params_dtype",
                                            "exp_avg_dtype",
                                            "exp_avg_sq_dtype",
@@ -416,7 +417,13 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     p.gemm = c.String("fp8_recipe", "") == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
   }
+  // Megatron accumulates and all-reduces gradients in the parameter dtype unless
+  // accumulate_allreduce_grads_in_fp32 is set, which arguments.py forces for bf16.
+  if (p.params == DType::kFP16 && !c.Bool("accumulate_allreduce_grads_in_fp32", false)) {
+    p.main_grads = DType::kFP16;
+  }
   if (c.Bool("use_precision_aware_optimizer", false)) {
+    p.precision_aware_optimizer = true;
     p.main_grads = RequireDType(c, "main_grads_dtype", p.main_grads);
     p.main_params = RequireDType(c, "main_params_dtype", p.main_params);
     p.exp_avg = RequireDType(c, "exp_avg_dtype", p.exp_avg);

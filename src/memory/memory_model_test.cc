@@ -186,6 +186,19 @@ TEST(PrimusDifferencesTest, BytesPerParameterFollowMegatron) {
   EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 16.0 / 8);
 }
 
+// Megatron docs (distrib_optimizer.md): "fp16 param, fp16 grads" needs 20 bytes per parameter,
+// 4 + 16/d with the distributed optimizer (the step's FP32 gradient copy is sharded too).
+TEST(PrimusDifferencesTest, Fp16GradientsAddAnFp32CopyForTheStep) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);
+  job.training.precision.params = DType::kFP16;
+  job.training.precision.main_grads = DType::kFP16;
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 20.0);
+  job.parallel.distributed_optimizer = true;
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 4.0 + 16.0 / 8);
+  job.training.precision.precision_aware_optimizer = true;  // reads fp16 grads directly
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 4.0 + 12.0 / 8);
+}
+
 // §8.1 #8: Primus sizes shared-expert activations with the routed-expert width.
 TEST(PrimusDifferencesTest, SharedExpertUsesItsOwnWidth) {
   Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);

@@ -22,6 +22,14 @@ double MasterBytes(const Job& job) {
   return pr.params == pr.main_params ? 0.0 : DTypeBytes(pr.main_params);
 }
 
+// Megatron's FP16 optimizer copies gradients kept below the master dtype into FP32 gradients
+// of the master weights before the step (main_param.grad = main_grad.float()): the 4 extra
+// bytes of Megatron's "fp16 param, fp16 grads: 20 / 4 + 16/d" row (docs distrib_optimizer.md).
+double GradCopyBytes(const PrecisionRecipe& pr) {
+  if (pr.precision_aware_optimizer) return 0.0;
+  return DTypeBytes(pr.main_grads) < DTypeBytes(pr.main_params) ? DTypeBytes(pr.main_params) : 0.0;
+}
+
 struct PerParam {
   double params, grads, optimizer;
 };
@@ -36,7 +44,7 @@ PerParam BytesPerParam(const Job& job, int shards) {
     return {master / s, DTypeBytes(pr.main_grads) / s, MomentBytes(job) / s};
   }
   const double weight = pr.fp8_param_gather ? 1.0 : DTypeBytes(pr.params);
-  double opt = MasterBytes(job) + MomentBytes(job);
+  double opt = MasterBytes(job) + MomentBytes(job) + GradCopyBytes(pr);
   if (job.parallel.distributed_optimizer) opt /= s;
   return {weight, DTypeBytes(pr.main_grads), opt};
 }

@@ -181,6 +181,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (Contains(precision, "fp16")) {
     tr.precision.params = DType::kFP16;
     tr.precision.gemm = DType::kFP16;
+    // Megatron keeps fp16 gradients unless accumulate_allreduce_grads_in_fp32 is set.
+    tr.precision.main_grads = DType::kFP16;
   }
   std::string recompute = t.Get(row, "recompute");
   // Narayanan et al. 2021 count FLOPs with their eq. 3, which assumes full activation
