@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstring>
 #include <numeric>
 
@@ -59,6 +60,54 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   cpu.swap(sorted);
 }
 
+// Event index by id (correlation or External id), the first one added winning. Profilers
+// count these ids up from a small number, so a table indexed by id usually serves; sparse ids
+// are binary-searched in a sorted list instead.
+class FirstIndexById {
+ public:
+  void Add(int64_t id, int32_t index) { entries_.push_back({id, index}); }
+  void Build() {
+    if (entries_.empty()) return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const Entry& e : entries_) {
+      lo = std::min(lo, e.id);
+      hi = std::max(hi, e.id);
+    }
+    uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+    if (lo >= 0 && range <= 4 * entries_.size() + 4096) {
+      base_ = lo;
+      table_.assign(range, -1);
+      for (const Entry& e : entries_) {
+        int32_t& slot = table_[static_cast<size_t>(e.id - lo)];
+        if (slot < 0) slot = e.index;
+      }
+      entries_ = {};
+      return;
+    }
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  }
+  // -1 if no event has `id`.
+  int32_t Find(int64_t id) const {
+    if (!table_.empty()) {
+      if (id < base_ || static_cast<uint64_t>(id - base_) >= table_.size()) return -1;
+      return table_[static_cast<size_t>(id - base_)];
+    }
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                               [](const Entry& e, int64_t v) { return e.id < v; });
+    return it != entries_.end() && it->id == id ? it->index : -1;
+  }
+
+ private:
+  struct Entry {
+    int64_t id;
+    int32_t index;
+  };
+  std::vector<Entry> entries_;
+  std::vector<int32_t> table_;
+  int64_t base_ = 0;
+};
+
 void NestCpuEvents(TraceData& trace) {
   auto& cpu = trace.cpu;
   // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
@@ -86,33 +135,34 @@ void BuildLinks(TraceData& trace) {
   std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
                    [](const GpuEvent& a, const GpuEvent& b) { return a.ts_ns < b.ts_ns; });
 
-  std::unordered_map<int64_t, int32_t> runtime_by_correlation;
-  std::unordered_map<int64_t, int32_t> op_by_external_id;
-  runtime_by_correlation.reserve(trace.cpu.size() / 2);
+  FirstIndexById runtime_by_correlation;
+  FirstIndexById op_by_external_id;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind == CpuKind::kRuntime && ev.correlation >= 0) {
-      runtime_by_correlation.emplace(ev.correlation, static_cast<int32_t>(i));
+      runtime_by_correlation.Add(ev.correlation, static_cast<int32_t>(i));
     } else if (ev.kind == CpuKind::kOp && ev.external_id >= 0) {
       // Keep the outermost op of an External id: kernels inherit the id of the op that ran them.
-      op_by_external_id.emplace(ev.external_id, static_cast<int32_t>(i));
+      op_by_external_id.Add(ev.external_id, static_cast<int32_t>(i));
     }
   }
+  runtime_by_correlation.Build();
+  op_by_external_id.Build();
   auto innermost_op = [&](int32_t idx) {
     while (idx >= 0 && trace.cpu[idx].kind != CpuKind::kOp) idx = trace.cpu[idx].parent;
     return idx;
   };
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
-      auto it = runtime_by_correlation.find(g.correlation);
-      if (it != runtime_by_correlation.end()) {
-        g.launcher = it->second;
+      int32_t launcher = runtime_by_correlation.Find(g.correlation);
+      if (launcher >= 0) {
+        g.launcher = launcher;
         g.op = innermost_op(trace.cpu[g.launcher].parent);
       }
     }
     if (g.op < 0 && g.external_id >= 0) {
-      auto it = op_by_external_id.find(g.external_id);
-      if (it != op_by_external_id.end()) g.op = it->second;
+      int32_t op = op_by_external_id.Find(g.external_id);
+      if (op >= 0) g.op = op;
     }
     if (g.collective < 0) {
       // RCCL kernels carry no metadata of their own: take it from record_param_comms above.

@@ -175,6 +175,8 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
   };
   std::map<Key, RooflineRow> rows;
   std::vector<char> modelled(trace.cpu.size(), 0);
+  // Calls repeat a few hundred shapes: each (op, dims, types, concrete inputs) is modelled once.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::optional<OpCost>> costs;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     // Parents precede children, so an enclosing modelled op is already marked.
@@ -184,9 +186,13 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       continue;
     }
     if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || times.subtree_ns[i] == 0) continue;
-    std::optional<OpCost> cost =
-        ModelOpCost(trace.Name(ev.name), trace.Name(ev.input_dims), trace.Name(ev.input_types),
-                    trace.Name(ev.concrete_inputs));
+    auto [known, inserted] =
+        costs.try_emplace({ev.name, ev.input_dims, ev.input_types, ev.concrete_inputs});
+    if (inserted) {
+      known->second = ModelOpCost(trace.Name(ev.name), trace.Name(ev.input_dims),
+                                  trace.Name(ev.input_types), trace.Name(ev.concrete_inputs));
+    }
+    const std::optional<OpCost>& cost = known->second;
     if (!cost) continue;
     modelled[i] = 1;
     RooflineRow& row = rows[{ev.name, ev.input_dims, ev.input_types}];
