@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/error.h"
+
 namespace sextant {
 namespace {
 
@@ -64,6 +66,34 @@ TEST(ValidationTest, MemoryRowsAreWithinReachOfMeasuredPeaks) {
     EXPECT_LT(*row.predicted, 2.0 * row.run.measured) << row.run.id;
   }
   EXPECT_GE(memory_rows, 5);
+}
+
+// The accuracy targets of the performance projection (SPEC §5, docs/validate.md): over the
+// projectable time/throughput rows, every source within 15% MAPE and the mean over sources
+// within 10%. Memory rows are scored separately.
+TEST(ValidationTest, TimeRowsMeetTheAccuracyTargets) {
+  const RowPredictor predict = DefaultPredictor();
+  const ValidationReport r =
+      Validate(kRuns, [&](const PublishedRun& run, std::string& why) -> std::optional<double> {
+        if (run.metric_name.rfind("peak_memory", 0) == 0) {
+          why = "memory row";
+          return std::nullopt;
+        }
+        return predict(run, why);
+      });
+  EXPECT_GE(r.rows.size(), 130u);
+  for (const GroupScore& s : r.per_source) EXPECT_LE(s.mape_pct, 15.0) << s.name;
+  EXPECT_LE(r.mape_pct, 10.0);
+  EXPECT_LE(r.row_mape_pct, 10.0);
+}
+
+TEST(ValidationTest, ExplainShowsTheProjectionBehindOneRow) {
+  const std::string text = ExplainPublishedRow(kRuns, "torchtitan-T1-02-tps");
+  EXPECT_NE(text.find("measured 6667"), std::string::npos) << text;
+  EXPECT_NE(text.find("Where the iteration goes"), std::string::npos);
+  EXPECT_NE(text.find("Memory per GPU"), std::string::npos);
+  EXPECT_THROW(ExplainPublishedRow(kRuns, "no-such-row"), UserError);
+  EXPECT_THROW(ExplainPublishedRow(kRuns, "amd-ppipe-llama2-1-mem"), UserError);
 }
 
 }  // namespace
