@@ -458,10 +458,12 @@ class KinetoParser {
     od::object obj;
     if (value.get_object().get(obj) != simdjson::SUCCESS) return;
     for (auto field_result : obj) {
-      od::field field;
-      Check(std::move(field_result).get(field), nullptr);
+      Check(field_result.error(), nullptr);
+      // The field and its value are used in place: copying them out stalls on store
+      // forwarding (the copy reads as one 16-byte load what was just written in parts).
+      od::field&& field = std::move(field_result).value_unsafe();
       std::string_view key = Key(field);
-      od::value v = field.value();
+      od::value& v = field.value();
       switch (key.size()) {
         case 3:
           if (key == "Seq") ParseInt(Token(v), &collective_.seq);
@@ -562,10 +564,12 @@ class KinetoParser {
     Args args;
     collective_ = CollectiveMeta{};
     for (auto field_result : obj) {
-      od::field field;
-      Check(std::move(field_result).get(field), nullptr);
+      Check(field_result.error(), nullptr);
+      // The field and its value are used in place: copying them out stalls on store
+      // forwarding (the copy reads as one 16-byte load what was just written in parts).
+      od::field&& field = std::move(field_result).value_unsafe();
       std::string_view key = Key(field);
-      od::value v = field.value();
+      od::value& v = field.value();
       if (key == "ph") {
         std::string_view text;
         if (String(v, &text) && !text.empty()) ph = text[0];
