@@ -8,9 +8,11 @@
 
 #include "cost/collective_model.h"
 #include "memory/activation_memory.h"
+#include "memory/memory_model.h"
 #include "model/flop_count.h"
 #include "parallel/sharding.h"
 #include "pipeline/schedule_generators.h"
+#include "projection/zero_bubble_memory_limit.h"
 #include "report/console_table.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -241,7 +243,18 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     PipelineShape shape{job.parallel.pp,
                         PlacementFor(kind) == StagePlacement::kVShape ? 2 : job.parallel.vpp,
                         static_cast<int>(m)};
-    ops = GenerateSchedule(kind, shape, &staged.costs);
+    if (kind == ScheduleKind::kZeroBubbleHeuristic) {
+      const int limit = ZeroBubbleInFlightLimit(job);
+      ops = MakeZeroBubbleHeuristicSchedule(shape, &staged.costs, limit);
+      if (limit > 0) {
+        r.assumptions.push_back(fmt::format(
+            "zero-bubble heuristic: at most {} micro-batches in flight per rank (what fits below "
+            "{:.0f}% of HBM on every rank)",
+            limit, kAtRiskFraction * 100));
+      }
+    } else {
+      ops = GenerateSchedule(kind, shape, &staged.costs);
+    }
     sim = SimulatePipeline(ops, staged.costs);
   };
 
@@ -395,7 +408,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     r.scaling.push_back(sp);
   }
 
-  r.assumptions = timings.assumptions;
+  // Notes made while simulating (schedule limits, recompute) follow the layer-time ones.
+  r.assumptions.insert(r.assumptions.begin(), timings.assumptions.begin(),
+                       timings.assumptions.end());
   r.assumptions.push_back(fmt::format("data parallel: {} ({:.2f} ms total, {:.2f} ms exposed)",
                                       dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
   r.assumptions.push_back(fmt::format(
