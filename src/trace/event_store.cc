@@ -148,16 +148,25 @@ void BuildLinks(TraceData& trace) {
   }
   runtime_by_correlation.Build();
   op_by_external_id.Build();
-  auto innermost_op = [&](int32_t idx) {
-    while (idx >= 0 && trace.cpu[idx].kind != CpuKind::kOp) idx = trace.cpu[idx].parent;
-    return idx;
-  };
+  // Per CPU event, the nearest op and the nearest collective metadata at or above it, in one
+  // pass (parents precede children), instead of a walk up the tree per GPU activity.
+  std::vector<int32_t> op_at(trace.cpu.size()), collective_at(trace.cpu.size());
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    op_at[i] = ev.kind == CpuKind::kOp ? static_cast<int32_t>(i)
+               : ev.parent >= 0        ? op_at[ev.parent]
+                                       : -1;
+    collective_at[i] = ev.collective >= 0 ? ev.collective
+                       : ev.parent >= 0   ? collective_at[ev.parent]
+                                          : -1;
+  }
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
       int32_t launcher = runtime_by_correlation.Find(g.correlation);
       if (launcher >= 0) {
         g.launcher = launcher;
-        g.op = innermost_op(trace.cpu[g.launcher].parent);
+        int32_t parent = trace.cpu[g.launcher].parent;
+        g.op = parent >= 0 ? op_at[parent] : -1;
       }
     }
     if (g.op < 0 && g.external_id >= 0) {
@@ -167,8 +176,7 @@ void BuildLinks(TraceData& trace) {
     if (g.collective < 0) {
       // RCCL kernels carry no metadata of their own: take it from record_param_comms above.
       int32_t idx = g.launcher >= 0 ? g.launcher : g.op;
-      while (idx >= 0 && trace.cpu[idx].collective < 0) idx = trace.cpu[idx].parent;
-      if (idx >= 0) g.collective = trace.cpu[idx].collective;
+      if (idx >= 0) g.collective = collective_at[idx];
     }
   }
 
