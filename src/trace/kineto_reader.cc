@@ -758,7 +758,11 @@ size_t NextEventBoundary(std::string_view text, size_t from, size_t limit) {
   return std::string_view::npos;
 }
 
-constexpr size_t kChunkBytes = size_t{8} << 20;
+// Small enough for a chunk's text and simdjson's index of it to stay in the CPU's L2 cache
+// between simdjson's two passes over it.
+constexpr size_t kChunkBytes = size_t{512} << 10;
+// How often pages behind the reader are released, and when the event vectors are sized.
+constexpr size_t kReleaseBytes = size_t{8} << 20;
 
 // Puts `value` at `*at` and restores the original byte when it goes out of scope.
 class BytePatch {
@@ -773,9 +777,10 @@ class BytePatch {
   char saved_;
 };
 
-// Large traces are parsed in chunks of ~8 MB of events so that simdjson's index covers
-// one chunk at a time and the input's pages can be released behind the reader: peak memory
-// stays near the part of the text being read plus the event store. A chunk is parsed where
+// Large traces are parsed in chunks of ~512 KB of events (each ends at the first event
+// boundary past that size) so that simdjson's index covers one chunk at a time and the
+// input's pages can be released behind the reader: peak memory stays near the part of the
+// text being read plus the event store. A chunk is parsed where
 // it lies: the ',' before its first event and the ',' after its last become '[' and ']' for
 // the duration of the parse, so no copy is made. The last chunk runs to the last ']' of the
 // text; simdjson reports where the event array inside it closes.
@@ -794,17 +799,17 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
   KinetoParser parser(input, path, out);
   parser.set_release_pages(false);
   try {
-    parser.Reserve(2 * kChunkBytes + 64);
+    parser.Reserve(2 * kChunkBytes + 64);  // grown by simdjson if one chunk is larger
     bool saw = false;
     std::string header(text.substr(0, open + 1));
     header += "]}";
     auto padded_header = InputText::FromString(header);
     parser.Parse(padded_header.text(), &saw);
     size_t begin = open;  // the chunk's opening bracket: '[' or the ',' before its first event
+    size_t released = open;
     while (true) {
-      size_t boundary = NextEventBoundary(text, begin + kChunkBytes, begin + 2 * kChunkBytes);
+      size_t boundary = NextEventBoundary(text, begin + kChunkBytes, text.size());
       if (boundary == std::string_view::npos) {
-        if (last_bracket - begin > 2 * kChunkBytes) return false;  // no boundary where expected
         BytePatch open_patch(writable + begin, '[');
         std::string_view rest = text.substr(begin, last_bracket + 1 - begin);
         size_t close = begin + parser.ParseEventArray(rest) - 1;
@@ -825,12 +830,16 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
         // The whole chunk must be one array: an early ']' would drop events.
         if (parser.ParseEventArray(chunk) != chunk.size()) return false;
       }
-      if (out.chunks++ == 0) {
-        parser.ReserveEvents(static_cast<double>(text.size() - open) /
-                             static_cast<double>(boundary - open));
+      out.chunks++;
+      if (boundary - released >= kReleaseBytes) {
+        if (released == open) {
+          parser.ReserveEvents(static_cast<double>(text.size() - open) /
+                               static_cast<double>(boundary - open));
+        }
+        released = boundary;
+        input.ReleaseBefore(released);
       }
       begin = boundary;
-      input.ReleaseBefore(begin);
     }
     parser.FinishFlows();
   } catch (const ParseFailure&) {
