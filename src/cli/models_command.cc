@@ -188,6 +188,14 @@ Json DimensionsJson(const ModelSpec& m) {
             {"sliding_window", m.sliding_window},
             {"sliding_window_period", m.sliding_window_period},
             {"mtp_num_layers", m.mtp_num_layers}};
+  if (m.global_attention.kv_channels > 0 || m.global_attention.num_query_groups > 0 ||
+      m.global_attention.shared_kv) {
+    // Global layers with their own geometry (Gemma 4).
+    const ModelSpec::LayerAttention global = m.AttentionOf(m.sliding_window_period - 1);
+    j.update(Json{{"global_kv_channels", global.head_dim},
+                  {"global_num_query_groups", global.kv_heads},
+                  {"global_shared_kv", global.kv_tensors == 1}});
+  }
   if (m.attention == AttentionType::kMultiLatent) {
     j["q_lora_rank"] = m.mla.q_lora_rank;
     j["kv_lora_rank"] = m.mla.kv_lora_rank;

@@ -318,15 +318,13 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, /*forward=*/false);
   }
   const int64_t q_heads = CeilDiv(m.num_attention_heads, tp);
-  const bool windowed =
-      m.sliding_window > 0 && (m.sliding_window_period <= 0 ||
-                               layer % m.sliding_window_period != m.sliding_window_period - 1);
+  const ModelSpec::LayerAttention geometry = m.AttentionOf(layer);
   AttentionShape shape;
   shape.batch = t.micro_batch_size;
   shape.q_heads = q_heads;
   shape.seq = t.seq_length;
   shape.causal = true;
-  shape.window = windowed ? m.sliding_window : 0;
+  shape.window = geometry.window;
   shape.cp = p.cp;
   int64_t attention_out_width = 0;
   if (m.attention == AttentionType::kMultiLatent) {
@@ -351,11 +349,12 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     shape.head_dim_v = a.v_head_dim;
     attention_out_width = q_heads * a.v_head_dim;
   } else {
-    const int64_t d = m.kv_channels > 0 ? m.kv_channels : H / m.num_attention_heads;
-    const int64_t groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
-    const int64_t kv_heads = std::max<int64_t>(1, CeilDiv(groups, tp));
+    // Per-layer geometry: Gemma 4's global layers have wider heads, fewer KV heads and one
+    // projection for K and V.
+    const int64_t d = geometry.head_dim;
+    const int64_t kv_heads = std::max<int64_t>(1, CeilDiv(geometry.kv_heads, tp));
     // Fused QKV, column-parallel (Megatron linear_qkv).
-    c.Linear(kAttnProj, T, H, (q_heads + 2 * kv_heads) * d, g);
+    c.Linear(kAttnProj, T, H, (q_heads + geometry.kv_tensors * kv_heads) * d, g);
     if (m.qk_layernorm) {
       c.MemoryBound(kAttnProj, NormBytes(T, q_heads * d, b));
       c.MemoryBound(kAttnProj, NormBytes(T, kv_heads * d, b));
@@ -373,9 +372,11 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     attention_out_width = q_heads * d;
   }
   const auto [attention_f, attention_b] = c.Attention(kCoreAttn, shape);
-  const int64_t kv_chunk =
-      static_cast<int64_t>(static_cast<double>(t.micro_batch_size) * (t.seq_length / p.cp) *
-                           shape.kv_heads * (shape.head_dim_qk + shape.head_dim_v) * b);
+  // The ring passes K and V (only K when V is the same tensor).
+  const bool one_kv_tensor = m.attention != AttentionType::kMultiLatent && geometry.kv_tensors == 1;
+  const int64_t kv_chunk = static_cast<int64_t>(
+      static_cast<double>(t.micro_batch_size) * (t.seq_length / p.cp) * shape.kv_heads *
+      (shape.head_dim_qk + (one_kv_tensor ? 0 : shape.head_dim_v)) * b);
   c.RingExchange(kCoreAttn, kv_chunk, attention_f, attention_b);
   c.Linear(kAttnProj, T, attention_out_width, H, g);  // output projection, row-parallel
   if (sp) {

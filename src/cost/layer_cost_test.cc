@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
+#include "model/model_library.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -66,6 +67,25 @@ TEST(LayerCostTest, DenseLayerFlopsMatchTheHandCount) {
   EXPECT_DOUBLE_EQ(c.flops_forward, kGemmForward + kAttentionForward);
   // Backward: dgrad + wgrad = 2x the GEMMs; attention backward 2.5x (FlashAttention-2).
   EXPECT_DOUBLE_EQ(c.flops_backward, 2 * kGemmForward + 2.5 * kAttentionForward);
+}
+
+// Gemma 4 31B's global layer (index 5), s = 4096, b = 1: QKV 2·4096·5376·(32·512 + 4·512)
+// with one shared K/V projection; O 2·4096·16384·5376; gated MLP 3·2·4096·5376·21504;
+// attention 2·(512+512)·(4096·4097/2)·32 over the full causal triangle. A local layer (index
+// 0) has 256-wide heads, K and V for 16 heads, and sees at most the 1024-token window.
+TEST(LayerCostTest, Gemma4GlobalLayerUsesItsOwnGeometry) {
+  Job job = Llama8B();
+  job.model = FindModel("gemma4_31B")->spec;
+  job.parallel.dp = 8;
+  const LayerCostModel model = Ideal(job);
+  const double mlp = 3 * 2.0 * 4096 * 5376 * 21504;
+  const double global = 2.0 * 4096 * 5376 * (32 * 512 + 4 * 512) + 2.0 * 4096 * 16384 * 5376 + mlp +
+                        2.0 * 1024 * (4096.0 * 4097 / 2) * 32;
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(5).flops_forward, global);
+  const double local_pairs = AttentionPairs(4096, true, 1024);
+  const double local = 2.0 * 4096 * 5376 * (32 * 256 + 2 * 16 * 256) + 2.0 * 4096 * 8192 * 5376 +
+                       mlp + 2.0 * 512 * local_pairs * 32;
+  EXPECT_DOUBLE_EQ(model.TransformerLayer(0).flops_forward, local);
 }
 
 TEST(LayerCostTest, TensorAndContextParallelismSplitTheWork) {

@@ -52,8 +52,10 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     // torchtitan's per-op policy (torchtitan/models/llama3/parallelize: _save_list) keeps the
     // attention output (+ fp32 log-sum-exp) and every other matmul output; everything else is
     // recomputed from those and the layer input.
-    const double d = static_cast<double>(m.kv_channels);
-    const double q = heads_of(m) * d, kv = static_cast<double>(m.num_query_groups) * d;
+    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+    const double d = static_cast<double>(a.head_dim);
+    const double q = heads_of(m) * d;
+    const double kv = static_cast<double>(a.kv_heads) * d * a.kv_tensors / 2.0;
     const double f = static_cast<double>(m.ffn_hidden_size);
     const double mm_outputs = q + 2 * kv + h + f * (m.swiglu ? 2.0 : 1.0) + h;  // per token
     const double shard = (0.5 * mm_outputs * 2.0 + 2.0 * q + 4.0 * m.num_attention_heads) / t;
@@ -83,10 +85,12 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
       attn_shard += 4.0 * heads;  // fp32 log-sum-exp per query and head
     }
   } else {
-    const double d = static_cast<double>(m.kv_channels);
+    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+    const double d = static_cast<double>(a.head_dim);
     const double q = heads * d;
-    const double kv = static_cast<double>(m.num_query_groups) * d;
-    attn_shard += 2.0 * q + 2.0 * 2.0 * kv + lin * q;  // Q, K, V, core-attention output
+    const double kv = static_cast<double>(a.kv_heads) * d;
+    // Q, K and V (one tensor when K and V share a projection), core-attention output.
+    attn_shard += 2.0 * q + 2.0 * a.kv_tensors * kv + lin * q;
     if (!job.training.flash_attention) {
       if (!RecomputesModule(job, "core_attn")) {
         // Softmax output (2 B) + dropout mask (1 B) + dropout output (2 B) per score.

@@ -9,7 +9,7 @@ double VocabFor(const ModelSpec& m, const FlopInputs& in) {
 
 // Per-token forward multiply-adds of one attention block: projections plus the causal core
 // (QKᵀ and AV over half of the s×s scores). Megatron training.py transformer_flops.
-double AttentionMacsPerToken(const ModelSpec& m, double s) {
+double AttentionMacsPerToken(const ModelSpec& m, int64_t layer, double s) {
   const double h = static_cast<double>(m.hidden_size);
   const double n = static_cast<double>(m.num_attention_heads);
   if (m.attention == AttentionType::kMultiLatent) {
@@ -25,9 +25,11 @@ double AttentionMacsPerToken(const ModelSpec& m, double s) {
     return q_term + kv_lora * (h + n * (qk + v) + 1) + h * rope + n * v * h +
            s * n * (qk + rope) / 2 + s * n * v / 2;
   }
-  const double q = static_cast<double>(m.QueryWidth());
-  const double kv = static_cast<double>(m.num_query_groups * m.kv_channels);
-  return h * (q + 2 * kv) + q * s / 2 * 2 + q * h;
+  // Per-layer geometry (Gemma 4's global layers differ; one K/V projection when shared).
+  const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+  const double q = n * static_cast<double>(a.head_dim);
+  const double kv = static_cast<double>(a.kv_tensors * a.kv_heads * a.head_dim);
+  return h * (q + kv) + q * s / 2 * 2 + q * h;
 }
 
 struct LayerCounts {
@@ -66,10 +68,14 @@ MacsPerToken MegatronMacsPerToken(const ModelSpec& m, const FlopInputs& in) {
     mlp += gated * static_cast<double>(m.moe.ffn_hidden_size * m.moe.router_topk) * layers.moe;
     mlp += gated * static_cast<double>(m.moe.shared_expert_ffn_hidden_size) * layers.moe;
   }
+  // Attention blocks: every layer, and each MTP block built like the last layer.
+  const double s = static_cast<double>(in.seq_length);
+  double attention = 0;
+  for (int64_t l = 0; l < m.num_layers; ++l) attention += AttentionMacsPerToken(m, l, s);
+  if (m.num_layers > 0) attention += mtp * AttentionMacsPerToken(m, m.num_layers - 1, s);
   MacsPerToken macs;
-  macs.blocks = h * mlp +
-                AttentionMacsPerToken(m, static_cast<double>(in.seq_length)) * layers.attention +
-                mtp * (3 * h + 2 * h * h);  // MTP: enorm/hnorm/final norm and eh_proj
+  macs.blocks =
+      h * mlp + attention + mtp * (3 * h + 2 * h * h);  // MTP: enorm/hnorm/final norm and eh_proj
   macs.logits = h * VocabFor(m, in) * (mtp + 1);
   return macs;
 }

@@ -435,6 +435,35 @@ std::vector<ModelEntry> BuildLibrary() {
     lib.push_back(Entry(gemma3("gemma3_27B", {62, 5376, 21504, 32, 16, 128, 262208}, 1024),
                         (1416 + 25600) * 1e6, 5, src, {"gemma-3-27b"}));
   }
+  // ---- Gemma 4 (text decoder only): MaxText configs/models/gemma4-{26b,31b}.yml. Five local
+  // layers (1024-token window, head dim 256) per global layer (head dim 512, fewer KV heads, K
+  // and V from one projection: share_kv_projections); q/k norms, pre- and post-norms, tied
+  // embeddings, gated GELU. The 26B MoE routes 8 of 128 experts of width 704 beside one shared
+  // expert of base_mlp_dim.
+  {
+    const std::string src =
+        "MaxText configs/models/gemma4-26b.yml / gemma4-31b.yml; Google Gemma 4 model card "
+        "(26B A4B: 25.2B total, 3.8B active; 31B dense)";
+    auto gemma4 = [](std::string name, Dims d, int64_t global_kv_heads) {
+      ModelSpec m = Transformer(std::move(name), "gemma4", d);
+      m.norms_per_layer = 4;
+      m.qk_layernorm = true;
+      m.untie_embeddings_and_output_weights = false;
+      m.sliding_window = 1024;
+      m.sliding_window_period = 6;
+      m.global_attention.kv_channels = 512;
+      m.global_attention.num_query_groups = global_kv_heads;
+      m.global_attention.shared_kv = true;
+      m.max_position_embeddings = 262144;
+      m.seq_length = 8192;
+      return m;
+    };
+    ModelSpec m = gemma4("gemma4_26B", {30, 2816, 2112, 16, 8, 256, 262144}, 2);
+    MakeMoe(m, 128, 8, 704, 2112);
+    lib.push_back(Entry(m, 25.2e9, 3, src, {"gemma4-26b", "gemma-4-26b-a4b"}, 3.8e9));
+    lib.push_back(Entry(gemma4("gemma4_31B", {60, 5376, 21504, 32, 16, 256, 262144}, 4), 31e9, 2,
+                        src, {"gemma4-31b", "gemma-4-31b"}));
+  }
   // ---- Architectures the projection model does not cover; listed so that callers can say so.
   lib.push_back(Unsupported(
       "mamba_370M", "mamba", Architecture::kStateSpace, 370e6, 2,

@@ -55,13 +55,13 @@ struct ModelSpec {
   int64_t max_position_embeddings = 0;
   int64_t seq_length = 4096;  // default training sequence length
 
-  bool swiglu = true;                        // gated MLP (3 matrices) vs 2-matrix MLP
+  bool swiglu = true;  // gated MLP (3 matrices) vs 2-matrix MLP
   bool untie_embeddings_and_output_weights = true;
   bool learned_position_embeddings = false;  // GPT-style absolute positions (else RoPE)
   NormType normalization = NormType::kRMSNorm;
   int norms_per_layer = 2;  // pre-attention + pre-MLP; Gemma 2/3 also have post-norms (4)
   bool qk_layernorm = false;
-  bool add_qkv_bias = false;   // Qwen2 style bias on Q/K/V only
+  bool add_qkv_bias = false;     // Qwen2 style bias on Q/K/V only
   bool add_bias_linear = false;  // bias on every linear layer (GPT-2/3, gpt-oss)
   bool attention_sinks = false;  // gpt-oss learned per-head sink logits
 
@@ -73,8 +73,27 @@ struct ModelSpec {
   // (layer % sliding_window_period) != sliding_window_period - 1; 0 = full attention.
   int64_t sliding_window = 0;
   int sliding_window_period = 0;
+  // The global (full-attention) layers of such a model may have their own geometry (Gemma 4:
+  // head dimension 512 and fewer KV heads, K and V from one projection). 0 / false = as the
+  // other layers.
+  struct GlobalAttention {
+    int64_t kv_channels = 0;
+    int64_t num_query_groups = 0;
+    bool shared_kv = false;  // V is the K projection's output: no V weights, one K/V tensor
+  } global_attention;
 
   int64_t mtp_num_layers = 0;  // DeepSeek-V3 multi-token-prediction modules
+
+  // Attention geometry of one transformer layer (standard attention; MLA has its own).
+  struct LayerAttention {
+    int64_t head_dim = 0;
+    int64_t kv_heads = 0;
+    int kv_tensors = 2;  // K and V; 1 when they share one projection
+    int64_t window = 0;  // sliding window in tokens, 0 = full attention
+  };
+  // Whether `layer` attends within the sliding window (the others attend globally).
+  bool IsSlidingWindowLayer(int64_t layer) const;
+  LayerAttention AttentionOf(int64_t layer) const;
 
   bool IsMoe() const { return moe.num_experts > 0; }
   bool IsMoeLayer(int64_t layer) const;

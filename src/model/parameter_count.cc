@@ -9,7 +9,7 @@ int64_t NormWidth(const ModelSpec& m) { return m.normalization == NormType::kLay
 // Standard attention: Megatron attention.py linear_qkv (h -> (n + 2g)·d) and linear_proj
 // (n·d -> h). MLA: Megatron multi_latent_attention.py / DeepSeek-V2 paper §2.1
 // (linear_q_down_proj, linear_q_up_proj, linear_kv_down_proj, linear_kv_up_proj, linear_proj).
-int64_t AttentionMatrices(const ModelSpec& m) {
+int64_t AttentionMatrices(const ModelSpec& m, int64_t layer) {
   const int64_t h = m.hidden_size;
   const int64_t n = m.num_attention_heads;
   if (m.attention == AttentionType::kMultiLatent) {
@@ -23,23 +23,26 @@ int64_t AttentionMatrices(const ModelSpec& m) {
     const int64_t out = n * a.v_head_dim * h;
     return q + kv_down + kv_up + out;
   }
-  const int64_t q_width = m.QueryWidth();
-  const int64_t kv_width = m.num_query_groups * m.kv_channels;
-  int64_t params = h * (q_width + 2 * kv_width) + q_width * h;
-  if (m.add_qkv_bias || m.add_bias_linear) params += q_width + 2 * kv_width;
+  // Per-layer geometry: Gemma 4's global layers have wider heads, fewer KV heads and one
+  // shared K/V projection.
+  const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+  const int64_t q_width = n * a.head_dim;
+  const int64_t kv_width = a.kv_tensors * a.kv_heads * a.head_dim;
+  int64_t params = h * (q_width + kv_width) + q_width * h;
+  if (m.add_qkv_bias || m.add_bias_linear) params += q_width + kv_width;
   return params;
 }
 
 // Norm weights inside one layer: the pre-attention / pre-MLP norms (and Gemma's post-norms),
 // per-head q/k norms of width kv_channels (Megatron qk_layernorm), or MLA's latent norms.
-int64_t LayerNorms(const ModelSpec& m) {
+int64_t LayerNorms(const ModelSpec& m, int64_t layer) {
   const int64_t w = NormWidth(m);
   int64_t params = static_cast<int64_t>(m.norms_per_layer) * m.hidden_size * w;
   if (m.qk_layernorm) {
     if (m.attention == AttentionType::kMultiLatent) {
       params += (m.mla.q_lora_rank + m.mla.kv_lora_rank) * w;
     } else {
-      params += 2 * m.kv_channels * w;
+      params += 2 * m.AttentionOf(layer).head_dim * w;
     }
   }
   return params;
@@ -48,13 +51,14 @@ int64_t LayerNorms(const ModelSpec& m) {
 // Parameters of one routed expert (an MLP of the expert width, biases included).
 int64_t ExpertParams(const ModelSpec& m) { return MlpParams(m, m.moe.ffn_hidden_size); }
 
-LayerParams CountLayer(const ModelSpec& m, bool is_moe) {
+LayerParams CountLayer(const ModelSpec& m, int64_t layer) {
+  const bool is_moe = m.IsMoeLayer(layer);
   LayerParams p;
   p.is_moe = is_moe;
-  p.attention = AttentionMatrices(m);
+  p.attention = AttentionMatrices(m, layer);
   if (m.add_bias_linear) p.attention_bias += m.hidden_size;  // row-parallel output bias
   if (m.attention_sinks) p.attention_bias += m.num_attention_heads;
-  p.norms = LayerNorms(m);
+  p.norms = LayerNorms(m, layer);
   if (is_moe) {
     p.routed_experts = m.moe.num_experts * ExpertParams(m);
     if (m.moe.shared_expert_ffn_hidden_size > 0) {
@@ -69,7 +73,9 @@ LayerParams CountLayer(const ModelSpec& m, bool is_moe) {
 
 }  // namespace
 
-int64_t AttentionParams(const ModelSpec& model) { return AttentionMatrices(model); }
+int64_t AttentionParams(const ModelSpec& model, int64_t layer) {
+  return AttentionMatrices(model, layer);
+}
 
 // Megatron mlp.py: linear_fc1 h -> f (2f when gated, SwiGLU/GeGLU), linear_fc2 f -> h.
 int64_t MlpParams(const ModelSpec& model, int64_t ffn_hidden_size) {
@@ -114,14 +120,13 @@ ModelParams CountParameters(const ModelSpec& m, int64_t vocab_size) {
   p.output_layer = m.untie_embeddings_and_output_weights ? vocab_size * h : 0;
   p.final_norm = h * w;
   p.layers.reserve(static_cast<size_t>(m.num_layers));
-  for (int64_t i = 0; i < m.num_layers; ++i) p.layers.push_back(CountLayer(m, m.IsMoeLayer(i)));
+  for (int64_t i = 0; i < m.num_layers; ++i) p.layers.push_back(CountLayer(m, i));
   // DeepSeek-V3 §2.2: each MTP module shares the embedding and output head with the main
   // model and adds RMSNorms on the hidden state and on the embedding (hnorm, enorm), a
   // projection M ∈ R^{h×2h} (eh_proj), one transformer block, and a final norm before the
   // shared head. Megatron multi_token_prediction.py builds the block like the last layer.
-  const bool last_is_moe = m.num_layers > 0 && m.IsMoeLayer(m.num_layers - 1);
   for (int64_t i = 0; i < m.mtp_num_layers; ++i) {
-    p.mtp_layers.push_back(CountLayer(m, last_is_moe));
+    p.mtp_layers.push_back(CountLayer(m, m.num_layers - 1));
     p.mtp_extra += 2 * h * h + 3 * h * w;
   }
   return p;

@@ -47,7 +47,8 @@ ModelParams CountParameters(const ModelSpec& model);
 ModelParams CountParameters(const ModelSpec& model, int64_t vocab_size);
 
 // Parameters of the pieces, exposed for tests and the FLOP model.
-int64_t AttentionParams(const ModelSpec& model);  // one layer's attention weights
+// One layer's attention weights (layer 0 unless given: global layers may differ).
+int64_t AttentionParams(const ModelSpec& model, int64_t layer = 0);
 int64_t MlpParams(const ModelSpec& model, int64_t ffn_hidden_size);  // one dense MLP
 
 }  // namespace sextant

@@ -60,6 +60,22 @@ TEST(ParameterCountTest, Gemma3_1BMultiQueryWithPostNormsAndQkNorm) {
   EXPECT_EQ(p.Total() - p.embedding, 697896064);  // 26 · 26,842,112 + final norm 1152
 }
 
+// Gemma 4 31B (MaxText gemma4-31b.yml): local layers 32 query heads and 16 KV heads of 256:
+// Q and O 5376·8192 = 44,040,192 each, K + V 2·5376·4096 = 44,040,192 -> 132,120,576. Global
+// layers (every sixth) 512-wide heads, 4 KV heads, one shared K/V projection: Q and O
+// 5376·16384 = 88,080,384 each, K 5376·2048 = 11,010,048 -> 187,170,816. q/k norms follow the
+// layer's head width (2·256 or 2·512) beside four 5376-wide norms.
+TEST(ParameterCountTest, Gemma4_31BGlobalLayersHaveTheirOwnAttention) {
+  const ModelSpec& m = Spec("gemma4_31B");
+  EXPECT_EQ(AttentionParams(m, 0), 132120576);
+  EXPECT_EQ(AttentionParams(m, 5), 187170816);
+  const ModelParams p = CountParameters(m);
+  EXPECT_EQ(p.layers[4].norms, 4 * 5376 + 2 * 256);
+  EXPECT_EQ(p.layers[5].norms, 4 * 5376 + 2 * 512);
+  // 50 local + 10 global attention blocks.
+  EXPECT_EQ(SumLayers(p, &LayerParams::attention), 50 * 132120576LL + 10 * 187170816LL);
+}
+
 // Qwen2.5-7B: bias on Q, K and V only (3584 + 2·512); 7,615,616,512 total (model card 7.61B).
 TEST(ParameterCountTest, Qwen25_7BQkvBias) {
   const ModelSpec& m = Spec("qwen2.5_7B");
