@@ -145,7 +145,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
       // top of what is stored: bf16 logits + bf16 gradient (fused cross-entropy), plus the
       // fp32 gradient of the upcast copy when the loss is unfused.
       const double v = static_cast<double>(job.model.PaddedVocabSize(plan.tp)) / plan.tp;
-      const double per_entry = job.training.cross_entropy_loss_fusion ? 4.0 : 8.0;
+      // MaxText (XLA) computes the logits in the loss dtype directly and its only transient is
+      // their gradient: 4 bytes per logit in fp32.
+      const bool xla = job.framework == "maxtext";
+      const double per_entry = job.training.cross_entropy_loss_fusion || xla ? 4.0 : 8.0;
       st.activation_parts.push_back(
           {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),
            fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",

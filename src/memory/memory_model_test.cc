@@ -221,6 +221,24 @@ TEST(MemoryModelTest, VerdictAgainstCapacity) {
   EXPECT_EQ(ProjectMemory(small).verdict, Verdict::kFits);
 }
 
+// While the loss runs, Megatron's unfused cross-entropy holds bf16 logits, their gradient and
+// the fp32 gradient of the upcast copy (8 bytes per logit); XLA (MaxText) only the fp32
+// gradient (4 bytes).
+TEST(MemoryModelTest, LossTransientPerFramework) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
+  auto transient = [](const Job& j) {
+    for (const auto& part : ProjectMemory(j).stages.back().activation_parts) {
+      if (part.name == "loss transient") return part.bytes;
+    }
+    return int64_t{-1};
+  };
+  const double logits = static_cast<double>(job.model.PaddedVocabSize(1)) *
+                        job.training.micro_batch_size * job.training.seq_length;
+  EXPECT_EQ(transient(job), std::llround(8 * logits));
+  job.framework = "maxtext";
+  EXPECT_EQ(transient(job), std::llround(4 * logits));
+}
+
 TEST(MemoryModelTest, FullRecomputeKeepsOnlyLayerInputs) {
   Job job = GptJob(8, 1024, 16, 4096, 1, 1, 1, false);
   job.training.recompute.granularity = RecomputeGranularity::kFull;
