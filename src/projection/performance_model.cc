@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cost/collective_model.h"
+#include "cost/layer_cost.h"
 #include "memory/activation_memory.h"
 #include "memory/memory_model.h"
 #include "model/flop_count.h"
@@ -75,7 +76,11 @@ StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind 
     };
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       add(t.layers[vs.first_layer + i]);
-      act += LayerActivationBytes(job, vs.first_layer + i).Total();
+      // A fully recomputed layer keeps only its input until its backward pass.
+      const bool full = job.training.recompute.granularity == RecomputeGranularity::kFull &&
+                        IsLayerRecomputed(job.training.recompute, vs.first_layer + i, i);
+      act += full ? RecomputedLayerInputBytes(job)
+                  : LayerActivationBytes(job, vs.first_layer + i).Total();
     }
     for (int64_t i = 0; i < vs.mtp_layers; ++i) add(t.mtp);
     if (vs.has_embedding) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
+#include "memory/activation_memory.h"
 #include "model/flop_count.h"
 #include "model/model_library.h"
 #include "util/error.h"
@@ -33,6 +34,20 @@ Job LlamaJob(const std::string& model, const std::string& gpu, int nodes, int tp
   job.training.overlap_grad_reduce = true;
   job.training.overlap_param_gather = true;
   return job;
+}
+
+// With full recomputation a layer keeps only its input between forward and backward, so the
+// simulated 1F1B peak on rank 0 (PP 4: four micro-batches in flight) is 4 x (20 layer inputs +
+// the embedding stage's token ids).
+TEST(PerformanceModelTest, SimulatedActivationsFollowFullRecompute) {
+  Job job = LlamaJob("llama3.1_70B", "MI300X", 4, 8, 4, 1, 8);
+  job.training.recompute.granularity = RecomputeGranularity::kFull;
+  job.training.recompute.method = RecomputeMethod::kUniform;
+  job.training.recompute.num_layers = 1;
+  const PerformanceReport r = ProjectPerformance(job);
+  const int64_t per_micro_batch =
+      20 * RecomputedLayerInputBytes(job) + EmbeddingActivationBytes(job);
+  EXPECT_EQ(r.simulation.ranks.front().peak_activation_bytes, 4 * per_micro_batch);
 }
 
 TEST(PerformanceModelTest, MetricsAreConsistentWithEachOther) {
