@@ -117,6 +117,9 @@ class LayerCostModel::Builder {
   void LowPrecisionCasts(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype) {
     if (dtype != DType::kFP8 && dtype != DType::kMXFP8 && dtype != DType::kFP4) return;
     MemoryBound(tags, LowPrecisionCastBytes(tokens, in, out, 2.0, DTypeBytes(dtype)));
+    if (m_.job_.training.precision.fp8_current_scaling) {
+      MemoryBound(tags, AmaxBytes(tokens, in, out, 2.0));
+    }
   }
 
   // Returns forward and backward seconds (for the CP ring overlap).

@@ -414,6 +414,11 @@ TEST(LayerCostTest, Fp8GemmsUseTheFp8PeakAndPayForTheCasts) {
   const double casts = mb.Time(4096.0 * 4096 * 4) * 3 + mb.Time(4096.0 * 14336 * 4);
   const double bf16_forward_mb = Ideal(Llama8B()).TransformerLayer(0).forward.memory_bound;
   EXPECT_NEAR(c.forward.memory_bound, bf16_forward_mb + casts, 1e-15);
+  // Current (dynamic) scaling reads each input once more for its amax: 2 bytes per element.
+  job.training.precision.fp8_current_scaling = true;
+  const double amax = mb.Time(4096.0 * 4096 * 2) * 3 + mb.Time(4096.0 * 14336 * 2);
+  EXPECT_NEAR(Ideal(job).TransformerLayer(0).forward.memory_bound, bf16_forward_mb + casts + amax,
+              1e-15);
 }
 
 TEST(LayerCostTest, InconsistentJobsAreUserErrors) {

@@ -95,6 +95,10 @@ OpBytes RepeatKvBytes(int64_t tokens, int64_t kv_width, int64_t q_width, double 
   return {bytes, bytes};
 }
 
+OpBytes AmaxBytes(int64_t tokens, int64_t in, int64_t out, double b) {
+  return {Elements(tokens, in) * b, Elements(tokens, out) * b};
+}
+
 MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
     : gpu_(std::move(gpu)), table_(std::move(table)) {
   if (gpu_.hbm_bandwidth <= 0) {

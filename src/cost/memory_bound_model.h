@@ -56,6 +56,9 @@ OpBytes RouterBytes(int64_t tokens, int64_t experts);
 // Forward casts the input activation [tokens x in]; backward casts the output gradient
 // [tokens x out]. `b` is the activation size, `low` the low-precision element size.
 OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low);
+// The amax reduction that current (dynamic) FP8 scaling runs before each cast: one more read of
+// the bf16 tensor, forward the input [tokens x in], backward the output gradient [tokens x out].
+OpBytes AmaxBytes(int64_t tokens, int64_t in, int64_t out, double b);
 
 // PyTorch eager (no torch.compile): torchtitan's RMSNorm, rotary embedding, SwiGLU and GQA
 // key/value expansion run op by op. Bytes are counted kernel by kernel from torchtitan's model

@@ -57,6 +57,11 @@ TEST(MemoryBoundBytesTest, EagerPyTorchKernelChains) {
   EXPECT_DOUBLE_EQ(RepeatKvBytes(10, 25, 100, 2).forward, 2 * (250 + 1000) * 2);
 }
 
+TEST(MemoryBoundBytesTest, CurrentScalingReadsTheInputOnceMoreForItsAmax) {
+  EXPECT_DOUBLE_EQ(AmaxBytes(4096, 4096, 6144, 2).forward, 4096.0 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(AmaxBytes(4096, 4096, 6144, 2).backward, 4096.0 * 6144 * 2);
+}
+
 TEST(MemoryBoundBytesTest, Fp8CastWritesACopyAndItsTranspose) {
   // 4096 tokens, 4096 -> 6144 projection: forward casts the 4096-wide input (read 2 B, write
   // 1 + 1 B per element), backward the 6144-wide output gradient.

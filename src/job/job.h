@@ -39,6 +39,10 @@ struct PrecisionRecipe {
   DType exp_avg_sq = DType::kFP32;
   DType gemm = DType::kBF16;      // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
   bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
+  // Each tensor's FP8 scale comes from that tensor (torchao's dynamic tensorwise recipe, TE's
+  // current scaling): an amax pass reads the input before its cast. TE's delayed scaling takes
+  // the scale from the amax history inside the cast kernel instead.
+  bool fp8_current_scaling = false;
   // TE's precision-aware optimizer reads low-precision gradients directly; without it,
   // gradients kept below the master dtype (Megatron fp16) are copied to an FP32 buffer for the
   // step (Megatron Float16OptimizerWithFloat16Params).

@@ -386,7 +386,8 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_EQ(job.training.micro_batch_size, 2);
   EXPECT_EQ(job.training.global_batch_size, 64);
   EXPECT_EQ(job.training.seq_length, 8192);
-  EXPECT_EQ(job.training.precision.gemm, DType::kFP8);  // converters = ["float8"]
+  EXPECT_EQ(job.training.precision.gemm, DType::kFP8);      // converters = ["float8"]
+  EXPECT_TRUE(job.training.precision.fp8_current_scaling);  // torchao's dynamic scaling
   // selective_ac_option defaults to "2": every second block fully recomputed.
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
   EXPECT_EQ(job.training.recompute.layer_ids.size(), 16u);

@@ -416,6 +416,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   if (fp8_on) {
     p.gemm = c.String("fp8_recipe", "") == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
+    p.fp8_current_scaling = c.String("fp8_recipe", "") == "tensorwise";
   }
   // Megatron accumulates and all-reduces gradients in the parameter dtype unless
   // accumulate_allreduce_grads_in_fp32 is set, which arguments.py forces for bf16.

@@ -205,7 +205,11 @@ class TorchTitan final : public FrameworkAdapter {
     precision.params = *dtype;
     precision.gemm = *dtype;
     for (const std::string& converter : c.StringList("model.converters")) {
-      if (converter.find("float8") != std::string::npos) precision.gemm = DType::kFP8;
+      if (converter.find("float8") != std::string::npos) {
+        // torchao's default float8 recipe scales each tensor dynamically (tensorwise).
+        precision.gemm = DType::kFP8;
+        precision.fp8_current_scaling = true;
+      }
       if (converter == "mx" || converter.find("linear.mx") != std::string::npos)
         precision.gemm = DType::kMXFP8;
     }

@@ -177,7 +177,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
         tr.micro_batch_size * p.dp;
   }
   const std::string precision = t.Get(row, "precision");
-  if (Contains(precision, "fp8")) tr.precision.gemm = DType::kFP8;
+  if (Contains(precision, "fp8")) {
+    tr.precision.gemm = DType::kFP8;
+    // torchtitan's float8 is torchao's dynamic (tensorwise) scaling.
+    tr.precision.fp8_current_scaling = r.framework == "torchtitan";
+  }
   if (Contains(precision, "fp16")) {
     tr.precision.params = DType::kFP16;
     tr.precision.gemm = DType::kFP16;
