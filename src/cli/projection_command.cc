@@ -1,4 +1,5 @@
 // `sextant projection memory|performance|both|search`, with Primus's flag names.
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -13,8 +14,11 @@
 #include "job/job_builder.h"
 #include "memory/memory_model.h"
 #include "memory/memory_report.h"
+#include "pipeline/schedule.h"
+#include "projection/design_space_search.h"
 #include "projection/projection_options.h"
 #include "projection/projection_runner.h"
+#include "projection/search_report.h"
 #include "util/error.h"
 
 namespace sextant::cli {
@@ -119,6 +123,67 @@ void AnnounceDefault(const ProjectionOptions& o) {
   }
 }
 
+// `projection search` options beyond the shared projection flags.
+struct SearchFlags {
+  int top = 10;
+  std::string objective = "tokens";
+  bool mpi = false;
+  unsigned threads = 0;
+};
+
+// The job the search varies: the config on the target nodes. The search replaces the
+// config's parallel layout and micro-batch size, so a config whose own layout does not fit
+// those nodes is loaded with a neutral one instead: all data parallel, else one model
+// replica spread over every GPU (TP inside a node, CP or PP across nodes).
+Job BuildSearchBase(const ProjectionOptions& o, const std::vector<std::string>& extras) {
+  if (o.target_nodes <= 0) {
+    ThrowUserError(
+        "projection search needs --target-nodes N: the number of nodes to find the best "
+        "configuration for");
+  }
+  JobRequest request = ToRequest(o, extras);
+  request.pipeline_schedule.clear();
+  try {
+    return BuildJob(request);
+  } catch (const UserError& original) {
+    const int nodes = o.target_nodes;
+    std::vector<std::array<int, 3>> layouts = {{1, 1, 1}};  // TP, CP, PP
+    for (int tp : {8, 4, 2}) {
+      layouts.push_back({tp, nodes, 1});
+      layouts.push_back({tp, 1, nodes});
+    }
+    for (const auto& [tp, cp, pp] : layouts) {
+      JobRequest neutral = request;
+      neutral.micro_batch_size = 1;
+      neutral.num_virtual_stages = 1;
+      neutral.target_ep = 1;
+      neutral.overrides.emplace_back("tensor_model_parallel_size", std::to_string(tp));
+      neutral.overrides.emplace_back("context_parallel_size", std::to_string(cp));
+      neutral.overrides.emplace_back("pipeline_model_parallel_size", std::to_string(pp));
+      try {
+        return BuildJob(neutral);
+      } catch (const UserError&) {
+        // try the next layout
+      }
+    }
+    throw original;
+  }
+}
+
+SearchOptions ToSearchOptions(const ProjectionOptions& o, const SearchFlags& f) {
+  SearchOptions s;
+  s.top_k = f.top;
+  s.objective = f.objective == "memory" ? SearchObjective::kMemory : SearchObjective::kTokens;
+  s.threads = f.threads;
+  // --pipeline-schedule-algorithm narrows the search to one schedule.
+  if (!o.schedule.empty() && o.schedule != "auto" && o.schedule != "all") {
+    const ScheduleKind kind = ParseScheduleKind(o.schedule);
+    s.space.schedules = {kind};
+    if (kind == ScheduleKind::k1F1B) s.space.schedules.push_back(ScheduleKind::kInterleaved1F1B);
+  }
+  return s;
+}
+
 }  // namespace
 
 void AddProjectionCommands(CLI::App& app) {
@@ -155,6 +220,37 @@ void AddProjectionCommands(CLI::App& app) {
     AnnounceDefault(*opts);
     Job job = BuildJob(ToRequest(*opts, both->remaining()));
     RunBothProjections(job, *opts, std::cout);
+  });
+
+  auto* search = projection->add_subcommand(
+      "search", "Best TP/PP/VPP/CP/EP, micro-batch, recompute and schedule for N nodes");
+  AddSharedFlags(search, *opts);
+  auto flags = std::make_shared<SearchFlags>();
+  search->add_option("--top", flags->top, "configurations to list (default 10)")
+      ->check(CLI::PositiveNumber);
+  search->add_option("--objective", flags->objective, "rank by tokens (tokens/s/GPU) or memory")
+      ->check(CLI::IsMember({"tokens", "memory"}));
+  search->add_flag("--mpi", flags->mpi, "spread the search over MPI processes (run under mpirun)");
+  search->add_option("--threads", flags->threads, "threads per process (default: all cores)");
+  search->callback([opts, flags, search] {
+    const SearchOptions options = ToSearchOptions(*opts, *flags);
+    bool is_root = true;
+    SearchResult result;
+    if (flags->mpi) {
+      // Every process builds the same job; only process 0 speaks.
+      const Job base = BuildSearchBase(*opts, search->remaining());
+      result = SearchDesignSpaceMpi(base, options, &is_root);
+      if (!is_root) return;
+    } else {
+      AnnounceDefault(*opts);
+      result = SearchDesignSpace(BuildSearchBase(*opts, search->remaining()), options);
+    }
+    if (flags->mpi) AnnounceDefault(*opts);
+    if (opts->json) {
+      std::cout << SearchResultJson(result).dump(2) << "\n";
+    } else {
+      std::cout << RenderSearchResult(result);
+    }
   });
 }
 

@@ -1,0 +1,154 @@
+#include "projection/design_space.h"
+
+#include <algorithm>
+
+namespace sextant {
+namespace {
+
+std::vector<int> Divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<int> PowersOfTwoUpTo(int64_t limit) {
+  std::vector<int> out;
+  for (int64_t v = 1; v <= limit; v *= 2) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+bool Offers(const DesignSpace& space, ScheduleKind k) {
+  return std::find(space.schedules.begin(), space.schedules.end(), k) != space.schedules.end();
+}
+
+bool IsVShape(ScheduleKind k) {
+  return k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
+         k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
+}
+
+// Schedules a (PP, VPP) point runs, in the space's order.
+std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp) {
+  std::vector<ScheduleKind> out;
+  if (pp == 1) {
+    if (Offers(space, ScheduleKind::k1F1B)) out.push_back(ScheduleKind::k1F1B);
+    return out;
+  }
+  for (ScheduleKind k : space.schedules) {
+    const bool interleaved = k == ScheduleKind::kInterleaved1F1B;
+    if (vpp == 1 && !interleaved && !IsVShape(k)) out.push_back(k);
+    if (vpp == 2 && IsVShape(k)) out.push_back(k);
+    if (vpp > 1 && interleaved) out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* RecomputeName(RecomputeGranularity g) {
+  switch (g) {
+    case RecomputeGranularity::kNone: return "none";
+    case RecomputeGranularity::kSelective: return "selective";
+    case RecomputeGranularity::kFull: return "full";
+  }
+  return "none";
+}
+
+std::vector<LayerShape> EnumerateLayerShapes(const Job& base, const DesignSpace& space) {
+  const int world = base.cluster.WorldSize();
+  const bool moe = base.model.IsMoe();
+  std::vector<LayerShape> out;
+  for (int tp : Divisors(base.cluster.gpus_per_node)) {
+    for (int cp : PowersOfTwoUpTo(space.max_cp)) {
+      if (world % (tp * cp) != 0) continue;
+      std::vector<std::pair<int, int>> experts;  // (EP, ETP)
+      if (moe) {
+        for (int ep : PowersOfTwoUpTo(std::min<int64_t>(base.model.moe.num_experts, world))) {
+          experts.emplace_back(ep, 1);
+          if (tp > 1) experts.emplace_back(ep, tp);
+        }
+      } else {
+        experts.emplace_back(1, tp);  // Megatron: ETP defaults to TP
+      }
+      for (auto [ep, etp] : experts) {
+        for (int64_t mbs : space.micro_batch_sizes) {
+          for (RecomputeGranularity rc : space.recompute) {
+            out.push_back({tp, cp, ep, etp, mbs, rc});
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& space,
+                                           const LayerShape& shape) {
+  const int world = base.cluster.WorldSize();
+  std::vector<Candidate> out;
+  const int model_parallel = shape.tp * shape.cp;
+  if (world % model_parallel != 0) return out;
+  const bool both_optimizers =
+      std::count(space.distributed_optimizer.begin(), space.distributed_optimizer.end(), true) >
+          0 &&
+      std::count(space.distributed_optimizer.begin(), space.distributed_optimizer.end(), false) > 0;
+  for (int pp : Divisors(world / model_parallel)) {
+    for (int vpp = 1; vpp <= (pp > 1 ? space.max_vpp : 1); ++vpp) {
+      for (ScheduleKind schedule : SchedulesFor(space, pp, vpp)) {
+        for (bool dist_opt : space.distributed_optimizer) {
+          Candidate c;
+          c.tp = shape.tp;
+          c.cp = shape.cp;
+          c.ep = shape.ep;
+          c.etp = shape.etp;
+          c.pp = pp;
+          c.vpp = vpp;
+          c.dp = world / (model_parallel * pp);
+          c.micro_batch_size = shape.micro_batch_size;
+          c.recompute = shape.recompute;
+          c.distributed_optimizer = dist_opt;
+          c.schedule = schedule;
+          if (dist_opt && both_optimizers) {
+            // Sharding over one rank is the plain optimizer again: not a separate point.
+            ParallelPlan plan;
+            plan.tp = c.tp, plan.pp = c.pp, plan.cp = c.cp, plan.dp = c.dp;
+            plan.ep = c.ep, plan.etp = c.etp;
+            if (c.dp * c.cp == 1 && plan.ExpertDataParallel() == 1) continue;
+          }
+          out.push_back(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Job ApplyCandidate(const Job& base, const Candidate& c) {
+  Job job = base;
+  ParallelPlan& p = job.parallel;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.vpp = c.vpp;
+  p.cp = c.cp;
+  p.ep = c.ep;
+  p.etp = c.etp;
+  p.dp = c.dp;
+  p.sequence_parallel = c.tp > 1;
+  p.distributed_optimizer = c.distributed_optimizer;
+  p.fsdp2 = false;
+  p.layout.clear();
+  p.first_stage_layers = -1;
+  p.last_stage_layers = -1;
+  p.pad_uneven_layers = false;
+  TrainingSettings& t = job.training;
+  t.micro_batch_size = c.micro_batch_size;
+  t.recompute = RecomputeSpec{};
+  t.recompute.granularity = c.recompute;
+  if (c.recompute == RecomputeGranularity::kSelective) t.recompute.modules = {"core_attn"};
+  if (c.recompute == RecomputeGranularity::kFull) t.recompute.num_layers = 1;
+  t.pipeline_schedule = std::string(ScheduleKindName(c.schedule));
+  return job;
+}
+
+}  // namespace sextant

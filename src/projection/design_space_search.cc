@@ -1,0 +1,496 @@
+#include "projection/design_space_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "cost/collective_model.h"
+#include "cost/efficiency_table.h"
+#include "job/config_reader.h"
+#include "job/job_validation.h"
+#include "pipeline/pipeline_costs.h"
+#include "pipeline/schedule_generators.h"
+#include "projection/performance_model.h"
+#include "projection/search_report.h"
+#include "projection/step_time_estimate.h"
+#include "util/error.h"
+#include "util/mpi_gather.h"
+#include "util/thread_pool.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool IsVShape(ScheduleKind k) {
+  return k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
+         k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
+}
+
+// Total order on candidates, the last tie-breaker: results do not depend on how the work was
+// split over threads or processes.
+auto Key(const Candidate& c) {
+  return std::make_tuple(c.tp, c.pp, c.vpp, c.cp, c.ep, c.etp, c.micro_batch_size,
+                         static_cast<int>(c.recompute), c.distributed_optimizer,
+                         static_cast<int>(c.schedule));
+}
+
+// A schedule's generator decides whether it can run a (PP, chunks, micro-batches) shape.
+struct ScheduleShape {
+  ScheduleKind kind;
+  int pp, chunks;
+  int64_t micro_batches;
+  auto operator<=>(const ScheduleShape&) const = default;
+};
+
+ScheduleShape ShapeOf(const Candidate& c, int64_t micro_batches) {
+  return {c.schedule, c.pp, IsVShape(c.schedule) ? 2 : c.vpp, micro_batches};
+}
+
+struct Partial {
+  SearchCounts counts;
+  std::vector<SearchEntry> survivors;
+  std::optional<SearchEntry> smallest;  // lowest peak memory seen, whatever its verdict
+  std::string first_invalid;
+};
+
+// Everything the per-shape workers share, read-only.
+struct Context {
+  const Job& base;
+  const SearchOptions& options;
+  std::unique_ptr<CollectiveModel> comm;
+  EfficiencyTable table;
+  std::map<ScheduleShape, bool> runnable;
+};
+
+int64_t MicroBatches(const Job& base, const Candidate& c) {
+  const int64_t per_step = c.micro_batch_size * c.dp;
+  const int64_t gbs = base.training.global_batch_size;
+  return per_step > 0 && gbs % per_step == 0 ? gbs / per_step : 0;
+}
+
+std::map<ScheduleShape, bool> CheckScheduleShapes(const Job& base,
+                                                  const std::vector<std::vector<Candidate>>& all,
+                                                  unsigned threads) {
+  std::map<ScheduleShape, bool> runnable;
+  for (const auto& candidates : all) {
+    for (const Candidate& c : candidates) {
+      const int64_t m = MicroBatches(base, c);
+      if (m > 0) runnable.emplace(ShapeOf(c, m), false);
+    }
+  }
+  std::vector<std::pair<const ScheduleShape, bool>*> slots;
+  for (auto& entry : runnable) slots.push_back(&entry);
+  ParallelFor(
+      slots.size(),
+      [&](size_t i) {
+        const ScheduleShape& s = slots[i]->first;
+        if (s.micro_batches > std::numeric_limits<int>::max()) return;
+        try {
+          const PipelineShape shape{s.pp, s.chunks, static_cast<int>(s.micro_batches)};
+          const PipelineCosts costs = UniformCosts(s.pp * s.chunks, 1.0, 1.0, 1.0);
+          GenerateSchedule(s.kind, shape, &costs);
+          slots[i]->second = true;
+        } catch (const UserError&) {
+          slots[i]->second = false;
+        }
+      },
+      threads);
+  return runnable;
+}
+
+void NoteInvalid(Partial& out, const std::string& why) {
+  ++out.counts.invalid;
+  if (out.first_invalid.empty()) out.first_invalid = why;
+}
+
+// Filters 1-3 for every candidate of one layer shape.
+void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates, Partial& out) {
+  const Provenance no_provenance;
+  std::vector<std::string> notes;
+  std::optional<ModelTimings> timings;
+  bool timings_failed = false;
+  std::string timings_error;
+  for (const Candidate& c : candidates) {
+    ++out.counts.enumerated;
+    const Job job = ApplyCandidate(ctx.base, c);
+    try {
+      notes.clear();
+      ValidateJob(job, no_provenance, /*allow_uneven_layers=*/false, notes);
+    } catch (const UserError& e) {
+      NoteInvalid(out, e.what());
+      continue;
+    }
+    const int64_t m = job.training.NumMicroBatches(c.dp);
+    if (!ctx.runnable.at(ShapeOf(c, m))) {
+      NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
+                                   ScheduleKindName(c.schedule), c.pp,
+                                   IsVShape(c.schedule) ? 2 : c.vpp, m));
+      continue;
+    }
+    SearchEntry entry;
+    entry.candidate = c;
+    entry.micro_batches = m;
+    try {
+      const MemoryReport memory = ProjectMemory(job);
+      entry.peak_bytes = memory.peak_bytes;
+      entry.peak_rank = memory.peak_rank;
+      entry.capacity_bytes = memory.capacity_bytes;
+      entry.verdict = memory.verdict;
+    } catch (const UserError& e) {
+      NoteInvalid(out, e.what());
+      continue;
+    }
+    if (!out.smallest || entry.peak_bytes < out.smallest->peak_bytes) out.smallest = entry;
+    if (entry.verdict == Verdict::kOom) {
+      ++out.counts.out_of_memory;
+      continue;
+    }
+    if (!timings && !timings_failed) {
+      try {
+        timings = ComputeModelTimings(job, ctx.options.calibration);
+      } catch (const UserError& e) {
+        timings_failed = true;
+        timings_error = e.what();
+      }
+    }
+    if (timings_failed) {
+      NoteInvalid(out, timings_error);
+      continue;
+    }
+    const StepEstimate estimate = EstimateIteration(job, c.schedule, *timings, *ctx.comm, ctx.table,
+                                                    ctx.options.calibration.in_training_efficiency);
+    entry.estimated_iteration_ms = estimate.IterationSeconds() * 1e3;
+    ++out.counts.evaluated;
+    out.survivors.push_back(entry);
+  }
+}
+
+Partial Merge(std::vector<Partial>& parts) {
+  Partial all;
+  for (Partial& p : parts) {
+    all.counts.enumerated += p.counts.enumerated;
+    all.counts.invalid += p.counts.invalid;
+    all.counts.out_of_memory += p.counts.out_of_memory;
+    all.counts.evaluated += p.counts.evaluated;
+    all.survivors.insert(all.survivors.end(), std::make_move_iterator(p.survivors.begin()),
+                         std::make_move_iterator(p.survivors.end()));
+    if (p.smallest &&
+        (!all.smallest ||
+         std::make_pair(p.smallest->peak_bytes, Key(p.smallest->candidate)) <
+             std::make_pair(all.smallest->peak_bytes, Key(all.smallest->candidate)))) {
+      all.smallest = p.smallest;
+    }
+    if (all.first_invalid.empty()) all.first_invalid = p.first_invalid;
+  }
+  return all;
+}
+
+// Better-first orders: by the analytic estimate before re-evaluation, by the full numbers after.
+bool EstimateBetter(SearchObjective o, const SearchEntry& a, const SearchEntry& b) {
+  if (o == SearchObjective::kMemory && a.peak_bytes != b.peak_bytes)
+    return a.peak_bytes < b.peak_bytes;
+  if (a.estimated_iteration_ms != b.estimated_iteration_ms)
+    return a.estimated_iteration_ms < b.estimated_iteration_ms;
+  if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+  return Key(a.candidate) < Key(b.candidate);
+}
+
+bool FullBetter(SearchObjective o, const SearchEntry& a, const SearchEntry& b) {
+  if (o == SearchObjective::kMemory && a.HeadroomBytes() != b.HeadroomBytes())
+    return a.HeadroomBytes() > b.HeadroomBytes();
+  if (a.tokens_per_s_per_gpu != b.tokens_per_s_per_gpu)
+    return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+  if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+  return Key(a.candidate) < Key(b.candidate);
+}
+
+// Entries no other entry beats on both speed (higher `speed`) and peak memory (lower), sorted
+// fastest first. Sweep by memory: an entry survives if it is faster than every smaller one.
+template <typename Speed>
+std::vector<SearchEntry> ParetoFront(std::vector<SearchEntry> entries, Speed speed) {
+  std::sort(entries.begin(), entries.end(), [&](const SearchEntry& a, const SearchEntry& b) {
+    if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+    if (speed(a) != speed(b)) return speed(a) > speed(b);
+    return Key(a.candidate) < Key(b.candidate);
+  });
+  std::vector<SearchEntry> front;
+  for (const SearchEntry& e : entries) {
+    if (front.empty() || speed(e) > speed(front.back())) front.push_back(e);
+  }
+  std::reverse(front.begin(), front.end());
+  return front;
+}
+
+double FullSpeed(const SearchEntry& e) { return e.tokens_per_s_per_gpu; }
+
+// How far (relative) an estimate may be from the full projection's iteration time and still
+// leave the ranking to the full projection: candidates within it of the estimated front are
+// re-evaluated, so a front point the estimate places slightly wrong is not lost.
+constexpr double kEstimateTolerance = 0.01;
+
+// Entries no smaller-or-equal-memory entry beats by more than kEstimateTolerance in estimated
+// iteration time: the estimated Pareto front and everything close to it.
+std::vector<SearchEntry> NearEstimatedFront(std::vector<SearchEntry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const SearchEntry& a, const SearchEntry& b) {
+    if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+    if (a.estimated_iteration_ms != b.estimated_iteration_ms)
+      return a.estimated_iteration_ms < b.estimated_iteration_ms;
+    return Key(a.candidate) < Key(b.candidate);
+  });
+  std::vector<SearchEntry> near;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (SearchEntry& e : entries) {
+    if (e.estimated_iteration_ms <= fastest * (1 + kEstimateTolerance)) near.push_back(e);
+    fastest = std::min(fastest, e.estimated_iteration_ms);
+  }
+  return near;
+}
+
+// The best `n` by the objective plus the entries near the estimated Pareto front: what
+// re-evaluation needs.
+std::vector<SearchEntry> Shortlist(const std::vector<SearchEntry>& survivors, SearchObjective o,
+                                   size_t n) {
+  std::vector<SearchEntry> best = survivors;
+  const size_t keep = std::min(n, best.size());
+  std::partial_sort(
+      best.begin(), best.begin() + static_cast<std::ptrdiff_t>(keep), best.end(),
+      [o](const SearchEntry& a, const SearchEntry& b) { return EstimateBetter(o, a, b); });
+  best.resize(keep);
+  for (SearchEntry& e : NearEstimatedFront(survivors)) {
+    const bool listed = std::any_of(best.begin(), best.end(), [&](const SearchEntry& b) {
+      return Key(b.candidate) == Key(e.candidate);
+    });
+    if (!listed) best.push_back(std::move(e));
+  }
+  return best;
+}
+
+std::string Describe(const Candidate& c) {
+  return fmt::format(
+      "TP {} PP {} VPP {} CP {} EP {} ETP {} DP {}, micro-batch {}, recompute {}, "
+      "distributed optimizer {}, {}",
+      c.tp, c.pp, c.vpp, c.cp, c.ep, c.etp, c.dp, c.micro_batch_size, RecomputeName(c.recompute),
+      c.distributed_optimizer ? "on" : "off", ScheduleKindName(c.schedule));
+}
+
+size_t ShortlistSize(const SearchOptions& o) {
+  return static_cast<size_t>(std::max(1, o.top_k)) *
+         static_cast<size_t>(std::max(1, o.rerank_factor));
+}
+
+// Filter 4 and the answer: full projections of the shortlist, ranked, front, counts.
+SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
+                    Clock::time_point start, int processes, unsigned threads) {
+  const GpuSpec& gpu = base.cluster.gpu;
+  if (all.survivors.empty()) {
+    if (all.smallest) {
+      ThrowUserError(fmt::format(
+          "no configuration of {} fits on {} node(s) of {} x {} ({:.1f} GiB each): the smallest "
+          "peak memory seen is {:.1f} GiB, with {} ({} of {} candidates out of memory, {} "
+          "invalid)",
+          base.model.name, base.cluster.num_nodes, base.cluster.gpus_per_node, gpu.name,
+          static_cast<double>(gpu.hbm_bytes) / kGiB,
+          static_cast<double>(all.smallest->peak_bytes) / kGiB, Describe(all.smallest->candidate),
+          all.counts.out_of_memory, all.counts.enumerated, all.counts.invalid));
+    }
+    ThrowUserError(fmt::format(
+        "no valid configuration of {} on {} node(s) of {} x {} among {} candidates (first "
+        "reason: {})",
+        base.model.name, base.cluster.num_nodes, base.cluster.gpus_per_node, gpu.name,
+        all.counts.enumerated, all.first_invalid.empty() ? "none" : all.first_invalid));
+  }
+
+  std::vector<SearchEntry> shortlist =
+      Shortlist(all.survivors, options.objective, ShortlistSize(options));
+  enum class Outcome { kRanked, kInvalid, kOom };
+  std::vector<Outcome> outcome(shortlist.size(), Outcome::kRanked);
+  ParallelFor(
+      shortlist.size(),
+      [&](size_t i) {
+        SearchEntry& e = shortlist[i];
+        Job job = ApplyCandidate(base, e.candidate);
+        PerformanceOptions perf_options;
+        perf_options.scaling_nodes = {job.cluster.num_nodes};  // no scaling table needed
+        perf_options.calibration = options.calibration;
+        try {
+          const PerformanceReport perf = ProjectPerformance(job, perf_options);
+          // Memory at the schedule's simulated in-flight counts, as `projection both` does.
+          job.training.pipeline_schedule = perf.schedule;
+          const MemoryReport memory = ProjectMemory(job, perf.in_flight);
+          e.full = true;
+          e.iteration_time_ms = perf.iteration_time_ms;
+          e.tokens_per_s_per_gpu = perf.tokens_per_s_per_gpu;
+          e.model_tflops_per_gpu = perf.model_tflops_per_gpu;
+          e.hardware_tflops_per_gpu = perf.hardware_tflops_per_gpu;
+          e.mfu = perf.mfu;
+          e.bubble_ratio = perf.bubble_ratio;
+          e.peak_bytes = memory.peak_bytes;
+          e.peak_rank = memory.peak_rank;
+          e.capacity_bytes = memory.capacity_bytes;
+          e.verdict = memory.verdict;
+          if (memory.verdict == Verdict::kOom) outcome[i] = Outcome::kOom;
+        } catch (const UserError&) {
+          outcome[i] = Outcome::kInvalid;
+        }
+      },
+      threads);
+
+  SearchResult r;
+  r.model = base.model.name;
+  r.gpu = gpu.name;
+  r.nodes = base.cluster.num_nodes;
+  r.gpus_per_node = base.cluster.gpus_per_node;
+  r.global_batch_size = base.training.global_batch_size;
+  r.seq_length = base.training.seq_length;
+  r.objective = options.objective;
+  r.counts = all.counts;
+  r.counts.fully_evaluated = static_cast<int64_t>(shortlist.size());
+  std::vector<SearchEntry> ranked;
+  for (size_t i = 0; i < shortlist.size(); ++i) {
+    // What the full projection rejects moves from "evaluated" to where it belongs.
+    if (outcome[i] == Outcome::kRanked) {
+      ranked.push_back(shortlist[i]);
+    } else {
+      --r.counts.evaluated;
+      ++(outcome[i] == Outcome::kOom ? r.counts.out_of_memory : r.counts.invalid);
+    }
+  }
+  std::sort(ranked.begin(), ranked.end(), [&](const SearchEntry& a, const SearchEntry& b) {
+    return FullBetter(options.objective, a, b);
+  });
+  r.pareto = ParetoFront(ranked, FullSpeed);
+  if (ranked.size() > static_cast<size_t>(std::max(0, options.top_k)))
+    ranked.resize(static_cast<size_t>(std::max(0, options.top_k)));
+  r.top = std::move(ranked);
+  r.processes = processes;
+  r.threads = threads == 0 ? HardwareThreads() : threads;
+  r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  r.assumptions = {
+      fmt::format("global batch {} and sequence length {} fixed; precision, fusion and overlap "
+                  "settings from the config",
+                  r.global_batch_size, r.seq_length),
+      "grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; EP powers of "
+      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; no FSDP2, even layer "
+      "split",
+      "recompute: selective = Megatron's core attention, full = every layer (uniform)",
+      fmt::format("ranked by an analytic step time (closed-form pipeline bubble); the best {} "
+                  "and those within {:.0f}% of the estimated Pareto front re-run with the full "
+                  "projection: tokens/s, TFLOP/s and MFU are what `projection performance` "
+                  "prints, memory what `projection both` prints",
+                  ShortlistSize(options), kEstimateTolerance * 100),
+      fmt::format("AT-RISK (above {:.0f}% of HBM) configurations are kept and marked; OOM ones "
+                  "are pruned",
+                  kAtRiskFraction * 100)};
+  return r;
+}
+
+Context MakeContext(const Job& base, const SearchOptions& options) {
+  return Context{base,
+                 options,
+                 MakeCollectiveModel(base.cluster, "auto"),
+                 EfficiencyTable::Default(base.cluster.gpu),
+                 {}};
+}
+
+// Filters 1-3 over the given layer shapes, one shape per job on `threads` threads.
+Partial EvaluateShapes(const Job& base, const SearchOptions& options,
+                       const std::vector<LayerShape>& shapes) {
+  Context ctx = MakeContext(base, options);
+  std::vector<std::vector<Candidate>> candidates(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i)
+    candidates[i] = EnumerateCandidates(base, options.space, shapes[i]);
+  ctx.runnable = CheckScheduleShapes(base, candidates, options.threads);
+  std::vector<Partial> parts(shapes.size());
+  ParallelFor(
+      shapes.size(), [&](size_t i) { EvaluateShape(ctx, candidates[i], parts[i]); },
+      options.threads);
+  return Merge(parts);
+}
+
+void CheckOptions(const Job& base, const SearchOptions& options) {
+  if (options.top_k < 1)
+    ThrowUserError(fmt::format("--top must be at least 1, got {}", options.top_k));
+  if (base.cluster.num_nodes < 1)
+    ThrowUserError("projection search needs --target-nodes N (N >= 1)");
+  if (base.training.global_batch_size < 1)
+    ThrowUserError("projection search needs a global batch size (global_batch_size)");
+}
+
+nlohmann::json PartialJson(const Partial& p, SearchObjective objective, size_t shortlist) {
+  nlohmann::json j;
+  j["counts"] = {p.counts.enumerated, p.counts.invalid, p.counts.out_of_memory, p.counts.evaluated};
+  j["survivors"] = nlohmann::json::array();
+  // Only what the root can still need: the local shortlist and front.
+  for (const SearchEntry& e : Shortlist(p.survivors, objective, shortlist))
+    j["survivors"].push_back(SearchEntryJson(e));
+  if (p.smallest) j["smallest"] = SearchEntryJson(*p.smallest);
+  j["first_invalid"] = p.first_invalid;
+  return j;
+}
+
+Partial PartialFromJson(const nlohmann::json& j) {
+  Partial p;
+  const auto& c = j.at("counts");
+  p.counts.enumerated = c.at(0).get<int64_t>();
+  p.counts.invalid = c.at(1).get<int64_t>();
+  p.counts.out_of_memory = c.at(2).get<int64_t>();
+  p.counts.evaluated = c.at(3).get<int64_t>();
+  for (const auto& e : j.at("survivors")) p.survivors.push_back(SearchEntryFromJson(e));
+  if (j.contains("smallest")) p.smallest = SearchEntryFromJson(j.at("smallest"));
+  p.first_invalid = j.at("first_invalid").get<std::string>();
+  return p;
+}
+
+}  // namespace
+
+SearchResult SearchDesignSpace(const Job& base, const SearchOptions& options) {
+  const Clock::time_point start = Clock::now();
+  CheckOptions(base, options);
+  Partial all = EvaluateShapes(base, options, EnumerateLayerShapes(base, options.space));
+  return Finish(base, options, std::move(all), start, 1, options.threads);
+}
+
+SearchResult SearchDesignSpaceMpi(const Job& base, const SearchOptions& options, bool* is_root) {
+  const Clock::time_point start = Clock::now();
+  CheckOptions(base, options);
+  std::vector<Partial> parts;
+  int processes = 1;
+  {
+    const MpiSession mpi;
+    *is_root = mpi.IsRoot();
+    processes = mpi.size();
+    const std::vector<LayerShape> shapes = EnumerateLayerShapes(base, options.space);
+    std::vector<LayerShape> mine;
+    for (size_t i = static_cast<size_t>(mpi.rank()); i < shapes.size();
+         i += static_cast<size_t>(mpi.size())) {
+      mine.push_back(shapes[i]);
+    }
+    // A failure is reported to process 0 instead of leaving the others waiting.
+    nlohmann::json payload;
+    try {
+      payload = PartialJson(EvaluateShapes(base, options, mine), options.objective,
+                            ShortlistSize(options));
+    } catch (const std::exception& e) {
+      payload = {{"error", e.what()}};
+    }
+    for (const std::string& part : mpi.GatherToRoot(payload.dump())) {
+      const nlohmann::json j = nlohmann::json::parse(part);
+      if (j.contains("error")) {
+        ThrowUserError(
+            fmt::format("MPI process {}: {}", parts.size(), j["error"].get<std::string>()));
+      }
+      parts.push_back(PartialFromJson(j));
+    }
+  }
+  if (!*is_root) return {};
+  return Finish(base, options, Merge(parts), start, processes, options.threads);
+}
+
+}  // namespace sextant

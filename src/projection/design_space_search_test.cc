@@ -1,0 +1,181 @@
+#include "projection/design_space_search.h"
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_library.h"
+#include "model/model_library.h"
+#include "projection/performance_model.h"
+#include "projection/search_report.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+Job Base(const std::string& model, int nodes, int gpus_per_node, int64_t gbs, int64_t seq) {
+  Job job;
+  job.model = FindModel(model)->spec;
+  job.cluster.gpu = *FindGpu("MI300X");
+  job.cluster.gpus_per_node = gpus_per_node;
+  job.cluster.num_nodes = nodes;
+  job.training.seq_length = seq;
+  job.training.global_batch_size = gbs;
+  job.training.overlap_grad_reduce = true;
+  job.training.overlap_param_gather = true;
+  return job;
+}
+
+// A 4-layer model with 4 heads, small enough that every split fits.
+Job TinyBase() {
+  Job job = Base("llama3.2_1B", 1, 4, 4, 1024);
+  job.model.num_layers = 4;
+  job.model.num_attention_heads = 4;
+  job.model.num_query_groups = 4;
+  job.model.kv_channels = 512;
+  return job;
+}
+
+SearchOptions SmallSpace() {
+  SearchOptions o;
+  o.space.micro_batch_sizes = {1};
+  o.space.max_vpp = 2;
+  o.space.max_cp = 1;
+  o.space.recompute = {RecomputeGranularity::kNone, RecomputeGranularity::kFull};
+  o.space.schedules = {ScheduleKind::k1F1B, ScheduleKind::kInterleaved1F1B};
+  o.top_k = 3;
+  o.threads = 2;
+  return o;
+}
+
+TEST(DesignSpaceSearchTest, CountsFollowTheValidatorsByHand) {
+  // 4 GPUs; micro-batch 1 or 2; distributed optimizer on; 1F1B or interleaved; GBS 4:
+  //   9 (TP, PP, VPP) points x 2 micro-batch sizes = 18 enumerated, of which invalid:
+  //   - TP 1 PP 1 (DP 4) mbs 2: GBS 4 not divisible by 2 x 4                 (validator)
+  //   - TP 1 PP 4 VPP 2, mbs 1 and 2: 4 layers not divisible by 4 x 2        (validator)
+  //   - TP 1 PP 2 VPP 2 (DP 2) mbs 2: 1 micro-batch < PP 2 for interleaved   (schedule)
+  // and the other 14 fit.
+  SearchOptions o;
+  o.space.micro_batch_sizes = {1, 2};
+  o.space.max_vpp = 2;
+  o.space.max_cp = 1;
+  o.space.recompute = {RecomputeGranularity::kNone};
+  o.space.distributed_optimizer = {true};
+  o.space.schedules = {ScheduleKind::k1F1B, ScheduleKind::kInterleaved1F1B};
+  o.threads = 2;
+  const SearchResult r = SearchDesignSpace(TinyBase(), o);
+  EXPECT_EQ(r.counts.enumerated, 18);
+  EXPECT_EQ(r.counts.invalid, 4);
+  EXPECT_EQ(r.counts.out_of_memory, 0);
+  EXPECT_EQ(r.counts.evaluated, 14);
+  EXPECT_EQ(r.counts.fully_evaluated, 14);  // 4 x top 10 covers all of them
+  EXPECT_EQ(r.top.size(), 10u);
+  for (const SearchEntry& e : r.top) {
+    EXPECT_TRUE(e.full);
+    const Candidate& c = e.candidate;
+    EXPECT_EQ(4 % (c.micro_batch_size * c.dp), 0);
+    EXPECT_EQ(4 % (c.pp * c.vpp), 0);
+  }
+}
+
+TEST(DesignSpaceSearchTest, OutOfMemoryConfigurationsAreNeverRanked) {
+  // Llama 3.1 70B on one MI300X node: without sharding and recompute much of the space is OOM.
+  const Job base = Base("llama3.1_70B", 1, 8, 16, 8192);
+  const SearchResult r = SearchDesignSpace(base, SmallSpace());
+  EXPECT_GT(r.counts.out_of_memory, 0);
+  ASSERT_FALSE(r.top.empty());
+  for (const auto* list : {&r.top, &r.pareto}) {
+    for (const SearchEntry& e : *list) {
+      EXPECT_NE(e.verdict, Verdict::kOom);
+      EXPECT_LE(e.peak_bytes, e.capacity_bytes);
+      // The closed-form memory model the pruning used agrees.
+      EXPECT_NE(ProjectMemory(ApplyCandidate(base, e.candidate)).verdict, Verdict::kOom);
+    }
+  }
+  EXPECT_EQ(r.counts.enumerated, r.counts.invalid + r.counts.out_of_memory + r.counts.evaluated);
+}
+
+TEST(DesignSpaceSearchTest, TopEntryIsExactlyWhatProjectPerformancePrints) {
+  const Job base = Base("llama3.1_8B", 1, 8, 64, 8192);
+  const SearchResult r = SearchDesignSpace(base, SmallSpace());
+  ASSERT_FALSE(r.top.empty());
+  const SearchEntry& best = r.top.front();
+  const Job job = ApplyCandidate(base, best.candidate);
+  const PerformanceReport direct = ProjectPerformance(job);  // default options, as the CLI
+  EXPECT_DOUBLE_EQ(best.tokens_per_s_per_gpu, direct.tokens_per_s_per_gpu);
+  EXPECT_DOUBLE_EQ(best.iteration_time_ms, direct.iteration_time_ms);
+  EXPECT_DOUBLE_EQ(best.mfu, direct.mfu);
+  EXPECT_EQ(best.micro_batches, direct.micro_batches);
+  // Ranked best first by the full numbers.
+  for (size_t i = 1; i < r.top.size(); ++i)
+    EXPECT_GE(r.top[i - 1].tokens_per_s_per_gpu, r.top[i].tokens_per_s_per_gpu);
+}
+
+TEST(DesignSpaceSearchTest, ParetoFrontIsNonDominatedAndCoversTheTop) {
+  const Job base = Base("llama3.1_70B", 2, 8, 32, 8192);
+  const SearchResult r = SearchDesignSpace(base, SmallSpace());
+  ASSERT_FALSE(r.pareto.empty());
+  auto dominates = [](const SearchEntry& a, const SearchEntry& b) {
+    return a.tokens_per_s_per_gpu >= b.tokens_per_s_per_gpu && a.peak_bytes <= b.peak_bytes &&
+           (a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu || a.peak_bytes < b.peak_bytes);
+  };
+  for (const SearchEntry& a : r.pareto) {
+    for (const SearchEntry& b : r.pareto) EXPECT_FALSE(dominates(a, b));
+  }
+  // Fastest first, and each step trades speed for memory.
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    EXPECT_GT(r.pareto[i - 1].tokens_per_s_per_gpu, r.pareto[i].tokens_per_s_per_gpu);
+    EXPECT_GT(r.pareto[i - 1].peak_bytes, r.pareto[i].peak_bytes);
+  }
+  // Every listed configuration is on the front or behind some point of it.
+  for (const SearchEntry& e : r.top) {
+    bool covered = false;
+    for (const SearchEntry& p : r.pareto)
+      covered = covered || dominates(p, e) ||
+                (p.tokens_per_s_per_gpu == e.tokens_per_s_per_gpu && p.peak_bytes == e.peak_bytes);
+    EXPECT_TRUE(covered);
+  }
+  // The fastest configuration is on the front.
+  EXPECT_DOUBLE_EQ(r.pareto.front().tokens_per_s_per_gpu, r.top.front().tokens_per_s_per_gpu);
+}
+
+TEST(DesignSpaceSearchTest, MemoryObjectiveOrdersByHeadroom) {
+  SearchOptions o = SmallSpace();
+  o.objective = SearchObjective::kMemory;
+  const SearchResult r = SearchDesignSpace(Base("llama3.1_8B", 1, 8, 64, 8192), o);
+  ASSERT_GE(r.top.size(), 2u);
+  for (size_t i = 1; i < r.top.size(); ++i)
+    EXPECT_GE(r.top[i - 1].HeadroomBytes(), r.top[i].HeadroomBytes());
+  // The most headroom comes from sharding and recomputing as much as possible.
+  EXPECT_EQ(r.top.front().candidate.recompute, RecomputeGranularity::kFull);
+}
+
+TEST(DesignSpaceSearchTest, NothingFitsNamesTheSmallestPeak) {
+  // Llama 3.1 405B cannot be trained on one node of eight 192 GB GPUs in any split.
+  SearchOptions o = SmallSpace();
+  o.space.recompute = {RecomputeGranularity::kFull};
+  o.space.max_vpp = 1;
+  try {
+    SearchDesignSpace(Base("llama3.1_405B", 1, 8, 16, 8192), o);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no configuration of llama3.1_405B fits"), std::string::npos) << what;
+    EXPECT_NE(what.find("smallest peak memory seen"), std::string::npos) << what;
+    EXPECT_NE(what.find("recompute full"), std::string::npos) << what;
+  }
+}
+
+TEST(DesignSpaceSearchTest, EntriesRoundTripThroughJson) {
+  const SearchResult r = SearchDesignSpace(TinyBase(), SmallSpace());
+  ASSERT_FALSE(r.top.empty());
+  for (const SearchEntry& e : r.top) {
+    const SearchEntry back = SearchEntryFromJson(SearchEntryJson(e));
+    EXPECT_EQ(SearchEntryJson(back), SearchEntryJson(e));
+  }
+  const nlohmann::json j = SearchResultJson(r);
+  for (const char* key : {"model", "gpu", "nodes", "top", "pareto", "counts", "wall_time_s"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_TRUE(j["top"][0]["parallel"].contains("etp"));
+}
+
+}  // namespace
+}  // namespace sextant

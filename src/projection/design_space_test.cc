@@ -1,0 +1,134 @@
+#include "projection/design_space.h"
+
+#include <set>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_library.h"
+#include "model/model_library.h"
+
+namespace sextant {
+namespace {
+
+Job OneNode(const std::string& model, int gpus_per_node) {
+  Job job;
+  job.model = FindModel(model)->spec;
+  job.cluster.gpu = *FindGpu("MI300X");
+  job.cluster.gpus_per_node = gpus_per_node;
+  job.cluster.num_nodes = 1;
+  job.training.seq_length = 1024;
+  job.training.global_batch_size = 4;
+  return job;
+}
+
+size_t CountAll(const Job& base, const DesignSpace& space) {
+  size_t n = 0;
+  for (const LayerShape& s : EnumerateLayerShapes(base, space))
+    n += EnumerateCandidates(base, space, s).size();
+  return n;
+}
+
+TEST(DesignSpaceTest, FactorisesTheWorldAsTheGridRulesSay) {
+  // 4 GPUs, one micro-batch size, no recompute choice, distributed optimizer only, 1F1B and
+  // interleaved: (TP, PP, VPP) = TP 1: PP 1 | PP 2 x VPP 1,2 | PP 4 x VPP 1,2   (5)
+  //                               TP 2: PP 1 | PP 2 x VPP 1,2                 (3)
+  //                               TP 4: PP 1                                   (1)
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.max_vpp = 2;
+  space.max_cp = 1;
+  space.recompute = {RecomputeGranularity::kNone};
+  space.distributed_optimizer = {true};
+  space.schedules = {ScheduleKind::k1F1B, ScheduleKind::kInterleaved1F1B};
+  const Job base = OneNode("llama3.2_1B", 4);
+  EXPECT_EQ(EnumerateLayerShapes(base, space).size(), 3u);  // TP 1, 2, 4
+  EXPECT_EQ(CountAll(base, space), 9u);
+  // Every point multiplies out to the world and runs the schedule its VPP allows.
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      EXPECT_EQ(c.tp * c.pp * c.cp * c.dp, 4);
+      EXPECT_EQ(c.etp, c.tp);  // dense model: Megatron's ETP = TP
+      EXPECT_EQ(c.schedule, c.vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B);
+    }
+  }
+  // Two micro-batch sizes and three recompute choices multiply the shapes and points.
+  space.micro_batch_sizes = {1, 2};
+  space.recompute = {RecomputeGranularity::kNone, RecomputeGranularity::kSelective,
+                     RecomputeGranularity::kFull};
+  EXPECT_EQ(CountAll(base, space), 9u * 2 * 3);
+}
+
+TEST(DesignSpaceTest, DistributedOptimizerOnlyWhereItShards) {
+  // Both optimizers offered: "on" is dropped where DP x CP = 1 (nothing to shard over).
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.max_vpp = 1;
+  space.max_cp = 1;
+  space.recompute = {RecomputeGranularity::kNone};
+  space.schedules = {ScheduleKind::k1F1B};
+  const Job base = OneNode("llama3.2_1B", 4);
+  // (TP, PP) = (1,1) (1,2) (1,4) (2,1) (2,2) (4,1), all "off"; DP > 1 and so "on" as well
+  // for (1,1) (1,2) (2,1).
+  EXPECT_EQ(CountAll(base, space), 6u + 3u);
+}
+
+TEST(DesignSpaceTest, MoeShapesTryExpertSizesAndBothExpertTensorSplits) {
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.max_cp = 1;
+  space.recompute = {RecomputeGranularity::kNone};
+  const Job base = OneNode("mixtral_8x7B", 8);
+  std::set<std::tuple<int, int, int>> seen;  // (TP, EP, ETP)
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) seen.insert({s.tp, s.ep, s.etp});
+  // TP 1: EP 1,2,4,8 x ETP 1; TP 2, 4, 8: EP 1,2,4,8 x ETP 1 and TP.
+  EXPECT_EQ(seen.size(), 4u + 3 * 8u);
+  EXPECT_TRUE(seen.count({8, 8, 8}));
+  EXPECT_TRUE(seen.count({4, 2, 1}));
+}
+
+TEST(DesignSpaceTest, VShapeSchedulesRunTwoChunksPerRank) {
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.max_cp = 1;
+  space.recompute = {RecomputeGranularity::kNone};
+  space.distributed_optimizer = {true};
+  const Job base = OneNode("llama3.2_1B", 4);
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      if (c.schedule == ScheduleKind::kZbvFormatted || c.schedule == ScheduleKind::kDualPipeV) {
+        EXPECT_EQ(c.vpp, 2);
+        EXPECT_GT(c.pp, 1);
+      }
+      if (c.pp == 1) {
+        EXPECT_EQ(c.schedule, ScheduleKind::k1F1B);
+      }
+    }
+  }
+}
+
+TEST(DesignSpaceTest, ApplyCandidateSetsEverySearchedSetting) {
+  Job base = OneNode("llama3.1_8B", 8);
+  base.parallel.fsdp2 = true;
+  base.parallel.layout = "Et|tL";
+  Candidate c;
+  c.tp = 2, c.pp = 2, c.vpp = 2, c.cp = 2, c.dp = 1;
+  c.micro_batch_size = 2;
+  c.recompute = RecomputeGranularity::kFull;
+  c.distributed_optimizer = true;
+  c.schedule = ScheduleKind::kInterleaved1F1B;
+  const Job job = ApplyCandidate(base, c);
+  EXPECT_EQ(job.parallel.WorldSize(), 8);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  EXPECT_FALSE(job.parallel.fsdp2);
+  EXPECT_TRUE(job.parallel.layout.empty());
+  EXPECT_EQ(job.training.micro_batch_size, 2);
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_EQ(job.training.recompute.num_layers, 1);
+  EXPECT_EQ(job.training.pipeline_schedule, "interleaved");
+  EXPECT_EQ(job.training.global_batch_size, base.training.global_batch_size);
+}
+
+}  // namespace
+}  // namespace sextant

@@ -1,0 +1,185 @@
+#include "projection/search_report.h"
+
+#include <fmt/format.h>
+
+#include "report/console_table.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+const char* ObjectiveName(SearchObjective o) {
+  return o == SearchObjective::kMemory ? "memory" : "tokens";
+}
+
+RecomputeGranularity ParseRecompute(const std::string& name) {
+  if (name == "selective") return RecomputeGranularity::kSelective;
+  if (name == "full") return RecomputeGranularity::kFull;
+  return RecomputeGranularity::kNone;
+}
+
+Verdict ParseVerdict(const std::string& name) {
+  if (name == "OOM") return Verdict::kOom;
+  if (name == "AT-RISK") return Verdict::kAtRisk;
+  return Verdict::kFits;
+}
+
+double GiB(int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
+
+Table EntryTable(const std::string& name, const std::string& title,
+                 const std::vector<SearchEntry>& entries) {
+  Table t(name, title,
+          {{"rank", "#", 0},
+           {"tp", "TP", 0},
+           {"pp", "PP", 0},
+           {"vpp", "VPP", 0},
+           {"cp", "CP", 0},
+           {"ep", "EP", 0},
+           {"etp", "ETP", 0},
+           {"dp", "DP", 0},
+           {"mbs", "mbs", 0},
+           {"recompute", "recompute", 0},
+           {"dist_opt", "dist-opt", 0},
+           {"schedule", "schedule", 0},
+           {"tokens_per_s_per_gpu", "tokens/s/GPU", 1},
+           {"tflops", "TFLOP/s", 1},
+           {"mfu", "MFU %", 1},
+           {"peak_gib", "peak GiB", 2},
+           {"headroom_gib", "headroom GiB", 2},
+           {"verdict", "memory", 0}});
+  int64_t rank = 0;
+  for (const SearchEntry& e : entries) {
+    const Candidate& c = e.candidate;
+    t.AddRow({++rank, int64_t{c.tp}, int64_t{c.pp}, int64_t{c.vpp}, int64_t{c.cp}, int64_t{c.ep},
+              int64_t{c.etp}, int64_t{c.dp}, c.micro_batch_size,
+              std::string(RecomputeName(c.recompute)),
+              std::string(c.distributed_optimizer ? "on" : "off"),
+              std::string(ScheduleKindName(c.schedule)), e.tokens_per_s_per_gpu,
+              e.model_tflops_per_gpu, e.mfu * 100, GiB(e.peak_bytes), GiB(e.HeadroomBytes()),
+              std::string(VerdictName(e.verdict))});
+  }
+  return t;
+}
+
+nlohmann::json CountsJson(const SearchCounts& c) {
+  return {{"enumerated", c.enumerated},
+          {"invalid", c.invalid},
+          {"out_of_memory", c.out_of_memory},
+          {"evaluated", c.evaluated},
+          {"fully_evaluated", c.fully_evaluated}};
+}
+
+double ConfigsPerSecond(const SearchResult& r) {
+  return r.wall_s > 0 ? static_cast<double>(r.counts.enumerated) / r.wall_s : 0;
+}
+
+}  // namespace
+
+nlohmann::json SearchEntryJson(const SearchEntry& e) {
+  const Candidate& c = e.candidate;
+  return {{"parallel",
+           {{"tp", c.tp},
+            {"pp", c.pp},
+            {"vpp", c.vpp},
+            {"cp", c.cp},
+            {"ep", c.ep},
+            {"etp", c.etp},
+            {"dp", c.dp}}},
+          {"micro_batch_size", c.micro_batch_size},
+          {"micro_batches", e.micro_batches},
+          {"recompute", RecomputeName(c.recompute)},
+          {"distributed_optimizer", c.distributed_optimizer},
+          {"schedule", ScheduleKindName(c.schedule)},
+          {"iteration_time_ms", e.iteration_time_ms},
+          {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+          {"model_tflops_per_gpu", e.model_tflops_per_gpu},
+          {"hardware_tflops_per_gpu", e.hardware_tflops_per_gpu},
+          {"mfu", e.mfu},
+          {"bubble_ratio", e.bubble_ratio},
+          {"peak_bytes", e.peak_bytes},
+          {"peak_pp_rank", e.peak_rank},
+          {"capacity_bytes", e.capacity_bytes},
+          {"headroom_bytes", e.HeadroomBytes()},
+          {"verdict", VerdictName(e.verdict)},
+          {"estimated_iteration_time_ms", e.estimated_iteration_ms},
+          {"full_projection", e.full}};
+}
+
+SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
+  SearchEntry e;
+  Candidate& c = e.candidate;
+  const auto& p = j.at("parallel");
+  c.tp = p.at("tp").get<int>();
+  c.pp = p.at("pp").get<int>();
+  c.vpp = p.at("vpp").get<int>();
+  c.cp = p.at("cp").get<int>();
+  c.ep = p.at("ep").get<int>();
+  c.etp = p.at("etp").get<int>();
+  c.dp = p.at("dp").get<int>();
+  c.micro_batch_size = j.at("micro_batch_size").get<int64_t>();
+  c.recompute = ParseRecompute(j.at("recompute").get<std::string>());
+  c.distributed_optimizer = j.at("distributed_optimizer").get<bool>();
+  c.schedule = ParseScheduleKind(j.at("schedule").get<std::string>());
+  e.micro_batches = j.at("micro_batches").get<int64_t>();
+  e.iteration_time_ms = j.at("iteration_time_ms").get<double>();
+  e.tokens_per_s_per_gpu = j.at("tokens_per_s_per_gpu").get<double>();
+  e.model_tflops_per_gpu = j.at("model_tflops_per_gpu").get<double>();
+  e.hardware_tflops_per_gpu = j.at("hardware_tflops_per_gpu").get<double>();
+  e.mfu = j.at("mfu").get<double>();
+  e.bubble_ratio = j.at("bubble_ratio").get<double>();
+  e.peak_bytes = j.at("peak_bytes").get<int64_t>();
+  e.peak_rank = j.at("peak_pp_rank").get<int>();
+  e.capacity_bytes = j.at("capacity_bytes").get<int64_t>();
+  e.verdict = ParseVerdict(j.at("verdict").get<std::string>());
+  e.estimated_iteration_ms = j.at("estimated_iteration_time_ms").get<double>();
+  e.full = j.at("full_projection").get<bool>();
+  return e;
+}
+
+std::string RenderSearchResult(const SearchResult& r) {
+  std::string out =
+      fmt::format("{} on {} node(s) x {} {} | global batch {} x sequence {} | ranked by {}\n\n",
+                  r.model, r.nodes, r.gpus_per_node, r.gpu, r.global_batch_size, r.seq_length,
+                  r.objective == SearchObjective::kMemory ? "memory headroom" : "tokens/s per GPU");
+  out += RenderConsoleTable(
+             EntryTable("top", fmt::format("Top {} configurations", r.top.size()), r.top)) +
+         "\n";
+  out += RenderConsoleTable(EntryTable("pareto",
+                                       "Pareto front: tokens/s per GPU vs peak memory (no other "
+                                       "configuration is both faster and smaller)",
+                                       r.pareto)) +
+         "\n";
+  const SearchCounts& c = r.counts;
+  out += fmt::format(
+      "Search: {} candidates enumerated, {} invalid, {} out of memory, {} evaluated ({} re-run "
+      "with the full projection) in {:.2f} s on {} process(es) x {} thread(s): {:.0f} "
+      "configurations/s\n\nAssumptions:\n",
+      c.enumerated, c.invalid, c.out_of_memory, c.evaluated, c.fully_evaluated, r.wall_s,
+      r.processes, r.threads, ConfigsPerSecond(r));
+  for (const std::string& a : r.assumptions) out += "  - " + a + "\n";
+  return out;
+}
+
+nlohmann::json SearchResultJson(const SearchResult& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["gpu"] = r.gpu;
+  j["nodes"] = r.nodes;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["global_batch_size"] = r.global_batch_size;
+  j["seq_length"] = r.seq_length;
+  j["objective"] = ObjectiveName(r.objective);
+  j["top"] = nlohmann::json::array();
+  for (const SearchEntry& e : r.top) j["top"].push_back(SearchEntryJson(e));
+  j["pareto"] = nlohmann::json::array();
+  for (const SearchEntry& e : r.pareto) j["pareto"].push_back(SearchEntryJson(e));
+  j["counts"] = CountsJson(r.counts);
+  j["wall_time_s"] = r.wall_s;
+  j["configurations_per_s"] = ConfigsPerSecond(r);
+  j["processes"] = r.processes;
+  j["threads"] = r.threads;
+  j["assumptions"] = r.assumptions;
+  return j;
+}
+
+}  // namespace sextant

@@ -1,0 +1,95 @@
+#include "projection/step_time_estimate.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_library.h"
+#include "model/model_library.h"
+#include "projection/design_space.h"
+#include "projection/performance_model.h"
+
+namespace sextant {
+namespace {
+
+Job Base() {
+  Job job;
+  job.model = FindModel("llama3.1_70B")->spec;
+  job.cluster.gpu = *FindGpu("MI300X");
+  job.cluster.gpus_per_node = 8;
+  job.cluster.num_nodes = 4;
+  job.training.seq_length = 8192;
+  job.training.global_batch_size = 64;
+  job.training.overlap_grad_reduce = true;
+  job.training.overlap_param_gather = true;
+  return job;
+}
+
+Job At(int tp, int pp, int vpp, ScheduleKind schedule, bool dist_opt = true,
+       RecomputeGranularity rc = RecomputeGranularity::kNone) {
+  Candidate c;
+  c.tp = tp;
+  c.pp = pp;
+  c.vpp = vpp;
+  c.dp = 32 / (tp * pp);
+  c.etp = tp;
+  c.recompute = rc;
+  c.distributed_optimizer = dist_opt;
+  c.schedule = schedule;
+  return ApplyCandidate(Base(), c);
+}
+
+double Estimate(const Job& job, ScheduleKind kind) {
+  const auto comm = MakeCollectiveModel(job.cluster, "auto");
+  const ModelTimings t = ComputeModelTimings(job);
+  return EstimateIteration(job, kind, t, *comm, EfficiencyTable::Default(job.cluster.gpu),
+                           kInTrainingEfficiency)
+      .IterationSeconds();
+}
+
+TEST(StepTimeEstimateTest, LayerTimesDoNotDependOnPipelineOrDataParallelSizes) {
+  // The search computes layer times once per (TP, CP, EP, ETP, micro-batch, recompute).
+  const ModelTimings a = ComputeModelTimings(At(8, 1, 1, ScheduleKind::k1F1B));
+  const ModelTimings b = ComputeModelTimings(At(8, 4, 2, ScheduleKind::kInterleaved1F1B, false));
+  ASSERT_EQ(a.layers.size(), b.layers.size());
+  for (size_t i = 0; i < a.layers.size(); ++i) {
+    EXPECT_EQ(a.layers[i].forward_s, b.layers[i].forward_s);
+    EXPECT_EQ(a.layers[i].backward_input_s, b.layers[i].backward_input_s);
+    EXPECT_EQ(a.layers[i].backward_weight_s, b.layers[i].backward_weight_s);
+    EXPECT_EQ(a.layers[i].recompute_s, b.layers[i].recompute_s);
+  }
+  EXPECT_EQ(a.output.forward_s, b.output.forward_s);
+  EXPECT_EQ(a.embedding.backward_input_s, b.embedding.backward_input_s);
+}
+
+struct Case {
+  int tp, pp, vpp;
+  ScheduleKind schedule;
+  RecomputeGranularity recompute;
+};
+
+class EstimateVsSimulation : public testing::TestWithParam<Case> {};
+
+TEST_P(EstimateVsSimulation, WithinTenPercentOfTheFullProjection) {
+  const Case c = GetParam();
+  const Job job = At(c.tp, c.pp, c.vpp, c.schedule, true, c.recompute);
+  PerformanceOptions o;
+  o.scaling_nodes = {job.cluster.num_nodes};
+  const double full = ProjectPerformance(job, o).iteration_time_ms / 1e3;
+  const double estimate = Estimate(job, c.schedule);
+  EXPECT_NEAR(estimate / full, 1.0, 0.10) << "estimate " << estimate << " s, full " << full << " s";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schedules, EstimateVsSimulation,
+    testing::Values(Case{8, 1, 1, ScheduleKind::k1F1B, RecomputeGranularity::kNone},
+                    Case{8, 4, 1, ScheduleKind::k1F1B, RecomputeGranularity::kNone},
+                    Case{4, 8, 1, ScheduleKind::k1F1B, RecomputeGranularity::kFull},
+                    Case{8, 4, 5, ScheduleKind::kInterleaved1F1B, RecomputeGranularity::kNone},
+                    Case{8, 4, 1, ScheduleKind::kZeroBubbleH1, RecomputeGranularity::kSelective},
+                    Case{8, 4, 1, ScheduleKind::kZeroBubbleH2, RecomputeGranularity::kNone},
+                    Case{8, 4, 2, ScheduleKind::kZbvFormatted, RecomputeGranularity::kNone},
+                    Case{8, 4, 2, ScheduleKind::kDualPipeV, RecomputeGranularity::kNone}));
+
+}  // namespace
+}  // namespace sextant
