@@ -40,6 +40,9 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
       ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
   cmd->add_option("--memory-safety-margin", o.memory_safety_margin, "benchmark-mode margin");
   cmd->add_option("--gemm-backend", o.gemm_backend, "GEMM cost model (analytical)");
+  cmd->add_option("--gemm-timings", o.gemm_timings,
+                  "measured GEMMs (CSV m,n,k,dtype,time_us[,batch] or JSON) that re-fit the "
+                  "GPU's GEMM efficiency before projecting");
   cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
   cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz, "clock override for compute peaks");
   cmd->add_option("--pipeline-schedule-algorithm", o.schedule, "pipeline schedule")

@@ -56,10 +56,11 @@ bool UsesCudnnAttentionOnHopper(const Job& job) {
   return hopper_or_later && cudnn && job.training.flash_attention;
 }
 
-ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration) {
+ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
+                                 const EfficiencyTable* gemm_table) {
   const double eff = calibration.in_training_efficiency;
   const auto collectives = MakeCollectiveModel(job.cluster, "auto");
-  EfficiencyTable table = EfficiencyTable::Default(job.cluster.gpu);
+  EfficiencyTable table = gemm_table ? *gemm_table : EfficiencyTable::Default(job.cluster.gpu);
   if (UsesCudnnAttentionOnHopper(job)) {
     // FlashAttention-3 reaches ~75% of the BF16 peak forward and ~50% backward on H100 (Shah
     // et al. 2024, arXiv 2407.08608, §4.1); cuDNN's kernels of the same era reach a fitted

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/efficiency_table.h"
 #include "job/job.h"
 
 namespace sextant {
@@ -60,6 +61,9 @@ struct Calibration {
 // NVIDIA Hopper or later GPU (the kernels kCudnnAttentionScale describes).
 bool UsesCudnnAttentionOnHopper(const Job& job);
 
-ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration = {});
+// `gemm_table`, when given, replaces the GPU's default efficiency table (e.g. one calibrated
+// from measured GEMMs); the attention adjustments for the framework still apply.
+ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration = {},
+                                 const EfficiencyTable* gemm_table = nullptr);
 
 }  // namespace sextant

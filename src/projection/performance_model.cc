@@ -227,7 +227,8 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   if (m < 1) ThrowUserError("the global batch gives no micro-batch to each data-parallel rank");
 
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
-  const ModelTimings timings = ComputeModelTimings(job, options.calibration);
+  const ModelTimings timings =
+      ComputeModelTimings(job, options.calibration, options.gemm_table.get());
   const bool compare_all = options.schedule == "all" || job.training.pipeline_schedule == "all";
   const ScheduleKind chosen =
       compare_all ? (job.parallel.vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B)
@@ -396,6 +397,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         inner.schedule = compare_all ? "" : options.schedule;
         inner.scaling_nodes = {n};
         inner.calibration = options.calibration;
+        inner.gemm_table = options.gemm_table;
         const PerformanceReport sr = ProjectPerformance(scaled, inner);
         sp.dp = scaled.parallel.dp;
         sp.micro_batches = sr.micro_batches;

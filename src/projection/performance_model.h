@@ -4,6 +4,7 @@
 // Layer times come from the analytical cost models; the pipeline from the event simulator.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +76,8 @@ struct PerformanceOptions {
   std::string schedule;            // empty/"auto": the job's, else interleaved when VPP > 1
   std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 4x the job's nodes
   Calibration calibration;         // fitted constants, see layer_timing.h
+  // Efficiency table calibrated from measured GEMMs (--gemm-timings); null = the GPU's default.
+  std::shared_ptr<const EfficiencyTable> gemm_table;
 };
 
 // The schedule a job runs: `requested` (a --pipeline-schedule-algorithm name), else the job's,

@@ -18,6 +18,7 @@ struct ProjectionOptions {
   std::string memory_mode = "simulate";
   double memory_safety_margin = 0.05;
   std::string gemm_backend = "analytical";
+  std::string gemm_timings;  // measured GEMMs (CSV/JSON) that re-fit the GEMM efficiency table
   std::string gpu_arch;
   double gpu_clock_mhz = 0;
   std::string schedule;  // empty = from the config, else auto

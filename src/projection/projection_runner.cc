@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cost/gemm_model.h"
 #include "memory/memory_report.h"
 #include "pipeline/chrome_trace_export.h"
 #include "pipeline/pipeline_simulator.h"
@@ -73,10 +74,27 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
   }
 }
 
-PerformanceOptions ToPerformanceOptions(const ProjectionOptions& o) {
+// --gemm-timings: the GPU's GEMM efficiency table re-fitted on measured GEMMs (cost/gemm_model.h
+// CalibrateGemmEfficiency); the fit's error before and after goes to the assumptions.
+PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
   PerformanceOptions p;
   p.schedule = o.schedule == "auto" ? "" : o.schedule;
+  if (!o.gemm_timings.empty()) {
+    const std::vector<GemmMeasurement> measured = ReadGemmMeasurements(o.gemm_timings);
+    const CalibrationResult fit = CalibrateGemmEfficiency(
+        job.cluster.gpu, EfficiencyTable::Default(job.cluster.gpu), measured);
+    auto table = std::make_shared<EfficiencyTable>(fit.table);
+    table->set_source(
+        fmt::format("{} table calibrated on {} GEMMs from {} (model error {:.1f}% -> {:.1f}%)",
+                    job.cluster.gpu.name, measured.size(), o.gemm_timings, fit.mape_before * 100,
+                    fit.mape_after * 100));
+    p.gemm_table = std::move(table);
+  }
   return p;
+}
+
+void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
+  if (p.gemm_table) r.assumptions.push_back("GEMM efficiency: " + p.gemm_table->source());
 }
 
 }  // namespace
@@ -95,7 +113,9 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
 void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
   CheckModes(options);
   const Job j = WithSchedule(job, options);
-  const PerformanceReport perf = ProjectPerformance(j, ToPerformanceOptions(options));
+  const PerformanceOptions po = ToPerformanceOptions(j, options);
+  PerformanceReport perf = ProjectPerformance(j, po);
+  AddGemmNote(po, perf);
   WriteExports(perf, j, options);
   if (options.json) {
     out << PerformanceReportJson(perf).dump(2) << "\n";
@@ -107,7 +127,9 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
 void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out) {
   CheckModes(options);
   Job j = WithSchedule(job, options);
-  const PerformanceReport perf = ProjectPerformance(j, ToPerformanceOptions(options));
+  const PerformanceOptions po = ToPerformanceOptions(j, options);
+  PerformanceReport perf = ProjectPerformance(j, po);
+  AddGemmNote(po, perf);
   WriteExports(perf, j, options);
   // Memory at the same shape and schedule the performance projection chose, with its
   // simulated in-flight activations.
