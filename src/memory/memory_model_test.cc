@@ -227,7 +227,8 @@ TEST(MemoryModelTest, VerdictAgainstCapacity) {
 TEST(MemoryModelTest, LossTransientPerFramework) {
   Job job = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
   auto transient = [](const Job& j) {
-    for (const auto& part : ProjectMemory(j).stages.back().activation_parts) {
+    const MemoryReport report = ProjectMemory(j);
+    for (const auto& part : report.stages.back().activation_parts) {
       if (part.name == "loss transient") return part.bytes;
     }
     return int64_t{-1};
