@@ -69,6 +69,16 @@ ScheduleKind ParseScheduleKind(std::string_view name) {
   ThrowUserError(fmt::format("unknown pipeline schedule '{}' (known: {}, all)", name, known));
 }
 
+StagePlacement PlacementOf(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::kZbvFormatted:
+    case ScheduleKind::kZbvGreedyHalf:
+    case ScheduleKind::kZbvGreedyMin:
+    case ScheduleKind::kDualPipeV: return StagePlacement::kVShape;
+    default: return StagePlacement::kInterleaved;
+  }
+}
+
 bool SplitsBackward(ScheduleKind kind) {
   switch (kind) {
     case ScheduleKind::kGPipe:

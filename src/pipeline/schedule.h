@@ -59,6 +59,8 @@ std::string_view ScheduleKindName(ScheduleKind kind);
 ScheduleKind ParseScheduleKind(std::string_view name);
 // True when the schedule runs separate B and W operations.
 bool SplitsBackward(ScheduleKind kind);
+// How the schedule places model chunks: V shape for ZBV and DualPipeV, interleaved otherwise.
+StagePlacement PlacementOf(ScheduleKind kind);
 
 // The size of the problem a generator is asked to schedule.
 struct PipelineShape {

@@ -38,6 +38,16 @@ std::string ErrorOf(ScheduleKind kind, PipelineShape shape) {
   return "";
 }
 
+// Only the V-shape schedules place a rank's two chunks at both ends of the stage chain.
+TEST(ScheduleKindTest, PlacementOfEachSchedule) {
+  for (ScheduleKind k : AllScheduleKinds()) {
+    const bool v = k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
+                   k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
+    EXPECT_EQ(PlacementOf(k), v ? StagePlacement::kVShape : StagePlacement::kInterleaved)
+        << ScheduleKindName(k);
+  }
+}
+
 TEST(ScheduleGeneratorsTest, OneFOneBOrder) {
   const Schedule s = MakeOneFOneBSchedule({2, 1, 3});
   EXPECT_THAT(s.ops_per_rank[0],

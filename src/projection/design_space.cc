@@ -23,11 +23,6 @@ bool Offers(const DesignSpace& space, ScheduleKind k) {
   return std::find(space.schedules.begin(), space.schedules.end(), k) != space.schedules.end();
 }
 
-bool IsVShape(ScheduleKind k) {
-  return k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
-         k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
-}
-
 // Schedules a (PP, VPP) point runs, in the space's order.
 std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp) {
   std::vector<ScheduleKind> out;
@@ -37,8 +32,8 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
   }
   for (ScheduleKind k : space.schedules) {
     const bool interleaved = k == ScheduleKind::kInterleaved1F1B;
-    if (vpp == 1 && !interleaved && !IsVShape(k)) out.push_back(k);
-    if (vpp == 2 && IsVShape(k)) out.push_back(k);
+    if (vpp == 1 && !interleaved && PlacementOf(k) != StagePlacement::kVShape) out.push_back(k);
+    if (vpp == 2 && PlacementOf(k) == StagePlacement::kVShape) out.push_back(k);
     if (vpp > 1 && interleaved) out.push_back(k);
   }
   return out;

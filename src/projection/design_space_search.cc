@@ -28,11 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool IsVShape(ScheduleKind k) {
-  return k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
-         k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
-}
-
 // Total order on candidates, the last tie-breaker: results do not depend on how the work was
 // split over threads or processes.
 auto Key(const Candidate& c) {
@@ -50,7 +45,8 @@ struct ScheduleShape {
 };
 
 ScheduleShape ShapeOf(const Candidate& c, int64_t micro_batches) {
-  return {c.schedule, c.pp, IsVShape(c.schedule) ? 2 : c.vpp, micro_batches};
+  return {c.schedule, c.pp, PlacementOf(c.schedule) == StagePlacement::kVShape ? 2 : c.vpp,
+          micro_batches};
 }
 
 struct Partial {
@@ -129,9 +125,10 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
     }
     const int64_t m = job.training.NumMicroBatches(c.dp);
     if (!ctx.runnable.at(ShapeOf(c, m))) {
-      NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
-                                   ScheduleKindName(c.schedule), c.pp,
-                                   IsVShape(c.schedule) ? 2 : c.vpp, m));
+      NoteInvalid(out,
+                  fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
+                              ScheduleKindName(c.schedule), c.pp,
+                              PlacementOf(c.schedule) == StagePlacement::kVShape ? 2 : c.vpp, m));
       continue;
     }
     SearchEntry entry;

@@ -30,13 +30,6 @@ ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
 
 namespace {
 
-StagePlacement PlacementFor(ScheduleKind k) {
-  return (k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
-          k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV)
-             ? StagePlacement::kVShape
-             : StagePlacement::kInterleaved;
-}
-
 // Bytes handed from one pipeline stage to the next for one micro-batch: the hidden state,
 // sequence-sharded under SP (Megatron scatters it before the send) and split by CP.
 int64_t BoundaryBytes(const Job& job) {
@@ -54,8 +47,8 @@ struct StagedCosts {
 
 StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind kind,
                             const CollectiveModel& comm) {
-  const StageShape shape = PlacementFor(kind) == StagePlacement::kVShape ? StageShape::kVShape
-                                                                         : StageShape::kInterleaved;
+  const StageShape shape =
+      PlacementOf(kind) == StagePlacement::kVShape ? StageShape::kVShape : StageShape::kInterleaved;
   ParallelPlan plan = job.parallel;
   if (shape == StageShape::kVShape) plan.vpp = 2;
   const auto stages = PlaceLayers(job.model, plan, shape);
@@ -233,7 +226,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   const ScheduleKind chosen =
       compare_all ? (job.parallel.vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B)
                   : ChooseSchedule(job, options.schedule);
-  if (job.parallel.vpp > 1 && PlacementFor(chosen) == StagePlacement::kInterleaved &&
+  if (job.parallel.vpp > 1 && PlacementOf(chosen) == StagePlacement::kInterleaved &&
       chosen != ScheduleKind::kInterleaved1F1B) {
     ThrowUserError(fmt::format("schedule {} runs one model chunk per rank, but VPP is {}",
                                ScheduleKindName(chosen), job.parallel.vpp));
@@ -247,7 +240,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
                      StagedCosts& staged) {
     staged = BuildStageCosts(job, timings, kind, *comm);
     PipelineShape shape{job.parallel.pp,
-                        PlacementFor(kind) == StagePlacement::kVShape ? 2 : job.parallel.vpp,
+                        PlacementOf(kind) == StagePlacement::kVShape ? 2 : job.parallel.vpp,
                         static_cast<int>(m)};
     if (kind == ScheduleKind::kZeroBubbleHeuristic) {
       const int limit = ZeroBubbleInFlightLimit(job);
@@ -349,7 +342,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       sr.schedule = std::string(ScheduleKindName(k));
       try {
         if (job.parallel.vpp > 1 && k != ScheduleKind::kInterleaved1F1B &&
-            PlacementFor(k) == StagePlacement::kInterleaved) {
+            PlacementOf(k) == StagePlacement::kInterleaved) {
           ThrowUserError("needs VPP 1");
         }
         if (k == ScheduleKind::kInterleaved1F1B && job.parallel.vpp < 2) {

@@ -43,9 +43,7 @@ void CheckModes(const ProjectionOptions& o) {
 InFlightTable SimulatedInFlight(const Job& job) {
   const std::string& name = job.training.pipeline_schedule;
   const ScheduleKind kind = ChooseSchedule(job, name == "all" ? "auto" : name);
-  const bool v_shape = kind == ScheduleKind::kZbvFormatted ||
-                       kind == ScheduleKind::kZbvGreedyHalf ||
-                       kind == ScheduleKind::kZbvGreedyMin || kind == ScheduleKind::kDualPipeV;
+  const bool v_shape = PlacementOf(kind) == StagePlacement::kVShape;
   PipelineShape shape{job.parallel.pp, v_shape ? 2 : job.parallel.vpp,
                       static_cast<int>(job.training.NumMicroBatches(job.parallel.dp))};
   const PipelineCosts costs =

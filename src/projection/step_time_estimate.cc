@@ -12,11 +12,6 @@
 namespace sextant {
 namespace {
 
-bool IsVShape(ScheduleKind k) {
-  return k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
-         k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
-}
-
 struct StageSum {
   int rank = 0;
   double f = 0, r = 0, b = 0, w = 0;
@@ -84,7 +79,7 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
                                const CollectiveModel& comm, const EfficiencyTable& table,
                                double in_training_efficiency) {
   const ParallelPlan& plan = job.parallel;
-  const bool v_shape = IsVShape(schedule);
+  const bool v_shape = PlacementOf(schedule) == StagePlacement::kVShape;
   ParallelPlan placed = plan;
   if (v_shape) placed.vpp = 2;
   const auto stages =
