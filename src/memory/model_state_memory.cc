@@ -53,6 +53,20 @@ PerParam BytesPerParam(const Job& job, int shards) {
 
 int DenseOptimizerShards(const ParallelPlan& plan) { return std::max(1, plan.dp * plan.cp); }
 
+int64_t OptimizerParamsPerGpu(const Job& job) {
+  int64_t most = 0;
+  for (int r = 0; r < job.parallel.pp; ++r) {
+    const RankParams p = ParamsOnRank(job.model, job.parallel, r);
+    int64_t owned = p.Total();
+    if (job.parallel.distributed_optimizer || job.parallel.fsdp2) {
+      owned = p.dense / DenseOptimizerShards(job.parallel) +
+              p.expert / job.parallel.ExpertDataParallel();
+    }
+    most = std::max(most, owned);
+  }
+  return most;
+}
+
 ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params) {
   const PerParam dense = BytesPerParam(job, DenseOptimizerShards(job.parallel));
   const PerParam expert = BytesPerParam(job, job.parallel.ExpertDataParallel());

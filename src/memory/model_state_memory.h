@@ -29,6 +29,10 @@ struct ModelStateMemory {
 // and shards the distributed optimizer over the combined data+context parallel group).
 int DenseOptimizerShards(const ParallelPlan& plan);
 
+// Parameters the optimizer step updates on one GPU of the busiest pipeline rank: its shard
+// under the distributed optimizer or FSDP2, everything it holds otherwise.
+int64_t OptimizerParamsPerGpu(const Job& job);
+
 ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params);
 
 // Bytes per parameter for reporting ("18", "6 + 12/8 = 7.5").

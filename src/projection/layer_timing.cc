@@ -94,19 +94,7 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   out.embedding = ToTiming(model.Embedding(), false, eff);
   out.output = ToTiming(model.OutputHead(), false, eff);
   if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false, eff);
-  // The optimizer updates what this GPU owns: its shard under the distributed optimizer or
-  // FSDP2, everything it holds otherwise. The largest pipeline rank decides.
-  int64_t most = 0;
-  for (int r = 0; r < job.parallel.pp; ++r) {
-    const RankParams p = ParamsOnRank(job.model, job.parallel, r);
-    int64_t owned = p.Total();
-    if (job.parallel.distributed_optimizer || job.parallel.fsdp2) {
-      owned = p.dense / DenseOptimizerShards(job.parallel) +
-              p.expert / job.parallel.ExpertDataParallel();
-    }
-    most = std::max(most, owned);
-  }
-  out.optimizer_step_s = model.OptimizerStep(most).seconds / eff;
+  out.optimizer_step_s = model.OptimizerStep(OptimizerParamsPerGpu(job)).seconds / eff;
   out.assumptions.push_back(fmt::format(
       "layer times: analytical GEMM (tile/wave quantisation, roofline), flash-attention and "
       "memory-bound models with the {} efficiency table; kernels run at {:.0f}% of their "

@@ -13,6 +13,7 @@
 #include "model/flop_count.h"
 #include "parallel/sharding.h"
 #include "pipeline/schedule_generators.h"
+#include "projection/iteration_communication.h"
 #include "projection/zero_bubble_memory_limit.h"
 #include "report/console_table.h"
 #include "util/error.h"
@@ -29,14 +30,6 @@ ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
 }
 
 namespace {
-
-// Bytes handed from one pipeline stage to the next for one micro-batch: the hidden state,
-// sequence-sharded under SP (Megatron scatters it before the send) and split by CP.
-int64_t BoundaryBytes(const Job& job) {
-  const int64_t tokens = TokensPerRank(job);
-  const int64_t sp = job.parallel.sequence_parallel ? job.parallel.tp : 1;
-  return 2 * tokens * job.model.hidden_size / std::max<int64_t>(1, sp);
-}
 
 struct StagedCosts {
   PipelineCosts costs;
@@ -93,81 +86,8 @@ StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind 
     out.backward_last.push_back(c.backward_input_s + c.backward_weight_s);
     out.forward.push_back(c.forward_s);
   }
-  const CommGroup pp_group = GroupFor(ParallelDim::kPP, job.parallel, job.cluster.gpus_per_node);
-  if (job.parallel.pp > 1) {
-    // Adjacent pipeline ranks are one PP "hop" apart; the group tells whether they share a node.
-    CommGroup pair{2, pp_group.ranks_per_node >= 2 ? 2 : 1};
-    out.costs.p2p_s = {comm.Time(Collective::kSendRecv, BoundaryBytes(job), pair)};
-  }
+  if (job.parallel.pp > 1) out.costs.p2p_s = {PipelineHandoffSeconds(job, comm)};
   out.costs.p2p_overlaps_compute = true;
-  return out;
-}
-
-struct DataParallelCost {
-  double total_s = 0;
-  double exposed_s = 0;
-  std::string how;
-};
-
-// Gradient reduction and parameter gathering over the data-parallel group (Megatron DDP /
-// distributed optimizer: reduce-scatter FP32 grads + all-gather BF16 params; plain DDP:
-// all-reduce; FSDP2: per-layer all-gather in forward and backward + reduce-scatter).
-DataParallelCost DataParallelTime(const Job& job, const RankParams& params,
-                                  const CollectiveModel& comm, double backward_window_s,
-                                  double forward_window_s, const ModelTimings& t,
-                                  int64_t micro_batches) {
-  DataParallelCost out;
-  const ParallelPlan& p = job.parallel;
-  const int dp_cp = p.dp * p.cp;
-  CommGroup dense = GroupFor(ParallelDim::kDP, p, job.cluster.gpus_per_node);
-  dense.size = dp_cp;
-  CommGroup expert = GroupFor(ParallelDim::kExpertDP, p, job.cluster.gpus_per_node);
-  const double grad_bytes = DTypeBytes(job.training.precision.main_grads);
-  const double param_bytes = DTypeBytes(job.training.precision.params);
-  auto reduce = [&](int64_t n, const CommGroup& g) {
-    if (g.size <= 1 || n == 0) return std::pair<double, double>{0, 0};
-    if (p.distributed_optimizer || p.fsdp2) {
-      return std::pair<double, double>{
-          comm.Time(Collective::kReduceScatter, static_cast<int64_t>(n * grad_bytes), g),
-          comm.Time(Collective::kAllGather, static_cast<int64_t>(n * param_bytes), g)};
-    }
-    return std::pair<double, double>{
-        comm.Time(Collective::kAllReduce, static_cast<int64_t>(n * grad_bytes), g), 0.0};
-  };
-  if (p.fsdp2) {
-    // Per layer and micro-batch: all-gather before forward and again before backward,
-    // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
-    const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(t.layers.size()));
-    const int64_t per_layer = params.Total() / layers;
-    const double ag =
-        comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
-    const double rs =
-        comm.Time(Collective::kReduceScatter, static_cast<int64_t>(per_layer * grad_bytes), dense);
-    double exposed = ag;  // the first layer's gather cannot be hidden
-    for (const auto& l : t.layers) {
-      exposed += std::max(0.0, ag - l.forward_s) + std::max(0.0, ag + rs - l.Backward());
-    }
-    out.total_s = (2 * ag + rs) * layers * micro_batches;
-    out.exposed_s = exposed * micro_batches;
-    out.how = "FSDP2: per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
-    return out;
-  }
-  const auto [dense_rs, dense_ag] = reduce(params.dense, dense);
-  const auto [exp_rs, exp_ag] = reduce(params.expert, expert);
-  const double rs = dense_rs + exp_rs, ag = dense_ag + exp_ag;
-  out.total_s = rs + ag;
-  // Megatron's DDP buckets (at least 40M parameters each): with overlap, only what does not
-  // fit under the last micro-batch's backward, and at least the final bucket, is exposed.
-  const double buckets = std::max(1.0, std::ceil(params.Total() / 40e6));
-  const double exposed_rs =
-      job.training.overlap_grad_reduce ? std::max(rs / buckets, rs - backward_window_s) : rs;
-  const double exposed_ag =
-      job.training.overlap_param_gather ? std::max(ag / buckets, ag - forward_window_s) : ag;
-  out.exposed_s = exposed_rs + exposed_ag;
-  out.how = p.distributed_optimizer
-                ? "distributed optimizer: reduce-scatter grads + all-gather params"
-                : "all-reduce of gradients";
-  if (job.training.overlap_grad_reduce) out.how += ", overlapped with backward";
   return out;
 }
 
@@ -266,7 +186,6 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   for (const auto& rk : r.simulation.ranks) {
     if (rk.end_s > crit->end_s) crit = &rk;
   }
-  const RankParams params0 = ParamsOnRank(job.model, job.parallel, 0);
   double bwd_window = 0, fwd_window = 0;
   for (size_t s = 0; s < staged.backward_last.size(); ++s) {
     if (r.schedule_ops.RankOfStage(static_cast<int>(s)) == 0) {
@@ -274,8 +193,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       fwd_window += staged.forward[s];
     }
   }
-  const DataParallelCost dp =
-      DataParallelTime(job, params0, *comm, bwd_window, fwd_window, timings, m);
+  const DataParallelCost dp = DataParallelTime(job, *comm, bwd_window, fwd_window, timings, m);
   const double step = r.simulation.step_time_s;
   const double iteration = step + dp.exposed_s + timings.optimizer_step_s;
   r.iteration_time_ms = iteration * 1e3;

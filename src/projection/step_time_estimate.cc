@@ -1,13 +1,12 @@
 #include "projection/step_time_estimate.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "cost/optimizer_cost.h"
-#include "memory/activation_memory.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
+#include "projection/iteration_communication.h"
 
 namespace sextant {
 namespace {
@@ -23,54 +22,6 @@ void Add(StageSum& s, const PieceTiming& p) {
   s.r += p.recompute_s;
   s.b += p.backward_input_s;
   s.w += p.backward_weight_s;
-}
-
-// The same collectives and overlap rules as the full projection's data-parallel cost
-// (performance_model.cc) for Megatron DDP and the distributed optimizer.
-double ExposedDataParallel(const Job& job, const CollectiveModel& comm, double backward_window_s,
-                           double forward_window_s) {
-  const ParallelPlan& p = job.parallel;
-  const RankParams params = ParamsOnRank(job.model, p, 0);
-  CommGroup dense = GroupFor(ParallelDim::kDP, p, job.cluster.gpus_per_node);
-  dense.size = p.dp * p.cp;
-  const CommGroup expert = GroupFor(ParallelDim::kExpertDP, p, job.cluster.gpus_per_node);
-  const double grad_bytes = DTypeBytes(job.training.precision.main_grads);
-  const double param_bytes = DTypeBytes(job.training.precision.params);
-  double rs = 0, ag = 0;
-  for (auto [n, group] :
-       {std::pair<int64_t, CommGroup>{params.dense, dense}, {params.expert, expert}}) {
-    if (group.size <= 1 || n == 0) continue;
-    if (p.distributed_optimizer) {
-      rs += comm.Time(Collective::kReduceScatter, static_cast<int64_t>(n * grad_bytes), group);
-      ag += comm.Time(Collective::kAllGather, static_cast<int64_t>(n * param_bytes), group);
-    } else {
-      rs += comm.Time(Collective::kAllReduce, static_cast<int64_t>(n * grad_bytes), group);
-    }
-  }
-  const double buckets = std::max(1.0, std::ceil(params.Total() / 40e6));
-  const double exposed_rs =
-      job.training.overlap_grad_reduce ? std::max(rs / buckets, rs - backward_window_s) : rs;
-  const double exposed_ag =
-      job.training.overlap_param_gather ? std::max(ag / buckets, ag - forward_window_s) : ag;
-  return exposed_rs + exposed_ag;
-}
-
-// What ComputeModelTimings charges for the optimizer, for this job's PP and sharding.
-double OptimizerSeconds(const Job& job, const EfficiencyTable& table, double eff) {
-  int64_t most = 0;
-  for (int r = 0; r < job.parallel.pp; ++r) {
-    const RankParams p = ParamsOnRank(job.model, job.parallel, r);
-    int64_t owned = p.Total();
-    if (job.parallel.distributed_optimizer || job.parallel.fsdp2) {
-      owned = p.dense / DenseOptimizerShards(job.parallel) +
-              p.expert / job.parallel.ExpertDataParallel();
-    }
-    most = std::max(most, owned);
-  }
-  return OptimizerStepCost(job.cluster.gpu, table, job.training.precision, job.training.optimizer,
-                           most)
-             .seconds /
-         eff;
 }
 
 }  // namespace
@@ -137,14 +88,8 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
     case ScheduleKind::kGPipe:
     case ScheduleKind::k1F1B: step = stage_total + (m - 1) * slowest_stage; break;
   }
-  if (pp > 1) {
-    // One micro-batch's hidden state between neighbouring ranks, as the full projection sends it.
-    const int64_t sp = plan.sequence_parallel ? plan.tp : 1;
-    const int64_t bytes = 2 * TokensPerRank(job) * job.model.hidden_size / std::max<int64_t>(1, sp);
-    const CommGroup pp_group = GroupFor(ParallelDim::kPP, plan, job.cluster.gpus_per_node);
-    const CommGroup pair{2, pp_group.ranks_per_node >= 2 ? 2 : 1};
-    step += 2 * fill * comm.Time(Collective::kSendRecv, bytes, pair);
-  }
+  // The fill and the drain each cross PP - 1 hand-offs, as the full projection sends them.
+  step += 2 * fill * PipelineHandoffSeconds(job, comm);
 
   double backward_window = 0, forward_window = 0;
   for (const StageSum& s : sums) {
@@ -154,8 +99,14 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
   }
   StepEstimate out;
   out.step_s = step;
-  out.dp_exposed_s = ExposedDataParallel(job, comm, backward_window, forward_window);
-  out.optimizer_s = OptimizerSeconds(job, table, in_training_efficiency);
+  out.dp_exposed_s = DataParallelTime(job, comm, backward_window, forward_window, timings,
+                                      job.training.NumMicroBatches(plan.dp))
+                         .exposed_s;
+  // `timings` may come from another PP / sharding: the optimizer step is charged for this one.
+  out.optimizer_s = OptimizerStepCost(job.cluster.gpu, table, job.training.precision,
+                                      job.training.optimizer, OptimizerParamsPerGpu(job))
+                        .seconds /
+                    in_training_efficiency;
   return out;
 }
 

@@ -1,0 +1,86 @@
+#include "projection/iteration_communication.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "memory/activation_memory.h"
+#include "parallel/sharding.h"
+#include "util/dtype.h"
+
+namespace sextant {
+
+DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
+                                  double backward_window_s, double forward_window_s,
+                                  const ModelTimings& t, int64_t micro_batches) {
+  DataParallelCost out;
+  const ParallelPlan& p = job.parallel;
+  const RankParams params = ParamsOnRank(job.model, p, 0);
+  const int dp_cp = p.dp * p.cp;
+  CommGroup dense = GroupFor(ParallelDim::kDP, p, job.cluster.gpus_per_node);
+  dense.size = dp_cp;
+  CommGroup expert = GroupFor(ParallelDim::kExpertDP, p, job.cluster.gpus_per_node);
+  const double grad_bytes = DTypeBytes(job.training.precision.main_grads);
+  const double param_bytes = DTypeBytes(job.training.precision.params);
+  auto reduce = [&](int64_t n, const CommGroup& g) {
+    if (g.size <= 1 || n == 0) return std::pair<double, double>{0, 0};
+    if (p.distributed_optimizer || p.fsdp2) {
+      return std::pair<double, double>{
+          comm.Time(Collective::kReduceScatter, static_cast<int64_t>(n * grad_bytes), g),
+          comm.Time(Collective::kAllGather, static_cast<int64_t>(n * param_bytes), g)};
+    }
+    return std::pair<double, double>{
+        comm.Time(Collective::kAllReduce, static_cast<int64_t>(n * grad_bytes), g), 0.0};
+  };
+  if (p.fsdp2) {
+    // Per layer and micro-batch: all-gather before forward and again before backward,
+    // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
+    const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(t.layers.size()));
+    const int64_t per_layer = params.Total() / layers;
+    const double ag =
+        comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
+    const double rs =
+        comm.Time(Collective::kReduceScatter, static_cast<int64_t>(per_layer * grad_bytes), dense);
+    double exposed = ag;  // the first layer's gather cannot be hidden
+    for (const auto& l : t.layers) {
+      exposed += std::max(0.0, ag - l.forward_s) + std::max(0.0, ag + rs - l.Backward());
+    }
+    out.total_s = (2 * ag + rs) * layers * micro_batches;
+    out.exposed_s = exposed * micro_batches;
+    out.how = "FSDP2: per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
+    return out;
+  }
+  const auto [dense_rs, dense_ag] = reduce(params.dense, dense);
+  const auto [exp_rs, exp_ag] = reduce(params.expert, expert);
+  const double rs = dense_rs + exp_rs, ag = dense_ag + exp_ag;
+  out.total_s = rs + ag;
+  // Megatron's DDP buckets (at least 40M parameters each): with overlap, only what does not
+  // fit under the last micro-batch's backward, and at least the final bucket, is exposed.
+  const double buckets = std::max(1.0, std::ceil(params.Total() / 40e6));
+  const double exposed_rs =
+      job.training.overlap_grad_reduce ? std::max(rs / buckets, rs - backward_window_s) : rs;
+  const double exposed_ag =
+      job.training.overlap_param_gather ? std::max(ag / buckets, ag - forward_window_s) : ag;
+  out.exposed_s = exposed_rs + exposed_ag;
+  out.how = p.distributed_optimizer
+                ? "distributed optimizer: reduce-scatter grads + all-gather params"
+                : "all-reduce of gradients";
+  if (job.training.overlap_grad_reduce) out.how += ", overlapped with backward";
+  return out;
+}
+
+int64_t PipelineHandoffBytes(const Job& job) {
+  const int64_t tokens = TokensPerRank(job);
+  const int64_t sp = job.parallel.sequence_parallel ? job.parallel.tp : 1;
+  return 2 * tokens * job.model.hidden_size / std::max<int64_t>(1, sp);
+}
+
+double PipelineHandoffSeconds(const Job& job, const CollectiveModel& comm) {
+  if (job.parallel.pp <= 1) return 0.0;
+  // Adjacent pipeline ranks are one PP "hop" apart; the group tells whether they share a node.
+  const CommGroup pp_group = GroupFor(ParallelDim::kPP, job.parallel, job.cluster.gpus_per_node);
+  const CommGroup pair{2, pp_group.ranks_per_node >= 2 ? 2 : 1};
+  return comm.Time(Collective::kSendRecv, PipelineHandoffBytes(job), pair);
+}
+
+}  // namespace sextant
