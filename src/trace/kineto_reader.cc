@@ -216,12 +216,8 @@ class KinetoParser {
 
   // Returns normally when the whole document was read; throws ParseFailure otherwise.
   void Parse(std::string_view text, bool* saw_trace_events) {
-    od::parser& parser = parser_;
     od::document doc;
-    auto padded = simdjson::padded_string_view(text.data(), text.size(),
-                                               text.size() + InputText::kInputPadding);
-    Check(parser.iterate(padded).get(doc), text.data());
-    doc_ = &doc;
+    Open(text, doc);
     od::json_type type;
     Check(doc.type().get(type), text.data());
     if (type == od::json_type::array) {
@@ -258,6 +254,15 @@ class KinetoParser {
     doc_ = nullptr;
   }
 
+  // Starts simdjson on `text` in place (the input keeps kInputPadding readable bytes past its
+  // end) and makes `doc` the document locations are reported against.
+  void Open(std::string_view text, od::document& doc) {
+    auto padded = simdjson::padded_string_view(text.data(), text.size(),
+                                               text.size() + InputText::kInputPadding);
+    Check(parser_.iterate(padded).get(doc), text.data());
+    doc_ = &doc;
+  }
+
   void FinishFlows() {
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
@@ -283,12 +288,8 @@ class KinetoParser {
   // after the event array: the caller does not know where the array closes). Returns the
   // offset in `text` just past the array's closing bracket.
   size_t ParseEventArray(std::string_view text) {
-    od::parser& parser = parser_;
     od::document doc;
-    auto padded = simdjson::padded_string_view(text.data(), text.size(),
-                                               text.size() + InputText::kInputPadding);
-    Check(parser.iterate(padded).get(doc), text.data());
-    doc_ = &doc;
+    Open(text, doc);
     od::array events;
     Check(doc.get_array().get(events), text.data());
     ParseEvents(events);
