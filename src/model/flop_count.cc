@@ -33,9 +33,8 @@ double AttentionMacsPerToken(const ModelSpec& m, int64_t layer, double s) {
 }
 
 struct LayerCounts {
-  double dense = 0;      // dense-MLP layers, MTP blocks included
-  double moe = 0;        // MoE layers, MTP blocks included
-  double attention = 0;  // attention blocks: L + MTP
+  double dense = 0;  // dense-MLP layers, MTP blocks included
+  double moe = 0;    // MoE layers, MTP blocks included
 };
 
 LayerCounts CountLayers(const ModelSpec& m) {
@@ -47,7 +46,6 @@ LayerCounts CountLayers(const ModelSpec& m) {
   // Megatron builds each MTP block like the last decoder layer.
   const bool last_is_moe = m.num_layers > 0 && m.IsMoeLayer(m.num_layers - 1);
   (last_is_moe ? c.moe : c.dense) += mtp;
-  c.attention = static_cast<double>(m.num_layers) + mtp;
   return c;
 }
 
