@@ -9,7 +9,8 @@ Every declared DEP must be included by some library file (else the dependency is
 dependency used only by tests belongs in TEST_DEPS), and the DEPS graph must be acyclic.
 
 Exit status 0 when the tree is clean, 1 with one line per problem otherwise.
---markdown prints the dependency list, bottom layer first, for docs/ARCHITECTURE.md.
+--markdown prints the dependency list, bottom layer first, and --diagram the same edges as a
+matrix, top layer first; docs/ARCHITECTURE.md holds both (tests/layering checks they match).
 """
 
 import argparse
@@ -112,6 +113,22 @@ def layer_order(areas):
     return sorted(areas, key=lambda n: (level(n), n))
 
 
+def diagram(areas):
+    """Dependency matrix: row depends on column where marked; names read down the columns."""
+    order = list(reversed(layer_order(areas)))
+    width = max(map(len, order))
+    lines = []
+    for i in range(width):
+        heads = "".join(f" {name.rjust(width)[i]} " for name in order)
+        lines.append((" " * (width + 1) + heads).rstrip())
+    for row in order:
+        cells = "".join(
+            " ■ " if col == row else (" x " if col in areas[row].deps else " · ") for col in order
+        )
+        lines.append((row.ljust(width + 1) + cells).rstrip())
+    return lines
+
+
 def check(root):
     src = os.path.join(root, "src")
     areas, problems = load_areas(src)
@@ -163,8 +180,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(here), help="repository root")
     parser.add_argument("--markdown", action="store_true", help="print the dependency list")
+    parser.add_argument("--diagram", action="store_true", help="print the dependency matrix")
     args = parser.parse_args()
     areas, problems = check(args.root)
+    if args.diagram:
+        print("\n".join(diagram(areas)))
+        return 0
     if args.markdown:
         for name in layer_order(areas):
             deps = [d for d in layer_order(areas) if d in areas[name].deps]

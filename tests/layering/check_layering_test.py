@@ -162,18 +162,42 @@ class RealTree(unittest.TestCase):
             seen.append(name)
         self.assertEqual(sorted(seen), areas)
 
-    def test_architecture_doc_matches_deps(self):
+    def doc_section(self, marker):
         with open(os.path.join(ROOT, "docs", "ARCHITECTURE.md"), encoding="utf-8") as f:
             doc = f.read()
-        match = re.search(r"<!-- deps:begin -->\n(.*?)<!-- deps:end -->", doc, re.S)
-        self.assertTrue(match, "docs/ARCHITECTURE.md has no <!-- deps:begin/end --> section")
+        match = re.search(f"<!-- {marker}:begin -->\n(.*?)<!-- {marker}:end -->", doc, re.S)
+        self.assertTrue(match, f"docs/ARCHITECTURE.md has no <!-- {marker}:begin/end --> section")
+        return match.group(1).strip("\n").splitlines()
+
+    def test_architecture_doc_matches_deps(self):
         _, lines = run_check(ROOT, "--markdown")
         self.assertEqual(
-            match.group(1).strip().splitlines(),
+            self.doc_section("deps"),
             lines,
             "docs/ARCHITECTURE.md's Dependencies section differs from the DEPS lines; "
             "paste the output of scripts/check_layering.py --markdown between the markers",
         )
+
+    def test_architecture_diagram_matches_deps(self):
+        _, lines = run_check(ROOT, "--diagram")
+        self.assertEqual(
+            self.doc_section("diagram"),
+            ["```"] + lines + ["```"],
+            "docs/ARCHITECTURE.md's dependency matrix differs from the DEPS lines; "
+            "paste the output of scripts/check_layering.py --diagram between the markers",
+        )
+
+    def test_diagram_marks_exactly_the_declared_edges(self):
+        _, lines = run_check(ROOT, "--diagram")
+        rows = [l for l in lines if re.match(r"\w+ +■", l) or re.match(r"\w+ +[x·]", l)]
+        names = [r.split()[0] for r in rows]
+        for row in rows:
+            name, *cells = row.split()
+            self.assertEqual(len(cells), len(names), row)
+            marked = sorted(names[k] for k, c in enumerate(cells) if c == "x")
+            self.assertEqual(marked, sorted(declared_deps(
+                os.path.join(ROOT, "src", name, "CMakeLists.txt"))), row)
+            self.assertEqual(cells[names.index(name)], "■", row)
 
 
 if __name__ == "__main__":
