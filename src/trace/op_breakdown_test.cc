@@ -1,0 +1,162 @@
+#include "trace/op_breakdown.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+// One step on one thread (µs):
+//   ProfilerStep#1 [0, 200)
+//     aten::linear [10, 100)               dims A
+//       aten::t [12, 15)                   no GPU work
+//       aten::addmm [20, 60)               dims B
+//         launch [25, 30) -> gemm  30 µs
+//         launch [35, 38) -> splitK 5 µs
+//       launch [65, 68)   -> bias  4 µs    (launched by linear itself)
+//     aten::addmm [110, 150)               dims C, directly under the step
+//       launch [115, 118) -> gemm  20 µs
+//     aten::relu [160, 170)                no GPU work
+//     launch [180, 182)   -> orphan 6 µs   (no op around its launch)
+constexpr const char* kLinearDims = R"("Input Dims": [[4, 8], [16, 8], [16]])";
+constexpr const char* kAddmmDims = R"("Input Dims": [[16], [4, 8], [8, 16]])";
+constexpr const char* kAddmm2Dims = R"("Input Dims": [[32], [2, 8], [8, 32]])";
+constexpr const char* kTypes = R"(, "Input type": ["float", "float", "float"])";
+
+TraceData StepTrace() {
+  return KinetoTraceBuilder()
+      .Annotation("ProfilerStep#1", 0, 200)
+      .CpuOp("aten::linear", 10, 90, std::string(kLinearDims) + kTypes)
+      .CpuOp("aten::t", 12, 3)
+      .CpuOp("aten::addmm", 20, 40, std::string(kAddmmDims) + kTypes)
+      .Launch(25, 5, 1)
+      .Launch(35, 3, 2)
+      .Launch(65, 3, 3)
+      .CpuOp("aten::addmm", 110, 40, std::string(kAddmm2Dims) + kTypes)
+      .Launch(115, 3, 4)
+      .CpuOp("aten::relu", 160, 10)
+      .Launch(180, 2, 5)
+      .Kernel("gemm", 40, 30, 1)
+      .Kernel("splitK", 70, 5, 2)
+      .Kernel("bias", 80, 4, 3)
+      .Kernel("gemm", 120, 20, 4)
+      .Kernel("orphan", 185, 6, 5)
+      .Parse();
+}
+
+int32_t FindCpu(const TraceData& t, std::string_view name, int64_t ts_us) {
+  for (size_t i = 0; i < t.cpu.size(); ++i) {
+    if (t.Name(t.cpu[i].name) == name && t.cpu[i].ts_ns == ts_us * 1000)
+      return static_cast<int32_t>(i);
+  }
+  ADD_FAILURE() << "no " << name << " at " << ts_us << " us";
+  return 0;
+}
+
+TEST(OpBreakdownTest, DirectAndSubtreeKernelTimePerEvent) {
+  TraceData t = StepTrace();
+  OpKernelTimes times = ComputeOpKernelTimes(t);
+  int32_t linear = FindCpu(t, "aten::linear", 10), addmm = FindCpu(t, "aten::addmm", 20);
+  int32_t addmm2 = FindCpu(t, "aten::addmm", 110), step = FindCpu(t, "ProfilerStep#1", 0);
+  int32_t transpose = FindCpu(t, "aten::t", 12);
+  // addmm: gemm 30 + splitK 5; linear: bias 4 directly, + addmm's 35 below it.
+  EXPECT_EQ(times.direct_ns[addmm], 35'000);
+  EXPECT_EQ(times.kernel_count[addmm], 2);
+  EXPECT_EQ(times.subtree_ns[addmm], 35'000);
+  EXPECT_EQ(times.direct_ns[linear], 4'000);
+  EXPECT_EQ(times.kernel_count[linear], 1);
+  EXPECT_EQ(times.subtree_ns[linear], 39'000);
+  EXPECT_EQ(times.direct_ns[addmm2], 20'000);
+  EXPECT_EQ(times.subtree_ns[transpose], 0);
+  // The step holds 39 + 20; the orphan kernel belongs to no op, so to no subtree either.
+  EXPECT_EQ(times.direct_ns[step], 0);
+  EXPECT_EQ(times.subtree_ns[step], 59'000);
+}
+
+TEST(OpBreakdownTest, ByNameSumsCallsAndDropsOpsWithoutGpuWork) {
+  TraceData t = StepTrace();
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/false);
+  // aten::t and aten::relu launch nothing; the step is an annotation, not an op.
+  ASSERT_EQ(ops.size(), 2u);
+  // Largest direct time first: addmm 35 + 20 = 55 µs, then linear 4 µs.
+  EXPECT_EQ(ops[0].name, "aten::addmm");
+  EXPECT_EQ(ops[0].count, 2);
+  EXPECT_EQ(ops[0].cpu_ns, 80'000);  // 40 + 40
+  EXPECT_EQ(ops[0].direct_kernel_ns, 55'000);
+  EXPECT_EQ(ops[0].subtree_kernel_ns, 55'000);
+  EXPECT_EQ(ops[0].kernels, 3);
+  EXPECT_EQ(ops[0].input_dims, "");  // not grouped by shape
+  EXPECT_EQ(ops[0].category, KernelCategory::kGemm);
+  EXPECT_TRUE(ops[0].category_known);
+  EXPECT_EQ(ops[1].name, "aten::linear");
+  EXPECT_EQ(ops[1].count, 1);
+  EXPECT_EQ(ops[1].cpu_ns, 90'000);
+  EXPECT_EQ(ops[1].direct_kernel_ns, 4'000);
+  EXPECT_EQ(ops[1].subtree_kernel_ns, 39'000);
+  EXPECT_EQ(ops[1].kernels, 1);
+  EXPECT_EQ(ops[1].parent, "");  // the enclosing ProfilerStep is not an op
+}
+
+TEST(OpBreakdownTest, ByShapeSeparatesCallsAndNamesTheirParents) {
+  TraceData t = StepTrace();
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/true);
+  ASSERT_EQ(ops.size(), 3u);
+  // addmm B 35 µs, addmm C 20 µs, linear 4 µs.
+  EXPECT_EQ(ops[0].name, "aten::addmm");
+  EXPECT_EQ(ops[0].input_dims, "[[16], [4, 8], [8, 16]]");
+  EXPECT_EQ(ops[0].input_types, R"(["float", "float", "float"])");
+  EXPECT_EQ(ops[0].direct_kernel_ns, 35'000);
+  EXPECT_EQ(ops[0].parent, "aten::linear");
+  EXPECT_EQ(ops[1].name, "aten::addmm");
+  EXPECT_EQ(ops[1].input_dims, "[[32], [2, 8], [8, 32]]");
+  EXPECT_EQ(ops[1].direct_kernel_ns, 20'000);
+  EXPECT_EQ(ops[1].parent, "");
+  EXPECT_EQ(ops[2].name, "aten::linear");
+  EXPECT_EQ(ops[2].input_dims, "[[4, 8], [16, 8], [16]]");
+}
+
+TEST(OpBreakdownTest, EqualDirectTimeIsOrderedBySubtreeTime) {
+  // outer [0, 50) launches k 10 µs itself and holds inner [5, 20) launching k 10 µs:
+  // both have direct 10 µs; outer's subtree is 20 µs, so outer comes first.
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("my::outer", 0, 50)
+                    .CpuOp("my::inner", 5, 15)
+                    .Launch(6, 1, 1)
+                    .Launch(30, 1, 2)
+                    .Kernel("k", 10, 10, 1)
+                    .Kernel("k", 40, 10, 2)
+                    .Parse();
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), false);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].name, "my::outer");
+  EXPECT_EQ(ops[0].subtree_kernel_ns, 20'000);
+  EXPECT_EQ(ops[1].name, "my::inner");
+  EXPECT_EQ(ops[1].parent, "my::outer");
+  EXPECT_FALSE(ops[1].category_known);  // a custom op name says nothing
+}
+
+TEST(OpBreakdownTest, TreePathsParentsFirstAndCutAtMaxDepth) {
+  TraceData t = StepTrace();
+  OpKernelTimes times = ComputeOpKernelTimes(t);
+  std::vector<OpPathStats> tree = SummarizeOpTree(t, times);
+  ASSERT_EQ(tree.size(), 3u);
+  // Sorted by path, so a parent precedes its children.
+  EXPECT_EQ(tree[0].path, "aten::addmm");
+  EXPECT_EQ(tree[0].depth, 0);
+  EXPECT_EQ(tree[0].direct_kernel_ns, 20'000);
+  EXPECT_EQ(tree[1].path, "aten::linear");
+  EXPECT_EQ(tree[1].subtree_kernel_ns, 39'000);
+  EXPECT_EQ(tree[2].path, "aten::linear > aten::addmm");
+  EXPECT_EQ(tree[2].depth, 1);
+  EXPECT_EQ(tree[2].count, 1);
+  EXPECT_EQ(tree[2].direct_kernel_ns, 35'000);
+  // Depth 1 is beyond max_depth 1; its time stays in aten::linear's subtree.
+  std::vector<OpPathStats> top = SummarizeOpTree(t, times, /*max_depth=*/1);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[1].path, "aten::linear");
+  EXPECT_EQ(top[1].subtree_kernel_ns, 39'000);
+}
+
+}  // namespace
+}  // namespace sextant
