@@ -1,0 +1,131 @@
+#include "trace/trace_diff.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+// Three ops, each launching one kernel (µs). The new trace's GEMM takes 130 µs instead of
+// 100, relu is unchanged, and the copy is replaced by a fill.
+//   base: mm [0, 20) -> gemm [10, 110); relu [30, 40) -> relu [110, 120);
+//         copy_ [50, 60) -> copy [120, 125)
+//   new:  mm [0, 20) -> gemm [10, 140); relu [30, 40) -> relu [140, 150);
+//         fill_ [50, 60) -> fill [150, 154)
+TraceData Trace(double gemm_us, bool fill) {
+  KinetoTraceBuilder b;
+  double relu_at = 10 + gemm_us;
+  b.CpuOp("aten::mm", 0, 20)
+      .Launch(2, 5, 1)
+      .CpuOp("aten::relu", 30, 10)
+      .Launch(32, 4, 2)
+      .CpuOp(fill ? "aten::fill_" : "aten::copy_", 50, 10)
+      .Launch(52, 4, 3)
+      .Kernel("gemm", 10, gemm_us, 1)
+      .Kernel("relu", relu_at, 10, 2)
+      .Kernel(fill ? "fill" : "copy", relu_at + 10, fill ? 4 : 5, 3);
+  return b.Parse(fill ? "new.json" : "base.json");
+}
+
+const DiffRow* Row(const std::vector<DiffRow>& rows, std::string_view name) {
+  for (const DiffRow& r : rows) {
+    if (r.name == name) return &r;
+  }
+  ADD_FAILURE() << "no row " << name;
+  return nullptr;
+}
+
+TEST(TraceDiffTest, ReportsTheKernelDeltaAndNewAndVanishedKernels) {
+  TraceDiff d = DiffTraces(Trace(100, false), Trace(130, true));
+  EXPECT_EQ(d.base_path, "base.json");
+  EXPECT_EQ(d.new_path, "new.json");
+  ASSERT_EQ(d.kernels.size(), 4u);
+  // Largest |Δ| first: gemm +30 µs, copy −5 (vanished), fill +4 (new), relu 0.
+  EXPECT_EQ(d.kernels[0].name, "gemm");
+  EXPECT_EQ(d.kernels[0].base_ns, 100'000);
+  EXPECT_EQ(d.kernels[0].new_ns, 130'000);
+  EXPECT_EQ(d.kernels[0].delta_ns(), 30'000);
+  EXPECT_EQ(d.kernels[0].base_count, 1);
+  EXPECT_EQ(d.kernels[0].new_count, 1);
+  EXPECT_EQ(d.kernels[0].status, "slower");
+  EXPECT_EQ(d.kernels[1].name, "copy");
+  EXPECT_EQ(d.kernels[1].delta_ns(), -5'000);
+  EXPECT_EQ(d.kernels[1].new_count, 0);
+  EXPECT_EQ(d.kernels[1].status, "vanished");
+  EXPECT_EQ(d.kernels[2].name, "fill");
+  EXPECT_EQ(d.kernels[2].delta_ns(), 4'000);
+  EXPECT_EQ(d.kernels[2].base_count, 0);
+  EXPECT_EQ(d.kernels[2].status, "new");
+  EXPECT_EQ(d.kernels[3].name, "relu");
+  EXPECT_EQ(d.kernels[3].delta_ns(), 0);
+  EXPECT_EQ(d.kernels[3].status, "unchanged");
+}
+
+TEST(TraceDiffTest, OpsCarryTheirDirectKernelTimeAndCpuTime) {
+  TraceDiff d = DiffTraces(Trace(100, false), Trace(130, true));
+  ASSERT_EQ(d.ops.size(), 4u);
+  const DiffRow* mm = Row(d.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->base_ns, 100'000);
+  EXPECT_EQ(mm->new_ns, 130'000);
+  EXPECT_EQ(mm->base_cpu_ns, 20'000);
+  EXPECT_EQ(mm->new_cpu_ns, 20'000);
+  EXPECT_EQ(mm->status, "slower");
+  EXPECT_EQ(d.ops[0].name, "aten::mm");  // the largest change
+  EXPECT_EQ(Row(d.ops, "aten::relu")->status, "unchanged");
+  EXPECT_EQ(Row(d.ops, "aten::copy_")->status, "vanished");
+  EXPECT_EQ(Row(d.ops, "aten::fill_")->status, "new");
+  EXPECT_EQ(Row(d.ops, "aten::fill_")->new_ns, 4'000);
+}
+
+TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
+  TraceDiff d = DiffTraces(Trace(100, false), Trace(130, true));
+  // Back-to-back kernels from 10 µs: base ends at 125, new at 154.
+  EXPECT_EQ(d.base_timeline.total_ns, 115'000);
+  EXPECT_EQ(d.new_timeline.total_ns, 144'000);
+  EXPECT_EQ(d.new_timeline.idle_ns, 0);
+  std::vector<Table> tables = DiffTables(d, 0);
+  ASSERT_EQ(tables.size(), 3u);
+  const Table& timeline = tables[0];
+  EXPECT_EQ(timeline.name(), "timeline_diff");
+  int type = timeline.ColumnIndex("type"), delta = timeline.ColumnIndex("delta_ms");
+  int percent = timeline.ColumnIndex("delta_percent");
+  ASSERT_GE(type, 0);
+  ASSERT_GE(delta, 0);
+  ASSERT_GE(percent, 0);
+  bool seen = false;
+  for (const auto& row : timeline.rows()) {
+    if (std::get<std::string>(row[type]) != "total_time") continue;
+    seen = true;
+    EXPECT_DOUBLE_EQ(std::get<double>(row[delta]), 0.029);                // 144 − 115 µs
+    EXPECT_NEAR(std::get<double>(row[percent]), 100.0 * 29 / 115, 1e-9);  // 25.2 %
+  }
+  EXPECT_TRUE(seen);
+  const Table& kernels = tables[1];
+  EXPECT_EQ(kernels.name(), "kernel_diff");
+  ASSERT_EQ(kernels.size(), 4u);
+  const auto& first = kernels.rows()[0];
+  EXPECT_EQ(std::get<std::string>(first[kernels.ColumnIndex("name")]), "gemm");
+  EXPECT_DOUBLE_EQ(std::get<double>(first[kernels.ColumnIndex("delta_us")]), 30.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(first[kernels.ColumnIndex("delta_percent")]), 30.0);
+  // A kernel absent from the base has no percentage.
+  const auto& fill = kernels.rows()[2];
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(fill[kernels.ColumnIndex("delta_percent")]));
+  ASSERT_EQ(kernels.notes().size(), 1u);
+  EXPECT_EQ(kernels.notes()[0], "1 new, 1 slower, 1 unchanged, 1 vanished");
+  EXPECT_EQ(DiffTables(d, 2)[1].size(), 2u);  // top 2
+}
+
+TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
+  // |Δ| <= 1 µs is unchanged whatever the base; above that, |Δ| <= 1% of the base.
+  EXPECT_EQ(DiffStatus(1, 1, 50'000, 51'000), "unchanged");  // 1 µs = 2%
+  EXPECT_EQ(DiffStatus(1, 1, 50'000, 51'001), "slower");
+  EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 990'000), "unchanged");  // exactly 1%
+  EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 989'999), "faster");
+  EXPECT_EQ(DiffStatus(2, 1, 1'000'000, 1'000'000), "unchanged");  // counts alone do not count
+  EXPECT_EQ(DiffStatus(0, 0, 0, 0), "unchanged");
+}
+
+}  // namespace
+}  // namespace sextant

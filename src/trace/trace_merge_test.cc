@@ -1,0 +1,143 @@
+#include "trace/trace_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace_test_util.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+// One rank's trace: the Python process (pid 7) launches one kernel on GPU 0 (pid 0, stream 7),
+// drawn by flow id 1. Both ranks use the same pids, tids and flow id, as real ranks do.
+KinetoTraceBuilder RankTrace(int rank, const char* base_ns, const char* process) {
+  KinetoTraceBuilder b;
+  b
+      .Event(fmt::format(
+          R"({{"ph": "M", "name": "process_name", "pid": 7, "tid": 0, "args": {{"name": "{}"}}}})",
+          process))
+      .Event(
+          R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 10.25, "dur": 5})")
+      .Event(
+          R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 11, "dur": 2, "args": {"correlation": 1}})")
+      .Event(R"({"ph": "s", "id": 1, "pid": 7, "tid": 7, "ts": 11, "cat": "ac2g", "name": "ac2g"})")
+      .Event(
+          R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 1}})")
+      .Event(
+          R"({"ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 20, "cat": "ac2g", "name": "ac2g", "bp": "e"})")
+      .TopLevel("distributedInfo", fmt::format(R"({{"backend": "nccl", "rank": {}}})", rank))
+      .TopLevel("baseTimeNanoseconds", base_ns);
+  return b;
+}
+
+class TraceMergeTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const auto& p : paths_) std::filesystem::remove(p);
+  }
+  std::string Path(std::string_view suffix) {
+    paths_.push_back(TestTempPath(suffix));
+    return paths_.back();
+  }
+  std::vector<std::string> paths_;
+};
+
+TEST_F(TraceMergeTest, RanksGetDisjointPidsTidsAndFlowIdsOnOneTimeBase) {
+  // Rank 1's clock base is 2 ms later than rank 0's, so its events move 2000 µs later.
+  std::string a = RankTrace(0, "1000000", "python3").WriteTo(Path("rank0.json"));
+  std::string b = RankTrace(1, "3000000", "worker").WriteTo(Path("rank1.json"));
+  std::string out = Path("merged.json");
+  MergeSummary s = MergeTraces({a, b}, out);
+  EXPECT_EQ(s.files, 2u);
+  EXPECT_TRUE(s.warnings.empty());
+  // Per file pids 7 and 0, one thread each: 4 processes, 4 threads.
+  EXPECT_EQ(s.processes, 4u);
+  EXPECT_EQ(s.threads, 4u);
+  // 5 events per file (process_name is replaced) + per process process_name and
+  // process_sort_index (8) + one thread_name per thread (4) = 22.
+  EXPECT_EQ(s.events_written, 22u);
+
+  nlohmann::json merged = nlohmann::json::parse(InputText::Load(out).text());  // valid JSON
+  ASSERT_TRUE(merged["traceEvents"].is_array());
+  EXPECT_EQ(merged["traceEvents"].size(), s.events_written);
+
+  std::map<int64_t, std::string> process_names, thread_names;
+  std::set<std::pair<int64_t, int64_t>> tids;
+  for (const auto& ev : merged["traceEvents"]) {
+    if (ev["ph"] == "M") {
+      std::string label = ev["args"].value("name", "");
+      if (ev["name"] == "process_name") process_names[ev["pid"].get<int64_t>()] = label;
+      if (ev["name"] == "thread_name") thread_names[ev["tid"].get<int64_t>()] = label;
+      continue;
+    }
+    tids.insert({ev["pid"].get<int64_t>(), ev["tid"].get<int64_t>()});
+  }
+  // pid = (file index + 1) * 100000 + order of first appearance in the file; tids count up
+  // from 1 over all files.
+  EXPECT_EQ(process_names, (std::map<int64_t, std::string>{{100000, "rank 0: python3 (pid 7)"},
+                                                           {100001, "rank 0: pid 0"},
+                                                           {200000, "rank 1: worker (pid 7)"},
+                                                           {200001, "rank 1: pid 0"}}));
+  EXPECT_EQ(tids, (std::set<std::pair<int64_t, int64_t>>{
+                      {100000, 1}, {100001, 2}, {200000, 3}, {200001, 4}}));
+  EXPECT_EQ(thread_names.size(), 4u);
+  EXPECT_EQ(thread_names[1], "thread 7");
+
+  for (const auto& ev : merged["traceEvents"]) {
+    if (ev["ph"] == "M") continue;
+    auto pid = ev["pid"].get<int64_t>();
+    bool rank1 = pid >= 200000;
+    if (ev["ph"] == "X" && ev["name"] == "gemm") {
+      // Rank 0 keeps its text; rank 1: 20 µs + 2000 µs.
+      EXPECT_EQ(ev["ts"].dump(), rank1 ? "2020.0" : "20") << pid;
+      EXPECT_EQ(ev["dur"], 3);
+      EXPECT_EQ(ev["args"]["correlation"], 1);  // args are copied unchanged
+    }
+    if (ev["ph"] == "X" && ev["name"] == "aten::mm") {
+      EXPECT_EQ(ev["ts"].dump(), rank1 ? "2010.25" : "10.25") << pid;
+    }
+    if (ev["ph"] == "s" || ev["ph"] == "f") {
+      // id | (file index + 1) << 40: 1 + 2^40 and 1 + 2^41.
+      EXPECT_EQ(ev["id"].get<int64_t>(), rank1 ? 2199023255553 : 1099511627777) << pid;
+    }
+  }
+  // The merged file is a trace again: both kernels, each on its own device pid.
+  TraceData m = ReadKinetoTrace(out);
+  ASSERT_EQ(m.gpu.size(), 2u);
+  EXPECT_EQ(m.gpu[0].ts_ns, 20'000);
+  EXPECT_EQ(m.gpu[1].ts_ns, 2'020'000);
+  EXPECT_EQ(m.cpu.size(), 4u);
+}
+
+TEST_F(TraceMergeTest, SameTimeBaseKeepsTimestampsAndCompressesByExtension) {
+  std::string a = RankTrace(0, "5000", "p").WriteTo(Path("a.json"));
+  std::string b = RankTrace(1, "5000", "p").WriteTo(Path("b.json"));
+  std::string out = Path("merged.json.gz");
+  MergeSummary s = MergeTraces({a, b}, out);
+  EXPECT_EQ(s.files, 2u);
+  InputText text = InputText::Load(out);
+  EXPECT_EQ(text.compression(), Compression::kGzip);
+  nlohmann::json merged = nlohmann::json::parse(text.text());
+  int kernels = 0;
+  for (const auto& ev : merged["traceEvents"]) {
+    if (ev.value("name", "") != "gemm") continue;
+    ++kernels;
+    EXPECT_EQ(ev["ts"].dump(), "20");  // no shift: the raw text is copied
+  }
+  EXPECT_EQ(kernels, 2);
+}
+
+TEST_F(TraceMergeTest, RefusesToOverwriteAnInputOrMergeNothing) {
+  std::string a = RankTrace(0, "0", "p").WriteTo(Path("a.json"));
+  EXPECT_THROW(MergeTraces({a}, a), UserError);
+  EXPECT_THROW(MergeTraces({}, Path("out.json")), UserError);
+}
+
+}  // namespace
+}  // namespace sextant
