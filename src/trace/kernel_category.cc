@@ -19,6 +19,28 @@ bool ContainsAny(std::string_view text, std::initializer_list<std::string_view> 
   return false;
 }
 
+// "gemm", but not inside "fbgemm": FBGEMM's embedding and sparse kernels live in namespace
+// fbgemm_gpu or take its argument types.
+bool ContainsGemm(std::string_view name) {
+  for (size_t at = name.find("gemm"); at != std::string_view::npos;
+       at = name.find("gemm", at + 1)) {
+    if (at < 2 || name.substr(at - 2, 2) != "fb") return true;
+  }
+  return false;
+}
+
+// "conv"/"Conv" for a convolution, but not inside "convert" (vLLM's _typeConvert<T> in a
+// norm kernel's return type, Inductor's convert_element_type).
+bool ContainsConvolution(std::string_view name) {
+  for (std::string_view needle : {"conv", "Conv"}) {
+    for (size_t at = name.find(needle); at != std::string_view::npos;
+         at = name.find(needle, at + 1)) {
+      if (name.substr(at + needle.size(), 3) != "ert") return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view CategoryName(KernelCategory category) {
@@ -40,10 +62,9 @@ KernelCategory CategorizeKernelName(std::string_view name) {
   if (ContainsAny(name, {"flash", "fmha", "attn", "attention", "sdpa", "Attention"})) {
     return KernelCategory::kAttention;
   }
-  if (ContainsAny(name,
-                  {"gemm",     "Gemm",  "GEMM",  "cutlass",   "xmma",  "Cijk_", "cublas",
-                   "matmul",   "nvjet", "wgmma", "hipblaslt", "conv",  "Conv",  "implicit_convolve",
-                   "winograd", "dgrad", "wgrad", "fprop",     "sgemm", "hgemm", "igemm"})) {
+  if (ContainsGemm(name) || ContainsConvolution(name) ||
+      ContainsAny(name, {"Gemm", "GEMM", "cutlass", "xmma", "Cijk_", "cublas", "matmul", "nvjet",
+                         "wgmma", "hipblaslt", "winograd", "dgrad", "wgrad", "fprop"})) {
     return KernelCategory::kGemm;
   }
   if (ContainsAny(name, {"reduce", "Reduce", "norm", "Norm", "softmax", "Softmax", "welford",
@@ -81,8 +102,7 @@ KernelCategory CategorizeOpName(std::string_view op, bool* known) {
                        "aten::amax", "aten::std", "aten::var", "logsumexp", "cumsum"})) {
     return KernelCategory::kReductionNorm;
   }
-  if (op.substr(0, 16) == "record_param_comms" || op.substr(0, 5) == "nccl:" ||
-      op.substr(0, 4) == "c10d") {
+  if (op.starts_with("record_param_comms") || op.starts_with("nccl:") || op.starts_with("c10d")) {
     return KernelCategory::kCommunication;
   }
   *known = false;
