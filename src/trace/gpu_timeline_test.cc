@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "trace/kineto_reader.h"
+#include "trace/trace_test_util.h"
 
 namespace sextant {
 namespace {
@@ -30,6 +31,58 @@ TEST(GpuTimelineTest, HandComputedExposedCommunication) {
   EXPECT_EQ(tl.idle_ns, 0);
   EXPECT_EQ(tl.computation_ns + tl.exposed_communication_ns + tl.exposed_memcpy_ns + tl.idle_ns,
             tl.total_ns);
+}
+
+TEST(GpuTimelineTest, WithFlowEventsOnlyFlowLaunchedActivitiesCount) {
+  // K1's launch carries an ac2g flow; K2's launch has none, which TraceLens takes for a kernel
+  // from outside the profiled window; K3 has no launch in the trace at all. Only K1 [20, 30)
+  // is on the timeline.
+  TraceData t = KinetoTraceBuilder()
+                    .Launch(10, 2, 1)
+                    .LaunchFlow(1, 10, 20)
+                    .Launch(13, 2, 2)
+                    .Kernel("K1", 20, 10, 1)
+                    .Kernel("K2", 32, 6, 2)
+                    .Kernel("K3", 40, 5, 3)
+                    .Parse();
+  ASSERT_TRUE(t.has_launch_flows);
+  std::vector<uint32_t> events = TimelineEvents(t);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(t.Name(t.gpu[events[0]].name), "K1");
+  GpuTimeline tl = ComputeGpuTimeline(t);
+  EXPECT_EQ(tl.first_start_ns, 20'000);
+  EXPECT_EQ(tl.total_ns, 10'000);
+  // Without any linked activity (a GPU-only trace) every activity counts: [0, 15) + [40, 45).
+  TraceData gpu_only = KinetoTraceBuilder().Kernel("a", 0, 15, 1).Kernel("b", 40, 5, 2).Parse();
+  EXPECT_EQ(TimelineEvents(gpu_only).size(), 2u);
+  GpuTimeline g = ComputeGpuTimeline(gpu_only);
+  EXPECT_EQ(g.total_ns, 45'000);
+  EXPECT_EQ(g.busy_ns, 20'000);
+  EXPECT_EQ(g.idle_ns, 25'000);
+}
+
+TEST(GpuTimelineTest, ActivitiesBelongToTheStepThatLaunchedThem) {
+  // Steps [0, 100) and [100, 200). K1 is launched at 10 but runs at [150, 160), inside step 2's
+  // window: it belongs to step 1. K2 launched at 120 belongs to step 2; K3 launched at 250,
+  // after the last step, to none.
+  TraceData t = KinetoTraceBuilder()
+                    .Annotation("ProfilerStep#1", 0, 100)
+                    .Annotation("ProfilerStep#2", 100, 100)
+                    .Launch(10, 2, 1)
+                    .Launch(120, 2, 2)
+                    .Launch(250, 2, 3)
+                    .Kernel("K1", 150, 10, 1)
+                    .Kernel("K2", 165, 20, 2)
+                    .Kernel("K3", 260, 5, 3)
+                    .Parse();
+  ASSERT_EQ(t.iterations.size(), 2u);
+  auto groups = GpuEventsByIteration(t);
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_EQ(groups[0].size(), 1u);
+  EXPECT_EQ(t.Name(t.gpu[groups[0][0]].name), "K1");
+  ASSERT_EQ(groups[1].size(), 1u);
+  EXPECT_EQ(t.Name(t.gpu[groups[1][0]].name), "K2");
+  EXPECT_EQ(ComputeGpuTimeline(t, groups[1]).busy_ns, 20'000);
 }
 
 }  // namespace

@@ -56,6 +56,19 @@ class KinetoTraceBuilder {
     return Gpu("gpu_memset", "Memset (Device)", ts_us, dur_us, correlation, stream, device, "");
   }
 
+  // The ac2g flow Kineto draws from a launch (host thread `tid`, at `launch_ts_us`) to the GPU
+  // activity it started (on `stream`, at `kernel_ts_us`).
+  KinetoTraceBuilder& LaunchFlow(int64_t id, double launch_ts_us, double kernel_ts_us, int tid = 1,
+                                 int64_t stream = 7, int device = 0) {
+    Event(fmt::format(
+        R"({{"ph": "s", "id": {}, "pid": 1, "tid": {}, "ts": {}, "cat": "ac2g", "name": "ac2g"}})",
+        id, tid, launch_ts_us));
+    return Event(fmt::format(
+        R"({{"ph": "f", "id": {}, "pid": {}, "tid": {}, "ts": {}, "cat": "ac2g", "name": "ac2g", )"
+        R"("bp": "e"}})",
+        id, device, stream, kernel_ts_us));
+  }
+
   // Any other event, as raw JSON text.
   KinetoTraceBuilder& Event(std::string_view json) {
     events_ += events_.empty() ? "\n  " : ",\n  ";

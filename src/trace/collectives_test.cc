@@ -1,0 +1,121 @@
+#include "trace/collectives.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+// The record_param_comms arguments PyTorch writes around an NCCL call.
+std::string CommsArgs(const char* name, int64_t in_nelems, int64_t out_nelems, const char* dtype,
+                      const char* pg, int64_t seq) {
+  return fmt::format(
+      R"("Collective name": "{}", "In msg nelems": {}, "Out msg nelems": {}, "Group size": 4, )"
+      R"("dtype": "{}", "Process Group Name": "{}", "Seq": {})",
+      name, in_nelems, out_nelems, dtype, pg, seq);
+}
+
+// Rank 3 of 4 (µs). The NCCL kernels carry no metadata themselves; they take it from the
+// record_param_comms op around their launch.
+//   allreduce  bf16 1 Mi elements, pg 0, seq 7: kernel [20, 120)   100 µs
+//   allgather  fp32 256 Ki -> 1 Mi elements, pg 1: kernel [130, 170) 40 µs
+//   allreduce  same size, pg 0, seq 8: kernel [180, 330)            150 µs
+//   a GEMM, and a SendRecv kernel with no launch and no metadata [400, 410)
+TraceData CommTrace() {
+  return KinetoTraceBuilder()
+      .CpuOp("record_param_comms", 0, 10,
+             CommsArgs("allreduce", 1 << 20, 1 << 20, "BFloat16", "0", 7))
+      .Launch(2, 2, 1)
+      .CpuOp("record_param_comms", 30, 10,
+             CommsArgs("_allgather_base", 1 << 18, 1 << 20, "Float", "1", 2))
+      .Launch(31, 2, 2)
+      .CpuOp("record_param_comms", 50, 10,
+             CommsArgs("allreduce", 1 << 20, 1 << 20, "BFloat16", "0", 8))
+      .Launch(51, 2, 3)
+      .Launch(70, 2, 4)
+      .Kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 20, 100,
+              1, /*stream=*/20)
+      .Kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 130, 40, 2,
+              /*stream=*/20)
+      .Kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 180,
+              150, 3, /*stream=*/20)
+      .Kernel("nvjet_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 200, 50, 4)
+      .Kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 400, 10, 99,
+              /*stream=*/21)
+      .TopLevel("distributedInfo", R"({"backend": "nccl", "rank": 3, "world_size": 4})")
+      .Parse();
+}
+
+TEST(CollectivesTest, InstancesTakeTheirLaunchingOpsMetadata) {
+  TraceData t = CommTrace();
+  std::vector<CollectiveInstance> c = ExtractCollectives(t, 3);
+  ASSERT_EQ(c.size(), 4u);  // the GEMM is not one
+  EXPECT_EQ(c[0].rank, 3);
+  EXPECT_EQ(c[0].type, "allreduce");
+  EXPECT_EQ(c[0].process_group, "0");
+  EXPECT_EQ(c[0].seq, 7);
+  EXPECT_EQ(c[0].bytes, 2 << 20);  // 1 Mi elements x 2 bytes: the input size
+  EXPECT_EQ(c[0].group_size, 4);
+  EXPECT_EQ(c[0].ts_ns, 20'000);
+  EXPECT_EQ(c[0].dur_ns, 100'000);
+  EXPECT_EQ(c[1].type, "allgather");
+  EXPECT_EQ(c[1].process_group, "1");
+  EXPECT_EQ(c[1].bytes, 4 << 20);  // all-gather counts its output: 1 Mi x 4 bytes
+  EXPECT_EQ(c[2].seq, 8);
+  // No metadata: the type from the kernel name, the group from distributedInfo.
+  EXPECT_EQ(c[3].type, "send_recv");
+  EXPECT_EQ(c[3].process_group, "");
+  EXPECT_EQ(c[3].seq, -1);
+  EXPECT_EQ(c[3].bytes, -1);
+  EXPECT_EQ(c[3].group_size, 4);
+}
+
+TEST(CollectivesTest, SummaryBandwidthsFromTheMeanDuration) {
+  std::vector<CollectiveSummary> s = SummarizeCollectives(ExtractCollectives(CommTrace(), 3));
+  ASSERT_EQ(s.size(), 3u);
+  // Largest total first: allreduce 100 + 150 = 250 µs, allgather 40, send_recv 10.
+  EXPECT_EQ(s[0].type, "allreduce");
+  EXPECT_EQ(s[0].count, 2);
+  EXPECT_EQ(s[0].total_ns, 250'000);
+  EXPECT_EQ(s[0].min_ns, 100'000);
+  EXPECT_EQ(s[0].max_ns, 150'000);
+  // 2 MiB over the mean 125 µs = 16.777216 GB/s; bus: x 2(4-1)/4 = 1.5.
+  EXPECT_NEAR(s[0].algbw_gbps, 16.777216, 1e-9);
+  EXPECT_NEAR(s[0].busbw_gbps, 25.165824, 1e-9);
+  // 4 MiB over 40 µs = 104.8576 GB/s; bus: x (4-1)/4.
+  EXPECT_EQ(s[1].type, "allgather");
+  EXPECT_NEAR(s[1].algbw_gbps, 104.8576, 1e-9);
+  EXPECT_NEAR(s[1].busbw_gbps, 78.6432, 1e-9);
+  // Unknown size: no bandwidth.
+  EXPECT_EQ(s[2].type, "send_recv");
+  EXPECT_EQ(s[2].algbw_gbps, 0);
+  EXPECT_EQ(s[2].busbw_gbps, 0);
+}
+
+TEST(CollectivesTest, TypesAndElementSizes) {
+  EXPECT_EQ(NormalizeCollectiveType(
+                "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+            "reduce_scatter");
+  EXPECT_EQ(
+      NormalizeCollectiveType("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+      "allgather");
+  EXPECT_EQ(NormalizeCollectiveType("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"),
+            "generic");
+  EXPECT_EQ(NormalizeCollectiveType("all_to_allv"), "all_to_all");
+  EXPECT_EQ(NormalizeCollectiveType("broadcast"), "broadcast");
+  EXPECT_EQ(NormalizeCollectiveType("barrier"), "barrier");
+  EXPECT_EQ(NormalizeCollectiveType(""), "unknown");
+  EXPECT_EQ(CollectiveDtypeBytes("Float"), 4);
+  EXPECT_EQ(CollectiveDtypeBytes("BFloat16"), 2);
+  EXPECT_EQ(CollectiveDtypeBytes("Half"), 2);
+  EXPECT_EQ(CollectiveDtypeBytes("Long"), 8);
+  EXPECT_EQ(CollectiveDtypeBytes("Float8_e4m3fn"), 1);
+  EXPECT_EQ(CollectiveDtypeBytes("Byte"), 1);
+  EXPECT_EQ(CollectiveDtypeBytes("ComplexFloat"), 0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("all_to_all", 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor("allreduce", 1), 1.0);
+}
+
+}  // namespace
+}  // namespace sextant
