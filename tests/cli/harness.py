@@ -1,0 +1,104 @@
+"""Shared pieces of the end-to-end tests in this folder (Python standard library only).
+
+Every test script is run by CTest as
+    python3 <script> --sextant BIN --corpus DIR [--mpiexec EXE]
+from the repository root, and exits 0 (pass), 1 (fail, with a FAIL: line saying what was
+expected and what came out) or 77 (skipped, with a SKIP: line saying why).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+SKIP_RETURN_CODE = 77  # tests/cli/CMakeLists.txt gives CTest the same number
+
+
+class Run:
+    """One finished command: its exit status and what it wrote."""
+
+    def __init__(self, argv, completed):
+        self.argv = argv
+        self.returncode = completed.returncode
+        self.stdout = completed.stdout
+        self.stderr = completed.stderr
+
+    @property
+    def output(self):
+        return self.stdout + self.stderr
+
+    def describe(self):
+        text = self.output
+        if len(text) > 4000:
+            text = text[:2000] + "\n[...]\n" + text[-2000:]
+        return f"$ {shlex.join(self.argv)}\nexit status {self.returncode}\n{text}"
+
+
+class Test:
+    def __init__(self):
+        parser = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__)
+        parser.add_argument("--sextant", required=True, help="path of the sextant program")
+        parser.add_argument("--corpus", default="", help="root of the shared corpus")
+        parser.add_argument("--mpiexec", default="", help="MPI launcher, for *_mpi tests")
+        args = parser.parse_args()
+        self.sextant_path = args.sextant
+        # As in the GoogleTest binaries (src/util/corpus_path.h), the environment variable
+        # overrides the configured corpus location.
+        self.corpus_dir = os.environ.get("SEXTANT_CORPUS_DIR") or args.corpus
+        self.mpiexec_path = args.mpiexec
+
+    def run(self, argv, expect_status=None):
+        """Runs argv; with expect_status, fails unless it exits with that status."""
+        completed = subprocess.run(argv, capture_output=True, text=True, errors="replace")
+        run = Run(argv, completed)
+        if expect_status is not None and run.returncode != expect_status:
+            self.fail(f"expected exit status {expect_status}", run)
+        return run
+
+    def sextant(self, *args, expect_status=0):
+        return self.run([self.sextant_path, *args], expect_status)
+
+    def mpi(self, processes, *args, expect_status=0):
+        """sextant under the MPI launcher with `processes` ranks."""
+        if not self.mpiexec_path:
+            self.fail("this test needs --mpiexec")
+        argv = [self.mpiexec_path, "--allow-run-as-root", "--oversubscribe", "-np",
+                str(processes), self.sextant_path, *args]
+        return self.run(argv, expect_status)
+
+    def corpus(self, relative=""):
+        """Path below the shared corpus; skips the test when the corpus is absent."""
+        if not self.corpus_dir or not os.path.isdir(self.corpus_dir):
+            print(f"SKIP: shared corpus not found at {self.corpus_dir or '(not configured)'} "
+                  "(set SEXTANT_CORPUS_DIR to its location)")
+            sys.exit(SKIP_RETURN_CODE)
+        return os.path.join(self.corpus_dir, relative)
+
+    def json(self, run):
+        """The command's standard output parsed as JSON."""
+        try:
+            return json.loads(run.stdout)
+        except json.JSONDecodeError as e:
+            self.fail(f"standard output is not JSON ({e})", run)
+
+    def check(self, condition, message, run=None):
+        if not condition:
+            self.fail(message, run)
+
+    def expect_output(self, run, pattern):
+        """Fails unless the regular expression matches the output (stdout then stderr)."""
+        if not re.search(pattern, run.output, re.S):
+            self.fail(f"output does not match /{pattern}/", run)
+
+    def fail(self, message, run=None):
+        print(f"FAIL: {message}", file=sys.stderr)
+        if run is not None:
+            print(run.describe(), file=sys.stderr)
+        sys.exit(1)
+
+    def passed(self):
+        print("ok")
+        sys.exit(0)
