@@ -12,20 +12,27 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/mapped_file.h"
 
 namespace sextant {
 namespace {
 
-// A growable buffer that always keeps kInputPadding zero bytes of slack at the end.
+// A growable buffer that always keeps kInputPadding zero bytes of slack at the end and never
+// holds more than `limit` + 1 bytes: reaching that size means the limit was passed.
 class PaddedBuffer {
  public:
-  explicit PaddedBuffer(size_t capacity) { Reserve(std::max<size_t>(capacity, 4096)); }
+  PaddedBuffer(size_t hint, size_t limit) : limit_(limit) {
+    Reserve(std::min(std::max<size_t>(hint, 4096), limit_ + 1));
+  }
   char* end() { return data_.get() + size_; }
   size_t room() const { return capacity_ - size_; }
   void Grow(size_t n) { size_ += n; }
+  bool over_limit() const { return size_ > limit_; }
   void EnsureRoom(size_t min_room) {
-    if (room() < min_room) Reserve(std::max(capacity_ + capacity_ / 2, size_ + min_room));
+    if (room() < min_room && capacity_ <= limit_) {
+      Reserve(std::min(std::max(capacity_ + capacity_ / 2, size_ + min_room), limit_ + 1));
+    }
   }
   size_t size() const { return size_; }
   std::unique_ptr<char[]> Release() {
@@ -44,6 +51,7 @@ class PaddedBuffer {
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;
   size_t size_ = 0;
+  size_t limit_;
 };
 
 struct Decoded {
@@ -53,18 +61,29 @@ struct Decoded {
   std::string reason;
 };
 
-Decoded InflateGzip(const std::string& path, std::string_view in) {
-  // The gzip trailer holds the uncompressed size mod 2^32 (RFC 1952 ISIZE): a good first guess.
+// The most text `compressed_size` bytes may decode to under `limits` (at least 1 MiB, so small
+// files of repetitive text are not refused).
+size_t OutputCap(size_t compressed_size, const InputLimits& limits) {
+  const int64_t by_ratio =
+      std::max<int64_t>(int64_t{1} << 20, static_cast<int64_t>(compressed_size) * limits.max_ratio);
+  return static_cast<size_t>(std::min(limits.max_bytes, by_ratio));
+}
+
+[[noreturn]] void ThrowExpands(const std::string& path, const char* format, size_t cap) {
+  ThrowUserError(SourceLocation{path}, "",
+                 fmt::format("{} data expands beyond {} bytes; refusing", format, cap));
+}
+
+Decoded InflateGzip(const std::string& path, std::string_view in, size_t cap) {
+  // The gzip trailer holds the uncompressed size mod 2^32 (RFC 1952 ISIZE): a good first guess,
+  // trusted no further than the cap.
   size_t hint = in.size() * 4;
   if (in.size() >= 18) {
     uint32_t isize;
     std::memcpy(&isize, in.data() + in.size() - 4, 4);
-    size_t guess = isize;
-    while (guess < in.size()) guess += size_t{1} << 32;
-    // deflate cannot expand more than ~1032:1; a larger claim is a cut or corrupt trailer.
-    if (guess <= in.size() * 1032) hint = guess + 1;
+    if (isize >= in.size()) hint = size_t{isize} + 1;
   }
-  PaddedBuffer out(hint);
+  PaddedBuffer out(hint, cap);
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
@@ -80,6 +99,10 @@ Decoded InflateGzip(const std::string& path, std::string_view in) {
     int rc = inflate(&zs, Z_NO_FLUSH);
     out.Grow(chunk_out - zs.avail_out);
     remaining -= chunk_in - zs.avail_in;
+    if (out.over_limit()) {
+      inflateEnd(&zs);
+      ThrowExpands(path, "gzip", cap);
+    }
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members are one stream (gzip -c a b > c).
       if (remaining >= 2 && static_cast<unsigned char>(*zs.next_in) == 0x1f) {
@@ -112,50 +135,40 @@ Decoded InflateGzip(const std::string& path, std::string_view in) {
   return result;
 }
 
-Decoded DecompressZstd(const std::string& path, std::string_view in) {
-  unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
-  size_t hint = (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR)
-                    ? in.size() * 5
-                    : static_cast<size_t>(content);
-  PaddedBuffer out(hint);
-  ZSTD_DStream* ds = ZSTD_createDStream();
-  ZSTD_initDStream(ds);
+Decoded DecompressZstd(const std::string& path, std::string_view in, size_t cap) {
+  // The frame header's content size is not used even as a hint: 17 bytes can claim 1 TiB.
+  PaddedBuffer out(in.size() * 5, cap);
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
+                                                              ZSTD_freeDStream);
+  ZSTD_initDStream(ds.get());
   ZSTD_inBuffer input{in.data(), in.size(), 0};
   Decoded result;
   size_t last = 1;
-  while (input.pos < input.size) {
+  // Runs until the input is used up and the decoder holds no more output.
+  while (true) {
     out.EnsureRoom(1 << 16);
     ZSTD_outBuffer output{out.end(), out.room(), 0};
-    last = ZSTD_decompressStream(ds, &output, &input);
+    last = ZSTD_decompressStream(ds.get(), &output, &input);
     out.Grow(output.pos);
+    if (out.over_limit()) ThrowExpands(path, "zstd", cap);
     if (ZSTD_isError(last)) {
       std::string msg = ZSTD_getErrorName(last);
-      ZSTD_freeDStream(ds);
       if (out.size() == 0) {
         ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(input.pos)}, "",
                        "invalid zstd data: " + msg);
       }
       result.truncated = true;
       result.reason = fmt::format("zstd data corrupt at compressed byte {}: {}", input.pos, msg);
-      result.size = out.size();
-      result.data = out.Release();
-      return result;
+      break;
     }
-    if (output.pos == 0 && input.pos == input.size) break;
+    if (input.pos == input.size && (last == 0 || output.pos < output.size)) {
+      if (last != 0) {
+        result.truncated = true;
+        result.reason = "zstd stream ends early (file truncated)";
+      }
+      break;
+    }
   }
-  // Drain output still buffered inside the decoder.
-  while (last != 0) {
-    out.EnsureRoom(1 << 16);
-    ZSTD_outBuffer output{out.end(), out.room(), 0};
-    last = ZSTD_decompressStream(ds, &output, &input);
-    out.Grow(output.pos);
-    if (ZSTD_isError(last) || output.pos == 0) break;
-  }
-  if (last != 0) {
-    result.truncated = true;
-    result.reason = "zstd stream ends early (file truncated)";
-  }
-  ZSTD_freeDStream(ds);
   result.size = out.size();
   result.data = out.Release();
   return result;
@@ -180,13 +193,17 @@ InputText::InputText(InputText&&) noexcept = default;
 InputText& InputText::operator=(InputText&&) noexcept = default;
 InputText::~InputText() = default;
 
-InputText InputText::Load(const std::string& path) {
+InputText InputText::Load(const std::string& path, const InputLimits& limits) {
   auto mapped = std::make_unique<MappedFile>(path, kInputPadding);
   InputText result;
   result.compressed_size_ = mapped->size();
   std::string_view raw(mapped->data(), mapped->size());
   result.compression_ = DetectCompression(raw);
   if (result.compression_ == Compression::kNone) {
+    if (static_cast<int64_t>(raw.size()) > limits.max_bytes) {
+      ThrowUserError(SourceLocation{path}, "",
+                     fmt::format("file is larger than the {}-byte limit", limits.max_bytes));
+    }
     mapped->AdviseSequential();
     result.data_ = mapped->writable_data();
     result.size_ = mapped->size();
@@ -194,8 +211,9 @@ InputText InputText::Load(const std::string& path) {
     return result;
   }
   mapped->AdviseSequential();
-  Decoded decoded = result.compression_ == Compression::kGzip ? InflateGzip(path, raw)
-                                                              : DecompressZstd(path, raw);
+  const size_t cap = OutputCap(raw.size(), limits);
+  Decoded decoded = result.compression_ == Compression::kGzip ? InflateGzip(path, raw, cap)
+                                                              : DecompressZstd(path, raw, cap);
   result.owned_ = std::move(decoded.data);
   result.data_ = result.owned_.get();
   result.size_ = decoded.size;
@@ -223,7 +241,9 @@ InputText InputText::FromString(std::string_view text) {
 }
 
 struct OutputFile::State {
-  std::FILE* file = nullptr;
+  explicit State(const std::string& path, const std::vector<std::string>& inputs)
+      : file(path, inputs) {}
+  AtomicFile file;
   Compression compression = Compression::kNone;
   z_stream zs{};
   ZSTD_CStream* zstd = nullptr;
@@ -231,14 +251,12 @@ struct OutputFile::State {
   bool closed = false;
 };
 
-OutputFile::OutputFile(const std::string& path) : state_(std::make_unique<State>()), path_(path) {
+OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& inputs)
+    : state_(std::make_unique<State>(path, inputs)) {
   auto ends_with = [&](std::string_view suffix) {
     return path.size() >= suffix.size() &&
            path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  state_->file = std::fopen(path.c_str(), "wb");
-  if (!state_->file)
-    ThrowUserError(SourceLocation{path}, "", std::string("cannot create: ") + std::strerror(errno));
   if (ends_with(".gz")) {
     state_->compression = Compression::kGzip;
     // windowBits 15 + 16 selects a gzip header; level 4 trades a little size for speed.
@@ -253,14 +271,8 @@ OutputFile::OutputFile(const std::string& path) : state_(std::make_unique<State>
 
 void OutputFile::Write(std::string_view bytes) {
   State& s = *state_;
-  auto put = [&](const char* data, size_t n) {
-    if (n && std::fwrite(data, 1, n, s.file) != n) {
-      ThrowUserError(SourceLocation{path_}, "",
-                     std::string("write failed: ") + std::strerror(errno));
-    }
-  };
   if (s.compression == Compression::kNone) {
-    put(bytes.data(), bytes.size());
+    s.file.Write(bytes);
   } else if (s.compression == Compression::kGzip) {
     s.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
     s.zs.avail_in = static_cast<uInt>(bytes.size());
@@ -268,14 +280,14 @@ void OutputFile::Write(std::string_view bytes) {
       s.zs.next_out = reinterpret_cast<Bytef*>(s.buffer.data());
       s.zs.avail_out = static_cast<uInt>(s.buffer.size());
       deflate(&s.zs, Z_NO_FLUSH);
-      put(s.buffer.data(), s.buffer.size() - s.zs.avail_out);
+      s.file.Write({s.buffer.data(), s.buffer.size() - s.zs.avail_out});
     }
   } else {
     ZSTD_inBuffer in{bytes.data(), bytes.size(), 0};
     while (in.pos < in.size) {
       ZSTD_outBuffer out{s.buffer.data(), s.buffer.size(), 0};
       ZSTD_compressStream(s.zstd, &out, &in);
-      put(s.buffer.data(), out.pos);
+      s.file.Write({s.buffer.data(), out.pos});
     }
   }
 }
@@ -284,35 +296,29 @@ void OutputFile::Close() {
   State& s = *state_;
   if (s.closed) return;
   s.closed = true;
-  bool ok = true;
   if (s.compression == Compression::kGzip) {
     int rc;
     do {
       s.zs.next_out = reinterpret_cast<Bytef*>(s.buffer.data());
       s.zs.avail_out = static_cast<uInt>(s.buffer.size());
       rc = deflate(&s.zs, Z_FINISH);
-      size_t n = s.buffer.size() - s.zs.avail_out;
-      ok = ok && std::fwrite(s.buffer.data(), 1, n, s.file) == n;
+      s.file.Write({s.buffer.data(), s.buffer.size() - s.zs.avail_out});
     } while (rc == Z_OK);
-    deflateEnd(&s.zs);
   } else if (s.compression == Compression::kZstd) {
     size_t left;
     do {
       ZSTD_outBuffer out{s.buffer.data(), s.buffer.size(), 0};
       left = ZSTD_endStream(s.zstd, &out);
-      ok = ok && std::fwrite(s.buffer.data(), 1, out.pos, s.file) == out.pos;
+      s.file.Write({s.buffer.data(), out.pos});
     } while (left > 0 && !ZSTD_isError(left));
-    ZSTD_freeCStream(s.zstd);
   }
-  ok = (std::fclose(s.file) == 0) && ok;
-  if (!ok) ThrowUserError(SourceLocation{path_}, "", "write failed");
+  s.file.Commit();
 }
 
 OutputFile::~OutputFile() {
-  try {
-    Close();
-  } catch (...) {
-  }
+  // The encoders' memory; an uncommitted file is removed by ~AtomicFile.
+  if (state_->compression == Compression::kGzip) deflateEnd(&state_->zs);
+  if (state_->zstd) ZSTD_freeCStream(state_->zstd);
 }
 
 }  // namespace sextant

@@ -1,11 +1,13 @@
 // Whole-file input that may be gzip- or zstd-compressed (detected by magic bytes, not by
 // the file name), and an output stream that compresses when the name ends in .gz / .zst.
+// The only place that decompresses: every reader of user files goes through InputText.
 #pragma once
 
-#include <cstdio>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sextant {
 
@@ -16,14 +18,24 @@ enum class Compression { kNone, kGzip, kZstd };
 // Magic bytes: 1f 8b = gzip (RFC 1952), 28 b5 2f fd = zstd frame (RFC 8878).
 Compression DetectCompression(std::string_view head);
 
+// Bounds on the text of one input: a few KiB of gzip or zstd can expand to terabytes.
+struct InputLimits {
+  int64_t max_bytes = int64_t{32} << 30;  // 32 GiB of text, decompressed or not
+  // Decompressed / compressed size. Real traces and snapshots stay below 50; deflate cannot
+  // exceed ~1032, so only streams of near-constant bytes (or zstd bombs) reach it.
+  int64_t max_ratio = 1000;
+};
+
 // The decompressed bytes of a file, followed by >= `kInputPadding` readable zero bytes.
 // Plain files are memory-mapped (no copy); compressed files are inflated into memory.
 class InputText {
  public:
   static constexpr size_t kInputPadding = 64;
-  // Throws UserError if the file cannot be read or is not valid compressed data from the
-  // first byte. A stream cut short yields what was decoded, with truncated() set.
-  static InputText Load(const std::string& path);
+  // Throws UserError if the file cannot be read, is not valid compressed data from the first
+  // byte, or its text would exceed `limits` (checked as it grows: a zstd frame's claimed
+  // content size is never trusted). A stream cut short yields what was decoded, with
+  // truncated() set.
+  static InputText Load(const std::string& path, const InputLimits& limits = {});
   // For tests and fuzzing: text already in memory (copied, padded).
   static InputText FromString(std::string_view text);
 
@@ -58,22 +70,22 @@ class InputText {
 };
 
 // Writes a file, gzip-compressed if `path` ends in ".gz", zstd if ".zst", plain otherwise.
+// The file appears at `path` only when Close() succeeds (see AtomicFile in util/file_io.h).
 class OutputFile {
  public:
-  // Throws UserError if the file cannot be created.
-  explicit OutputFile(const std::string& path);
+  // Throws UserError if the file cannot be created or is one of `inputs`.
+  explicit OutputFile(const std::string& path, const std::vector<std::string>& inputs = {});
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   void Write(std::string_view bytes);
-  // Flushes and closes; throws UserError on a write failure. Called by the destructor if needed
-  // (errors there are swallowed, so call it explicitly).
+  // Flushes and puts the file in place; throws UserError on a write failure. Destroyed without
+  // Close() (an error was thrown), nothing is written to `path`.
   void Close();
 
  private:
   struct State;
   std::unique_ptr<State> state_;
-  std::string path_;
 };
 
 }  // namespace sextant

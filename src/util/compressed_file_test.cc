@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +85,7 @@ TEST(CompressedFileTest, TruncatedStreamsKeepWhatWasDecoded) {
     {
       OutputFile out(full);
       out.Write(text);
+      out.Close();
     }
     std::string bytes = ReadAll(full);
     std::string cut = TempPath("cut" + suffix);
@@ -108,6 +111,107 @@ TEST(CompressedFileTest, GarbageAfterMagicIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("invalid gzip data"), std::string::npos) << e.what();
   }
   EXPECT_THROW(InputText::Load(TempPath("does-not-exist")), UserError);
+  std::filesystem::remove(path);
+}
+
+// gzip (RFC 1952) of `text` at zlib's best compression.
+std::string Gzip(const std::string& text) {
+  z_stream zs{};
+  deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, text.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+std::string LoadError(const std::string& path, const InputLimits& limits = {}) {
+  try {
+    InputText::Load(path, limits);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CompressedFileTest, RefusesAGzipBomb) {
+  // 16 MiB of zeros deflate to ~16 KB: a ratio above the 1000 allowed by default.
+  std::string bomb = Gzip(std::string(16 << 20, '\0'));
+  ASSERT_LT(bomb.size() * 1000, size_t{16} << 20);
+  std::string path = TempPath("bomb.gz");
+  WriteAll(path, bomb);
+  const size_t cap = bomb.size() * 1000;
+  EXPECT_EQ(LoadError(path),
+            path + ": gzip data expands beyond " + std::to_string(cap) + " bytes; refusing");
+  // The same file under a higher ratio, and a normal file under a lower size cap.
+  EXPECT_EQ(InputText::Load(path, {.max_ratio = 2000}).text().size(), size_t{16} << 20);
+  std::string normal = TempPath("normal.gz");
+  WriteAll(normal, Gzip(SampleText()));
+  EXPECT_EQ(InputText::Load(normal).text(), SampleText());
+  EXPECT_EQ(LoadError(normal, {.max_bytes = 1000}),
+            normal + ": gzip data expands beyond 1000 bytes; refusing");
+  std::filesystem::remove(path);
+  std::filesystem::remove(normal);
+}
+
+// A hand-made zstd frame (RFC 8878 §3.1.1): magic, header, then `blocks` RLE blocks of 128 KiB
+// of 'x' (block header: last flag, type 1 = RLE, size << 3; then the one byte repeated).
+std::string ZstdRleFrame(std::string header, int blocks) {
+  std::string frame = "\x28\xb5\x2f\xfd" + header;
+  for (int b = 0; b < blocks; ++b) {
+    const uint32_t block = (b + 1 == blocks ? 1u : 0u) | (1u << 1) | (uint32_t{128 << 10} << 3);
+    frame += {static_cast<char>(block & 0xff), static_cast<char>((block >> 8) & 0xff),
+              static_cast<char>(block >> 16), 'x'};
+  }
+  return frame;
+}
+
+TEST(CompressedFileTest, ZstdClaimedSizesAreNotTrusted) {
+  // Frame content size field: 8 bytes little-endian, 2^40 = 1 TiB.
+  const std::string one_tib("\x00\x00\x00\x00\x00\x01\x00\x00", 8);
+  // 17 bytes: single-segment header (0xE0: 8-byte size, window = content) and one block. The
+  // decoder refuses a 1 TiB window; a reader sizing its buffer from the header would have
+  // asked for 1 TiB first (std::bad_alloc, or an ASan abort).
+  std::string tiny = ZstdRleFrame("\xe0" + one_tib, 1);
+  ASSERT_EQ(tiny.size(), 17u);
+  std::string path = TempPath("claims.zst");
+  WriteAll(path, tiny);
+  EXPECT_NE(LoadError(path).find(path + " at byte "), std::string::npos) << LoadError(path);
+  // 270 bytes: a 128 KiB window (0xC0 header, window byte 0x38 = 2^17), the same 1 TiB claim
+  // and 64 blocks that really expand to 8 MiB, past the 1 MiB floor of the ratio cap.
+  std::string bomb = ZstdRleFrame(std::string("\xc0\x38", 2) + one_tib, 64);
+  ASSERT_EQ(bomb.size(), 270u);
+  WriteAll(path, bomb);
+  EXPECT_EQ(LoadError(path), path + ": zstd data expands beyond 1048576 bytes; refusing");
+  // Allowed a higher ratio, it decodes until the frame ends short of its claim, and says so.
+  InputText in = InputText::Load(path, {.max_ratio = 1 << 16});
+  EXPECT_GT(in.text().size(), 0u);
+  EXPECT_EQ(in.text().find_first_not_of('x'), std::string_view::npos);
+  EXPECT_TRUE(in.truncated());
+  EXPECT_NE(in.truncation_reason().find("corrupt"), std::string::npos);
+  // Without a size claim (header 0x00: no content size field) the same blocks are 8 MiB.
+  WriteAll(path, ZstdRleFrame(std::string("\x00\x38", 2), 64));
+  EXPECT_EQ(LoadError(path), path + ": zstd data expands beyond 1048576 bytes; refusing");
+  in = InputText::Load(path, {.max_ratio = 1 << 16});
+  EXPECT_FALSE(in.truncated());
+  EXPECT_EQ(in.text().size(), size_t{64} << 17);
+  EXPECT_EQ(in.text().find_first_not_of('x'), std::string_view::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(CompressedFileTest, OutputAppearsOnlyWhenClosed) {
+  std::string path = TempPath("unclosed.json.gz");
+  WriteAll(path, "old");
+  {
+    OutputFile out(path, {});
+    out.Write(SampleText());
+  }  // destroyed without Close, as when an exception unwinds the writer
+  EXPECT_EQ(ReadAll(path), "old");
+  EXPECT_THROW(OutputFile(path, {path}), UserError);
   std::filesystem::remove(path);
 }
 

@@ -1,27 +1,20 @@
 #include "util/mapped_file.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 
 MappedFile::MappedFile(const std::string& path, size_t padding) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    ThrowUserError(SourceLocation{path}, "", std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    ThrowUserError(SourceLocation{path}, "", "not a regular file");
-  }
-  size_ = static_cast<size_t>(st.st_size);
+  int64_t size = 0;
+  int fd = OpenRegularFile(path, &size);
+  size_ = static_cast<size_t>(size);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   // Reserve file pages + padding as anonymous zero pages, then map the file over the front:
   // the bytes past the end of the file are zeros whether or not the size is page aligned.

@@ -1,0 +1,146 @@
+#include "util/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+[[noreturn]] void ThrowErrno(const std::string& path, const char* what) {
+  ThrowUserError(SourceLocation{path}, "", fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+int OpenRegularFile(const std::string& path, int64_t* size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) ThrowErrno(path, "cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* kind = KindOf(st.st_mode);
+    ::close(fd);
+    ThrowUserError(SourceLocation{path}, "", fmt::format("is {}, not a regular file", kind));
+  }
+  *size = st.st_size;
+  return fd;
+}
+
+std::string ReadFile(const std::string& path, int64_t max_bytes) {
+  int64_t size = 0;
+  int fd = OpenRegularFile(path, &size);
+  auto over = [&] {
+    ::close(fd);
+    ThrowUserError(SourceLocation{path}, "",
+                   fmt::format("file is larger than the {}-byte limit", max_bytes));
+  };
+  if (size > max_bytes) over();
+  // Read to the end rather than trusting the size: /proc and /sys files report 0 bytes.
+  std::string text(static_cast<size_t>(size) + 1, '\0');
+  size_t used = 0;
+  while (true) {
+    if (used == text.size()) {
+      if (static_cast<int64_t>(used) > max_bytes) over();
+      text.resize(text.size() * 2);
+    }
+    ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      errno = err;
+      ThrowErrno(path, "read failed");
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (static_cast<int64_t>(used) > max_bytes) over();
+  text.resize(used);
+  return text;
+}
+
+void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0) return;  // nothing there yet
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      ThrowUserError(
+          SourceLocation{output}, "",
+          fmt::format("is the same file as the input {}; refusing to overwrite it", input));
+    }
+  }
+}
+
+AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& inputs)
+    : path_(path) {
+  RefuseOverwritingInput(path, inputs);
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) ThrowUserError(SourceLocation{path}, "", "is a directory");
+  // A hidden name in the same directory, so the final rename never crosses file systems.
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.parent_path();
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    std::string name =
+        fmt::format(".{}.{}-{}.tmp", target.filename().string(), ::getpid(), counter.fetch_add(1));
+    temp_ = dir.empty() ? name : (dir / name).string();
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ < 0 && (errno != EEXIST || attempt > 100)) ThrowErrno(path, "cannot create");
+  }
+  // Keep the permissions of a file being replaced.
+  if (exists && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 0777);
+}
+
+AtomicFile::~AtomicFile() {
+  if (committed_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(temp_.c_str());
+}
+
+void AtomicFile::Write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ThrowErrno(path_, "write failed");
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void AtomicFile::Commit() {
+  // fsync first: after a crash the new name must not point at data still in the page cache.
+  if (::fsync(fd_) != 0) ThrowErrno(path_, "write failed");
+  int rc = ::close(fd_);
+  fd_ = -1;
+  if (rc != 0) ThrowErrno(path_, "write failed");
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) ThrowErrno(path_, "cannot replace");
+  committed_ = true;
+}
+
+void WriteFileAtomically(const std::string& path, std::string_view bytes,
+                         const std::vector<std::string>& inputs) {
+  AtomicFile file(path, inputs);
+  file.Write(bytes);
+  file.Commit();
+}
+
+}  // namespace sextant
