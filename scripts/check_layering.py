@@ -5,7 +5,7 @@ Every folder src/<area>/ is one library declared by
     sextant_area(<area> DEPS a b ... TEST_DEPS c ... LIBS ... TEST_LIBS ...)
 in src/<area>/CMakeLists.txt. A file of <area> may include "<other>/..." only when <other> is
 <area> itself or listed in DEPS; test, benchmark and fuzz files may also include TEST_DEPS.
-Every declared DEP must be included by some library file (else the dependency is stale; a
+Every declared DEP must be included by some non-test file (else the dependency is stale; a
 dependency used only by tests belongs in TEST_DEPS), and the DEPS graph must be acyclic.
 
 Exit status 0 when the tree is clean, 1 with one line per problem otherwise.
@@ -32,9 +32,9 @@ class Area:
         self.test_deps = test_deps
 
 
-def parse_area(cmake_path, folder):
-    """Returns the Area declared in one CMakeLists.txt, or an error line."""
-    with open(cmake_path, encoding="utf-8") as f:
+def parse_area(root, cmake_path, folder):
+    """Returns the Area declared in one CMakeLists.txt (path relative to root), or an error."""
+    with open(os.path.join(root, cmake_path), encoding="utf-8") as f:
         text = re.sub(r"#[^\n]*", "", f.read())  # CMake comments
     match = AREA_CALL.search(text)
     if not match:
@@ -56,13 +56,14 @@ def parse_area(cmake_path, folder):
     return Area(folder, cmake_path, lists["DEPS"], lists["TEST_DEPS"]), None
 
 
-def load_areas(src):
+def load_areas(root):
     areas, problems = {}, []
+    src = os.path.join(root, "src")
     for folder in sorted(os.listdir(src)):
-        cmake = os.path.join(src, folder, "CMakeLists.txt")
-        if not os.path.isfile(cmake):
+        cmake = os.path.join("src", folder, "CMakeLists.txt")
+        if not os.path.isfile(os.path.join(root, cmake)):
             continue
-        area, problem = parse_area(cmake, folder)
+        area, problem = parse_area(root, cmake, folder)
         if problem:
             problems.append(problem)
         else:
@@ -131,7 +132,7 @@ def diagram(areas):
 
 def check(root):
     src = os.path.join(root, "src")
-    areas, problems = load_areas(src)
+    areas, problems = load_areas(root)
     for area in areas.values():
         for dep in area.deps + area.test_deps:
             if dep not in areas:
@@ -166,8 +167,8 @@ def check(root):
         for dep in area.deps:
             if dep in areas and dep not in used[name]:
                 problems.append(
-                    f"{os.path.relpath(area.cmake, root)}: {name} declares {dep} in DEPS "
-                    f"but no library file of {name} includes a {dep}/ header"
+                    f"{area.cmake}: {name} declares {dep} in DEPS "
+                    f"but no non-test file of {name} includes a {dep}/ header"
                 )
     cycle = find_cycle(areas)
     if cycle:

@@ -106,7 +106,7 @@ class CopiedTree(unittest.TestCase):
         def mutate():
             set_deps(cmake, "config", deps)
             return ("src/config/CMakeLists.txt: config declares snapshot in DEPS "
-                    "but no library file of config includes a snapshot/ header")
+                    "but no non-test file of config includes a snapshot/ header")
 
         self.assert_fault_reported(mutate)
 
