@@ -1,11 +1,6 @@
 #include "snapshot/memory_snapshot.h"
 
-#include <zlib.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <unordered_map>
 
@@ -328,65 +323,10 @@ MemorySnapshot ParseMemorySnapshot(std::string_view pickle_bytes, const std::str
   return snapshot;
 }
 
-std::string ReadMaybeGzipFile(const std::string& path, const SnapshotLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    ThrowUserError(SourceLocation{path}, "", fmt::format("cannot open: {}", std::strerror(errno)));
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0) ThrowUserError(SourceLocation{path}, "", "cannot determine the file size");
-  if (size > limits.max_file_bytes) {
-    ThrowUserError(SourceLocation{path}, "",
-                   fmt::format("file of {} bytes is over the limit", size));
-  }
-  std::string raw(static_cast<size_t>(size), '\0');
-  if (!in.read(raw.data(), size)) ThrowUserError(SourceLocation{path}, "", "read failed");
-  if (raw.size() < 2 || static_cast<uint8_t>(raw[0]) != 0x1f ||
-      static_cast<uint8_t>(raw[1]) != 0x8b) {
-    return raw;
-  }
-  // gzip: inflate in chunks, refusing output beyond the size and ratio limits.
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
-  std::string out;
-  const int64_t cap =
-      std::min(limits.max_file_bytes,
-               std::max<int64_t>(int64_t{1} << 20, size * limits.max_decompression_ratio));
-  zs.next_in = reinterpret_cast<Bytef*>(raw.data());
-  zs.avail_in = static_cast<uInt>(raw.size());
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    size_t old = out.size();
-    out.resize(old + (size_t{1} << 20));
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + old);
-    zs.avail_out = static_cast<uInt>(out.size() - old);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.resize(out.size() - zs.avail_out);
-    if (rc == Z_STREAM_END) break;
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      std::string msg = zs.msg ? zs.msg : "corrupt data";
-      int64_t at = static_cast<int64_t>(zs.total_in);
-      inflateEnd(&zs);
-      ThrowUserError(SourceLocation{path, -1, -1, at}, "", "gzip: " + msg);
-    }
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
-      inflateEnd(&zs);
-      ThrowUserError(SourceLocation{path}, "", "gzip: truncated stream");
-    }
-    if (static_cast<int64_t>(out.size()) > cap) {
-      inflateEnd(&zs);
-      ThrowUserError(SourceLocation{path}, "",
-                     fmt::format("gzip: expands beyond {} bytes; refusing", cap));
-    }
-  }
-  inflateEnd(&zs);
-  return out;
-}
-
-MemorySnapshot LoadMemorySnapshot(const std::string& path, const SnapshotLimits& limits) {
-  std::string bytes = ReadMaybeGzipFile(path, limits);
-  return ParseMemorySnapshot(bytes, path);
+MemorySnapshot LoadMemorySnapshot(const std::string& path, const InputLimits& limits) {
+  InputText input = InputText::Load(path, limits);
+  if (input.truncated()) ThrowUserError(SourceLocation{path}, "", input.truncation_reason());
+  return ParseMemorySnapshot(input.text(), path);
 }
 
 }  // namespace sextant

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/compressed_file.h"
+
 namespace sextant {
 
 struct StackFrame {
@@ -87,19 +89,13 @@ struct MemorySnapshot {
   const std::vector<FrameId>& Stack(StackId id) const { return stacks[id]; }
 };
 
-struct SnapshotLimits {
-  int64_t max_file_bytes = int64_t{1} << 34;  // 16 GiB, after decompression
-  int64_t max_decompression_ratio = 1000;     // gzip bombs
-};
-
 // Builds the model from pickle bytes. Errors name the file, the byte offset (pickle errors)
 // or the key path ("segments[3].blocks[0].size") of what is wrong.
 MemorySnapshot ParseMemorySnapshot(std::string_view pickle_bytes, const std::string& source);
 
-// Reads a snapshot file, plain or gzip-compressed (detected by its magic bytes).
-MemorySnapshot LoadMemorySnapshot(const std::string& path, const SnapshotLimits& limits = {});
-
-// Reads a whole file, inflating gzip input; used for snapshots and by tests.
-std::string ReadMaybeGzipFile(const std::string& path, const SnapshotLimits& limits = {});
+// Reads a snapshot file, plain, gzip- or zstd-compressed (detected by its magic bytes). A
+// compressed stream cut short is an error: a pickle cannot be read in part.
+MemorySnapshot LoadMemorySnapshot(const std::string& path,
+                                  const InputLimits& limits = {.max_bytes = int64_t{1} << 34});
 
 }  // namespace sextant

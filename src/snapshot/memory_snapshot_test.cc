@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "snapshot/call_site.h"
 #include "util/error.h"
 
@@ -156,6 +159,20 @@ TEST(MemorySnapshotTest, ReadsABareListOfSegments) {
 
 TEST(MemorySnapshotTest, MissingFileIsAUserError) {
   EXPECT_THROW(LoadMemorySnapshot("/nonexistent/x.pickle"), UserError);
+}
+
+TEST(MemorySnapshotTest, ACutGzipSnapshotIsAnErrorNotAPartialModel) {
+  std::ifstream in(Fixture("two_devices_oom.pickle.gz"), std::ios::binary);
+  std::string gz(std::istreambuf_iterator<char>(in), {});
+  std::string cut = (std::filesystem::temp_directory_path() / "sextant_cut.pickle.gz").string();
+  std::ofstream(cut, std::ios::binary) << gz.substr(0, gz.size() / 2);
+  try {
+    LoadMemorySnapshot(cut);
+    ADD_FAILURE() << "a cut snapshot was accepted";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), cut + ": gzip stream ends early (file truncated)");
+  }
+  std::filesystem::remove(cut);
 }
 
 }  // namespace

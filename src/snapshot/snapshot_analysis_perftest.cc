@@ -15,14 +15,14 @@ const std::string kLargest =
     "/snapshots/kkaitlyn111-cs336-a2-systems/memory_ctx128_fullstep.pickle";
 
 void BM_ReadPickle(benchmark::State& state) {
-  std::string bytes = ReadMaybeGzipFile(kLargest);
+  std::string bytes(InputText::Load(kLargest).text());
   for (auto _ : state) benchmark::DoNotOptimize(ReadPickle(bytes, kLargest));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
 }
 BENCHMARK(BM_ReadPickle)->Unit(benchmark::kMillisecond);
 
 void BM_ParseSnapshotModel(benchmark::State& state) {
-  std::string bytes = ReadMaybeGzipFile(kLargest);
+  std::string bytes(InputText::Load(kLargest).text());
   for (auto _ : state) benchmark::DoNotOptimize(ParseMemorySnapshot(bytes, kLargest));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
 }

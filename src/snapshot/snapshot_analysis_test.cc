@@ -49,7 +49,7 @@ struct Reference {
 };
 
 Reference ComputeReference(const std::string& path) {
-  std::string bytes = ReadMaybeGzipFile(path);
+  std::string bytes(InputText::Load(path).text());
   PickleDocument doc = ReadPickle(bytes, path);
   Reference ref;
   std::map<int64_t, int64_t> final_alive;  // address -> size
