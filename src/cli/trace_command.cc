@@ -45,7 +45,7 @@ void RunReport(const ReportArgs& args) {
   std::vector<RankReport> ranks;
   if (args.mpi) {
     bool root = true;
-    ranks = AnalyzeTraceFilesMpi(args.traces, options, &root);
+    ranks = AnalyzeTraceFilesMpi(args.traces, options, args.threads, &root);
     if (!root) return;  // rank 0 writes every output
   } else {
     ranks = AnalyzeTraceFiles(args.traces, options, args.threads);

@@ -14,13 +14,12 @@ namespace sextant {
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
                                           const ReportOptions& options, unsigned threads = 0);
 
-// True when this build can use MPI (OpenMPI found at configure time).
-bool MpiAvailable();
-
-// Under mpirun: MPI process p analyses files p, p + size, ... and rank 0 gathers every
-// report. Returns the reports on rank 0 and an empty list elsewhere; `*is_root` tells which.
-// Initialises and finalises MPI. Throws UserError if this build has no MPI.
+// Under mpirun: MPI process p analyses files p, p + size, ... on `threads` threads and
+// process 0 gathers every report. Returns the reports on process 0 and an empty list
+// elsewhere; `*is_root` tells which. Reports are ranked as by AnalyzeTraceFiles. Initialises
+// and finalises MPI. Throws UserError if this build has no MPI.
 std::vector<RankReport> AnalyzeTraceFilesMpi(const std::vector<std::string>& files,
-                                             const ReportOptions& options, bool* is_root);
+                                             const ReportOptions& options, unsigned threads,
+                                             bool* is_root);
 
 }  // namespace sextant
