@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hardware/hardware_library.h"
+#include "util/corpus_path.h"
 #include "util/csv_reader.h"
 #include "util/error.h"
 
@@ -290,8 +291,7 @@ const std::vector<TraceLensSource>& TraceLensSources() {
 }
 
 std::vector<CorpusGemm> ReadTraceLensGemms(const std::string& relative) {
-  const CsvTable t =
-      CsvTable::Read(std::string(SEXTANT_CORPUS_DIR) + "/traces/TraceLens/" + relative);
+  const CsvTable t = CsvTable::Read(CorpusPath("traces/TraceLens/") + relative);
   std::vector<CorpusGemm> out;
   for (size_t r = 0; r < t.size(); ++r) {
     const std::string& op = t.Get(r, "name");
@@ -309,6 +309,7 @@ std::vector<CorpusGemm> ReadTraceLensGemms(const std::string& relative) {
 // within 15% mean absolute error (measured when written: H100 11.2% over 17 GEMMs, MI300X
 // 10.4% over 3).
 TEST(GemmModelCorpusTest, DefaultTablesPredictMeasuredLinearLayers) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   for (const TraceLensSource& source : TraceLensSources()) {
     const GpuSpec gpu = *FindGpu(source.gpu);
     const GemmModel model(gpu, EfficiencyTable::Default(gpu));
@@ -330,6 +331,7 @@ TEST(GemmModelCorpusTest, DefaultTablesPredictMeasuredLinearLayers) {
 }
 
 TEST(GemmModelCorpusTest, CalibratingOnMeasuredGemmsReducesTheError) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const TraceLensSource& h100 = TraceLensSources()[0];
   std::vector<GemmMeasurement> measured;
   for (const char* file : h100.files) {

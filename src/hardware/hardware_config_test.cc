@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -11,7 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kCorpus = std::string(SEXTANT_CORPUS_DIR) + "/primus/examples/hardware_configs/";
+const std::string kCorpus = CorpusPath("primus/examples/hardware_configs/");
 const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/hardware/";
 
 ClusterSpec Mi300xCluster(int nodes = 1) { return MakeCluster(*FindGpu("MI300X"), nodes); }
@@ -26,6 +27,7 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(LoadHardwareConfig, ReadsPrimusMi300xFile) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const ClusterSpec c = LoadHardwareConfig(kCorpus + "mi300x.yaml", MakeCluster(*FindGpu("H100")));
   // Primus keys overwrite the fabric figures of whatever GPU the base cluster had.
   EXPECT_DOUBLE_EQ(c.gpu.intra_node_bandwidth, 448e9);
@@ -46,6 +48,7 @@ TEST(LoadHardwareConfig, ReadsPrimusMi300xFile) {
 }
 
 TEST(LoadHardwareConfig, ReadsEveryCorpusHardwareConfig) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   for (const char* name : {"mi300x.yaml", "mi325x.yaml", "mi350x.yaml", "mi355x.yaml"}) {
     SCOPED_TRACE(name);
     const ClusterSpec c = LoadHardwareConfig(kCorpus + name, Mi300xCluster());

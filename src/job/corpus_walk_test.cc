@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "job/job_builder.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kPrimus = std::string(SEXTANT_CORPUS_DIR) + "/primus";
+const std::string kPrimus = CorpusPath("primus");
 
 std::vector<std::string> ExperimentFiles() {
   std::vector<std::string> files;
@@ -61,6 +62,7 @@ Job Build(const std::string& relative) {
 }
 
 TEST(CorpusWalk, EveryExperimentBuildsOrIsRefusedForItsArchitecture) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::vector<std::string> files = ExperimentFiles();
   ASSERT_GE(files.size(), 400u);
   size_t built = 0;
@@ -101,6 +103,7 @@ TEST(CorpusWalk, EveryExperimentBuildsOrIsRefusedForItsArchitecture) {
 // 256 and a 1024-token window, every sixth layer is global with head dim 512 and one K/V
 // projection (MaxText configs/models/gemma4-31b.yml).
 TEST(CorpusWalk, MaxTextGemma4) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/maxtext/configs/MI300X/gemma4_31B-bf16-pretrain.yaml");
   EXPECT_EQ(job.model.name, "gemma4_31B");
   EXPECT_EQ(job.model.num_layers, 60);
@@ -116,6 +119,7 @@ TEST(CorpusWalk, MaxTextGemma4) {
 }
 
 TEST(CorpusWalk, MegatronLlamaExample) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/megatron/configs/MI300X/llama3.1_8B-BF16-pretrain.yaml");
   EXPECT_EQ(job.cluster.gpu.name, "MI300X");
   EXPECT_EQ(job.model.num_layers, 32);
@@ -132,6 +136,7 @@ TEST(CorpusWalk, MegatronLlamaExample) {
 // DeepSeek-V3 on MI355X: MLA, first three layers dense, MTP, and a layout of 32 stages
 // over PP 16, which Megatron reads as 2 virtual stages per rank.
 TEST(CorpusWalk, MegatronDeepSeekV3Layout) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml");
   EXPECT_EQ(job.model.num_layers, 61);
   EXPECT_EQ(job.model.attention, AttentionType::kMultiLatent);
@@ -150,6 +155,7 @@ TEST(CorpusWalk, MegatronDeepSeekV3Layout) {
 }
 
 TEST(CorpusWalk, MaxTextMesh) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/maxtext/configs/MI300X/llama2_7B-bf16-pretrain.yaml");
   EXPECT_EQ(job.framework, "maxtext");
   EXPECT_EQ(job.model.num_layers, 32);
@@ -164,6 +170,7 @@ TEST(CorpusWalk, MaxTextMesh) {
 }
 
 TEST(CorpusWalk, TorchTitanPrimusYaml) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/torchtitan/configs/MI300X/deepseek_v3_16b-BF16-pretrain.yaml");
   EXPECT_EQ(job.framework, "torchtitan");
   EXPECT_EQ(job.model.num_layers, 27);

@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "job/job_builder.h"
+#include "util/corpus_path.h"
 
 namespace sextant {
 namespace {
@@ -18,7 +19,7 @@ void BM_BuildDefaultExample(benchmark::State& state) {
 BENCHMARK(BM_BuildDefaultExample)->Unit(benchmark::kMicrosecond);
 
 void BM_BuildPrimusExperiment(benchmark::State& state) {
-  const std::string primus = std::string(SEXTANT_CORPUS_DIR) + "/primus";
+  const std::string primus = CorpusPath("primus");
   JobRequest request;
   request.config_path = primus + "/examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml";
   request.primus_path = primus;

@@ -1,4 +1,5 @@
 #include "job/job_builder.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 #include <cstdlib>
@@ -21,7 +22,7 @@ using Vars = std::map<std::string, std::string>;
 const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/config/";
 const std::string kCheckout = kData + "primus_checkout";
 const std::string kTiny = kData + "experiments/MI355X/tiny-pretrain.yaml";
-const std::string kCorpusPrimus = std::string(SEXTANT_CORPUS_DIR) + "/primus";
+const std::string kCorpusPrimus = CorpusPath("primus");
 
 // Sets environment variables for one test and restores them afterwards; every variable
 // the builder reads is cleared so the shell running the tests cannot change results.
@@ -154,6 +155,7 @@ TEST(BuildJob, NodesFromEnvironmentAndFlag) {
 }
 
 TEST(BuildJob, HardwareConfigAndBadNodeCounts) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request = TinyRequest();
   request.hardware_config = kCorpusPrimus + "/examples/hardware_configs/mi355x.yaml";
   EXPECT_EQ(BuildJob(request).cluster.gpu.name, "MI355X");
@@ -360,6 +362,7 @@ TEST(BuildJob, DefaultExampleFromTheModelLibrary) {
 }
 
 TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request;
   request.primus_path = kCorpusPrimus;
   request.use_environment = false;

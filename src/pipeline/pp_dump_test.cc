@@ -12,6 +12,7 @@
 #include "pipeline/pp_dump_stats.h"
 #include "pipeline/pp_dump_writer.h"
 #include "pipeline/schedule_generators.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -19,7 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kDumpDir = std::string(SEXTANT_CORPUS_DIR) + "/pp_dumps/gpu8_layer64_gbs16";
+const std::string kDumpDir = CorpusPath("pp_dumps/gpu8_layer64_gbs16");
 
 std::string ErrorOf(std::string_view text) {
   try {
@@ -42,6 +43,7 @@ const PrimusDumpIterationStats& Iteration(const std::vector<PrimusDumpIterationS
 // this code (they are also the numbers burned into Primus's assets/image_2.png, see
 // research/primus-observability.md section 2.4).
 TEST(PrimusDumpTest, ReadsCorpusDumpWithoutVirtualStages) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const PrimusDump dump = ReadPrimusDump(kDumpDir + "/pp8");
   EXPECT_EQ(dump.config.world_size, 8);
   EXPECT_EQ(dump.config.pp_size, 8);
@@ -74,6 +76,7 @@ TEST(PrimusDumpTest, ReadsCorpusDumpWithoutVirtualStages) {
 }
 
 TEST(PrimusDumpTest, ReadsCorpusDumpWithVirtualStages) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const PrimusDump dump = ReadPrimusDump(kDumpDir + "/pp8_vpp2");
   EXPECT_EQ(dump.config.vp_size, 2);
   EXPECT_EQ(dump.ranks[3].iterations[0].bwd_end.size(), 32u);

@@ -11,15 +11,17 @@
 #include "job/job_builder.h"
 #include "projection/performance_model.h"
 #include "projection/projection_runner.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kPrimus = std::string(SEXTANT_CORPUS_DIR) + "/primus";
+const std::string kPrimus = CorpusPath("primus");
 
 TEST(CorpusProjection, EveryBuildableExperimentProjects) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   size_t jobs = 0, memory_ok = 0, performance_ok = 0;
   std::vector<std::string> refused;
   for (const char* framework : {"megatron", "torchtitan", "maxtext"}) {

@@ -4,14 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
 namespace {
 
-const std::string kRuns = std::string(SEXTANT_CORPUS_DIR) + "/validation/published_runs.csv";
+const std::string kRuns = CorpusPath("validation/published_runs.csv");
 
 TEST(PublishedRunTest, BuildsTorchtitanFsdpJob) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const CsvTable t = CsvTable::Read(kRuns);
   bool found = false;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -31,6 +33,7 @@ TEST(PublishedRunTest, BuildsTorchtitanFsdpJob) {
 }
 
 TEST(PublishedRunTest, RowsWithoutSequenceLengthSayWhy) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const CsvTable t = CsvTable::Read(kRuns);
   for (size_t i = 0; i < t.size(); ++i) {
     if (t.Get(i, "id") != "amd-ppipe-llama2-1-mem") continue;
@@ -43,6 +46,7 @@ TEST(PublishedRunTest, RowsWithoutSequenceLengthSayWhy) {
 }
 
 TEST(ValidationTest, ScoresEveryProjectedRowAndExplainsTheRest) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   // A predictor that is exactly 10% high must score 10% everywhere.
   const ValidationReport r =
       Validate(kRuns, [](const PublishedRun& run, std::string&) -> std::optional<double> {
@@ -55,6 +59,7 @@ TEST(ValidationTest, ScoresEveryProjectedRowAndExplainsTheRest) {
 }
 
 TEST(ValidationTest, MemoryRowsAreWithinReachOfMeasuredPeaks) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const ValidationReport r = Validate(kRuns, DefaultPredictor());
   int memory_rows = 0;
   for (const auto& row : r.rows) {
@@ -72,6 +77,7 @@ TEST(ValidationTest, MemoryRowsAreWithinReachOfMeasuredPeaks) {
 // projectable time/throughput rows, every source within 15% MAPE and the mean over sources
 // within 10%. Memory rows are scored separately.
 TEST(ValidationTest, TimeRowsMeetTheAccuracyTargets) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const RowPredictor predict = DefaultPredictor();
   const ValidationReport r =
       Validate(kRuns, [&](const PublishedRun& run, std::string& why) -> std::optional<double> {
@@ -88,6 +94,7 @@ TEST(ValidationTest, TimeRowsMeetTheAccuracyTargets) {
 }
 
 TEST(ValidationTest, ExplainShowsTheProjectionBehindOneRow) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::string text = ExplainPublishedRow(kRuns, "torchtitan-T1-02-tps");
   EXPECT_NE(text.find("measured 6667"), std::string::npos) << text;
   EXPECT_NE(text.find("Where the iteration goes"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "snapshot/call_site.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -74,9 +75,9 @@ TEST(MemorySnapshotTest, GzipAndProtocol0GiveTheSameModel) {
 }
 
 TEST(MemorySnapshotTest, ReadsLegacyHistorySchema) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   MemorySnapshot s =
-      LoadMemorySnapshot(std::string(SEXTANT_CORPUS_DIR) +
-                         "/snapshots/Yiyi-philosophy-LLM-inference/oom_snapshot.pickle");
+      LoadMemorySnapshot(CorpusPath("snapshots/Yiyi-philosophy-LLM-inference/oom_snapshot.pickle"));
   EXPECT_TRUE(s.legacy_schema);
   ASSERT_EQ(s.segments.size(), 176u);
   // Legacy blocks have no address: they tile the segment from its start.

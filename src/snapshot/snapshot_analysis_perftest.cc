@@ -6,13 +6,13 @@
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/pickle_reader.h"
 #include "snapshot/snapshot_analysis.h"
+#include "util/corpus_path.h"
 
 namespace sextant {
 namespace {
 
 const std::string kLargest =
-    std::string(SEXTANT_CORPUS_DIR) +
-    "/snapshots/kkaitlyn111-cs336-a2-systems/memory_ctx128_fullstep.pickle";
+    CorpusPath("snapshots/kkaitlyn111-cs336-a2-systems/memory_ctx128_fullstep.pickle");
 
 void BM_ReadPickle(benchmark::State& state) {
   std::string bytes(InputText::Load(kLargest).text());

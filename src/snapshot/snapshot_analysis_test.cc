@@ -9,6 +9,7 @@
 #include "snapshot/call_site.h"
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/pickle_reader.h"
+#include "util/corpus_path.h"
 
 namespace sextant {
 namespace {
@@ -27,9 +28,7 @@ const char* const kCorpus[] = {
     "silmont2000-assignment2-systems/memory_forward_fp32_128.pickle",
 };
 
-std::string CorpusPath(const char* name) {
-  return std::string(SEXTANT_CORPUS_DIR) + "/snapshots/" + name;
-}
+std::string SnapshotPath(const char* name) { return CorpusPath("snapshots/") + name; }
 
 int64_t IntAt(const PickleDocument& doc, PickleValue dict, const char* key, int64_t fallback = 0) {
   const PickleValue* v = doc.Find(dict, key);
@@ -113,8 +112,9 @@ Reference ComputeReference(const std::string& path) {
 }
 
 TEST(SnapshotAnalysisTest, EveryCorpusSnapshotAgreesWithPlainReplayAndItsOwnState) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   for (const char* name : kCorpus) {
-    std::string path = CorpusPath(name);
+    std::string path = SnapshotPath(name);
     SCOPED_TRACE(path);
     Reference ref = ComputeReference(path);
     SnapshotAnalysis a = AnalyzeSnapshot(LoadMemorySnapshot(path));

@@ -6,15 +6,16 @@
 
 #include "trace/kineto_reader.h"
 #include "trace/trace_report.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
 namespace {
 
 TEST(AllCorpusTest, EveryTraceLoadsAndIsAnalysed) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   size_t loaded = 0, rejected = 0;
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(std::string(SEXTANT_CORPUS_DIR) + "/traces")) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(CorpusPath("traces"))) {
     std::string path = entry.path().string();
     bool json = path.size() > 5 && (path.ends_with(".json") || path.ends_with(".json.gz"));
     if (!entry.is_regular_file() || !json) continue;

@@ -8,6 +8,7 @@
 #include "trace/gpu_timeline.h"
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
+#include "util/corpus_path.h"
 #include "util/csv_reader.h"
 
 namespace sextant {
@@ -36,9 +37,7 @@ const Golden kGoldens[] = {
      "TraceLens/torch_compile_triton/trace_perf_report_csvs"},
 };
 
-std::string Corpus(const std::string& rel) {
-  return std::string(SEXTANT_CORPUS_DIR) + "/traces/" + rel;
-}
+std::string Corpus(const std::string& rel) { return CorpusPath("traces/") + rel; }
 
 void ExpectWithin(double ours, double golden, const std::string& what) {
   // 0.1% per row; rows that are zero in the reference must be zero (to 1 ns) in ours.
@@ -46,7 +45,10 @@ void ExpectWithin(double ours, double golden, const std::string& what) {
   EXPECT_NEAR(ours, golden, tolerance) << what;
 }
 
-class GoldenReportTest : public ::testing::TestWithParam<Golden> {};
+class GoldenReportTest : public ::testing::TestWithParam<Golden> {
+ protected:
+  void SetUp() override { SEXTANT_SKIP_WITHOUT_CORPUS(); }
+};
 
 TEST_P(GoldenReportTest, GpuTimelineMatchesTraceLens) {
   const Golden& g = GetParam();

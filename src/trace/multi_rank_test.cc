@@ -14,14 +14,15 @@
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
 #include "util/compressed_file.h"
+#include "util/corpus_path.h"
 
 namespace sextant {
 namespace {
 
 std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SEXTANT_CORPUS_DIR) +
-                                                               "/traces/param/dlrm_kineto_8rank")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(CorpusPath("traces/param/dlrm_kineto_8rank"))) {
     files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -59,6 +60,7 @@ TEST(CollectivesTest, CrossRankSplitsWaitFromTransfer) {
 }
 
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();
   ASSERT_EQ(files.size(), 8u);
   TraceReport report = CombineReports(AnalyzeTraceFiles(files, ReportOptions{}, 2));
@@ -83,6 +85,7 @@ TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
 }
 
 TEST(MultiRankTest, SerializedReportsRoundTrip) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();
   auto reports = AnalyzeTraceFiles({files[0]}, ReportOptions{}, 1);
   RankReport back = RankReport::Deserialize(reports[0].Serialize());
@@ -94,6 +97,7 @@ TEST(MultiRankTest, SerializedReportsRoundTrip) {
 }
 
 TEST(MultiRankTest, MergeGivesDisjointProcessesPerRank) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();
   std::string out =
       (std::filesystem::temp_directory_path() / "sextant_merged_test.json.gz").string();
@@ -126,6 +130,7 @@ TEST(MultiRankTest, MergeGivesDisjointProcessesPerRank) {
 }
 
 TEST(MultiRankTest, DiffOfTraceWithItselfIsUnchangedAndAgainstAnotherFindsChanges) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();
   TraceData a = ReadKinetoTrace(files[0]);
   TraceDiff same = DiffTraces(a, a);
