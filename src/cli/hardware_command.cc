@@ -12,6 +12,7 @@
 #include "hardware/hardware_library.h"
 #include "report/console_table.h"
 #include "report/table.h"
+#include "util/close_matches.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -90,11 +91,8 @@ Table ListTable() {
 const GpuSpec& Lookup(const std::string& name) {
   const GpuSpec* gpu = FindGpu(name);
   if (gpu != nullptr) return *gpu;
-  std::string message = fmt::format("unknown GPU '{}'", name);
-  const std::vector<std::string> near = SimilarGpuNames(name);
-  if (!near.empty()) message += fmt::format("; did you mean {}?", fmt::join(near, ", "));
-  message += " ('sextant hardware list' shows all)";
-  ThrowUserError(message);
+  ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,
+                             DidYouMean(SimilarGpuNames(name))));
 }
 
 struct CollectiveRow {

@@ -12,6 +12,7 @@
 #include "model/parameter_count.h"
 #include "report/console_table.h"
 #include "report/table.h"
+#include "util/close_matches.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -126,14 +127,8 @@ Table ListTable() {
 const ModelEntry& Lookup(const std::string& name) {
   const ModelEntry* e = FindModel(name);
   if (e != nullptr) return *e;
-  std::string message = "unknown model '" + name + "'";
-  const std::vector<std::string> near = SimilarModelNames(name);
-  if (!near.empty()) {
-    message += "; did you mean ";
-    for (size_t i = 0; i < near.size(); ++i) message += (i ? ", " : "") + near[i];
-    message += "? ('sextant models list' shows all)";
-  }
-  ThrowUserError(message);
+  ThrowUserError("unknown model '" + name + "'" + DidYouMean(SimilarModelNames(name)) +
+                 " ('sextant models list' shows all)");
 }
 
 // One row per component; "layers" sums over all transformer layers.

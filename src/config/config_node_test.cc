@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "config/close_matches.h"
 #include "config/int_list_expression.h"
 #include "config/yaml_loader.h"
 
@@ -31,18 +30,6 @@ TEST(ConfigNode, MergeReplacesScalarsAndListsMergesMaps) {
   EXPECT_EQ(base.Find("l")->items.size(), 1u);
   EXPECT_EQ(base.Find("n")->scalar, "5");
   EXPECT_EQ(LeafPaths(base), (std::vector<std::string>{"a", "m.x", "m.y", "l", "n"}));
-}
-
-TEST(CloseMatches, EditDistanceHandChecked) {
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
-  EXPECT_EQ(EditDistance("", "abc"), 3u);
-  EXPECT_EQ(EditDistance("same", "same"), 0u);
-  const std::vector<std::string> keys = {
-      "tensor_model_parallel_size", "pipeline_model_parallel_size", "num_layers", "hidden_size"};
-  EXPECT_EQ(CloseMatches("tensor_model_paralel_size", keys),
-            (std::vector<std::string>{"tensor_model_parallel_size"}));
-  EXPECT_EQ(CloseMatches("num_layer", keys), (std::vector<std::string>{"num_layers"}));
-  EXPECT_TRUE(CloseMatches("completely_different", keys).empty());
 }
 
 // Expressions as written in Primus model files (deepseek_v3.yaml, lfm2_8B_A1B.yaml).

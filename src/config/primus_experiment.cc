@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/close_matches.h"
 #include "config/yaml_loader.h"
+#include "util/close_matches.h"
 
 namespace fs = std::filesystem;
 
@@ -96,10 +96,7 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
         out.notes.push_back(
             fmt::format("no model files for framework {} in the Primus checkout", out.framework));
       } else if (!fs::exists(file)) {
-        std::string hint;
-        const auto close = CloseMatches(out.model_reference, FilesIn(dir));
-        if (!close.empty())
-          hint = "; did you mean " + fmt::format("{}", fmt::join(close, ", ")) + "?";
+        const std::string hint = DidYouMean(ClosestNames(out.model_reference, FilesIn(dir)));
         ThrowUserError(model->where, "modules." + out.module_name + ".model",
                        fmt::format("model file {} not found in {}{}", out.model_reference,
                                    dir.lexically_normal().string(), hint));

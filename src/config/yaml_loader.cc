@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -88,8 +89,14 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+// Files already resolved in this load, by identity: a base reached along several paths (a
+// diamond, or a file extending the same base twice) is read and merged once, so a chain of n
+// such files costs n loads, not 2^n.
+using LoadedFiles = std::map<std::string, ConfigNode>;
+
 ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& env,
-                         std::vector<std::string>& stack, std::vector<std::string>* files_read) {
+                         std::vector<std::string>& stack, LoadedFiles& loaded,
+                         std::vector<std::string>* files_read) {
   const std::string shown = DisplayPath(path);
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
@@ -102,6 +109,7 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
   if (stack.size() >= 64) {
     ThrowUserError(SourceLocation{shown}, "extends", "inheritance chain deeper than 64 files");
   }
+  if (auto it = loaded.find(identity); it != loaded.end()) return it->second;
 
   const std::string text = ReadTextFile(shown);
   ConfigNode root = EndsWith(shown, ".toml") ? ParseToml(text, shown) : ParseYaml(text, shown);
@@ -111,19 +119,18 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
   }
   InterpolateTree(root, env);
 
-  const ConfigNode* extends = root.Find("extends");
-  if (extends == nullptr || extends->IsNull()) {
-    root.Erase("extends");
-    if (files_read != nullptr) files_read->push_back(shown);
-    return root;
-  }
+  // Primus experiment files say `extends:`, its model files `bases:`; both name base files.
   std::vector<const ConfigNode*> bases;
-  if (extends->IsScalar()) {
-    bases.push_back(extends);
-  } else if (extends->IsSequence()) {
-    for (const ConfigNode& item : extends->items) bases.push_back(&item);
-  } else {
-    ThrowUserError(extends->where, "extends", "expected a file name or a list of file names");
+  for (const char* key : {"bases", "extends"}) {
+    const ConfigNode* list = root.Find(key);
+    if (list == nullptr || list->IsNull()) continue;
+    if (list->IsScalar()) {
+      bases.push_back(list);
+    } else if (list->IsSequence()) {
+      for (const ConfigNode& item : list->items) bases.push_back(&item);
+    } else {
+      ThrowUserError(list->where, key, "expected a file name or a list of file names");
+    }
   }
 
   stack.push_back(identity);
@@ -139,14 +146,15 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
           base->where, "extends",
           fmt::format("no such file: {} (looked for {})", base->scalar, DisplayPath(base_path)));
     }
-    MergeInto(merged, LoadRecursive(base_path, env, stack, files_read));
+    MergeInto(merged, LoadRecursive(base_path, env, stack, loaded, files_read));
   }
   stack.pop_back();
 
+  root.Erase("bases");
   root.Erase("extends");
   MergeInto(merged, root);
   if (files_read != nullptr) files_read->push_back(shown);
-  return merged;
+  return loaded.emplace(identity, std::move(merged)).first->second;
 }
 
 }  // namespace
@@ -188,7 +196,8 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
 ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
                           std::vector<std::string>* files_read) {
   std::vector<std::string> stack;
-  return LoadRecursive(std::filesystem::path(path), env, stack, files_read);
+  LoadedFiles loaded;
+  return LoadRecursive(std::filesystem::path(path), env, stack, loaded, files_read);
 }
 
 }  // namespace sextant

@@ -1,5 +1,9 @@
 #include "config/yaml_loader.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -124,6 +128,27 @@ TEST(Extends, CycleIsDetected) {
   EXPECT_THAT(error, HasSubstr("inheritance cycle"));
   EXPECT_THAT(error, HasSubstr("cycle_a.yaml -> "));
   EXPECT_THAT(error, HasSubstr("cycle_b.yaml"));
+}
+
+// Each file extends the next one twice: without reuse of resolved bases the load would read
+// 2^40 files; it reads each of the 41 once.
+TEST(Extends, RepeatedBasesAreResolvedOnce) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sextant_extends_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 40; ++i) {
+    const std::string next = "f" + std::to_string(i + 1) + ".yaml";
+    std::ofstream(dir / ("f" + std::to_string(i) + ".yaml"))
+        << "extends: [" << next << ", " << next << "]\nk" << i << ": " << i << "\n";
+  }
+  std::ofstream(dir / "f40.yaml") << "k40: 40\n";
+  std::vector<std::string> files;
+  const ConfigNode root =
+      LoadConfigFile((dir / "f0.yaml").string(), Environment::FromMap({}), &files);
+  EXPECT_EQ(files.size(), 41u);
+  EXPECT_EQ(ReadInt(*root.Find("k40"), "k40"), 40);
+  EXPECT_EQ(ReadInt(*root.Find("k0"), "k0"), 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Extends, MissingBaseNamesTheLine) {

@@ -18,12 +18,19 @@ double GpuSpec::PeakTflops(DType dtype) const {
   return it->second;
 }
 
+double GpuSpec::VectorFp32Tflops() const {
+  if (vector_fp32_tflops > 0) return vector_fp32_tflops;
+  auto it = peak_dense_tflops.find(DType::kFP32);
+  return it == peak_dense_tflops.end() ? 0 : it->second;
+}
+
 void GpuSpec::SetClockMhz(double mhz) {
   if (!(mhz > 0)) ThrowUserError(fmt::format("GPU clock must be positive, got {} MHz", mhz));
   // Peak FLOP/s = units x FLOP/clock x clock, so every dtype scales linearly with the clock.
   if (max_clock_mhz > 0) {
     const double scale = mhz / max_clock_mhz;
     for (auto& [dtype, tflops] : peak_dense_tflops) tflops *= scale;
+    vector_fp32_tflops *= scale;
   }
   max_clock_mhz = mhz;
 }

@@ -24,8 +24,11 @@ struct GpuSpec {
   Vendor vendor = Vendor::kAMD;
   std::string arch;                  // "gfx942", "sm_90", ...
   std::vector<std::string> aliases;  // other spellings FindGpu accepts ("gfx942", "h100_sxm")
-  std::string description;           // "AMD Instinct MI300X OAM"
-  std::string source;                // where the figures come from (datasheet / white paper)
+  // Lower-case pieces of the name a profiler trace gives the device (deviceProperties "name",
+  // e.g. "nvidia h100 80gb hbm3", "amd instinct mi300x"); FindGpuForDevice picks the longest.
+  std::vector<std::string> device_names;
+  std::string description;  // "AMD Instinct MI300X OAM"
+  std::string source;       // where the figures come from (datasheet / white paper)
   int64_t hbm_bytes = 0;
   double hbm_bandwidth = 0;  // bytes/s
   int compute_units = 0;     // CUs (AMD) or SMs (NVIDIA)
@@ -34,6 +37,9 @@ struct GpuSpec {
   int64_t last_level_cache_bytes = 0;  // AMD Infinity Cache / MALL; 0 if none
   // Peak dense (no sparsity) throughput per dtype, TFLOP/s. Missing dtype = unsupported.
   std::map<DType, double> peak_dense_tflops;
+  // Non-matrix (vector ALU) FP32 TFLOP/s, for element-wise rooflines; 0 = the FP32 entry above
+  // (the same unit runs both on NVIDIA and CDNA 3/4; CDNA 2 has a faster FP32 matrix path).
+  double vector_fp32_tflops = 0;
   double tdp_watts = 0;
 
   // Intra-node fabric, per GPU, one direction.
@@ -50,6 +56,8 @@ struct GpuSpec {
   // Throws UserError if the GPU has no peak for this dtype.
   double PeakTflops(DType dtype) const;
   bool Supports(DType dtype) const { return peak_dense_tflops.count(dtype) > 0; }
+  double VectorFp32Tflops() const;
+  double HbmTbps() const { return hbm_bandwidth / 1e12; }
   // Sets the clock and scales every compute peak by new/old clock (memory and links
   // are unaffected). Throws UserError for a non-positive clock.
   void SetClockMhz(double mhz);

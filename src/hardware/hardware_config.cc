@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "hardware/hardware_library.h"
-#include "hardware/name_match.h"
+#include "util/close_matches.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -110,16 +110,7 @@ class ConfigReader {
 
   [[noreturn]] void UnknownKey(const YAML::Node& key_node, const std::string& key,
                                const std::vector<std::string>& known) const {
-    const std::vector<std::string> close = ClosestNames(key, known, 3);
-    std::string why = "unknown key";
-    if (!close.empty()) {
-      why += "; did you mean ";
-      for (size_t i = 0; i < close.size(); ++i) {
-        why += (i == 0 ? "'" : (i + 1 == close.size() ? "' or '" : "', '")) + close[i];
-      }
-      why += "'?";
-    }
-    Fail(key_node, key, why);
+    Fail(key_node, key, "unknown key" + DidYouMean(ClosestNames(key, known)));
   }
 
   void RequireMap(const YAML::Node& node, std::string_view key) const {
@@ -312,10 +303,8 @@ void ApplySextant(const ConfigReader& r, const YAML::Node& section, ClusterSpec&
     const std::string name = r.Scalar(gpu_node, "gpu");
     const GpuSpec* gpu = FindGpu(name);
     if (gpu == nullptr) {
-      std::string why = fmt::format("unknown GPU '{}'", name);
-      const std::vector<std::string> close = SimilarGpuNames(name);
-      if (!close.empty()) why += fmt::format("; did you mean {}?", fmt::join(close, ", "));
-      r.Fail(gpu_node, "gpu", why);
+      r.Fail(gpu_node, "gpu",
+             fmt::format("unknown GPU '{}'{}", name, DidYouMean(SimilarGpuNames(name))));
     }
     cluster.gpu = *gpu;
     cluster.gpus_per_node = gpu->gpus_per_node;

@@ -92,7 +92,7 @@ TEST(LoadHardwareConfig, UnknownKeyNamesFileLineKeyAndSuggestion) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("unknown_primus_key.yaml:3:3"));
     EXPECT_THAT(msg, HasSubstr("'pod_bww'"));
-    EXPECT_THAT(msg, HasSubstr("did you mean 'pod_bw'"));
+    EXPECT_THAT(msg, HasSubstr("did you mean pod_bw?"));
   }
 }
 
@@ -136,7 +136,7 @@ TEST(ParseHardwareConfig, ClearErrors) {
   EXPECT_THAT(ErrorOf("hardware:\n  peak_tflops: {bf17: 5}\n"), HasSubstr("unknown dtype"));
   EXPECT_THAT(ErrorOf("hardware:\n  collective_preset: mpi\n"), HasSubstr("unknown preset 'mpi'"));
   EXPECT_THAT(ErrorOf("hardwar_config:\n  node_bw: 1\n"),
-              HasSubstr("did you mean 'hardware_config'"));
+              HasSubstr("did you mean hardware_config?"));
   EXPECT_THAT(ErrorOf("- 1\n- 2\n"), HasSubstr("expected a mapping"));
   EXPECT_THAT(ErrorOf("hardware_config: [1, 2\n"), HasSubstr("not valid YAML"));
   EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: [1]\n"), HasSubstr("expected a single value"));

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "hardware/name_match.h"
+#include "util/close_matches.h"
 
 namespace sextant {
 namespace {
@@ -32,6 +32,7 @@ GpuSpec Mi300x() {
   g.vendor = Vendor::kAMD;
   g.arch = "gfx942";
   g.aliases = {"mi300", "gfx942", "mi300x_oam"};
+  g.device_names = {"mi300x", "mi300"};
   g.description = "AMD Instinct MI300X OAM (CDNA 3)";
   g.source = "AMD Instinct MI300X data sheet; AMD CDNA 3 architecture white paper (2023)";
   g.hbm_bytes = 192 * kGiB;  // 8 HBM3 stacks x 24 GiB
@@ -61,6 +62,7 @@ GpuSpec Mi325x() {
   GpuSpec g = Mi300x();  // same CDNA 3 die and clocks; more and faster HBM3E
   g.name = "MI325X";
   g.aliases = {"mi325x_oam"};
+  g.device_names = {"mi325"};
   g.description = "AMD Instinct MI325X OAM (CDNA 3)";
   g.source = "AMD Instinct MI325X data sheet (2024)";
   g.hbm_bytes = 256 * kGiB;  // 8 HBM3E stacks x 32 GiB
@@ -75,6 +77,7 @@ GpuSpec Mi350x() {
   g.vendor = Vendor::kAMD;
   g.arch = "gfx950";
   g.aliases = {"mi350x_oam"};
+  g.device_names = {"mi350"};
   g.description = "AMD Instinct MI350X OAM (CDNA 4, air-cooled)";
   g.source = "AMD Instinct MI350X data sheet; AMD CDNA 4 architecture white paper (2025)";
   g.hbm_bytes = 288 * kGiB;  // 8 HBM3E stacks x 36 GiB
@@ -102,6 +105,7 @@ GpuSpec Mi355x() {
   GpuSpec g = Mi350x();  // same die, liquid-cooled, higher clock and power
   g.name = "MI355X";
   g.aliases = {"gfx950", "mi355x_oam"};
+  g.device_names = {"mi355"};
   g.description = "AMD Instinct MI355X OAM (CDNA 4, liquid-cooled)";
   g.source = "AMD Instinct MI355X data sheet; AMD CDNA 4 architecture white paper (2025)";
   g.max_clock_mhz = 2400;
@@ -117,6 +121,7 @@ GpuSpec A100() {
   g.vendor = Vendor::kNVIDIA;
   g.arch = "sm_80";
   g.aliases = {"a100_80gb", "a100_sxm", "a100_sxm4_80gb", "sm_80"};
+  g.device_names = {"a100-sxm4-80gb", "a100 80gb", "a100-80gb"};
   g.description = "NVIDIA A100 80GB SXM4 (Ampere)";
   g.source =
       "NVIDIA A100 Tensor Core GPU data sheet (80GB SXM column); NVIDIA Ampere GA100 "
@@ -146,6 +151,7 @@ GpuSpec H100() {
   g.vendor = Vendor::kNVIDIA;
   g.arch = "sm_90";
   g.aliases = {"h100_sxm", "h100_sxm5", "h100_sxm5_80gb", "h100_80gb", "sm_90"};
+  g.device_names = {"h100"};
   g.description = "NVIDIA H100 SXM5 80GB (Hopper)";
   g.source =
       "NVIDIA H100 Tensor Core GPU data sheet (SXM column); NVIDIA H100 architecture "
@@ -178,6 +184,7 @@ GpuSpec H200() {
   GpuSpec g = H100();  // same GH100 die and clocks; 141 GB HBM3e
   g.name = "H200";
   g.aliases = {"h200_sxm", "h200_141gb"};
+  g.device_names = {"h200"};
   g.description = "NVIDIA H200 SXM 141GB (Hopper)";
   g.source = "NVIDIA H200 Tensor Core GPU data sheet (SXM column)";
   g.hbm_bytes = static_cast<int64_t>(141e9);
@@ -191,6 +198,7 @@ GpuSpec B200() {
   g.vendor = Vendor::kNVIDIA;
   g.arch = "sm_100";
   g.aliases = {"b200_sxm", "hgx_b200", "sm_100"};
+  g.device_names = {"b200"};
   g.description = "NVIDIA B200 in HGX/DGX B200 (Blackwell)";
   g.source =
       "NVIDIA HGX B200 / DGX B200 data sheets (per-GPU = 8-GPU system figure / 8, "
@@ -219,6 +227,7 @@ GpuSpec GB200() {
   GpuSpec g = B200();
   g.name = "GB200";
   g.aliases = {"gb200_nvl72", "gb200nvl72"};
+  g.device_names = {"gb200"};
   g.description = "NVIDIA GB200 NVL72, per Blackwell GPU (72-GPU NVLink domain)";
   g.source =
       "NVIDIA GB200 NVL72 data sheet (rack figure / 72 GPUs, dense = half the sparse "
@@ -235,33 +244,165 @@ GpuSpec GB200() {
   return g;
 }
 
-std::string Normalize(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == ' ') continue;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
+// Older and PCIe parts, kept so that profiler traces from them get roofline peaks and
+// projections can be asked about them.
+
+GpuSpec A100_40gb() {
+  GpuSpec g = A100();  // same GA100 die and clocks; 40 GB of HBM2
+  g.name = "A100-40GB";
+  g.aliases = {"a100_sxm4_40gb", "a100_40g"};
+  // A bare "A100" device name (e.g. "NVIDIA A100-PG509-200", the SXM4 40GB board) is this part;
+  // the 80GB boards say so in their name.
+  g.device_names = {"a100"};
+  g.description = "NVIDIA A100 40GB SXM4 (Ampere)";
+  g.source = "NVIDIA A100 Tensor Core GPU data sheet (40GB SXM column)";
+  g.hbm_bytes = 40 * kGiB;
+  g.hbm_bandwidth = 1.555 * kTBps;
+  return g;
+}
+
+GpuSpec H100_pcie() {
+  GpuSpec g = H100();
+  g.name = "H100-PCIe";
+  g.aliases = {"h100_pcie_80gb"};
+  g.device_names = {"h100 pcie"};
+  g.description = "NVIDIA H100 PCIe 80GB (Hopper)";
+  g.source = "NVIDIA H100 Tensor Core GPU data sheet (PCIe column)";
+  g.hbm_bandwidth = 2.0 * kTBps;  // HBM2e
+  g.compute_units = 114;
+  g.max_clock_mhz = 1620;  // the clock the peaks are quoted at (boost: 1755 MHz)
+  g.peak_dense_tflops = {{DType::kFP32, 51},
+                         {DType::kTF32, 378},
+                         {DType::kBF16, 756},
+                         {DType::kFP16, 756},
+                         {DType::kFP8, 1513}};
+  g.tdp_watts = 350;
+  // No NVSwitch: GPUs talk over PCIe Gen5 x16 (64 GB/s per direction) through the host's
+  // PCIe switches; the optional two-GPU NVLink bridge is not modelled.
+  g.fabric = FabricKind::kSwitch;
+  g.intra_node_links = 1;
+  g.intra_node_bandwidth = 64 * kGBps;
+  g.intra_node_latency = kNetHopLatency;  // assumed: a PCIe switch hop costs about a NIC hop
+  g.nic_bandwidth = 200e9 / 8;            // assumed: one 200 Gb/s NIC per GPU
+  return g;
+}
+
+GpuSpec V100() {
+  GpuSpec g;
+  g.name = "V100";
+  g.vendor = Vendor::kNVIDIA;
+  g.arch = "sm_70";
+  g.aliases = {"v100_sxm2", "v100_sxm2_32gb", "sm_70"};
+  g.device_names = {"v100"};
+  g.description = "NVIDIA Tesla V100 SXM2 32GB (Volta), as in DGX-2";
+  g.source = "NVIDIA Tesla V100 data sheet (SXM2 column); NVIDIA DGX-2 data sheet";
+  g.hbm_bytes = 32 * kGiB;
+  g.hbm_bandwidth = 0.9 * kTBps;
+  g.compute_units = 80;
+  g.max_clock_mhz = 1530;
+  g.l2_bytes = 6 * kMiB;
+  // Volta's tensor cores take FP16 only: no BF16, TF32 or FP8.
+  g.peak_dense_tflops = {{DType::kFP32, 15.7}, {DType::kFP16, 125}};
+  g.tdp_watts = 300;
+  // NVLink 2: 6 links x 25 GB/s per direction; DGX-2 joins 16 GPUs through NVSwitch and gives
+  // them 8 x 100 Gb/s EDR InfiniBand ports (a 6.25 GB/s share per GPU).
+  g.fabric = FabricKind::kSwitch;
+  g.intra_node_links = 6;
+  g.intra_node_bandwidth = 6 * 25 * kGBps;
+  g.intra_node_latency = kNvlinkHopLatency;
+  g.gpus_per_node = 16;
+  g.nic_bandwidth = 8 * 100e9 / 8 / 16;
+  g.inter_node_latency = kNetHopLatency;
+  return g;
+}
+
+GpuSpec Mi250x() {
+  GpuSpec g;
+  g.name = "MI250X";
+  g.vendor = Vendor::kAMD;
+  g.arch = "gfx90a";
+  g.aliases = {"gfx90a", "mi250x_gcd"};
+  g.device_names = {"mi250"};
+  // One MI250X OAM holds two GCDs and PyTorch sees each GCD as a device, so this entry is one
+  // GCD: half of every per-OAM figure of the data sheet.
+  g.description = "AMD Instinct MI250X OAM (CDNA 2), one of its two GCDs";
+  g.source = "AMD Instinct MI250X data sheet (per-OAM figures / 2 GCDs); AMD CDNA 2 white paper";
+  g.hbm_bytes = 64 * kGiB;  // 128 GB HBM2e per OAM
+  g.hbm_bandwidth = 1.6384 * kTBps;
+  g.compute_units = 110;
+  g.max_clock_mhz = 1700;
+  g.l2_bytes = 8 * kMiB;
+  // CDNA 2 runs FP32 matrix ops (MFMA) at twice its vector FP32 rate; no FP8 or TF32.
+  g.peak_dense_tflops = {{DType::kFP32, 47.85}, {DType::kBF16, 191.5}, {DType::kFP16, 191.5}};
+  g.vector_fp32_tflops = 23.95;
+  g.tdp_watts = 280;
+  // Each GCD has 4 external Infinity Fabric links of 50 GB/s per direction; a node (e.g.
+  // Frontier's) holds 4 OAMs = 8 GCDs and one 200 Gb/s NIC per OAM.
+  g.fabric = FabricKind::kMesh;
+  g.intra_node_links = 4;
+  g.intra_node_bandwidth = 4 * 50 * kGBps;
+  g.intra_node_latency = kXgmiHopLatency;
+  g.gpus_per_node = 8;
+  g.nic_bandwidth = 200e9 / 8 / 2;
+  g.inter_node_latency = kRoceHopLatency;
+  return g;
+}
+
+GpuSpec Mi210() {
+  GpuSpec g = Mi250x();  // the same CDNA 2 GCD with 104 active CUs on a PCIe card
+  g.name = "MI210";
+  g.aliases = {"mi210_pcie"};
+  g.device_names = {"mi210"};
+  g.description = "AMD Instinct MI210 PCIe (CDNA 2)";
+  g.source = "AMD Instinct MI210 data sheet";
+  g.compute_units = 104;
+  g.peak_dense_tflops = {{DType::kFP32, 45.3}, {DType::kBF16, 181.0}, {DType::kFP16, 181.0}};
+  g.vector_fp32_tflops = 22.6;
+  g.tdp_watts = 300;
+  // Up to 3 Infinity Fabric bridge links of 50 GB/s per direction within a hive of 4 cards.
+  g.intra_node_links = 3;
+  g.intra_node_bandwidth = 3 * 50 * kGBps;
+  g.gpus_per_node = 4;
+  g.nic_bandwidth = 200e9 / 8;  // assumed: one 200 Gb/s NIC per GPU
+  return g;
 }
 
 }  // namespace
 
 const std::vector<GpuSpec>& GpuLibrary() {
-  static const std::vector<GpuSpec> library = {Mi300x(), Mi325x(), Mi350x(), Mi355x(), A100(),
-                                               H100(),   H200(),   B200(),   GB200()};
+  static const std::vector<GpuSpec> library = {
+      Mi300x(), Mi325x(), Mi350x(), Mi355x(), A100(), H100(),      H200(),
+      B200(),   GB200(),  Mi250x(), Mi210(),  V100(), A100_40gb(), H100_pcie()};
   return library;
 }
 
 const GpuSpec* FindGpu(std::string_view name) {
-  const std::string key = Normalize(name);
+  const std::string key = FoldName(name);
   if (key.empty()) return nullptr;
   for (const GpuSpec& gpu : GpuLibrary()) {
-    if (Normalize(gpu.name) == key) return &gpu;
+    if (FoldName(gpu.name) == key) return &gpu;
     for (const std::string& alias : gpu.aliases) {
-      if (Normalize(alias) == key) return &gpu;
+      if (FoldName(alias) == key) return &gpu;
     }
   }
   return nullptr;
+}
+
+const GpuSpec* FindGpuForDevice(std::string_view device_name) {
+  if (const GpuSpec* exact = FindGpu(device_name)) return exact;
+  std::string lower(device_name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const GpuSpec* best = nullptr;
+  size_t best_length = 0;
+  for (const GpuSpec& gpu : GpuLibrary()) {
+    for (const std::string& piece : gpu.device_names) {
+      if (piece.size() > best_length && lower.find(piece) != std::string::npos) {
+        best = &gpu;
+        best_length = piece.size();
+      }
+    }
+  }
+  return best;
 }
 
 std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results) {

@@ -12,6 +12,10 @@ namespace sextant {
 const std::vector<GpuSpec>& GpuLibrary();
 // Case-insensitive lookup by name or alias ("MI300X", "mi300x", "gfx942", "H100", "h100_sxm").
 const GpuSpec* FindGpu(std::string_view name);
+// The GPU a profiler trace ran on, from its device name ("NVIDIA H100 80GB HBM3", "AMD
+// Instinct MI300X") or any name FindGpu accepts; the longest matching device-name piece wins,
+// so "H100 PCIe" is not taken for the SXM part. nullptr if unknown.
+const GpuSpec* FindGpuForDevice(std::string_view device_name);
 std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results = 3);
 
 // Reads a hardware-config YAML: Primus's `hardware_config:` keys or Sextant's own schema,

@@ -14,8 +14,9 @@ using ::testing::ElementsAre;
 TEST(GpuLibrary, HasEveryGpuOfTheSpec) {
   std::vector<std::string> names;
   for (const GpuSpec& gpu : GpuLibrary()) names.push_back(gpu.name);
-  EXPECT_THAT(names, ElementsAre("MI300X", "MI325X", "MI350X", "MI355X", "A100", "H100", "H200",
-                                 "B200", "GB200"));
+  EXPECT_THAT(names,
+              ElementsAre("MI300X", "MI325X", "MI350X", "MI355X", "A100", "H100", "H200", "B200",
+                          "GB200", "MI250X", "MI210", "V100", "A100-40GB", "H100-PCIe"));
 }
 
 TEST(GpuLibrary, EveryEntryIsComplete) {
@@ -31,7 +32,7 @@ TEST(GpuLibrary, EveryEntryIsComplete) {
     EXPECT_GT(gpu.intra_node_bandwidth, 0);
     EXPECT_GT(gpu.intra_node_links, 0);
     EXPECT_GT(gpu.nic_bandwidth, 0);
-    EXPECT_TRUE(gpu.Supports(DType::kBF16));
+    EXPECT_TRUE(gpu.Supports(DType::kBF16) || gpu.Supports(DType::kFP16));  // V100: FP16 only
     EXPECT_TRUE(gpu.Supports(DType::kFP32));
   }
 }
@@ -57,6 +58,13 @@ TEST(GpuLibrary, PeaksMatchUnitsTimesClock) {
   ExpectWithinTenthOfAPercent(FindGpu("MI355X")->PeakTflops(DType::kFP8), Peak(256, 8192, 2400));
   ExpectWithinTenthOfAPercent(FindGpu("A100")->PeakTflops(DType::kBF16), Peak(108, 2048, 1410));
   ExpectWithinTenthOfAPercent(FindGpu("H100")->PeakTflops(DType::kBF16), Peak(132, 4096, 1830));
+  // Volta 1024 FP16 FLOP/clk per SM (8 tensor cores x 64 FMA); CDNA 2 1024 BF16 per CU;
+  // the H100 PCIe peak is quoted at 1620 MHz.
+  EXPECT_NEAR(FindGpu("V100")->PeakTflops(DType::kFP16), Peak(80, 1024, 1530), 0.5);  // 125.3
+  ExpectWithinTenthOfAPercent(FindGpu("MI250X")->PeakTflops(DType::kBF16), Peak(110, 1024, 1700));
+  ExpectWithinTenthOfAPercent(FindGpu("MI210")->PeakTflops(DType::kBF16), Peak(104, 1024, 1700));
+  ExpectWithinTenthOfAPercent(FindGpu("H100-PCIe")->PeakTflops(DType::kBF16),
+                              Peak(114, 4096, 1620));
 }
 
 TEST(GpuLibrary, DatasheetFigures) {
@@ -92,6 +100,26 @@ TEST(FindGpu, AcceptsNamesAndAliasesInAnyCase) {
   EXPECT_EQ(FindGpu("gb200_nvl72")->name, "GB200");
   EXPECT_EQ(FindGpu("H300"), nullptr);
   EXPECT_EQ(FindGpu(""), nullptr);
+}
+
+// Device names as PyTorch profiler traces spell them (deviceProperties "name").
+TEST(FindGpuForDevice, MatchesTraceDeviceNamesAndShortKeys) {
+  const GpuSpec* h100 = FindGpuForDevice("NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->name, "H100");
+  EXPECT_DOUBLE_EQ(h100->HbmTbps(), 3.35);
+  EXPECT_EQ(FindGpuForDevice("NVIDIA H100 PCIe")->name, "H100-PCIe");  // longest piece wins
+  EXPECT_EQ(FindGpuForDevice("AMD Instinct MI300X")->name, "MI300X");
+  EXPECT_EQ(FindGpuForDevice("gfx942")->name, "MI300X");
+  EXPECT_EQ(FindGpuForDevice("AMD Instinct MI325X")->name, "MI325X");
+  EXPECT_DOUBLE_EQ(FindGpuForDevice("mi325x")->HbmTbps(), 6.0);
+  EXPECT_DOUBLE_EQ(FindGpuForDevice("NVIDIA A100-SXM4-80GB")->HbmTbps(), 2.039);
+  EXPECT_DOUBLE_EQ(FindGpuForDevice("NVIDIA A100-PG509-200")->HbmTbps(), 1.555);
+  EXPECT_EQ(FindGpuForDevice("Tesla V100-DGXS-32GB")->name, "V100");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA GB200")->name, "GB200");
+  EXPECT_EQ(FindGpuForDevice("AMD Instinct MI250X")->name, "MI250X");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA GeForce RTX 2080 Ti"), nullptr);
+  EXPECT_EQ(FindGpuForDevice(""), nullptr);
 }
 
 TEST(SimilarGpuNames, SuggestsCloseNames) {

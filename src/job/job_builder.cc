@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/close_matches.h"
 #include "config/primus_experiment.h"
 #include "hardware/hardware_library.h"
 #include "job/framework_adapter.h"
 #include "job/job_validation.h"
+#include "util/close_matches.h"
 
 namespace fs = std::filesystem;
 
@@ -80,12 +80,9 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
   }
   const GpuSpec* gpu = FindGpu(name);
   if (gpu == nullptr) {
-    const std::vector<std::string> similar = SimilarGpuNames(name);
-    ThrowUserError(
-        SourceLocation{origin == "directory" ? config_path : ""}, origin,
-        fmt::format(
-            "unknown GPU \"{}\"{}; `sextant hardware list` shows the library", name,
-            similar.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(similar, ", "))));
+    ThrowUserError(SourceLocation{origin == "directory" ? config_path : ""}, origin,
+                   fmt::format("unknown GPU \"{}\"{}; `sextant hardware list` shows the library",
+                               name, DidYouMean(SimilarGpuNames(name))));
   }
   return *gpu;
 }
@@ -114,14 +111,11 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
   const std::vector<std::string> known(known_set.begin(), known_set.end());
   for (const auto& [key, value] : request.overrides) {
     if (known_set.count(key) == 0) {
-      const std::vector<std::string> close = CloseMatches(key, known);
       ThrowUserError(
           SourceLocation{"--" + key}, "",
-          fmt::format(
-              "unknown configuration key \"{}\" for {} (not in the module defaults, the "
-              "model file or the known {} arguments){}",
-              key, adapter.Name(), adapter.Name(),
-              close.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(close, ", "))));
+          fmt::format("unknown configuration key \"{}\" for {} (not in the module "
+                      "defaults, the model file or the known {} arguments){}",
+                      key, adapter.Name(), adapter.Name(), DidYouMean(ClosestNames(key, known))));
     }
     for (ConfigNode* tree : trees)
       tree->SetPath(key, ConfigNode::Scalar(value, SourceLocation{"--" + key}));

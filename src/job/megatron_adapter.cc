@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "config/int_list_expression.h"
 #include "job/framework_adapter.h"
+#include "job/moe_layer_frequency.h"
 #include "parallel/pipeline_layout.h"
 #include "util/dtype.h"
 
@@ -175,45 +175,6 @@ void RejectUnsupported(const AdapterContext& ctx, const ConfigReader& a) {
   }
 }
 
-std::vector<bool> MoeLayers(const ConfigReader& a, int64_t num_layers) {
-  const ConfigNode* node = a.Find("moe_layer_freq");
-  std::vector<bool> layers(static_cast<size_t>(std::max<int64_t>(num_layers, 0)), true);
-  if (node == nullptr || node->IsNull()) return layers;
-  std::vector<int64_t> pattern;
-  int64_t frequency = 0;
-  if (node->IsSequence()) {
-    for (const ConfigNode& item : node->items)
-      pattern.push_back(ReadInt(item, "moe_layer_freq").value_or(0));
-  } else {
-    const std::string text = *ReadString(*node, "moe_layer_freq");
-    IntOrList value;
-    try {
-      value = EvaluateIntListExpression(text, "moe_layer_freq");
-    } catch (const UserError& e) {
-      ThrowUserError(node->where, "", e.what());
-    }
-    if (std::holds_alternative<int64_t>(value)) {
-      frequency = std::get<int64_t>(value);
-    } else {
-      pattern = std::get<std::vector<int64_t>>(value);
-    }
-  }
-  if (pattern.empty()) {
-    // Megatron: an integer N makes every N-th layer (0, N, 2N, ...) an MoE layer.
-    if (frequency <= 0)
-      ThrowUserError(node->where, "moe_layer_freq", "must be a positive integer or a list");
-    for (int64_t i = 0; i < num_layers; ++i) layers[i] = (i % frequency == 0);
-    return layers;
-  }
-  if (static_cast<int64_t>(pattern.size()) != num_layers) {
-    ThrowUserError(
-        node->where, "moe_layer_freq",
-        fmt::format("the pattern has {} entries but num_layers is {}", pattern.size(), num_layers));
-  }
-  for (int64_t i = 0; i < num_layers; ++i) layers[i] = pattern[i] != 0;
-  return layers;
-}
-
 DType RequireDType(const ConfigReader& c, std::string_view key, DType fallback) {
   const std::optional<std::string> name = c.String(key);
   if (!name) return fallback;
@@ -311,7 +272,7 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
     }
     if (a.Find("moe_layer_freq") != nullptr ||
         spec.moe.moe_layers.size() != static_cast<size_t>(spec.num_layers)) {
-      spec.moe.moe_layers = MoeLayers(a, spec.num_layers);
+      spec.moe.moe_layers = MoeLayerPattern(a.Find("moe_layer_freq"), spec.num_layers);
     }
   } else {
     spec.moe = MoeSpec{};

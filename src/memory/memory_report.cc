@@ -47,11 +47,9 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
 }
 
 std::string RenderMemoryReport(const MemoryReport& r) {
-  const auto& p = r.parallel;
-  std::string out = fmt::format(
-      "{} on {} | TP {} PP {} VPP {} CP {} EP {} ETP {} DP {} | schedule {} | {} micro-batch{}\n\n",
-      r.model, r.gpu, p.tp, p.pp, p.vpp, p.cp, p.ep, p.etp, p.dp, r.schedule, r.micro_batches,
-      r.micro_batches == 1 ? "" : "es");
+  std::string out = fmt::format("{} on {} | {} | schedule {} | {} micro-batch{}\n\n", r.model,
+                                r.gpu, DescribeParallelSizes(r.parallel), r.schedule,
+                                r.micro_batches, r.micro_batches == 1 ? "" : "es");
   out += RenderConsoleTable(MemoryStagesTable(r));
   out += "\n";
   out += RenderConsoleTable(MemoryDetailTable(r, r.peak_rank));
@@ -68,9 +66,7 @@ nlohmann::json MemoryReportJson(const MemoryReport& r) {
   nlohmann::json j;
   j["model"] = r.model;
   j["gpu"] = r.gpu;
-  const auto& p = r.parallel;
-  j["parallel"] = {{"tp", p.tp}, {"pp", p.pp},   {"vpp", p.vpp}, {"cp", p.cp},
-                   {"ep", p.ep}, {"etp", p.etp}, {"dp", p.dp}};
+  j["parallel"] = ParallelSizesJson(r.parallel);
   j["schedule"] = r.schedule;
   j["micro_batches"] = r.micro_batches;
   j["stages"] = nlohmann::json::array();

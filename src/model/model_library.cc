@@ -5,7 +5,7 @@
 #include <cmath>
 #include <utility>
 
-#include "util/edit_distance.h"
+#include "util/close_matches.h"
 
 namespace sextant {
 namespace {
@@ -492,17 +492,6 @@ std::vector<ModelEntry> BuildLibrary() {
   return lib;
 }
 
-// Lower case without '-', '_', '.' and spaces: "Llama-3.1-8B" and "llama3.1_8b" agree.
-std::string Normalize(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.' || c == ' ') continue;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return out;
-}
-
 }  // namespace
 
 double ModelEntry::PublishedRounding() const {
@@ -517,31 +506,34 @@ const std::vector<ModelEntry>& ModelLibrary() {
 }
 
 const ModelEntry* FindModel(std::string_view name) {
-  const std::string key = Normalize(name);
+  const std::string key = FoldName(name);
   if (key.empty()) return nullptr;
   for (const ModelEntry& e : ModelLibrary()) {
-    if (Normalize(e.spec.name) == key) return &e;
+    if (FoldName(e.spec.name) == key) return &e;
     for (const std::string& alias : e.aliases) {
-      if (Normalize(alias) == key) return &e;
+      if (FoldName(alias) == key) return &e;
     }
   }
   return nullptr;
 }
 
 std::vector<std::string> SimilarModelNames(std::string_view name, size_t max_results) {
-  const std::string key = Normalize(name);
-  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::string> spellings;
+  std::vector<const std::string*> names;  // the entry name behind each spelling
   for (const ModelEntry& e : ModelLibrary()) {
-    size_t best = EditDistance(key, Normalize(e.spec.name));
-    for (const std::string& alias : e.aliases)
-      best = std::min(best, EditDistance(key, Normalize(alias)));
-    scored.emplace_back(best, e.spec.name);
+    spellings.push_back(e.spec.name);
+    names.push_back(&e.spec.name);
+    for (const std::string& alias : e.aliases) {
+      spellings.push_back(alias);
+      names.push_back(&e.spec.name);
+    }
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && out.size() < max_results; ++i)
-    out.push_back(scored[i].second);
+  for (const std::string& close : ClosestNames(name, spellings, spellings.size())) {
+    const size_t i = std::find(spellings.begin(), spellings.end(), close) - spellings.begin();
+    if (std::find(out.begin(), out.end(), *names[i]) == out.end()) out.push_back(*names[i]);
+    if (out.size() == max_results) break;
+  }
   return out;
 }
 

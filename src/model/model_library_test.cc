@@ -136,8 +136,9 @@ TEST(ModelLibraryTest, UnsupportedArchitecturesAreListed) {
 
 TEST(ModelLibraryTest, SimilarNamesRankTheClosestFirst) {
   const std::vector<std::string> near = SimilarModelNames("lama3.1_8B");
-  ASSERT_EQ(near.size(), 3u);
-  EXPECT_EQ(near[0], "llama3.1_8B");
+  ASSERT_GE(near.size(), 1u);
+  EXPECT_EQ(near[0], "llama3.1_8B");  // one insertion away
+  EXPECT_TRUE(SimilarModelNames("completely_unrelated_name").empty());
   const std::vector<std::string> qwen = SimilarModelNames("qwen3-30b", 2);
   ASSERT_EQ(qwen.size(), 2u);
   EXPECT_EQ(qwen[0].rfind("qwen3", 0), 0u) << qwen[0];

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace sextant {
 
 struct ParallelPlan {
@@ -32,5 +34,12 @@ struct ParallelPlan {
   int WorldSize() const { return tp * cp * pp * dp; }
   int ExpertDataParallel() const;  // world / (etp * ep * pp); at least 1
 };
+
+// The sizes in one line, as every report heads its output: "TP 2 PP 4 VPP 1 CP 1 EP 1 ETP 2 DP 8".
+std::string DescribeParallelSizes(const ParallelPlan& plan);
+// {"tp", "pp", "vpp", "cp", "ep", "etp", "dp"}: the "parallel" object of every JSON result
+// (SPEC §1.3), and back (the other fields keep their defaults).
+nlohmann::json ParallelSizesJson(const ParallelPlan& plan);
+ParallelPlan ParallelSizesFromJson(const nlohmann::json& j);
 
 }  // namespace sextant

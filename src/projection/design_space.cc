@@ -119,6 +119,18 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
   return out;
 }
 
+ParallelPlan Candidate::Sizes() const {
+  ParallelPlan p;
+  p.tp = tp;
+  p.pp = pp;
+  p.vpp = vpp;
+  p.cp = cp;
+  p.ep = ep;
+  p.etp = etp;
+  p.dp = dp;
+  return p;
+}
+
 Job ApplyCandidate(const Job& base, const Candidate& c) {
   Job job = base;
   ParallelPlan& p = job.parallel;

@@ -44,6 +44,7 @@ struct Candidate {
   ScheduleKind schedule = ScheduleKind::k1F1B;
 
   LayerShape Shape() const { return {tp, cp, ep, etp, micro_batch_size, recompute}; }
+  ParallelPlan Sizes() const;  // a plan with these sizes and default placement
 };
 
 // The grid's rules (everything else is left to the validators):

@@ -270,11 +270,10 @@ std::vector<SearchEntry> Shortlist(const std::vector<SearchEntry>& survivors, Se
 }
 
 std::string Describe(const Candidate& c) {
-  return fmt::format(
-      "TP {} PP {} VPP {} CP {} EP {} ETP {} DP {}, micro-batch {}, recompute {}, "
-      "distributed optimizer {}, {}",
-      c.tp, c.pp, c.vpp, c.cp, c.ep, c.etp, c.dp, c.micro_batch_size, RecomputeName(c.recompute),
-      c.distributed_optimizer ? "on" : "off", ScheduleKindName(c.schedule));
+  return fmt::format("{}, micro-batch {}, recompute {}, distributed optimizer {}, {}",
+                     DescribeParallelSizes(c.Sizes()), c.micro_batch_size,
+                     RecomputeName(c.recompute), c.distributed_optimizer ? "on" : "off",
+                     ScheduleKindName(c.schedule));
 }
 
 size_t ShortlistSize(const SearchOptions& o) {

@@ -342,11 +342,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
 }
 
 std::string RenderPerformanceReport(const PerformanceReport& r) {
-  const auto& p = r.parallel;
-  std::string out = fmt::format(
-      "{} on {} x {} ({} nodes) | TP {} PP {} VPP {} CP {} EP {} DP {} | {} | {} micro-batches\n\n",
-      r.model, r.gpus, r.gpu, r.nodes, p.tp, p.pp, p.vpp, p.cp, p.ep, p.dp, r.schedule,
-      r.micro_batches);
+  std::string out =
+      fmt::format("{} on {} x {} ({} nodes) | {} | {} | {} micro-batches\n\n", r.model, r.gpus,
+                  r.gpu, r.nodes, DescribeParallelSizes(r.parallel), r.schedule, r.micro_batches);
   Table summary("performance", "Iteration",
                 {{"metric", "metric", 0}, {"value", "value", 2}, {"unit", "unit", 0}});
   summary.AddRow({std::string("iteration time"), r.iteration_time_ms, std::string("ms")});
@@ -425,9 +423,7 @@ nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
   j["gpu"] = r.gpu;
   j["nodes"] = r.nodes;
   j["gpus"] = r.gpus;
-  const auto& p = r.parallel;
-  j["parallel"] = {{"tp", p.tp}, {"pp", p.pp},   {"vpp", p.vpp}, {"cp", p.cp},
-                   {"ep", p.ep}, {"etp", p.etp}, {"dp", p.dp}};
+  j["parallel"] = ParallelSizesJson(r.parallel);
   j["micro_batches"] = r.micro_batches;
   j["schedule"] = r.schedule;
   j["iteration_time_ms"] = r.iteration_time_ms;

@@ -77,14 +77,7 @@ double ConfigsPerSecond(const SearchResult& r) {
 
 nlohmann::json SearchEntryJson(const SearchEntry& e) {
   const Candidate& c = e.candidate;
-  return {{"parallel",
-           {{"tp", c.tp},
-            {"pp", c.pp},
-            {"vpp", c.vpp},
-            {"cp", c.cp},
-            {"ep", c.ep},
-            {"etp", c.etp},
-            {"dp", c.dp}}},
+  return {{"parallel", ParallelSizesJson(c.Sizes())},
           {"micro_batch_size", c.micro_batch_size},
           {"micro_batches", e.micro_batches},
           {"recompute", RecomputeName(c.recompute)},
@@ -108,14 +101,14 @@ nlohmann::json SearchEntryJson(const SearchEntry& e) {
 SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   SearchEntry e;
   Candidate& c = e.candidate;
-  const auto& p = j.at("parallel");
-  c.tp = p.at("tp").get<int>();
-  c.pp = p.at("pp").get<int>();
-  c.vpp = p.at("vpp").get<int>();
-  c.cp = p.at("cp").get<int>();
-  c.ep = p.at("ep").get<int>();
-  c.etp = p.at("etp").get<int>();
-  c.dp = p.at("dp").get<int>();
+  const ParallelPlan p = ParallelSizesFromJson(j.at("parallel"));
+  c.tp = p.tp;
+  c.pp = p.pp;
+  c.vpp = p.vpp;
+  c.cp = p.cp;
+  c.ep = p.ep;
+  c.etp = p.etp;
+  c.dp = p.dp;
   c.micro_batch_size = j.at("micro_batch_size").get<int64_t>();
   c.recompute = ParseRecompute(j.at("recompute").get<std::string>());
   c.distributed_optimizer = j.at("distributed_optimizer").get<bool>();

@@ -165,8 +165,16 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
   return std::nullopt;
 }
 
+double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element) {
+  auto peak = [&](DType dtype) { return gpu.Supports(dtype) ? gpu.PeakTflops(dtype) : 0.0; };
+  if (!matrix) return gpu.VectorFp32Tflops();
+  if (bytes_per_element >= 4) return peak(DType::kFP32);
+  if (bytes_per_element == 1 && gpu.Supports(DType::kFP8)) return peak(DType::kFP8);
+  return gpu.Supports(DType::kBF16) ? peak(DType::kBF16) : peak(DType::kFP16);
+}
+
 std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelTimes& times,
-                                         const std::optional<GpuPeak>& peak) {
+                                         const GpuSpec* gpu) {
   struct Key {
     uint32_t name, dims, types;
     bool operator<(const Key& o) const {
@@ -204,17 +212,7 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       row.note = cost->note;
       row.flops_per_call = cost->flops;
       row.bytes_per_call = cost->bytes;
-      if (peak) {
-        if (!cost->matrix) {
-          row.peak_tflops = peak->vector_fp32_tflops;
-        } else if (cost->bytes_per_element == 1 && peak->matrix_fp8_tflops > 0) {
-          row.peak_tflops = peak->matrix_fp8_tflops;
-        } else if (cost->bytes_per_element >= 4) {
-          row.peak_tflops = peak->matrix_fp32_tflops;
-        } else {
-          row.peak_tflops = peak->matrix_bf16_tflops;
-        }
-      }
+      if (gpu) row.peak_tflops = RooflinePeakTflops(*gpu, cost->matrix, cost->bytes_per_element);
     }
     row.count++;
     row.kernel_ns += times.subtree_ns[i];
@@ -226,9 +224,9 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
     row.achieved_tflops = seconds > 0 ? flops / seconds / 1e12 : 0;
     row.achieved_tbps = seconds > 0 ? bytes / seconds / 1e12 : 0;
     row.intensity = bytes > 0 ? flops / bytes : 0;
-    if (peak && row.peak_tflops > 0 && peak->memory_tbps > 0) {
+    if (gpu && row.peak_tflops > 0 && gpu->hbm_bandwidth > 0) {
       double compute_s = flops / (row.peak_tflops * 1e12);
-      double memory_s = bytes / (peak->memory_tbps * 1e12);
+      double memory_s = bytes / gpu->hbm_bandwidth;
       row.bound = compute_s >= memory_s ? "compute" : "memory";
       row.roofline_ns = std::max(compute_s, memory_s) * 1e9;
       row.roofline_fraction = row.kernel_ns > 0 ? row.roofline_ns / row.kernel_ns : 0;

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "hardware/gpu_spec.h"
 #include "trace/event_store.h"
-#include "trace/gpu_peaks.h"
 #include "trace/op_breakdown.h"
 
 namespace sextant {
@@ -70,8 +70,13 @@ struct RooflineRow {
 };
 
 // Outermost modelled op of each call chain (aten::linear, not the addmm inside it), grouped by
-// signature, largest kernel time first.
+// signature, largest kernel time first. Bounds come from `gpu`'s peaks (none if null).
 std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelTimes& times,
-                                         const std::optional<GpuPeak>& peak);
+                                         const GpuSpec* gpu);
+
+// The dense peak an op of this kind runs against: vector FP32 for non-matrix ops, else the
+// matrix rate of its element width (1 byte: FP8 where the GPU has it; 2: BF16, or FP16 on
+// GPUs without BF16; 4: FP32). 0 if the GPU has no such unit.
+double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element);
 
 }  // namespace sextant

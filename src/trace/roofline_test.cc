@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trace/gpu_peaks.h"
+#include "hardware/hardware_library.h"
 #include "trace/op_arguments.h"
 
 namespace sextant {
@@ -105,18 +105,22 @@ TEST(RooflineTest, ElementwiseAndNormModels) {
   EXPECT_DOUBLE_EQ(rms->flops, 8.0 * (2 * 512 + 2) + 2 * 4096);
 }
 
-TEST(GpuPeaksTest, MatchesTraceDeviceNamesAndShortKeys) {
-  auto h100 = FindGpuPeak("NVIDIA H100 80GB HBM3");
-  ASSERT_TRUE(h100);
-  EXPECT_EQ(h100->name, "H100 SXM");
-  EXPECT_DOUBLE_EQ(h100->memory_tbps, 3.35);
-  EXPECT_EQ(FindGpuPeak("AMD Instinct MI300X")->name, "MI300X");
-  EXPECT_EQ(FindGpuPeak("gfx942")->name, "MI300X");
-  EXPECT_EQ(FindGpuPeak("mi325x")->memory_tbps, 6.0);
-  EXPECT_EQ(FindGpuPeak("NVIDIA A100-SXM4-80GB")->memory_tbps, 2.039);
-  EXPECT_EQ(FindGpuPeak("NVIDIA A100-PG509-200")->memory_tbps, 1.555);
-  EXPECT_FALSE(FindGpuPeak("NVIDIA GeForce RTX 2080 Ti"));
-  EXPECT_FALSE(FindGpuPeak(""));
+TEST(RooflinePeakTest, PicksTheUnitOfTheElementWidth) {
+  const GpuSpec* mi300x = FindGpu("MI300X");
+  const GpuSpec* v100 = FindGpu("V100");
+  const GpuSpec* mi250x = FindGpu("MI250X");
+  ASSERT_TRUE(mi300x && v100 && mi250x);
+  // MI300X data sheet: 1307.4 BF16, 2614.9 FP8, 163.4 FP32 (matrix and vector alike).
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi300x, true, 2), 1307.4);
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi300x, true, 1), 2614.9);
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi300x, true, 4), 163.4);
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi300x, false, 2), 163.4);
+  // V100 has FP16 tensor cores only (125 TFLOP/s) and no FP8: a 1-byte op falls back to them.
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*v100, true, 2), 125);
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*v100, true, 1), 125);
+  // One MI250X GCD: FP32 matrix 95.7/2, vector 47.9/2.
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi250x, true, 4), 47.85);
+  EXPECT_DOUBLE_EQ(RooflinePeakTflops(*mi250x, false, 4), 23.95);
 }
 
 }  // namespace

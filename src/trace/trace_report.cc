@@ -6,14 +6,16 @@
 
 #include <fmt/format.h>
 
+#include "hardware/hardware_library.h"
 #include "report/console_table.h"
 #include "report/html_writer.h"
 #include "report/json_table.h"
-#include "trace/gpu_peaks.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
 #include "trace/roofline.h"
+#include "util/close_matches.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -208,8 +210,14 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.tables.push_back(std::move(tree));
 
   // Roofline.
-  std::optional<GpuPeak> peak =
-      FindGpuPeak(options.gpu_arch.empty() ? trace.device_name : options.gpu_arch);
+  // A name the user typed must be a library name; a trace's device name is matched by pieces.
+  const GpuSpec* gpu =
+      options.gpu_arch.empty() ? FindGpuForDevice(trace.device_name) : FindGpu(options.gpu_arch);
+  if (gpu == nullptr && !options.gpu_arch.empty()) {
+    ThrowUserError(SourceLocation{"--gpu-arch"}, "",
+                   fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)",
+                               options.gpu_arch, DidYouMean(SimilarGpuNames(options.gpu_arch))));
+  }
   Table roof("roofline", "Roofline of GEMM, attention, elementwise and norm ops",
              {RankColumn(),
               {"name", "op", 0},
@@ -227,7 +235,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
               {"bound", "bound", 0},
               {"pct_of_roofline", "% of roofline", 1},
               {"note", "note", 0}});
-  for (const auto& row : ComputeRoofline(trace, times, peak)) {
+  for (const auto& row : ComputeRoofline(trace, times, gpu)) {
     Cell peak_cell = row.peak_tflops > 0 ? Cell(row.peak_tflops) : Cell();
     Cell pct = row.bound.empty() ? Cell() : Cell(100.0 * row.roofline_fraction);
     roof.AddRow({rank, row.name, row.family, row.input_dims, row.input_types, row.count,
@@ -235,10 +243,12 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  Us(static_cast<double>(row.kernel_ns)), row.achieved_tflops, row.achieved_tbps,
                  row.intensity, peak_cell, row.bound, pct, row.note});
   }
-  roof.AddNote(peak
-                   ? fmt::format("peaks: {} ({} TFLOP/s bf16 matrix, {} TB/s)", peak->name,
-                                 peak->matrix_bf16_tflops, peak->memory_tbps)
-                   : std::string("GPU not in the peak table: pass --gpu-arch for roofline bounds"));
+  roof.AddNote(gpu ? fmt::format("peaks: {} ({} TFLOP/s 16-bit matrix, {} TB/s; `sextant "
+                                 "hardware show {}`)",
+                                 gpu->name, RooflinePeakTflops(*gpu, true, 2), gpu->HbmTbps(),
+                                 gpu->name)
+                   : std::string("GPU not in the hardware library: pass --gpu-arch for roofline "
+                                 "bounds"));
   r.tables.push_back(std::move(roof));
 
   // Communication.
@@ -581,7 +591,8 @@ std::string ReportToConsole(const TraceReport& report) {
   return out;
 }
 
-void WriteReportHtml(const TraceReport& report, const std::string& path) {
+void WriteReportHtml(const TraceReport& report, const std::string& path,
+                     const std::vector<std::string>& inputs) {
   std::vector<HtmlSection> sections;
   HtmlSection overview{"Overview", {}, {report.Find("ranks")}};
   for (const auto& r : report.ranks) {
@@ -620,7 +631,7 @@ void WriteReportHtml(const TraceReport& report, const std::string& path) {
     }
     sections.push_back(std::move(s));
   }
-  WriteHtmlPage(path, "Sextant trace report", sections);
+  WriteHtmlPage(path, {"Sextant trace report", sections}, inputs);
 }
 
 }  // namespace sextant

@@ -1,17 +1,17 @@
-#include "model/primus_model_file.h"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "config/environment.h"
+#include "config/yaml_loader.h"
+#include "job/moe_layer_frequency.h"
 #include "model/model_library.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -19,18 +19,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kModels = fs::path(SEXTANT_CORPUS_DIR) / "primus/primus/configs/models";
+const fs::path kModels = fs::path(CorpusPath("primus/primus/configs/models"));
 
-int64_t IntOr(const YAML::Node& cfg, const char* key, int64_t fallback) {
-  const YAML::Node v = cfg[key];
-  if (!v || v.IsNull()) return fallback;
-  return v.as<int64_t>();
+// Model files are read as users' experiments read them: config/'s loader resolves `bases:` and
+// `extends:` chains, job/ parses moe_layer_freq.
+ConfigNode LoadModelFile(const std::string& path) {
+  return LoadConfigFile(path, Environment::FromMap({}));
 }
 
-bool BoolOr(const YAML::Node& cfg, const char* key, bool fallback) {
-  const YAML::Node v = cfg[key];
-  if (!v || v.IsNull()) return fallback;
-  return v.as<bool>();
+int64_t IntOr(const ConfigNode& cfg, const char* key, int64_t fallback) {
+  const ConfigNode* v = cfg.Find(key);
+  if (v == nullptr || v->IsNull()) return fallback;
+  return ReadInt(*v, key).value();
+}
+
+bool BoolOr(const ConfigNode& cfg, const char* key, bool fallback) {
+  const ConfigNode* v = cfg.Find(key);
+  if (v == nullptr || v->IsNull()) return fallback;
+  return ReadBool(*v, key).value();
+}
+
+std::string StringOr(const ConfigNode& cfg, const char* key, const std::string& fallback) {
+  const ConfigNode* v = cfg.Find(key);
+  if (v == nullptr || v->IsNull()) return fallback;
+  return ReadString(*v, key).value();
 }
 
 // Differences between a Primus model file and the published architecture that are known and
@@ -67,6 +79,7 @@ struct Comparison {
 // Re-reads every Primus Megatron model file that names a library entry, resolving its
 // `extends` chain, and checks the transcribed dimensions against the entry.
 TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   ASSERT_TRUE(fs::is_directory(kModels / "megatron")) << kModels;
   int compared = 0;
   std::set<std::pair<std::string, std::string>> seen;
@@ -77,7 +90,7 @@ TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
     if (entry == nullptr || entry->spec.architecture != Architecture::kTransformer) continue;
     SCOPED_TRACE(stem);
     const ModelSpec& m = entry->spec;
-    const YAML::Node cfg = LoadPrimusModelFile(item.path().string());
+    const ConfigNode cfg = LoadModelFile(item.path().string());
     Comparison c{item.path().filename().string(), {}};
 
     const int64_t layers = IntOr(cfg, "num_layers", -1);
@@ -92,7 +105,7 @@ TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
     c.Check(stem, "multi_latent_attention", mla, m.attention == AttentionType::kMultiLatent);
     std::vector<bool> pattern;
     if (num_experts > 0) {
-      pattern = ParseMoeLayerFrequency(cfg["moe_layer_freq"], layers, c.file);
+      pattern = MoeLayerPattern(cfg.Find("moe_layer_freq"), layers);
       std::vector<bool> library_pattern;
       for (int64_t i = 0; i < m.num_layers; ++i) library_pattern.push_back(m.IsMoeLayer(i));
       EXPECT_EQ(pattern, library_pattern) << c.file << ": moe_layer_freq";
@@ -124,7 +137,7 @@ TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
               m.kv_channels);
     }
     c.Check(stem, "mtp_num_layers", IntOr(cfg, "mtp_num_layers", 0), m.mtp_num_layers);
-    if (cfg["vocab_size"] && !cfg["vocab_size"].IsNull()) {
+    if (IntOr(cfg, "vocab_size", -1) != -1) {
       c.Check(stem, "vocab_size", IntOr(cfg, "vocab_size", -1), m.vocab_size);
     }
     seen.insert(c.differences_seen.begin(), c.differences_seen.end());
@@ -140,6 +153,7 @@ TEST(PrimusModelFileTest, LibraryAgreesWithPrimusMegatronModelFiles) {
 // Every TorchTitan and MaxText model file in Primus resolves by its file stem (and MaxText's by
 // its model_name), except the models the library does not carry.
 TEST(PrimusModelFileTest, TorchTitanAndMaxTextModelFilesResolve) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::set<std::string> not_in_library = {"model_base", "gemma4_26B", "gemma4_31B"};
   int resolved = 0;
   for (const char* framework : {"torchtitan", "maxtext"}) {
@@ -148,10 +162,9 @@ TEST(PrimusModelFileTest, TorchTitanAndMaxTextModelFilesResolve) {
       const std::string stem = item.path().stem().string();
       if (not_in_library.count(stem)) continue;
       EXPECT_NE(FindModel(stem), nullptr) << framework << "/" << stem;
-      const YAML::Node cfg = LoadPrimusModelFile(item.path().string());
-      if (cfg["model_name"] && cfg["model_name"].as<std::string>() != "default") {
-        EXPECT_EQ(FindModel(cfg["model_name"].as<std::string>()), FindModel(stem)) << stem;
-      }
+      const ConfigNode cfg = LoadModelFile(item.path().string());
+      const std::string model_name = StringOr(cfg, "model_name", "default");
+      if (model_name != "default") EXPECT_EQ(FindModel(model_name), FindModel(stem)) << stem;
       ++resolved;
     }
   }
@@ -160,105 +173,71 @@ TEST(PrimusModelFileTest, TorchTitanAndMaxTextModelFilesResolve) {
 
 // MaxText's Grok-1 file spells out the dimensions in MaxText's own keys.
 TEST(PrimusModelFileTest, LibraryAgreesWithMaxTextGrok1) {
-  const YAML::Node cfg = LoadPrimusModelFile((kModels / "maxtext/grok1.yaml").string());
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const ConfigNode cfg = LoadModelFile((kModels / "maxtext/grok1.yaml").string());
   const ModelSpec& m = FindModel("grok1")->spec;
-  EXPECT_EQ(cfg["base_num_decoder_layers"].as<int64_t>(), m.num_layers);
-  EXPECT_EQ(cfg["base_emb_dim"].as<int64_t>(), m.hidden_size);
-  EXPECT_EQ(cfg["base_num_query_heads"].as<int64_t>(), m.num_attention_heads);
-  EXPECT_EQ(cfg["base_num_kv_heads"].as<int64_t>(), m.num_query_groups);
-  EXPECT_EQ(cfg["head_dim"].as<int64_t>(), m.kv_channels);
-  EXPECT_EQ(cfg["base_mlp_dim"].as<int64_t>(), m.ffn_hidden_size);
-  EXPECT_EQ(cfg["base_moe_mlp_dim"].as<int64_t>(), m.moe.ffn_hidden_size);
-  EXPECT_EQ(cfg["vocab_size"].as<int64_t>(), m.vocab_size);
-  EXPECT_EQ(cfg["num_experts"].as<int64_t>(), m.moe.num_experts);
-  EXPECT_EQ(cfg["num_experts_per_tok"].as<int64_t>(), m.moe.router_topk);
-  EXPECT_EQ(cfg["model_name"].as<std::string>(), "default");  // from model_base.yaml
+  EXPECT_EQ(IntOr(cfg, "base_num_decoder_layers", -1), m.num_layers);
+  EXPECT_EQ(IntOr(cfg, "base_emb_dim", -1), m.hidden_size);
+  EXPECT_EQ(IntOr(cfg, "base_num_query_heads", -1), m.num_attention_heads);
+  EXPECT_EQ(IntOr(cfg, "base_num_kv_heads", -1), m.num_query_groups);
+  EXPECT_EQ(IntOr(cfg, "head_dim", -1), m.kv_channels);
+  EXPECT_EQ(IntOr(cfg, "base_mlp_dim", -1), m.ffn_hidden_size);
+  EXPECT_EQ(IntOr(cfg, "base_moe_mlp_dim", -1), m.moe.ffn_hidden_size);
+  EXPECT_EQ(IntOr(cfg, "vocab_size", -1), m.vocab_size);
+  EXPECT_EQ(IntOr(cfg, "num_experts", -1), m.moe.num_experts);
+  EXPECT_EQ(IntOr(cfg, "num_experts_per_tok", -1), m.moe.router_topk);
+  const ConfigNode* model_name = cfg.Find("model_name");  // from model_base.yaml
+  ASSERT_NE(model_name, nullptr);
+  EXPECT_EQ(model_name->scalar, "default");
 }
 
 // extends: later files win, and the file's own keys win over everything it extends.
 TEST(PrimusModelFileTest, ExtendsChainMergesWithLaterWinning) {
-  const YAML::Node cfg = LoadPrimusModelFile((kModels / "megatron/deepseek_v3.yaml").string());
-  EXPECT_EQ(cfg["normalization"].as<std::string>(),
-            "RMSNorm");                                // llama_base.yaml over language_model
-  EXPECT_EQ(cfg["moe_router_topk"].as<int64_t>(), 8);  // deepseek_v3.yaml over its base (6)
-  EXPECT_EQ(cfg["hidden_dropout"].as<double>(), 0.0);  // llama_base over language_model (0.1)
-  EXPECT_EQ(cfg["conv_L_cache"].as<int64_t>(), 3);     // from primus_megatron_model.yaml
-  EXPECT_FALSE(cfg["extends"]);
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const ConfigNode cfg = LoadModelFile((kModels / "megatron/deepseek_v3.yaml").string());
+  EXPECT_EQ(StringOr(cfg, "normalization", ""), "RMSNorm");  // llama_base.yaml over language_model
+  EXPECT_EQ(IntOr(cfg, "moe_router_topk", -1), 8);           // deepseek_v3.yaml over its base (6)
+  EXPECT_EQ(ReadDouble(*cfg.Find("hidden_dropout"), "hidden_dropout"), 0.0);  // not 0.1
+  EXPECT_EQ(IntOr(cfg, "conv_L_cache", -1), 3);  // from primus_megatron_model.yaml
+  EXPECT_EQ(cfg.Find("extends"), nullptr);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("sextant_model_file_test_" + std::to_string(::getpid()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path Write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-    return path_ / name;
-  }
-
- private:
-  fs::path path_;
-};
-
-std::string ErrorOf(const std::string& path) {
-  try {
-    LoadPrimusModelFile(path);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
+// Primus's hybrid model files name their bases with `bases:` instead of `extends:`.
+TEST(PrimusModelFileTest, BasesKeyIsAnExtendsChain) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const ConfigNode cfg = LoadModelFile((kModels / "megatron/zebra_llama_1B.yaml").string());
+  EXPECT_EQ(cfg.Find("bases"), nullptr);
+  EXPECT_NE(cfg.Find("conv_L_cache"), nullptr);  // primus_megatron_model.yaml, via mamba_base
 }
 
-TEST(PrimusModelFileTest, ErrorsNameTheFile) {
-  TempDir dir;
-  const fs::path a = dir.Write("a.yaml", "extends:\n  - b.yaml\nnum_layers: 2\n");
-  dir.Write("b.yaml", "extends:\n  - a.yaml\n");
-  EXPECT_NE(ErrorOf(a.string()).find("inheritance cycle"), std::string::npos)
-      << ErrorOf(a.string());
-
-  const fs::path missing = dir.Write("c.yaml", "extends:\n  - nowhere.yaml\n");
-  const std::string e1 = ErrorOf(missing.string());
-  EXPECT_NE(e1.find("nowhere.yaml"), std::string::npos) << e1;
-
-  const fs::path bad = dir.Write("d.yaml", "num_layers: [1, 2\n");
-  const std::string e2 = ErrorOf(bad.string());
-  EXPECT_NE(e2.find("d.yaml:"), std::string::npos) << e2;
-
-  const fs::path list = dir.Write("e.yaml", "- 1\n- 2\n");
-  EXPECT_NE(ErrorOf(list.string()).find("must be a map"), std::string::npos);
-
-  const fs::path ext = dir.Write("f.yaml", "extends:\n  key: value\n");
-  EXPECT_NE(ErrorOf(ext.string()).find("extends"), std::string::npos);
+std::vector<bool> Pattern(const std::string& yaml_value, int64_t layers) {
+  const ConfigNode root = ParseYaml("moe_layer_freq: " + yaml_value, "m.yaml");
+  return MoeLayerPattern(root.Find("moe_layer_freq"), layers);
 }
 
-TEST(PrimusModelFileTest, MoeLayerFrequencyForms) {
-  const std::vector<bool> every2 = ParseMoeLayerFrequency(YAML::Load("2"), 5, "t");
-  EXPECT_EQ(every2, (std::vector<bool>{true, false, true, false, true}));
-  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"1\""), 3, "t"),
-            (std::vector<bool>{true, true, true}));
-  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"([0]*2+[1]*3)\""), 5, "t"),
-            (std::vector<bool>{false, false, true, true, true}));
-  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("\"[1, 0]*2\""), 4, "t"),
-            (std::vector<bool>{true, false, true, false}));
-  EXPECT_EQ(ParseMoeLayerFrequency(YAML::Load("[0, 1, 1]"), 3, "t"),
-            (std::vector<bool>{false, true, true}));
+TEST(MoeLayerPatternTest, MegatronForms) {
+  EXPECT_EQ(Pattern("2", 5), (std::vector<bool>{true, false, true, false, true}));  // i % 2 == 0
+  EXPECT_EQ(Pattern("\"1\"", 3), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(Pattern("\"([0]*2+[1]*3)\"", 5), (std::vector<bool>{false, false, true, true, true}));
+  EXPECT_EQ(Pattern("\"[1, 0]*2\"", 4), (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(Pattern("[0, 1, 1]", 3), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(MoeLayerPattern(nullptr, 2), (std::vector<bool>{true, true}));  // unset: all MoE
 }
 
-TEST(PrimusModelFileTest, MoeLayerFrequencyErrors) {
+TEST(MoeLayerPatternTest, MalformedValuesAreUserErrors) {
   for (const char* bad :
        {"\"([0]*2+[1]*3\"", "\"[2]*5\"", "\"[1]*4\"", "\"abc\"", "0", "\"[1,]*5+\"", "{a: 1}",
-        "\"[1]*99999999999\"", "\"(([1]*100000)*100000)\""}) {
-    EXPECT_THROW(ParseMoeLayerFrequency(YAML::Load(bad), 5, "m.yaml"), UserError) << bad;
+        "[1, [0], 1, 1, 1]", "\"[1]*99999999999\"", "\"(([1]*100000)*100000)\""}) {
+    EXPECT_THROW(Pattern(bad, 5), UserError) << bad;
   }
   const std::string deep = "\"" + std::string(1000, '(') + "[1]" + std::string(1000, ')') + "\"";
-  EXPECT_THROW(ParseMoeLayerFrequency(YAML::Load(deep), 1, "m.yaml"), UserError);
+  EXPECT_THROW(Pattern(deep, 1), UserError);
   try {
-    ParseMoeLayerFrequency(YAML::Load("\"[1]*4\""), 5, "m.yaml");
+    Pattern("\"[1]*4\"", 5);
+    ADD_FAILURE() << "a 4-entry pattern for 5 layers was accepted";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "m.yaml: 'moe_layer_freq': pattern has 4 entries but num_layers is 5"),
+    EXPECT_NE(std::string(e.what()).find("m.yaml:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the pattern has 4 entries but num_layers is 5"),
               std::string::npos)
         << e.what();
   }

@@ -1,0 +1,69 @@
+#include "util/close_matches.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <utility>
+
+namespace sextant {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string FoldName(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.' || c == ' ') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates,
+                                      size_t max_results) {
+  const std::string folded = FoldName(name);
+  // Names are short; a typo of a long name may cost more edits than one of a short name.
+  const size_t limit = std::max<size_t>(2, folded.size() / 3);
+  std::vector<std::pair<size_t, size_t>> scored;  // (distance, candidate index)
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string other = FoldName(candidates[i]);
+    const bool contains =
+        !folded.empty() && !other.empty() &&
+        (other.find(folded) != std::string::npos || folded.find(other) != std::string::npos);
+    const size_t distance = contains ? 0 : EditDistance(folded, other);
+    if (distance <= limit) scored.emplace_back(distance, i);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [distance, index] : scored) {
+    if (out.size() >= max_results) break;
+    if (std::find(out.begin(), out.end(), candidates[index]) == out.end()) {
+      out.push_back(candidates[index]);
+    }
+  }
+  return out;
+}
+
+std::string DidYouMean(const std::vector<std::string>& close) {
+  if (close.empty()) return "";
+  std::string out = "; did you mean ";
+  for (size_t i = 0; i < close.size(); ++i) out += (i ? ", " : "") + close[i];
+  return out + "?";
+}
+
+}  // namespace sextant

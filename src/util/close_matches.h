@@ -1,0 +1,29 @@
+// "Did you mean ...?" for every name a user types: configuration keys, model, GPU and file
+// names. One policy everywhere, so the same typo gets the same help whatever was misspelt.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sextant {
+
+// Levenshtein distance: insertions, deletions and substitutions each cost 1.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Lower-cased with '-', '_', '.' and ' ' dropped, so "h100-sxm" and "H100_SXM" compare equal,
+// and "Llama-3.1-8B" and "llama3.1_8b". The libraries look names up by this spelling.
+std::string FoldName(std::string_view name);
+
+// Up to `max_results` candidates close to `name`, nearest first (ties in candidate order,
+// duplicates once): those whose folded spelling is within a third of the folded name's
+// length (at least 2 edits) of it, or contains it / is contained in it (distance 0).
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates,
+                                      size_t max_results = 3);
+
+// "; did you mean a, b?" for a non-empty list, "" otherwise: the tail of an error message.
+std::string DidYouMean(const std::vector<std::string>& close);
+
+}  // namespace sextant
