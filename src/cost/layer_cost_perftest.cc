@@ -6,24 +6,20 @@
 #include "cost/collective_model.h"
 #include "cost/layer_cost.h"
 #include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 
 namespace sextant {
 namespace {
 
 Job MakeJob(const char* model, const char* gpu, int tp, int ep, bool sequence_parallel) {
-  Job job;
-  job.model = FindModel(model)->spec;
-  job.cluster.gpu = *FindGpu(gpu);
-  job.cluster.gpus_per_node = 8;
-  job.cluster.num_nodes = 1;
-  job.parallel.tp = tp;
-  job.parallel.ep = ep;
-  job.parallel.sequence_parallel = sequence_parallel;
-  job.parallel.dp = 8 / tp;
-  job.training.seq_length = 4096;
-  job.training.micro_batch_size = 1;
-  return job;
+  return TestJob(model)
+      .Cluster(gpu)
+      .Parallel(tp)
+      .Ep(ep)
+      .SequenceParallel(sequence_parallel)
+      .Dp(8 / tp)
+      .SequenceLength(4096)
+      .MicroBatch(1);
 }
 
 void Report(benchmark::State& state, const LayerCost& c) {

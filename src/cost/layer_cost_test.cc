@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
+#include "job/test_job.h"
 #include "model/model_library.h"
 #include "util/error.h"
 
@@ -29,8 +30,7 @@ GpuSpec RoundGpu() {
 // Llama 3.1 8B (Meta model card): 32 layers, hidden 4096, FFN 14336, 32 heads, 8 KV heads,
 // head dim 128, vocabulary 128256, SwiGLU, RMSNorm, RoPE.
 Job Llama8B(int tp = 1, bool sp = false, int cp = 1) {
-  Job j;
-  ModelSpec& m = j.model;
+  ModelSpec m;
   m.name = "llama3.1_8B";
   m.num_layers = 32;
   m.hidden_size = 4096;
@@ -39,15 +39,14 @@ Job Llama8B(int tp = 1, bool sp = false, int cp = 1) {
   m.num_query_groups = 8;
   m.kv_channels = 128;
   m.vocab_size = 128256;
-  j.parallel.tp = tp;
-  j.parallel.cp = cp;
-  j.parallel.sequence_parallel = sp;
-  j.parallel.dp = 8 / (tp * cp);
-  j.training.seq_length = 4096;
-  j.training.micro_batch_size = 1;
-  j.cluster.gpu = RoundGpu();
-  j.cluster.gpus_per_node = 8;
-  return j;
+  return TestJob(m)
+      .Cluster(RoundGpu())
+      .Parallel(tp)
+      .Cp(cp)
+      .SequenceParallel(sp)
+      .Dp(8 / (tp * cp))
+      .SequenceLength(4096)
+      .MicroBatch(1);
 }
 
 LayerCostModel Ideal(const Job& job) {

@@ -2,6 +2,7 @@
 // Target (SPEC §5): < 1 ms per projection.
 #include <benchmark/benchmark.h>
 
+#include "job/test_job.h"
 #include "memory/memory_model.h"
 #include "util/units.h"
 
@@ -9,8 +10,7 @@ namespace sextant {
 namespace {
 
 Job DenseJob() {
-  Job job;
-  ModelSpec& m = job.model;
+  ModelSpec m;
   m.name = "llama3.1_70B-like";
   m.num_layers = 80;
   m.hidden_size = 8192;
@@ -19,18 +19,18 @@ Job DenseJob() {
   m.num_query_groups = 8;
   m.kv_channels = 128;
   m.vocab_size = 128256;
-  job.parallel.tp = 8;
-  job.parallel.pp = 8;
-  job.parallel.vpp = 5;
-  job.parallel.dp = 4;
-  job.parallel.sequence_parallel = true;
-  job.parallel.distributed_optimizer = true;
-  job.training.seq_length = 8192;
-  job.training.global_batch_size = 512;
-  job.training.pipeline_schedule = "interleaved";
-  job.cluster.gpu.name = "MI300X";
-  job.cluster.gpu.hbm_bytes = 192 * kGiB;
-  return job;
+  GpuSpec gpu;  // the memory projection reads only the capacity
+  gpu.name = "MI300X";
+  gpu.hbm_bytes = 192 * kGiB;
+  return TestJob(m)
+      .Cluster(gpu)
+      .Parallel(8, 8, 5)
+      .Dp(4)
+      .SequenceParallel()
+      .DistributedOptimizer()
+      .SequenceLength(8192)
+      .GlobalBatch(512)
+      .Schedule("interleaved");
 }
 
 Job MoeJob() {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "job/test_job.h"
 #include "memory/activation_memory.h"
 #include "memory/model_state_memory.h"
 #include "util/units.h"
@@ -14,8 +15,7 @@ namespace {
 // A GPT-3 style layer (MHA, 2-matrix GeLU MLP, LayerNorm, biases) as in Megatron's tests.
 Job GptJob(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int tp, int pp, int dp,
            bool dist_opt) {
-  Job job;
-  ModelSpec& m = job.model;
+  ModelSpec m;
   m.name = "gpt-test";
   m.num_layers = layers;
   m.hidden_size = hidden;
@@ -28,17 +28,18 @@ Job GptJob(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int tp, i
   m.untie_embeddings_and_output_weights = false;
   m.normalization = NormType::kLayerNorm;
   m.add_bias_linear = true;
-  job.parallel.tp = tp;
-  job.parallel.pp = pp;
-  job.parallel.dp = dp;
-  job.parallel.distributed_optimizer = dist_opt;
-  job.parallel.sequence_parallel = tp > 1;
-  job.training.seq_length = 2048;
-  job.training.micro_batch_size = 1;
-  job.training.global_batch_size = 64 * dp;
-  job.cluster.gpu.name = "test-gpu";
-  job.cluster.gpu.hbm_bytes = 80 * kGiB;
-  return job;
+  GpuSpec gpu;
+  gpu.name = "test-gpu";
+  gpu.hbm_bytes = 80 * kGiB;
+  return TestJob(m)
+      .Cluster(gpu)
+      .Parallel(tp, pp)
+      .Dp(dp)
+      .DistributedOptimizer(dist_opt)
+      .SequenceParallel(tp > 1)
+      .SequenceLength(2048)
+      .MicroBatch(1)
+      .GlobalBatch(64 * dp);
 }
 
 // Megatron-LM megatron/training/theoretical_memory_usage.py,

@@ -4,23 +4,18 @@
 // configurations per second of process CPU time, i.e. per core, whatever else the machine runs.
 #include <benchmark/benchmark.h>
 
-#include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 #include "projection/design_space_search.h"
 
 namespace sextant {
 namespace {
 
 Job SearchJob(const std::string& model, int nodes, int64_t gbs, int64_t seq) {
-  Job job;
-  job.model = FindModel(model)->spec;
-  job.cluster.gpu = *FindGpu("MI300X");
-  job.cluster.gpus_per_node = 8;
-  job.cluster.num_nodes = nodes;
-  job.training.seq_length = seq;
-  job.training.global_batch_size = gbs;
-  job.training.overlap_grad_reduce = true;
-  job.training.overlap_param_gather = true;
+  Job job = TestJob(model)
+                .Cluster("MI300X", nodes)
+                .SequenceLength(seq)
+                .GlobalBatch(gbs)
+                .OverlapGradReduceAndParamGather();
   job.training.cross_entropy_loss_fusion = true;
   return job;
 }

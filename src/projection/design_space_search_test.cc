@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 #include "projection/performance_model.h"
 #include "projection/search_report.h"
 #include "util/error.h"
@@ -12,16 +11,11 @@ namespace sextant {
 namespace {
 
 Job Base(const std::string& model, int nodes, int gpus_per_node, int64_t gbs, int64_t seq) {
-  Job job;
-  job.model = FindModel(model)->spec;
-  job.cluster.gpu = *FindGpu("MI300X");
-  job.cluster.gpus_per_node = gpus_per_node;
-  job.cluster.num_nodes = nodes;
-  job.training.seq_length = seq;
-  job.training.global_batch_size = gbs;
-  job.training.overlap_grad_reduce = true;
-  job.training.overlap_param_gather = true;
-  return job;
+  return TestJob(model)
+      .Cluster("MI300X", nodes, gpus_per_node)
+      .SequenceLength(seq)
+      .GlobalBatch(gbs)
+      .OverlapGradReduceAndParamGather();
 }
 
 // A 4-layer model with 4 heads, small enough that every split fits.

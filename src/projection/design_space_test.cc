@@ -5,21 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 
 namespace sextant {
 namespace {
 
 Job OneNode(const std::string& model, int gpus_per_node) {
-  Job job;
-  job.model = FindModel(model)->spec;
-  job.cluster.gpu = *FindGpu("MI300X");
-  job.cluster.gpus_per_node = gpus_per_node;
-  job.cluster.num_nodes = 1;
-  job.training.seq_length = 1024;
-  job.training.global_batch_size = 4;
-  return job;
+  return TestJob(model).Cluster("MI300X", 1, gpus_per_node).SequenceLength(1024).GlobalBatch(4);
 }
 
 size_t CountAll(const Job& base, const DesignSpace& space) {

@@ -2,28 +2,21 @@
 // 256 micro-batches in < 20 ms), and the simulator-bound part at three sizes.
 #include <benchmark/benchmark.h>
 
-#include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 #include "projection/performance_model.h"
 
 namespace sextant {
 namespace {
 
 Job BigJob(int pp, int vpp, int64_t micro_batches) {
-  Job job;
-  job.model = FindModel("llama3.1_405B")->spec;
-  job.model.num_layers = 128;  // divisible by PP x VPP for every size below
-  job.cluster.gpu = *FindGpu("H100");
-  job.cluster.num_nodes = pp;  // TP 8 per node
-  job.parallel.tp = 8;
-  job.parallel.pp = pp;
-  job.parallel.vpp = vpp;
-  job.parallel.dp = 1;
-  job.parallel.sequence_parallel = true;
-  job.parallel.distributed_optimizer = true;
-  job.training.seq_length = 8192;
-  job.training.global_batch_size = micro_batches;
-  return job;
+  return TestJob("llama3.1_405B")
+      .Layers(128)           // divisible by PP x VPP for every size below
+      .Cluster("H100", pp)   // TP 8 per node
+      .Parallel(8, pp, vpp)  // DP 1
+      .SequenceParallel()
+      .DistributedOptimizer()
+      .SequenceLength(8192)
+      .GlobalBatch(micro_batches);
 }
 
 void BM_FullProjection(benchmark::State& state) {

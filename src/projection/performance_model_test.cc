@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_library.h"
+#include "job/test_job.h"
 #include "memory/activation_memory.h"
 #include "model/flop_count.h"
-#include "model/model_library.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -15,25 +14,16 @@ namespace {
 
 Job LlamaJob(const std::string& model, const std::string& gpu, int nodes, int tp, int pp, int vpp,
              int64_t gbs) {
-  Job job;
-  const ModelEntry* e = FindModel(model);
-  EXPECT_NE(e, nullptr) << model;
-  job.model = e->spec;
-  job.cluster.gpu = *FindGpu(gpu);
-  job.cluster.gpus_per_node = 8;
-  job.cluster.num_nodes = nodes;
-  job.parallel.tp = tp;
-  job.parallel.pp = pp;
-  job.parallel.vpp = vpp;
-  job.parallel.dp = nodes * 8 / (tp * pp);
-  job.parallel.sequence_parallel = tp > 1;
-  job.parallel.distributed_optimizer = true;
-  job.training.seq_length = 8192;
-  job.training.micro_batch_size = 1;
-  job.training.global_batch_size = gbs;
-  job.training.overlap_grad_reduce = true;
-  job.training.overlap_param_gather = true;
-  return job;
+  return TestJob(model)
+      .Cluster(gpu, nodes)
+      .Parallel(tp, pp, vpp)
+      .Dp(nodes * 8 / (tp * pp))
+      .SequenceParallel(tp > 1)
+      .DistributedOptimizer()
+      .SequenceLength(8192)
+      .MicroBatch(1)
+      .GlobalBatch(gbs)
+      .OverlapGradReduceAndParamGather();
 }
 
 // With full recomputation a layer keeps only its input between forward and backward, so the

@@ -4,8 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_library.h"
-#include "model/model_library.h"
+#include "job/test_job.h"
 #include "projection/design_space.h"
 #include "projection/performance_model.h"
 
@@ -13,16 +12,11 @@ namespace sextant {
 namespace {
 
 Job Base() {
-  Job job;
-  job.model = FindModel("llama3.1_70B")->spec;
-  job.cluster.gpu = *FindGpu("MI300X");
-  job.cluster.gpus_per_node = 8;
-  job.cluster.num_nodes = 4;
-  job.training.seq_length = 8192;
-  job.training.global_batch_size = 64;
-  job.training.overlap_grad_reduce = true;
-  job.training.overlap_param_gather = true;
-  return job;
+  return TestJob("llama3.1_70B")
+      .Cluster("MI300X", 4)
+      .SequenceLength(8192)
+      .GlobalBatch(64)
+      .OverlapGradReduceAndParamGather();
 }
 
 Job At(int tp, int pp, int vpp, ScheduleKind schedule, bool dist_opt = true,

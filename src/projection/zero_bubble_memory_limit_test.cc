@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_library.h"
+#include "job/test_job.h"
 #include "memory/memory_model.h"
-#include "model/model_library.h"
 #include "projection/performance_model.h"
 
 namespace sextant {
@@ -13,22 +12,16 @@ namespace {
 // Llama 3.1 70B, TP 8, PP 4 on 4 nodes of MI300X (192 GB), 8K sequence, 64 micro-batches:
 // one micro-batch's activations are GBs per rank, so HBM holds only some of the 64.
 Job Llama70B(int64_t hbm_gib) {
-  Job job;
-  job.model = FindModel("llama3.1_70B")->spec;
-  job.cluster.gpu = *FindGpu("MI300X");
-  job.cluster.gpu.hbm_bytes = hbm_gib << 30;
-  job.cluster.gpus_per_node = 8;
-  job.cluster.num_nodes = 4;
-  job.parallel.tp = 8;
-  job.parallel.pp = 4;
-  job.parallel.dp = 1;
-  job.parallel.sequence_parallel = true;
-  job.parallel.distributed_optimizer = true;
-  job.training.seq_length = 8192;
-  job.training.micro_batch_size = 1;
-  job.training.global_batch_size = 64;
-  job.training.pipeline_schedule = "zerobubble-heuristic";
-  return job;
+  return TestJob("llama3.1_70B")
+      .Cluster("MI300X", 4)
+      .HbmBytes(hbm_gib << 30)
+      .Parallel(8, 4)  // DP 1
+      .SequenceParallel()
+      .DistributedOptimizer()
+      .SequenceLength(8192)
+      .MicroBatch(1)
+      .GlobalBatch(64)
+      .Schedule("zerobubble-heuristic");
 }
 
 double PeakFraction(const Job& job, double in_flight) {
