@@ -1,5 +1,4 @@
 // `sextant projection memory|performance|both|search`, with Primus's flag names.
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -18,6 +17,7 @@
 #include "projection/design_space_search.h"
 #include "projection/projection_options.h"
 #include "projection/projection_runner.h"
+#include "projection/search_base.h"
 #include "projection/search_report.h"
 #include "util/error.h"
 
@@ -30,7 +30,8 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
   cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run");
   cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target");
-  cmd->add_option("--benchmark-gpus", o.benchmark_gpus, "GPUs used by --profiling-mode benchmark");
+  cmd->add_option("--benchmark-gpus", o.benchmark_gpus,
+                  "GPUs used by --profiling-mode/--memory-mode benchmark");
   cmd->add_option("--hardware-config", o.hardware_config,
                   "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
   cmd->add_option("--profiling-mode", o.profiling_mode,
@@ -38,8 +39,12 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
       ->check(CLI::IsMember({"simulate", "benchmark", "both", "trace"}));
   cmd->add_option("--memory-mode", o.memory_mode, "simulate|benchmark|both")
       ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
-  cmd->add_option("--memory-safety-margin", o.memory_safety_margin, "benchmark-mode margin");
-  cmd->add_option("--gemm-backend", o.gemm_backend, "GEMM cost model (analytical)");
+  cmd->add_option("--memory-safety-margin", o.memory_safety_margin,
+                  "--memory-mode benchmark: upper bound = analytical + residual x (1 + margin)");
+  cmd->add_option("--gemm-backend", o.gemm_backend,
+                  "GEMM cost model: analytical (efficiency table; also taken for Primus's "
+                  "default name origami)")
+      ->check(CLI::IsMember({"analytical", "origami"}));
   cmd->add_option("--gemm-timings", o.gemm_timings,
                   "measured GEMMs (CSV m,n,k,dtype,time_us[,batch] or JSON) that re-fit the "
                   "GPU's GEMM efficiency before projecting");
@@ -134,45 +139,6 @@ struct SearchFlags {
   unsigned threads = 0;
 };
 
-// The job the search varies: the config on the target nodes. The search replaces the
-// config's parallel layout and micro-batch size, so a config whose own layout does not fit
-// those nodes is loaded with a neutral one instead: all data parallel, else one model
-// replica spread over every GPU (TP inside a node, CP or PP across nodes).
-Job BuildSearchBase(const ProjectionOptions& o, const std::vector<std::string>& extras) {
-  if (o.target_nodes <= 0) {
-    ThrowUserError(
-        "projection search needs --target-nodes N: the number of nodes to find the best "
-        "configuration for");
-  }
-  JobRequest request = ToRequest(o, extras);
-  request.pipeline_schedule.clear();
-  try {
-    return BuildJob(request);
-  } catch (const UserError& original) {
-    const int nodes = o.target_nodes;
-    std::vector<std::array<int, 3>> layouts = {{1, 1, 1}};  // TP, CP, PP
-    for (int tp : {8, 4, 2}) {
-      layouts.push_back({tp, nodes, 1});
-      layouts.push_back({tp, 1, nodes});
-    }
-    for (const auto& [tp, cp, pp] : layouts) {
-      JobRequest neutral = request;
-      neutral.micro_batch_size = 1;
-      neutral.num_virtual_stages = 1;
-      neutral.target_ep = 1;
-      neutral.overrides.emplace_back("tensor_model_parallel_size", std::to_string(tp));
-      neutral.overrides.emplace_back("context_parallel_size", std::to_string(cp));
-      neutral.overrides.emplace_back("pipeline_model_parallel_size", std::to_string(pp));
-      try {
-        return BuildJob(neutral);
-      } catch (const UserError&) {
-        // try the next layout
-      }
-    }
-    throw original;
-  }
-}
-
 SearchOptions ToSearchOptions(const ProjectionOptions& o, const SearchFlags& f) {
   SearchOptions s;
   s.top_k = f.top;
@@ -241,12 +207,13 @@ void AddProjectionCommands(CLI::App& app) {
     SearchResult result;
     if (flags->mpi) {
       // Every process builds the same job; only process 0 speaks.
-      const Job base = BuildSearchBase(*opts, search->remaining());
+      const Job base = BuildSearchBase(ToRequest(*opts, search->remaining()), opts->target_nodes);
       result = SearchDesignSpaceMpi(base, options, &is_root);
       if (!is_root) return;
     } else {
       AnnounceDefault(*opts);
-      result = SearchDesignSpace(BuildSearchBase(*opts, search->remaining()), options);
+      result = SearchDesignSpace(
+          BuildSearchBase(ToRequest(*opts, search->remaining()), opts->target_nodes), options);
     }
     if (flags->mpi) AnnounceDefault(*opts);
     if (opts->json) {

@@ -90,7 +90,4 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
 // cannot give every data-parallel rank at least one micro-batch.
 Job RescaleToNodes(const Job& job, int nodes);
 
-std::string RenderPerformanceReport(const PerformanceReport& report);
-nlohmann::json PerformanceReportJson(const PerformanceReport& report);
-
 }  // namespace sextant

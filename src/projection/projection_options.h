@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,12 @@ struct ProjectionOptions {
   std::string primus_path;
   int target_nodes = 0;
   int target_ep = 0;
-  int benchmark_gpus = 0;
+  std::optional<int> benchmark_gpus;  // benchmark modes only
   std::string hardware_config;
   std::string profiling_mode = "simulate";  // no GPU needed; "benchmark" needs one
   std::string memory_mode = "simulate";
-  double memory_safety_margin = 0.05;
-  std::string gemm_backend = "analytical";
+  std::optional<double> memory_safety_margin;  // --memory-mode benchmark only (Primus: 0.05)
+  std::string gemm_backend = "analytical";     // the only GEMM model ("origami" = the same)
   std::string gemm_timings;  // measured GEMMs (CSV/JSON) that re-fit the GEMM efficiency table
   std::string gpu_arch;
   double gpu_clock_mhz = 0;
@@ -30,7 +31,7 @@ struct ProjectionOptions {
   int64_t global_batch_size = 0;
   std::string save_benchmark;
   std::string load_benchmark;
-  std::vector<std::string> traces;
+  std::vector<std::string> traces;  // --profiling-mode trace only
   std::string chrome_trace;
   std::string pp_dump;
   bool json = false;

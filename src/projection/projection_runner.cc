@@ -12,6 +12,7 @@
 #include "pipeline/pp_dump_writer.h"
 #include "pipeline/schedule_generators.h"
 #include "projection/performance_model.h"
+#include "projection/performance_report.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -33,6 +34,15 @@ void CheckModes(const ProjectionOptions& o) {
   }
   if (!o.load_benchmark.empty() || !o.save_benchmark.empty()) {
     ThrowUserError("--save-benchmark/--load-benchmark need --profiling-mode benchmark");
+  }
+  // Options of modes this projection does not run are refused, never silently ignored.
+  if (o.benchmark_gpus || o.memory_safety_margin) {
+    ThrowUserError(
+        "--benchmark-gpus and --memory-safety-margin apply to --profiling-mode/--memory-mode "
+        "benchmark, which times the model on local GPUs; this projection is analytical");
+  }
+  if (!o.traces.empty() && o.profiling_mode != "trace") {
+    ThrowUserError("--trace FILE takes layer times from a trace with --profiling-mode trace");
   }
 }
 
