@@ -18,6 +18,7 @@
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant::cli {
 namespace {
@@ -42,6 +43,8 @@ void RunReport(const ReportArgs& args) {
   options.gpu_arch = args.gpu_arch;
   options.top_kernels = args.top;
   options.top_ops = args.top * 2;
+  // Before the analysis, which can take minutes; the writers check again.
+  for (const std::string& out : {args.html, args.xlsx}) RefuseOverwritingInput(out, args.traces);
   std::vector<RankReport> ranks;
   if (args.mpi) {
     bool root = true;
@@ -54,9 +57,9 @@ void RunReport(const ReportArgs& args) {
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   }
-  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir);
-  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx);
-  if (!args.html.empty()) WriteReportHtml(report, args.html);
+  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, args.traces);
+  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, args.traces);
+  if (!args.html.empty()) WriteReportHtml(report, args.html, args.traces);
   if (args.json) {
     std::printf("%s\n", ReportToJson(report).dump(1).c_str());
   } else {
@@ -78,11 +81,14 @@ void RunDiff(const DiffArgs& args) {
   }
   TraceDiff diff = DiffTraces(base, next);
   std::vector<Table> tables = DiffTables(diff, 0);
-  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(tables), args.csv_dir);
+  const std::vector<std::string> inputs = {args.base, args.next};
+  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs);
   if (!args.html.empty()) {
     WriteHtmlPage(
-        args.html, "Sextant trace diff",
-        {{fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}});
+        args.html,
+        {"Sextant trace diff",
+         {{fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}}},
+        inputs);
   }
   if (args.json) {
     nlohmann::json out;

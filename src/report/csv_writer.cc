@@ -1,11 +1,9 @@
 #include "report/csv_writer.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -40,17 +38,14 @@ std::string RenderCsv(const Table& table) {
   return out;
 }
 
-void WriteCsvDirectory(const std::vector<const Table*>& tables, const std::string& dir) {
+void WriteCsvDirectory(const std::vector<const Table*>& tables, const std::string& dir,
+                       const std::vector<std::string>& inputs) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) ThrowUserError(SourceLocation{dir}, "", "cannot create directory: " + ec.message());
   for (const Table* table : tables) {
-    std::string path = (std::filesystem::path(dir) / (table->name() + ".csv")).string();
-    std::ofstream out(path, std::ios::binary);
-    out << RenderCsv(*table);
-    if (!out)
-      ThrowUserError(SourceLocation{path}, "",
-                     std::string("cannot write: ") + std::strerror(errno));
+    WriteFileAtomically((std::filesystem::path(dir) / (table->name() + ".csv")).string(),
+                        RenderCsv(*table), inputs);
   }
 }
 

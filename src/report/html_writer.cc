@@ -1,13 +1,41 @@
 #include "report/html_writer.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include <fmt/format.h>
 
-#include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
+namespace {
+
+constexpr const char* kTableStyle =
+    "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}"
+    "th,td{border:1px solid #ccc;padding:2px 6px;max-width:40em;overflow-wrap:anywhere}"
+    "th{background:#eef;position:sticky;top:0}td.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}tr:nth-child(even){background:#f8f8fb}"
+    ".b{fill:#4a78c2}.l,.v{font-size:12px}.note{color:#555;font-size:12px}"
+    "figcaption{font-weight:600}";
+
+// JSON for a <script> element: invalid UTF-8 (file names from a snapshot) is replaced rather
+// than aborting the page, and every '<' becomes \u003c so that no "</script>" or "<!--" in
+// the data can end or alter the element.
+std::string ScriptSafeJson(const nlohmann::json& data) {
+  std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string safe;
+  safe.reserve(json.size());
+  for (char ch : json) {
+    if (ch == '<') {
+      safe += "\\u003c";
+    } else {
+      safe += ch;
+    }
+  }
+  return safe;
+}
+
+}  // namespace
 
 std::string EscapeHtml(const std::string& text) {
   std::string out;
@@ -68,31 +96,28 @@ std::string RenderHtmlTable(const Table& table) {
   return out;
 }
 
-std::string RenderHtmlPage(const std::string& title, const std::vector<HtmlSection>& sections) {
+std::string RenderHtmlPage(const HtmlPage& page) {
+  const std::string title = EscapeHtml(page.title);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n"
-      "<style>body{{font-family:system-ui,sans-serif;margin:1.5em;color:#222}}"
-      "table{{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}}"
-      "th,td{{border:1px solid #ccc;padding:2px 6px;max-width:40em;overflow-wrap:anywhere}}"
-      "th{{background:#eef;position:sticky;top:0}}td.n{{text-align:right;"
-      "font-variant-numeric:tabular-nums}}tr:nth-child(even){{background:#f8f8fb}}"
-      ".b{{fill:#4a78c2}}.l,.v{{font-size:12px}}.note{{color:#555;font-size:12px}}"
-      "figcaption{{font-weight:600}}</style></head><body>\n<h1>{}</h1>\n",
-      EscapeHtml(title), EscapeHtml(title));
-  for (const auto& section : sections) {
+      "<style>{}</style></head><body>\n<h1>{}</h1>\n",
+      title, page.style.empty() ? kTableStyle : page.style, title);
+  for (const auto& section : page.sections) {
     out += "<section><h2>" + EscapeHtml(section.heading) + "</h2>\n";
     for (const auto& chart : section.charts) out += RenderBarChartSvg(chart);
     for (const Table* table : section.tables) out += RenderHtmlTable(*table);
     out += "</section>\n";
   }
+  if (!page.script.empty()) {
+    out += "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"data\">" +
+           ScriptSafeJson(page.data) + "</script>\n<script>" + page.script + "</script>";
+  }
   return out + "</body></html>\n";
 }
 
-void WriteHtmlPage(const std::string& path, const std::string& title,
-                   const std::vector<HtmlSection>& sections) {
-  std::ofstream out(path, std::ios::binary);
-  out << RenderHtmlPage(title, sections);
-  if (!out) ThrowUserError(SourceLocation{path}, "", "cannot write HTML file");
+void WriteHtmlPage(const std::string& path, const HtmlPage& page,
+                   const std::vector<std::string>& inputs) {
+  WriteFileAtomically(path, RenderHtmlPage(page), inputs);
 }
 
 }  // namespace sextant

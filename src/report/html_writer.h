@@ -1,10 +1,12 @@
-// One self-contained HTML page (inline CSS, no scripts or network fetches) showing Tables,
-// optionally preceded by horizontal bar charts drawn as inline SVG.
+// One self-contained HTML page (inline CSS and script, no network fetches): Tables, optionally
+// preceded by horizontal bar charts drawn as inline SVG, and/or JSON data drawn by a script.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "report/table.h"
 
@@ -22,12 +24,24 @@ struct HtmlSection {
   std::vector<const Table*> tables;
 };
 
+struct HtmlPage {
+  std::string title;
+  std::vector<HtmlSection> sections;
+  // When `script` is set, the page ends with an empty <div id="app">, `data` as JSON in
+  // <script type="application/json" id="data">, and `script` (which reads and draws it).
+  nlohmann::json data;
+  std::string script;
+  std::string style;  // CSS; empty: the table style
+};
+
+// For element content and attribute values.
 std::string EscapeHtml(const std::string& text);
 std::string RenderBarChartSvg(const BarChart& chart);
 std::string RenderHtmlTable(const Table& table);
-std::string RenderHtmlPage(const std::string& title, const std::vector<HtmlSection>& sections);
-// Writes the page; throws UserError if the file cannot be written.
-void WriteHtmlPage(const std::string& path, const std::string& title,
-                   const std::vector<HtmlSection>& sections);
+std::string RenderHtmlPage(const HtmlPage& page);
+// Writes the page atomically (util/file_io.h); throws UserError if the file cannot be written
+// or is one of `inputs`.
+void WriteHtmlPage(const std::string& path, const HtmlPage& page,
+                   const std::vector<std::string>& inputs = {});
 
 }  // namespace sextant

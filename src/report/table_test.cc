@@ -64,13 +64,29 @@ TEST(TableTest, JsonRoundTrip) {
 TEST(TableTest, HtmlEscapesAndHasNoExternalReferences) {
   Table t = Sample();
   BarChart chart{"time", "ms", {{"a<b", 2.0}, {"c", 1.0}}};
-  std::string page = RenderHtmlPage("R & D", {{"Kernels", {chart}, {&t}}});
+  std::string page = RenderHtmlPage({"R & D", {{"Kernels", {chart}, {&t}}}});
   EXPECT_NE(page.find("<title>R &amp; D</title>"), std::string::npos);
   EXPECT_NE(page.find("&lt;copy&gt;"), std::string::npos);
   EXPECT_NE(page.find("width=\"420.0\""), std::string::npos);  // largest bar spans the plot
   EXPECT_NE(page.find("width=\"210.0\""), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("src="), std::string::npos);
+}
+
+TEST(TableTest, HtmlPageDataCannotCloseItsScriptElement) {
+  HtmlPage page{"T", {}, {{"name", "</script><!--<x>"}}, "draw(DATA);", ""};
+  std::string html = RenderHtmlPage(page);
+  // The data element and the script element: two closing tags, none from the data.
+  size_t closes = 0;
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 2u);
+  EXPECT_NE(html.find(R"({"name":"\u003c/script>\u003c!--\u003cx>"})"), std::string::npos);
+  EXPECT_NE(html.find("<script>draw(DATA);</script></body>"), std::string::npos);
+  EXPECT_NE(html.find("<div id=\"app\"></div>"), std::string::npos);
+  // A table page has no script and no app element.
+  EXPECT_EQ(RenderHtmlPage({"T"}).find("<div id=\"app\">"), std::string::npos);
 }
 
 TEST(TableTest, WritesCsvDirectoryAndWorkbook) {

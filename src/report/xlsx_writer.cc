@@ -5,6 +5,7 @@
 #include <xlsxwriter.h>
 
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -26,8 +27,11 @@ std::string SheetName(const std::string& name, std::set<std::string>& used) {
 
 }  // namespace
 
-void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path) {
-  lxw_workbook* workbook = workbook_new(path.c_str());
+void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path,
+               const std::vector<std::string>& inputs) {
+  // libxlsxwriter writes the file by name when the workbook is closed: give it the temporary.
+  AtomicFile file(path, inputs);
+  lxw_workbook* workbook = workbook_new(file.temp_path().c_str());
   if (!workbook) ThrowUserError(SourceLocation{path}, "", "cannot create workbook");
   lxw_format* bold = workbook_add_format(workbook);
   format_set_bold(bold);
@@ -59,6 +63,7 @@ void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path)
     ThrowUserError(SourceLocation{path}, "",
                    std::string("cannot write workbook: ") + lxw_strerror(err));
   }
+  file.Commit();
 }
 
 }  // namespace sextant

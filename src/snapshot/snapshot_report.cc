@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "snapshot/call_site.h"
-#include "snapshot/html_page.h"
+#include "snapshot/page_scripts.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -282,7 +282,7 @@ std::string SnapshotHtml(const MemorySnapshot& s, const SnapshotAnalysis& a,
     data["devices"][i]["timeline"] = points;
   }
   if (c) data["comparison"] = ComparisonJson(*c, o);
-  return RenderHtmlPage("Memory snapshot: " + a.source, data, kSnapshotPageScript);
+  return RenderHtmlPage(ChartPage("Memory snapshot: " + a.source, data, kSnapshotPageScript));
 }
 
 }  // namespace sextant

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "snapshot/html_page.h"
+#include "report/html_writer.h"
 
 namespace sextant {
 namespace {
@@ -67,7 +67,7 @@ TEST(SnapshotReportTest, HtmlIsSelfContainedAndEscapesData) {
   EXPECT_EQ(html.find("alert(1)</script>"), std::string::npos);
   EXPECT_NE(html.find("\"peak_allocated_bytes\":5900000"), std::string::npos);
   EXPECT_NE(html.find("function lineChart"), std::string::npos);
-  EXPECT_EQ(HtmlEscape("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
+  EXPECT_EQ(EscapeHtml("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "snapshot/html_page.h"
+#include "snapshot/page_scripts.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -91,7 +91,7 @@ nlohmann::json WatchJson(const WatchResult& r) {
 }
 
 std::string WatchHtml(const WatchResult& r) {
-  return RenderHtmlPage("GPU memory watch", WatchJson(r), kWatchPageScript);
+  return RenderHtmlPage(ChartPage("GPU memory watch", WatchJson(r), kWatchPageScript));
 }
 
 std::string RenderWatch(const WatchResult& r, WatchOutputFormat format) {

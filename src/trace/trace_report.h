@@ -58,6 +58,8 @@ TraceReport CombineReports(std::vector<RankReport> ranks);
 nlohmann::json ReportToJson(const TraceReport& report);
 // The compact human summary printed by default.
 std::string ReportToConsole(const TraceReport& report);
-void WriteReportHtml(const TraceReport& report, const std::string& path);
+// Throws UserError if `path` cannot be written or is one of `inputs`.
+void WriteReportHtml(const TraceReport& report, const std::string& path,
+                     const std::vector<std::string>& inputs = {});
 
 }  // namespace sextant

@@ -1,4 +1,4 @@
-#include "snapshot/html_page.h"
+#include "snapshot/page_scripts.h"
 
 namespace sextant {
 namespace {
@@ -105,49 +105,8 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
 
 }  // namespace
 
-std::string HtmlEscape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string RenderHtmlPage(const std::string& title, const nlohmann::json& data,
-                           const char* page_script) {
-  // Invalid UTF-8 in file names from a snapshot must not abort the page; "</" inside the JSON
-  // must not end the script element.
-  std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string safe;
-  safe.reserve(json.size());
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '<') {
-      safe += "\\u003c";
-    } else {
-      safe.push_back(json[i]);
-    }
-  }
-  std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>";
-  out += HtmlEscape(title);
-  out += "</title><style>";
-  out += kStyle;
-  out += "</style></head><body><h1>";
-  out += HtmlEscape(title);
-  out += "</h1><div id=\"app\"></div>\n<script type=\"application/json\" id=\"data\">";
-  out += safe;
-  out += "</script>\n<script>";
-  out += kCommonScript;
-  out += page_script;
-  out += "</script></body></html>\n";
-  return out;
+HtmlPage ChartPage(const std::string& title, const nlohmann::json& data, const char* page_script) {
+  return {title, {}, data, std::string(kCommonScript) + page_script, kStyle};
 }
 
 const char* const kSnapshotPageScript = R"JS(
