@@ -3,29 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
-#include "trace/op_arguments.h"
 
 namespace sextant {
 namespace {
-
-TEST(OpArgumentsTest, ParsesShapesTypesAndConcreteInputs) {
-  auto dims = ParseInputDims("[[32768, 2048], [2048, 8192], [], [[1, 2], [3]]]");
-  ASSERT_EQ(dims.size(), 4u);
-  EXPECT_EQ(dims[0], (Shape{32768, 2048}));
-  EXPECT_EQ(dims[1], (Shape{2048, 8192}));
-  EXPECT_TRUE(dims[2].empty());
-  EXPECT_TRUE(dims[3].empty());  // a tensor list has no single shape
-  EXPECT_TRUE(ParseInputDims("[[1, 2]").empty());
-  auto types = ParseStringList("[\"c10::BFloat16\", \"Scalar\", \"\"]");
-  EXPECT_EQ(types, (std::vector<std::string>{"c10::BFloat16", "Scalar", ""}));
-  EXPECT_EQ(ParseStringList("[\"\", 5, null, \"False\"]"),
-            (std::vector<std::string>{"", "", "", "False"}));
-  EXPECT_EQ(BytesPerElement("c10::BFloat16"), 2);
-  EXPECT_EQ(BytesPerElement("long int"), 8);
-  EXPECT_EQ(BytesPerElement("c10::Float8_e4m3fn"), 1);
-  EXPECT_EQ(BytesPerElement("c10::float8_e4m3fn"), 1);
-  EXPECT_EQ(NumElements({2, 3, 4}), 24);
-}
 
 // Hand-checked against TraceLens's golden GEMM sheet for torch_compile_triton/trace.json.gz:
 // aten::mm (32768x2048)·(2048x8192) has GFLOPS_first 1099.511627776 and Data Moved 672 MiB.
