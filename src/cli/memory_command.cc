@@ -1,7 +1,6 @@
 // `sextant memory snapshot` (allocator snapshot analysis) and `sextant memory watch` (GPU
 // memory and utilisation sampling while a command runs).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -18,16 +17,10 @@
 #include "snapshot/snapshot_report.h"
 #include "snapshot/watch_report.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant::cli {
 namespace {
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text) || !out.flush()) {
-    ThrowUserError(SourceLocation{path}, "", "cannot write the output file");
-  }
-}
 
 std::string Dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -54,7 +47,8 @@ void RunSnapshot(const SnapshotArgs& args) {
         std::make_unique<SnapshotComparison>(CompareSnapshots(analysis, AnalyzeSnapshot(other)));
   }
   if (!args.html.empty()) {
-    WriteFile(args.html, SnapshotHtml(snapshot, analysis, comparison.get(), options));
+    WriteFileAtomically(args.html, SnapshotHtml(snapshot, analysis, comparison.get(), options),
+                        {args.file, args.compare});
   }
   if (args.json) {
     nlohmann::json j = SnapshotJson(snapshot, analysis, options);
@@ -89,7 +83,7 @@ int RunWatch(const WatchArgs& args) {
   }
   WatchResult result = WatchCommand(args.command, sampler.get(), args.interval_ms);
   if (format != WatchOutputFormat::kNone) {
-    WriteFile(args.output, RenderWatch(result, format));
+    WriteFileAtomically(args.output, RenderWatch(result, format));
   }
   if (args.json) {
     std::cout << Dump(WatchJson(result));

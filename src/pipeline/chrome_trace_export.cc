@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -92,10 +91,7 @@ std::string ChromeTraceJson(const PipelineSimulation& simulation) {
 }
 
 void WriteChromeTrace(const PipelineSimulation& simulation, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << ChromeTraceJson(simulation);
-  out.close();
-  if (!out) ThrowUserError({path}, "", "cannot write Chrome trace file");
+  WriteFileAtomically(path, ChromeTraceJson(simulation));
 }
 
 }  // namespace sextant

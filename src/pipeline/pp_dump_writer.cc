@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -30,13 +30,6 @@ void AppendList(std::string& out, const char* name, const std::vector<T>& values
     }
   }
   out += "]";
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) ThrowUserError({path}, "", "cannot write pipeline dump file");
 }
 
 }  // namespace
@@ -128,9 +121,10 @@ void WritePrimusDump(const PrimusDump& dump, const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) ThrowUserError({dir}, "", "cannot create dump directory: " + error.message());
-  WriteFile(dir + "/config.json", FormatPrimusDumpConfig(dump.config));
+  WriteFileAtomically(dir + "/config.json", FormatPrimusDumpConfig(dump.config));
   for (const PrimusDumpRank& rank : dump.ranks) {
-    WriteFile(fmt::format("{}/pp_rank_{}.json", dir, rank.pp_rank), FormatPrimusDumpRank(rank));
+    WriteFileAtomically(fmt::format("{}/pp_rank_{}.json", dir, rank.pp_rank),
+                        FormatPrimusDumpRank(rank));
   }
 }
 

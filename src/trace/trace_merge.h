@@ -19,7 +19,8 @@ struct MergeSummary {
 };
 
 // Throws UserError if an input cannot be read or is not a Kineto trace, or the output cannot
-// be written. `ranks[i]` labels file i (distributedInfo rank if present, else i).
+// be written or is one of the inputs; then no output is left behind. Events of file i are
+// labelled with its distributedInfo rank if present, else i.
 MergeSummary MergeTraces(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace sextant
