@@ -118,8 +118,10 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
           r.name,        r.status,     r.base_count,     r.new_count,
           us(r.base_ns), us(r.new_ns), us(r.delta_ns()), pct(r.base_ns, r.delta_ns())};
       if (cpu) {
-        cells.push_back(r.base_cpu_ns / 1e6);
-        cells.push_back(r.new_cpu_ns / 1e6);
+        // Constructed in place: a moved temporary variant trips GCC 12's
+        // -Wmaybe-uninitialized on the (inactive) string member.
+        cells.emplace_back(std::in_place_type<double>, r.base_cpu_ns / 1e6);
+        cells.emplace_back(std::in_place_type<double>, r.new_cpu_ns / 1e6);
       }
       t.AddRow(std::move(cells));
     }

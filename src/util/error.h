@@ -26,7 +26,8 @@ class UserError : public std::runtime_error {
 };
 
 // Builds "<location>: <key>: <reason>", leaving out the parts that are empty.
-std::string FormatLocated(const SourceLocation& where, std::string_view key, std::string_view reason);
+std::string FormatLocated(const SourceLocation& where, std::string_view key,
+                          std::string_view reason);
 
 [[noreturn]] void ThrowUserError(const SourceLocation& where, std::string_view key,
                                  std::string_view reason);

@@ -13,7 +13,9 @@ inline constexpr int64_t kGiB = int64_t{1} << 30;
 inline constexpr double kGB = 1e9;
 inline constexpr double kTera = 1e12;
 
-inline double ToGiB(int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kGiB); }
+inline double ToGiB(int64_t bytes) {
+  return static_cast<double>(bytes) / static_cast<double>(kGiB);
+}
 
 // "1.50 GiB", "512.0 MiB", "12 B": the largest binary unit that keeps the value >= 1.
 std::string FormatBytes(int64_t bytes);
