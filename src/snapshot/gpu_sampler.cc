@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+
+#include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -170,10 +172,15 @@ class AmdSmiSampler : public GpuSampler {
 // ---------------------------------------------------------------------------------------
 // amdgpu sysfs: one decimal number per file.
 bool ReadNumber(const std::filesystem::path& path, int64_t& value) {
-  std::ifstream in(path);
-  if (!in) return false;
-  long long v = 0;
-  if (!(in >> v) || v < 0) return false;
+  std::string text;
+  try {
+    text = ReadFile(path.string(), 4096);  // sysfs reports 4096 bytes for every attribute
+  } catch (const UserError&) {
+    return false;  // absent, unreadable, or not a regular file
+  }
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || v < 0) return false;
   value = v;
   return true;
 }

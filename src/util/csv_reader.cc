@@ -1,11 +1,7 @@
 #include "util/csv_reader.h"
 
-#include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
-
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 
@@ -71,11 +67,7 @@ std::vector<CsvRecord> ParseCsv(std::string_view text, const std::string& file_n
 }
 
 std::vector<CsvRecord> ReadCsvFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ThrowUserError(fmt::format("{}: cannot open file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseCsv(ss.str(), path);
+  return ParseCsv(ReadFile(path), path);
 }
 
 CsvTable CsvTable::Parse(std::string_view text, const std::string& file_name) {
@@ -90,13 +82,7 @@ CsvTable CsvTable::Parse(std::string_view text, const std::string& file_name) {
   return t;
 }
 
-CsvTable CsvTable::Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ThrowUserError(fmt::format("{}: cannot open file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return Parse(ss.str(), path);
-}
+CsvTable CsvTable::Read(const std::string& path) { return Parse(ReadFile(path), path); }
 
 const std::string& CsvTable::Get(size_t row, const std::string& column) const {
   static const std::string kEmpty;
