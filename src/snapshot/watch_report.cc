@@ -12,11 +12,6 @@
 namespace sextant {
 namespace {
 
-bool EndsWith(const std::string& s, const char* suffix) {
-  std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
 struct GpuSummary {
   int64_t peak_used = 0;
   int64_t total = 0;
@@ -43,9 +38,9 @@ std::map<int, GpuSummary> Summarise(const WatchResult& r) {
 }  // namespace
 
 WatchOutputFormat WatchFormatForPath(const std::string& path) {
-  if (EndsWith(path, ".csv")) return WatchOutputFormat::kCsv;
-  if (EndsWith(path, ".json")) return WatchOutputFormat::kJson;
-  if (EndsWith(path, ".html") || EndsWith(path, ".htm")) return WatchOutputFormat::kHtml;
+  if (path.ends_with(".csv")) return WatchOutputFormat::kCsv;
+  if (path.ends_with(".json")) return WatchOutputFormat::kJson;
+  if (path.ends_with(".html") || path.ends_with(".htm")) return WatchOutputFormat::kHtml;
   ThrowUserError(SourceLocation{path}, "-o", "unknown output format: use .csv, .json or .html");
 }
 

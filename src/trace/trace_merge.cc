@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <nlohmann/json.hpp>
 
 #include "trace/kineto_reader.h"
 #include "util/compressed_file.h"
@@ -24,57 +25,32 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
-// Finds an integer top-level field near the start or the end of the text (Kineto writes the
-// metadata keys around traceEvents), without parsing the whole document.
-int64_t FindHeaderInteger(std::string_view text, std::string_view key) {
+// The integer after `key` near the start or the end of the text (Kineto writes its metadata
+// around traceEvents), without parsing the whole document; with a `section`, the first `key`
+// after it ("distributedInfo" ... "rank"), else the last one. `missing` if there is none.
+int64_t FindMetadataInteger(std::string_view text, std::string_view key, std::string_view section,
+                            int64_t missing) {
   const size_t window = 1 << 16;
   for (std::string_view part :
        {text.substr(0, window), text.substr(text.size() > window ? text.size() - window : 0)}) {
-    size_t at = part.rfind(key);
+    size_t from = section.empty() ? 0 : part.find(section);
+    if (from == std::string_view::npos) continue;
+    part.remove_prefix(from);
+    size_t at = section.empty() ? part.rfind(key) : part.find(key);
     if (at == std::string_view::npos) continue;
-    size_t colon = part.find(':', at);
-    if (colon == std::string_view::npos) continue;
-    size_t start = part.find_first_not_of(" \t\r\n", colon + 1);
+    size_t start = part.find_first_not_of(" \t\r\n:", at + key.size());
     if (start == std::string_view::npos) continue;
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(part.data() + start, part.data() + part.size(), value);
     if (ec == std::errc()) return value;
   }
-  return 0;
+  return missing;
 }
 
-// distributedInfo.rank, or -1: looked for in the same windows as FindHeaderInteger.
-int64_t FindDistributedRank(std::string_view text) {
-  const size_t window = 1 << 16;
-  for (std::string_view part :
-       {text.substr(0, window), text.substr(text.size() > window ? text.size() - window : 0)}) {
-    size_t info = part.find("\"distributedInfo\"");
-    if (info == std::string_view::npos) continue;
-    std::string_view rest = part.substr(info);
-    size_t at = rest.find("\"rank\"");
-    if (at == std::string_view::npos) continue;
-    size_t start = rest.find_first_not_of(" \t\r\n:", at + 6);
-    if (start == std::string_view::npos) continue;
-    int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(rest.data() + start, rest.data() + rest.size(), value);
-    if (ec == std::errc()) return value;
-  }
-  return -1;
-}
-
+// A JSON string literal; invalid UTF-8 (file names, kernel names) becomes U+FFFD.
 std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 struct FileState {
@@ -100,9 +76,9 @@ class Merger {
     std::string_view text = input.text();
     FileState state;
     state.index = index;
-    state.rank = FindDistributedRank(text);
+    state.rank = FindMetadataInteger(text, "\"rank\"", "\"distributedInfo\"", -1);
     if (state.rank < 0) state.rank = static_cast<int64_t>(index);
-    int64_t base = FindHeaderInteger(text, "\"baseTimeNanoseconds\"");
+    int64_t base = FindMetadataInteger(text, "\"baseTimeNanoseconds\"", "", 0);
     bases_.push_back(base);
     state.shift_ns = base;  // made relative to the earliest base once all are known
     files_.push_back(std::move(state));

@@ -177,15 +177,8 @@ Decoded DecompressZstd(const std::string& path, std::string_view in, size_t cap)
 }  // namespace
 
 Compression DetectCompression(std::string_view head) {
-  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-      static_cast<unsigned char>(head[1]) == 0x8b) {
-    return Compression::kGzip;
-  }
-  if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x28 &&
-      static_cast<unsigned char>(head[1]) == 0xb5 && static_cast<unsigned char>(head[2]) == 0x2f &&
-      static_cast<unsigned char>(head[3]) == 0xfd) {
-    return Compression::kZstd;
-  }
+  if (head.starts_with("\x1f\x8b")) return Compression::kGzip;
+  if (head.starts_with("\x28\xb5\x2f\xfd")) return Compression::kZstd;
   return Compression::kNone;
 }
 
@@ -253,15 +246,11 @@ struct OutputFile::State {
 
 OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& inputs)
     : state_(std::make_unique<State>(path, inputs)) {
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with(".gz")) {
+  if (path.ends_with(".gz")) {
     state_->compression = Compression::kGzip;
     // windowBits 15 + 16 selects a gzip header; level 4 trades a little size for speed.
     deflateInit2(&state_->zs, 4, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  } else if (ends_with(".zst")) {
+  } else if (path.ends_with(".zst")) {
     state_->compression = Compression::kZstd;
     state_->zstd = ZSTD_createCStream();
     ZSTD_initCStream(state_->zstd, 3);

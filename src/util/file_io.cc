@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -45,36 +46,25 @@ int OpenRegularFile(const std::string& path, int64_t* size) {
 
 std::string ReadFile(const std::string& path, int64_t max_bytes) {
   int64_t size = 0;
-  int fd = OpenRegularFile(path, &size);
-  auto over = [&] {
-    ::close(fd);
-    ThrowUserError(SourceLocation{path}, "",
-                   fmt::format("file is larger than the {}-byte limit", max_bytes));
-  };
-  if (size > max_bytes) over();
-  // Read to the end rather than trusting the size: /proc and /sys files report 0 bytes.
-  std::string text(static_cast<size_t>(size) + 1, '\0');
+  const struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } file{OpenRegularFile(path, &size)};
+  // Reads to the end rather than trusting the size: /proc files report 0 bytes.
+  std::string text(static_cast<size_t>(std::min(size, max_bytes)) + 1, '\0');
   size_t used = 0;
-  while (true) {
-    if (used == text.size()) {
-      if (static_cast<int64_t>(used) > max_bytes) over();
-      text.resize(text.size() * 2);
+  while (size <= max_bytes && static_cast<int64_t>(used) <= max_bytes) {
+    if (used == text.size()) text.resize(2 * used);
+    ssize_t n = ::read(file.fd, text.data() + used, text.size() - used);
+    if (n < 0 && errno != EINTR) ThrowErrno(path, "read failed");
+    if (n == 0) {
+      text.resize(used);
+      return text;
     }
-    ssize_t n = ::read(fd, text.data() + used, text.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      errno = err;
-      ThrowErrno(path, "read failed");
-    }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
+    used += static_cast<size_t>(std::max<ssize_t>(n, 0));
   }
-  ::close(fd);
-  if (static_cast<int64_t>(used) > max_bytes) over();
-  text.resize(used);
-  return text;
+  ThrowUserError(SourceLocation{path}, "",
+                 fmt::format("file is larger than the {}-byte limit", max_bytes));
 }
 
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs) {
