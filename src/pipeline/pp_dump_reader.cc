@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -131,12 +130,23 @@ bool IterationKeyLess(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ThrowUserError({path}, "", "cannot open pipeline dump file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// A pipeline dump file is a few MB at most; 1 GiB is far beyond any real one.
+std::string ReadWholeFile(const std::string& path) { return ReadFile(path, int64_t{1} << 30); }
+
+// Times are ms since the rank's iteration start: each op must start at or after 0 and end at or
+// after its start, or the schedule statistics (bubble ratio, idle) turn meaningless.
+void RequireIntervals(const std::vector<double>& start, const std::vector<double>& end,
+                      const char* name, const std::string& file, const std::string& key) {
+  for (size_t i = 0; i < start.size(); ++i) {
+    if (start[i] < 0) {
+      ThrowUserError({file}, fmt::format("{}.{}_start[{}]", key, name, i),
+                     fmt::format("negative time {} ms", start[i]));
+    }
+    if (end[i] < start[i]) {
+      ThrowUserError({file}, fmt::format("{}.{}_end[{}]", key, name, i),
+                     fmt::format("ends at {} ms, before its start at {} ms", end[i], start[i]));
+    }
+  }
 }
 
 }  // namespace
@@ -211,6 +221,12 @@ PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& fil
     RequireSameLength(it.bwd_start.size(), it.bwd_end.size(), "bwd_start", "bwd_end", file, key);
     RequireSameLength(it.wgrad_start.size(), it.wgrad_end.size(), "wgrad_start", "wgrad_end", file,
                       key);
+    if (it.total_ms < 0) {
+      ThrowUserError({file}, key + ".total", fmt::format("negative time {} ms", it.total_ms));
+    }
+    RequireIntervals(it.fwd_start, it.fwd_end, "fwd", file, key);
+    RequireIntervals(it.bwd_start, it.bwd_end, "bwd", file, key);
+    RequireIntervals(it.wgrad_start, it.wgrad_end, "wgrad", file, key);
     rank.iterations.push_back(std::move(it));
   }
   std::sort(rank.iterations.begin(), rank.iterations.end(),

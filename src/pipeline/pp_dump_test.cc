@@ -129,6 +129,13 @@ TEST(PrimusDumpTest, MalformedInputGivesLocatedErrors) {
               HasSubstr("'1.fwd_chunk[0]': expected an integer"));
   EXPECT_THAT(ErrorOf(std::string(100000, '[')), HasSubstr("nested deeper"));
   EXPECT_THAT(ErrorOf(R"({"1": {"total": 2988.2e6875}})"), HasSubstr("number overflow"));
+  // Reversed or negative times would make every statistic meaningless (bubble ratios of
+  // -2e6 were seen); they are refused with the element that is wrong.
+  EXPECT_THAT(ErrorOf(R"({"1": {"total": 5, "fwd_start": [0, 3], "fwd_end": [1, 2]}})"),
+              HasSubstr("'1.fwd_end[1]': ends at 2 ms, before its start at 3 ms"));
+  EXPECT_THAT(ErrorOf(R"({"1": {"total": 5, "bwd_start": [-4], "bwd_end": [1]}})"),
+              HasSubstr("'1.bwd_start[0]': negative time -4 ms"));
+  EXPECT_THAT(ErrorOf(R"({"1": {"total": -1}})"), HasSubstr("'1.total': negative time -1 ms"));
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"vp_size": 2})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 100000000})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 2, "vp_size": 0})", "config.json"), UserError);
