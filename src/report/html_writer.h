@@ -25,6 +25,8 @@ struct HtmlSection {
 };
 
 struct HtmlPage {
+  HtmlPage(std::string title, std::vector<HtmlSection> sections = {})
+      : title(std::move(title)), sections(std::move(sections)) {}
   std::string title;
   std::vector<HtmlSection> sections;
   // When `script` is set, the page ends with an empty <div id="app">, `data` as JSON in

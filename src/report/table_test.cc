@@ -74,7 +74,9 @@ TEST(TableTest, HtmlEscapesAndHasNoExternalReferences) {
 }
 
 TEST(TableTest, HtmlPageDataCannotCloseItsScriptElement) {
-  HtmlPage page{"T", {}, {{"name", "</script><!--<x>"}}, "draw(DATA);", ""};
+  HtmlPage page("T");
+  page.data = {{"name", "</script><!--<x>"}};
+  page.script = "draw(DATA);";
   std::string html = RenderHtmlPage(page);
   // The data element and the script element: two closing tags, none from the data.
   size_t closes = 0;

@@ -106,7 +106,11 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
 }  // namespace
 
 HtmlPage ChartPage(const std::string& title, const nlohmann::json& data, const char* page_script) {
-  return {title, {}, data, std::string(kCommonScript) + page_script, kStyle};
+  HtmlPage page(title);
+  page.data = data;
+  page.script = std::string(kCommonScript) + page_script;
+  page.style = kStyle;
+  return page;
 }
 
 const char* const kSnapshotPageScript = R"JS(

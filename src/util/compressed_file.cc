@@ -29,6 +29,7 @@ class PaddedBuffer {
   size_t room() const { return capacity_ - size_; }
   void Grow(size_t n) { size_ += n; }
   bool over_limit() const { return size_ > limit_; }
+  size_t limit() const { return limit_; }
   void EnsureRoom(size_t min_room) {
     if (room() < min_room && capacity_ <= limit_) {
       Reserve(std::min(std::max(capacity_ + capacity_ / 2, size_ + min_room), limit_ + 1));
@@ -54,13 +55,6 @@ class PaddedBuffer {
   size_t limit_;
 };
 
-struct Decoded {
-  std::unique_ptr<char[]> data;
-  size_t size = 0;
-  bool truncated = false;
-  std::string reason;
-};
-
 // The most text `compressed_size` bytes may decode to under `limits` (at least 1 MiB, so small
 // files of repetitive text are not refused).
 size_t OutputCap(size_t compressed_size, const InputLimits& limits) {
@@ -69,10 +63,36 @@ size_t OutputCap(size_t compressed_size, const InputLimits& limits) {
   return static_cast<size_t>(std::min(limits.max_bytes, by_ratio));
 }
 
-[[noreturn]] void ThrowExpands(const std::string& path, const char* format, size_t cap) {
-  ThrowUserError(SourceLocation{path}, "",
-                 fmt::format("{} data expands beyond {} bytes; refusing", format, cap));
-}
+// What a decoder produced: a stream that stops early keeps the text before the problem.
+struct Decoded {
+  Decoded(size_t hint, size_t cap, const std::string& path, const char* format)
+      : out(hint, cap), path(path), format(format) {}
+  PaddedBuffer out;
+  const std::string& path;
+  const char* format;  // "gzip", "zstd"
+  bool truncated = false;
+  std::string reason;
+
+  void Stop(std::string why) {
+    truncated = true;
+    reason = std::move(why);
+  }
+  // Corrupt data is an error when nothing was decoded yet, else where the text ends.
+  void Corrupt(size_t offset, const std::string& msg) {
+    if (out.size() == 0) {
+      ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(offset)}, "",
+                     fmt::format("invalid {} data: {}", format, msg));
+    }
+    Stop(fmt::format("{} data corrupt at compressed byte {}: {}", format, offset, msg));
+  }
+  void Grow(size_t n) {
+    out.Grow(n);
+    if (out.over_limit()) {
+      ThrowUserError(SourceLocation{path}, "",
+                     fmt::format("{} data expands beyond {} bytes; refusing", format, out.limit()));
+    }
+  }
+};
 
 Decoded InflateGzip(const std::string& path, std::string_view in, size_t cap) {
   // The gzip trailer holds the uncompressed size mod 2^32 (RFC 1952 ISIZE): a good first guess,
@@ -83,95 +103,60 @@ Decoded InflateGzip(const std::string& path, std::string_view in, size_t cap) {
     std::memcpy(&isize, in.data() + in.size() - 4, 4);
     if (isize >= in.size()) hint = size_t{isize} + 1;
   }
-  PaddedBuffer out(hint, cap);
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  Decoded d(hint, cap, path, "gzip");
+  struct Inflater {
+    z_stream zs{};
+    ~Inflater() { inflateEnd(&zs); }
+  } z;
+  if (inflateInit2(&z.zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
+  z.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   size_t remaining = in.size();
-  Decoded result;
   while (true) {
-    out.EnsureRoom(1 << 16);
+    d.out.EnsureRoom(1 << 16);
     const uInt chunk_in = static_cast<uInt>(std::min<size_t>(remaining, 1u << 30));
-    const uInt chunk_out = static_cast<uInt>(std::min<size_t>(out.room(), 1u << 30));
-    zs.avail_in = chunk_in;
-    zs.next_out = reinterpret_cast<Bytef*>(out.end());
-    zs.avail_out = chunk_out;
-    int rc = inflate(&zs, Z_NO_FLUSH);
-    out.Grow(chunk_out - zs.avail_out);
-    remaining -= chunk_in - zs.avail_in;
-    if (out.over_limit()) {
-      inflateEnd(&zs);
-      ThrowExpands(path, "gzip", cap);
-    }
+    const uInt chunk_out = static_cast<uInt>(std::min<size_t>(d.out.room(), 1u << 30));
+    z.zs.avail_in = chunk_in;
+    z.zs.next_out = reinterpret_cast<Bytef*>(d.out.end());
+    z.zs.avail_out = chunk_out;
+    int rc = inflate(&z.zs, Z_NO_FLUSH);
+    d.Grow(chunk_out - z.zs.avail_out);
+    remaining -= chunk_in - z.zs.avail_in;
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members are one stream (gzip -c a b > c).
-      if (remaining >= 2 && static_cast<unsigned char>(*zs.next_in) == 0x1f) {
-        inflateReset(&zs);
-        continue;
-      }
-      break;
-    }
-    if (rc == Z_BUF_ERROR && remaining == 0) {
-      result.truncated = true;
-      result.reason = "gzip stream ends early (file truncated)";
-      break;
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      size_t offset = in.size() - remaining;
-      std::string msg = zs.msg ? zs.msg : "corrupt data";
-      inflateEnd(&zs);
-      if (out.size() == 0) {
-        ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(offset)}, "",
-                       "invalid gzip data: " + msg);
-      }
-      result.truncated = true;
-      result.reason = fmt::format("gzip data corrupt at compressed byte {}: {}", offset, msg);
-      break;
+      if (remaining < 2 || static_cast<unsigned char>(*z.zs.next_in) != 0x1f) return d;
+      inflateReset(&z.zs);
+    } else if (rc == Z_BUF_ERROR && remaining == 0) {
+      d.Stop("gzip stream ends early (file truncated)");
+      return d;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      d.Corrupt(in.size() - remaining, z.zs.msg ? z.zs.msg : "corrupt data");
+      return d;
     }
   }
-  inflateEnd(&zs);
-  result.size = out.size();
-  result.data = out.Release();
-  return result;
 }
 
 Decoded DecompressZstd(const std::string& path, std::string_view in, size_t cap) {
   // The frame header's content size is not used even as a hint: 17 bytes can claim 1 TiB.
-  PaddedBuffer out(in.size() * 5, cap);
+  Decoded d(in.size() * 5, cap, path, "zstd");
   std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
                                                               ZSTD_freeDStream);
   ZSTD_initDStream(ds.get());
   ZSTD_inBuffer input{in.data(), in.size(), 0};
-  Decoded result;
-  size_t last = 1;
   // Runs until the input is used up and the decoder holds no more output.
   while (true) {
-    out.EnsureRoom(1 << 16);
-    ZSTD_outBuffer output{out.end(), out.room(), 0};
-    last = ZSTD_decompressStream(ds.get(), &output, &input);
-    out.Grow(output.pos);
-    if (out.over_limit()) ThrowExpands(path, "zstd", cap);
+    d.out.EnsureRoom(1 << 16);
+    ZSTD_outBuffer output{d.out.end(), d.out.room(), 0};
+    size_t last = ZSTD_decompressStream(ds.get(), &output, &input);
+    d.Grow(output.pos);
     if (ZSTD_isError(last)) {
-      std::string msg = ZSTD_getErrorName(last);
-      if (out.size() == 0) {
-        ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(input.pos)}, "",
-                       "invalid zstd data: " + msg);
-      }
-      result.truncated = true;
-      result.reason = fmt::format("zstd data corrupt at compressed byte {}: {}", input.pos, msg);
-      break;
+      d.Corrupt(input.pos, ZSTD_getErrorName(last));
+      return d;
     }
     if (input.pos == input.size && (last == 0 || output.pos < output.size)) {
-      if (last != 0) {
-        result.truncated = true;
-        result.reason = "zstd stream ends early (file truncated)";
-      }
-      break;
+      if (last != 0) d.Stop("zstd stream ends early (file truncated)");
+      return d;
     }
   }
-  result.size = out.size();
-  result.data = out.Release();
-  return result;
 }
 
 }  // namespace
@@ -207,9 +192,9 @@ InputText InputText::Load(const std::string& path, const InputLimits& limits) {
   const size_t cap = OutputCap(raw.size(), limits);
   Decoded decoded = result.compression_ == Compression::kGzip ? InflateGzip(path, raw, cap)
                                                               : DecompressZstd(path, raw, cap);
-  result.owned_ = std::move(decoded.data);
+  result.size_ = decoded.out.size();
+  result.owned_ = decoded.out.Release();
   result.data_ = result.owned_.get();
-  result.size_ = decoded.size;
   result.truncated_ = decoded.truncated;
   result.truncation_reason_ = decoded.reason;
   return result;
