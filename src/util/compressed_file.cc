@@ -221,6 +221,27 @@ InputText InputText::FromString(std::string_view text) {
 struct OutputFile::State {
   explicit State(const std::string& path, const std::vector<std::string>& inputs)
       : file(path, inputs) {}
+  // Feeds `bytes` to the encoder and writes what it gives back; `finish` ends the stream.
+  void Encode(std::string_view bytes, bool finish) {
+    if (compression == Compression::kNone) return file.Write(bytes);
+    if (compression == Compression::kGzip) {
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+      zs.avail_in = static_cast<uInt>(bytes.size());
+      for (int rc = Z_OK; zs.avail_in > 0 || (finish && rc == Z_OK);) {
+        zs.next_out = reinterpret_cast<Bytef*>(buffer.data());
+        zs.avail_out = static_cast<uInt>(buffer.size());
+        rc = deflate(&zs, finish ? Z_FINISH : Z_NO_FLUSH);
+        file.Write({buffer.data(), buffer.size() - zs.avail_out});
+      }
+      return;
+    }
+    ZSTD_inBuffer in{bytes.data(), bytes.size(), 0};
+    for (size_t left = 1; !ZSTD_isError(left) && (in.pos < in.size || (finish && left > 0));) {
+      ZSTD_outBuffer out{buffer.data(), buffer.size(), 0};
+      left = ZSTD_compressStream2(zstd, &out, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
+      file.Write({buffer.data(), out.pos});
+    }
+  }
   AtomicFile file;
   Compression compression = Compression::kNone;
   z_stream zs{};
@@ -243,50 +264,13 @@ OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& 
   state_->buffer.resize(1 << 18);
 }
 
-void OutputFile::Write(std::string_view bytes) {
-  State& s = *state_;
-  if (s.compression == Compression::kNone) {
-    s.file.Write(bytes);
-  } else if (s.compression == Compression::kGzip) {
-    s.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-    s.zs.avail_in = static_cast<uInt>(bytes.size());
-    while (s.zs.avail_in > 0) {
-      s.zs.next_out = reinterpret_cast<Bytef*>(s.buffer.data());
-      s.zs.avail_out = static_cast<uInt>(s.buffer.size());
-      deflate(&s.zs, Z_NO_FLUSH);
-      s.file.Write({s.buffer.data(), s.buffer.size() - s.zs.avail_out});
-    }
-  } else {
-    ZSTD_inBuffer in{bytes.data(), bytes.size(), 0};
-    while (in.pos < in.size) {
-      ZSTD_outBuffer out{s.buffer.data(), s.buffer.size(), 0};
-      ZSTD_compressStream(s.zstd, &out, &in);
-      s.file.Write({s.buffer.data(), out.pos});
-    }
-  }
-}
+void OutputFile::Write(std::string_view bytes) { state_->Encode(bytes, false); }
 
 void OutputFile::Close() {
-  State& s = *state_;
-  if (s.closed) return;
-  s.closed = true;
-  if (s.compression == Compression::kGzip) {
-    int rc;
-    do {
-      s.zs.next_out = reinterpret_cast<Bytef*>(s.buffer.data());
-      s.zs.avail_out = static_cast<uInt>(s.buffer.size());
-      rc = deflate(&s.zs, Z_FINISH);
-      s.file.Write({s.buffer.data(), s.buffer.size() - s.zs.avail_out});
-    } while (rc == Z_OK);
-  } else if (s.compression == Compression::kZstd) {
-    size_t left;
-    do {
-      ZSTD_outBuffer out{s.buffer.data(), s.buffer.size(), 0};
-      left = ZSTD_endStream(s.zstd, &out);
-      s.file.Write({s.buffer.data(), out.pos});
-    } while (left > 0 && !ZSTD_isError(left));
-  }
-  s.file.Commit();
+  if (state_->closed) return;
+  state_->closed = true;
+  state_->Encode({}, true);
+  state_->file.Commit();
 }
 
 OutputFile::~OutputFile() {
