@@ -68,12 +68,12 @@ void RequireSupportedArchitecture(const ModelSpec& spec, std::string_view why,
 int64_t VocabSizeForTokenizer(std::string_view tokenizer) {
   if (tokenizer.empty()) return 0;
   // "org/Name-Instruct" and "org/Name-hf" share the base model's vocabulary.
-  std::string name(tokenizer.substr(
-      tokenizer.rfind('/') == std::string_view::npos ? 0 : tokenizer.rfind('/') + 1));
+  std::string_view base = tokenizer.substr(
+      tokenizer.rfind('/') == std::string_view::npos ? 0 : tokenizer.rfind('/') + 1);
   for (std::string_view suffix : {"-Instruct", "-instruct", "-hf", "-Base", "-base"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix))
-      name.resize(name.size() - suffix.size());
+    if (base.size() > suffix.size() && base.ends_with(suffix)) base.remove_suffix(suffix.size());
   }
+  const std::string name(base);
   if (const ModelEntry* entry = FindModel(name); entry != nullptr && entry->spec.vocab_size > 0) {
     return entry->spec.vocab_size;
   }
