@@ -70,7 +70,8 @@ BlockState ParseState(std::string_view s) {
 
 class Converter {
  public:
-  Converter(const PickleDocument& doc, MemorySnapshot& out) : doc_(doc), out_(out) {
+  Converter(const PickleDocument& doc, MemorySnapshot& out)
+      : doc_(doc), out_(out), claimed_(doc.containers.size(), 0) {
     out_.stacks.emplace_back();  // StackId 0: no frames recorded
   }
 
@@ -78,6 +79,7 @@ class Converter {
     PickleValue root = doc_.root;
     // torch.cuda.memory_snapshot() (and PyTorch <= 1.13 _snapshot()) is a bare list of segments.
     if (root.kind == PickleKind::kList) {
+      Claim(root);
       const auto& list = doc_.Items(root);
       out_.segments.reserve(list.size());
       for (size_t i = 0; i < list.size(); ++i) ConvertSegment(list[i], fmt::format("[{}]", i));
@@ -92,23 +94,24 @@ class Converter {
     if (!segments && !traces) {
       Fail("", "has neither 'segments' nor 'device_traces': not a memory snapshot");
     }
-    if (segments) {
+    if (segments && Claim(*segments)) {
       const auto& list = List(*segments, "segments");
       out_.segments.reserve(list.size());
       for (size_t i = 0; i < list.size(); ++i) {
         ConvertSegment(list[i], fmt::format("segments[{}]", i));
       }
     }
-    if (traces) {
+    if (traces && Claim(*traces)) {
       const auto& devices = List(*traces, "device_traces");
       out_.device_traces.resize(devices.size());
       for (size_t d = 0; d < devices.size(); ++d) {
         std::string path = fmt::format("device_traces[{}]", d);
         const auto& entries = List(devices[d], path);
+        if (!Claim(devices[d])) continue;  // another device's trace: that device's, not this
         auto& trace = out_.device_traces[d];
         trace.reserve(entries.size());
         for (size_t i = 0; i < entries.size(); ++i) {
-          trace.push_back(ConvertEntry(entries[i], d, i));
+          if (Claim(entries[i])) trace.push_back(ConvertEntry(entries[i], d, i));
         }
       }
     }
@@ -125,6 +128,18 @@ class Converter {
  private:
   [[noreturn]] void Fail(const std::string& key, std::string_view reason) const {
     ThrowUserError(SourceLocation{out_.source}, key, reason);
+  }
+
+  // True the first time a segment, block, trace or trace-entry container is met (and for
+  // any non-container, which the caller then rejects); false for a repeat, which is tallied.
+  bool Claim(PickleValue v) {
+    if (!v.IsContainer()) return true;
+    if (claimed_[v.index]) {
+      ++out_.repeated_references;
+      return false;
+    }
+    claimed_[v.index] = 1;
+    return true;
   }
 
   std::string Render(PickleValue v) const {
@@ -220,6 +235,7 @@ class Converter {
 
   void ConvertSegment(PickleValue v, const std::string& path) {
     RequireDict(v, path);
+    if (!Claim(v)) return;
     SnapshotSegment s;
     s.device = IntKey(v, "device", path, 0);
     if (s.device < 0 || s.device > 4096)
@@ -236,13 +252,15 @@ class Converter {
       s.is_expandable =
           e->kind == PickleKind::kBool ? e->boolean : Int(*e, path + ".is_expandable") != 0;
     }
-    if (const PickleValue* blocks = doc_.Find(v, "blocks")) {
+    const PickleValue* blocks = doc_.Find(v, "blocks");
+    if (blocks && Claim(*blocks)) {
       const auto& list = List(*blocks, path + ".blocks");
       s.blocks.reserve(list.size());
       int64_t next_address = s.address;  // blocks tile the segment in address order
       for (size_t i = 0; i < list.size(); ++i) {
         std::string bpath = fmt::format("{}.blocks[{}]", path, i);
         RequireDict(list[i], bpath);
+        if (!Claim(list[i])) continue;
         SnapshotBlock b;
         b.size = Size(list[i], "size", bpath);
         b.requested_size = IntKey(list[i], "requested_size", bpath, b.size);
@@ -307,6 +325,7 @@ class Converter {
 
   const PickleDocument& doc_;
   MemorySnapshot& out_;
+  std::vector<uint8_t> claimed_;  // per container: already read as a segment, block, ...
   std::unordered_map<uint32_t, FrameId> frame_by_container_;
   std::unordered_map<std::string, FrameId> frame_by_content_;
   std::unordered_map<uint32_t, StackId> stack_by_container_;

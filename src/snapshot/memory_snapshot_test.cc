@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "snapshot/call_site.h"
+#include "snapshot/snapshot_analysis.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
 
@@ -156,6 +157,67 @@ TEST(MemorySnapshotTest, ReadsABareListOfSegments) {
   EXPECT_EQ(s.segments[0].address, 4096);
   EXPECT_EQ(s.segments[0].blocks[0].address, 4096);
   EXPECT_EQ(s.segments[0].blocks[0].state, BlockState::kActiveAllocated);
+}
+
+std::string Str(std::string_view s) {  // SHORT_BINUNICODE
+  return "\x8c"s + static_cast<char>(s.size()) + std::string(s);
+}
+
+TEST(MemorySnapshotTest, ASegmentNamedAgainByMemoReferenceIsOneSegment) {
+  // {'segments': [S, S, S]}: S (memo 0) is one dict of 1024 bytes at 1 MiB with a 512-byte
+  // active block and a 512-byte inactive one, appended once and then twice more by BINGET 0.
+  // PyTorch writes every segment as a fresh dict; three references to one object are one
+  // segment of memory, not three.
+  std::string p = "\x80\x02}" + Str("segments") + "]}(" + Str("address") + "J\x00\x00\x10\x00"s +
+                  Str("total_size") + "J\x00\x04\x00\x00"s + Str("blocks") + "](}(" + Str("size") +
+                  "M\x00\x02"s + Str("state") + Str("active_allocated") + "u}(" + Str("size") +
+                  "M\x00\x02"s + Str("state") + Str("inactive") + "ueu" + "q\x00"s + "a" +
+                  "h\x00"s + "a" + "h\x00"s + "a" + "s.";
+  MemorySnapshot s = ParseMemorySnapshot(p, "x.pickle");
+  ASSERT_EQ(s.segments.size(), 1u);
+  EXPECT_EQ(s.segments[0].blocks.size(), 2u);
+  EXPECT_EQ(s.segments[0].blocks[1].address, (1 << 20) + 512);  // blocks tile the segment
+  EXPECT_EQ(s.repeated_references, 2);
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  ASSERT_EQ(a.devices.size(), 1u);
+  EXPECT_EQ(a.devices[0].segments, 1);
+  EXPECT_EQ(a.devices[0].reserved_bytes, 1024);
+  EXPECT_EQ(a.devices[0].allocated_bytes, 512);
+}
+
+TEST(MemorySnapshotTest, RepeatedTraceEntriesAndTracesAreReadOnce) {
+  // {'device_traces': [T, T]} with T = [E, E] and E = {'action': 'alloc', 'addr': 4096,
+  // 'size': 100} (E is memo 0, T memo 1): one alloc on device 0, and device 1's trace is
+  // device 0's object, not a second device's events.
+  std::string p = "\x80\x02}" + Str("device_traces") + "]]}(" + Str("action") + Str("alloc") +
+                  Str("addr") + "M\x00\x10"s + Str("size") + "Kdu" + "q\x00"s + "a" + "h\x00"s +
+                  "a" + "q\x01"s + "a" + "h\x01"s + "a" + "s.";
+  MemorySnapshot s = ParseMemorySnapshot(p, "x.pickle");
+  ASSERT_EQ(s.device_traces.size(), 2u);
+  ASSERT_EQ(s.device_traces[0].size(), 1u);
+  EXPECT_EQ(s.device_traces[0][0].addr, 4096);
+  EXPECT_EQ(s.device_traces[0][0].size, 100);
+  EXPECT_TRUE(s.device_traces[1].empty());
+  EXPECT_EQ(s.repeated_references, 2);
+  EXPECT_EQ(s.Devices(), (std::vector<int64_t>{0}));
+}
+
+TEST(MemorySnapshotTest, SharedFramesAreNotRepeats) {
+  // Two fresh block dicts whose 'frames' is one list (memo 0), as PyTorch shares frames.
+  std::string frames = "]}(" + Str("name") + Str("f") + Str("filename") + Str("a.py") +
+                       Str("line") + "K\x03ua";  // [{'name': 'f', 'filename': 'a.py', 'line': 3}]
+  std::string p = "\x80\x02]}(" + Str("address") + "J\x00\x00\x10\x00"s + Str("total_size") +
+                  "J\x00\x04\x00\x00"s + Str("blocks") + "](}(" + Str("size") + "M\x00\x02"s +
+                  Str("state") + Str("active_allocated") + Str("frames") + frames + "q\x00u}("s +
+                  Str("size") + "M\x00\x02"s + Str("state") + Str("active_allocated") +
+                  Str("frames") + "h\x00ueua."s;
+  MemorySnapshot s = ParseMemorySnapshot(p, "x.pickle");
+  ASSERT_EQ(s.segments.size(), 1u);
+  ASSERT_EQ(s.segments[0].blocks.size(), 2u);
+  EXPECT_EQ(s.repeated_references, 0);
+  EXPECT_NE(s.segments[0].blocks[0].stack, 0);
+  EXPECT_EQ(s.segments[0].blocks[0].stack, s.segments[0].blocks[1].stack);
+  EXPECT_EQ(CallSiteLabel(s, s.segments[0].blocks[0].stack), "f (a.py:3)");
 }
 
 TEST(MemorySnapshotTest, MissingFileIsAUserError) {

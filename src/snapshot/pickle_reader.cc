@@ -125,6 +125,9 @@ class Machine {
       op_ = static_cast<uint8_t>(data_[pos_++]);
       if (Step()) break;
     }
+    Charge(doc_.IndexDicts());
+    doc_.values = pushed_;
+    doc_.bytes = bytes_;
     return std::move(doc_);
   }
 
@@ -159,11 +162,24 @@ class Machine {
     return line;
   }
 
+  // --- budget ---
+  void Charge(int64_t bytes) {
+    bytes_ += bytes;
+    if (bytes_ > limits_.max_bytes) {
+      Fail(fmt::format("more than {} bytes of values: refusing to continue", limits_.max_bytes));
+    }
+  }
+  static constexpr int64_t kItemBytes = sizeof(PickleValue);
+
   // --- stack ---
   size_t Base() const { return marks_.empty() ? 0 : marks_.back(); }
   void Push(PickleValue v) {
     if (++pushed_ > limits_.max_values) {
       Fail(fmt::format("more than {} values: refusing to continue", limits_.max_values));
+    }
+    if (stack_.size() == stack_peak_) {  // the stack's own memory, at its high-water mark
+      Charge(kItemBytes);
+      ++stack_peak_;
     }
     stack_.push_back(v);
   }
@@ -185,12 +201,17 @@ class Machine {
     return start;
   }
 
+  // Arena entries are charged when made, container items when stored, the stack at its
+  // high-water mark.
   PickleValue NewString(std::string s, PickleKind kind = PickleKind::kString) {
+    Charge(static_cast<int64_t>(sizeof(std::string) + s.size()));
     doc_.strings.push_back(std::move(s));
     return PickleValue::Ref(kind, static_cast<uint32_t>(doc_.strings.size() - 1));
   }
   PickleValue NewContainer(PickleKind kind, std::vector<PickleValue> items = {}) {
-    doc_.containers.push_back(PickleContainer{std::move(items)});
+    Charge(static_cast<int64_t>(sizeof(PickleContainer)) +
+           kItemBytes * static_cast<int64_t>(items.size()));
+    doc_.containers.push_back(PickleContainer{kind, std::move(items), {}});
     return PickleValue::Ref(kind, static_cast<uint32_t>(doc_.containers.size() - 1));
   }
   PickleValue ContainerFromMark(PickleKind kind) {
@@ -213,6 +234,7 @@ class Machine {
     if (pairs && (stack_.size() - start) % 2 != 0) Fail("odd number of items for a dict");
     PickleValue target = stack_[start - 1];
     auto& items = MutableTarget(target, want);
+    Charge(kItemBytes * static_cast<int64_t>(stack_.size() - start));
     items.insert(items.end(), stack_.begin() + start, stack_.end());
     stack_.resize(start);
   }
@@ -224,6 +246,7 @@ class Machine {
       Fail(fmt::format("memo index {} is larger than the input could need", index));
     }
     if (index >= memo_.size()) {
+      Charge(static_cast<int64_t>((index + 1 - memo_.size()) * (sizeof(PickleValue) + 1)));
       memo_.resize(index + 1);
       memo_set_.resize(index + 1, 0);
     }
@@ -525,7 +548,9 @@ class Machine {
       }
       case APPEND: {
         PickleValue v = Pop();
-        MutableTarget(Top(), PickleKind::kList).push_back(v);
+        auto& items = MutableTarget(Top(), PickleKind::kList);
+        Charge(kItemBytes);
+        items.push_back(v);
         break;
       }
       case APPENDS: ExtendFromMark(PickleKind::kList, false); break;
@@ -533,6 +558,7 @@ class Machine {
         PickleValue value = Pop();
         PickleValue key = Pop();
         auto& items = MutableTarget(Top(), PickleKind::kDict);
+        Charge(2 * kItemBytes);
         items.push_back(key);
         items.push_back(value);
         break;
@@ -575,6 +601,8 @@ class Machine {
   size_t op_offset_ = 0;
   uint8_t op_ = 0;
   int64_t pushed_ = 0;
+  int64_t bytes_ = 0;
+  size_t stack_peak_ = 0;
   std::vector<PickleValue> stack_;
   std::vector<size_t> marks_;
   std::vector<PickleValue> memo_;

@@ -9,7 +9,9 @@
 //
 // Hostile input: every length is checked against the bytes that remain before anything is
 // allocated, memo indices are bounded by the input size, the machine is iterative (no
-// recursion), and the limits below bound the work.
+// recursion), a memo GET pushes a reference to the stored value (never a copy, so memory
+// stays linear in the input however often one entry is named), and the limits below bound
+// the work.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +24,16 @@ namespace sextant {
 
 struct PickleLimits {
   int64_t max_input_bytes = int64_t{1} << 34;  // 16 GiB
-  int64_t max_values = int64_t{1} << 31;       // values pushed in total
+  // Values pushed in total, memo references included. Below 2^32 so arena indices fit.
+  int64_t max_values = int64_t{1} << 31;
+  // Bytes held by the document and the reader: string bytes, container items, the memo table
+  // and dict indexes. A real snapshot needs a few times its file size.
+  int64_t max_bytes = int64_t{1} << 36;  // 64 GiB
 };
 
 // Parses `data` into a document. `source_name` names the input in error messages.
-// Throws UserError("<source> at byte N: '<OPCODE>': reason") on anything it refuses.
+// Throws UserError("<source> at byte N: '<OPCODE>': reason") on anything it refuses,
+// including a limit reached (N is the offset of the opcode that crossed it).
 PickleDocument ReadPickle(std::string_view data, const std::string& source_name,
                           const PickleLimits& limits = {});
 

@@ -1,5 +1,6 @@
 #include "snapshot/pickle_reader.h"
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -170,6 +171,108 @@ TEST(PickleReaderTest, ValueLimitStopsRunawayInput) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("more than 3 values"), std::string::npos);
   }
+}
+
+TEST(PickleReaderTest, ByteLimitNamesTheFileAndOffset) {
+  // A 100-byte BINUNICODE at byte 2 costs a std::string plus its 100 bytes: over a budget
+  // of 100.
+  PickleLimits limits;
+  limits.max_bytes = 100;
+  std::string p = "\x80\x02X\x64\x00\x00\x00"s + std::string(100, 'a') + ".";
+  try {
+    ReadPickle(p, "x.pickle", limits);
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "x.pickle at byte 2: 'BINUNICODE': more than 100 bytes of values: refusing to "
+                 "continue");
+  }
+}
+
+// A snapshot-shaped pickle: {'segments': [S] * repeats} where S is one segment dict holding
+// `blocks` distinct block dicts, memoised once (LONG_BINPUT 4) and named again by LONG_BINGET
+// 4 each time. Keys after their first use are BINGETs, as CPython's pickler writes them.
+std::string SharedSegmentPickle(int blocks, int repeats) {
+  auto str = [](std::string_view s) {  // SHORT_BINUNICODE
+    return "\x8c"s + static_cast<char>(s.size()) + std::string(s);
+  };
+  auto i32 = [](int32_t v) {
+    std::string b(4, '\0');
+    for (int k = 0; k < 4; ++k) b[k] = static_cast<char>((v >> (8 * k)) & 0xFF);
+    return b;
+  };
+  std::string p = "\x80\x02";
+  p += "}";                                          // root
+  p += str("segments") + "q\x00"s;                   // key; BINPUT 0
+  p += "]";                                          // the segments list
+  p += "}(";                                         // the segment dict, MARK
+  p += str("address") + "J" + i32(1 << 20);          //
+  p += str("total_size") + "J" + i32(blocks * 512);  //
+  p += str("blocks") + "](";                         // its blocks list, MARK
+  for (int i = 0; i < blocks; ++i) {
+    if (i == 0) {  // size 512 (BININT2 00 02), state 'active_allocated'; keys memoised 1-3
+      p += "}(" + str("size") + "q\x01M\x00\x02"s + str("state") + "q\x02" +
+           str("active_allocated") + "q\x03u";
+    } else {
+      p += "}(h\x01M\x00\x02h\x02h\x03u"s;
+    }
+  }
+  p += "e";                                             // APPENDS the blocks
+  p += "u";                                             // SETITEMS address, total_size, blocks
+  p += "r" + i32(4) + "0";                              // LONG_BINPUT 4 the segment; POP
+  p += "(";                                             // MARK
+  for (int i = 0; i < repeats; ++i) p += "j" + i32(4);  // LONG_BINGET 4
+  p += "e";                                             // APPENDS into the segments list
+  p += "s.";                                            // SETITEM root['segments']; STOP
+  return p;
+}
+
+TEST(PickleReaderTest, MemoReferencesToOneSegmentAreSharedNotCopied) {
+  constexpr int kBlocks = 20000, kRepeats = 1000;
+  std::string once = SharedSegmentPickle(kBlocks, 1);
+  std::string many = SharedSegmentPickle(kBlocks, kRepeats);
+  // Budgets a shared read fits easily and a copying one could not: copies would be
+  // 1000 x 20000 block dicts, 10^8 values and over a gigabyte.
+  PickleLimits limits;
+  limits.max_values = 200000;
+  limits.max_bytes = 8 << 20;
+  auto t0 = std::chrono::steady_clock::now();
+  PickleDocument base = ReadPickle(once, "once.pickle", limits);
+  auto t1 = std::chrono::steady_clock::now();
+  PickleDocument doc = ReadPickle(many, "many.pickle", limits);
+  auto t2 = std::chrono::steady_clock::now();
+
+  // Values pushed, by hand: root, key, list, segment dict (4); three keys and their values
+  // (6); 5 per block (dict, key, size, key, state); one per reference.
+  EXPECT_EQ(base.values, 10 + 5 * kBlocks + 1);
+  EXPECT_EQ(doc.values, 10 + 5 * kBlocks + kRepeats);
+  // The 999 extra references cost one 16-byte item each in the list (and in the stack).
+  EXPECT_LE(doc.bytes - base.bytes, 2 * 16 * (kRepeats - 1));
+  const auto& segments = doc.Items(*doc.Find(doc.root, "segments"));
+  ASSERT_EQ(segments.size(), static_cast<size_t>(kRepeats));
+  for (const PickleValue& s : segments) EXPECT_EQ(s.index, segments[0].index);
+  EXPECT_EQ(doc.Items(*doc.Find(segments[0], "blocks")).size(), static_cast<size_t>(kBlocks));
+  // Time of a normal read: within a few times the single-reference read, not 1000 times.
+  auto once_us = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+  auto many_us = std::chrono::duration_cast<std::chrono::microseconds>(t2 - t1).count();
+  EXPECT_LT(many_us, 5 * once_us + 50000) << once_us << " us once, " << many_us << " us many";
+}
+
+TEST(PickleReaderTest, LargeDictsAreFoundByIndexWithLastKeyWinning) {
+  // {'k0': 0, ..., 'k99': 99} then SETITEM 'k7' = -1 again: pickle.loads keeps the last.
+  std::string p = "\x80\x02}(";
+  for (int i = 0; i < 100; ++i) {
+    std::string k = "k" + std::to_string(i);
+    p += "\x8c"s + static_cast<char>(k.size()) + k + "K" + static_cast<char>(i);
+  }
+  p += "u\x8c\x02k7J\xff\xff\xff\xffs.";
+  PickleDocument doc = Read(p);
+  ASSERT_GT(doc.Items(doc.root).size() / 2, PickleDocument::kIndexedDictKeys);
+  EXPECT_EQ(doc.Find(doc.root, "k7")->integer, -1);
+  EXPECT_EQ(doc.Find(doc.root, "k0")->integer, 0);
+  EXPECT_EQ(doc.Find(doc.root, "k99")->integer, 99);
+  EXPECT_EQ(doc.Find(doc.root, "k100"), nullptr);
+  EXPECT_EQ(doc.Find(doc.root, ""), nullptr);
 }
 
 TEST(PickleReaderTest, CyclesDoNotLoopOrLeak) {

@@ -1,5 +1,7 @@
 #include "snapshot/pickle_value.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace sextant {
@@ -24,13 +26,38 @@ const char* PickleKindName(PickleKind kind) {
 
 const PickleValue* PickleDocument::Find(PickleValue dict, std::string_view key) const {
   if (dict.kind != PickleKind::kDict) return nullptr;
-  const auto& items = containers[dict.index].items;
+  const PickleContainer& c = containers[dict.index];
+  const auto& items = c.items;
+  if (!c.key_order.empty()) {
+    auto it = std::lower_bound(
+        c.key_order.begin(), c.key_order.end(), key,
+        [&](uint32_t pos, std::string_view k) { return strings[items[pos].index] < k; });
+    if (it == c.key_order.end() || strings[items[*it].index] != key) return nullptr;
+    return &items[*it + 1];
+  }
   // Later keys win, as when Python replays SETITEMS into a dict.
   for (size_t i = items.size() & ~size_t{1}; i >= 2; i -= 2) {
     const PickleValue& k = items[i - 2];
     if (k.kind == PickleKind::kString && strings[k.index] == key) return &items[i - 1];
   }
   return nullptr;
+}
+
+int64_t PickleDocument::IndexDicts() {
+  int64_t bytes = 0;
+  for (PickleContainer& c : containers) {
+    c.key_order.clear();
+    if (c.kind != PickleKind::kDict || c.items.size() / 2 <= kIndexedDictKeys) continue;
+    for (size_t i = 0; i + 1 < c.items.size(); i += 2) {
+      if (c.items[i].kind == PickleKind::kString) c.key_order.push_back(static_cast<uint32_t>(i));
+    }
+    std::sort(c.key_order.begin(), c.key_order.end(), [&](uint32_t a, uint32_t b) {
+      int cmp = strings[c.items[a].index].compare(strings[c.items[b].index]);
+      return cmp != 0 ? cmp < 0 : a > b;
+    });
+    bytes += static_cast<int64_t>(c.key_order.size() * sizeof(uint32_t));
+  }
+  return bytes;
 }
 
 std::string PickleDocument::Repr(PickleValue v, int max_depth, size_t max_chars) const {
