@@ -82,6 +82,11 @@ int RunWatch(const WatchArgs& args) {
                  args.sysfs_root.c_str());
   }
   WatchResult result = WatchCommand(args.command, sampler.get(), args.interval_ms);
+  if (!result.start_error.empty()) {
+    // Nothing ran, so there is nothing to write; 126/127 as a shell gives them.
+    std::fprintf(stderr, "sextant: memory watch: %s\n", result.start_error.c_str());
+    return result.exit_status;
+  }
   if (format != WatchOutputFormat::kNone) {
     WriteFileAtomically(args.output, RenderWatch(result, format));
   }

@@ -1,9 +1,18 @@
 // Runs a command as a child process and samples the GPUs while it runs.
 //
-// The child inherits stdin/stdout/stderr. SIGINT and SIGTERM sent to us are forwarded to it,
-// so Ctrl-C or a scheduler's kill stops the job, not just the sampler; we then wait for it and
-// report its status. The exit status is the command's, or 128 + signal number when a signal
-// killed it (as a shell reports it).
+// The child inherits stdin/stdout/stderr and stays in our process group, so it keeps the
+// terminal. Every catchable signal whose default would terminate us (SIGHUP, SIGINT, SIGQUIT,
+// SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, ... and the real-time signals) is caught while
+// the command runs and sent on to it, so a scheduler's kill or a `kill PID` stops the job, not
+// just the sampler; we keep sampling until the command exits, reap it and report its status.
+// A signal the kernel raised for the whole foreground process group (Ctrl-C, Ctrl-\, a hang-up
+// of the terminal) already reached the command and is not sent twice. Signals ignored when we
+// started (nohup) stay ignored, by us and by the command. Synchronous faults (SIGSEGV, ...)
+// and SIGKILL/SIGSTOP are not forwarded.
+//
+// The exit status is the command's, or 128 + signal number when a signal killed it; a command
+// that cannot be executed gives 127 (not found) or 126 (found but not executable), as a
+// shell reports them.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +33,21 @@ struct WatchResult {
   std::string source;  // sampler name, or "none"
   int interval_ms = 0;
   int exit_status = 0;
-  int term_signal = 0;  // the signal that killed the command, 0 if it exited
+  int term_signal = 0;        // the signal that killed the command, 0 if it exited
+  int forwarded_signals = 0;  // signals we received and sent on to the command
+  // Set when the command could not be executed ("cannot run 'x': No such file or
+  // directory"); exit_status is then 126 or 127 and nothing was sampled.
+  std::string start_error;
   int64_t wall_ms = 0;
   std::vector<WatchSample> samples;
 };
 
-// `sampler` may be null (no GPU): the command still runs. Throws UserError when the command
-// cannot be started (not found, not executable).
+// `sampler` may be null (no GPU): the command still runs. Throws UserError only when no
+// process can be created at all (fork fails).
 WatchResult WatchCommand(const std::vector<std::string>& command, GpuSampler* sampler,
                          int interval_ms);
+
+// The signals WatchCommand forwards (those it would otherwise die of), for tests.
+std::vector<int> ForwardedSignals();
 
 }  // namespace sextant
