@@ -68,8 +68,31 @@ bool ConfigNode::IsNull() const {
   return text == "~" || text == "null" || text == "Null" || text == "NULL" || text == "None";
 }
 
+// Small maps are scanned: cheaper than hashing, and no index to copy with the node.
+constexpr size_t kIndexedSize = 16;
+
+bool ConfigNode::IndexValid() const {
+  return fields.size() > kIndexedSize && index_.size() == fields.size();
+}
+
+void ConfigNode::Reindex() {
+  index_.clear();
+  if (fields.size() <= kIndexedSize) return;
+  index_.reserve(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) index_.emplace(fields[i].first, i);
+  // A repeated key (fields appended directly) would leave the index short: scan instead.
+  if (index_.size() != fields.size()) index_.clear();
+}
+
 const ConfigNode* ConfigNode::Find(std::string_view key) const {
   if (kind != Kind::kMap) return nullptr;
+  if (IndexValid()) {
+    auto it = index_.find(key);
+    if (it == index_.end()) return nullptr;
+    if (it->second < fields.size() && fields[it->second].first == key) {
+      return &fields[it->second].second;
+    }
+  }
   for (const auto& [name, value] : fields) {
     if (name == key) return &value;
   }
@@ -77,6 +100,7 @@ const ConfigNode* ConfigNode::Find(std::string_view key) const {
 }
 
 ConfigNode* ConfigNode::Find(std::string_view key) {
+  if (kind == Kind::kMap && fields.size() > kIndexedSize && !IndexValid()) Reindex();
   return const_cast<ConfigNode*>(static_cast<const ConfigNode*>(this)->Find(key));
 }
 
@@ -90,7 +114,13 @@ void ConfigNode::Set(std::string_view key, ConfigNode value) {
     *existing = std::move(value);
     return;
   }
+  const bool was_valid = IndexValid();
   fields.push_back(ConfigField{std::string(key), std::move(value)});
+  if (was_valid) {
+    index_.emplace(fields.back().first, fields.size() - 1);
+  } else if (fields.size() > kIndexedSize) {
+    Reindex();
+  }
 }
 
 bool ConfigNode::Erase(std::string_view key) {
@@ -98,6 +128,7 @@ bool ConfigNode::Erase(std::string_view key) {
                          [&](const auto& field) { return field.first == key; });
   if (it == fields.end()) return false;
   fields.erase(it);
+  Reindex();
   return true;
 }
 
@@ -141,7 +172,7 @@ void MergeInto(ConfigNode& base, const ConfigNode& over) {
       if (existing != nullptr) {
         MergeInto(*existing, value);
       } else {
-        base.fields.push_back(ConfigField{key, value});
+        base.Set(key, value);
       }
     }
     return;
@@ -201,15 +232,43 @@ std::optional<std::string> ReadString(const ConfigNode& node, std::string_view k
   return node.scalar;
 }
 
+std::string ShortText(std::string_view text, size_t max_chars) {
+  std::string out;
+  size_t shown = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (shown >= max_chars) {
+      // Do not cut a UTF-8 sequence in two: continuation bytes are 10xxxxxx.
+      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) {
+        out.pop_back();
+      }
+      if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+      return out + fmt::format("... ({} bytes)", text.size());
+    }
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+    ++shown;
+  }
+  return out;
+}
+
 std::string RenderValue(const ConfigNode& node) {
   switch (node.kind) {
     case ConfigNode::Kind::kNull: return "null";
-    case ConfigNode::Kind::kScalar: return node.quoted ? "\"" + node.scalar + "\"" : node.scalar;
+    case ConfigNode::Kind::kScalar:
+      return node.quoted ? "\"" + ShortText(node.scalar) + "\"" : ShortText(node.scalar);
     case ConfigNode::Kind::kSequence: {
       std::string out = "[";
       for (size_t i = 0; i < node.items.size(); ++i) {
         if (i > 0) out += ", ";
-        if (i == 8) {
+        if (i == 8 || out.size() > 80) {
           out += "...";
           break;
         }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -15,14 +16,23 @@ namespace sextant {
 
 struct ConfigField;
 
+// Hashes std::string and std::string_view alike, so a map keyed by std::string can be
+// searched with a string_view without building a string.
+struct ConfigKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+
 struct ConfigNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
 
   Kind kind = Kind::kNull;
-  std::string scalar;               // text of a scalar, after ${VAR} interpolation
-  bool quoted = false;              // a quoted YAML scalar or a TOML string: never read as null
-  std::vector<ConfigNode> items;    // kSequence
-  std::vector<ConfigField> fields;  // kMap, in file order
+  std::string scalar;             // text of a scalar, after ${VAR} interpolation
+  bool quoted = false;            // a quoted YAML scalar or a TOML string: never read as null
+  std::vector<ConfigNode> items;  // kSequence
+  // kMap, in file order. Add and remove keys with Set / Erase (a field appended directly is
+  // still found, by a slower scan, until the next Set).
+  std::vector<ConfigField> fields;
   SourceLocation where;
 
   static ConfigNode Scalar(std::string text, SourceLocation where, bool quoted = false);
@@ -49,6 +59,13 @@ struct ConfigNode {
 
   // Number of nodes in this tree (this one included).
   int64_t CountNodes() const;
+
+ private:
+  // Position of each key in `fields`, kept for maps of more than a few keys so that merging
+  // and overriding n keys costs O(n), not O(n^2). Valid while its size equals fields.size().
+  std::unordered_map<std::string, size_t, ConfigKeyHash, std::equal_to<>> index_;
+  bool IndexValid() const;
+  void Reindex();
 };
 
 // One key of a map. Named like std::pair's members so that structured bindings and
@@ -72,7 +89,13 @@ std::optional<double> ReadDouble(const ConfigNode& node, std::string_view key);
 std::optional<bool> ReadBool(const ConfigNode& node, std::string_view key);
 std::optional<std::string> ReadString(const ConfigNode& node, std::string_view key);
 
-// Short rendering of a value for messages: the scalar text, "[a, b]" or "{...}".
+// Short rendering of a value for messages: the scalar text, "[a, b]" or "{...}", one line and
+// at most about 80 characters (ShortText).
 std::string RenderValue(const ConfigNode& node);
+
+// `text` for an error message: control characters (newlines, tabs) written as escapes so
+// the message stays one line, and anything past `max_chars` replaced by
+// "... (N bytes)" so a 50 MB value is not echoed whole.
+std::string ShortText(std::string_view text, size_t max_chars = 80);
 
 }  // namespace sextant

@@ -32,6 +32,31 @@ TEST(ConfigNode, MergeReplacesScalarsAndListsMergesMaps) {
   EXPECT_EQ(LeafPaths(base), (std::vector<std::string>{"a", "m.x", "m.y", "l", "n"}));
 }
 
+TEST(ConfigNode, LargeMapsFindSetAndEraseByKeyInFileOrder) {
+  // 40 keys: above the size where lookups go through the hash index.
+  ConfigNode map = ConfigNode::Map();
+  for (int i = 0; i < 40; ++i) map.Set("k" + std::to_string(i), ConfigNode::Scalar("v", {}));
+  map.Set("k7", ConfigNode::Scalar("seven", {}));  // replaced in place
+  EXPECT_EQ(map.fields.size(), 40u);
+  EXPECT_EQ(map.fields[7].second.scalar, "seven");
+  EXPECT_TRUE(map.Erase("k3"));
+  EXPECT_FALSE(map.Erase("k3"));
+  EXPECT_EQ(map.Find("k3"), nullptr);
+  EXPECT_EQ(map.fields[3].first, "k4");  // later keys moved up, order kept
+  EXPECT_EQ(map.Find("k39")->scalar, "v");
+  // A field appended directly is still found (by a scan), and by the index after a Set.
+  map.fields.push_back(ConfigField{"direct", ConfigNode::Scalar("d", {})});
+  const ConfigNode& read_only = map;
+  EXPECT_EQ(read_only.Find("direct")->scalar, "d");
+  map.Set("k0", ConfigNode::Scalar("zero", {}));
+  EXPECT_EQ(map.Find("direct")->scalar, "d");
+  EXPECT_EQ(map.Find("k0")->scalar, "zero");
+  // A copy finds through its own index.
+  const ConfigNode copy = map;
+  EXPECT_EQ(copy.Find("k39")->scalar, "v");
+  EXPECT_EQ(copy.Find("nope"), nullptr);
+}
+
 // Expressions as written in Primus model files (deepseek_v3.yaml, lfm2_8B_A1B.yaml).
 TEST(IntListExpression, MoeLayerFreqForms) {
   const IntOrList v3 = EvaluateIntListExpression("([0]*3+[1]*58)", "moe_layer_freq");

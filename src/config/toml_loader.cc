@@ -5,8 +5,13 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "config/config_node.h"
+#include "config/toml_nesting.h"
+
 namespace sextant {
 namespace {
+
+constexpr int kMaxTomlDepth = 256;
 
 SourceLocation Where(const toml::source_region& region, const std::string& file) {
   SourceLocation where{file};
@@ -50,6 +55,9 @@ ConfigNode Convert(const toml::node& node, const std::string& file) {
 }  // namespace
 
 ConfigNode ParseToml(std::string_view text, const std::string& file_name) {
+  // A UTF-8 byte-order mark, as some Windows editors write, is not part of the document.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  CheckTomlNesting(text, file_name, kMaxTomlDepth);
   try {
     toml::table table = toml::parse(text, file_name);
     ConfigNode root = Convert(table, file_name);
@@ -57,7 +65,7 @@ ConfigNode ParseToml(std::string_view text, const std::string& file_name) {
     return root;
   } catch (const toml::parse_error& e) {
     ThrowUserError(Where(e.source(), file_name), "",
-                   fmt::format("TOML syntax error: {}", e.description()));
+                   fmt::format("TOML syntax error: {}", ShortText(e.description())));
   }
 }
 

@@ -1,19 +1,16 @@
 #include "config/yaml_loader.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <unordered_map>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "config/interpolation.h"
 #include "config/toml_loader.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -21,6 +18,8 @@ namespace {
 constexpr int kMaxDepth = 256;
 // Anchors and aliases let a few lines describe an exponential tree ("billion laughs").
 constexpr int64_t kMaxNodes = 1'000'000;
+// No real configuration comes near this; a larger file is a mistake (or /dev/zero's cousin).
+constexpr int64_t kMaxConfigFileBytes = int64_t{64} << 20;
 
 struct Converter {
   const std::string& file;
@@ -41,7 +40,9 @@ struct Converter {
       ThrowUserError(where, "", fmt::format("document expands to more than {} values", kMaxNodes));
     }
     if (depth > kMaxDepth) {
-      ThrowUserError(where, "", fmt::format("nesting deeper than {} levels", kMaxDepth));
+      ThrowUserError(
+          where, "",
+          fmt::format("nesting deeper than {} levels at line {}", kMaxDepth, where.line));
     }
     ConfigNode out;
     out.where = where;
@@ -60,19 +61,13 @@ struct Converter {
         break;
       case YAML::NodeType::Map: {
         out.kind = ConfigNode::Kind::kMap;
-        std::unordered_map<std::string, size_t> index;
         for (const auto& entry : node) {
           if (!entry.first.IsScalar()) {
             ThrowUserError(Where(entry.first.Mark()), "", "map keys must be plain strings");
           }
-          ConfigNode value = Convert(entry.second, depth + 1);
-          // A repeated key: the later value wins, as in Python's yaml.safe_load.
-          auto [it, inserted] = index.emplace(entry.first.Scalar(), out.fields.size());
-          if (inserted) {
-            out.fields.push_back(ConfigField{entry.first.Scalar(), std::move(value)});
-          } else {
-            out.fields[it->second].second = std::move(value);
-          }
+          // A repeated key: the later value wins (in the first one's place), as in Python's
+          // yaml.safe_load.
+          out.Set(entry.first.Scalar(), Convert(entry.second, depth + 1));
         }
         break;
       }
@@ -160,23 +155,22 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
 }  // namespace
 
 std::string ReadTextFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    ThrowUserError(SourceLocation{path}, "", "is a directory, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ThrowUserError(SourceLocation{path}, "", fmt::format("cannot read: {}", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  // util's reader refuses directories, FIFOs and devices (/dev/zero would never end) and
+  // stops at the size limit.
+  return ReadFile(path, kMaxConfigFileBytes);
 }
 
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
   YAML::Node document;
   try {
     document = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own recursion guard, reached before the tree is converted.
+    SourceLocation where{file_name};
+    if (e.mark.line >= 0) where.line = e.mark.line + 1;
+    if (e.mark.column >= 0) where.column = e.mark.column + 1;
+    ThrowUserError(where, "",
+                   fmt::format("nesting deeper than {} levels at line {}", kMaxDepth, where.line));
   } catch (const YAML::Exception& e) {
     SourceLocation where{file_name};
     if (e.mark.line >= 0) where.line = e.mark.line + 1;

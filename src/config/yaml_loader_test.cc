@@ -212,7 +212,7 @@ TEST(Toml, SyntaxErrorNamesFileAndLine) {
 }
 
 TEST(Files, MissingFileAndDirectory) {
-  EXPECT_THAT(ErrorOf([] { ReadTextFile(kData + "nope.yaml"); }), HasSubstr("cannot read"));
+  EXPECT_THAT(ErrorOf([] { ReadTextFile(kData + "nope.yaml"); }), HasSubstr("cannot open"));
   EXPECT_THAT(ErrorOf([] { ReadTextFile(kData); }), HasSubstr("is a directory"));
 }
 

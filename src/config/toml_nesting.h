@@ -1,0 +1,17 @@
+// A scan of TOML text for nesting depth, run before toml++ parses it: toml++ (and the tree
+// conversion after it) recurse once per level, so a header like [a.a.a...] 100,000 keys deep
+// would overflow the stack instead of giving an error.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "util/error.h"
+
+namespace sextant {
+
+// Throws UserError naming `file_name`:line:column of the first place where tables, dotted
+// keys, inline tables and arrays nest deeper than `max_depth` levels.
+void CheckTomlNesting(std::string_view text, const std::string& file_name, int max_depth);
+
+}  // namespace sextant
