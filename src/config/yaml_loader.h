@@ -11,7 +11,8 @@
 
 namespace sextant {
 
-// Parses one YAML document. No interpolation, no `extends:`. Syntax errors, non-scalar
+// Parses one YAML document (a leading UTF-8 BOM is skipped). No interpolation, no `extends:`.
+// Syntax errors, non-scalar
 // map keys, nesting deeper than 256 levels and alias expansions beyond a million nodes
 // are UserErrors naming `file_name` and the line.
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name);
@@ -24,7 +25,8 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name);
 ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
                           std::vector<std::string>* files_read = nullptr);
 
-// Reads a whole file; UserError naming the path when it cannot.
+// Reads a whole file; UserError naming the path when it cannot, when it is not a regular
+// file (a FIFO or /dev/zero would hang or never end) or when it is over 64 MiB.
 std::string ReadTextFile(const std::string& path);
 
 }  // namespace sextant

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 namespace sextant {
 namespace {
 
@@ -26,6 +28,28 @@ std::optional<int64_t> ConfigReader::Int(std::string_view path) const {
 
 int64_t ConfigReader::Int(std::string_view path, int64_t fallback) const {
   return Int(path).value_or(fallback);
+}
+
+std::optional<int64_t> ConfigReader::SizeInt(std::string_view path, SizeRange range) const {
+  const std::optional<int64_t> value = Int(path);
+  if (value && (*value < range.min || *value > range.max)) {
+    Fail(path, fmt::format("{} is out of range: must be between {} and {}", *value, range.min,
+                           range.max));
+  }
+  return value;
+}
+
+int64_t ConfigReader::SizeInt(std::string_view path, int64_t fallback, SizeRange range) const {
+  return SizeInt(path, range).value_or(fallback);
+}
+
+std::optional<int64_t> ConfigReader::Size(std::string_view canonical) const {
+  const std::optional<SizeRange> range = SizeRangeOf(canonical);
+  return range ? SizeInt(canonical, *range) : Int(canonical);
+}
+
+int64_t ConfigReader::Size(std::string_view canonical, int64_t fallback) const {
+  return Size(canonical).value_or(fallback);
 }
 
 std::optional<double> ConfigReader::Double(std::string_view path) const {
@@ -79,7 +103,8 @@ SourceLocation ConfigReader::Where(std::string_view path) const {
 }
 
 void ConfigReader::Fail(std::string_view path, std::string_view reason) const {
-  ThrowUserError(Where(path), path, reason);
+  // Reasons quote values the user wrote; keep a 50 MB one from being echoed whole.
+  ThrowUserError(Where(path), path, ShortText(reason, 400));
 }
 
 void Provenance::Record(std::string canonical, std::string key, SourceLocation where) {

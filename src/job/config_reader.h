@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config_node.h"
+#include "job/size_limits.h"
 
 namespace sextant {
 
@@ -26,6 +27,13 @@ class ConfigReader {
 
   std::optional<int64_t> Int(std::string_view path) const;
   int64_t Int(std::string_view path, int64_t fallback) const;
+  // An integer that must lie in `range` (a size or count): UserError naming the key, the
+  // value (cut to 80 characters), the range and the file:line when it does not.
+  std::optional<int64_t> SizeInt(std::string_view path, SizeRange range) const;
+  int64_t SizeInt(std::string_view path, int64_t fallback, SizeRange range) const;
+  // A canonical size read with its SizeRangeOf range ("seq_length"); a plain Int otherwise.
+  std::optional<int64_t> Size(std::string_view canonical) const;
+  int64_t Size(std::string_view canonical, int64_t fallback) const;
   std::optional<double> Double(std::string_view path) const;
   double Double(std::string_view path, double fallback) const;
   std::optional<bool> Bool(std::string_view path) const;
@@ -36,6 +44,7 @@ class ConfigReader {
   std::vector<std::string> StringList(std::string_view path) const;
 
   SourceLocation Where(std::string_view path) const;
+  // UserError "<file:line:col>: <path>: <reason>", the reason flattened to one line and cut.
   [[noreturn]] void Fail(std::string_view path, std::string_view reason) const;
 
  private:

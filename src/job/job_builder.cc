@@ -1,8 +1,11 @@
 #include "job/job_builder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,7 +15,10 @@
 #include "hardware/hardware_library.h"
 #include "job/framework_adapter.h"
 #include "job/job_validation.h"
+#include "job/size_limits.h"
+#include "util/checked_math.h"
 #include "util/close_matches.h"
+#include "util/file_io.h"
 
 namespace fs = std::filesystem;
 
@@ -122,16 +128,28 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
   }
 }
 
+// More GPUs than any cluster: keeps every product with the world size far from overflow.
+constexpr int64_t kMaxWorld = int64_t{1} << 30;
+
 // World size and data parallelism: DP = world / (TP x PP x CP).
 void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job,
                   Provenance& provenance, std::vector<std::string>& notes) {
   ParallelPlan& p = job.parallel;
   const int64_t gpus_per_node = job.cluster.gpus_per_node;
+  if (gpus_per_node < 1 || gpus_per_node > 1024) {
+    ThrowUserError(fmt::format("{} GPUs per node: must be between 1 and 1024", gpus_per_node));
+  }
   const int64_t dense = static_cast<int64_t>(p.tp) * p.pp * p.cp;
   const int64_t experts = static_cast<int64_t>(p.etp) * p.ep * p.pp;
   int64_t nodes = ctx.requested_nodes;
   if (ctx.fixed_data_parallel > 0) {
-    const int64_t world = dense * ctx.fixed_data_parallel;
+    const int64_t world =
+        CheckedMul(dense, ctx.fixed_data_parallel).value_or(std::numeric_limits<int64_t>::max());
+    if (world > kMaxWorld) {
+      ThrowUserError(fmt::format("{} = {} and TP x PP x CP = {} make more than {} GPUs",
+                                 ctx.fixed_data_parallel_key, ctx.fixed_data_parallel, dense,
+                                 kMaxWorld));
+    }
     if (world % gpus_per_node != 0) {
       ThrowUserError(fmt::format(
           "{} = {} and TP x PP x CP = {} make {} GPUs, not a whole number of {}-GPU nodes",
@@ -174,6 +192,11 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
       t.global_batch_size = ctx.global_batch_per_data_rank * p.dp;
     } else if (ctx.global_batch_per_device > 0) {
       const double global = ctx.global_batch_per_device * static_cast<double>(world);
+      if (!(global <= static_cast<double>(SizeRangeOf("global_batch_size")->max))) {
+        ThrowUserError(fmt::format("per_device_batch_size {} x {} GPUs is more than {} sequences",
+                                   ctx.global_batch_per_device, world,
+                                   SizeRangeOf("global_batch_size")->max));
+      }
       if (std::abs(global - std::round(global)) > 1e-9) {
         ThrowUserError(
             fmt::format("per_device_batch_size {} x {} GPUs is not a whole number of sequences",
@@ -242,8 +265,12 @@ Job BuildJob(const JobRequest& request) {
   ClusterSpec cluster;
   cluster.gpu = ChooseGpu(request, env, path, notes);
   cluster.gpus_per_node = cluster.gpu.gpus_per_node;
-  if (!request.hardware_config.empty())
+  if (!request.hardware_config.empty()) {
+    // A FIFO or a device (/dev/zero) would hang or never end the hardware reader: refuse it.
+    int64_t size = 0;
+    ::close(OpenRegularFile(request.hardware_config, &size));
     cluster = LoadHardwareConfig(request.hardware_config, cluster);
+  }
   if (std::optional<std::string> value = env.Get("GPUS_PER_NODE"); value && !value->empty()) {
     const int64_t gpus = ParseIntFrom(*value, "$GPUS_PER_NODE");
     if (gpus < 1 || gpus > 1024)
@@ -295,6 +322,11 @@ Job BuildJob(const JobRequest& request) {
   adapter->Build(context, job);
 
   // 5. Projection flags, as Primus applies them to the target configuration.
+  if (request.micro_batch_size < 0 || request.global_batch_size < 0) {
+    ThrowUserError(
+        SourceLocation{request.micro_batch_size < 0 ? "--micro-batch-size" : "--global-batch-size"},
+        "", "must be positive");
+  }
   if (request.micro_batch_size > 0) {
     job.training.micro_batch_size = request.micro_batch_size;
     context.micro_batches_per_step = 0;
@@ -325,8 +357,11 @@ Job BuildJob(const JobRequest& request) {
   if (request.target_nodes > 0 && job.framework != "maxtext")
     context.requested_nodes = request.target_nodes;
 
-  // 6. World size, DP and batch; then every consistency check.
+  // 6. World size, DP and batch; then every consistency check. Sizes are bounded first, so
+  //    that no product formed from them (here or in the projections) can overflow.
+  CheckJobSizes(job, provenance);
   ResolveWorld(context, request, job, provenance, notes);
+  CheckJobSizes(job, provenance);  // the global batch may have been derived
   ValidateJob(job, provenance, context.allow_uneven_layers, notes);
   job.parallel.pad_uneven_layers = context.allow_uneven_layers;
 

@@ -311,7 +311,7 @@ TEST(BuildJob, FileStructureErrors) {
       ErrorOf(request),
       HasSubstr("unsupported framework \"paddle\" (supported: megatron, torchtitan, maxtext)"));
   request.config_path = kData + "experiments/missing.yaml";
-  EXPECT_THAT(ErrorOf(request), HasSubstr("cannot read"));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("cannot open"));
   request = TinyRequest();
   request.primus_path = kData;
   EXPECT_THAT(ErrorOf(request), HasSubstr("not a Primus checkout"));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
+#include "util/checked_math.h"
 #include "util/dtype.h"
 
 namespace sextant {
@@ -62,7 +63,10 @@ std::vector<int64_t> TierSizes(const ConfigReader& c, std::string_view tier) {
         (tier == "ici" && kAxes[i].name == "fsdp") || (tier == "dcn" && kAxes[i].name == "data");
     int64_t value = c.IsSet(AxisKey(tier, i)) ? *c.Int(AxisKey(tier, i))
                                               : (default_fill && explicit_fill < 0 ? -1 : 1);
-    if (value != -1 && value < 1) c.Fail(AxisKey(tier, i), "must be -1 or a positive integer");
+    if (value != -1 && (value < 1 || value > kParallelDegreeRange.max)) {
+      c.Fail(AxisKey(tier, i), fmt::format("must be -1 or a positive integer up to {}, found {}",
+                                           kParallelDegreeRange.max, value));
+    }
     sizes.push_back(value);
   }
   return sizes;
@@ -78,7 +82,8 @@ std::vector<int64_t> ResolveTier(const ConfigReader& c, std::string_view tier, i
     if (sizes[i] == -1) {
       fill = static_cast<int>(i);
     } else {
-      product *= sizes[i];
+      product = CheckedMul(product, sizes[i]).value_or(kParallelDegreeRange.max + 1);
+      product = std::min(product, kParallelDegreeRange.max + 1);  // too many: reported below
     }
   }
   if (fill >= 0) {
@@ -103,7 +108,8 @@ int64_t DcnProductWithoutFill(const ConfigReader& c, bool* has_fill) {
     if (value == -1) {
       *has_fill = true;
     } else {
-      product *= value;
+      product = std::min(CheckedMul(product, value).value_or(kParallelDegreeRange.max + 1),
+                         kParallelDegreeRange.max + 1);
     }
   }
   return product;
@@ -203,7 +209,7 @@ class MaxText final : public FrameworkAdapter {
 
     // Batch: per_device_batch_size x devices per step.
     TrainingSettings& t = job.training;
-    t.seq_length = c.Int("max_target_length", 2048);
+    t.seq_length = c.SizeInt("max_target_length", 2048, *SizeRangeOf("seq_length"));
     job.model.seq_length = t.seq_length;
     ctx.provenance.Record("seq_length", "max_target_length", c.Where("max_target_length"));
     const double per_device = c.Double("per_device_batch_size", 12.0);
@@ -213,9 +219,10 @@ class MaxText final : public FrameworkAdapter {
                           c.Where("per_device_batch_size"));
     ctx.provenance.Record("micro_batch_size", "per_device_batch_size",
                           c.Where("per_device_batch_size"));
-    int64_t micro_batches = c.Int("gradient_accumulation_steps", 1);
+    int64_t micro_batches = c.SizeInt("gradient_accumulation_steps", 1, {1, int64_t{1} << 24});
     if (p.pp > 1) {
-      const int64_t pipeline_micro = c.Int("num_pipeline_microbatches", -1);
+      const int64_t pipeline_micro =
+          c.SizeInt("num_pipeline_microbatches", -1, {-1, int64_t{1} << 24});
       micro_batches *= pipeline_micro > 0 ? pipeline_micro : p.pp;
       t.pipeline_schedule = "1f1b";
     }
@@ -274,27 +281,32 @@ class MaxText final : public FrameworkAdapter {
     // Dimensions written in the model file (MaxText base.yml names).
     ModelSpec& m = job.model;
     m.name = ctx.module.model_stem.empty() ? "maxtext model" : ctx.module.model_stem;
-    auto need = [&](std::string_view key) {
+    // Each MaxText key with the range of the Megatron size it sets.
+    auto sized = [&](std::string_view key, std::string_view canonical, int64_t fallback) {
+      return c.SizeInt(key, fallback, *SizeRangeOf(canonical));
+    };
+    auto need = [&](std::string_view key, std::string_view canonical) {
       if (!c.IsSet(key))
         c.Fail(key,
                "missing: model_name is \"default\", so the model file must give the dimensions");
-      return *c.Int(key);
+      return sized(key, canonical, 0);
     };
-    m.num_layers = need("base_num_decoder_layers");
-    m.hidden_size = need("base_emb_dim");
-    m.num_attention_heads = need("base_num_query_heads");
-    m.num_query_groups = c.Int("base_num_kv_heads", m.num_attention_heads);
-    m.ffn_hidden_size = need("base_mlp_dim");
-    m.kv_channels = c.Int("head_dim", m.hidden_size / m.num_attention_heads);
-    m.vocab_size = need("vocab_size");
+    m.num_layers = need("base_num_decoder_layers", "num_layers");
+    m.hidden_size = need("base_emb_dim", "hidden_size");
+    m.num_attention_heads = need("base_num_query_heads", "num_attention_heads");
+    m.num_query_groups = sized("base_num_kv_heads", "num_query_groups", m.num_attention_heads);
+    m.ffn_hidden_size = need("base_mlp_dim", "ffn_hidden_size");
+    m.kv_channels = sized("head_dim", "kv_channels", m.hidden_size / m.num_attention_heads);
+    m.vocab_size = need("vocab_size", "vocab_size");
     m.untie_embeddings_and_output_weights = !c.Bool("logits_via_embedding", false);
     const std::vector<std::string> activations = c.StringList("mlp_activations");
     m.swiglu = activations.size() >= 2;  // ["silu", "linear"]: gated MLP
     m.normalization = NormType::kRMSNorm;
-    m.moe.num_experts = c.Int("num_experts", 1) > 1 ? c.Int("num_experts", 1) : 0;
+    const int64_t experts = sized("num_experts", "num_experts", 1);
+    m.moe.num_experts = experts > 1 ? experts : 0;
     if (m.IsMoe()) {
-      m.moe.router_topk = c.Int("num_experts_per_tok", 1);
-      m.moe.ffn_hidden_size = c.Int("base_moe_mlp_dim", m.ffn_hidden_size);
+      m.moe.router_topk = sized("num_experts_per_tok", "moe_router_topk", 1);
+      m.moe.ffn_hidden_size = sized("base_moe_mlp_dim", "moe_ffn_hidden_size", m.ffn_hidden_size);
     }
     ctx.notes.push_back(fmt::format(
         "model dimensions from {} (MaxText model_name \"default\")",

@@ -186,7 +186,7 @@ DType RequireDType(const ConfigReader& c, std::string_view key, DType fallback) 
 void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* library) {
   const ConfigReader& a = ctx.architecture;
   auto set_int = [&](std::string_view key, int64_t& field) {
-    if (std::optional<int64_t> value = a.Int(key)) field = *value;
+    if (std::optional<int64_t> value = a.Size(key)) field = *value;
   };
   auto set_bool = [&](std::string_view key, bool& field) {
     if (std::optional<bool> value = a.Bool(key)) field = *value;
@@ -203,14 +203,14 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
   set_int("make_vocab_size_divisible_by", spec.make_vocab_size_divisible_by);
 
   if (a.IsSet("ffn_hidden_size")) {
-    spec.ffn_hidden_size = *a.Int("ffn_hidden_size");
+    spec.ffn_hidden_size = *a.Size("ffn_hidden_size");
   } else if (spec.ffn_hidden_size <= 0 && spec.hidden_size > 0) {
     // validate_args: 4h, or for SwiGLU 2/3 of that rounded down to a multiple of 64.
     spec.ffn_hidden_size =
         spec.swiglu ? (4 * spec.hidden_size * 2 / 3) / 64 * 64 : 4 * spec.hidden_size;
   }
   if (a.IsSet("kv_channels")) {
-    spec.kv_channels = *a.Int("kv_channels");
+    spec.kv_channels = *a.Size("kv_channels");
   } else if ((spec.kv_channels <= 0 || a.IsSet("hidden_size") || a.IsSet("num_attention_heads")) &&
              spec.num_attention_heads > 0) {
     spec.kv_channels = spec.hidden_size / spec.num_attention_heads;  // validate_args default
@@ -220,7 +220,7 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
   if (gqa.has_value() && !*gqa) {
     spec.num_query_groups = spec.num_attention_heads;
   } else if (a.IsSet("num_query_groups")) {
-    spec.num_query_groups = *a.Int("num_query_groups");
+    spec.num_query_groups = *a.Size("num_query_groups");
   } else if (gqa.value_or(false)) {
     a.Fail("num_query_groups", "group_query_attention is true but num_query_groups is not set");
   }
@@ -252,19 +252,19 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
     if (a.Find("q_lora_rank") != nullptr && !a.IsSet("q_lora_rank")) spec.mla.q_lora_rank = 0;
   }
   if (a.Find("mtp_num_layers") != nullptr)
-    spec.mtp_num_layers = a.Int("mtp_num_layers").value_or(0);
+    spec.mtp_num_layers = a.Size("mtp_num_layers").value_or(0);
 
-  if (a.Find("num_experts") != nullptr) spec.moe.num_experts = a.Int("num_experts").value_or(0);
+  if (a.Find("num_experts") != nullptr) spec.moe.num_experts = a.Size("num_experts").value_or(0);
   if (spec.IsMoe()) {
     set_int("moe_router_topk", spec.moe.router_topk);
     if (a.IsSet("moe_ffn_hidden_size")) {
-      spec.moe.ffn_hidden_size = *a.Int("moe_ffn_hidden_size");
+      spec.moe.ffn_hidden_size = *a.Size("moe_ffn_hidden_size");
     } else if (spec.moe.ffn_hidden_size <= 0) {
       spec.moe.ffn_hidden_size = spec.ffn_hidden_size;  // validate_args default
     }
     if (a.Find("moe_shared_expert_intermediate_size") != nullptr) {
       spec.moe.shared_expert_ffn_hidden_size =
-          a.Int("moe_shared_expert_intermediate_size").value_or(0);
+          a.Size("moe_shared_expert_intermediate_size").value_or(0);
     }
     set_bool("moe_router_enable_expert_bias", spec.moe.router_bias);
     if (a.Find("moe_expert_capacity_factor") != nullptr) {
@@ -280,7 +280,7 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
 
   // The real vocabulary, padded later as Megatron pads it; never a placeholder.
   if (a.IsSet("vocab_size")) {
-    spec.vocab_size = *a.Int("vocab_size");
+    spec.vocab_size = *a.Size("vocab_size");
   } else if (spec.vocab_size > 0) {
     // Already the library entry's vocabulary (no model file was read).
   } else if (library != nullptr && library->spec.vocab_size > 0) {
@@ -305,10 +305,10 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
 void ApplyTraining(AdapterContext& ctx, Job& job) {
   const ConfigReader& c = ctx.config;
   TrainingSettings& t = job.training;
-  t.seq_length = c.Int("seq_length", job.model.seq_length);
+  t.seq_length = c.Size("seq_length", job.model.seq_length);
   job.model.seq_length = t.seq_length;
-  t.micro_batch_size = c.Int("micro_batch_size", 1);
-  t.global_batch_size = c.Int("global_batch_size", 0);
+  t.micro_batch_size = c.Size("micro_batch_size", 1);
+  t.global_batch_size = c.Size("global_batch_size", 0);
   t.hidden_dropout = c.Double("hidden_dropout", t.hidden_dropout);
   t.attention_dropout = c.Double("attention_dropout", t.attention_dropout);
   t.flash_attention = c.Bool("use_flash_attn", t.flash_attention);
@@ -337,7 +337,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   } else {
     c.Fail("recompute_method", fmt::format("unknown value \"{}\" (uniform or block)", method));
   }
-  r.num_layers = c.Int("recompute_num_layers", 0);
+  r.num_layers = c.Size("recompute_num_layers", 0);
   if (r.granularity == RecomputeGranularity::kFull && r.num_layers <= 0 &&
       !c.IsSet("recompute_layer_ids")) {
     // Megatron requires recompute_num_layers with full recompute; 1 is its meaning of
@@ -348,7 +348,12 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   }
   for (const std::string& id : c.StringList("recompute_layer_ids")) {
     ConfigNode probe = ConfigNode::Scalar(id, c.Where("recompute_layer_ids"));
-    r.layer_ids.push_back(*ReadInt(probe, "recompute_layer_ids"));
+    const int64_t layer = *ReadInt(probe, "recompute_layer_ids");
+    if (layer < 0 || layer >= job.model.num_layers) {
+      c.Fail("recompute_layer_ids", fmt::format("layer {} is not one of the model's {} layers",
+                                                layer, job.model.num_layers));
+    }
+    r.layer_ids.push_back(layer);
   }
   r.modules = c.StringList("recompute_modules");
   if (r.granularity == RecomputeGranularity::kSelective && r.modules.empty()) {
@@ -407,10 +412,7 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   const ConfigReader& c = ctx.config;
   ParallelPlan& p = job.parallel;
   auto degree = [&](std::string_view key, int fallback) {
-    const int64_t value = c.Int(key, fallback);
-    if (value < 1 || value > (1 << 24))
-      c.Fail(key, fmt::format("must be a positive integer, found {}", value));
-    return static_cast<int>(value);
+    return static_cast<int>(c.SizeInt(key, fallback, kParallelDegreeRange));
   };
   p.tp = degree("tensor_model_parallel_size", 1);
   p.pp = degree("pipeline_model_parallel_size", 1);
@@ -478,8 +480,8 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
                           c.Where("pipeline_model_parallel_layout"));
   }
   p.vpp = vpp > 0 ? vpp : 1;
-  p.first_stage_layers = c.Int("decoder_first_pipeline_num_layers", -1);
-  p.last_stage_layers = c.Int("decoder_last_pipeline_num_layers", -1);
+  p.first_stage_layers = c.Size("decoder_first_pipeline_num_layers", -1);
+  p.last_stage_layers = c.Size("decoder_last_pipeline_num_layers", -1);
 
   ctx.allow_uneven_layers = c.Bool("allow_padding_num_layers", false);
   p.sequence_parallel = c.Bool("sequence_parallel", false);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
+#include "util/checked_math.h"
 #include "util/dtype.h"
 
 namespace sextant {
@@ -86,10 +87,7 @@ class TorchTitan final : public FrameworkAdapter {
     // Parallelism.
     ParallelPlan& p = job.parallel;
     auto degree = [&](std::string_view key, int fallback) {
-      const int64_t value = c.Int(key, fallback);
-      if (value < 1 || value > (1 << 24))
-        c.Fail(key, fmt::format("must be a positive integer, found {}", value));
-      return static_cast<int>(value);
+      return static_cast<int>(c.SizeInt(key, fallback, kParallelDegreeRange));
     };
     p.tp = degree("parallelism.tensor_parallel_degree", 1);
     p.pp = degree("parallelism.pipeline_parallel_degree", 1);
@@ -105,7 +103,7 @@ class TorchTitan final : public FrameworkAdapter {
         p.tp > 1;  // TorchTitan's TP plan always shards norms/dropout over the sequence
     const int replicate = degree("parallelism.data_parallel_replicate_degree", 1);
     const int64_t shard = c.Int("parallelism.data_parallel_shard_degree", -1);
-    if (shard == 0 || shard < -1) {
+    if (shard == 0 || shard < -1 || shard > kParallelDegreeRange.max) {
       c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (fill) or a positive integer");
     }
     if (shard == -1) {
@@ -116,7 +114,13 @@ class TorchTitan final : public FrameworkAdapter {
         ctx.notes.push_back("HSDP: sharding projected over the whole data-parallel group");
     } else {
       p.fsdp2 = shard > 1;
-      ctx.fixed_data_parallel = static_cast<int>(shard) * replicate;
+      const std::optional<int64_t> dp = CheckedMul(shard, replicate);
+      if (!dp || *dp > kParallelDegreeRange.max) {
+        c.Fail("parallelism.data_parallel_shard_degree",
+               fmt::format("{} x data_parallel_replicate_degree {} is more than {} GPUs", shard,
+                           replicate, kParallelDegreeRange.max));
+      }
+      ctx.fixed_data_parallel = static_cast<int>(*dp);
       ctx.fixed_data_parallel_key =
           "parallelism.data_parallel_shard_degree x parallelism.data_parallel_replicate_degree";
     }
@@ -146,14 +150,20 @@ class TorchTitan final : public FrameworkAdapter {
 
     // Batch and sequence.
     TrainingSettings& t = job.training;
-    t.seq_length = c.Int("training.seq_len", 2048);
+    t.seq_length = c.SizeInt("training.seq_len", 2048, *SizeRangeOf("seq_length"));
     job.model.seq_length = t.seq_length;
     track("seq_length", "training.seq_len");
-    const int64_t local_batch = c.Int("training.local_batch_size", 8);
-    const int64_t global_batch = c.Int("training.global_batch_size", -1);
-    if (local_batch < 1) c.Fail("training.local_batch_size", "must be positive");
-    t.micro_batch_size =
-        p.pp > 1 ? c.Int("parallelism.pipeline_parallel_microbatch_size", 1) : local_batch;
+    const int64_t local_batch =
+        c.SizeInt("training.local_batch_size", 8, *SizeRangeOf("micro_batch_size"));
+    // -1 (TorchTitan's default) = local batch x DP.
+    const int64_t global_batch =
+        c.SizeInt("training.global_batch_size", -1, {-1, SizeRangeOf("global_batch_size")->max});
+    if (global_batch == 0) {
+      c.Fail("training.global_batch_size", "must be -1 (local batch x DP) or positive, found 0");
+    }
+    t.micro_batch_size = p.pp > 1 ? c.SizeInt("parallelism.pipeline_parallel_microbatch_size", 1,
+                                              *SizeRangeOf("micro_batch_size"))
+                                  : local_batch;
     track("micro_batch_size",
           p.pp > 1 ? "parallelism.pipeline_parallel_microbatch_size" : "training.local_batch_size");
     if (global_batch > 0) {

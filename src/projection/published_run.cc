@@ -6,8 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "config/config_node.h"
 #include "hardware/hardware_library.h"
+#include "job/config_reader.h"
+#include "job/size_limits.h"
 #include "model/model_library.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -23,16 +27,46 @@ bool Contains(const std::string& hay, const std::string& needle) {
   return Lower(hay).find(Lower(needle)) != std::string::npos;
 }
 
-std::optional<int64_t> Int(const CsvTable& t, size_t row, const std::string& col) {
+// Whole numbers of a row are sizes and counts; anything beyond this is a typo or hostile and
+// would overflow the arithmetic below (the size checks proper come once the job is built).
+constexpr double kMaxCell = 9007199254740992.0;  // 2^53
+
+std::optional<double> Number(const CsvTable& t, size_t row, const std::string& col) {
   const std::string& v = t.Get(row, col);
   if (v.empty()) return std::nullopt;
   try {
-    size_t used = 0;
-    const double d = std::stod(v, &used);
-    return static_cast<int64_t>(std::llround(d));
+    return std::stod(v);
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+std::optional<int64_t> Int(const CsvTable& t, size_t row, const std::string& col) {
+  const std::optional<double> d = Number(t, row, col);
+  if (!d) return std::nullopt;
+  if (!(std::abs(*d) <= kMaxCell)) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, col,
+                   fmt::format("{} is out of range", ShortText(t.Get(row, col))));
+  }
+  return static_cast<int64_t>(std::llround(*d));
+}
+
+// A cell that sets a canonical Job size: checked against its range before any use, so the
+// int fields (parallel degrees) and the products formed here cannot overflow.
+std::optional<int64_t> SizeCell(const CsvTable& t, size_t row, const std::string& col,
+                                std::string_view canonical, Provenance& provenance) {
+  const std::optional<double> value = Number(t, row, col);
+  if (!value) return std::nullopt;
+  const SourceLocation where{t.file(), t.line(row), -1, -1};
+  provenance.Record(std::string(canonical), col, where);
+  const SizeRange range = SizeRangeOf(canonical).value_or(SizeRange{0, int64_t{1} << 30});
+  // Compared as doubles, so 1e300 and NaN are caught before any conversion.
+  if (!(*value >= static_cast<double>(range.min) && *value <= static_cast<double>(range.max))) {
+    ThrowUserError(where, col,
+                   fmt::format("{} is out of range: must be between {} and {}",
+                               ShortText(t.Get(row, col)), range.min, range.max));
+  }
+  return static_cast<int64_t>(std::llround(*value));
 }
 
 // Source key = id up to its first digit-bearing segment ("torchtitan-T1-01-mem" -> torchtitan).
@@ -55,21 +89,24 @@ const GpuSpec* GpuFor(const std::string& text) {
 
 // Models the library does not carry are described by the row itself; the family decides the
 // details the row does not state (corpus/validation/README.md, per source).
-ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name) {
+ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name,
+                       Provenance& provenance) {
   ModelSpec m;
   m.name = name;
-  m.num_layers = Int(t, row, "layers").value_or(0);
-  m.hidden_size = Int(t, row, "hidden").value_or(0);
-  m.ffn_hidden_size = Int(t, row, "ffn_hidden").value_or(4 * m.hidden_size);
-  m.num_attention_heads = Int(t, row, "heads").value_or(0);
-  m.num_query_groups = Int(t, row, "kv_heads").value_or(m.num_attention_heads);
+  m.num_layers = SizeCell(t, row, "layers", "num_layers", provenance).value_or(0);
+  m.hidden_size = SizeCell(t, row, "hidden", "hidden_size", provenance).value_or(0);
+  m.ffn_hidden_size =
+      SizeCell(t, row, "ffn_hidden", "ffn_hidden_size", provenance).value_or(4 * m.hidden_size);
+  m.num_attention_heads = SizeCell(t, row, "heads", "num_attention_heads", provenance).value_or(0);
+  m.num_query_groups =
+      SizeCell(t, row, "kv_heads", "num_query_groups", provenance).value_or(m.num_attention_heads);
   if (m.num_attention_heads == 0 && m.hidden_size > 0) {
     // GPT sizes without stated heads: Megatron's tables use 128-wide heads.
     m.num_attention_heads = std::max<int64_t>(1, m.hidden_size / 128);
     m.num_query_groups = m.num_attention_heads;
   }
   m.kv_channels = m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0;
-  m.vocab_size = Int(t, row, "vocab").value_or(51200);
+  m.vocab_size = SizeCell(t, row, "vocab", "vocab_size", provenance).value_or(51200);
   // GPT / MPT: LayerNorm, 2-matrix GeLU MLP, tied embeddings; GPT adds learned positions and
   // biases (Brown et al. 2020), MPT uses ALiBi without biases (MosaicML model card).
   m.swiglu = false;
@@ -77,7 +114,7 @@ ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name) {
   m.normalization = NormType::kLayerNorm;
   m.add_bias_linear = !Contains(name, "MPT");
   m.learned_position_embeddings = !Contains(name, "MPT");
-  m.max_position_embeddings = Int(t, row, "seq_len").value_or(2048);
+  m.max_position_embeddings = SizeCell(t, row, "seq_len", "seq_length", provenance).value_or(2048);
   return m;
 }
 
@@ -126,9 +163,10 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   };
   const GpuSpec* gpu = GpuFor(gpu_text);
   if (!gpu) return fail("GPU '" + gpu_text + "' is not in the hardware library");
-  const auto seq = Int(t, row, "seq_len");
-  const auto mbs = Int(t, row, "micro_batch");
-  const auto gbs = Int(t, row, "global_batch");
+  Provenance provenance;
+  const auto seq = SizeCell(t, row, "seq_len", "seq_length", provenance);
+  const auto mbs = SizeCell(t, row, "micro_batch", "micro_batch_size", provenance);
+  const auto gbs = SizeCell(t, row, "global_batch", "global_batch_size", provenance);
   if (!seq) return fail("sequence length not stated");
   if (!mbs && !gbs) return fail("micro-batch and global batch not stated");
 
@@ -144,19 +182,24 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   } else if (r.moe) {
     return fail("MoE model '" + model_name + "' is not in the model library");
   } else {
-    job.model = ModelFromRow(t, row, model_name);
+    job.model = ModelFromRow(t, row, model_name, provenance);
   }
-  if (auto v = Int(t, row, "vocab")) job.model.vocab_size = *v;
+  if (auto v = SizeCell(t, row, "vocab", "vocab_size", provenance)) job.model.vocab_size = *v;
   job.model.seq_length = *seq;
 
   ParallelPlan& p = job.parallel;
-  p.tp = static_cast<int>(Int(t, row, "tp").value_or(1));
-  p.pp = static_cast<int>(Int(t, row, "pp").value_or(1));
-  p.cp = static_cast<int>(Int(t, row, "cp").value_or(1));
-  p.ep = static_cast<int>(Int(t, row, "ep").value_or(1));
-  p.vpp = static_cast<int>(Int(t, row, "vpp").value_or(1));
-  const int64_t gpus = Int(t, row, "num_gpus").value_or(0);
-  p.dp = static_cast<int>(Int(t, row, "dp").value_or(gpus / std::max(1, p.tp * p.pp * p.cp)));
+  auto degree = [&](const char* col, std::string_view canonical) {
+    return static_cast<int>(SizeCell(t, row, col, canonical, provenance).value_or(1));
+  };
+  p.tp = degree("tp", "tensor_model_parallel_size");
+  p.pp = degree("pp", "pipeline_model_parallel_size");
+  p.cp = degree("cp", "context_parallel_size");
+  p.ep = degree("ep", "expert_model_parallel_size");
+  p.vpp = degree("vpp", "virtual_pipeline_model_parallel_size");
+  const int64_t gpus = SizeCell(t, row, "num_gpus", "num_gpus", provenance).value_or(0);
+  const int64_t dense = int64_t{p.tp} * p.pp * p.cp;  // each <= 2^20: no overflow
+  p.dp = static_cast<int>(
+      SizeCell(t, row, "dp", "data_parallel_size", provenance).value_or(gpus / dense));
   if (p.dp < 1) return fail("data-parallel size cannot be derived");
   p.sequence_parallel = p.tp > 1;
 
@@ -236,7 +279,12 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   ClusterSpec& c = job.cluster;
   c.gpu = *gpu;
-  c.gpus_per_node = static_cast<int>(Int(t, row, "gpus_per_node").value_or(8));
+  c.gpus_per_node =
+      static_cast<int>(SizeCell(t, row, "gpus_per_node", "gpus_per_node", provenance).value_or(8));
+  if (c.gpus_per_node < 1 || c.gpus_per_node > 1024) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "gpus_per_node",
+                   fmt::format("{} is out of range: must be between 1 and 1024", c.gpus_per_node));
+  }
   c.num_nodes = static_cast<int>(std::max<int64_t>(1, gpus / std::max(1, c.gpus_per_node)));
   if (Contains(gpu_text, "96GB")) {
     // Meta Grand Teton H100: 96 GB HBM2e at 500 W. torchtitan's benchmark notes place its
@@ -252,7 +300,9 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     // (src/predictor.py, get_allreduce_LUT), so the A100 node keeps its NVSwitch links.
     c.gpu.nic_bandwidth = 800e9 / 8 / c.gpus_per_node;
   }
-  if (p.WorldSize() != gpus && gpus > 0) {
+  // Every size in range, and no product of them beyond 2^53 (tokens, activations, params).
+  CheckJobSizes(job, provenance);
+  if (CheckedMul(dense, p.dp) != gpus && gpus > 0) {
     return fail(
         fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp, gpus));
   }
