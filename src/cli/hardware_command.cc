@@ -59,7 +59,7 @@ nlohmann::json GpuJson(const GpuSpec& gpu) {
           {"inter_node_latency_s", gpu.inter_node_latency}};
 }
 
-Table ListTable() {
+Table GpuListTable() {
   Table t("gpus", "Built-in GPU library (peaks: dense TFLOP/s, no sparsity)",
           {{"name", "name"},
            {"vendor", "vendor"},
@@ -88,7 +88,7 @@ Table ListTable() {
   return t;
 }
 
-const GpuSpec& Lookup(const std::string& name) {
+const GpuSpec& LookupGpu(const std::string& name) {
   const GpuSpec* gpu = FindGpu(name);
   if (gpu != nullptr) return *gpu;
   ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,
@@ -136,7 +136,7 @@ std::vector<CollectiveRow> CollectiveRows(const ClusterSpec& cluster,
 
 void Show(const std::string& name, const std::string& config, int nodes, const std::string& preset,
           bool json) {
-  ClusterSpec cluster = MakeCluster(Lookup(name), nodes);
+  ClusterSpec cluster = MakeCluster(LookupGpu(name), nodes);
   if (!config.empty()) cluster = LoadHardwareConfig(config, cluster);
   const std::unique_ptr<CollectiveModel> model = MakeCollectiveModel(cluster, preset);
   const std::vector<CollectiveRow> rows = CollectiveRows(cluster, *model);
@@ -243,7 +243,7 @@ void AddHardwareCommands(CLI::App& app) {
       for (const GpuSpec& g : GpuLibrary()) gpus.push_back(GpuJson(g));
       std::printf("%s\n", nlohmann::json({{"gpus", gpus}}).dump(2).c_str());
     } else {
-      std::printf("%s", RenderConsoleTable(ListTable(), 0).c_str());
+      std::printf("%s", RenderConsoleTable(GpuListTable(), 0).c_str());
     }
   });
 

@@ -89,7 +89,7 @@ Json ListJson() {
   return {{"models", models}};
 }
 
-Table ListTable() {
+Table ModelListTable() {
   Table t("models", "Built-in model library",
           {{"name", "name"},
            {"family", "family"},
@@ -124,7 +124,7 @@ Table ListTable() {
   return t;
 }
 
-const ModelEntry& Lookup(const std::string& name) {
+const ModelEntry& LookupModel(const std::string& name) {
   const ModelEntry* e = FindModel(name);
   if (e != nullptr) return *e;
   ThrowUserError("unknown model '" + name + "'" + DidYouMean(SimilarModelNames(name)) +
@@ -210,7 +210,7 @@ Json DimensionsJson(const ModelSpec& m) {
 }
 
 void Show(const std::string& name, bool json) {
-  const ModelEntry& e = Lookup(name);
+  const ModelEntry& e = LookupModel(name);
   const ModelSpec& m = e.spec;
   if (!Supported(m)) {
     if (json) {
@@ -320,7 +320,7 @@ void AddModelsCommands(CLI::App& app) {
     if (*list_json) {
       std::printf("%s\n", ListJson().dump(2).c_str());
     } else {
-      std::printf("%s", RenderConsoleTable(ListTable(), 0).c_str());
+      std::printf("%s", RenderConsoleTable(ModelListTable(), 0).c_str());
     }
   });
 

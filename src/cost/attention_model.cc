@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/units.h"
 
 namespace sextant {
 
@@ -13,8 +14,6 @@ namespace {
 // Query rows per workgroup: FlashAttention-2/3 forward and the CK / aiter kernels on MI300
 // use 128-row query blocks for head dimensions up to 128.
 constexpr int64_t kQueryBlock = 128;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
 
 void Validate(const AttentionShape& s) {
   if (s.batch <= 0 || s.q_heads <= 0 || s.kv_heads <= 0 || s.seq <= 0 || s.head_dim_qk <= 0 ||

@@ -1,4 +1,5 @@
 #include "cost/collective_analytical.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +8,6 @@
 namespace sextant {
 namespace {
 
-constexpr double kUs = 1e-6;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::array<Protocol, 3> kAllProtocols = {Protocol::kLL, Protocol::kLL128,
                                                    Protocol::kSimple};

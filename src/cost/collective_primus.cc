@@ -10,7 +10,7 @@ namespace {
 
 // Primus expresses time as bytes / (GB/s) * 1e-3 microseconds.
 constexpr double kUsPerBytePerGBps = 1e-3;
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kUnreachable = std::numeric_limits<double>::infinity();
 
 // Primus tries every protocol for every algorithm and keeps the fastest.
 constexpr std::array<const char*, 4> kProtocols = {"simple", "ll", "ll64", "ll128"};
@@ -26,7 +26,7 @@ double RemoteContention(double per_node, int nodes) {
 }
 
 struct Candidate {
-  double us = kInfinity;
+  double us = kUnreachable;
   std::string name;
   void Offer(double t, const char* algorithm, const char* protocol) {
     if (t < us) {

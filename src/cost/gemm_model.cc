@@ -11,12 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/units.h"
 
 namespace sextant {
 
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
 
 bool IsLowPrecision(DType d) { return d == DType::kFP8 || d == DType::kMXFP8 || d == DType::kFP4; }
 

@@ -6,12 +6,11 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/units.h"
 
 namespace sextant {
 
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
 // Megatron's recompute_modules (megatron/core/transformer/transformer_config.py) as bits, so
 // that one kernel can belong to several (the MoE activation is both "moe" and "moe_act").

@@ -18,12 +18,10 @@
 #include "hardware/hardware_library.h"
 #include "util/close_matches.h"
 #include "util/error.h"
+#include "util/units.h"
 
 namespace sextant {
 namespace {
-
-constexpr double kGBps = 1e9;
-constexpr double kUs = 1e-6;
 
 // Walks one YAML document, remembering the file name so every error can point at a line.
 class ConfigReader {

@@ -8,13 +8,11 @@
 #include <cctype>
 
 #include "util/close_matches.h"
+#include "util/units.h"
 
 namespace sextant {
 namespace {
 
-constexpr double kTBps = 1e12;
-constexpr double kGBps = 1e9;
-constexpr double kUs = 1e-6;
 // A 400 Gb/s NIC (ConnectX-7 NDR / Pollara 400 / Thor2) moves 50 GB/s per direction.
 constexpr double k400GbitNic = 400e9 / 8;
 // NCCL's tuning model (src/graph/tuning.cc, hwLat, LL protocol ring step): 0.47 us per

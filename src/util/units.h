@@ -12,6 +12,13 @@ inline constexpr int64_t kMiB = int64_t{1} << 20;
 inline constexpr int64_t kGiB = int64_t{1} << 30;
 inline constexpr double kGB = 1e9;
 inline constexpr double kTera = 1e12;
+inline constexpr double kGBps = 1e9;   // bytes/s
+inline constexpr double kTBps = 1e12;  // bytes/s
+inline constexpr double kUs = 1e-6;    // seconds
+
+// ceil(a / b) for a >= 0: tiles, waves, per-rank shares. A non-positive b (no division, e.g.
+// a GPU whose unit count is unknown) leaves a as it is.
+inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
 inline double ToGiB(int64_t bytes) {
   return static_cast<double>(bytes) / static_cast<double>(kGiB);
