@@ -70,8 +70,12 @@ BlockState ParseState(std::string_view s) {
 
 class Converter {
  public:
-  Converter(const PickleDocument& doc, MemorySnapshot& out)
-      : doc_(doc), out_(out), claimed_(doc.containers.size(), 0) {
+  Converter(const PickleDocument& doc, size_t input_bytes, MemorySnapshot& out)
+      : doc_(doc),
+        out_(out),
+        claimed_(doc.containers.size(), 0),
+        text_budget_(kBaseTextBudget +
+                     kTextBudgetPerInputByte * static_cast<int64_t>(input_bytes)) {
     out_.stacks.emplace_back();  // StackId 0: no frames recorded
   }
 
@@ -119,7 +123,10 @@ class Converter {
       if (settings->kind == PickleKind::kDict) {
         const auto& items = doc_.Items(*settings);
         for (size_t i = 0; i + 1 < items.size(); i += 2) {
-          out_.allocator_settings.emplace_back(Render(items[i]), Render(items[i + 1]));
+          std::string key = Render(items[i]);
+          std::string value = Render(items[i + 1]);
+          Charge(static_cast<int64_t>(key.size() + value.size()), "allocator_settings");
+          out_.allocator_settings.emplace_back(std::move(key), std::move(value));
         }
       }
     }
@@ -142,8 +149,23 @@ class Converter {
     return true;
   }
 
+  // Text copied out of the document is bounded: a memo reference can name one long string
+  // from millions of small dicts (frames, segments, settings), each copy costing a few input
+  // bytes. Real snapshots copy far less text than the file holds.
+  static constexpr int64_t kBaseTextBudget = int64_t{64} << 20;
+  static constexpr int64_t kTextBudgetPerInputByte = 8;
+  void Charge(int64_t bytes, const std::string& path) {
+    text_copied_ += bytes;
+    if (text_copied_ > text_budget_) {
+      Fail(path,
+           fmt::format("more than {} bytes of text copied out of a {} byte pickle: memo "
+                       "references repeat long strings; not a real allocator snapshot",
+                       text_budget_, (text_budget_ - kBaseTextBudget) / kTextBudgetPerInputByte));
+    }
+  }
+
   std::string Render(PickleValue v) const {
-    if (v.IsText()) return std::string(doc_.Text(v));
+    if (v.IsText()) return std::string(doc_.Text(v).substr(0, 1 << 16));
     return doc_.Repr(v, 3);
   }
 
@@ -202,14 +224,17 @@ class Converter {
     } else {
       Fail(path, fmt::format("expected a frame dict, found {}", PickleKindName(frame.kind)));
     }
-    StackFrame f;
-    f.name = std::string(TextKey(frame, "name"));
-    f.filename = std::string(TextKey(frame, "filename"));
-    const PickleValue* line = doc_.Find(frame, "line");
-    f.line = line && line->kind == PickleKind::kInt ? line->integer : 0;
-    std::string key = fmt::format("{}\x1f{}\x1f{}", f.name, f.filename, f.line);
+    std::string_view name = TextKey(frame, "name");
+    std::string_view filename = TextKey(frame, "filename");
+    const PickleValue* line_value = doc_.Find(frame, "line");
+    int64_t line = line_value && line_value->kind == PickleKind::kInt ? line_value->integer : 0;
+    std::string key = fmt::format("{}\x1f{}\x1f{}", name, filename, line);
+    Charge(static_cast<int64_t>(key.size()), path);
     auto [it, inserted] = frame_by_content_.emplace(key, static_cast<FrameId>(out_.frames.size()));
-    if (inserted) out_.frames.push_back(std::move(f));
+    if (inserted) {
+      Charge(static_cast<int64_t>(key.size()), path);
+      out_.frames.push_back(StackFrame{std::string(name), std::string(filename), line});
+    }
     frame_by_container_.emplace(frame.index, it->second);
     return it->second;
   }
@@ -248,6 +273,7 @@ class Converter {
     s.requested_size = IntKey(v, "requested_size", path, 0);
     s.stream = IntKey(v, "stream", path, 0);
     s.segment_type = std::string(TextKey(v, "segment_type"));
+    Charge(static_cast<int64_t>(s.segment_type.size()), path + ".segment_type");
     if (const PickleValue* e = doc_.Find(v, "is_expandable")) {
       s.is_expandable =
           e->kind == PickleKind::kBool ? e->boolean : Int(*e, path + ".is_expandable") != 0;
@@ -326,6 +352,8 @@ class Converter {
   const PickleDocument& doc_;
   MemorySnapshot& out_;
   std::vector<uint8_t> claimed_;  // per container: already read as a segment, block, ...
+  int64_t text_budget_ = 0;
+  int64_t text_copied_ = 0;
   std::unordered_map<uint32_t, FrameId> frame_by_container_;
   std::unordered_map<std::string, FrameId> frame_by_content_;
   std::unordered_map<uint32_t, StackId> stack_by_container_;
@@ -338,7 +366,7 @@ MemorySnapshot ParseMemorySnapshot(std::string_view pickle_bytes, const std::str
   PickleDocument doc = ReadPickle(pickle_bytes, source);
   MemorySnapshot snapshot;
   snapshot.source = source;
-  Converter(doc, snapshot).Convert();
+  Converter(doc, pickle_bytes.size(), snapshot).Convert();
   return snapshot;
 }
 

@@ -220,6 +220,30 @@ TEST(MemorySnapshotTest, SharedFramesAreNotRepeats) {
   EXPECT_EQ(CallSiteLabel(s, s.segments[0].blocks[0].stack), "f (a.py:3)");
 }
 
+TEST(MemorySnapshotTest, OneLongStringNamedByManyFramesHitsTheTextBudget) {
+  // One 4096-byte name (BINUNICODE, memo 0) used by 20000 frame dicts with distinct lines, one
+  // per block: about 30 bytes of pickle each, but 20000 x 2 x 4 KiB = 160 MiB of text to copy
+  // (a frame's text is its content key and its StackFrame), beyond 64 MiB + 8 x the file.
+  std::string p = "\x80\x02]}(" + Str("address") + "J\x00\x00\x10\x00"s + Str("total_size") +
+                  "J\x00\x00\x00\x01"s + Str("blocks") + "](";
+  std::string name = "X\x00\x10\x00\x00"s + std::string(4096, 'n') + "q\x00"s;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = "M"s + static_cast<char>(i & 0xFF) + static_cast<char>(i >> 8);
+    p += "}(" + Str("size") + "K\x01"s + Str("frames") + "]}(" + Str("name") +
+         (i == 0 ? name : "h\x00"s) + Str("line") + line + "uau";
+  }
+  p += "eua.";
+  std::string error = ErrorOf(p);
+  EXPECT_EQ(error.rfind("x.pickle: '[0].blocks[", 0), 0u) << error;  // a bare list of segments
+  std::string budget = std::to_string((int64_t{64} << 20) + 8 * static_cast<int64_t>(p.size()));
+  EXPECT_NE(error.find("more than " + budget + " bytes of text copied out of a " +
+                       std::to_string(p.size()) +
+                       " byte pickle: memo references repeat long "
+                       "strings; not a real allocator snapshot"),
+            std::string::npos)
+      << error;
+}
+
 TEST(MemorySnapshotTest, MissingFileIsAUserError) {
   EXPECT_THROW(LoadMemorySnapshot("/nonexistent/x.pickle"), UserError);
 }
