@@ -25,28 +25,6 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
-// The integer after `key` near the start or the end of the text (Kineto writes its metadata
-// around traceEvents), without parsing the whole document; with a `section`, the first `key`
-// after it ("distributedInfo" ... "rank"), else the last one. `missing` if there is none.
-int64_t FindMetadataInteger(std::string_view text, std::string_view key, std::string_view section,
-                            int64_t missing) {
-  const size_t window = 1 << 16;
-  for (std::string_view part :
-       {text.substr(0, window), text.substr(text.size() > window ? text.size() - window : 0)}) {
-    size_t from = section.empty() ? 0 : part.find(section);
-    if (from == std::string_view::npos) continue;
-    part.remove_prefix(from);
-    size_t at = section.empty() ? part.rfind(key) : part.find(key);
-    if (at == std::string_view::npos) continue;
-    size_t start = part.find_first_not_of(" \t\r\n:", at + key.size());
-    if (start == std::string_view::npos) continue;
-    int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(part.data() + start, part.data() + part.size(), value);
-    if (ec == std::errc()) return value;
-  }
-  return missing;
-}
-
 // A JSON string literal; invalid UTF-8 (file names, kernel names) becomes U+FFFD.
 std::string JsonString(std::string_view text) {
   return nlohmann::json(std::string(text))
@@ -69,16 +47,18 @@ class Merger {
   Merger(const std::string& output, const std::vector<std::string>& inputs)
       : out_(output, inputs) {}
 
-  // First pass over a file: its rank and time base. The text is read again when copying so
-  // that only one input is in memory at a time.
+  // First pass over a file: `trace report`'s reader checks it, so merge refuses and warns
+  // exactly as report does, and gives its rank and time base. The text is read again when
+  // copying so that only one input is in memory at a time.
   void AddFile(const std::string& path, size_t index) {
-    InputText input = InputText::Load(path);
-    std::string_view text = input.text();
+    const TraceData trace = ParseKinetoTrace(InputText::Load(path), path);
+    for (const std::string& warning : trace.warnings) {
+      summary_.warnings.push_back(path + ": " + warning);
+    }
     FileState state;
     state.index = index;
-    state.rank = FindMetadataInteger(text, "\"rank\"", "\"distributedInfo\"", -1);
-    if (state.rank < 0) state.rank = static_cast<int64_t>(index);
-    int64_t base = FindMetadataInteger(text, "\"baseTimeNanoseconds\"", "", 0);
+    state.rank = trace.rank >= 0 ? trace.rank : static_cast<int64_t>(index);
+    const int64_t base = trace.base_time_ns;
     bases_.push_back(base);
     state.shift_ns = base;  // made relative to the earliest base once all are known
     files_.push_back(std::move(state));
@@ -90,9 +70,8 @@ class Merger {
     for (auto& f : files_) f.shift_ns = f.shift_ns ? f.shift_ns - min_base : 0;
     Write("{\"traceEvents\":[\n");
     for (size_t i = 0; i < files_.size(); ++i) {
+      // The reader has already reported a truncation of this file (AddFile).
       InputText input = InputText::Load(paths_[i]);
-      if (input.truncated())
-        summary_.warnings.push_back(paths_[i] + ": " + input.truncation_reason());
       CopyEvents(paths_[i], input.text(), files_[i]);
     }
     for (const auto& f : files_) WriteMetadata(f);
@@ -167,13 +146,15 @@ class Merger {
     od::document doc;
     auto padded = simdjson::padded_string_view(text.data(), text.size(),
                                                text.size() + InputText::kInputPadding);
+    bool iterating = false;  // current_location() is only defined once iteration has begun
     auto fail = [&](simdjson::error_code code) {
       const char* where = nullptr;
-      int64_t offset = doc.current_location().get(where) ? -1 : where - text.data();
+      int64_t offset = !iterating || doc.current_location().get(where) ? -1 : where - text.data();
       return UserError(FormatLocated({path, -1, -1, offset}, "",
                                      std::string("JSON error: ") + simdjson::error_message(code)));
     };
     if (auto code = parser.iterate(padded).get(doc)) throw fail(code);
+    iterating = true;
     od::array events;
     od::json_type type;
     if (auto code = doc.type().get(type)) throw fail(code);
