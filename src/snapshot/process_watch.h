@@ -42,8 +42,9 @@ struct WatchResult {
   std::vector<WatchSample> samples;
 };
 
-// `sampler` may be null (no GPU): the command still runs. Throws UserError only when no
-// process can be created at all (fork fails).
+// `sampler` may be null (no GPU): the command still runs. Throws UserError when `command` is
+// empty or no process can be created (fork fails); a sampler's error is rethrown only after
+// the command has exited and been reaped.
 WatchResult WatchCommand(const std::vector<std::string>& command, GpuSampler* sampler,
                          int interval_ms);
 
