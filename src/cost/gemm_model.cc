@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -328,11 +328,7 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsJson(const std::string& text,
 }
 
 std::vector<GemmMeasurement> ReadGemmMeasurements(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ThrowUserError(SourceLocation{path}, "", "cannot open the GEMM measurement file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = ReadFile(path, int64_t{256} << 20);  // a table of GEMMs: MBs at most
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     return ParseGemmMeasurementsJson(text, path);

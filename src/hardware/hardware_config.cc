@@ -7,17 +7,16 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "hardware/hardware_library.h"
 #include "util/close_matches.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -441,15 +440,8 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
 }
 
 ClusterSpec LoadHardwareConfig(const std::string& path, const ClusterSpec& base) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    SourceLocation where;
-    where.file = path;
-    ThrowUserError(where, "", "cannot open hardware config file");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseHardwareConfig(text.str(), path, base);
+  // A hardware config is a few KB; 64 MiB is far beyond any real one.
+  return ParseHardwareConfig(ReadFile(path, int64_t{64} << 20), path, base);
 }
 
 }  // namespace sextant

@@ -90,8 +90,9 @@ std::string ChromeTraceJson(const PipelineSimulation& simulation) {
   return root.dump();
 }
 
-void WriteChromeTrace(const PipelineSimulation& simulation, const std::string& path) {
-  WriteFileAtomically(path, ChromeTraceJson(simulation));
+void WriteChromeTrace(const PipelineSimulation& simulation, const std::string& path,
+                      const std::vector<std::string>& inputs) {
+  WriteFileAtomically(path, ChromeTraceJson(simulation), inputs);
 }
 
 }  // namespace sextant

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pipeline/pipeline_simulator.h"
 
@@ -13,6 +14,8 @@ namespace sextant {
 
 std::string ChromeTraceJson(const PipelineSimulation& simulation);
 // Writes ChromeTraceJson to `path`; UserError on I/O failure.
-void WriteChromeTrace(const PipelineSimulation& simulation, const std::string& path);
+// Written atomically; refuses to overwrite any of `inputs` (UserError).
+void WriteChromeTrace(const PipelineSimulation& simulation, const std::string& path,
+                      const std::vector<std::string>& inputs = {});
 
 }  // namespace sextant

@@ -117,14 +117,15 @@ std::string FormatPrimusDumpRank(const PrimusDumpRank& rank) {
   return out;
 }
 
-void WritePrimusDump(const PrimusDump& dump, const std::string& dir) {
+void WritePrimusDump(const PrimusDump& dump, const std::string& dir,
+                     const std::vector<std::string>& inputs) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) ThrowUserError({dir}, "", "cannot create dump directory: " + error.message());
-  WriteFileAtomically(dir + "/config.json", FormatPrimusDumpConfig(dump.config));
+  WriteFileAtomically(dir + "/config.json", FormatPrimusDumpConfig(dump.config), inputs);
   for (const PrimusDumpRank& rank : dump.ranks) {
     WriteFileAtomically(fmt::format("{}/pp_rank_{}.json", dir, rank.pp_rank),
-                        FormatPrimusDumpRank(rank));
+                        FormatPrimusDumpRank(rank), inputs);
   }
 }
 

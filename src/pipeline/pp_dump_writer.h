@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pipeline/pipeline_simulator.h"
 #include "pipeline/pp_dump.h"
@@ -26,6 +27,8 @@ std::string FormatPrimusDumpConfig(const PrimusDumpConfig& config);
 std::string FormatPrimusDumpRank(const PrimusDumpRank& rank);
 // Creates `dir` if needed and writes config.json and pp_rank_<p>.json. UserError on I/O
 // failure.
-void WritePrimusDump(const PrimusDump& dump, const std::string& dir);
+// Files are written atomically; refuses to overwrite any of `inputs` (UserError).
+void WritePrimusDump(const PrimusDump& dump, const std::string& dir,
+                     const std::vector<std::string>& inputs = {});
 
 }  // namespace sextant

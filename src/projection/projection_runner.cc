@@ -75,10 +75,15 @@ Job WithSchedule(const Job& job, const ProjectionOptions& o) {
 }
 
 void WriteExports(const PerformanceReport& perf, const Job& job, const ProjectionOptions& o) {
-  if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace);
+  // The files the user gave are never overwritten by an export.
+  std::vector<std::string> inputs;
+  for (const std::string* path : {&o.config, &o.hardware_config, &o.gemm_timings}) {
+    if (!path->empty()) inputs.push_back(*path);
+  }
+  if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace, inputs);
   if (!o.pp_dump.empty()) {
     PrimusDumpLayout layout{job.parallel.dp, job.parallel.tp, job.parallel.ep};
-    WritePrimusDump(SimulationToPrimusDump(perf.simulation, layout), o.pp_dump);
+    WritePrimusDump(SimulationToPrimusDump(perf.simulation, layout), o.pp_dump, inputs);
   }
 }
 
