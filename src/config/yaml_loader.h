@@ -12,9 +12,8 @@
 namespace sextant {
 
 // Parses one YAML document (a leading UTF-8 BOM is skipped). No interpolation, no `extends:`.
-// Syntax errors, non-scalar
-// map keys, nesting deeper than 256 levels and alias expansions beyond a million nodes
-// are UserErrors naming `file_name` and the line.
+// Syntax errors, non-scalar map keys, nesting deeper than 256 levels and alias expansions
+// beyond a million nodes are UserErrors naming `file_name` and the line.
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name);
 
 // Reads a configuration file (YAML, or TOML when the name ends in .toml), interpolates
