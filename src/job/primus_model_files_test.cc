@@ -164,7 +164,9 @@ TEST(PrimusModelFileTest, TorchTitanAndMaxTextModelFilesResolve) {
       EXPECT_NE(FindModel(stem), nullptr) << framework << "/" << stem;
       const ConfigNode cfg = LoadModelFile(item.path().string());
       const std::string model_name = StringOr(cfg, "model_name", "default");
-      if (model_name != "default") EXPECT_EQ(FindModel(model_name), FindModel(stem)) << stem;
+      if (model_name != "default") {
+        EXPECT_EQ(FindModel(model_name), FindModel(stem)) << stem;
+      }
       ++resolved;
     }
   }
