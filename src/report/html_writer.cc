@@ -65,7 +65,9 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   int y = 4;
   for (const auto& [label, value] : chart.bars) {
     double w = max_value > 0 ? plot_width * std::max(0.0, value) / max_value : 0;
-    std::string short_label = label.size() > 40 ? label.substr(0, 37) + "..." : label;
+    // Built by fmt from a view: GCC 12 -O2 misreads substr() + "..." as out of bounds.
+    const std::string short_label =
+        label.size() > 40 ? fmt::format("{}...", std::string_view(label).substr(0, 37)) : label;
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"l\">{}<title>{}</title></text>"
         "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"b\"/>"
