@@ -7,8 +7,19 @@
 #   DEPS       areas whose headers the library includes (checked by scripts/check_layering.py)
 #   TEST_DEPS  further areas only the test, benchmark and fuzz files include
 #   LIBS       third-party libraries of the library; TEST_LIBS those of the test binary only
+# Headers most files parse, precompiled once for a target of many files (the test binaries, and
+# the libraries when they are not unity builds): they take about a quarter of the compile time
+# off each file. An area's PCH list adds its own heavy headers (CLI11, simdjson).
+set(SEXTANT_COMMON_PCH <algorithm> <map> <memory> <optional> <string> <string_view> <vector>
+    <fmt/format.h> <nlohmann/json.hpp>)
+function(sextant_precompile_headers TARGET EXTRA)
+  if(SEXTANT_PCH)
+    target_precompile_headers(${TARGET} PRIVATE ${SEXTANT_COMMON_PCH} ${EXTRA})
+  endif()
+endfunction()
+
 function(sextant_area AREA)
-  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS;LIBS;TEST_LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS;LIBS;TEST_LIBS;PCH" ${ARGN})
   file(GLOB ALL_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   set(LIB_SOURCES "")
   set(TEST_SOURCES "")
@@ -36,6 +47,14 @@ function(sextant_area AREA)
   endforeach()
   if(LIB_SOURCES)
     add_library(${LIB} STATIC ${LIB_SOURCES})
+    if(SEXTANT_UNITY)
+      # One translation unit per library: the same templates (fmt, nlohmann::json, std) are
+      # parsed, instantiated and optimised once instead of once per file. Names local to a
+      # file must therefore be unique within its area.
+      set_target_properties(${LIB} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+    else()
+      sextant_precompile_headers(${LIB} "${ARG_PCH}")
+    endif()
     target_include_directories(${LIB} PUBLIC ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${LIB} PUBLIC ${DEP_TARGETS} ${ARG_LIBS})
   else()
@@ -45,6 +64,7 @@ function(sextant_area AREA)
   endif()
   if(TEST_SOURCES)
     add_executable(${AREA}_test ${TEST_SOURCES})
+    sextant_precompile_headers(${AREA}_test "${ARG_PCH};<gtest/gtest.h>;<gmock/gmock.h>")
     target_link_libraries(${AREA}_test PRIVATE ${LIB} ${TEST_DEP_TARGETS} ${ARG_TEST_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
     gtest_discover_tests(${AREA}_test WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60
                          PROPERTIES LABELS ${AREA})

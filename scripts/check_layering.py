@@ -20,7 +20,7 @@ import sys
 
 AREA_CALL = re.compile(r"sextant_area\s*\(([^)]*)\)", re.S)
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([A-Za-z0-9_]+)/[^"]*"', re.M)
-KEYWORDS = ("DEPS", "TEST_DEPS", "LIBS", "TEST_LIBS")
+KEYWORDS = ("DEPS", "TEST_DEPS", "LIBS", "TEST_LIBS", "PCH")
 TEST_SUFFIXES = ("_test.cc", "_perftest.cc", "_fuzz.cc")
 
 

@@ -9,7 +9,7 @@ DIR="$ROOT/build"
 LOG="$DIR/run-build.log"
 "$ROOT/scripts/install_deps.sh"
 mkdir -p "$DIR"
-if ! { cmake -S "$ROOT" -B "$DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+if ! { cmake -S "$ROOT" -B "$DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release &&
   cmake --build "$DIR" --target sextant -j "${SEXTANT_JOBS:-$(nproc)}"; } >"$LOG" 2>&1; then
   cat "$LOG" >&2
   echo "scripts/run.sh: building sextant failed (the output above is kept in $LOG)" >&2

@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 "$ROOT/scripts/install_deps.sh"
 "$ROOT/scripts/check_format.sh"
-"$ROOT/scripts/build.sh" "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEXTANT_WERROR=ON
+"$ROOT/scripts/build.sh" "$ROOT/build" -DCMAKE_BUILD_TYPE=Release -DSEXTANT_WERROR=ON
 (cd "$ROOT/build" && ctest --output-on-failure -j "$(nproc)")
 "$ROOT/scripts/build.sh" "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DSEXTANT_SANITIZE=ON \
   -DSEXTANT_BENCHMARKS=OFF -DSEXTANT_WERROR=ON

@@ -11,32 +11,32 @@
 namespace sextant {
 namespace {
 
-constexpr std::string_view kKnownKeys[] = {"model.name",
-                                           "model.flavor",
-                                           "model.hf_assets_path",
-                                           "model.converters",
-                                           "training.local_batch_size",
-                                           "training.global_batch_size",
-                                           "training.seq_len",
-                                           "training.mixed_precision_param",
-                                           "training.mixed_precision_reduce",
-                                           "training.steps",
-                                           "parallelism.data_parallel_replicate_degree",
-                                           "parallelism.data_parallel_shard_degree",
-                                           "parallelism.tensor_parallel_degree",
-                                           "parallelism.pipeline_parallel_degree",
-                                           "parallelism.context_parallel_degree",
-                                           "parallelism.expert_parallel_degree",
-                                           "parallelism.expert_tensor_parallel_degree",
-                                           "parallelism.pipeline_parallel_microbatch_size",
-                                           "parallelism.pipeline_parallel_schedule",
-                                           "parallelism.pipeline_parallel_layers_per_stage",
-                                           "activation_checkpoint.mode",
-                                           "activation_checkpoint.selective_ac_option",
-                                           "optimizer.name",
-                                           "compile.enable",
-                                           "training.compile",
-                                           "use_turbo_deepep"};
+constexpr std::string_view kTorchTitanKeys[] = {"model.name",
+                                                "model.flavor",
+                                                "model.hf_assets_path",
+                                                "model.converters",
+                                                "training.local_batch_size",
+                                                "training.global_batch_size",
+                                                "training.seq_len",
+                                                "training.mixed_precision_param",
+                                                "training.mixed_precision_reduce",
+                                                "training.steps",
+                                                "parallelism.data_parallel_replicate_degree",
+                                                "parallelism.data_parallel_shard_degree",
+                                                "parallelism.tensor_parallel_degree",
+                                                "parallelism.pipeline_parallel_degree",
+                                                "parallelism.context_parallel_degree",
+                                                "parallelism.expert_parallel_degree",
+                                                "parallelism.expert_tensor_parallel_degree",
+                                                "parallelism.pipeline_parallel_microbatch_size",
+                                                "parallelism.pipeline_parallel_schedule",
+                                                "parallelism.pipeline_parallel_layers_per_stage",
+                                                "activation_checkpoint.mode",
+                                                "activation_checkpoint.selective_ac_option",
+                                                "optimizer.name",
+                                                "compile.enable",
+                                                "training.compile",
+                                                "use_turbo_deepep"};
 
 std::string StripSuffix(std::string text, std::string_view suffix) {
   if (text.size() > suffix.size() && text.ends_with(suffix))
@@ -59,7 +59,7 @@ class TorchTitan final : public FrameworkAdapter {
   }
 
   std::vector<std::string> KnownKeys() const override {
-    return std::vector<std::string>(std::begin(kKnownKeys), std::end(kKnownKeys));
+    return std::vector<std::string>(std::begin(kTorchTitanKeys), std::end(kTorchTitanKeys));
   }
 
   void Build(AdapterContext& ctx, Job& job) const override {

@@ -43,7 +43,7 @@ def set_deps(cmake_path, area, deps_words):
     """Rewrites the DEPS list of sextant_area(<area> DEPS ...) to deps_words."""
     with open(cmake_path, encoding="utf-8") as f:
         text = f.read()
-    pattern = re.compile(r"sextant_area\(" + area + r"((?:\s+DEPS)?)([^)]*?)(?=\s+(?:TEST_DEPS|LIBS|TEST_LIBS)\b|\))")
+    pattern = re.compile(r"sextant_area\(" + area + r"((?:\s+DEPS)?)([^)]*?)(?=\s+(?:TEST_DEPS|PCH|LIBS|TEST_LIBS)\b|\))")
     new_text, count = pattern.subn("sextant_area(" + area + " DEPS " + deps_words, text, count=1)
     assert count == 1, cmake_path
     with open(cmake_path, "w", encoding="utf-8") as f:
@@ -55,7 +55,7 @@ def declared_deps(cmake_path):
         words = re.search(r"sextant_area\(([^)]*)\)", f.read()).group(1).split()
     deps, current = [], None
     for word in words[1:]:
-        if word in ("DEPS", "TEST_DEPS", "LIBS", "TEST_LIBS"):
+        if word in ("DEPS", "TEST_DEPS", "PCH", "LIBS", "TEST_LIBS"):
             current = word
         elif current == "DEPS":
             deps.append(word)
