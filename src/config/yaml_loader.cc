@@ -18,8 +18,10 @@ namespace {
 constexpr int kMaxDepth = 256;
 // Anchors and aliases let a few lines describe an exponential tree ("billion laughs").
 constexpr int64_t kMaxNodes = 1'000'000;
-// No real configuration comes near this; a larger file is a mistake (or /dev/zero's cousin).
-constexpr int64_t kMaxConfigFileBytes = int64_t{64} << 20;
+// Primus experiment and model files are a few KB; 16 MiB leaves room for generated ones while
+// keeping a parse within a second or two (yaml-cpp reads a 50 MB scalar in ~10 s). A larger
+// file is a mistake (or /dev/zero's cousin).
+constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
 
 struct Converter {
   const std::string& file;

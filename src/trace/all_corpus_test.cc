@@ -22,7 +22,7 @@ TEST(AllCorpusTest, EveryTraceLoadsAndIsAnalysed) {
     if (!entry.is_regular_file() || !json) continue;
     bool not_kineto = path.find("rocprofv3/") != std::string::npos ||
                       path.find("benchmark_simple_add_et.json") != std::string::npos ||
-                    path.find("primus-deepseek-v4-parsed/") != std::string::npos;
+                      path.find("primus-deepseek-v4-parsed/") != std::string::npos;
     try {
       TraceData t = ReadKinetoTrace(path);
       EXPECT_FALSE(not_kineto) << path;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs each for N seconds
+# (default 60) on its seeds: the repository's test data and, when present, the shared corpus.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]     Findings are written to build-fuzz/findings/.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SECONDS_EACH="${1:-60}"
+shift || true
+"$ROOT/scripts/install_deps.sh"
+DIR="$ROOT/build-fuzz"
+CC=clang CXX=clang++ cmake -S "$ROOT" -B "$DIR" -G Ninja -DSEXTANT_FUZZ=ON -DSEXTANT_BENCHMARKS=OFF \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+mapfile -t ALL < <(cd "$ROOT/src" && ls ./*/*_fuzz.cc | sed 's|^\./\([a-z_]*\)/\(.*\)\.cc$|\1/\2|')
+TARGETS=("$@")
+if [ ${#TARGETS[@]} -eq 0 ]; then
+  for t in "${ALL[@]}"; do TARGETS+=("${t#*/}"); done
+fi
+cmake --build "$DIR" --target "${TARGETS[@]}" -j "$(nproc)"
+CORPUS="${SEXTANT_CORPUS_DIR:-$ROOT/../shared/corpus}"
+mkdir -p "$DIR/findings"
+seeds_for() {  # the seed folders of one target: inputs of the kind it parses
+  case "$1" in
+    kineto_reader_fuzz | trace_merge_fuzz | compressed_input_fuzz) echo "$CORPUS/traces" ;;
+    pickle_reader_fuzz | memory_snapshot_fuzz) echo "$ROOT/tests/data/snapshot $CORPUS/snapshots" ;;
+    yaml_loader_fuzz | hardware_config_fuzz) echo "$ROOT/tests/data/config $ROOT/tests/data/hardware" ;;
+    toml_loader_fuzz) echo "$ROOT/tests/data/config" ;;
+    pp_dump_reader_fuzz) echo "$CORPUS/pp_dumps" ;;
+  esac
+}
+status=0
+for t in "${TARGETS[@]}"; do
+  area=""
+  for a in "${ALL[@]}"; do [ "${a#*/}" = "$t" ] && area="${a%%/*}"; done
+  bin="$DIR/src/$area/$t"
+  work="$DIR/corpus/$t"
+  mkdir -p "$work"
+  seeds=()
+  for s in $(seeds_for "$t"); do [ -d "$s" ] && seeds+=("$s"); done
+  echo "== $t: ${SECONDS_EACH} s"
+  # Seeds reach several MB (the chunked trace reader switches chunks every 512 KB).
+  if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len=8388608 -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="$DIR/findings/$t-" -print_final_stats=1 "$work" "${seeds[@]}" \
+      2>"$DIR/findings/$t.log"; then
+    echo "   finding: see $DIR/findings/$t.log" >&2
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$DIR/findings/$t.log" | sed 's/^/   /'
+done
+exit $status
