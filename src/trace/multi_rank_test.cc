@@ -59,6 +59,25 @@ TEST(CollectivesTest, CrossRankSplitsWaitFromTransfer) {
   EXPECT_DOUBLE_EQ(m.busbw_gbps, m.algbw_gbps * 2.0 * 1 / 2);  // 2(n-1)/n with n = 2
 }
 
+// Two files claiming one rank are reported, not silently folded into one rank's rows.
+TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
+  RankReport first, second, other;
+  first.rank = 3;
+  first.file = "run_a/rank3.json";
+  second.rank = 3;
+  second.file = "run_b/rank3.json";
+  other.rank = 4;
+  other.file = "run_a/rank4.json";
+  const TraceReport report = CombineReports({second, other, first});
+  ASSERT_EQ(report.ranks.size(), 3u);
+  EXPECT_TRUE(report.ranks[0].warnings.empty());
+  ASSERT_EQ(report.ranks[1].warnings.size(), 1u);
+  EXPECT_EQ(report.ranks[1].warnings[0],
+            "run_a/rank3.json and run_b/rank3.json are both rank 3; their rows share that rank "
+            "label");
+  EXPECT_TRUE(report.ranks[2].warnings.empty());  // rank 4 is alone
+}
+
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();

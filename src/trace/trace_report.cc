@@ -383,6 +383,15 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   std::sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.file < b.file;
   });
+  // Two files of one rank (a re-run, or a file given twice) would share every per-rank row
+  // and the collective matching; say so rather than merge them silently.
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    if (ranks[i].rank == ranks[i - 1].rank) {
+      ranks[i].warnings.push_back(
+          fmt::format("{} and {} are both rank {}; their rows share that rank label",
+                      ranks[i - 1].file, ranks[i].file, ranks[i].rank));
+    }
+  }
   Table summary("ranks", "Traces",
                 {RankColumn(),
                  {"file", "file", 0},
