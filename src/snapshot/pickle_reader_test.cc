@@ -1,6 +1,5 @@
 #include "snapshot/pickle_reader.h"
 
-#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -236,11 +235,8 @@ TEST(PickleReaderTest, MemoReferencesToOneSegmentAreSharedNotCopied) {
   PickleLimits limits;
   limits.max_values = 200000;
   limits.max_bytes = 8 << 20;
-  auto t0 = std::chrono::steady_clock::now();
   PickleDocument base = ReadPickle(once, "once.pickle", limits);
-  auto t1 = std::chrono::steady_clock::now();
   PickleDocument doc = ReadPickle(many, "many.pickle", limits);
-  auto t2 = std::chrono::steady_clock::now();
 
   // Values pushed, by hand: root, key, list, segment dict (4); three keys and their values
   // (6); 5 per block (dict, key, size, key, state); one per reference.
@@ -252,10 +248,6 @@ TEST(PickleReaderTest, MemoReferencesToOneSegmentAreSharedNotCopied) {
   ASSERT_EQ(segments.size(), static_cast<size_t>(kRepeats));
   for (const PickleValue& s : segments) EXPECT_EQ(s.index, segments[0].index);
   EXPECT_EQ(doc.Items(*doc.Find(segments[0], "blocks")).size(), static_cast<size_t>(kBlocks));
-  // Time of a normal read: within a few times the single-reference read, not 1000 times.
-  auto once_us = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-  auto many_us = std::chrono::duration_cast<std::chrono::microseconds>(t2 - t1).count();
-  EXPECT_LT(many_us, 5 * once_us + 50000) << once_us << " us once, " << many_us << " us many";
 }
 
 TEST(PickleReaderTest, LargeDictsAreFoundByIndexWithLastKeyWinning) {
