@@ -1,6 +1,11 @@
 // Private (copy-on-write) memory mapping of a whole file, followed by at least `padding` zero
 // bytes that are safe to read (simdjson reads up to 64 bytes past the end of its input).
 // Writes stay in this process: the file itself never changes.
+//
+// If another process truncates the file while it is mapped, touching a page past the new end
+// raises SIGBUS. A handler installed with the first mapping recognises addresses inside any live
+// mapping and ends the program with one line naming the file and byte offset (status 1, like any
+// other input error) instead of a crash; SIGBUS anywhere else keeps its default action.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +31,7 @@ class MappedFile {
   char* data_ = nullptr;
   size_t size_ = 0;
   size_t mapped_bytes_ = 0;  // file pages plus the zero padding pages
+  int guard_slot_ = -1;      // this mapping's entry in the SIGBUS guard, or -1
 };
 
 }  // namespace sextant
