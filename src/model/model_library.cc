@@ -537,4 +537,88 @@ std::vector<std::string> SimilarModelNames(std::string_view name, size_t max_res
   return out;
 }
 
+namespace {
+
+// Candidate spellings of a model name with the remarks people add around it removed:
+// "(17B-128E)", a trailing parameter count ("-671B", " 314B") or version (" v0.1").
+std::vector<std::string> NameVariants(std::string_view name) {
+  std::string base;
+  int depth = 0;
+  for (char c : name) {
+    if (c == '(') ++depth;
+    if (depth == 0) base += c;
+    if (c == ')' && depth > 0) --depth;
+  }
+  while (!base.empty() && (base.back() == ' ' || base.back() == '-' || base.back() == '_')) {
+    base.pop_back();
+  }
+  std::vector<std::string> out = {base};
+  // Drop trailing segments one at a time while they look like a size or a version.
+  std::string cut = base;
+  for (int i = 0; i < 2; ++i) {
+    const size_t sep = cut.find_last_of(" -_");
+    if (sep == std::string::npos) break;
+    const std::string tail = cut.substr(sep + 1);
+    const bool size = tail.size() >= 2 && std::isdigit(static_cast<unsigned char>(tail[0])) &&
+                      (std::tolower(static_cast<unsigned char>(tail.back())) == 'b' ||
+                       std::tolower(static_cast<unsigned char>(tail.back())) == 'm');
+    const bool version = tail.size() >= 2 && (tail[0] == 'v' || tail[0] == 'V') &&
+                         std::isdigit(static_cast<unsigned char>(tail[1]));
+    if (!size && !version) break;
+    cut = cut.substr(0, sep);
+    out.push_back(cut);
+  }
+  return out;
+}
+
+size_t CommonPrefix(const std::string& a, const std::string& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+}  // namespace
+
+ModelMatch MatchModel(std::string_view name, const ModelDims& dims) {
+  const bool moe = dims.experts > 0;
+  // A name match must not contradict the stated width or expert count ("GPT3-5B" is not the
+  // entry "gpt3" names); depth may differ, for shortened proxies of a model.
+  auto same_kind = [&](const ModelEntry* e) {
+    return e && e->spec.IsMoe() == moe &&
+           (dims.hidden <= 0 || e->spec.hidden_size == dims.hidden) &&
+           (!moe || e->spec.moe.num_experts == dims.experts);
+  };
+  const std::vector<std::string> variants = NameVariants(name);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const ModelEntry* e = FindModel(variants[i]);
+    if (!same_kind(e)) continue;
+    if (i == 0 && variants[0] == name) return {e, "by name"};
+    return {e, "by name '" + variants[i] + "'"};
+  }
+  if (dims.layers <= 0 || dims.hidden <= 0) return {};
+  const std::string folded = FoldName(name);
+  const ModelEntry* best = nullptr;
+  size_t best_prefix = 0;
+  for (const ModelEntry& e : ModelLibrary()) {
+    const ModelSpec& m = e.spec;
+    if (m.num_layers != dims.layers || m.hidden_size != dims.hidden || !same_kind(&e)) continue;
+    if (dims.heads > 0 && m.num_attention_heads != dims.heads) continue;
+    if (moe && m.moe.num_experts != dims.experts) continue;
+    // Same depth and width, different MLP: MPT-7B is not Llama-2-7B. Dense layers of an MoE
+    // model may be stated with the expert width; either width agreeing is enough there.
+    if (!moe && dims.ffn_hidden > 0 && m.ffn_hidden_size != dims.ffn_hidden) continue;
+    if (moe && dims.moe_ffn_hidden > 0 && m.moe.ffn_hidden_size != dims.moe_ffn_hidden) continue;
+    const size_t prefix = CommonPrefix(folded, FoldName(m.name));
+    // Dense models of one size share depth and widths across families (MPT-7B and GPT-3 6.7B);
+    // without experts to tell them apart, the family name must agree as well.
+    if (!moe && prefix < 3) continue;
+    if (!best || prefix > best_prefix) {
+      best = &e;
+      best_prefix = prefix;
+    }
+  }
+  if (!best) return {};
+  return {best, "by dimensions"};
+}
+
 }  // namespace sextant

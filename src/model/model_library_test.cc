@@ -207,3 +207,44 @@ TEST(ModelLibraryTest, PrimusModelFileStemsResolve) {
 
 }  // namespace
 }  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// Spellings of published tables (corpus/validation/published_runs.csv) against the library.
+TEST(MatchModelTest, NamesAsOtherPeopleWriteThem) {
+  ModelMatch m = MatchModel("Qwen3-30B-A3B", {48, 2048, 32, 128, 6144, 768});
+  ASSERT_NE(m.entry, nullptr);
+  EXPECT_EQ(m.entry->spec.name, "qwen3_30B_A3B");
+  EXPECT_EQ(m.how, "by name");
+  m = MatchModel("DeepSeek-V3-671B", {61, 7168, 128, 256, 18432, 2048});
+  ASSERT_NE(m.entry, nullptr);
+  EXPECT_EQ(m.entry->spec.name, "deepseek_v3");
+  EXPECT_EQ(m.how.rfind("by name", 0), 0u) << m.how;
+  m = MatchModel("Mixtral 8x22B v0.1", {56, 6144, 48, 8, 0, 16384});
+  ASSERT_NE(m.entry, nullptr);
+  EXPECT_EQ(m.entry->spec.name, "mixtral_8x22B");
+}
+
+TEST(MatchModelTest, FallsBackToDimensionsWhenTheNameSaysNothing) {
+  const ModelMatch m = MatchModel("Maverick (17B-128E)", {48, 5120, 40, 128});
+  ASSERT_NE(m.entry, nullptr);
+  EXPECT_EQ(m.entry->spec.name, "llama4_17B128E");
+  EXPECT_EQ(m.how, "by dimensions");
+}
+
+TEST(MatchModelTest, RefusesMatchesThatContradictTheStatedShape) {
+  // "GPT3" is a family name in the library; a 4096-wide GPT3-5B is none of its entries.
+  EXPECT_EQ(MatchModel("GPT3-5B", {24, 4096, 32, 0, 16384}).entry, nullptr);
+  // Same depth, widths and heads as GPT-3 6.7B, but another family (ALiBi, no biases).
+  EXPECT_EQ(MatchModel("MPT-7B", {32, 4096, 32, 0, 16384}).entry, nullptr);
+  // Same depth, width and heads as Llama-2-7B, but a 4h MLP.
+  EXPECT_EQ(MatchModel("llama-2-7b-like", {32, 4096, 32, 0, 16384}).entry, nullptr);
+  // A dense description never takes an MoE entry of the same name.
+  EXPECT_EQ(MatchModel("Qwen3-30B-A3B", {48, 2048, 32, 0}).entry, nullptr);
+  // Without depth and width there is nothing to match dimensions on.
+  EXPECT_EQ(MatchModel("unknown-model", {}).entry, nullptr);
+}
+
+}  // namespace
+}  // namespace sextant

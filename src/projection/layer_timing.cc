@@ -7,6 +7,7 @@
 #include "cost/collective_model.h"
 #include "cost/efficiency_table.h"
 #include "cost/layer_cost.h"
+#include "job/framework_defaults.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
 
@@ -50,9 +51,8 @@ bool UsesCudnnAttentionOnHopper(const Job& job) {
   const GpuSpec& gpu = job.cluster.gpu;
   const bool hopper_or_later = gpu.vendor == Vendor::kNVIDIA && gpu.arch != "sm_80";
   // PyTorch SDPA's flash backend (torchtitan, llm-foundry) is FlashAttention-2, the table's
-  // default. Megatron/NeMo/Primus run attention through Transformer Engine's cuDNN fused
-  // kernels and MaxText on GPUs through cuDNN (attention: cudnn_flash_te).
-  const bool cudnn = job.framework != "torchtitan" && job.framework != "llmfoundry";
+  // default; Megatron-based stacks and MaxText on GPUs use cuDNN fused kernels.
+  const bool cudnn = DefaultsForFramework(job.framework).cudnn_attention;
   return hopper_or_later && cudnn && job.training.flash_attention;
 }
 

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <regex>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "config/config_node.h"
 #include "hardware/hardware_library.h"
 #include "job/config_reader.h"
+#include "job/framework_defaults.h"
 #include "job/size_limits.h"
 #include "model/model_library.h"
 #include "util/checked_math.h"
@@ -69,19 +72,25 @@ std::optional<int64_t> SizeCell(const CsvTable& t, size_t row, const std::string
   return static_cast<int64_t>(std::llround(*value));
 }
 
-// Source key = id up to its first digit-bearing segment ("torchtitan-T1-01-mem" -> torchtitan).
-std::string SourceKey(const std::string& id) {
-  const auto dash = id.find('-');
-  std::string head = id.substr(0, dash);
-  if (head == "amd" || head == "nemo") {
-    const auto second = id.find('-', dash + 1);
-    return id.substr(0, second);
-  }
-  return head;
+// A dimension used only to recognise the model: 0 when absent or not a sane size (the cell is
+// range-checked, with its line and column named, where the job takes it).
+int64_t DimensionCell(const CsvTable& t, size_t row, const std::string& col) {
+  if (!t.HasColumn(col)) return 0;
+  const std::optional<double> v = Number(t, row, col);
+  return v && *v >= 1 && *v <= kMaxCell ? static_cast<int64_t>(std::llround(*v)) : 0;
+}
+
+// The seven fact columns (framework ... data) came later than the rest; a table without them
+// reads as "not stated".
+const std::string& FactCell(const CsvTable& t, size_t row, const std::string& col) {
+  static const std::string kEmpty;
+  return t.HasColumn(col) ? t.Get(row, col) : kEmpty;
 }
 
 const GpuSpec* GpuFor(const std::string& text) {
-  for (const char* name : {"MI355X", "MI325X", "MI300X", "B200", "H200", "H100", "A100"}) {
+  // Longer names first: "GB200" contains "B200".
+  for (const char* name :
+       {"MI355X", "MI350X", "MI325X", "MI300X", "GB200", "B200", "H200", "H100", "A100"}) {
     if (Contains(text, name)) return FindGpu(name);
   }
   return nullptr;
@@ -118,17 +127,15 @@ ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name,
   return m;
 }
 
-std::string LibraryName(const std::string& model) {
-  // Row spellings -> library names.
-  const std::string l = Lower(model);
-  if (l.find("llama 3.1 8b") != std::string::npos || l == "llama3-8b") return "llama3.1_8B";
-  if (l.find("llama 3.1 70b") != std::string::npos || l == "llama3-70b") return "llama3.1_70B";
-  if (l.find("llama 3.1 405b") != std::string::npos) return "llama3.1_405B";
-  if (l == "llama2-7b") return "llama2_7B";
-  if (l == "llama2-13b") return "llama2_13B";
-  if (l == "llama2-70b") return "llama2_70B";
-  if (l.find("qwen3-235b") != std::string::npos) return "qwen3_235B_A22B";
-  return "";
+// A network bandwidth the row's text states, in bytes/s per node: "800 Gbps" (per node) or
+// "400 Gb/s per GPU"; 0 when none is stated. Only bits per second count ("150 GB/s" intra-node
+// figures are bytes and name NVLink, not the network).
+double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
+  static const std::regex kBandwidth(R"(([0-9]+(?:\.[0-9]+)?)\s*Gb(?:ps|/s)(\s+per\s+GPU)?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, kBandwidth)) return 0.0;
+  const double bytes_per_s = std::stod(m[1].str()) * 1e9 / 8;
+  return m[2].matched ? bytes_per_s * gpus_per_node : bytes_per_s;
 }
 
 }  // namespace
@@ -136,7 +143,6 @@ std::string LibraryName(const std::string& model) {
 PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   PublishedRun r;
   r.id = t.Get(row, "id");
-  r.source_key = SourceKey(r.id);
   r.metric_name = t.Get(row, "metric_name");
   try {
     r.measured = std::stod(t.Get(row, "metric_value"));
@@ -146,16 +152,20 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   r.moe = Int(t, row, "moe_experts").value_or(0) > 0;
   const std::string gpu_text = t.Get(row, "gpu");
   r.vendor = Contains(gpu_text, "MI3") ? "AMD" : "NVIDIA";
-  if (r.source_key == "torchtitan")
-    r.framework = "torchtitan";
-  else if (r.source_key == "llmfoundry")
-    r.framework = "llmfoundry";
-  else if (r.source_key.rfind("nemo", 0) == 0)
-    r.framework = "nemo";
-  else if (r.source_key.rfind("amd-ppipe", 0) == 0)
-    r.framework = "primus";
-  else
-    r.framework = "megatron";
+  // Every fact below comes from the row's columns; what a row leaves empty is the stated
+  // framework's own default (job/framework_defaults.h), today's Megatron-Core if none is named.
+  bool known_framework = false;
+  const FrameworkDefaults& stack = DefaultsForFramework(
+      FactCell(t, row, "framework"), FactCell(t, row, "framework_version"), &known_framework);
+  r.framework = std::string(stack.name);
+  r.flops = stack.flops;
+  std::vector<std::string> assumed;
+  if (!known_framework) {
+    assumed.push_back(FactCell(t, row, "framework").empty()
+                          ? "framework not stated: Megatron-Core defaults"
+                          : "framework '" + ShortText(FactCell(t, row, "framework")) +
+                                "' unknown: Megatron-Core defaults");
+  }
 
   auto fail = [&](std::string why) {
     r.reason = std::move(why);
@@ -170,17 +180,41 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (!seq) return fail("sequence length not stated");
   if (!mbs && !gbs) return fail("micro-batch and global batch not stated");
 
+  const std::string precision = t.Get(row, "precision");
+  const std::string fp8_recipe = Lower(FactCell(t, row, "fp8_recipe"));
+  if (fp8_recipe == "mxfp4" || Contains(precision, "fp4")) {
+    return fail("FP4 GEMMs are not modelled");
+  }
+
   Job job;
   job.framework = r.framework;
   job.name = r.id;
   const std::string model_name = t.Get(row, "model");
-  const std::string lib = LibraryName(model_name);
-  if (!lib.empty()) {
-    const ModelEntry* e = FindModel(lib);
-    if (!e) return fail("model '" + lib + "' missing from the model library");
-    job.model = e->spec;
+  ModelDims dims;
+  dims.layers = DimensionCell(t, row, "layers");
+  dims.hidden = DimensionCell(t, row, "hidden");
+  dims.heads = DimensionCell(t, row, "heads");
+  dims.experts = DimensionCell(t, row, "moe_experts");
+  dims.ffn_hidden = DimensionCell(t, row, "ffn_hidden");
+  dims.moe_ffn_hidden = DimensionCell(t, row, "moe_ffn_hidden");
+  const ModelMatch match = MatchModel(model_name, dims);
+  if (match.entry) {
+    job.model = match.entry->spec;
+    if (match.how != "by name") {
+      assumed.push_back("model '" + ShortText(model_name) + "' = library " +
+                        match.entry->spec.name + " (" + match.how + ")");
+    }
+    if (dims.layers > 0 && dims.layers != job.model.num_layers) {
+      // A shortened proxy of a library model ("4-layer proxy"): the row's depth, the
+      // library's layer pattern cut to it.
+      job.model.num_layers = SizeCell(t, row, "layers", "num_layers", provenance).value_or(0);
+      if (!job.model.moe.moe_layers.empty()) job.model.moe.moe_layers.resize(job.model.num_layers);
+      assumed.push_back(
+          fmt::format("{} of {}'s layers", job.model.num_layers, match.entry->spec.name));
+    }
   } else if (r.moe) {
-    return fail("MoE model '" + model_name + "' is not in the model library");
+    return fail("MoE model '" + ShortText(model_name) +
+                "' matches no library model by name or by its dimensions");
   } else {
     job.model = ModelFromRow(t, row, model_name, provenance);
   }
@@ -207,9 +241,9 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.seq_length = *seq;
   tr.micro_batch_size = mbs.value_or(1);
   tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
-  if (r.framework == "torchtitan" && p.pp > 1) {
-    // torchtitan's "local batch" is split into pipeline micro-batches of
-    // parallelism.pipeline_parallel_microbatch_size (default 1).
+  if (stack.local_batch && p.pp > 1) {
+    // The stated batch is per data-parallel rank and is cut into pipeline micro-batches of
+    // the framework's default size (1).
     tr.global_batch_size = gbs.value_or(tr.micro_batch_size * p.dp);
     tr.micro_batch_size = 1;
   }
@@ -219,22 +253,21 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
         std::max<int64_t>(1, tr.global_batch_size / (tr.micro_batch_size * p.dp)) *
         tr.micro_batch_size * p.dp;
   }
-  const std::string precision = t.Get(row, "precision");
-  if (Contains(precision, "fp8")) {
+  if (Contains(precision, "fp8") || !fp8_recipe.empty()) {
     tr.precision.gemm = DType::kFP8;
-    // torchtitan's float8 is torchao's dynamic (tensorwise) scaling.
-    tr.precision.fp8_current_scaling = r.framework == "torchtitan";
+    // Tensorwise (current), blockwise and MXFP8 scales come from the tensor being cast;
+    // delayed scaling reads them from an amax history.
+    tr.precision.fp8_current_scaling =
+        fp8_recipe.empty() ? stack.fp8_current_scaling : fp8_recipe != "delayed";
+    if (fp8_recipe.empty()) assumed.push_back("FP8 recipe not stated: the framework's default");
   }
   if (Contains(precision, "fp16")) {
     tr.precision.params = DType::kFP16;
     tr.precision.gemm = DType::kFP16;
-    // Megatron keeps fp16 gradients unless accumulate_allreduce_grads_in_fp32 is set.
-    tr.precision.main_grads = DType::kFP16;
+    if (stack.fp16_main_grads) tr.precision.main_grads = DType::kFP16;
   }
   std::string recompute = t.Get(row, "recompute");
-  // Narayanan et al. 2021 count FLOPs with their eq. 3, which assumes full activation
-  // recomputation; their Table 1 runs used it, although the table does not say so per row.
-  if (recompute.empty() && r.source_key == "narayanan21") recompute = "full";
+  if (recompute.empty() && stack.full_recompute) recompute = "full";
   if (Contains(recompute, "full")) {
     tr.recompute.granularity = RecomputeGranularity::kFull;
     tr.recompute.method = RecomputeMethod::kUniform;
@@ -245,31 +278,30 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.recompute.per_op_policy = Contains(recompute, "op");
   }
   const std::string sharding = t.Get(row, "optimizer_sharding");
-  if (Contains(sharding, "FSDP") || r.framework == "torchtitan" || r.framework == "llmfoundry") {
-    // torchtitan and llm-foundry shard everything (FSDP2 / FSDP FULL_SHARD) with FP32 shards.
-    p.fsdp2 = Contains(sharding, "FSDP") || sharding.empty();
-  } else if (r.framework == "nemo" || r.framework == "primus") {
+  const bool fsdp_stated = Contains(sharding, "FSDP") && !Contains(sharding, "FSDP=0");
+  if (fsdp_stated || (stack.fsdp && sharding.empty())) {
+    p.fsdp2 = true;
+  } else if (Contains(sharding, "distributed optimizer")) {
     p.distributed_optimizer = true;
+  } else if (Lower(sharding) != "none") {
+    p.distributed_optimizer = stack.distributed_optimizer;
   }
-  if (r.framework == "torchtitan") {
-    // torchtitan's tables name torch.compile per row ("FSDP" vs "FSDP+torch.compile"); without
-    // it the model's norms, rotary and SwiGLU run in PyTorch eager.
-    tr.fused_elementwise = Contains(t.Get(row, "notes"), "compile");
-  }
-  tr.flash_attention = r.framework != "megatron";  // 2021-22 Megatron and vTrain predate FA
-  if (r.framework == "megatron") {
-    tr.hidden_dropout = 0.1;  // GPT-3 recipes of that era trained with dropout
-    tr.attention_dropout = 0.1;
-  }
+  const std::string compile = Lower(FactCell(t, row, "compile"));
+  tr.fused_elementwise = compile == "true" || (compile != "false" && stack.compiled);
+  const std::string attention = Lower(FactCell(t, row, "attention"));
+  tr.flash_attention = attention.empty() ? stack.flash_attention : attention == "flash";
+  tr.hidden_dropout = stack.dropout;
+  tr.attention_dropout = stack.dropout;
   tr.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
-  // Gradient-reduction overlap: vTrain's Megatron-DeepSpeed runs had no DDP bucketing and the
-  // 2021-22 Megatron papers predate overlapped reduction; NeMo recipes overlap both.
-  tr.overlap_grad_reduce = r.framework == "nemo" || r.framework == "primus";
-  tr.overlap_param_gather = tr.overlap_grad_reduce;
-
-  if (r.framework == "torchtitan" && job.model.num_layers % p.pp != 0) {
-    // torchtitan splits uneven layer counts by giving the first and last stages fewer layers
-    // (they also hold the embedding and the LM head).
+  const std::string overlap = Lower(FactCell(t, row, "overlap"));
+  if (overlap.empty()) {
+    tr.overlap_grad_reduce = stack.overlap_grad_reduce;
+    tr.overlap_param_gather = stack.overlap_param_gather;
+  } else {
+    tr.overlap_grad_reduce = Contains(overlap, "grad");
+    tr.overlap_param_gather = Contains(overlap, "param");
+  }
+  if (stack.uneven_pp_ends && job.model.num_layers % p.pp != 0) {
     const int64_t per = (job.model.num_layers + p.pp - 1) / p.pp;
     const int64_t ends = job.model.num_layers - per * (p.pp - 2);
     if (ends > 0 && ends % 2 == 0) {
@@ -293,12 +325,10 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     for (auto& [dtype, tflops] : c.gpu.peak_dense_tflops) tflops *= 912.0 / 989.0;
     c.gpu.hbm_bandwidth = 2.4e12;  // HBM2e
   }
-  if (r.source_key == "vtrain") {
-    // vTrain's cluster (its validation configs): 800 Gb/s per node. The configs'
-    // intra_node_bandwidth (150 GB/s) is not what vTrain's simulator charges collectives with:
-    // it times TP and intra-node DP all-reduces from a measured NCCL table
-    // (src/predictor.py, get_allreduce_LUT), so the A100 node keeps its NVSwitch links.
-    c.gpu.nic_bandwidth = 800e9 / 8 / c.gpus_per_node;
+  if (const double node_bytes_per_s =
+          StatedNodeNetwork(gpu_text + " " + t.Get(row, "notes"), c.gpus_per_node)) {
+    // A network bandwidth the row states (the cluster's, or what its source's model charged).
+    c.gpu.nic_bandwidth = node_bytes_per_s / c.gpus_per_node;
   }
   // Every size in range, and no product of them beyond 2^53 (tokens, activations, params).
   CheckJobSizes(job, provenance);
@@ -306,6 +336,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     return fail(
         fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp, gpus));
   }
+  for (std::string& note : assumed) job.notes.push_back(std::move(note));
   r.job = std::move(job);
   return r;
 }

@@ -1,10 +1,12 @@
 // Jobs built from rows of corpus/validation/published_runs.csv (one measured run + metric per
-// row), following each source's conventions (corpus/validation/README.md).
+// row). Every fact comes from the row's columns (corpus/validation/README.md defines them);
+// what a row leaves unstated is its framework's documented default.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "job/framework_defaults.h"
 #include "job/job.h"
 #include "util/csv_reader.h"
 
@@ -12,12 +14,12 @@ namespace sextant {
 
 struct PublishedRun {
   std::string id;
-  std::string source_key;  // id prefix naming the source: "torchtitan", "vtrain", ...
   std::string metric_name;
   double measured = 0;
   bool moe = false;
-  std::string vendor;      // "AMD" or "NVIDIA"
-  std::string framework;   // "megatron", "torchtitan", "llmfoundry", "nemo", "primus"
+  std::string vendor;     // "AMD" or "NVIDIA"
+  std::string framework;  // canonical name of the row's training stack (framework_defaults.h)
+  FlopConvention flops = FlopConvention::kMegatronCore;  // how the source counts model FLOPs
   std::optional<Job> job;  // empty when the row lacks what a projection needs
   std::string reason;      // why `job` is empty
 };

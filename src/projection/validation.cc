@@ -24,6 +24,16 @@ double Mape(const std::vector<const ValidationRow*>& rows) {
 
 }  // namespace
 
+std::string SourceFamily(const std::string& id) {
+  const auto dash = id.find('-');
+  const std::string head = id.substr(0, dash);
+  if ((head == "amd" || head == "nemo" || head == "dgxc" || head == "titan") &&
+      dash != std::string::npos) {
+    return id.substr(0, id.find('-', dash + 1));
+  }
+  return head;
+}
+
 // Memory rows: the sources report the largest rank's peak (torchtitan: max over ranks of the
 // allocator's reserved bytes, GiB; Primus-Pipeline: "GB"). Time rows are predicted by the
 // performance model when it is linked in (see PerformancePredictor in projection/).
@@ -61,7 +71,7 @@ ValidationReport Validate(const std::string& csv_path, const RowPredictor& predi
   std::map<std::string, std::vector<const ValidationRow*>> by_source, by_group;
   std::vector<const ValidationRow*> all;
   for (const auto& r : report.rows) {
-    by_source[r.run.source_key].push_back(&r);
+    by_source[SourceFamily(r.run.id)].push_back(&r);
     by_group[r.run.moe ? "MoE" : "dense"].push_back(&r);
     by_group[r.run.vendor].push_back(&r);
     by_group[IsMemoryMetric(r.run.metric_name) ? "memory" : "throughput/time"].push_back(&r);
@@ -118,7 +128,7 @@ nlohmann::json ValidationJson(const ValidationReport& report) {
   j["rows"] = nlohmann::json::array();
   for (const auto& r : report.rows) {
     j["rows"].push_back({{"id", r.run.id},
-                         {"source", r.run.source_key},
+                         {"source", SourceFamily(r.run.id)},
                          {"metric_name", r.run.metric_name},
                          {"measured", r.run.measured},
                          {"predicted", *r.predicted},

@@ -61,6 +61,11 @@ struct CalibrationFit {
 };
 CalibrationFit FitCalibration(const std::string& csv_path);
 
+// The source family a row is scored in: its id up to the first segment that names a run
+// ("torchtitan-T1-01-mem" -> "torchtitan", "amd-moe2-qwen-1" -> "amd-moe2"), the grouping the
+// table's README defines. Used only to aggregate errors, never to decide how a row is projected.
+std::string SourceFamily(const std::string& id);
+
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict);
 
 // The projection behind one row (by id) as `projection both` prints it, with the row's measured

@@ -29,12 +29,15 @@ std::optional<double> PredictTimeMetric(const PublishedRun& run, const Calibrati
   if (run.metric_name == "iteration_time_s") return seconds;
   if (run.metric_name == "tokens_per_sec_per_gpu") return p.tokens_per_s_per_gpu;
   if (run.metric_name == "tflops_per_gpu") {
-    // Narayanan et al. 2021 count recomputation and non-causal attention (their eq. 3);
-    // current Megatron uses num_floating_point_operations (causal).
-    // NeMo's own formula counts attention non-causal (model/flop_count.h).
+    // Each stack counts its own way (job/framework_defaults.h): Narayanan et al. 2021 count
+    // recomputation and non-causal attention (their eq. 3); current Megatron uses
+    // num_floating_point_operations (causal); NeMo's formulas count attention non-causal.
     double flops = MegatronModelFlops(job.model, fi);
-    if (run.source_key == "narayanan21") flops = NarayananFullRecomputeFlops(job.model, fi);
-    if (run.framework == "nemo") flops = NemoModelFlops(job.model, fi);
+    if (run.flops == FlopConvention::kNarayanan2021) {
+      flops = NarayananFullRecomputeFlops(job.model, fi);
+    } else if (run.flops == FlopConvention::kNemo) {
+      flops = NemoModelFlops(job.model, fi);
+    }
     return flops / seconds / gpus / 1e12;
   }
   if (run.metric_name == "mfu_pct") {

@@ -1,0 +1,167 @@
+#include "job/framework_defaults.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace sextant {
+namespace {
+
+bool SameName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Short names used by the experiment-file adapters and older tables.
+std::string_view CanonicalName(std::string_view name) {
+  if (SameName(name, "megatron") || SameName(name, "primus")) return "primus-megatron";
+  if (SameName(name, "llmfoundry")) return "llm-foundry";
+  return name;
+}
+
+std::vector<FrameworkDefaults> BuildTable() {
+  std::vector<FrameworkDefaults> t;
+  FrameworkDefaults d{};
+
+  // Today's Megatron-Core, the default for any stack not listed. Megatron-LM's published
+  // performance runs use the distributed optimizer with overlapped gradient reduce-scatter and
+  // parameter all-gather (README "Performance benchmarking"); attention through Transformer
+  // Engine's fused (cuDNN) kernels; LLM recipes train without dropout; --fp8-recipe defaults
+  // to "delayed" (megatron/training/arguments.py).
+  d = FrameworkDefaults{};
+  d.name = "megatron-core";
+  d.flash_attention = true;
+  d.cudnn_attention = true;
+  d.dropout = 0.0;
+  d.overlap_grad_reduce = d.overlap_param_gather = true;
+  d.distributed_optimizer = true;
+  d.fsdp = false;
+  d.fp16_main_grads = false;
+  d.fp8_current_scaling = false;
+  d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
+  d.flops = FlopConvention::kMegatronCore;
+  d.source = "Megatron-LM README (performance benchmarking); megatron/training/arguments.py";
+  t.push_back(d);
+
+  // NeMo 2.x recipes on Megatron-Core: distributed optimizer, grad/param overlap, TE fused
+  // attention, FP8 "hybrid" with delayed scaling (NeMo 24.07 performance summary, recipe
+  // configs); its "model TFLOP/s" come from NeMo's own formulas (non-causal attention).
+  d.name = "nemo";
+  d.flops = FlopConvention::kNemo;
+  d.source =
+      "NeMo 24.07 docs/source/performance/performance_summary.md; nemo/collections/llm "
+      "recipes";
+  t.push_back(d);
+
+  // Megatron-Bridge: Megatron-Core recipes whose FP8 default is current (per-tensor) scaling
+  // ("fp8_cs"; Blackwell recipes name MXFP8 explicitly) (Megatron-Bridge performance summary,
+  // scripts/performance recipes).
+  d.name = "megatron-bridge";
+  d.fp8_current_scaling = true;
+  d.flops = FlopConvention::kMegatronCore;
+  d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
+  t.push_back(d);
+
+  // Primus's Megatron module: pre_trainer.yaml turns on the distributed optimizer and flash
+  // attention, llama_base.yaml sets dropout 0, and its example experiments set
+  // overlap_grad_reduce / overlap_param_gather (101 of the MI355X examples).
+  d.name = "primus-megatron";
+  d.fp8_current_scaling = false;
+  d.source =
+      "Primus primus/configs/modules/megatron/pre_trainer.yaml, "
+      "configs/models/megatron/llama_base.yaml, examples/megatron/configs";
+  t.push_back(d);
+
+  // Megatron-LM of 2021-22: materialised attention (FlashAttention arrived in 2023), dropout
+  // 0.1 (arguments.py defaults), no overlapped or sharded data parallelism, fp16 gradients
+  // unless --accumulate-allreduce-grads-in-fp32.
+  d = FrameworkDefaults{};
+  d.name = "megatron-lm";
+  d.flash_attention = false;
+  d.cudnn_attention = false;
+  d.dropout = 0.1;
+  d.fp16_main_grads = true;
+  d.compiled = true;  // fused bias-GeLU, fused LayerNorm and softmax kernels
+  d.flops = FlopConvention::kMegatronCore;
+  d.source = "Korthikanti et al. 2022 (arXiv 2205.05198); Megatron-LM arguments.py of 2022";
+  t.push_back(d);
+
+  // The SC'21 runs recompute every layer, which is why the paper's eq. 3 counts an extra
+  // forward pass in the TFLOP/s it reports (Narayanan et al. 2021, arXiv 2104.04473, §5.1).
+  d.version = "2021";
+  d.full_recompute = true;
+  d.flops = FlopConvention::kNarayanan2021;
+  d.source = "Narayanan et al. 2021 (arXiv 2104.04473) §5.1 and eq. 3";
+  t.push_back(d);
+
+  // Megatron-DeepSpeed: the 2021 Megatron-LM code base under DeepSpeed (dropout 0.1, flash
+  // attention only with --use-flash-attn, fp16 gradients).
+  d.name = "megatron-deepspeed";
+  d.version = "";
+  d.full_recompute = false;
+  d.flops = FlopConvention::kMegatronCore;
+  d.source = "microsoft/Megatron-DeepSpeed megatron/arguments.py";
+  t.push_back(d);
+
+  // torchtitan: FSDP2 with FP32 shards, PyTorch SDPA (FlashAttention-2 kernels), eager unless
+  // compile.enable; float8 is torchao's tensorwise dynamic scaling; training.local_batch_size
+  // is per DP rank and pipeline micro-batches default to 1
+  // (parallelism.pipeline_parallel_microbatch_size); uneven layer counts give the first and
+  // last stages fewer layers (they also hold the embedding and LM head).
+  d = FrameworkDefaults{};
+  d.name = "torchtitan";
+  d.flash_attention = true;
+  d.cudnn_attention = false;
+  d.overlap_grad_reduce = d.overlap_param_gather = true;  // FSDP2 prefetching
+  d.fsdp = true;
+  d.fp8_current_scaling = true;
+  d.compiled = false;
+  d.local_batch = true;
+  d.uneven_pp_ends = true;
+  d.flops = FlopConvention::kMegatronCore;
+  d.source = "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md";
+  t.push_back(d);
+
+  // llm-foundry: FSDP FULL_SHARD, flash attention through attn_impl, fused low-precision
+  // LayerNorm, amp_fp8 through TE's DelayedScaling (scripts/train/benchmarking/README.md).
+  d.name = "llm-foundry";
+  d.fp8_current_scaling = false;
+  d.compiled = true;
+  d.local_batch = false;
+  d.uneven_pp_ends = false;
+  d.source = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+  t.push_back(d);
+
+  // MaxText (JAX/XLA): every device on the fsdp mesh axis by default (ici_fsdp_parallelism
+  // -1), XLA-fused elementwise code, cuDNN flash attention on GPUs (attention:
+  // cudnn_flash_te) (MaxText/configs/base.yml).
+  d.name = "maxtext";
+  d.cudnn_attention = true;
+  d.fp8_current_scaling = true;
+  d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml";
+  t.push_back(d);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<FrameworkDefaults>& AllFrameworkDefaults() {
+  static const std::vector<FrameworkDefaults> table = BuildTable();
+  return table;
+}
+
+const FrameworkDefaults& DefaultsForFramework(std::string_view framework, std::string_view version,
+                                              bool* known) {
+  const std::string_view name = CanonicalName(framework);
+  const FrameworkDefaults* best = nullptr;
+  for (const FrameworkDefaults& d : AllFrameworkDefaults()) {
+    if (!SameName(d.name, name)) continue;
+    if (!d.version.empty() && version.find(d.version) == std::string_view::npos) continue;
+    if (!best || d.version.size() > best->version.size()) best = &d;
+  }
+  if (known) *known = best != nullptr;
+  return best ? *best : AllFrameworkDefaults().front();
+}
+
+}  // namespace sextant

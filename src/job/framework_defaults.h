@@ -1,0 +1,51 @@
+// What a training stack does when its configuration does not say: the one table of framework
+// behaviour (attention kernels, overlap, optimizer sharding, dropout, FP8 recipe, batch
+// semantics, how it counts model FLOPs). Each entry cites where the behaviour is documented.
+// Readers of run descriptions (published runs, experiment files) start from these defaults and
+// let every stated fact override them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sextant {
+
+// How a stack turns tokens/s into the "model TFLOP/s" it prints (model/flop_count.h).
+enum class FlopConvention {
+  kMegatronCore,   // num_floating_point_operations: causal attention, GQA/SwiGLU/MoE aware
+  kNarayanan2021,  // Narayanan et al. 2021 eq. 3: includes the recompute forward, non-causal
+  kNemo,           // NeMo's per-model formulas: non-causal attention
+};
+
+struct FrameworkDefaults {
+  std::string_view name;     // the value of a `framework` column / adapter name
+  std::string_view version;  // "" = any version; else the version text must contain it
+  bool flash_attention;      // fused attention (no materialised scores) unless stated
+  bool cudnn_attention;      // NVIDIA runs use TE/cuDNN fused kernels rather than FA2 (SDPA)
+  double dropout;            // hidden and attention dropout of its recipes
+  bool overlap_grad_reduce;  // DP gradient reduce overlapped with backward
+  bool overlap_param_gather;
+  bool distributed_optimizer;  // optimizer state sharded over DP (ZeRO-1)
+  bool fsdp;                   // parameters, gradients and optimizer state sharded (ZeRO-3)
+  bool fp16_main_grads;        // fp16 runs keep gradients in fp16 (no fp32 accumulation)
+  bool fp8_current_scaling;    // default FP8 recipe: per-tensor current scaling, else delayed
+  bool compiled;               // torch.compile / XLA fuse the elementwise chains
+  bool local_batch;            // batch sizes are per DP rank; PP micro-batches default to 1
+  bool uneven_pp_ends;         // layers that do not divide go to the first/last stages' deficit
+  bool full_recompute;         // its published runs recompute every layer unless stated
+  FlopConvention flops;
+  std::string_view source;  // where these defaults are documented
+};
+
+// The entry for a framework name (case-insensitive, with the adapters' short names:
+// "megatron" = Primus's Megatron module) and version text: the most specific entry whose
+// version piece occurs in `version`. An unknown or empty name gets today's Megatron-Core
+// defaults; `*known` (when given) says whether the name was recognised.
+const FrameworkDefaults& DefaultsForFramework(std::string_view framework,
+                                              std::string_view version = "", bool* known = nullptr);
+
+// Every entry, for documentation and tests.
+const std::vector<FrameworkDefaults>& AllFrameworkDefaults();
+
+}  // namespace sextant

@@ -1,0 +1,67 @@
+#include "job/framework_defaults.h"
+
+#include <gtest/gtest.h>
+
+namespace sextant {
+namespace {
+
+TEST(FrameworkDefaultsTest, UnknownOrEmptyFrameworkGetsTodaysMegatronCore) {
+  bool known = true;
+  const FrameworkDefaults& d = DefaultsForFramework("some-new-stack", "", &known);
+  EXPECT_FALSE(known);
+  EXPECT_EQ(d.name, "megatron-core");
+  EXPECT_TRUE(d.flash_attention);
+  EXPECT_TRUE(d.distributed_optimizer);
+  EXPECT_TRUE(d.overlap_grad_reduce);
+  EXPECT_EQ(d.dropout, 0.0);
+  EXPECT_EQ(DefaultsForFramework("", "", &known).name, "megatron-core");
+  EXPECT_FALSE(known);
+}
+
+TEST(FrameworkDefaultsTest, AdapterShortNamesAndCaseResolveToOneEntry) {
+  EXPECT_EQ(DefaultsForFramework("megatron").name, "primus-megatron");
+  EXPECT_EQ(DefaultsForFramework("LLMFoundry").name, "llm-foundry");
+  EXPECT_EQ(DefaultsForFramework("TorchTitan").name, "torchtitan");
+}
+
+TEST(FrameworkDefaultsTest, VersionSelectsTheMostSpecificEntry) {
+  // SC'21 Megatron-LM: full recompute and the paper's recompute-inclusive FLOP count.
+  const FrameworkDefaults& sc21 = DefaultsForFramework("megatron-lm", "2021 (SC'21 PTD-P)");
+  EXPECT_TRUE(sc21.full_recompute);
+  EXPECT_EQ(sc21.flops, FlopConvention::kNarayanan2021);
+  const FrameworkDefaults& y2022 =
+      DefaultsForFramework("megatron-lm", "2022 (sequence parallelism)");
+  EXPECT_FALSE(y2022.full_recompute);
+  EXPECT_FALSE(y2022.flash_attention);  // both predate FlashAttention in Megatron
+  EXPECT_DOUBLE_EQ(y2022.dropout, 0.1);
+  EXPECT_TRUE(y2022.fp16_main_grads);
+}
+
+TEST(FrameworkDefaultsTest, PyTorchNativeStacksShardEverythingAndUseSdpaAttention) {
+  const FrameworkDefaults& titan = DefaultsForFramework("torchtitan");
+  EXPECT_TRUE(titan.fsdp);
+  EXPECT_FALSE(titan.cudnn_attention);
+  EXPECT_FALSE(titan.compiled);  // eager unless compile.enable
+  EXPECT_TRUE(titan.local_batch);
+  EXPECT_TRUE(titan.fp8_current_scaling);  // torchao float8 "tensorwise"
+  const FrameworkDefaults& foundry = DefaultsForFramework("llm-foundry");
+  EXPECT_TRUE(foundry.fsdp);
+  EXPECT_FALSE(foundry.local_batch);
+  EXPECT_FALSE(foundry.fp8_current_scaling);  // TE DelayedScaling
+  EXPECT_EQ(DefaultsForFramework("nemo").flops, FlopConvention::kNemo);
+}
+
+TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion) {
+  const auto& all = AllFrameworkDefaults();
+  ASSERT_GE(all.size(), 8u);
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_FALSE(all[i].source.empty()) << all[i].name;
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      EXPECT_FALSE(all[i].name == all[j].name && all[i].version == all[j].version)
+          << all[i].name << " " << all[i].version;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sextant
