@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "projection/calibration_fit.h"
 #include "projection/validation.h"
 #include "report/console_table.h"
 
@@ -17,6 +18,7 @@ void AddValidateCommand(CLI::App& app) {
     bool json = false;
     bool show_skipped = false;
     bool fit = false;
+    bool cross_validate = false;
     std::string explain;
   };
   auto o = std::make_shared<Options>();
@@ -29,12 +31,28 @@ void AddValidateCommand(CLI::App& app) {
   cmd->add_flag("--fit-efficiency", o->fit,
                 "fit the calibration constants (in-training efficiency, cuDNN attention scale) and "
                 "print the curves");
+  cmd->add_flag("--cross-validate", o->cross_validate,
+                "score each source with constants re-fitted without it (leave-one-source-out)")
+      ->excludes("--fit-efficiency");
   cmd->add_option(
       "--explain", o->explain,
       "print the full projection (job, breakdown, layer times) of the row with this id");
   cmd->callback([o] {
     if (!o->explain.empty()) {
       std::cout << ExplainPublishedRow(o->csv, o->explain);
+      return;
+    }
+    if (o->cross_validate) {
+      const CrossValidation cv = CrossValidate(o->csv);
+      if (o->json) {
+        std::cout << CrossValidationJson(cv).dump(2) << "\n";
+      } else {
+        std::cout << RenderConsoleTable(CrossValidationTable(cv))
+                  << fmt::format(
+                         "\nheld-out accuracy (mean over {} sources): {:.1f}% MAPE; with the "
+                         "shipped constants, fitted on every source: {:.1f}%\n",
+                         cv.sources.size(), cv.held_out_mape_pct, cv.shipped_mape_pct);
+      }
       return;
     }
     if (o->fit) {
@@ -45,7 +63,9 @@ void AddValidateCommand(CLI::App& app) {
                           fit.attention_rows),
               {{"scale", "scale", 2}, {"mape_pct", "MAPE %", 2}});
       for (const auto& [v, mape] : fit.attention_curve) a.AddRow({v, mape});
-      Table e("efficiency_fit", "In-training efficiency: mean-of-sources MAPE of all time rows",
+      Table e("efficiency_fit",
+              fmt::format("In-training efficiency: mean-of-sources MAPE of the {} time rows",
+                          fit.efficiency_rows),
               {{"efficiency", "efficiency", 2}, {"mape_pct", "MAPE %", 2}});
       for (const auto& [v, mape] : fit.efficiency_curve) e.AddRow({v, mape});
       std::cout << RenderConsoleTable(a) << "\n"

@@ -47,19 +47,7 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
 // performance model.
 RowPredictor DefaultPredictor(const Calibration& calibration = {});
 
-// Fits the constants of Calibration (layer_timing.h) by grid search, minimising the
-// mean-of-sources MAPE: the cuDNN attention scale on the rows that run Transformer Engine
-// attention on Hopper, the in-training efficiency on every throughput / time row. The two
-// interact, so the search alternates between them (coordinate descent, three rounds). Memory
-// rows depend on neither.
-struct CalibrationFit {
-  Calibration best;
-  double best_mape_pct = 0;                                 // all time rows, at `best`
-  int attention_rows = 0;                                   // rows the attention scale saw
-  std::vector<std::pair<double, double>> efficiency_curve;  // last round: (value, MAPE %)
-  std::vector<std::pair<double, double>> attention_curve;
-};
-CalibrationFit FitCalibration(const std::string& csv_path);
+// Fitting and cross-validating the constants: projection/calibration_fit.h.
 
 // The source family a row is scored in: its id up to the first segment that names a run
 // ("torchtitan-T1-01-mem" -> "torchtitan", "amd-moe2-qwen-1" -> "amd-moe2"), the grouping the

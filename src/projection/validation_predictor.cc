@@ -58,61 +58,6 @@ RowPredictor DefaultPredictor(const Calibration& calibration) {
   };
 }
 
-namespace {
-
-// Grid search of one constant: the value in [lo, hi] (step) with the lowest mean-of-sources
-// MAPE over the rows `use` accepts.
-double FitOne(const std::string& csv_path, Calibration& c, double Calibration::*field, double lo,
-              double hi, double step, const std::function<bool(const PublishedRun&)>& use,
-              std::vector<std::pair<double, double>>& curve, int* rows = nullptr) {
-  curve.clear();
-  double best = c.*field, best_mape = 1e300;
-  for (double v = lo; v <= hi + step / 2; v += step) {
-    Calibration trial = c;
-    trial.*field = v;
-    const RowPredictor base = DefaultPredictor(trial);
-    const ValidationReport r =
-        Validate(csv_path, [&](const PublishedRun& run, std::string& why) -> std::optional<double> {
-          if (run.metric_name.rfind("peak_memory", 0) == 0 || !use(run)) {
-            why = "not used by this fit";
-            return std::nullopt;
-          }
-          return base(run, why);
-        });
-    curve.emplace_back(v, r.mape_pct);
-    if (rows) *rows = static_cast<int>(r.rows.size());
-    if (r.mape_pct < best_mape) {
-      best_mape = r.mape_pct;
-      best = v;
-    }
-  }
-  c.*field = best;
-  return best_mape;
-}
-
-}  // namespace
-
-CalibrationFit FitCalibration(const std::string& csv_path) {
-  CalibrationFit fit;
-  Calibration c;
-  const auto all = [](const PublishedRun&) { return true; };
-  const auto cudnn = [](const PublishedRun& run) {
-    return run.job && UsesCudnnAttentionOnHopper(*run.job);
-  };
-  for (int round = 0; round < 3; ++round) {
-    FitOne(csv_path, c, &Calibration::cudnn_attention_scale, 0.50, 1.00, 0.02, cudnn,
-           fit.attention_curve, &fit.attention_rows);
-    fit.best_mape_pct = FitOne(csv_path, c, &Calibration::in_training_efficiency, 0.60, 1.00, 0.01,
-                               all, fit.efficiency_curve);
-  }
-  fit.best = c;
-  return fit;
-}
-
-}  // namespace sextant
-
-namespace sextant {
-
 std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id) {
   const CsvTable table = CsvTable::Read(csv_path);
   for (size_t i = 0; i < table.size(); ++i) {
