@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs each for N seconds
-# (default 60) on its seeds: the repository's test data and, when present, the shared corpus.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]     Findings are written to build-fuzz/findings/.
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for N seconds (default 60) on
+# its seeds: the repository's test data and, when present, the shared corpus.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+# The build tree is build-fuzz/ unless SEXTANT_FUZZ_DIR names another one already configured
+# with -DSEXTANT_FUZZ=ON (the test command reuses its sanitizer build); SEXTANT_FUZZ_MAX_LEN caps
+# the input size (default 8 MiB). Findings are written to <build>/findings/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_EACH="${1:-60}"
 shift || true
 "$ROOT/scripts/install_deps.sh"
-DIR="$ROOT/build-fuzz"
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$DIR" -G Ninja -DSEXTANT_FUZZ=ON -DSEXTANT_BENCHMARKS=OFF \
-  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+DIR="${SEXTANT_FUZZ_DIR:-$ROOT/build-fuzz}"
+if [ ! -f "$DIR/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$DIR" -G Ninja -DSEXTANT_FUZZ=ON -DSEXTANT_BENCHMARKS=OFF \
+    -DCMAKE_BUILD_TYPE=Debug >/dev/null
+fi
 mapfile -t ALL < <(cd "$ROOT/src" && ls ./*/*_fuzz.cc | sed 's|^\./\([a-z_]*\)/\(.*\)\.cc$|\1/\2|')
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
   for t in "${ALL[@]}"; do TARGETS+=("${t#*/}"); done
 fi
-cmake --build "$DIR" --target "${TARGETS[@]}" -j "$(nproc)"
+cmake --build "$DIR" --target "${TARGETS[@]}" -j "$(nproc)" >/dev/null
 CORPUS="${SEXTANT_CORPUS_DIR:-$ROOT/../shared/corpus}"
 mkdir -p "$DIR/findings"
 seeds_for() {  # the seed folders of one target: inputs of the kind it parses
@@ -37,8 +42,10 @@ for t in "${TARGETS[@]}"; do
   seeds=()
   for s in $(seeds_for "$t"); do [ -d "$s" ] && seeds+=("$s"); done
   echo "== $t: ${SECONDS_EACH} s"
-  # Seeds reach several MB (the chunked trace reader switches chunks every 512 KB).
-  if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len=8388608 -rss_limit_mb=2048 -timeout=10 \
+  # Seeds reach several MB (the chunked trace reader switches chunks every 512 KB); a short run
+  # may cap them (SEXTANT_FUZZ_MAX_LEN) so that loading the seeds does not take the whole run.
+  if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len="${SEXTANT_FUZZ_MAX_LEN:-8388608}" \
+      -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$DIR/findings/$t-" -print_final_stats=1 "$work" "${seeds[@]}" \
       2>"$DIR/findings/$t.log"; then
     echo "   finding: see $DIR/findings/$t.log" >&2
