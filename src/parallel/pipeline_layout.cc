@@ -95,4 +95,23 @@ std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout) {
   return stages;
 }
 
+std::string BalancedPipelineLayout(int64_t layers, int64_t stages) {
+  const int64_t slots = layers + 2;  // + embedding + loss
+  if (stages < 2 || layers < 0 || slots < stages) return "";
+  const int64_t base = slots / stages;
+  const int64_t extra = slots % stages;  // stages that take base + 1 slots
+  std::string out;
+  for (int64_t i = 0; i < stages; ++i) {
+    // The first stage takes one of the larger shares, the others go to the last stages, so
+    // the short stages sit right after the first (as in Primus's DeepSeek-V3 PP16 VPP2 layout).
+    const bool larger = extra > 0 && (i == 0 || i >= stages - (extra - 1));
+    const int64_t n = base + (larger ? 1 : 0) - (i == 0 ? 1 : 0) - (i == stages - 1 ? 1 : 0);
+    if (i > 0) out += '|';
+    if (i == 0) out += 'E';
+    if (n > 0) out += "t*" + std::to_string(n);
+    if (i == stages - 1) out += ",L";
+  }
+  return out;
+}
+
 }  // namespace sextant

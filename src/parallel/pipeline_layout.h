@@ -21,4 +21,13 @@ struct LayoutStage {
 // Throws UserError (naming the layout key and the character offset) on a malformed string.
 std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout);
 
+// A layout for `layers` decoder layers over `stages` virtual stages that do not divide them:
+// the embedding and the loss each count as one layer's worth of work (Megatron-Core's
+// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split), and the
+// layers + 2 slots are spread as evenly as possible, the stages after the first taking the
+// shortfall. 94 layers over 16 stages give "Et*5|t*6|...|t*6|t*5,L", the layout Primus ships
+// for Qwen3-235B-A22B at PP8 VPP2 (examples/megatron/configs/MI355X/qwen3_235B_A22B-*.yaml).
+// Empty when stages < 2 or there are fewer slots than stages.
+std::string BalancedPipelineLayout(int64_t layers, int64_t stages);
+
 }  // namespace sextant

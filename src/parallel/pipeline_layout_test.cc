@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "util/error.h"
 
 namespace sextant {
@@ -48,6 +52,53 @@ TEST(PipelineLayoutTest, RejectsMalformedStrings) {
   } catch (const UserError& e) {
     EXPECT_TRUE(std::string(e.what()).find("pipeline_model_parallel_layout") != std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+std::string Repeat(const std::string& piece, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += piece;
+  return out;
+}
+
+// The layouts Primus ships for uneven models (examples/megatron/configs/MI355X/*.yaml).
+TEST(BalancedPipelineLayoutTest, ReproducesPrimusShippedLayouts) {
+  // qwen3_235B_A22B-*-pretrain.yaml: 94 layers, PP8 x VPP2.
+  EXPECT_EQ(BalancedPipelineLayout(94, 16), "Et*5" + Repeat("|t*6", 14) + "|t*5,L");
+  // deepseek_v3-*-pretrain.yaml: 61 layers, PP16 x VPP2.
+  EXPECT_EQ(BalancedPipelineLayout(61, 32), "Et*1|t*1" + Repeat("|t*2", 29) + "|t*1,L");
+  // minimax_m2.5-*-pretrain.yaml: 62 layers, PP8.
+  EXPECT_EQ(BalancedPipelineLayout(62, 8), "Et*7" + Repeat("|t*8", 6) + "|t*7,L");
+}
+
+TEST(BalancedPipelineLayoutTest, PlacesEveryLayerExactlyOnce) {
+  for (int64_t layers : {5, 27, 61, 94, 126}) {
+    for (int64_t stages : {2, 3, 4, 16, 24, 32}) {
+      const std::string layout = BalancedPipelineLayout(layers, stages);
+      if (layers + 2 < stages) {
+        EXPECT_EQ(layout, "");
+        continue;
+      }
+      const std::vector<LayoutStage> parsed = ParsePipelineLayout(layout);
+      ASSERT_EQ(static_cast<int64_t>(parsed.size()), stages) << layout;
+      int64_t total = 0, most = 0, least = layers;
+      for (const LayoutStage& s : parsed) {
+        total += s.decoder_layers;
+        const int64_t work = s.decoder_layers + s.embedding + s.loss;
+        most = std::max(most, work);
+        least = std::min(least, work);
+      }
+      EXPECT_EQ(total, layers) << layout;
+      EXPECT_LE(most - least, 1) << layout;  // as even as whole layers allow
+      EXPECT_TRUE(parsed.front().embedding && parsed.back().loss) << layout;
+    }
+  }
+  EXPECT_EQ(BalancedPipelineLayout(10, 1), "");
 }
 
 }  // namespace

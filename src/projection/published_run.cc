@@ -14,6 +14,7 @@
 #include "job/framework_defaults.h"
 #include "job/size_limits.h"
 #include "model/model_library.h"
+#include "parallel/pipeline_layout.h"
 #include "util/checked_math.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -125,6 +126,14 @@ ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name,
   m.learned_position_embeddings = !Contains(name, "MPT");
   m.max_position_embeddings = SizeCell(t, row, "seq_len", "seq_length", provenance).value_or(2048);
   return m;
+}
+
+// A pipeline_model_parallel_layout the row's text states ("... layout Et|(tt|)*14,t|(tt|)*15,tL"),
+// or "".
+std::string StatedPipelineLayout(const std::string& text) {
+  static const std::regex kLayout(R"(layout\s+(E[EtmL|()*,0-9]*L))");
+  std::smatch m;
+  return std::regex_search(text, m, kLayout) ? m[1].str() : "";
 }
 
 // A network bandwidth the row's text states, in bytes/s per node: "800 Gbps" (per node) or
@@ -301,12 +310,33 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.overlap_grad_reduce = Contains(overlap, "grad");
     tr.overlap_param_gather = Contains(overlap, "param");
   }
-  if (stack.uneven_pp_ends && job.model.num_layers % p.pp != 0) {
-    const int64_t per = (job.model.num_layers + p.pp - 1) / p.pp;
-    const int64_t ends = job.model.num_layers - per * (p.pp - 2);
-    if (ends > 0 && ends % 2 == 0) {
-      p.first_stage_layers = ends / 2;
-      p.last_stage_layers = ends / 2;
+  const int64_t virtual_stages = int64_t{p.pp} * std::max(1, p.vpp);
+  if (p.pp > 1 && job.model.num_layers % virtual_stages != 0) {
+    if (std::string layout = StatedPipelineLayout(t.Get(row, "notes")); !layout.empty()) {
+      p.layout = std::move(layout);  // the row names its pipeline_model_parallel_layout
+    } else if (stack.uneven_pp_ends && p.vpp <= 1) {
+      // The first and last stages take fewer layers (they also hold the embedding and head).
+      const int64_t per = (job.model.num_layers + p.pp - 1) / p.pp;
+      const int64_t ends = job.model.num_layers - per * (p.pp - 2);
+      if (ends > 0 && ends % 2 == 0) {
+        p.first_stage_layers = ends / 2;
+        p.last_stage_layers = ends / 2;
+      }
+    } else {
+      // Megatron needs an explicit split here; recipes balance layers with the embedding and
+      // the loss counted as one layer each (parallel/pipeline_layout.h).
+      p.layout = BalancedPipelineLayout(job.model.num_layers, virtual_stages);
+      if (!p.layout.empty() && job.model.mtp_num_layers > 0) {
+        // MTP modules run after the last decoder layer, before the loss.
+        p.layout.insert(p.layout.size() - 1, std::string(job.model.mtp_num_layers, 'm') + ",");
+      }
+      assumed.push_back("pipeline layout not stated: " + p.layout +
+                        " (embedding and loss counted as a layer each)");
+    }
+    if (!p.layout.empty() && job.model.mtp_num_layers > 0 &&
+        p.layout.find('m') == std::string::npos) {
+      // A stated layout without MTP stages describes a run with MTP off.
+      job.model.mtp_num_layers = 0;
     }
   }
   ClusterSpec& c = job.cluster;

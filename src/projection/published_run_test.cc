@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "job/framework_defaults.h"
 #include "util/csv_reader.h"
 #include "util/error.h"
 
@@ -54,6 +55,71 @@ TEST(PublishedRunSizes, OutOfRangeCellsNameFileLineAndColumn) {
   EXPECT_THAT(ErrorOfRow("2304", "1", "4294967296", "16777216"),
               HasSubstr("tokens per step = global_batch=4294967296 (global_batch, runs.csv:2) x "
                         "seq_len=16777216 (seq_len, runs.csv:2) exceeds 2^53"));
+}
+
+const std::string kFactHeader =
+    "id,model,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,moe_experts,gpu,"
+    "gpus_per_node,num_gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,precision,recompute,"
+    "optimizer_sharding,metric_name,metric_value,notes,framework,framework_version,attention,"
+    "overlap,fp8_recipe,compile,data\n";
+
+// Llama-3.1-8B on 8 H100 under any id, with the fact columns given.
+PublishedRun RowWithFacts(const std::string& id, const std::string& facts,
+                          const std::string& precision = "bf16", const std::string& sharding = "") {
+  const std::string row = id +
+                          ",Llama 3.1 8B,32,4096,14336,32,8,128256,8192,,H100-80GB,8,8,1,1,8,1,1,,"
+                          "1,8," +
+                          precision + ",," + sharding + ",tokens_per_sec_per_gpu,1000,," + facts +
+                          "\n";
+  return ReadPublishedRun(CsvTable::Parse(kFactHeader + row, "runs.csv"), 0);
+}
+
+TEST(PublishedRunFacts, TheIdDecidesNothing) {
+  // Two rows that differ only in their ids build the same job.
+  const PublishedRun a = RowWithFacts("torchtitan-T1-01", "megatron-core,,flash,,,,");
+  const PublishedRun b = RowWithFacts("nemo2407-h100-99", "megatron-core,,flash,,,,");
+  ASSERT_TRUE(a.job && b.job) << a.reason << b.reason;
+  EXPECT_EQ(a.framework, "megatron-core");
+  EXPECT_EQ(b.framework, "megatron-core");
+  EXPECT_FALSE(a.job->parallel.fsdp2);  // a "torchtitan" id is not torchtitan
+  EXPECT_EQ(a.job->parallel.distributed_optimizer, b.job->parallel.distributed_optimizer);
+  EXPECT_EQ(a.job->training.overlap_grad_reduce, b.job->training.overlap_grad_reduce);
+  EXPECT_EQ(a.flops, b.flops);
+}
+
+TEST(PublishedRunFacts, ColumnsOverrideTheFrameworkDefaults) {
+  const PublishedRun titan = RowWithFacts("x-1", "torchtitan,,,,,true,real", "fp8");
+  ASSERT_TRUE(titan.job) << titan.reason;
+  EXPECT_TRUE(titan.job->parallel.fsdp2);                          // torchtitan default
+  EXPECT_TRUE(titan.job->training.fused_elementwise);              // compile = true
+  EXPECT_TRUE(titan.job->training.precision.fp8_current_scaling);  // torchao tensorwise default
+  const PublishedRun delayed = RowWithFacts("x-2", "torchtitan,,,,delayed,false,", "fp8");
+  ASSERT_TRUE(delayed.job) << delayed.reason;
+  EXPECT_FALSE(delayed.job->training.precision.fp8_current_scaling);
+  EXPECT_FALSE(delayed.job->training.fused_elementwise);
+  const PublishedRun old = RowWithFacts("x-3", "megatron-lm,2021 (SC'21 PTD-P),,none,,,");
+  ASSERT_TRUE(old.job) << old.reason;
+  EXPECT_FALSE(old.job->training.flash_attention);  // 2021 default: materialised
+  EXPECT_EQ(old.job->training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_FALSE(old.job->training.overlap_grad_reduce);
+  EXPECT_EQ(old.flops, FlopConvention::kNarayanan2021);
+  const PublishedRun stated = RowWithFacts("x-4", "megatron-lm,,flash,grad,,,");
+  ASSERT_TRUE(stated.job) << stated.reason;
+  EXPECT_TRUE(stated.job->training.flash_attention);  // stated beats the 2022 default
+  EXPECT_TRUE(stated.job->training.overlap_grad_reduce);
+  EXPECT_FALSE(stated.job->training.overlap_param_gather);
+}
+
+TEST(PublishedRunFacts, UnknownFrameworkIsSaidAndFp4IsRefused) {
+  const PublishedRun r = RowWithFacts("x-5", "brand-new-stack,,,,,,");
+  ASSERT_TRUE(r.job) << r.reason;
+  EXPECT_EQ(r.framework, "megatron-core");
+  bool said = false;
+  for (const std::string& n : r.job->notes) said |= n.find("brand-new-stack") != std::string::npos;
+  EXPECT_TRUE(said);
+  const PublishedRun fp4 = RowWithFacts("x-6", "primus-megatron,,,,mxfp4,,", "mxfp4");
+  EXPECT_FALSE(fp4.job);
+  EXPECT_EQ(fp4.reason, "FP4 GEMMs are not modelled");
 }
 
 }  // namespace
