@@ -244,6 +244,22 @@ class LayerCostModel::Builder {
   std::vector<Item> items_;
 };
 
+double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group) {
+  const int nodes = ep_group.Nodes();
+  if (nodes <= 1 || experts <= 0 || topk <= 0 || ep_group.size <= ep_group.ranks_per_node) {
+    return 1.0;
+  }
+  const double per_node = static_cast<double>(experts) / nodes;
+  double miss = 1.0;  // P(no expert of a given node among the k)
+  for (int64_t i = 0; i < topk && miss > 0; ++i) {
+    miss *= std::max(0.0, (experts - per_node - i) / static_cast<double>(experts - i));
+  }
+  const double remote_nodes = (nodes - 1) * (1.0 - miss);
+  const double remote_copies =
+      static_cast<double>(topk) * (ep_group.size - ep_group.ranks_per_node) / ep_group.size;
+  return std::min(1.0, remote_nodes / remote_copies);
+}
+
 LayerCostModel::LayerCostModel(const Job& job, const EfficiencyTable& table,
                                const CollectiveModel* collectives, LayerCostOptions options)
     : job_(job),
@@ -433,12 +449,21 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const int64_t local_experts = CeilDiv(e.num_experts, p.ep);
     const int64_t expert_ffn = CeilDiv(e.ffn_hidden_size, p.etp);
     const int64_t copies_bytes = static_cast<int64_t>(T_moe * k * H * b);
+    // DeepEP crosses the network once per destination node, not once per expert copy. The
+    // all-to-all's NVLink share shrinks with it, which understates the forwarding hop; it runs
+    // beside the network share and is far shorter whenever the group spans nodes.
+    const int64_t dispatch_bytes =
+        t.deepep ? static_cast<int64_t>(copies_bytes *
+                                        DeepEpNetworkShare(e.num_experts, k,
+                                                           GroupFor(ParallelDim::kEP, p,
+                                                                    job_.cluster.gpus_per_node)))
+                 : copies_bytes;
     c.Linear(kMoe, T_moe, H, e.num_experts, DType::kBF16);  // router stays in bf16
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
     c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     c.Comm(kMoe, "MoE dispatch all-to-all", Collective::kAllToAll, Collective::kAllToAll,
-           ParallelDim::kEP, copies_bytes);
+           ParallelDim::kEP, dispatch_bytes);
     c.Comm(kMoe, "MoE dispatch expert-TP all-gather", Collective::kAllGather,
            Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
     // Balanced routing: this rank's experts receive tokens·top-k copies, x ETP after the
@@ -450,7 +475,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     c.Comm(kMoe, "MoE combine expert-TP reduce-scatter", Collective::kReduceScatter,
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
-           ParallelDim::kEP, copies_bytes);
+           ParallelDim::kEP, dispatch_bytes);
     c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     if (e.shared_expert_ffn_hidden_size > 0) {
       tensor_parallel_mlp(kMoe | kSharedExperts, e.shared_expert_ffn_hidden_size, "shared experts");
@@ -463,7 +488,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
   if (t.recompute.granularity == RecomputeGranularity::kFull) mask = ~0u;
   if (t.recompute.granularity == RecomputeGranularity::kSelective)
     mask = SelectiveMask(t.recompute);
-  return c.Finish(mask, t.deepep && moe, options_.deepep_overlap_efficiency);
+  return c.Finish(mask, t.ep_overlap && moe, options_.deepep_overlap_efficiency);
 }
 
 LayerCost LayerCostModel::Embedding() const {

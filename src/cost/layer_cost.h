@@ -71,6 +71,15 @@ struct LayerCost {
   double Recompute() const { return recompute.Total(); }
 };
 
+// DeepEP's dispatch sends a token over the network once per destination node and fans it out
+// to that node's experts over NVLink (DeepEP README, "normal kernels": NVLink-to-RDMA
+// forwarding; DeepSeek-V3 report, arXiv 2412.19437, §3.2.2). The network therefore carries
+// tokens x (distinct remote nodes) rather than tokens x top-k x (n - r)/n copies. With the k
+// experts of a token drawn uniformly (balanced routing) from E spread evenly over the EP
+// group's N nodes, a given other node is hit with probability 1 - C(E - E/N, k) / C(E, k).
+// Returns the ratio of the two byte counts (1 when the group sits in one node).
+double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group);
+
 struct LayerCostOptions {
   // Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute. Primus's
   // _get_deepep_overlap_efficiency base value (research/primus-projection.md §3.5).

@@ -56,6 +56,7 @@ BENCHMARK(BM_DenseLayer_Llama8B_H100_TP1);
 void BM_MoeLayer_DeepSeekV3_MI300X_EP8(benchmark::State& state) {
   Job job = MakeJob("deepseek_v3", "MI300X", 1, 8, false);
   job.training.deepep = true;
+  job.training.ep_overlap = true;
   RunLayer(state, job, 10);  // layers 0-2 are dense
 }
 BENCHMARK(BM_MoeLayer_DeepSeekV3_MI300X_EP8);

@@ -463,6 +463,13 @@ TEST(LayerCostCommunicationTest, DeepEpHidesAFractionOfTheAllToAllBehindCompute)
           .TransformerLayer(0);
   EXPECT_DOUBLE_EQ(plain.forward.ep_comm, 2 * a2a);  // dispatch + combine, nothing hidden
   job.training.deepep = true;
+  // DeepEP's kernels alone change no time inside one node (no network copies to save)...
+  const LayerCost kernels_only =
+      LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
+          .TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(kernels_only.forward.ep_comm, 2 * a2a);
+  // ...the overlap with compute hides a fraction.
+  job.training.ep_overlap = true;
   const LayerCost deepep =
       LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
           .TransformerLayer(0);
@@ -484,6 +491,27 @@ TEST(LayerCostCommunicationTest, RingExchangeIsExposedOnlyBeyondEachAttentionSte
   // One step (cp - 1 = 1), overlapped with half of the attention forward.
   EXPECT_DOUBLE_EQ(c.forward.cp_comm, std::max(0.0, step - c.forward.attention / 2));
   EXPECT_DOUBLE_EQ(c.hidden_comm_forward, step - c.forward.cp_comm);
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// Hand arithmetic: P(miss) = prod_{i<k} (E - E/N - i) / (E - i); remote nodes = (N - 1)(1 - P);
+// share = remote nodes / (k (n - r) / n).
+TEST(DeepEpNetworkShareTest, CountsDistinctRemoteNodesNotExpertCopies) {
+  // DeepSeek-V3 (256 experts, top-8) on EP32 = 4 nodes of 8: P = 0.09645, 2.711 remote nodes
+  // per token against 6 remote copies.
+  EXPECT_NEAR(DeepEpNetworkShare(256, 8, CommGroup{32, 8}), 2.71066 / 6.0, 1e-4);
+  // Qwen3-235B-A22B (128 experts, top-8) on EP16 = 2 nodes: nearly every token hits the other
+  // node once (P = 0.0031), against 4 remote copies.
+  EXPECT_NEAR(DeepEpNetworkShare(128, 8, CommGroup{16, 8}), 0.99690 / 4.0, 1e-4);
+  // One node: nothing crosses the network, nothing to deduplicate.
+  EXPECT_DOUBLE_EQ(DeepEpNetworkShare(256, 8, CommGroup{8, 8}), 1.0);
+  // Top-1 routing sends one copy either way.
+  EXPECT_NEAR(DeepEpNetworkShare(64, 1, CommGroup{16, 8}), 1.0, 1e-12);
 }
 
 }  // namespace

@@ -242,6 +242,63 @@ GpuSpec GB200() {
   return g;
 }
 
+// Blackwell Ultra in HGX/DGX B300: the B200's dense BF16/FP8 rates, 1.5x its FP4, 288 GB of
+// 12-high HBM3e and one 800 Gb/s ConnectX-8 per GPU.
+GpuSpec B300() {
+  GpuSpec g = B200();
+  g.name = "B300";
+  g.arch = "sm_103";
+  g.aliases = {"b300_sxm", "hgx_b300", "dgx_b300", "sm_103"};
+  g.device_names = {"b300"};
+  g.description = "NVIDIA B300 in HGX/DGX B300 (Blackwell Ultra)";
+  g.source =
+      "NVIDIA HGX B300 / DGX B300 data sheets (per-GPU = 8-GPU system figure / 8, dense = "
+      "half the sparse figure; FP4 dense 108 PFLOPS per system)";
+  g.hbm_bytes = static_cast<int64_t>(288e9);  // 2.3 TB per 8 GPUs
+  g.peak_dense_tflops = {{DType::kFP32, 75},   {DType::kTF32, 1125}, {DType::kBF16, 2250},
+                         {DType::kFP16, 2250}, {DType::kFP8, 4500},  {DType::kMXFP8, 4500},
+                         {DType::kFP4, 13500}};
+  g.tdp_watts = 1100;
+  g.nic_bandwidth = 2 * k400GbitNic;  // 1.6 TB/s of networking per 8 GPUs (ConnectX-8)
+  return g;
+}
+
+// Blackwell Ultra in the GB300 NVL72 rack: the GB200's 72-GPU NVLink domain, 288 GB per GPU,
+// rack peaks / 72.
+GpuSpec GB300() {
+  GpuSpec g = B300();
+  g.name = "GB300";
+  g.aliases = {"gb300_nvl72", "gb300nvl72"};
+  g.device_names = {"gb300"};
+  g.description = "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (72-GPU NVLink domain)";
+  g.source =
+      "NVIDIA GB300 NVL72 data sheet (rack figure / 72 GPUs: 360 PFLOPS dense FP8, "
+      "1080 PFLOPS dense FP4, 576 TB/s HBM3e, dense = half the sparse figure)";
+  g.peak_dense_tflops = {{DType::kFP32, 80},   {DType::kTF32, 1250}, {DType::kBF16, 2500},
+                         {DType::kFP16, 2500}, {DType::kFP8, 5000},  {DType::kMXFP8, 5000},
+                         {DType::kFP4, 15000}};
+  g.tdp_watts = 1400;
+  g.gpus_per_node = 72;
+  return g;
+}
+
+// H800 SXM: the export variant of the H100 SXM with the same compute and HBM, and NVLink cut to
+// 8 links (400 GB/s bidirectional); DeepSeek's clusters pair each with a 400 Gb/s InfiniBand NIC
+// (DeepSeek-V3 technical report, arXiv 2412.19437, §3.1).
+GpuSpec H800() {
+  GpuSpec g = H100();
+  g.name = "H800";
+  g.aliases = {"h800_sxm", "h800_80gb"};
+  g.device_names = {"h800"};
+  g.description = "NVIDIA H800 SXM5 80GB (Hopper, 8 NVLink links)";
+  g.source =
+      "NVIDIA H800 product brief (SXM: H100 SXM compute, 400 GB/s NVLink); DeepSeek-V3 "
+      "technical report §3.1 (cluster: 8 GPUs per node, 400 Gb/s InfiniBand per GPU)";
+  g.intra_node_links = 8;
+  g.intra_node_bandwidth = 8 * 25 * kGBps;
+  return g;
+}
+
 // Older and PCIe parts, kept so that profiler traces from them get roofline peaks and
 // projections can be asked about them.
 
@@ -369,8 +426,8 @@ GpuSpec Mi210() {
 
 const std::vector<GpuSpec>& GpuLibrary() {
   static const std::vector<GpuSpec> library = {
-      Mi300x(), Mi325x(), Mi350x(), Mi355x(), A100(), H100(),      H200(),
-      B200(),   GB200(),  Mi250x(), Mi210(),  V100(), A100_40gb(), H100_pcie()};
+      Mi300x(), Mi325x(), Mi350x(), Mi355x(), A100(),  H100(), H200(),      B200(),     GB200(),
+      B300(),   GB300(),  H800(),   Mi250x(), Mi210(), V100(), A100_40gb(), H100_pcie()};
   return library;
 }
 

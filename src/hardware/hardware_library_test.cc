@@ -14,9 +14,9 @@ using ::testing::ElementsAre;
 TEST(GpuLibrary, HasEveryGpuOfTheSpec) {
   std::vector<std::string> names;
   for (const GpuSpec& gpu : GpuLibrary()) names.push_back(gpu.name);
-  EXPECT_THAT(names,
-              ElementsAre("MI300X", "MI325X", "MI350X", "MI355X", "A100", "H100", "H200", "B200",
-                          "GB200", "MI250X", "MI210", "V100", "A100-40GB", "H100-PCIe"));
+  EXPECT_THAT(names, ElementsAre("MI300X", "MI325X", "MI350X", "MI355X", "A100", "H100", "H200",
+                                 "B200", "GB200", "B300", "GB300", "H800", "MI250X", "MI210",
+                                 "V100", "A100-40GB", "H100-PCIe"));
 }
 
 TEST(GpuLibrary, EveryEntryIsComplete) {
@@ -86,6 +86,18 @@ TEST(GpuLibrary, DatasheetFigures) {
   EXPECT_FALSE(FindGpu("A100")->Supports(DType::kFP8));
   EXPECT_FALSE(FindGpu("MI355X")->Supports(DType::kTF32));
   EXPECT_EQ(FindGpu("GB200")->gpus_per_node, 72);
+  // Blackwell Ultra: B200's BF16 and FP8, 1.5x its dense FP4 (HGX B300: 108 vs 72 PFLOPS per
+  // 8 GPUs), 288 GB; GB300 NVL72: 360 PFLOPS dense FP8 / 72 GPUs = 5 PFLOPS.
+  EXPECT_DOUBLE_EQ(FindGpu("B300")->PeakTflops(DType::kBF16), 2250);
+  EXPECT_DOUBLE_EQ(FindGpu("B300")->PeakTflops(DType::kFP4), 108e3 / 8);
+  EXPECT_EQ(FindGpu("B300")->hbm_bytes, static_cast<int64_t>(288e9));
+  EXPECT_DOUBLE_EQ(FindGpu("B300")->nic_bandwidth, 100e9);  // 800 Gb/s ConnectX-8
+  EXPECT_DOUBLE_EQ(FindGpu("GB300")->PeakTflops(DType::kFP8), 360e3 / 72);
+  EXPECT_EQ(FindGpu("GB300")->gpus_per_node, 72);
+  // H800: H100 compute, NVLink 400 GB/s bidirectional = 200 GB/s per direction.
+  EXPECT_DOUBLE_EQ(FindGpu("H800")->PeakTflops(DType::kBF16),
+                   FindGpu("H100")->PeakTflops(DType::kBF16));
+  EXPECT_DOUBLE_EQ(FindGpu("H800")->intra_node_bandwidth, 200e9);
   EXPECT_THROW(FindGpu("A100")->PeakTflops(DType::kFP8), UserError);
 }
 
@@ -117,6 +129,9 @@ TEST(FindGpuForDevice, MatchesTraceDeviceNamesAndShortKeys) {
   EXPECT_DOUBLE_EQ(FindGpuForDevice("NVIDIA A100-PG509-200")->HbmTbps(), 1.555);
   EXPECT_EQ(FindGpuForDevice("Tesla V100-DGXS-32GB")->name, "V100");
   EXPECT_EQ(FindGpuForDevice("NVIDIA GB200")->name, "GB200");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA H800")->name, "H800");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA GB300")->name, "GB300");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA B300 SXM6 AC")->name, "B300");
   EXPECT_EQ(FindGpuForDevice("AMD Instinct MI250X")->name, "MI250X");
   EXPECT_EQ(FindGpuForDevice("NVIDIA GeForce RTX 2080 Ti"), nullptr);
   EXPECT_EQ(FindGpuForDevice(""), nullptr);

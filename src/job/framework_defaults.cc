@@ -55,10 +55,13 @@ std::vector<FrameworkDefaults> BuildTable() {
   t.push_back(d);
 
   // Megatron-Bridge: Megatron-Core recipes whose FP8 default is current (per-tensor) scaling
-  // ("fp8_cs"; Blackwell recipes name MXFP8 explicitly) (Megatron-Bridge performance summary,
-  // scripts/performance recipes).
+  // ("fp8_cs"; Blackwell recipes name MXFP8 explicitly), and whose MoE recipes dispatch tokens
+  // with the flex dispatcher on DeepEP (moe_flex_dispatcher_backend="deepep") (Megatron-Bridge
+  // performance summary; scripts/performance/configs/*/..._workload_base_configs.py).
   d.name = "megatron-bridge";
   d.fp8_current_scaling = true;
+  d.deepep = true;
+  d.ep_overlap = true;  // moe_a2a_overlap=True in the same recipes
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
   t.push_back(d);
@@ -68,6 +71,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // overlap_grad_reduce / overlap_param_gather (101 of the MI355X examples).
   d.name = "primus-megatron";
   d.fp8_current_scaling = false;
+  d.deepep = false;
+  d.ep_overlap = true;  // Primus Turbo's DeepEP overlaps dispatch/combine (when DeepEP is on)
   d.source =
       "Primus primus/configs/modules/megatron/pre_trainer.yaml, "
       "configs/models/megatron/llama_base.yaml, examples/megatron/configs";

@@ -34,6 +34,8 @@ struct FrameworkDefaults {
   bool local_batch;            // batch sizes are per DP rank; PP micro-batches default to 1
   bool uneven_pp_ends;         // layers that do not divide go to the first/last stages' deficit
   bool full_recompute;         // its published runs recompute every layer unless stated
+  bool deepep;                 // MoE token dispatch through DeepEP-style kernels
+  bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
   FlopConvention flops;
   std::string_view source;  // where these defaults are documented
 };

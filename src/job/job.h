@@ -64,7 +64,10 @@ struct TrainingSettings {
   bool cross_entropy_loss_fusion = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
-  bool deepep = false;  // DeepEP / Turbo dispatch+combine kernels
+  bool deepep = false;  // DeepEP / Turbo dispatch+combine kernels (one network copy per node)
+  // The EP all-to-all partly hidden behind compute: Primus Turbo's DeepEP as Primus's own
+  // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
+  bool ep_overlap = false;
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;

@@ -264,6 +264,7 @@ class MaxText final : public FrameworkAdapter {
     t.optimizer = OptimizerKind::kAdam;
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
+    t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
     t.flash_attention = c.String("attention", "cudnn_flash_te").find("flash") != std::string::npos;
   }
 

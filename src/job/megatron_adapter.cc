@@ -316,6 +316,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   t.overlap_grad_reduce = c.Bool("overlap_grad_reduce", t.overlap_grad_reduce);
   t.overlap_param_gather = c.Bool("overlap_param_gather", t.overlap_param_gather);
   t.deepep = c.Bool("use_turbo_deepep", false) || c.Bool("moe_enable_deepep", false);
+  t.ep_overlap = t.deepep || c.Bool("overlap_moe_expert_parallel_comm", false);
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

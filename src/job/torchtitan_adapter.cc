@@ -235,6 +235,7 @@ class TorchTitan final : public FrameworkAdapter {
     t.fused_elementwise = c.Bool("compile.enable", c.Bool("training.compile", false));
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
+    t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
   }
 };
 

@@ -90,8 +90,8 @@ const std::string& FactCell(const CsvTable& t, size_t row, const std::string& co
 
 const GpuSpec* GpuFor(const std::string& text) {
   // Longer names first: "GB200" contains "B200".
-  for (const char* name :
-       {"MI355X", "MI350X", "MI325X", "MI300X", "GB200", "B200", "H200", "H100", "A100"}) {
+  for (const char* name : {"MI355X", "MI350X", "MI325X", "MI300X", "GB300", "GB200", "B300", "B200",
+                           "H800", "H200", "H100", "A100"}) {
     if (Contains(text, name)) return FindGpu(name);
   }
   return nullptr;
@@ -228,6 +228,10 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     job.model = ModelFromRow(t, row, model_name, provenance);
   }
   if (auto v = SizeCell(t, row, "vocab", "vocab_size", provenance)) job.model.vocab_size = *v;
+  static const std::regex kMtpOff(R"(MTP off|mtp_num_layers\s*[=:]?\s*0\b)", std::regex::icase);
+  if (job.model.mtp_num_layers > 0 && std::regex_search(t.Get(row, "notes"), kMtpOff)) {
+    job.model.mtp_num_layers = 0;  // the row says its run had multi-token prediction off
+  }
   job.model.seq_length = *seq;
 
   ParallelPlan& p = job.parallel;
@@ -281,6 +285,26 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.recompute.granularity = RecomputeGranularity::kFull;
     tr.recompute.method = RecomputeMethod::kUniform;
     tr.recompute.num_layers = 1;
+    std::smatch m;
+    static const std::regex kPerStage(R"(([0-9]+) layers? per (virtual )?stage)");
+    static const std::regex kLayerIds(R"(layer IDs \(([0-9, ]+)\))");
+    if (std::regex_search(recompute, m, kLayerIds)) {
+      // recompute_layer_ids: only the listed layers.
+      const std::string ids = m[1].str();
+      for (size_t pos = 0; pos < ids.size();) {
+        const size_t end = ids.find(',', pos);
+        const std::string id = ids.substr(pos, end == std::string::npos ? end : end - pos);
+        if (id.find_first_of("0123456789") != std::string::npos) {
+          tr.recompute.layer_ids.push_back(std::stoll(id));
+        }
+        if (end == std::string::npos) break;
+        pos = end + 1;
+      }
+    } else if (std::regex_search(recompute, m, kPerStage)) {
+      // --recompute-method block --recompute-num-layers N: the first N layers of each stage.
+      tr.recompute.method = RecomputeMethod::kBlock;
+      tr.recompute.num_layers = std::stoll(m[1].str());
+    }
   } else if (Contains(recompute, "selective")) {
     tr.recompute.granularity = RecomputeGranularity::kSelective;
     // torchtitan's per-op policy (activation_checkpoint.selective_ac_option = "op").
@@ -302,6 +326,9 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.hidden_dropout = stack.dropout;
   tr.attention_dropout = stack.dropout;
   tr.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
+  // DeepEP dispatch/combine kernels, where the row names them or its framework uses them.
+  const std::string stack_text = FactCell(t, row, "framework_version") + " " + t.Get(row, "notes");
+  tr.deepep = r.moe && (stack.deepep || Contains(stack_text, "deepep"));
   const std::string overlap = Lower(FactCell(t, row, "overlap"));
   if (overlap.empty()) {
     tr.overlap_grad_reduce = stack.overlap_grad_reduce;
@@ -310,6 +337,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.overlap_grad_reduce = Contains(overlap, "grad");
     tr.overlap_param_gather = Contains(overlap, "param");
   }
+  tr.ep_overlap =
+      r.moe && (overlap.empty() ? stack.ep_overlap && tr.deepep : Contains(overlap, "ep"));
   const int64_t virtual_stages = int64_t{p.pp} * std::max(1, p.vpp);
   if (p.pp > 1 && job.model.num_layers % virtual_stages != 0) {
     if (std::string layout = StatedPipelineLayout(t.Get(row, "notes")); !layout.empty()) {
@@ -341,8 +370,12 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   ClusterSpec& c = job.cluster;
   c.gpu = *gpu;
-  c.gpus_per_node =
-      static_cast<int>(SizeCell(t, row, "gpus_per_node", "gpus_per_node", provenance).value_or(8));
+  // Unstated: the GPU's own node (NVLink domain), or the largest share of it that the GPU count
+  // fills evenly (NVL72 jobs run 64 GPUs per rack).
+  int64_t node = std::max(1, gpu->gpus_per_node);
+  while (gpus > 0 && node > 1 && gpus % node != 0) --node;
+  c.gpus_per_node = static_cast<int>(
+      SizeCell(t, row, "gpus_per_node", "gpus_per_node", provenance).value_or(node));
   if (c.gpus_per_node < 1 || c.gpus_per_node > 1024) {
     ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "gpus_per_node",
                    fmt::format("{} is out of range: must be between 1 and 1024", c.gpus_per_node));
