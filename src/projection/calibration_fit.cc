@@ -202,7 +202,8 @@ CrossValidation CrossValidate(const std::string& csv_path) {
   std::map<std::string, int> families;
   for (const PredictionGrid::Row& row : grid.rows()) ++families[row.family];
   CrossValidation cv;
-  for (const auto& [family, count] : families) {
+  for (const auto& entry : families) {
+    const std::string& family = entry.first;  // (a structured binding cannot be captured)
     const GridFit f =
         Fit(grid, [&](const PredictionGrid::Row& row) { return row.family != family; });
     HeldOutSource s;
