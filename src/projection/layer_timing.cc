@@ -49,11 +49,12 @@ PieceTiming ToTiming(const LayerCost& c, bool recomputed, double eff) {
 
 bool UsesCudnnAttentionOnHopper(const Job& job) {
   const GpuSpec& gpu = job.cluster.gpu;
-  const bool hopper_or_later = gpu.vendor == Vendor::kNVIDIA && gpu.arch != "sm_80";
+  // The constant describes Hopper kernels of the 2024 containers; Blackwell keeps its table.
+  const bool hopper = gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
   // PyTorch SDPA's flash backend (torchtitan, llm-foundry) is FlashAttention-2, the table's
   // default; Megatron-based stacks and MaxText on GPUs use cuDNN fused kernels.
   const bool cudnn = DefaultsForFramework(job.framework).cudnn_attention;
-  return hopper_or_later && cudnn && job.training.flash_attention;
+  return hopper && cudnn && job.training.flash_attention;
 }
 
 ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,

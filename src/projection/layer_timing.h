@@ -41,7 +41,7 @@ struct ModelTimings {
 // one constant for all rows and GPUs, never per row.
 inline constexpr double kInTrainingEfficiency = 0.80;
 
-// Transformer Engine's cuDNN attention on Hopper and later (Megatron, NeMo, Primus, MaxText),
+// Transformer Engine's cuDNN attention on Hopper (Megatron, NeMo, Primus, MaxText),
 // as a fraction of FlashAttention-3's published 75% (forward) / 50% (backward) of peak. The
 // cuDNN 9.0-9.2 of the 2024 NeMo containers predates FlashAttention-3-class kernels; fitted on
 // the 13 NeMo rows of corpus/validation/published_runs.csv (the only H100 rows that run TE
@@ -58,7 +58,7 @@ struct Calibration {
 };
 
 // Whether the job's attention runs through Transformer Engine / cuDNN fused attention on an
-// NVIDIA Hopper or later GPU (the kernels kCudnnAttentionScale describes).
+// NVIDIA Hopper GPU (the kernels kCudnnAttentionScale describes; Blackwell keeps its table).
 bool UsesCudnnAttentionOnHopper(const Job& job);
 
 // `gemm_table`, when given, replaces the GPU's default efficiency table (e.g. one calibrated
