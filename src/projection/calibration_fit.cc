@@ -151,7 +151,13 @@ GridFit Fit(PredictionGrid& grid, const std::function<bool(const PredictionGrid:
   GridFit f;
   f.efficiency = NearestIndex(kEfficiencyAxis, kInTrainingEfficiency);
   f.attention = NearestIndex(kAttentionAxis, kCudnnAttentionScale);
-  const auto use_cudnn = [&](const PredictionGrid::Row& row) { return row.cudnn && use(row); };
+  // Both constants describe dense kernels in a training step and are fitted on dense rows;
+  // an MoE row's error is dominated by its expert layers (routing, grouped GEMMs, all-to-all),
+  // which the constants would only absorb. MoE rows are scored, never fitted on.
+  const auto use_dense = [&](const PredictionGrid::Row& row) { return !row.run.moe && use(row); };
+  const auto use_cudnn = [&](const PredictionGrid::Row& row) {
+    return row.cudnn && use_dense(row);
+  };
   for (int round = 0; round < 3; ++round) {
     f.attention_curve.clear();
     double best = std::numeric_limits<double>::infinity();
@@ -166,7 +172,7 @@ GridFit Fit(PredictionGrid& grid, const std::function<bool(const PredictionGrid:
     f.efficiency_curve.clear();
     best = std::numeric_limits<double>::infinity();
     for (int e = 0; e < kEfficiencyAxis.points; ++e) {
-      const double s = grid.Score(use, e, f.attention, &f.efficiency_rows);
+      const double s = grid.Score(use_dense, e, f.attention, &f.efficiency_rows);
       f.efficiency_curve.emplace_back(kEfficiencyAxis.Value(e), s);
       if (s < best) {
         best = s;

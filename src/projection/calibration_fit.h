@@ -18,7 +18,7 @@
 namespace sextant {
 
 // Fits the constants by grid search, minimising the mean-of-sources MAPE: the cuDNN attention
-// scale on the rows that run Transformer Engine attention on Hopper, the in-training
+// scale on the dense rows that run Transformer Engine attention on Hopper, the in-training
 // efficiency on every throughput / time row. The two interact, so the search alternates between
 // them (coordinate descent, three rounds). Memory rows depend on neither.
 struct CalibrationFit {
