@@ -57,11 +57,12 @@ void AddValidateCommand(CLI::App& app) {
     }
     if (o->fit) {
       const CalibrationFit fit = FitCalibration(o->csv);
-      Table a("attention_fit",
-              fmt::format("cuDNN attention scale: mean-of-sources MAPE of the {} rows that run "
-                          "Transformer Engine attention on Hopper",
-                          fit.attention_rows),
-              {{"scale", "scale", 2}, {"mape_pct", "MAPE %", 2}});
+      Table a(
+          "attention_fit",
+          fmt::format("cuDNN attention scale: mean-of-sources MAPE of the {} dense rows that run "
+                      "Transformer Engine attention on Hopper",
+                      fit.attention_rows),
+          {{"scale", "scale", 2}, {"mape_pct", "MAPE %", 2}});
       for (const auto& [v, mape] : fit.attention_curve) a.AddRow({v, mape});
       Table e("efficiency_fit",
               fmt::format("In-training efficiency: mean-of-sources MAPE of the {} time rows",
