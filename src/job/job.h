@@ -25,6 +25,11 @@ struct RecomputeSpec {
   // TorchTitan's per-op selective policy (selective_ac_option = "op"): every other matmul
   // output is saved, the other matmuls and all memory-bound ops are recomputed.
   bool per_op_policy = false;
+  // XLA's dots-with-no-batch-dims policies (MaxText remat_policy "minimal", "minimal_flash"):
+  // every projection matmul output is saved (and the flash-attention context with
+  // minimal_flash); norms, activations and attention scores are recomputed.
+  bool matmul_outputs_only = false;
+  bool save_attention_context = false;
 };
 
 enum class OptimizerKind { kAdam, kSgd, kMuon };
@@ -61,6 +66,10 @@ struct TrainingSettings {
   // Engine, Apex, torch.compile). False for PyTorch eager (torchtitan without compile), where
   // each is a chain of single-op kernels with fp32 up-casts (cost/memory_bound_model.h).
   bool fused_elementwise = true;
+  // The layer is a compiled graph (torch.compile's AOTAutograd min-cut partitioner, XLA):
+  // outputs of pointwise ops (norm outputs, the SwiGLU product) are recomputed in backward from
+  // their saved inputs instead of being stored.
+  bool compiled_graph = false;
   bool cross_entropy_loss_fusion = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;

@@ -235,12 +235,19 @@ class MaxText final : public FrameworkAdapter {
     if (remat == "full") {
       r.granularity = RecomputeGranularity::kFull;
       r.num_layers = 1;
+    } else if (remat == "minimal" || remat == "minimal_flash") {
+      // jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims (MaxText
+      // layers/decoders.py), minimal_flash also saving the attention context.
+      r.granularity = RecomputeGranularity::kSelective;
+      r.matmul_outputs_only = true;
+      r.save_attention_context = remat == "minimal_flash";
     } else if (remat != "none") {
       r.granularity = RecomputeGranularity::kSelective;
       r.modules = {"core_attn"};
       ctx.notes.push_back(
           fmt::format("MaxText remat_policy {} projected as selective recompute", remat));
     }
+    t.compiled_graph = true;  // XLA compiles the step
 
     // Precision.
     PrecisionRecipe& precision = t.precision;

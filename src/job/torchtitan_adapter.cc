@@ -1,5 +1,6 @@
 // TorchTitan job configs (TOML, or a Primus experiment YAML with the same sections).
 // Key names: torchtitan/config/job_config.py.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -233,6 +234,16 @@ class TorchTitan final : public FrameworkAdapter {
     // torch.compile fuses the element-wise ops (compile.enable; training.compile before
     // 2025); torchtitan's default is eager.
     t.fused_elementwise = c.Bool("compile.enable", c.Bool("training.compile", false));
+    // compile.components (default model and loss): the compiled model rematerialises its
+    // pointwise outputs; the compiled loss fuses the fp32 upcast into the cross-entropy.
+    std::vector<std::string> components = c.StringList("compile.components");
+    if (components.empty()) components = {"model", "loss"};
+    auto compiled = [&](const char* what) {
+      return t.fused_elementwise &&
+             std::find(components.begin(), components.end(), what) != components.end();
+    };
+    t.compiled_graph = compiled("model");
+    if (compiled("loss")) t.cross_entropy_loss_fusion = true;
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
     t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it

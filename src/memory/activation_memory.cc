@@ -63,8 +63,39 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     return LayerActivation{static_cast<int64_t>(std::llround((input + shard / 2) * tokens)),
                            static_cast<int64_t>(std::llround(shard / 2 * tokens))};
   }
+  if (job.training.recompute.granularity == RecomputeGranularity::kSelective &&
+      job.training.recompute.matmul_outputs_only && !m.IsMoeLayer(layer) &&
+      m.attention == AttentionType::kStandard) {
+    // XLA's checkpoint_dots_with_no_batch_dims lets projection outputs be saved, and JAX keeps
+    // those the backward pass uses: Q, K, V (attention backward), the output projection (to
+    // recompute the residual sum the next norm reads), gate and up (SwiGLU backward); plus the
+    // flash-attention context and its fp32 log-sum-exp under minimal_flash, and the layer
+    // input the scan carries. Norm outputs and the SwiGLU product are recomputed; the down
+    // projection's output is not needed by any backward.
+    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+    const double d = static_cast<double>(a.head_dim);
+    const double q = heads_of(m) * d;
+    const double kv = static_cast<double>(a.kv_heads) * d * a.kv_tensors / 2.0;
+    const double f = static_cast<double>(m.ffn_hidden_size);
+    const bool context = job.training.recompute.save_attention_context;
+    const double attn_shard = 2.0 * (q + 2 * kv) + (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
+    const double attn_repl = 2.0 * h + 2.0 * h;  // layer input, output projection
+    const double mlp_shard = 2.0 * f * (m.swiglu ? 2.0 : 1.0);
+    const double mlp_repl = 0.0;
+    return LayerActivation{
+        static_cast<int64_t>(std::llround((attn_repl / sp_div + attn_shard / t) * tokens)),
+        static_cast<int64_t>(std::llround((mlp_repl / sp_div + mlp_shard / t) * tokens))};
+  }
+  // A compiled layer recomputes a norm's output from its saved input in backward, so the
+  // projection after a norm stores nothing of its own (AOTAutograd min-cut partitioner).
+  const bool compiled = job.training.compiled_graph;
+  const double attn_input = compiled && norms_before_attn > 0 ? 0.0 : lin * h;
+  const double mlp_input = compiled && norms_before_mlp > 0 ? 0.0 : lin * h;
+  // The SwiGLU / GeLU product feeding the down projection is recomputed from the saved
+  // up-projection outputs.
+  const double act_output = compiled ? 0.0 : 1.0;
   // ---- attention block, bytes per token ----
-  double attn_repl = norms_before_attn * norm_input + lin * h + mask * h;  // norm, QKV input, mask
+  double attn_repl = norms_before_attn * norm_input + attn_input + mask * h;  // norm, QKV in, mask
   double attn_shard = 0;
   const double heads = static_cast<double>(m.num_attention_heads);
   if (m.attention == AttentionType::kMultiLatent) {
@@ -108,7 +139,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
   const double gate = m.swiglu ? 2.0 : 1.0;
   auto dense_mlp = [&](double f) {
     // input (counted by caller), up-projection output (2 B x f x gate), activation output.
-    return 2.0 * f * gate + lin * f;
+    return 2.0 * f * gate + act_output * lin * f;
   };
   if (m.IsMoeLayer(layer)) {
     const MoeSpec& e = m.moe;
@@ -126,7 +157,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
       per_copy = 0;
     } else {
       double act = 2.0 * fe * gate / etp;
-      if (!RecomputesModule(job, "moe_act")) act += lin * fe / etp;
+      if (!RecomputesModule(job, "moe_act")) act += act_output * lin * fe / etp;
       per_copy += act;
     }
     double routed = copies * per_copy * token_share;
@@ -139,7 +170,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     return LayerActivation{static_cast<int64_t>(std::llround(attn_bytes)),
                            static_cast<int64_t>(std::llround(mlp_bytes))};
   }
-  mlp_repl += lin * h;  // MLP input
+  mlp_repl += mlp_input;  // MLP input
   if (RecomputesModule(job, "mlp")) {
     mlp_shard = 0;
   } else {
@@ -178,7 +209,9 @@ int64_t OutputActivationBytes(const Job& job) {
   double bytes = (2.0 * h + 2.0 * h) * tokens / sp_div;
   // Vocab-parallel cross-entropy keeps fp32 softmax of its logits shard (Megatron's
   // 4·s·b·V/t term); the fused kernel writes the bf16 gradient in the forward pass instead.
-  bytes += (job.training.cross_entropy_loss_fusion ? 2.0 : 4.0) * tokens * v / t;
+  // A compiled loss keeps the bf16 logits and recomputes the softmax from them.
+  const bool compact = job.training.cross_entropy_loss_fusion || job.training.compiled_graph;
+  bytes += (compact ? 2.0 : 4.0) * tokens * v / t;
   return static_cast<int64_t>(std::llround(bytes));
 }
 

@@ -135,10 +135,11 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
           {"embedding", std::llround(embed_bytes), "int64 token ids (+ dropout mask)"});
     }
     if (output_bytes > 0) {
-      st.activation_parts.push_back({"LM head + loss", std::llround(output_bytes),
-                                     job.training.cross_entropy_loss_fusion
-                                         ? "fused cross-entropy: bf16 logits gradient"
-                                         : "unfused cross-entropy: fp32 softmax"});
+      st.activation_parts.push_back(
+          {"LM head + loss", std::llround(output_bytes),
+           job.training.cross_entropy_loss_fusion ? "fused cross-entropy: bf16 logits gradient"
+           : job.training.compiled_graph          ? "compiled loss: bf16 logits, softmax recomputed"
+                                                  : "unfused cross-entropy: fp32 softmax"});
     }
     if (output_bytes > 0) {
       // While the last micro-batch computes its loss, the logits and their gradient exist on
