@@ -180,10 +180,14 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   run_one(chosen, r.simulation, r.schedule_ops, staged);
   r.schedule = std::string(ScheduleKindName(chosen));
 
-  // Critical rank: the one that finishes last.
+  // Critical rank: the one with the most work. The last to finish is not it: in 1F1B and its
+  // interleaved form rank 0 runs the final backward, and with uneven stages it may be the least
+  // loaded, so its idle time would be reported as the pipeline's bubble.
   const RankSimulation* crit = &r.simulation.ranks.front();
   for (const auto& rk : r.simulation.ranks) {
-    if (rk.end_s > crit->end_s) crit = &rk;
+    if (rk.busy_s > crit->busy_s || (rk.busy_s == crit->busy_s && rk.end_s > crit->end_s)) {
+      crit = &rk;
+    }
   }
   double bwd_window = 0, fwd_window = 0;
   for (size_t s = 0; s < staged.backward_last.size(); ++s) {
