@@ -128,9 +128,9 @@ class Parser {
         std::max<int64_t>(0, left_int ? std::get<int64_t>(left) : std::get<int64_t>(right));
     const auto& list =
         left_int ? std::get<std::vector<int64_t>>(right) : std::get<std::vector<int64_t>>(left);
-    if (!list.empty() && count > kMaxListLength / static_cast<int64_t>(list.size())) {
-      Fail("list too long");
-    }
+    // An empty list repeated any number of times is empty: no loop over the count.
+    if (list.empty()) return std::vector<int64_t>{};
+    if (count > kMaxListLength / static_cast<int64_t>(list.size())) Fail("list too long");
     std::vector<int64_t> out;
     out.reserve(list.size() * count);
     for (int64_t i = 0; i < count; ++i) out.insert(out.end(), list.begin(), list.end());
