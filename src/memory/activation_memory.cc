@@ -30,6 +30,22 @@ int64_t TokensPerRank(const Job& job) {
   return job.training.micro_batch_size * job.training.seq_length / cp;
 }
 
+namespace {
+
+// Widths per token of a standard-attention layer's projections: Q, K and V together counted
+// as 2·kv (kv_tensors / 2 per head when K and V share one projection), and the dense MLP.
+struct ProjectionWidths {
+  double q, kv, f;
+};
+ProjectionWidths ProjectionWidthsOf(const ModelSpec& m, int64_t layer) {
+  const ModelSpec::LayerAttention a = m.AttentionOf(layer);
+  const double d = static_cast<double>(a.head_dim);
+  return {heads_of(m) * d, static_cast<double>(a.kv_heads) * d * a.kv_tensors / 2.0,
+          static_cast<double>(m.ffn_hidden_size)};
+}
+
+}  // namespace
+
 LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
   const ModelSpec& m = job.model;
   const ParallelPlan& p = job.parallel;
@@ -52,11 +68,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     // torchtitan's per-op policy (torchtitan/models/llama3/parallelize: _save_list) keeps the
     // attention output (+ fp32 log-sum-exp) and every other matmul output; everything else is
     // recomputed from those and the layer input.
-    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
-    const double d = static_cast<double>(a.head_dim);
-    const double q = heads_of(m) * d;
-    const double kv = static_cast<double>(a.kv_heads) * d * a.kv_tensors / 2.0;
-    const double f = static_cast<double>(m.ffn_hidden_size);
+    const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
     const double mm_outputs = q + 2 * kv + h + f * (m.swiglu ? 2.0 : 1.0) + h;  // per token
     const double shard = (0.5 * mm_outputs * 2.0 + 2.0 * q + 4.0 * m.num_attention_heads) / t;
     const double input = 2.0 * h / sp_div;
@@ -72,11 +84,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     // flash-attention context and its fp32 log-sum-exp under minimal_flash, and the layer
     // input the scan carries. Norm outputs and the SwiGLU product are recomputed; the down
     // projection's output is not needed by any backward.
-    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
-    const double d = static_cast<double>(a.head_dim);
-    const double q = heads_of(m) * d;
-    const double kv = static_cast<double>(a.kv_heads) * d * a.kv_tensors / 2.0;
-    const double f = static_cast<double>(m.ffn_hidden_size);
+    const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
     const bool context = job.training.recompute.save_attention_context;
     const double attn_shard = 2.0 * (q + 2 * kv) + (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
     const double attn_repl = 2.0 * h + 2.0 * h;  // layer input, output projection

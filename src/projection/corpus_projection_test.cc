@@ -4,6 +4,7 @@
 // iteration time, or a one-line UserError — never a crash or an internal error.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,20 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kPrimus = CorpusPath("primus");
 
+// The job of one Primus example as `sextant projection` builds it (no environment), or nothing
+// when the builder refuses it (unsupported architectures: covered by the job corpus walk).
+std::optional<Job> BuildExample(const fs::path& path) {
+  JobRequest request;
+  request.config_path = path.string();
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  try {
+    return BuildJob(request);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
+
 TEST(CorpusProjection, EveryBuildableExperimentProjects) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   size_t jobs = 0, memory_ok = 0, performance_ok = 0;
@@ -31,16 +46,9 @@ TEST(CorpusProjection, EveryBuildableExperimentProjects) {
     for (const auto& entry :
          fs::recursive_directory_iterator(kPrimus + "/examples/" + framework + "/configs")) {
       if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
-      JobRequest request;
-      request.config_path = entry.path().string();
-      request.primus_path = kPrimus;
-      request.use_environment = false;
-      Job job;
-      try {
-        job = BuildJob(request);
-      } catch (const UserError&) {
-        continue;  // refused at build time: covered by the job corpus walk
-      }
+      const std::optional<Job> built = BuildExample(entry.path());
+      if (!built) continue;
+      const Job& job = *built;
       ++jobs;
       ProjectionOptions options;
       try {
@@ -83,16 +91,9 @@ TEST(CorpusProjection, SmallPrimusExamplesFitOneNodeOfTheirGpu) {
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       const std::string ext = entry.path().extension().string();
       if (!entry.is_regular_file() || (ext != ".yaml" && ext != ".toml")) continue;
-      JobRequest request;
-      request.config_path = entry.path().string();
-      request.primus_path = kPrimus;
-      request.use_environment = false;
-      Job job;
-      try {
-        job = BuildJob(request);
-      } catch (const UserError&) {
-        continue;  // unsupported architectures: covered by the job corpus walk
-      }
+      const std::optional<Job> built = BuildExample(entry.path());
+      if (!built) continue;
+      const Job& job = *built;
       const double params = static_cast<double>(CountParameters(job.model).Total());
       const bool small = job.model.IsMoe() ? params <= 31e9 : params <= 13.5e9;
       if (!small || job.cluster.num_nodes != 1) continue;
