@@ -258,7 +258,8 @@ GpuSpec B300() {
   g.peak_dense_tflops = {{DType::kFP32, 75},   {DType::kTF32, 1125}, {DType::kBF16, 2250},
                          {DType::kFP16, 2250}, {DType::kFP8, 4500},  {DType::kMXFP8, 4500},
                          {DType::kFP4, 13500}};
-  g.tdp_watts = 1100;
+  g.tdp_watts =
+      1400;  // up to 1.4 kW per Blackwell Ultra GPU (NVIDIA GTC 2025 Blackwell Ultra brief)
   g.nic_bandwidth = 2 * k400GbitNic;  // 1.6 TB/s of networking per 8 GPUs (ConnectX-8)
   return g;
 }
@@ -277,7 +278,6 @@ GpuSpec GB300() {
   g.peak_dense_tflops = {{DType::kFP32, 80},   {DType::kTF32, 1250}, {DType::kBF16, 2500},
                          {DType::kFP16, 2500}, {DType::kFP8, 5000},  {DType::kMXFP8, 5000},
                          {DType::kFP4, 15000}};
-  g.tdp_watts = 1400;
   g.gpus_per_node = 72;
   return g;
 }
