@@ -130,8 +130,22 @@ void NestCpuEvents(TraceData& trace) {
 
 }  // namespace
 
+bool IsGraphLaunchName(std::string_view name) {
+  // Kineto records the runtime call by name; some CUDA builds add a "_v10000" version suffix.
+  return name.starts_with("cudaGraphLaunch") || name.starts_with("hipGraphLaunch");
+}
+
 void BuildLinks(TraceData& trace) {
   NestCpuEvents(trace);
+  {
+    std::vector<int8_t> graph_name(trace.strings.size(), -1);  // per name id, tested once
+    for (CpuEvent& ev : trace.cpu) {
+      if (ev.kind != CpuKind::kRuntime) continue;
+      int8_t& flag = graph_name[ev.name];
+      if (flag < 0) flag = IsGraphLaunchName(trace.Name(ev.name)) ? 1 : 0;
+      ev.graph_launch = flag == 1;
+    }
+  }
   std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
                    [](const GpuEvent& a, const GpuEvent& b) { return a.ts_ns < b.ts_ns; });
 

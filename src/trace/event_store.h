@@ -49,7 +49,8 @@ struct CpuEvent {
   int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)
   int32_t collective = -1;       // index into TraceData::collectives
   CpuKind kind = CpuKind::kOp;
-  bool launch_flow = false;  // an ac2g flow starts here (Kineto draws it to the GPU activity)
+  bool launch_flow = false;   // an ac2g flow starts here (Kineto draws it to the GPU activity)
+  bool graph_launch = false;  // cudaGraphLaunch/hipGraphLaunch: replays many kernels (BuildLinks)
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };
 
@@ -125,5 +126,8 @@ struct TraceData {
 // (correlation id, else External id) and GPU activities to their launching cpu_op, attaches
 // collective metadata to communication kernels, and collects ProfilerStep#N iterations.
 void BuildLinks(TraceData& trace);
+
+// cudaGraphLaunch / hipGraphLaunch (with or without a version suffix).
+bool IsGraphLaunchName(std::string_view name);
 
 }  // namespace sextant

@@ -37,6 +37,15 @@ const Golden kGoldens[] = {
      "TraceLens/torch_compile_triton/trace_perf_report_csvs"},
 };
 
+// HIP-graph replays (kernels launched by hipGraphLaunch, which has no flow start). Their
+// references are inference reports: a GPU timeline but no kernel_summary.csv.
+const Golden kGraphGoldens[] = {
+    {"TraceLens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+     "TraceLens/inference/sglang_decode/perf_csvs"},
+    {"TraceLens/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz",
+     "TraceLens/inference/vllm_prefilldecode_piecewise/perf_csvs"},
+};
+
 std::string Corpus(const std::string& rel) { return CorpusPath("traces/") + rel; }
 
 void ExpectWithin(double ours, double golden, const std::string& what) {
@@ -50,8 +59,7 @@ class GoldenReportTest : public ::testing::TestWithParam<Golden> {
   void SetUp() override { SEXTANT_SKIP_WITHOUT_CORPUS(); }
 };
 
-TEST_P(GoldenReportTest, GpuTimelineMatchesTraceLens) {
-  const Golden& g = GetParam();
+void ExpectTimelineMatchesTraceLens(const Golden& g) {
   TraceData trace = ReadKinetoTrace(Corpus(g.trace));
   GpuTimeline t = ComputeGpuTimeline(trace);
   CsvTable csv = CsvTable::Read(Corpus(std::string(g.csv_dir) + "/gpu_timeline.csv"));
@@ -73,6 +81,16 @@ TEST_P(GoldenReportTest, GpuTimelineMatchesTraceLens) {
     ++checked;
   }
   EXPECT_EQ(checked, 8u);
+}
+
+TEST_P(GoldenReportTest, GpuTimelineMatchesTraceLens) {
+  ExpectTimelineMatchesTraceLens(GetParam());
+}
+
+class GraphReplayReportTest : public GoldenReportTest {};
+
+TEST_P(GraphReplayReportTest, GpuTimelineMatchesTraceLens) {
+  ExpectTimelineMatchesTraceLens(GetParam());
 }
 
 TEST_P(GoldenReportTest, KernelSumAndCountMatchTraceLens) {
@@ -104,6 +122,7 @@ TEST_P(GoldenReportTest, KernelSumAndCountMatchTraceLens) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TraceLens, GoldenReportTest, ::testing::ValuesIn(kGoldens));
+INSTANTIATE_TEST_SUITE_P(TraceLens, GraphReplayReportTest, ::testing::ValuesIn(kGraphGoldens));
 
 }  // namespace
 }  // namespace sextant

@@ -58,18 +58,35 @@ GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_
   return t;
 }
 
-std::vector<uint32_t> TimelineEvents(const TraceData& trace) {
-  std::vector<uint32_t> linked;
+TimelineSelection SelectTimelineEvents(const TraceData& trace) {
+  TimelineSelection s;
   for (uint32_t i = 0; i < trace.gpu.size(); ++i) {
     const GpuEvent& g = trace.gpu[i];
-    if (g.launcher < 0) continue;
-    if (trace.has_launch_flows && !trace.cpu[g.launcher].launch_flow) continue;
-    linked.push_back(i);
+    if (g.launcher < 0) {
+      ++s.unlaunched;
+      s.unlaunched_ns += g.dur_ns;
+      continue;
+    }
+    // A graph launch has no flow start of its own: its replayed kernels share its correlation
+    // id (TraceLens trace_to_tree.py, _get_graph_gpu_events).
+    const CpuEvent& launch = trace.cpu[g.launcher];
+    if (trace.has_launch_flows && !launch.launch_flow && !launch.graph_launch) {
+      ++s.flowless;
+      s.flowless_ns += g.dur_ns;
+      continue;
+    }
+    s.events.push_back(i);
+    if (launch.graph_launch) ++s.graph_replayed;
   }
-  if (!linked.empty()) return linked;
-  std::vector<uint32_t> all(trace.gpu.size());
-  std::iota(all.begin(), all.end(), 0u);
-  return all;
+  if (!s.events.empty()) return s;
+  s = TimelineSelection{};
+  s.events.resize(trace.gpu.size());
+  std::iota(s.events.begin(), s.events.end(), 0u);
+  return s;
+}
+
+std::vector<uint32_t> TimelineEvents(const TraceData& trace) {
+  return SelectTimelineEvents(trace).events;
 }
 
 GpuTimeline ComputeGpuTimeline(const TraceData& trace) {

@@ -34,9 +34,20 @@ struct GpuTimeline {
 bool IsCommunicationKernelName(std::string_view name);
 
 // The GPU activities that belong to the profiled window: those whose launching runtime call
-// is in the trace (and, when the trace has CPU->GPU flow events, carries one — the rule
-// TraceLens applies, so kernels still running from before the window are left out). A trace
-// with no linked activity at all (GPU-only) uses every activity.
+// is in the trace (and, when the trace has CPU->GPU flow events, carries one or is a graph
+// launch — the rule TraceLens applies, so kernels still running from before the window are
+// left out). A trace with no linked activity at all (GPU-only) uses every activity.
+struct TimelineSelection {
+  std::vector<uint32_t> events;  // indices into trace.gpu
+  size_t graph_replayed = 0;     // of those, kernels replayed by a cudaGraphLaunch/hipGraphLaunch
+  // Activities left out, and their summed duration: launched before the trace's window (no
+  // launching runtime call in it), or by a call that carries no launch flow.
+  size_t unlaunched = 0;
+  int64_t unlaunched_ns = 0;
+  size_t flowless = 0;
+  int64_t flowless_ns = 0;
+};
+TimelineSelection SelectTimelineEvents(const TraceData& trace);
 std::vector<uint32_t> TimelineEvents(const TraceData& trace);
 
 // Over TimelineEvents(trace), or over the GPU events with the given indices.

@@ -61,6 +61,54 @@ TEST(GpuTimelineTest, WithFlowEventsOnlyFlowLaunchedActivitiesCount) {
   EXPECT_EQ(g.idle_ns, 25'000);
 }
 
+TEST(GpuTimelineTest, KernelsReplayedByAGraphLaunchCountWithoutAFlowStart) {
+  // One eager kernel E (flow-launched, [10, 14)) and a hipGraphLaunch whose three replayed
+  // kernels share its correlation id 7 and carry no flow start (as Kineto records graphs):
+  // [20, 25), [25, 31), [40, 42). A kernel from before the window (no launch) stays out.
+  // computation = 4 + 5 + 6 + 2 = 17 us over a span [10, 42) of 32 us, idle 15 us.
+  TraceData t = KinetoTraceBuilder()
+                    .Launch(1, 2, 1)
+                    .LaunchFlow(1, 1, 10)
+                    .Runtime("hipGraphLaunch", 5, 3, 7)
+                    .Kernel("old", 0, 3, 99)
+                    .Kernel("E", 10, 4, 1)
+                    .Kernel("g1", 20, 5, 7)
+                    .Kernel("g2", 25, 6, 7)
+                    .Kernel("g3", 40, 2, 7)
+                    .Parse();
+  ASSERT_TRUE(t.has_launch_flows);
+  TimelineSelection s = SelectTimelineEvents(t);
+  EXPECT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.graph_replayed, 3u);
+  EXPECT_EQ(s.unlaunched, 1u);
+  EXPECT_EQ(s.unlaunched_ns, 3'000);
+  EXPECT_EQ(s.flowless, 0u);
+  GpuTimeline tl = ComputeGpuTimeline(t);
+  EXPECT_EQ(tl.computation_ns, 17'000);
+  EXPECT_EQ(tl.total_ns, 32'000);
+  EXPECT_EQ(tl.idle_ns, 15'000);
+  // The same call without the graph name is an eager launch with no flow: its kernels leave.
+  TraceData eager = KinetoTraceBuilder()
+                        .Launch(1, 2, 1)
+                        .LaunchFlow(1, 1, 10)
+                        .Runtime("hipLaunchKernel", 5, 3, 7)
+                        .Kernel("E", 10, 4, 1)
+                        .Kernel("g1", 20, 5, 7)
+                        .Parse();
+  TimelineSelection e = SelectTimelineEvents(eager);
+  EXPECT_EQ(e.events.size(), 1u);
+  EXPECT_EQ(e.flowless, 1u);
+  EXPECT_EQ(e.flowless_ns, 5'000);
+}
+
+TEST(GpuTimelineTest, GraphLaunchNamesWithAndWithoutVersionSuffix) {
+  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch"));
+  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch_v10000"));
+  EXPECT_TRUE(IsGraphLaunchName("hipGraphLaunch"));
+  EXPECT_FALSE(IsGraphLaunchName("cudaLaunchKernel"));
+  EXPECT_FALSE(IsGraphLaunchName("cudaGraphInstantiate"));
+}
+
 TEST(GpuTimelineTest, ActivitiesBelongToTheStepThatLaunchedThem) {
   // Steps [0, 100) and [100, 200). K1 is launched at 10 but runs at [150, 160), inside step 2's
   // window: it belongs to step 1. K2 launched at 120 belongs to step 2; K3 launched at 250,

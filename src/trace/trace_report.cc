@@ -111,7 +111,21 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.truncated = trace.truncated;
   r.warnings = trace.warnings;
   const int64_t rank = r.rank;
-  r.timeline = ComputeGpuTimeline(trace);
+  const TimelineSelection selection = SelectTimelineEvents(trace);
+  // TraceLens leaves the same activities out; say how much, since it changes the timeline.
+  if (selection.unlaunched > 0) {
+    r.warnings.push_back(fmt::format(
+        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
+        "launching runtime call is not in the trace (work queued before the profiled window)",
+        selection.unlaunched, Ms(selection.unlaunched_ns)));
+  }
+  if (selection.flowless > 0) {
+    r.warnings.push_back(fmt::format(
+        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
+        "launching runtime call carries no launch flow",
+        selection.flowless, Ms(selection.flowless_ns)));
+  }
+  r.timeline = ComputeGpuTimeline(trace, selection.events);
   r.tables.push_back(TimelineTable(rank, r.timeline));
   r.tables.push_back(IterationTable(rank, trace));
   r.tables.push_back(IterationStatsTable(rank, trace));
@@ -289,7 +303,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
               {"launch_overhead_ms", "launch overhead (ms)", 3},
               {"dependency_wait_ms", "dependency wait (ms)", 3},
               {"other_ms", "other (ms)", 3}});
-  for (const auto& s : BreakDownIdleTime(trace, TimelineEvents(trace))) {
+  for (const auto& s : BreakDownIdleTime(trace, selection.events)) {
     idle.AddRow({rank, static_cast<int64_t>(s.device), s.stream, s.activities, Ms(s.busy_ns),
                  Ms(s.idle_ns()), Ms(s.host_bound_ns), Ms(s.launch_overhead_ns),
                  Ms(s.dependency_wait_ns), Ms(s.other_ns)});
