@@ -8,14 +8,6 @@
 #include "cli/commands.h"
 #include "util/error.h"
 
-namespace sextant::cli {
-namespace {
-int exit_status = 0;
-}  // namespace
-void SetExitStatus(int status) { exit_status = status; }
-int ExitStatus() { return exit_status; }
-}  // namespace sextant::cli
-
 int main(int argc, char** argv) {
   CLI::App app{"Sextant: memory and performance projection, and trace analysis, for LLM training",
                "sextant"};

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "job/job_builder.h"
 #include "memory/memory_model.h"
 #include "memory/memory_report.h"
@@ -195,8 +196,7 @@ void AddProjectionCommands(CLI::App& app) {
       "search", "Best TP/PP/VPP/CP/EP, micro-batch, recompute and schedule for N nodes");
   AddSharedFlags(search, *opts);
   auto flags = std::make_shared<SearchFlags>();
-  search->add_option("--top", flags->top, "configurations to list (default 10)")
-      ->check(CLI::PositiveNumber);
+  search->add_option("--top", flags->top, "configurations to list (default 10)")->check(AtLeast(1));
   search->add_option("--objective", flags->objective, "rank by tokens (tokens/s/GPU) or memory")
       ->check(CLI::IsMember({"tokens", "memory"}));
   search->add_flag("--mpi", flags->mpi, "spread the search over MPI processes (run under mpirun)");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/html_writer.h"
@@ -29,7 +30,7 @@ struct ReportArgs {
   bool json = false;
   bool mpi = false;
   unsigned threads = 0;
-  size_t top = 50;
+  size_t top = 10;
 };
 
 std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
@@ -41,8 +42,6 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
 void RunReport(const ReportArgs& args) {
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
-  options.top_kernels = args.top;
-  options.top_ops = args.top * 2;
   // Before the analysis, which can take minutes; the writers check again.
   for (const std::string& out : {args.html, args.xlsx}) RefuseOverwritingInput(out, args.traces);
   std::vector<RankReport> ranks;
@@ -63,7 +62,7 @@ void RunReport(const ReportArgs& args) {
   if (args.json) {
     std::printf("%s\n", ReportToJson(report).dump(1).c_str());
   } else {
-    std::fputs(ReportToConsole(report).c_str(), stdout);
+    std::fputs(ReportToConsole(report, args.top).c_str(), stdout);
   }
 }
 
@@ -151,8 +150,11 @@ void AddTraceCommands(CLI::App& app) {
                    "spread the files over MPI processes (run under mpirun)");
   report->add_option("--threads", report_args->threads,
                      "threads for parallel analysis (default: all cores)");
-  report->add_option("--top", report_args->top,
-                     "rows per rank in the kernel table (ops: twice as many)");
+  report
+      ->add_option("--top", report_args->top,
+                   "kernel and op rows per rank on the console (default 10); --json, --csv "
+                   "and --xlsx hold every row")
+      ->check(AtLeast(1));
   report->callback([report_args] { RunReport(*report_args); });
 
   auto diff_args = std::make_shared<DiffArgs>();

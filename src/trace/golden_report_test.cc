@@ -8,6 +8,7 @@
 #include "trace/gpu_timeline.h"
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
+#include "trace/op_breakdown.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
 
@@ -35,7 +36,19 @@ const Golden kGoldens[] = {
      "TraceLens/perf_model_normalization/normalization_layer_test_perf_report_csvs"},
     {"TraceLens/torch_compile_triton/trace.json.gz",
      "TraceLens/torch_compile_triton/trace_perf_report_csvs"},
+    // The MI300X (ROCm) twins of three H100 traces.
+    {"TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+     "TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs"},
+    {"TraceLens/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+     "TraceLens/mi300/facebook_timesformer-base-finetuned-k400__1016002_perf_report_csvs"},
+    {"TraceLens/mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz",
+     "TraceLens/mi300/google_owlv2-large-patch14-ensemble__1016001_perf_report_csvs"},
 };
+
+// The references with an ops_summary.csv (a GPU-only trace has no ops).
+bool HasOpsSummary(const Golden& g) {
+  return std::string(g.trace).find("gpu_only") == std::string::npos;
+}
 
 // HIP-graph replays (kernels launched by hipGraphLaunch, which has no flow start). Their
 // references are inference reports: a GPU timeline but no kernel_summary.csv.
@@ -119,6 +132,30 @@ TEST_P(GoldenReportTest, KernelSumAndCountMatchTraceLens) {
         << name;
   }
   EXPECT_EQ(by_name.size(), golden.size());
+}
+
+TEST_P(GoldenReportTest, OpsWithDirectKernelsMatchTraceLensOpsSummary) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  std::vector<OpStats> ours = SummarizeOps(trace, ComputeOpKernelTimes(trace), false);
+  std::map<std::string, const OpStats*> by_name;
+  for (const auto& o : ours) by_name[o.name] = &o;
+  if (!HasOpsSummary(g)) {
+    EXPECT_TRUE(ours.empty()) << "a GPU-only trace has no ops";
+    return;
+  }
+  // TraceLens lists the ops that launch kernels themselves; ours also lists their callers
+  // (subtree time only), which are not compared.
+  CsvTable csv = CsvTable::Read(Corpus(std::string(g.csv_dir) + "/ops_summary.csv"));
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string& name = csv.Get(r, "name");
+    auto it = by_name.find(name);
+    ASSERT_NE(it, by_name.end()) << "missing op " << name;
+    EXPECT_EQ(it->second->count, std::stoll(csv.Get(r, "Count"))) << name;
+    ExpectWithin(it->second->direct_kernel_ns / 1e3,
+                 std::stod(csv.Get(r, "total_direct_kernel_time_sum")), name);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(TraceLens, GoldenReportTest, ::testing::ValuesIn(kGoldens));

@@ -16,8 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sextant::InputText input = sextant::InputText::FromString(bytes);
     sextant::TraceData trace = sextant::ParseKinetoTrace(input, "fuzz.json");
     sextant::ReportOptions options;
-    options.top_kernels = 5;
-    options.top_ops = 5;
     sextant::AnalyzeTrace(trace, options, 0);
   } catch (const sextant::UserError&) {
   }

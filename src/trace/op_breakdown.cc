@@ -5,6 +5,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "trace/gpu_timeline.h"
+
 namespace sextant {
 
 OpKernelTimes ComputeOpKernelTimes(const TraceData& trace) {
@@ -12,7 +14,10 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace) {
   t.direct_ns.assign(trace.cpu.size(), 0);
   t.subtree_ns.assign(trace.cpu.size(), 0);
   t.kernel_count.assign(trace.cpu.size(), 0);
-  for (const GpuEvent& g : trace.gpu) {
+  // The timeline's activities only: a memset whose launch carries no flow is outside
+  // TraceLens's op tree too, so op times agree with its ops_summary.
+  for (uint32_t i : TimelineEvents(trace)) {
+    const GpuEvent& g = trace.gpu[i];
     if (g.op < 0) continue;
     t.direct_ns[g.op] += g.dur_ns;
     t.kernel_count[g.op]++;
@@ -50,9 +55,25 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     std::unordered_map<uint32_t, int64_t> parents;
   };
   std::map<Key, Acc> groups;
+  // An op that calls itself (aten::arange → aten::arange(out=), aten::to → aten::to) is one
+  // call: the inner one's kernels count as the outermost one's direct kernels, and the inner
+  // one is not counted again (TraceLens's ops_summary counts such an op once). Parents
+  // precede children, so the outermost same-name ancestor is known when a child is reached.
+  std::vector<int32_t> outermost(trace.cpu.size(), -1);
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
+    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
+    if (parent >= 0 && trace.cpu[parent].name == ev.name) {
+      int32_t top = outermost[parent] >= 0 ? outermost[parent] : parent;
+      outermost[i] = top;
+      const CpuEvent& outer = trace.cpu[top];
+      Key key{outer.name, by_shape ? outer.input_dims : 0u, by_shape ? outer.input_types : 0u};
+      OpStats& s = groups[key].stats;
+      s.direct_kernel_ns += times.direct_ns[i];
+      s.kernels += times.kernel_count[i];
+      continue;
+    }
     Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
     Acc& acc = groups[key];
     OpStats& s = acc.stats;
@@ -67,7 +88,6 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     s.direct_kernel_ns += times.direct_ns[i];
     s.subtree_kernel_ns += times.subtree_ns[i];
     s.kernels += times.kernel_count[i];
-    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
     acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
   }
   std::vector<OpStats> out;

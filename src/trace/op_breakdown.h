@@ -13,7 +13,8 @@
 
 namespace sextant {
 
-// Per CPU event (index into trace.cpu): kernel time it launched directly / in its subtree.
+// Per CPU event (index into trace.cpu): kernel time it launched directly / in its subtree,
+// over the GPU timeline's activities (TimelineEvents).
 struct OpKernelTimes {
   std::vector<int64_t> direct_ns;
   std::vector<int64_t> subtree_ns;

@@ -98,6 +98,28 @@ TEST(OpBreakdownTest, ByNameSumsCallsAndDropsOpsWithoutGpuWork) {
   EXPECT_EQ(ops[1].parent, "");  // the enclosing ProfilerStep is not an op
 }
 
+TEST(OpBreakdownTest, AnOpThatCallsItselfCountsOnce) {
+  // aten::arange [0, 50) → aten::arange(out=) [5, 40) → launch → fill 3 µs; then a second,
+  // separate aten::arange [60, 80) → launch → fill 2 µs. Two calls, 5 µs direct: the nested
+  // one is part of the first call (TraceLens's ops_summary counts aten::arange once per call).
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("aten::arange", 0, 50)
+                    .CpuOp("aten::arange", 5, 35)
+                    .Launch(10, 2, 1)
+                    .CpuOp("aten::arange", 60, 20)
+                    .Launch(65, 2, 2)
+                    .Kernel("fill", 20, 3, 1)
+                    .Kernel("fill", 70, 2, 2)
+                    .Parse();
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/false);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].count, 2);
+  EXPECT_EQ(ops[0].cpu_ns, 70'000);  // 50 + 20: the nested call's time is inside the outer one
+  EXPECT_EQ(ops[0].direct_kernel_ns, 5'000);
+  EXPECT_EQ(ops[0].subtree_kernel_ns, 5'000);
+  EXPECT_EQ(ops[0].kernels, 2);
+}
+
 TEST(OpBreakdownTest, ByShapeSeparatesCallsAndNamesTheirParents) {
   TraceData t = StepTrace();
   std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/true);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -157,16 +160,11 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                       {"min_us", "min (us)", 2},
                       {"max_us", "max (us)", 2},
                       {"percent", "% of GPU time", 2}});
-  for (size_t i = 0; i < kernels.size() && i < options.top_kernels; ++i) {
-    const auto& k = kernels[i];
+  for (const auto& k : kernels) {
     kernel_table.AddRow({rank, k.name, std::string(CategoryName(k.category)), k.parent_op, k.count,
                          Us(static_cast<double>(k.total_ns)), Us(k.mean_ns), Us(k.median_ns),
                          Us(static_cast<double>(k.min_ns)), Us(static_cast<double>(k.max_ns)),
                          Pct(static_cast<double>(k.total_ns), static_cast<double>(all_kernel_ns))});
-  }
-  if (kernels.size() > options.top_kernels) {
-    kernel_table.AddNote(
-        fmt::format("{} of {} distinct kernels shown", options.top_kernels, kernels.size()));
   }
   r.tables.push_back(std::move(kernel_table));
 
@@ -184,8 +182,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
              {"subtree_kernel_us", "subtree kernels (us)", 1},
              {"percent", "% of GPU time", 2}});
   auto op_rows = SummarizeOps(trace, times, true);
-  for (size_t i = 0; i < op_rows.size() && i < options.top_ops; ++i) {
-    const auto& o = op_rows[i];
+  for (const auto& o : op_rows) {
     ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, Ms(o.cpu_ns),
                 Us(static_cast<double>(o.direct_kernel_ns)),
                 Us(static_cast<double>(o.subtree_kernel_ns)),
@@ -201,8 +198,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                      {"subtree_kernel_us", "subtree kernels (us)", 1},
                      {"percent", "% of GPU time", 2}});
   auto name_rows = SummarizeOps(trace, times, false);
-  for (size_t i = 0; i < name_rows.size() && i < options.top_ops; ++i) {
-    const auto& o = name_rows[i];
+  for (const auto& o : name_rows) {
     ops_by_name.AddRow(
         {rank, o.name, o.count, Ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),
          Us(static_cast<double>(o.subtree_kernel_ns)),
@@ -550,13 +546,27 @@ nlohmann::json ReportToJson(const TraceReport& report) {
 namespace {
 
 // A copy of `table` with only the first `n` rows of each rank.
+// The first `n` rows of each rank, with a note saying how many were left out and where
+// they are.
 Table TopPerRank(const Table& table, size_t n) {
   Table out(table.name(), table.title(), table.columns());
   int rank_col = table.ColumnIndex("rank");
   std::map<int64_t, size_t> seen;
+  size_t dropped = 0;
   for (const auto& row : table.rows()) {
     int64_t rank = rank_col >= 0 ? std::get<int64_t>(row[rank_col]) : 0;
-    if (seen[rank]++ < n) out.AddRow(row);
+    if (seen[rank]++ < n) {
+      out.AddRow(row);
+    } else {
+      ++dropped;
+    }
+  }
+  for (const auto& note : table.notes()) out.AddNote(note);
+  if (dropped > 0) {
+    out.AddNote(
+        fmt::format("{} of {} rows shown ({} per rank); every row is in --json, --csv "
+                    "and --xlsx",
+                    out.size(), table.size(), n));
   }
   return out;
 }
@@ -582,7 +592,7 @@ Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
 
 }  // namespace
 
-std::string ReportToConsole(const TraceReport& report) {
+std::string ReportToConsole(const TraceReport& report, size_t top) {
   std::string out;
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) out += fmt::format("warning: rank {}: {}\n", r.rank, w);
@@ -596,8 +606,8 @@ std::string ReportToConsole(const TraceReport& report) {
   show(report.Find("gpu_timeline"), 100, {});
   show(report.Find("iteration_stats"), 100, {});
   show(report.Find("kernel_categories"), 100, {});
-  show(report.Find("kernels"), 10, {"min_us", "parent_op"}, 70);
-  show(report.Find("ops_by_name"), 10, {}, 50);
+  show(report.Find("kernels"), top, {"min_us", "parent_op"}, 70);
+  show(report.Find("ops_by_name"), top, {}, 50);
   show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
   show(report.Find("collectives"), 10, {"min_us", "max_us"});
   show(report.Find("idle"), 6, {});
@@ -637,10 +647,21 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
       {"Roofline", {"roofline"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
+  // A page with every kernel and op of many ranks is too heavy for a browser: the long
+  // tables keep their top rows per rank, and say so.
+  constexpr size_t kHtmlRowsPerRank = 100;
+  const std::set<std::string> long_tables = {"kernels", "ops", "ops_by_name", "op_tree"};
+  std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};
     for (const auto& name : names) {
-      if (const Table* t = report.Find(name)) s.tables.push_back(t);
+      const Table* t = report.Find(name);
+      if (!t) continue;
+      if (long_tables.count(name) > 0) {
+        shortened.push_back(TopPerRank(*t, kHtmlRowsPerRank));
+        t = &shortened.back();
+      }
+      s.tables.push_back(t);
     }
     if (heading == "Kernels") {
       if (const Table* t = report.Find("kernel_categories")) {

@@ -15,10 +15,10 @@
 
 namespace sextant {
 
+// Every table holds every row: --json, --csv and --xlsx are complete; only the console (and
+// the HTML page, which a browser must hold) show the top rows.
 struct ReportOptions {
-  std::string gpu_arch;     // overrides the device name for rooflines ("" = from the trace)
-  size_t top_kernels = 50;  // rows kept per rank in the kernel table
-  size_t top_ops = 100;     // rows kept per rank in the op tables
+  std::string gpu_arch;  // overrides the device name for rooflines ("" = from the trace)
 };
 
 struct RankReport {
@@ -56,8 +56,9 @@ TraceReport CombineReports(std::vector<RankReport> ranks);
 // {"ranks": [{"rank", "gpu", "iterations", "timeline_us": {...}, "kernels", "ops",
 //  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
 nlohmann::json ReportToJson(const TraceReport& report);
-// The compact human summary printed by default.
-std::string ReportToConsole(const TraceReport& report);
+// The compact human summary printed by default: `top` rows per rank of the kernel and op
+// tables (other tables have their own short limits).
+std::string ReportToConsole(const TraceReport& report, size_t top = 10);
 // Throws UserError if `path` cannot be written or is one of `inputs`.
 void WriteReportHtml(const TraceReport& report, const std::string& path,
                      const std::vector<std::string>& inputs = {});

@@ -1,0 +1,24 @@
+#include "cli/option_checks.h"
+
+#include <charconv>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace sextant::cli {
+
+CLI::Validator AtLeast(long long minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || value < minimum) {
+          return fmt::format("must be a whole number of at least {}, got '{}'", minimum, text);
+        }
+        return "";
+      },
+      fmt::format("INT>={}", minimum));
+}
+
+}  // namespace sextant::cli

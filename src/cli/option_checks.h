@@ -1,0 +1,12 @@
+// Checks for numeric command-line values, with messages a person reads at a glance (CLI11's
+// own range checks print the type's whole range: "not in range 0 to 1.797e308" in full).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sextant::cli {
+
+// An integer of at least `minimum`: "--top 0" → "must be a whole number of at least 1, got 0".
+CLI::Validator AtLeast(long long minimum);
+
+}  // namespace sextant::cli

@@ -1,0 +1,26 @@
+#include "cli/option_checks.h"
+
+#include <gtest/gtest.h>
+
+namespace sextant::cli {
+namespace {
+
+std::string Check(const CLI::Validator& v, std::string text) { return v(text); }
+
+TEST(OptionChecksTest, AtLeastAcceptsTheMinimumAndAbove) {
+  CLI::Validator v = AtLeast(1);
+  EXPECT_EQ(Check(v, "1"), "");
+  EXPECT_EQ(Check(v, "4096"), "");
+}
+
+TEST(OptionChecksTest, AtLeastNamesTheLimitAndTheValue) {
+  CLI::Validator v = AtLeast(1);
+  EXPECT_EQ(Check(v, "0"), "must be a whole number of at least 1, got '0'");
+  EXPECT_EQ(Check(v, "-3"), "must be a whole number of at least 1, got '-3'");
+  EXPECT_EQ(Check(v, "2.5"), "must be a whole number of at least 1, got '2.5'");
+  EXPECT_EQ(Check(v, "99999999999999999999"),
+            "must be a whole number of at least 1, got '99999999999999999999'");
+}
+
+}  // namespace
+}  // namespace sextant::cli
