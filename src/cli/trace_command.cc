@@ -27,6 +27,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> traces;
   std::string gpu_arch, xlsx, csv_dir, html;
+  std::vector<std::string> captures;
   bool json = false;
   bool mpi = false;
   unsigned threads = 0;
@@ -42,8 +43,11 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
 void RunReport(const ReportArgs& args) {
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
+  options.capture_traces = args.captures;
   // Before the analysis, which can take minutes; the writers check again.
-  for (const std::string& out : {args.html, args.xlsx}) RefuseOverwritingInput(out, args.traces);
+  std::vector<std::string> inputs = args.traces;
+  inputs.insert(inputs.end(), args.captures.begin(), args.captures.end());
+  for (const std::string& out : {args.html, args.xlsx}) RefuseOverwritingInput(out, inputs);
   std::vector<RankReport> ranks;
   if (args.mpi) {
     bool root = true;
@@ -56,9 +60,9 @@ void RunReport(const ReportArgs& args) {
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   }
-  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, args.traces);
-  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, args.traces);
-  if (!args.html.empty()) WriteReportHtml(report, args.html, args.traces);
+  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs);
+  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, inputs);
+  if (!args.html.empty()) WriteReportHtml(report, args.html, inputs);
   if (args.json) {
     std::printf("%s\n", ReportToJson(report).dump(1).c_str());
   } else {
@@ -146,6 +150,12 @@ void AddTraceCommands(CLI::App& app) {
                      "write one CSV file per table into this directory");
   report->add_option("--html", report_args->html, "write a self-contained HTML report");
   report->add_flag("--json", report_args->json, "print the result as JSON");
+  report
+      ->add_option("--capture", report_args->captures,
+                   "graph-capture trace(s) of CUDA/HIP-graph replays: replayed kernels take "
+                   "the ops that recorded them (repeat for several)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
   report->add_flag("--mpi", report_args->mpi,
                    "spread the files over MPI processes (run under mpirun)");
   report->add_option("--threads", report_args->threads,

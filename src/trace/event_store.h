@@ -46,6 +46,7 @@ struct CpuEvent {
   uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
   uint32_t input_types = 0;      // raw JSON text of args "Input type"
   uint32_t concrete_inputs = 0;  // raw JSON text of args "Concrete Inputs"
+  uint32_t launched_kernel = 0;  // runtime calls: args "kernel", the kernel's name (ROCm)
   int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)
   int32_t collective = -1;       // index into TraceData::collectives
   CpuKind kind = CpuKind::kOp;
@@ -111,7 +112,8 @@ struct TraceData {
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
 
-  bool has_launch_flows = false;  // the trace has CPU->GPU flow events at all
+  bool has_launch_flows = false;        // the trace has CPU->GPU flow events at all
+  size_t graph_kernels_attributed = 0;  // graph-replayed kernels given a captured op
 
   size_t input_bytes = 0;   // decompressed JSON size
   size_t total_events = 0;  // every element of traceEvents, kept or not

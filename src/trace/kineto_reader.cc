@@ -453,9 +453,11 @@ class KinetoParser {
   struct Args {
     int64_t external_id = -1, correlation = -1, stream = INT64_MIN, device = INT64_MIN, bytes = -1;
     uint32_t dims = 0, types = 0, concrete = 0;
+    uint32_t kernel = 0;  // runtime calls under graph capture name the kernel they record
   };
 
-  void ParseArgs(od::value& value, Args& args, bool cpu_side) {
+  // `cpu_side`: an op or annotation (shapes are read); `runtime`: a runtime call.
+  void ParseArgs(od::value& value, Args& args, bool cpu_side, bool runtime) {
     od::object obj;
     if (value.get_object().get(obj) != simdjson::SUCCESS) return;
     for (auto field_result : obj) {
@@ -480,6 +482,8 @@ class KinetoParser {
             ParseInt(Token(v), &args.stream);
           else if (key == "device")
             ParseInt(Token(v), &args.device);
+          else if (key == "kernel" && runtime)
+            args.kernel = InternString(v);
           break;
         case 8:
           if (key == "Comms Id") {
@@ -522,6 +526,19 @@ class KinetoParser {
           break;
       }
     }
+  }
+
+  // SGLang's profiler names its ops "sglang_profiler::<op>_<call-site number>"; the number
+  // splits one op into as many names as call sites (TraceLens strips it the same way:
+  // Trace2Tree/extensions/pseudo_ops_utils.py, _SGLANG_SUFFIX_RE).
+  uint32_t OpName(uint32_t id) {
+    constexpr std::string_view kSglang = "sglang_profiler::";
+    std::string_view name = out_.Name(id);
+    if (!name.starts_with(kSglang)) return id;
+    size_t end = name.size();
+    while (end > kSglang.size() && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    if (end == name.size() || end <= kSglang.size() + 1 || name[end - 1] != '_') return id;
+    return out_.strings.Intern(name.substr(0, end - 1));
   }
 
   uint32_t InternString(od::value& v) {
@@ -594,7 +611,8 @@ class KinetoParser {
         ParseInt(Token(v), &flow_id);
       } else if (key == "args") {
         if (have_cat && cat != Category::kFlow) {
-          ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation);
+          ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation,
+                    cat == Category::kRuntime);
         }
       }
     }
@@ -617,13 +635,14 @@ class KinetoParser {
       CpuEvent ev;
       ev.ts_ns = ts;
       ev.dur_ns = dur;
-      ev.name = name;
+      ev.name = cat == Category::kCpuOp ? OpName(name) : name;
       ev.thread = ThreadIndex(pid, tid);
       ev.external_id = args.external_id;
       ev.correlation = cat == Category::kRuntime ? args.correlation : -1;
       ev.input_dims = args.dims;
       ev.input_types = args.types;
       ev.concrete_inputs = args.concrete;
+      ev.launched_kernel = cat == Category::kRuntime ? args.kernel : 0;
       ev.kind = cat == Category::kCpuOp        ? CpuKind::kOp
                 : cat == Category::kAnnotation ? CpuKind::kAnnotation
                                                : CpuKind::kRuntime;

@@ -170,6 +170,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
 
   // Operators.
   OpKernelTimes times = ComputeOpKernelTimes(trace);
+  std::string ops_by_name_note;
   Table ops("ops", "CPU ops by name and input shapes, with the GPU time of their kernels",
             {RankColumn(),
              {"name", "op", 0},
@@ -188,6 +189,21 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                 Us(static_cast<double>(o.subtree_kernel_ns)),
                 Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
   }
+  if (selection.graph_replayed > 0) {
+    std::string note =
+        trace.graph_kernels_attributed > 0
+            ? fmt::format(
+                  "{} kernels were replayed by graph launches; {} of them carry the op "
+                  "that captured them (--capture)",
+                  selection.graph_replayed, trace.graph_kernels_attributed)
+            : fmt::format(
+                  "{} kernels were replayed by graph launches and count under the op "
+                  "around the launch; --capture with the graph-capture trace gives them "
+                  "the ops (and shapes) that recorded them",
+                  selection.graph_replayed);
+    ops.AddNote(note);
+    ops_by_name_note = note;
+  }
   r.tables.push_back(std::move(ops));
   Table ops_by_name("ops_by_name", "CPU ops by name",
                     {RankColumn(),
@@ -204,6 +220,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
          Us(static_cast<double>(o.subtree_kernel_ns)),
          Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
   }
+  if (!ops_by_name_note.empty()) ops_by_name.AddNote(ops_by_name_note);
   r.tables.push_back(std::move(ops_by_name));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),

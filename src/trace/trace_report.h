@@ -19,6 +19,8 @@ namespace sextant {
 // the HTML page, which a browser must hold) show the top rows.
 struct ReportOptions {
   std::string gpu_arch;  // overrides the device name for rooflines ("" = from the trace)
+  // Graph-capture traces whose captured ops the replayed kernels take (graph_capture.h).
+  std::vector<std::string> capture_traces;
 };
 
 struct RankReport {

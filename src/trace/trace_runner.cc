@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/graph_capture.h"
 #include "trace/kineto_reader.h"
 #include "util/error.h"
 #include "util/mpi_gather.h"
@@ -16,10 +17,18 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
                                   const std::vector<size_t>& positions,
                                   const ReportOptions& options, unsigned threads) {
   std::vector<RankReport> reports(positions.size());
+  // Capture traces are read once and shared by every replay trace (read-only).
+  std::vector<TraceData> captures(options.capture_traces.size());
+  ParallelFor(
+      captures.size(), [&](size_t k) { captures[k] = ReadKinetoTrace(options.capture_traces[k]); },
+      threads);
+  std::vector<const TraceData*> capture_ptrs;
+  for (const TraceData& c : captures) capture_ptrs.push_back(&c);
   ParallelFor(
       positions.size(),
       [&](size_t k) {
         TraceData trace = ReadKinetoTrace(files[positions[k]]);
+        if (!capture_ptrs.empty()) AttributeGraphReplays(trace, capture_ptrs);
         reports[k] = AnalyzeTrace(trace, options, static_cast<int64_t>(positions[k]));
       },
       threads);
