@@ -30,6 +30,7 @@ seeds_for() {  # the seed folders of one target: inputs of the kind it parses
     yaml_loader_fuzz | hardware_config_fuzz) echo "$ROOT/tests/data/config $ROOT/tests/data/hardware" ;;
     toml_loader_fuzz) echo "$ROOT/tests/data/config" ;;
     pp_dump_reader_fuzz) echo "$CORPUS/pp_dumps" ;;
+    xplane_reader_fuzz) echo "$CORPUS/traces/TraceLens/jax $CORPUS/traces/TraceLens/mi300/jax_conv_minimal_legacy" ;;
   esac
 }
 status=0

@@ -4,12 +4,14 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "trace/gpu_timeline.h"
 #include "trace/graph_capture.h"
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
 #include "trace/op_breakdown.h"
+#include "trace/trace_runner.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
 
@@ -194,6 +196,44 @@ TEST_P(GraphReplayReportTest, CapturedOpsMatchTraceLensOpsSummary) {
     ++compared;
   }
   EXPECT_GE(compared, 13u);
+}
+
+// TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.
+// xprof numbers pids by plane position; in this profile plane 0 is host metadata, so pid p is
+// "/device:GPU:<p-1>".
+TEST(XPlaneGoldenReportTest, JaxConvGpuTimelinePerDeviceMatchesTraceLens) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  std::vector<TraceData> traces =
+      ReadTraceFile(Corpus("TraceLens/mi300/jax_conv_minimal_legacy/"
+                           "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"));
+  CsvTable csv =
+      CsvTable::Read(Corpus("TraceLens/mi300/jax_conv_minimal_perf_report_csvs/gpu_timeline.csv"));
+  std::map<int64_t, GpuTimeline> by_device;
+  for (const TraceData& t : traces) by_device[t.rank] = ComputeGpuTimeline(t);
+  size_t checked = 0;
+  std::set<int64_t> devices;
+  for (size_t r = 0; r < csv.size(); ++r) {
+    int64_t device = std::stoll(csv.Get(r, "gpu_pid")) - 1;
+    devices.insert(device);
+    auto it = by_device.find(device);
+    ASSERT_NE(it, by_device.end()) << "no trace for GPU " << device;
+    const GpuTimeline& t = it->second;
+    std::map<std::string, double> ours = {{"computation_time", t.computation_ns / 1e6},
+                                          {"exposed_comm_time", t.exposed_communication_ns / 1e6},
+                                          {"exposed_memcpy_time", t.exposed_memcpy_ns / 1e6},
+                                          {"busy_time", t.busy_ns / 1e6},
+                                          {"idle_time", t.idle_ns / 1e6},
+                                          {"total_time", t.total_ns / 1e6},
+                                          {"total_comm_time", t.communication_ns / 1e6},
+                                          {"total_memcpy_time", t.memcpy_ns / 1e6}};
+    const std::string& type = csv.Get(r, "type");
+    ASSERT_NE(ours.find(type), ours.end()) << type;
+    ExpectWithin(ours[type], std::stod(csv.Get(r, "time ms")),
+                 "GPU " + std::to_string(device) + " " + type);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 16u);
+  EXPECT_EQ(devices.size(), by_device.size()) << "a GPU with events the reference does not list";
 }
 
 INSTANTIATE_TEST_SUITE_P(TraceLens, GoldenReportTest, ::testing::ValuesIn(kGoldens));

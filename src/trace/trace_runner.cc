@@ -4,11 +4,21 @@
 
 #include "trace/graph_capture.h"
 #include "trace/kineto_reader.h"
+#include "trace/xplane_reader.h"
 #include "util/error.h"
 #include "util/mpi_gather.h"
 #include "util/thread_pool.h"
 
 namespace sextant {
+
+std::vector<TraceData> ReadTraceFile(const std::string& path) {
+  InputText input = InputText::Load(path);
+  std::vector<TraceData> out;
+  if (LooksLikeXPlane(input.text())) return ParseXPlane(input, path);
+  out.push_back(ParseKinetoTrace(input, path));
+  return out;
+}
+
 namespace {
 
 // Analyses files[positions[k]] for each k. A trace without a distributedInfo rank is labelled
@@ -16,7 +26,7 @@ namespace {
 std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
                                   const std::vector<size_t>& positions,
                                   const ReportOptions& options, unsigned threads) {
-  std::vector<RankReport> reports(positions.size());
+  std::vector<std::vector<RankReport>> per_file(positions.size());
   // Capture traces are read once and shared by every replay trace (read-only).
   std::vector<TraceData> captures(options.capture_traces.size());
   ParallelFor(
@@ -27,11 +37,16 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
   ParallelFor(
       positions.size(),
       [&](size_t k) {
-        TraceData trace = ReadKinetoTrace(files[positions[k]]);
-        if (!capture_ptrs.empty()) AttributeGraphReplays(trace, capture_ptrs);
-        reports[k] = AnalyzeTrace(trace, options, static_cast<int64_t>(positions[k]));
+        for (TraceData& trace : ReadTraceFile(files[positions[k]])) {
+          if (!capture_ptrs.empty()) AttributeGraphReplays(trace, capture_ptrs);
+          per_file[k].push_back(AnalyzeTrace(trace, options, static_cast<int64_t>(positions[k])));
+        }
       },
       threads);
+  std::vector<RankReport> reports;
+  for (auto& file_reports : per_file) {
+    for (RankReport& r : file_reports) reports.push_back(std::move(r));
+  }
   return reports;
 }
 

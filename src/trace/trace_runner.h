@@ -9,6 +9,10 @@
 
 namespace sextant {
 
+// Reads one profile, recognised by content: a Kineto JSON trace gives one TraceData, an XPlane
+// profile (JAX/XLA) one per GPU that ran work.
+std::vector<TraceData> ReadTraceFile(const std::string& path);
+
 // Reads and analyses each file on up to `threads` threads (0 = all cores); each trace is
 // freed as soon as its report is built. Order follows `files`. Throws the first UserError.
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,

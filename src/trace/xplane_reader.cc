@@ -1,0 +1,216 @@
+#include "trace/xplane_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <unordered_map>
+
+#include "util/error.h"
+#include "xplane.pb.h"
+
+namespace sextant {
+namespace {
+
+constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
+
+// As in the Kineto reader: no activity lasts 2^40 ns, no timestamp reaches 2^61 ns, so sums
+// over millions of hostile events cannot overflow.
+constexpr int64_t kMaxDurationPs = (int64_t{1} << 40) * 1000;
+constexpr int64_t kMaxTimestampNs = int64_t{1} << 61;
+
+int64_t PsToNs(int64_t ps) { return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000); }
+
+bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if ((text[i] | 0x20) != prefix[i]) return false;
+  }
+  return true;
+}
+
+// "Stream #7(Kernel)" -> 7; other line names keep the line id.
+int64_t StreamOf(const xplane::XLine& line) {
+  std::string_view name = line.name();
+  size_t hash = name.find('#');
+  if (name.starts_with("Stream") && hash != std::string_view::npos) {
+    int64_t id = 0;
+    auto [ptr, ec] = std::from_chars(name.data() + hash + 1, name.data() + name.size(), id);
+    if (ec == std::errc() && ptr != name.data() + hash + 1) return id;
+  }
+  return line.id();
+}
+
+// A plane's stats by name, with ref values resolved to the referenced stat's name.
+class PlaneStats {
+ public:
+  explicit PlaneStats(const xplane::XPlane& plane) : plane_(plane) {
+    for (const auto& [id, meta] : plane.stat_metadata()) names_[id] = meta.name();
+  }
+  std::string_view Name(const xplane::XStat& stat) const { return Lookup(stat.metadata_id()); }
+  std::string Text(const xplane::XStat& stat) const {
+    switch (stat.value_case()) {
+      case xplane::XStat::kStrValue: return stat.str_value();
+      case xplane::XStat::kRefValue:
+        return std::string(Lookup(static_cast<int64_t>(stat.ref_value())));
+      case xplane::XStat::kInt64Value: return std::to_string(stat.int64_value());
+      case xplane::XStat::kUint64Value: return std::to_string(stat.uint64_value());
+      case xplane::XStat::kDoubleValue: return fmt::format("{}", stat.double_value());
+      default: return "";
+    }
+  }
+  bool Int(const xplane::XStat& stat, int64_t* out) const {
+    if (stat.value_case() == xplane::XStat::kInt64Value) {
+      *out = stat.int64_value();
+    } else if (stat.value_case() == xplane::XStat::kUint64Value &&
+               stat.uint64_value() <= static_cast<uint64_t>(INT64_MAX)) {
+      *out = static_cast<int64_t>(stat.uint64_value());
+    } else {
+      return false;
+    }
+    return true;
+  }
+  // "AMD GPU (compute capability 9.4)": a profile names the vendor and architecture only.
+  std::string DeviceName() const {
+    std::string vendor, major, minor;
+    for (const auto& s : plane_.stats()) {
+      std::string_view n = Name(s);
+      if (n == "device_vendor") vendor = Text(s);
+      if (n == "compute_cap_major") major = Text(s);
+      if (n == "compute_cap_minor") minor = Text(s);
+    }
+    if (vendor.empty() && major.empty()) return "";
+    std::string name = (vendor.empty() ? std::string("GPU") : vendor + " GPU");
+    if (!major.empty()) {
+      name += fmt::format(" (compute capability {}{}{})", major, minor.empty() ? "" : ".", minor);
+    }
+    return name;
+  }
+
+ private:
+  std::string_view Lookup(int64_t id) const {
+    auto it = names_.find(id);
+    return it == names_.end() ? std::string_view() : std::string_view(it->second);
+  }
+  const xplane::XPlane& plane_;
+  std::unordered_map<int64_t, std::string> names_;
+};
+
+TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::string& path,
+                       size_t input_bytes) {
+  TraceData t;
+  t.path = path;
+  t.rank = ordinal;
+  t.input_bytes = input_bytes;
+  PlaneStats stats(plane);
+  t.device_name = stats.DeviceName();
+  t.rocm = t.device_name.starts_with("AMD");
+  t.warp_size = t.rocm ? 64 : 32;
+  std::unordered_map<int64_t, uint32_t> event_names;
+  for (const auto& [id, meta] : plane.event_metadata()) {
+    event_names[id] = t.strings.Intern(meta.name().empty() ? meta.display_name() : meta.name());
+  }
+  std::unordered_map<int64_t, uint32_t> op_thread;  // stream -> thread of its XLA ops
+  int64_t next_op_id = 0;
+  for (const xplane::XLine& line : plane.lines()) {
+    const int64_t stream = StreamOf(line);
+    const int64_t line_ns =
+        std::clamp<int64_t>(line.timestamp_ns(), -kMaxTimestampNs, kMaxTimestampNs);
+    for (const xplane::XEvent& ev : line.events()) {
+      ++t.total_events;
+      const int64_t offset_ps = std::clamp<int64_t>(ev.offset_ps(), 0, kMaxDurationPs);
+      const int64_t dur_ps = std::clamp<int64_t>(ev.duration_ps(), 0, kMaxDurationPs);
+      GpuEvent g;
+      // Both ends rounded to the nanosecond, so unions of touching events stay exact.
+      g.ts_ns = line_ns + PsToNs(offset_ps);
+      g.dur_ns = line_ns + PsToNs(offset_ps + dur_ps) - g.ts_ns;
+      g.stream = stream;
+      g.device = static_cast<int32_t>(ordinal);
+      auto name_it = event_names.find(ev.metadata_id());
+      g.name = name_it != event_names.end() ? name_it->second : t.strings.Intern("(unnamed)");
+      std::string_view name = t.Name(g.name);
+      // TraceLens's JaxGPUEventAnalyser: names starting "copy"/"memcpy" are copies.
+      if (StartsWithNoCase(name, "memcpy") || StartsWithNoCase(name, "copy")) {
+        g.kind = GpuKind::kMemcpy;
+      } else if (StartsWithNoCase(name, "memset")) {
+        g.kind = GpuKind::kMemset;
+      }
+      std::string hlo_op;
+      for (const xplane::XStat& s : ev.stats()) {
+        std::string_view stat = stats.Name(s);
+        if (stat == "correlation_id") {
+          stats.Int(s, &g.correlation);
+        } else if (stat == "hlo_op") {
+          hlo_op = stats.Text(s);
+        } else if (stat == "bytes_transferred" || stat == "memcpy_bytes") {
+          stats.Int(s, &g.bytes);
+        }
+      }
+      if (!hlo_op.empty() && g.kind == GpuKind::kKernel) {
+        // The XLA op that ran the kernel stands as its launching op: one zero-length op per
+        // kernel, on a thread per stream (so ops of one stream never overlap), tied to the
+        // kernel by a private External id that BuildLinks follows.
+        auto [it, added] = op_thread.try_emplace(stream, static_cast<uint32_t>(t.threads.size()));
+        if (added) t.threads.push_back({plane.id(), stream});
+        CpuEvent op;
+        op.ts_ns = g.ts_ns;
+        op.dur_ns = 0;
+        op.name = t.strings.Intern(hlo_op);
+        op.thread = it->second;
+        op.kind = CpuKind::kOp;
+        op.external_id = next_op_id;
+        g.external_id = next_op_id++;
+        t.cpu.push_back(op);
+      }
+      t.gpu.push_back(g);
+    }
+  }
+  BuildLinks(t);
+  return t;
+}
+
+}  // namespace
+
+bool LooksLikeXPlane(std::string_view head) { return !head.empty() && head[0] == 0x0a; }
+
+std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& path) {
+  std::string_view bytes = input.text();
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    ThrowUserError(SourceLocation{path}, "",
+                   "XPlane profile larger than 2 GiB: protobuf cannot parse it in one piece");
+  }
+  xplane::XSpace space;
+  if (!space.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    ThrowUserError(SourceLocation{path}, "",
+                   input.truncated()
+                       ? "XPlane profile cut short: " + input.truncation_reason()
+                       : std::string("not a valid XPlane profile (XSpace protobuf): the message "
+                                     "is malformed or cut short"));
+  }
+  std::vector<TraceData> out;
+  for (const xplane::XPlane& plane : space.planes()) {
+    std::string_view name = plane.name();
+    if (!name.starts_with(kGpuPlanePrefix)) continue;
+    int64_t ordinal = -1;
+    std::from_chars(name.data() + kGpuPlanePrefix.size(), name.data() + name.size(), ordinal);
+    size_t events = 0;
+    for (const auto& line : plane.lines()) events += static_cast<size_t>(line.events_size());
+    if (events == 0) continue;
+    out.push_back(ReadGpuPlane(plane, ordinal, path, bytes.size()));
+  }
+  if (out.empty()) {
+    ThrowUserError(SourceLocation{path}, "",
+                   "XPlane profile without GPU events (no /device:GPU:N plane has any)");
+  }
+  // What the profiler itself reported, once per file.
+  for (const std::string& w : space.warnings()) out.front().warnings.push_back("profiler: " + w);
+  for (const std::string& e : space.errors()) out.front().warnings.push_back("profiler: " + e);
+  return out;
+}
+
+std::vector<TraceData> ReadXPlane(const std::string& path) {
+  return ParseXPlane(InputText::Load(path), path);
+}
+
+}  // namespace sextant

@@ -1,0 +1,144 @@
+#include "trace/xplane_reader.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/gpu_timeline.h"
+#include "trace/op_breakdown.h"
+#include "util/error.h"
+#include "xplane.pb.h"
+
+namespace sextant {
+namespace {
+
+// Builds a small XSpace: stat and event names are registered once per plane, as the profiler
+// writes them.
+class SpaceBuilder {
+ public:
+  xplane::XPlane* Plane(const std::string& name) {
+    xplane::XPlane* p = space_.add_planes();
+    p->set_name(name);
+    return p;
+  }
+  static int64_t StatId(xplane::XPlane* p, const std::string& name) {
+    for (const auto& [id, meta] : p->stat_metadata()) {
+      if (meta.name() == name) return id;
+    }
+    int64_t id = static_cast<int64_t>(p->stat_metadata_size()) + 1;
+    (*p->mutable_stat_metadata())[id].set_name(name);
+    return id;
+  }
+  static int64_t EventId(xplane::XPlane* p, const std::string& name) {
+    for (const auto& [id, meta] : p->event_metadata()) {
+      if (meta.name() == name) return id;
+    }
+    int64_t id = static_cast<int64_t>(p->event_metadata_size()) + 1;
+    (*p->mutable_event_metadata())[id].set_name(name);
+    return id;
+  }
+  // An event of `line` at offset/duration in picoseconds, optionally run by an XLA op.
+  static void Event(xplane::XPlane* p, xplane::XLine* line, const std::string& name,
+                    int64_t offset_ps, int64_t duration_ps, const std::string& hlo_op = "") {
+    xplane::XEvent* e = line->add_events();
+    e->set_metadata_id(EventId(p, name));
+    e->set_offset_ps(offset_ps);
+    e->set_duration_ps(duration_ps);
+    if (!hlo_op.empty()) {
+      xplane::XStat* s = e->add_stats();
+      s->set_metadata_id(StatId(p, "hlo_op"));
+      s->set_ref_value(static_cast<uint64_t>(StatId(p, hlo_op)));  // by reference, as XLA does
+    }
+  }
+  static void DeviceStat(xplane::XPlane* p, const std::string& name, const std::string& text) {
+    xplane::XStat* s = p->add_stats();
+    s->set_metadata_id(StatId(p, name));
+    s->set_str_value(text);
+  }
+  std::vector<TraceData> Parse() const {
+    return ParseXPlane(InputText::FromString(space_.SerializeAsString()), "test.xplane.pb");
+  }
+  xplane::XSpace space_;
+};
+
+TEST(XPlaneReaderTest, GpuPlanesBecomeTracesWithKernelsCopiesAndXlaOps) {
+  SpaceBuilder b;
+  b.Plane("/host:metadata");
+  xplane::XPlane* idle = b.Plane("/device:GPU:0");  // no events: no trace
+  SpaceBuilder::DeviceStat(idle, "device_vendor", "AMD");
+  xplane::XPlane* gpu = b.Plane("/device:GPU:3");
+  SpaceBuilder::DeviceStat(gpu, "device_vendor", "AMD");
+  xplane::XStat* cap = gpu->add_stats();
+  cap->set_metadata_id(SpaceBuilder::StatId(gpu, "compute_cap_major"));
+  cap->set_int64_value(9);
+  xplane::XLine* kernels = gpu->add_lines();
+  kernels->set_name("Stream #5(Kernel)");
+  kernels->set_timestamp_ns(1'000'000);
+  // gemm [1,000,010, 1,000,030) ns; fusion [1,000,030.4, 1,000,040.6) ns rounds to
+  // [1,000,030, 1,000,041); both run by XLA ops.
+  SpaceBuilder::Event(gpu, kernels, "Cijk_gemm", 10'000, 20'000, "dot.1");
+  SpaceBuilder::Event(gpu, kernels, "loop_add_fusion", 30'400, 10'200, "add_fusion");
+  xplane::XLine* copies = gpu->add_lines();
+  copies->set_name("Stream #9(MemcpyOther)");
+  copies->set_timestamp_ns(1'000'000);
+  SpaceBuilder::Event(gpu, copies, "CopyDeviceToDevice", 50'000, 5'000);
+  b.Plane("/host:CPU");
+
+  std::vector<TraceData> traces = b.Parse();
+  ASSERT_EQ(traces.size(), 1u);
+  const TraceData& t = traces[0];
+  EXPECT_EQ(t.rank, 3);
+  EXPECT_EQ(t.device_name, "AMD GPU (compute capability 9)");
+  EXPECT_TRUE(t.rocm);
+  ASSERT_EQ(t.gpu.size(), 3u);
+  EXPECT_EQ(t.Name(t.gpu[0].name), "Cijk_gemm");
+  EXPECT_EQ(t.gpu[0].ts_ns, 1'000'010);
+  EXPECT_EQ(t.gpu[0].dur_ns, 20);
+  EXPECT_EQ(t.gpu[0].stream, 5);
+  EXPECT_EQ(t.gpu[0].device, 3);
+  EXPECT_EQ(t.gpu[1].ts_ns, 1'000'030);
+  EXPECT_EQ(t.gpu[1].dur_ns, 11);
+  EXPECT_EQ(t.gpu[2].kind, GpuKind::kMemcpy);
+  EXPECT_EQ(t.gpu[2].stream, 9);
+
+  // Busy: kernels [10, 41) ns and the copy [50, 55) ns after them; span [10, 55).
+  GpuTimeline tl = ComputeGpuTimeline(t);
+  EXPECT_EQ(tl.computation_ns, 31);
+  EXPECT_EQ(tl.memcpy_ns, 5);
+  EXPECT_EQ(tl.exposed_memcpy_ns, 5);
+  EXPECT_EQ(tl.total_ns, 45);
+  EXPECT_EQ(tl.idle_ns, 9);
+
+  // Each kernel is launched by its XLA op.
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), false);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].name, "dot.1");
+  EXPECT_EQ(ops[0].direct_kernel_ns, 20);
+  EXPECT_EQ(ops[1].name, "add_fusion");
+  EXPECT_EQ(ops[1].direct_kernel_ns, 11);
+}
+
+TEST(XPlaneReaderTest, RefusesMalformedAndGpuLessProfiles) {
+  try {
+    ParseXPlane(InputText::FromString("\x0a\xff\xff\xff\xff\x0f"), "bad.xplane.pb");
+    FAIL() << "a length past the end must be refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xplane.pb"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a valid XPlane profile"), std::string::npos);
+  }
+  SpaceBuilder b;
+  b.Plane("/host:CPU");
+  try {
+    b.Parse();
+    FAIL() << "a profile without GPU events must be refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("without GPU events"), std::string::npos) << e.what();
+  }
+}
+
+TEST(XPlaneReaderTest, RecognisesXSpaceBytesNotJson) {
+  EXPECT_TRUE(LooksLikeXPlane("\x0a\x10"));
+  EXPECT_FALSE(LooksLikeXPlane("{\"traceEvents\": []}"));
+  EXPECT_FALSE(LooksLikeXPlane(""));
+}
+
+}  // namespace
+}  // namespace sextant
