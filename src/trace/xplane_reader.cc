@@ -172,7 +172,12 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
 
 }  // namespace
 
-bool LooksLikeXPlane(std::string_view head) { return !head.empty() && head[0] == 0x0a; }
+bool LooksLikeXPlane(std::string_view head) {
+  // 0x0a is also a newline, which JSON may start with: JSON is whitespace then '{' or '['.
+  if (head.empty() || head[0] != 0x0a) return false;
+  size_t first = head.find_first_not_of(" \t\r\n");
+  return first == std::string_view::npos || (head[first] != '{' && head[first] != '[');
+}
 
 std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& path) {
   std::string_view bytes = input.text();

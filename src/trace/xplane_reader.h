@@ -15,7 +15,7 @@
 namespace sextant {
 
 // Whether a file's first bytes look like a serialized XSpace rather than JSON: protobuf
-// field 1 (XSpace.planes), length-delimited.
+// field 1 (XSpace.planes), length-delimited (0x0a), and not whitespace before '{' or '['.
 bool LooksLikeXPlane(std::string_view head);
 
 // One TraceData per "/device:GPU:N" plane that holds events, in plane order, with rank = N.

@@ -137,6 +137,8 @@ TEST(XPlaneReaderTest, RefusesMalformedAndGpuLessProfiles) {
 TEST(XPlaneReaderTest, RecognisesXSpaceBytesNotJson) {
   EXPECT_TRUE(LooksLikeXPlane("\x0a\x10"));
   EXPECT_FALSE(LooksLikeXPlane("{\"traceEvents\": []}"));
+  EXPECT_FALSE(LooksLikeXPlane("\n{\"traceEvents\": []}"));  // a newline is also 0x0a
+  EXPECT_FALSE(LooksLikeXPlane("\n\n  [{}]"));
   EXPECT_FALSE(LooksLikeXPlane(""));
 }
 
