@@ -12,6 +12,14 @@
 namespace sextant {
 
 std::string NormalizeCollectiveType(std::string_view text) {
+  // MoE expert-parallel exchanges (DeepEP): all-to-all in two halves plus their handshakes.
+  if (text.find("::ep::") != std::string_view::npos ||
+      text.find("deep_ep::") != std::string_view::npos) {
+    if (text.find("notify") != std::string_view::npos) return "ep_notify";
+    if (text.find("dispatch") != std::string_view::npos) return "ep_dispatch";
+    if (text.find("combine") != std::string_view::npos) return "ep_combine";
+  }
+  if (text.find("cross_device_reduce") != std::string_view::npos) return "allreduce";
   // For kernel names look at the part after "Kernel_" ("ncclDevKernel_AllGather_RING_LL").
   size_t k = text.find("Kernel_");
   if (k != std::string_view::npos) text = text.substr(k + 7);

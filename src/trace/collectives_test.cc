@@ -1,4 +1,5 @@
 #include "trace/collectives.h"
+#include "trace/gpu_timeline.h"
 
 #include <gtest/gtest.h>
 
@@ -93,6 +94,19 @@ TEST(CollectivesTest, SummaryBandwidthsFromTheMeanDuration) {
   EXPECT_EQ(s[2].busbw_gbps, 0);
 }
 
+TEST(CollectivesTest, CommunicationKernelsBeyondNccl) {
+  EXPECT_TRUE(IsCommunicationKernelName("ncclDevKernel_AllGather_RING_LL(x)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void rcclGenericKernel<1>(x)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void deep_ep::internode::dispatch<false, 8>(int)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void dpsk::ep::internode::combine<false, 8>(int)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void vllm::cross_device_reduce_2stage<bf16, 8>(int)"));
+  EXPECT_TRUE(IsCommunicationKernelName("mscclpp::allreduce6<bf16>"));
+  EXPECT_TRUE(IsCommunicationKernelName("nvshmemi_barrier_all_kernel()"));
+  // MoE compute named after the same model is not communication.
+  EXPECT_FALSE(IsCommunicationKernelName("void dpsk::grouped_gemm::cuda::fp8_gemm<8>(int)"));
+  EXPECT_FALSE(IsCommunicationKernelName("void cuda::per_token_cast_to_fp8<bf16, 128>(int)"));
+}
+
 TEST(CollectivesTest, TypesAndElementSizes) {
   EXPECT_EQ(NormalizeCollectiveType(
                 "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
@@ -106,6 +120,17 @@ TEST(CollectivesTest, TypesAndElementSizes) {
   EXPECT_EQ(NormalizeCollectiveType("broadcast"), "broadcast");
   EXPECT_EQ(NormalizeCollectiveType("barrier"), "barrier");
   EXPECT_EQ(NormalizeCollectiveType(""), "unknown");
+  // DeepEP's expert-parallel exchanges and vLLM's custom all-reduce.
+  EXPECT_EQ(NormalizeCollectiveType("void deep_ep::internode::dispatch<false, 8, true, 8>(int)"),
+            "ep_dispatch");
+  EXPECT_EQ(NormalizeCollectiveType("void dpsk::ep::internode::combine<false, 8>(int)"),
+            "ep_combine");
+  EXPECT_EQ(NormalizeCollectiveType("void dpsk::ep::internode::cached_notify<false>(int)"),
+            "ep_notify");
+  EXPECT_EQ(NormalizeCollectiveType("void deep_ep::intranode::notify_dispatch<8>(int*)"),
+            "ep_notify");
+  EXPECT_EQ(NormalizeCollectiveType("void vllm::cross_device_reduce_1stage<bf16, 8>(int)"),
+            "allreduce");
   EXPECT_EQ(CollectiveDtypeBytes("Float"), 4);
   EXPECT_EQ(CollectiveDtypeBytes("BFloat16"), 2);
   EXPECT_EQ(CollectiveDtypeBytes("Half"), 2);

@@ -236,6 +236,27 @@ TEST(XPlaneGoldenReportTest, JaxConvGpuTimelinePerDeviceMatchesTraceLens) {
   EXPECT_EQ(devices.size(), by_device.size()) << "a GPU with events the reference does not list";
 }
 
+// DeepSeek-V3 on H800 (DualPipe, EP64): DeepEP's dispatch/combine kernels run on their own
+// stream (27) beside compute (7, 23); the only other kernel on stream 27 is an FP8 cast. The
+// communication time is therefore the summed durations of stream 27 less the casts (kernels
+// on one stream do not overlap), a count that does not use kernel-name rules.
+TEST(LlmTrainingTraceTest, DeepEpKernelsAreCommunication) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  TraceData t = ReadKinetoTrace(CorpusPath("traces/llm_training/deepseek-v3-h800-ep64/train.json"));
+  int64_t stream27 = 0;
+  for (const GpuEvent& g : t.gpu) {
+    if (g.kind == GpuKind::kKernel && g.stream == 27 &&
+        t.Name(g.name).find("cast") == std::string_view::npos) {
+      stream27 += g.dur_ns;
+    }
+  }
+  ASSERT_GT(stream27, 100'000'000);  // > 100 ms of DeepEP work in this step
+  GpuTimeline tl = ComputeGpuTimeline(t);
+  EXPECT_EQ(tl.communication_ns, stream27);
+  // DualPipe overlaps it with compute almost entirely.
+  EXPECT_LT(tl.exposed_communication_ns, tl.communication_ns / 10);
+}
+
 INSTANTIATE_TEST_SUITE_P(TraceLens, GoldenReportTest, ::testing::ValuesIn(kGoldens));
 INSTANTIATE_TEST_SUITE_P(TraceLens, GraphReplayReportTest, ::testing::ValuesIn(kGraphGoldens));
 

@@ -15,6 +15,17 @@ bool IsCommunicationKernelName(std::string_view name) {
       return true;
     }
   }
+  // Collectives outside NCCL/RCCL, each a library's kernel namespace or name:
+  //   cross_device_reduce  vLLM's custom all-reduce (TraceLens counts it too: util.py,
+  //                        DEFAULT_CUSTOM_COLLECTIVE_PATTERNS)
+  //   deep_ep::            DeepEP's MoE dispatch/combine (deepseek-ai/DeepEP csrc/kernels)
+  //   dpsk::ep::           the same kernels in DeepSeek's own build (deepseek-ai/profile-data)
+  //   mscclpp             MSCCL++ collectives
+  //   nvshmem              NVSHMEM device-side communication
+  for (std::string_view marker :
+       {"cross_device_reduce", "deep_ep::", "dpsk::ep::", "mscclpp", "nvshmem"}) {
+    if (name.find(marker) != std::string_view::npos) return true;
+  }
   return false;
 }
 

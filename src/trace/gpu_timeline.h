@@ -1,7 +1,8 @@
 // Where the GPU's time went: TraceLens's gpu_timeline definitions (TraceLens
 // TreePerf/gpu_event_analyser.py, GPUEventAnalyser), so results can be checked against its
 // golden reports. GPU activities of all devices and streams are merged per class:
-//   communication = kernels whose name contains "nccl" or "rccl" (any case)
+//   communication = kernels whose name contains "nccl" or "rccl" (any case), or names a
+//                   collective library outside NCCL (IsCommunicationKernelName)
 //   computation   = every other kernel, plus memsets
 //   memcpy        = memory copies
 // exposed_communication = |comm \ comp|, exposed_memcpy = |memcpy \ comp \ comm|,
