@@ -13,6 +13,7 @@
 #include "report/console_table.h"
 #include "report/html_writer.h"
 #include "report/json_table.h"
+#include "trace/annotation_summary.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
@@ -132,6 +133,21 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.tables.push_back(TimelineTable(rank, r.timeline));
   r.tables.push_back(IterationTable(rank, trace));
   r.tables.push_back(IterationStatsTable(rank, trace));
+  Table annotations("annotations", "GPU work inside user annotations (record_function ranges)",
+                    {RankColumn(),
+                     {"name", "annotation", 0},
+                     {"count", "count", 0},
+                     {"cpu_ms", "CPU (ms)", 3},
+                     {"kernels", "GPU activities", 0},
+                     {"kernel_ms", "GPU time (ms)", 3},
+                     {"gpu_span_ms", "GPU span (ms)", 3},
+                     {"mean_gpu_span_ms", "mean span (ms)", 3}});
+  for (const auto& a : SummarizeAnnotations(trace, selection.events)) {
+    if (a.kernels == 0) continue;  // a range with no GPU work says nothing about the GPU
+    annotations.AddRow({rank, a.name, a.count, Ms(a.cpu_ns), a.kernels, Ms(a.kernel_ns),
+                        Ms(a.gpu_span_ns), Ms(a.gpu_span_ns) / static_cast<double>(a.count)});
+  }
+  r.tables.push_back(std::move(annotations));
 
   // Kernels and categories.
   std::vector<KernelStats> kernels = SummarizeKernels(trace);
@@ -623,6 +639,7 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
   show(report.Find("gpu_timeline"), 100, {});
   show(report.Find("iteration_stats"), 100, {});
   show(report.Find("kernel_categories"), 100, {});
+  show(report.Find("annotations"), top, {"cpu_ms"}, 40);
   show(report.Find("kernels"), top, {"min_us", "parent_op"}, 70);
   show(report.Find("ops_by_name"), top, {}, 50);
   show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
@@ -658,7 +675,7 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
   }
   sections.push_back(std::move(overview));
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
-      {"GPU timeline", {"gpu_timeline", "iterations", "iteration_stats"}},
+      {"GPU timeline", {"gpu_timeline", "iterations", "iteration_stats", "annotations"}},
       {"Kernels", {"kernel_categories", "kernels"}},
       {"Operators", {"ops_by_name", "ops", "op_tree"}},
       {"Roofline", {"roofline"}},

@@ -1,0 +1,72 @@
+#include "trace/annotation_summary.h"
+
+#include <algorithm>
+#include <climits>
+#include <string_view>
+#include <unordered_map>
+
+namespace sextant {
+namespace {
+
+constexpr std::string_view kIterationPrefix = "ProfilerStep#";
+
+}  // namespace
+
+std::vector<AnnotationStats> SummarizeAnnotations(const TraceData& trace,
+                                                  const std::vector<uint32_t>& gpu_indices) {
+  const size_t n = trace.cpu.size();
+  // Nearest enclosing annotation of each CPU event (itself for an annotation), and for each
+  // annotation the next one above it: parents precede children, so one pass fills both.
+  std::vector<int32_t> annotation_at(n, -1), annotation_above(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    const int32_t inherited = ev.parent >= 0 ? annotation_at[ev.parent] : -1;
+    bool counted =
+        ev.kind == CpuKind::kAnnotation && !trace.Name(ev.name).starts_with(kIterationPrefix);
+    if (counted) {
+      annotation_above[i] = inherited;
+      annotation_at[i] = static_cast<int32_t>(i);
+    } else {
+      annotation_at[i] = inherited;
+    }
+  }
+  struct Instance {
+    int64_t kernels = 0, kernel_ns = 0, first = INT64_MAX, last = INT64_MIN;
+  };
+  std::unordered_map<int32_t, Instance> instances;
+  for (uint32_t gi : gpu_indices) {
+    const GpuEvent& g = trace.gpu[gi];
+    if (g.launcher < 0) continue;
+    for (int32_t a = annotation_at[g.launcher]; a >= 0; a = annotation_above[a]) {
+      Instance& in = instances[a];
+      ++in.kernels;
+      in.kernel_ns += g.dur_ns;
+      in.first = std::min(in.first, g.ts_ns);
+      in.last = std::max(in.last, g.end_ns());
+    }
+  }
+  std::unordered_map<uint32_t, AnnotationStats> by_name;
+  for (size_t i = 0; i < n; ++i) {
+    if (annotation_at[i] != static_cast<int32_t>(i)) continue;
+    const CpuEvent& ev = trace.cpu[i];
+    AnnotationStats& s = by_name[ev.name];
+    if (s.count == 0) s.name = std::string(trace.Name(ev.name));
+    ++s.count;
+    s.cpu_ns += ev.dur_ns;
+    auto it = instances.find(static_cast<int32_t>(i));
+    if (it == instances.end()) continue;
+    s.kernels += it->second.kernels;
+    s.kernel_ns += it->second.kernel_ns;
+    s.gpu_span_ns += it->second.last - it->second.first;
+  }
+  std::vector<AnnotationStats> out;
+  out.reserve(by_name.size());
+  for (auto& [id, s] : by_name) out.push_back(std::move(s));
+  std::sort(out.begin(), out.end(), [](const AnnotationStats& a, const AnnotationStats& b) {
+    if (a.kernel_ns != b.kernel_ns) return a.kernel_ns > b.kernel_ns;
+    return a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace sextant

@@ -1,0 +1,68 @@
+#include "trace/annotation_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/gpu_timeline.h"
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+// ProfilerStep#3 [0, 100) > "1F1B" [1, 90) > "attn(F)" [2, 20) launches k1 (10 us at 30) and
+// k2 (5 us at 50); "mlp(F)" [30, 60) launches k3 (20 us at 60). A second "attn(F)" [70, 80)
+// launches k4 (4 us at 90). An empty annotation "log" [95, 96) launches nothing.
+TraceData Ranges() {
+  return KinetoTraceBuilder()
+      .Annotation("ProfilerStep#3", 0, 100)
+      .Annotation("1F1B", 1, 89)
+      .Annotation("attn(F)", 2, 18)
+      .Launch(3, 1, 1)
+      .Launch(5, 1, 2)
+      .Annotation("mlp(F)", 30, 30)
+      .Launch(31, 1, 3)
+      .Annotation("attn(F)", 70, 10)
+      .Launch(71, 1, 4)
+      .Annotation("log", 95, 1)
+      .Kernel("k1", 30, 10, 1)
+      .Kernel("k2", 50, 5, 2)
+      .Kernel("k3", 60, 20, 3)
+      .Kernel("k4", 90, 4, 4)
+      .Parse();
+}
+
+const AnnotationStats* Find(const std::vector<AnnotationStats>& v, std::string_view name) {
+  for (const auto& a : v) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+TEST(AnnotationSummaryTest, EachRangeHoldsTheGpuWorkLaunchedInsideIt) {
+  TraceData t = Ranges();
+  std::vector<AnnotationStats> s = SummarizeAnnotations(t, TimelineEvents(t));
+  EXPECT_EQ(Find(s, "ProfilerStep#3"), nullptr);  // iterations have their own tables
+  const AnnotationStats* attn = Find(s, "attn(F)");
+  ASSERT_NE(attn, nullptr);
+  EXPECT_EQ(attn->count, 2);
+  EXPECT_EQ(attn->cpu_ns, 28'000);  // 18 + 10
+  EXPECT_EQ(attn->kernels, 3);
+  EXPECT_EQ(attn->kernel_ns, 19'000);    // 10 + 5 + 4
+  EXPECT_EQ(attn->gpu_span_ns, 29'000);  // [30, 55) + [90, 94)
+  const AnnotationStats* mlp = Find(s, "mlp(F)");
+  ASSERT_NE(mlp, nullptr);
+  EXPECT_EQ(mlp->kernel_ns, 20'000);
+  // The enclosing range holds all four kernels: GPU time 39 us over the span [30, 94).
+  const AnnotationStats* outer = Find(s, "1F1B");
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->kernels, 4);
+  EXPECT_EQ(outer->kernel_ns, 39'000);
+  EXPECT_EQ(outer->gpu_span_ns, 64'000);
+  // Largest GPU time first; a range without GPU work is listed with zeros, last.
+  EXPECT_EQ(s.front().name, "1F1B");
+  ASSERT_NE(Find(s, "log"), nullptr);
+  EXPECT_EQ(Find(s, "log")->kernels, 0);
+  EXPECT_EQ(s.back().name, "log");
+}
+
+}  // namespace
+}  // namespace sextant
