@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "parallel/schedule_kind.h"
+#include "util/error.h"
+
 namespace sextant::cli {
 
 CLI::Validator AtLeast(long long minimum) {
@@ -19,6 +22,21 @@ CLI::Validator AtLeast(long long minimum) {
         return "";
       },
       fmt::format("INT>={}", minimum));
+}
+
+CLI::Validator ScheduleName() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        ScheduleKind kind;
+        if (text == "auto" || text == "all" || LookupScheduleKind(text, &kind)) return "";
+        try {
+          ParseScheduleKind(text);
+        } catch (const UserError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "SCHEDULE");
 }
 
 }  // namespace sextant::cli

@@ -9,4 +9,8 @@ namespace sextant::cli {
 // An integer of at least `minimum`: "--top 0" → "must be a whole number of at least 1, got 0".
 CLI::Validator AtLeast(long long minimum);
 
+// A pipeline schedule in any spelling ParseScheduleKind accepts, or "auto" / "all"; an unknown
+// name gets the known ones and the closest.
+CLI::Validator ScheduleName();
+
 }  // namespace sextant::cli

@@ -22,5 +22,15 @@ TEST(OptionChecksTest, AtLeastNamesTheLimitAndTheValue) {
             "must be a whole number of at least 1, got '99999999999999999999'");
 }
 
+TEST(OptionChecksTest, ScheduleNamesInEverySpelling) {
+  CLI::Validator v = ScheduleName();
+  for (std::string name : {"auto", "all", "1f1b", "seaailab-ilp", "zero-bubble", "v-half", "v-min",
+                           "zbv-formatted", "1f1b-interleaved"}) {
+    EXPECT_EQ(Check(v, name), "") << name;
+  }
+  EXPECT_NE(Check(v, "zbv-greedy-hal").find("did you mean zbv-greedy-half"), std::string::npos)
+      << Check(v, "zbv-greedy-hal");
+}
+
 }  // namespace
 }  // namespace sextant::cli

@@ -51,10 +51,12 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "GPU's GEMM efficiency before projecting");
   cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
   cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz, "clock override for compute peaks");
-  cmd->add_option("--pipeline-schedule-algorithm", o.schedule, "pipeline schedule")
-      ->check(CLI::IsMember({"auto", "1f1b", "gpipe", "interleaved", "zerobubble", "zb-h1", "zb-h2",
-                             "zerobubble-heuristic", "zbv-formatted", "zbv-greedy-half",
-                             "zbv-greedy-min", "dualpipev", "all"}));
+  cmd->add_option("--pipeline-schedule-algorithm", o.schedule,
+                  "pipeline schedule: auto (the configured one), all (compare every schedule), "
+                  "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zerobubble-heuristic, zbv-formatted, "
+                  "zbv-greedy-half, zbv-greedy-min, dualpipev, or a Primus name (zerobubble, "
+                  "zero-bubble, seaailab-ilp, v-half, v-min, 1f1b-interleaved, ...)")
+      ->check(ScheduleName());
   cmd->add_flag("--enable-zero-bubble", o.enable_zero_bubble, "use the zero-bubble schedule");
   cmd->add_flag("--enable-deepep", o.enable_deepep, "DeepEP dispatch/combine for MoE");
   cmd->add_option("--sync-free-stage", o.sync_free_stage, "Turbo sync-free MoE stage (0-3)")

@@ -9,6 +9,7 @@
 #include "hardware/gpu_spec.h"
 #include "model/model_spec.h"
 #include "parallel/parallel_plan.h"
+#include "parallel/schedule_kind.h"
 #include "util/dtype.h"
 
 namespace sextant {
@@ -81,7 +82,9 @@ struct TrainingSettings {
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;
   double attention_dropout = 0.0;
-  std::string pipeline_schedule = "1f1b";
+  // The schedule the run uses, already fitted to its VPP (ForVirtualStages). Comparing every
+  // schedule (`all`) is a request to the projection, not a property of the run.
+  ScheduleKind pipeline_schedule = ScheduleKind::k1F1B;
 
   // Number of micro-batches one pipeline processes per iteration: GBS / (MBS x DP).
   int64_t NumMicroBatches(int dp) const;

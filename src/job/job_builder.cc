@@ -348,12 +348,23 @@ Job BuildJob(const JobRequest& request) {
     job.parallel.vpp = request.num_virtual_stages;
     provenance.Record("virtual_pipeline_model_parallel_size",
                       "--num-virtual-stages-per-pipeline-rank", {});
-    if (job.training.pipeline_schedule == "1f1b" && job.parallel.vpp > 1)
-      job.training.pipeline_schedule = "interleaved";
   }
-  if (!request.pipeline_schedule.empty() && request.pipeline_schedule != "auto") {
-    job.training.pipeline_schedule = request.pipeline_schedule;
+  // The schedule: the command line over the configuration; "auto" keeps the configured one and
+  // "all" (compare every schedule) is the projection's business, not the run's.
+  if (!request.pipeline_schedule.empty() && request.pipeline_schedule != "auto" &&
+      request.pipeline_schedule != "all") {
+    ScheduleKind kind = ScheduleKind::k1F1B;
+    if (!LookupScheduleKind(request.pipeline_schedule, &kind)) {
+      try {
+        ParseScheduleKind(request.pipeline_schedule);
+      } catch (const UserError& e) {
+        ThrowUserError(SourceLocation{"--pipeline-schedule-algorithm"}, "", e.what());
+      }
+    }
+    job.training.pipeline_schedule = kind;
   }
+  job.training.pipeline_schedule =
+      ForVirtualStages(job.training.pipeline_schedule, job.parallel.vpp);
   if (request.target_nodes > 0 && job.framework != "maxtext")
     context.requested_nodes = request.target_nodes;
 

@@ -225,6 +225,54 @@ TEST(BuildJob, LayersMustSplitOverPipelineStages) {
   EXPECT_THAT(job.notes, Contains(HasSubstr("uneven split")));
 }
 
+TEST(BuildJob, PrimusScheduleKeysChooseTheSchedule) {
+  // Primus's own pipeline (primus_pipeline.yaml): patch_primus_pipeline + pp_algorithm.
+  EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                  {"patch_primus_pipeline", "true"},
+                                  {"pp_algorithm", "v-half"}}))
+                .training.pipeline_schedule,
+            ScheduleKind::kZbvGreedyHalf);
+  // pp_algorithm without the patch is not applied.
+  EXPECT_EQ(BuildJob(TinyRequest(
+                         {{"pipeline_model_parallel_size", "2"}, {"pp_algorithm", "zero-bubble"}}))
+                .training.pipeline_schedule,
+            ScheduleKind::k1F1B);
+  // Megatron's zero-bubble patch, its V-shape form and its ZB-H2 memory setting.
+  EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                  {"patch_zero_bubble", "true"},
+                                  {"enable_zero_bubble", "true"}}))
+                .training.pipeline_schedule,
+            ScheduleKind::kZeroBubbleH1);
+  EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                  {"patch_zero_bubble", "true"},
+                                  {"enable_zero_bubble", "true"},
+                                  {"zero_bubble_max_pending_backward", "4"}}))
+                .training.pipeline_schedule,
+            ScheduleKind::kZeroBubbleH2);
+  EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                  {"patch_zero_bubble", "true"},
+                                  {"enable_zero_bubble", "true"},
+                                  {"zero_bubble_v_schedule", "true"},
+                                  {"zero_bubble_v_schedule_mem_setup", "min"}}))
+                .training.pipeline_schedule,
+            ScheduleKind::kZbvGreedyMin);
+  EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                   {"patch_primus_pipeline", "true"},
+                                   {"pp_algorithm", "zero-bubbles"}})),
+              HasSubstr("'pp_algorithm': unknown pipeline algorithm 'zero-bubbles'"));
+}
+
+TEST(BuildJob, CommandLineScheduleAcceptsPrimusNames) {
+  JobRequest request = TinyRequest({{"pipeline_model_parallel_size", "2"}});
+  request.pipeline_schedule = "seaailab-ilp";
+  EXPECT_EQ(BuildJob(request).training.pipeline_schedule, ScheduleKind::kZeroBubbleHeuristic);
+  request.pipeline_schedule = "all";  // a request to the projection: the run keeps its own
+  EXPECT_EQ(BuildJob(request).training.pipeline_schedule, ScheduleKind::k1F1B);
+  request.pipeline_schedule = "zb-hl";
+  EXPECT_THAT(ErrorOf(request), HasSubstr("--pipeline-schedule-algorithm"));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("did you mean zb-h1"));
+}
+
 TEST(BuildJob, VirtualStagesFromAnyOfThreeKeys) {
   EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
                                   {"num_layers_per_virtual_pipeline_stage", "2"}}))
@@ -233,7 +281,7 @@ TEST(BuildJob, VirtualStagesFromAnyOfThreeKeys) {
   const Job job = BuildJob(TinyRequest(
       {{"pipeline_model_parallel_size", "2"}, {"num_virtual_stages_per_pipeline_rank", "4"}}));
   EXPECT_EQ(job.parallel.vpp, 4);
-  EXPECT_EQ(job.training.pipeline_schedule, "interleaved");
+  EXPECT_EQ(job.training.pipeline_schedule, ScheduleKind::kInterleaved1F1B);
   EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "2"},
                                    {"virtual_pipeline_model_parallel_size", "2"},
                                    {"num_virtual_stages_per_pipeline_rank", "4"}})),

@@ -224,7 +224,7 @@ class MaxText final : public FrameworkAdapter {
       const int64_t pipeline_micro =
           c.SizeInt("num_pipeline_microbatches", -1, {-1, int64_t{1} << 24});
       micro_batches *= pipeline_micro > 0 ? pipeline_micro : p.pp;
-      t.pipeline_schedule = "1f1b";
+      t.pipeline_schedule = ScheduleKind::k1F1B;
     }
     if (micro_batches < 1) c.Fail("gradient_accumulation_steps", "must be positive");
     ctx.micro_batches_per_step = micro_batches;

@@ -2,6 +2,7 @@
 // argument names, which are also Sextant's canonical vocabulary.
 // Derivations follow megatron/training/arguments.py (validate_args) unless noted.
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -129,6 +130,11 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "turbo_sync_free_moe_stage",
                                               "enable_zero_bubble",
                                               "patch_zero_bubble",
+                                              "zero_bubble_v_schedule",
+                                              "zero_bubble_v_schedule_mem_setup",
+                                              "zero_bubble_max_pending_backward",
+                                              "patch_primus_pipeline",
+                                              "pp_algorithm",
                                               "allow_padding_num_layers",
                                               "train_iters",
                                               "lr",
@@ -505,6 +511,42 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   }
 }
 
+// The schedule an experiment asks for, in the order Primus applies its patches: its own
+// pipeline (patch_primus_pipeline with pp_algorithm; primus_pipeline.yaml), then Megatron's
+// zero-bubble patch (patch_zero_bubble with enable_zero_bubble; zero_bubble.yaml: V shape when
+// zero_bubble_v_schedule, its memory setup half/min/zb choosing the variant, and
+// zero_bubble_max_pending_backward = 2·PP meaning ZB-H2), else 1F1B.
+ScheduleKind ConfiguredSchedule(const ConfigReader& c, int pp) {
+  if (c.Bool("patch_primus_pipeline", false)) {
+    const std::string algorithm = c.String("pp_algorithm", "1f1b-interleaved");
+    ScheduleKind kind = ScheduleKind::k1F1B;
+    if (!LookupScheduleKind(algorithm, &kind)) {
+      c.Fail("pp_algorithm",
+             fmt::format("unknown pipeline algorithm '{}' (Primus's are 1f1b, 1f1b-interleaved, "
+                         "zero-bubble, zero-bubble-heuristic, zbv-formatted, v-half, v-min)",
+                         algorithm));
+    }
+    return kind;
+  }
+  if (!c.Bool("patch_zero_bubble", false) || !c.Bool("enable_zero_bubble", false)) {
+    return ScheduleKind::k1F1B;
+  }
+  if (c.Bool("zero_bubble_v_schedule", false)) {
+    const std::string setup = c.String("zero_bubble_v_schedule_mem_setup", "zb");
+    if (setup == "half") return ScheduleKind::kZbvGreedyHalf;
+    if (setup == "min") return ScheduleKind::kZbvGreedyMin;
+    if (setup == "zb") return ScheduleKind::kZbvFormatted;
+    c.Fail("zero_bubble_v_schedule_mem_setup",
+           fmt::format("'{}' is not one of half, min, zb", setup));
+  }
+  const std::string pending = c.String("zero_bubble_max_pending_backward", "auto");
+  int64_t count = 0;
+  auto [ptr, ec] = std::from_chars(pending.data(), pending.data() + pending.size(), count);
+  const bool numeric = ec == std::errc() && ptr == pending.data() + pending.size();
+  return numeric && count >= 2 * static_cast<int64_t>(pp) ? ScheduleKind::kZeroBubbleH2
+                                                          : ScheduleKind::kZeroBubbleH1;
+}
+
 class Megatron final : public FrameworkAdapter {
  public:
   std::string_view Name() const override { return "megatron"; }
@@ -571,11 +613,8 @@ class Megatron final : public FrameworkAdapter {
                      "", "the model needs num_layers, hidden_size and num_attention_heads");
     }
 
-    const bool zero_bubble =
-        ctx.config.Bool("patch_zero_bubble", false) && ctx.config.Bool("enable_zero_bubble", false);
-    job.training.pipeline_schedule = zero_bubble            ? "zerobubble"
-                                     : job.parallel.vpp > 1 ? "interleaved"
-                                                            : "1f1b";
+    job.training.pipeline_schedule =
+        ForVirtualStages(ConfiguredSchedule(ctx.config, job.parallel.pp), job.parallel.vpp);
   }
 };
 

@@ -95,8 +95,8 @@ class TestJob {
     job_.training.global_batch_size = sequences;
     return *this;
   }
-  TestJob& Schedule(std::string pipeline_schedule) {
-    job_.training.pipeline_schedule = std::move(pipeline_schedule);
+  TestJob& Schedule(std::string_view pipeline_schedule) {
+    job_.training.pipeline_schedule = ParseScheduleKind(pipeline_schedule);
     return *this;
   }
   // Megatron's --overlap-grad-reduce and --overlap-param-gather together.

@@ -138,15 +138,22 @@ class TorchTitan final : public FrameworkAdapter {
     }
     const std::string schedule = c.String("parallelism.pipeline_parallel_schedule", "1F1B");
     if (p.pp > 1) {
-      if (schedule.find("ZBV") != std::string::npos ||
-          schedule.find("ZeroBubble") != std::string::npos) {
-        job.training.pipeline_schedule = "zerobubble";
+      // torch.distributed.pipelining's schedule classes (torchtitan
+      // parallelism.pipeline_parallel_schedule): ScheduleZBVZeroBubble is the V-shape
+      // zero-bubble schedule, ScheduleInterleavedZeroBubble the interleaved one, GPipe and
+      // (Interleaved)1F1B / LoopedBFS the classic ones.
+      ScheduleKind kind = ScheduleKind::k1F1B;
+      if (schedule.find("ZBV") != std::string::npos) {
+        kind = ScheduleKind::kZbvFormatted;
+      } else if (schedule.find("ZeroBubble") != std::string::npos) {
+        kind = ScheduleKind::kZeroBubbleH1;
+      } else if (schedule.find("GPipe") != std::string::npos) {
+        kind = ScheduleKind::kGPipe;
       } else if (schedule.find("Interleaved") != std::string::npos ||
                  schedule.find("Looped") != std::string::npos) {
-        job.training.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
-      } else {
-        job.training.pipeline_schedule = "1f1b";
+        kind = ScheduleKind::kInterleaved1F1B;
       }
+      job.training.pipeline_schedule = ForVirtualStages(kind, p.vpp);
     }
 
     // Batch and sequence.

@@ -4,12 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
+
+#include "parallel/schedule_kind.h"
 
 namespace sextant {
 
-// Result indexed by chunk (0 .. vpp-1). Throws UserError for an unknown schedule name.
+// Result indexed by chunk (0 .. vpp-1). Throws UserError for a V-shape schedule without VPP 2.
 //  1f1b / zerobubble (ZB-H1): min(pp - rank, m)                       (Narayanan et al. 2021)
 //  interleaved: min(m·v, 2·(pp - rank - 1) + (v - 1)·pp + 1) chunk-micro-batches, filled
 //               chunk by chunk in groups of pp (Megatron's warm-up count); rank 0 totals
@@ -17,7 +18,7 @@ namespace sextant {
 //  gpipe: m;  ZB-H2: min(2·(pp - rank) - 1, m)  (Qi et al. 2023, "Zero Bubble Pipeline
 //  Parallelism") zbv-formatted / zbv-greedy-half / zbv-greedy-min: pp, pp/2, pp/3 per chunk (ZB-V
 //  paper) dualpipev: (pp + 1) chunk-micro-batches per rank (DeepSeek DualPipe README)
-std::vector<double> AnalyticInFlight(const std::string& schedule, int pp, int vpp,
-                                     int64_t micro_batches, int rank);
+std::vector<double> AnalyticInFlight(ScheduleKind schedule, int pp, int vpp, int64_t micro_batches,
+                                     int rank);
 
 }  // namespace sextant

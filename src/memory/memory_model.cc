@@ -14,11 +14,6 @@
 namespace sextant {
 namespace {
 
-StageShape ShapeFor(const std::string& schedule) {
-  const bool v = schedule.rfind("zbv", 0) == 0 || schedule == "dualpipev";
-  return v ? StageShape::kVShape : StageShape::kInterleaved;
-}
-
 // Whether global layer `layer` (local index `local` within its chunk) is fully recomputed.
 bool FullyRecomputed(const RecomputeSpec& rc, int64_t layer, int64_t local) {
   if (!rc.layer_ids.empty()) {
@@ -48,7 +43,7 @@ const char* VerdictName(Verdict v) {
 }
 
 MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
-  const StageShape shape = ShapeFor(job.training.pipeline_schedule);
+  const StageShape shape = ShapeOf(job.training.pipeline_schedule);
   // V-shape schedules always run two chunks per rank, whatever VPP the config states (the
   // performance projection places them the same way).
   ParallelPlan plan = job.parallel;
@@ -62,7 +57,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
   report.model = job.model.name;
   report.gpu = job.cluster.gpu.name;
   report.parallel = plan;
-  report.schedule = job.training.pipeline_schedule;
+  report.schedule = std::string(ScheduleKindName(job.training.pipeline_schedule));
   report.micro_batches = m;
   report.capacity_bytes = job.cluster.gpu.hbm_bytes;
 
@@ -126,10 +121,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
                         copies;
       }
     }
-    st.activation_parts.push_back(
-        {"transformer layers", std::llround(layers_bytes),
-         fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
-                     st.in_flight_micro_batches, job.training.pipeline_schedule)});
+    st.activation_parts.push_back({"transformer layers", std::llround(layers_bytes),
+                                   fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
+                                               st.in_flight_micro_batches, report.schedule)});
     if (embed_bytes > 0) {
       st.activation_parts.push_back(
           {"embedding", std::llround(embed_bytes), "int64 token ids (+ dropout mask)"});

@@ -8,6 +8,7 @@
 
 #include "model/model_spec.h"
 #include "parallel/parallel_plan.h"
+#include "parallel/schedule_kind.h"
 
 namespace sextant {
 
@@ -22,8 +23,6 @@ struct VirtualStage {
   bool has_output = false;     // holds final norm, LM head and loss
   int64_t mtp_layers = 0;      // multi-token-prediction modules placed here
 };
-
-enum class StageShape { kInterleaved /* rank r holds stages r, r+pp, ... */, kVShape /* ZBV */ };
 
 // Layer placement in model order; throws UserError when the layout does not add up.
 std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan& plan,

@@ -49,7 +49,7 @@ Schedule MakeDualPipeVSchedule(const PipelineShape& shape) {
   const int pp = shape.pipeline_ranks;
   const int m = shape.micro_batches;
   RequireMicroBatchesAtLeast(kind, shape, 2 * pp, "2*PP, as DualPipeV requires");
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kVShape);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kVShape);
   for (int rank = 0; rank < pp; ++rank) {
     auto& ops = schedule.ops_per_rank[static_cast<size_t>(rank)];
     ops.reserve(static_cast<size_t>(m) * 6);

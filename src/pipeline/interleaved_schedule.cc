@@ -53,7 +53,7 @@ Schedule MakeInterleavedSchedule(const PipelineShape& shape) {
   RequireAtLeastTwoChunks(kind, shape);
   RequireMicroBatchesAtLeast(kind, shape, shape.pipeline_ranks,
                              "Megatron's interleaved schedule needs one per pipeline rank");
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kInterleaved);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kInterleaved);
   const auto table = VirtualStepTable(shape);
   const int total = static_cast<int>(table.size());
   const int pp = shape.pipeline_ranks;

@@ -7,7 +7,7 @@ namespace sextant {
 
 Schedule MakeOneFOneBSchedule(const PipelineShape& shape) {
   RequireChunksPerRank(ScheduleKind::k1F1B, shape, 1);
-  Schedule schedule = EmptySchedule(ScheduleKind::k1F1B, shape, StagePlacement::kInterleaved);
+  Schedule schedule = EmptySchedule(ScheduleKind::k1F1B, shape, StageShape::kInterleaved);
   const int m = shape.micro_batches;
   for (int rank = 0; rank < shape.pipeline_ranks; ++rank) {
     auto& ops = schedule.ops_per_rank[static_cast<size_t>(rank)];

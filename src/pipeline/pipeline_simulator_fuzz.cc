@@ -14,8 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   schedule.shape.chunks_per_rank = 1 + data[1] % 2;
   schedule.shape.micro_batches = 1 + data[2] % 4;
   schedule.placement =
-      data[3] % 2 ? sextant::StagePlacement::kVShape : sextant::StagePlacement::kInterleaved;
-  if (schedule.placement == sextant::StagePlacement::kVShape) schedule.shape.chunks_per_rank = 2;
+      data[3] % 2 ? sextant::StageShape::kVShape : sextant::StageShape::kInterleaved;
+  if (schedule.placement == sextant::StageShape::kVShape) schedule.shape.chunks_per_rank = 2;
   const int pp = schedule.shape.pipeline_ranks;
   schedule.ops_per_rank.resize(static_cast<size_t>(pp));
   sextant::PipelineCosts costs =

@@ -43,7 +43,7 @@ TEST(ScheduleKindTest, PlacementOfEachSchedule) {
   for (ScheduleKind k : AllScheduleKinds()) {
     const bool v = k == ScheduleKind::kZbvFormatted || k == ScheduleKind::kZbvGreedyHalf ||
                    k == ScheduleKind::kZbvGreedyMin || k == ScheduleKind::kDualPipeV;
-    EXPECT_EQ(PlacementOf(k), v ? StagePlacement::kVShape : StagePlacement::kInterleaved)
+    EXPECT_EQ(ShapeOf(k), v ? StageShape::kVShape : StageShape::kInterleaved)
         << ScheduleKindName(k);
   }
 }

@@ -54,7 +54,7 @@ void RequireMicroBatchesAtLeast(ScheduleKind kind, const PipelineShape& shape, i
   }
 }
 
-Schedule EmptySchedule(ScheduleKind kind, const PipelineShape& shape, StagePlacement placement) {
+Schedule EmptySchedule(ScheduleKind kind, const PipelineShape& shape, StageShape placement) {
   Schedule schedule;
   schedule.kind = kind;
   schedule.shape = shape;

@@ -13,6 +13,6 @@ void RequireAtLeastTwoChunks(ScheduleKind kind, const PipelineShape& shape);
 void RequireMicroBatchesAtLeast(ScheduleKind kind, const PipelineShape& shape, int minimum,
                                 const char* why);
 // An empty schedule of `kind` with one op list per rank.
-Schedule EmptySchedule(ScheduleKind kind, const PipelineShape& shape, StagePlacement placement);
+Schedule EmptySchedule(ScheduleKind kind, const PipelineShape& shape, StageShape placement);
 
 }  // namespace sextant

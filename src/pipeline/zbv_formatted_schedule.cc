@@ -33,7 +33,7 @@ Schedule MakeZbvFormattedSchedule(const PipelineShape& shape) {
   // The formatted warm-up of rank 0 alone runs 2*PP-1 forwards of chunk 0 before any backward.
   RequireMicroBatchesAtLeast(kind, shape, 2 * pp - 1,
                              "2*PP-1, to fill the V-shape warm-up of rank 0");
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kVShape);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kVShape);
   for (int rank = 0; rank < pp; ++rank) {
     auto& ops = schedule.ops_per_rank[static_cast<size_t>(rank)];
     ops.reserve(static_cast<size_t>(m) * 6);

@@ -245,7 +245,7 @@ class ZbvGreedyBuilder {
 Schedule MakeZbvGreedySchedule(const PipelineShape& shape, bool min_memory) {
   const ScheduleKind kind = min_memory ? ScheduleKind::kZbvGreedyMin : ScheduleKind::kZbvGreedyHalf;
   RequireChunksPerRank(kind, shape, 2);
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kVShape);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kVShape);
   ZbvGreedyBuilder(shape.pipeline_ranks, shape.micro_batches, min_memory).Build(schedule);
   return schedule;
 }

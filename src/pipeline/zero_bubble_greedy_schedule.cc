@@ -164,7 +164,7 @@ Schedule MakeGreedy(ScheduleKind kind, const PipelineShape& shape, const Pipelin
                     int max_inflight) {
   RequireChunksPerRank(kind, shape, 1);
   CheckGreedyCosts(kind, shape, costs);
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kInterleaved);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kInterleaved);
   for (auto& ops : schedule.ops_per_rank) ops.reserve(static_cast<size_t>(shape.micro_batches) * 3);
   GreedyZeroBubble(shape, costs, max_inflight).Run(schedule);
   return schedule;

@@ -8,7 +8,7 @@ namespace sextant {
 Schedule MakeZeroBubbleH1Schedule(const PipelineShape& shape) {
   const ScheduleKind kind = ScheduleKind::kZeroBubbleH1;
   RequireChunksPerRank(kind, shape, 1);
-  Schedule schedule = EmptySchedule(kind, shape, StagePlacement::kInterleaved);
+  Schedule schedule = EmptySchedule(kind, shape, StageShape::kInterleaved);
   const int m = shape.micro_batches;
   for (int rank = 0; rank < shape.pipeline_ranks; ++rank) {
     auto& ops = schedule.ops_per_rank[static_cast<size_t>(rank)];

@@ -32,8 +32,8 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
   }
   for (ScheduleKind k : space.schedules) {
     const bool interleaved = k == ScheduleKind::kInterleaved1F1B;
-    if (vpp == 1 && !interleaved && PlacementOf(k) != StagePlacement::kVShape) out.push_back(k);
-    if (vpp == 2 && PlacementOf(k) == StagePlacement::kVShape) out.push_back(k);
+    if (vpp == 1 && !interleaved && ShapeOf(k) != StageShape::kVShape) out.push_back(k);
+    if (vpp == 2 && ShapeOf(k) == StageShape::kVShape) out.push_back(k);
     if (vpp > 1 && interleaved) out.push_back(k);
   }
   return out;
@@ -154,7 +154,7 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   t.recompute.granularity = c.recompute;
   if (c.recompute == RecomputeGranularity::kSelective) t.recompute.modules = {"core_attn"};
   if (c.recompute == RecomputeGranularity::kFull) t.recompute.num_layers = 1;
-  t.pipeline_schedule = std::string(ScheduleKindName(c.schedule));
+  t.pipeline_schedule = c.schedule;
   return job;
 }
 

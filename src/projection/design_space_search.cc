@@ -45,8 +45,7 @@ struct ScheduleShape {
 };
 
 ScheduleShape ShapeOf(const Candidate& c, int64_t micro_batches) {
-  return {c.schedule, c.pp, PlacementOf(c.schedule) == StagePlacement::kVShape ? 2 : c.vpp,
-          micro_batches};
+  return {c.schedule, c.pp, ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, micro_batches};
 }
 
 struct Partial {
@@ -125,10 +124,9 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
     }
     const int64_t m = job.training.NumMicroBatches(c.dp);
     if (!ctx.runnable.at(ShapeOf(c, m))) {
-      NoteInvalid(out,
-                  fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
-                              ScheduleKindName(c.schedule), c.pp,
-                              PlacementOf(c.schedule) == StagePlacement::kVShape ? 2 : c.vpp, m));
+      NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
+                                   ScheduleKindName(c.schedule), c.pp,
+                                   ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, m));
       continue;
     }
     SearchEntry entry;
@@ -318,7 +316,7 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
         try {
           const PerformanceReport perf = ProjectPerformance(job, perf_options);
           // Memory at the schedule's simulated in-flight counts, as `projection both` does.
-          job.training.pipeline_schedule = perf.schedule;
+          job.training.pipeline_schedule = perf.schedule_kind;
           const MemoryReport memory = ProjectMemory(job, perf.in_flight);
           e.full = true;
           e.iteration_time_ms = perf.iteration_time_ms;

@@ -118,7 +118,7 @@ TEST(DesignSpaceTest, ApplyCandidateSetsEverySearchedSetting) {
   EXPECT_EQ(job.training.micro_batch_size, 2);
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
   EXPECT_EQ(job.training.recompute.num_layers, 1);
-  EXPECT_EQ(job.training.pipeline_schedule, "interleaved");
+  EXPECT_EQ(job.training.pipeline_schedule, ScheduleKind::kInterleaved1F1B);
   EXPECT_EQ(job.training.global_batch_size, base.training.global_batch_size);
 }
 

@@ -20,14 +20,6 @@
 
 namespace sextant {
 
-ScheduleKind ChooseSchedule(const Job& job, const std::string& requested) {
-  std::string name = requested.empty() ? job.training.pipeline_schedule : requested;
-  if (name.empty() || name == "auto") name = job.parallel.vpp > 1 ? "interleaved" : "1f1b";
-  if (name == "zerobubble") name = "zb-h1";
-  if (name == "1f1b" && job.parallel.vpp > 1) name = "interleaved";
-  return ParseScheduleKind(name);
-}
-
 namespace {
 
 struct StagedCosts {
@@ -40,7 +32,7 @@ struct StagedCosts {
 StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind kind,
                             const CollectiveModel& comm) {
   const StageShape shape =
-      PlacementOf(kind) == StagePlacement::kVShape ? StageShape::kVShape : StageShape::kInterleaved;
+      ShapeOf(kind) == StageShape::kVShape ? StageShape::kVShape : StageShape::kInterleaved;
   ParallelPlan plan = job.parallel;
   if (shape == StageShape::kVShape) plan.vpp = 2;
   const auto stages = PlaceLayers(job.model, plan, shape);
@@ -141,11 +133,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
   const ModelTimings timings =
       ComputeModelTimings(job, options.calibration, options.gemm_table.get());
-  const bool compare_all = options.schedule == "all" || job.training.pipeline_schedule == "all";
-  const ScheduleKind chosen =
-      compare_all ? (job.parallel.vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B)
-                  : ChooseSchedule(job, options.schedule);
-  if (job.parallel.vpp > 1 && PlacementOf(chosen) == StagePlacement::kInterleaved &&
+  const bool compare_all = options.compare_all_schedules;
+  const ScheduleKind chosen = ForVirtualStages(
+      compare_all ? ScheduleKind::k1F1B : job.training.pipeline_schedule, job.parallel.vpp);
+  if (job.parallel.vpp > 1 && ShapeOf(chosen) == StageShape::kInterleaved &&
       chosen != ScheduleKind::kInterleaved1F1B) {
     ThrowUserError(fmt::format("schedule {} runs one model chunk per rank, but VPP is {}",
                                ScheduleKindName(chosen), job.parallel.vpp));
@@ -158,8 +149,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   auto run_one = [&](ScheduleKind kind, PipelineSimulation& sim, Schedule& ops,
                      StagedCosts& staged) {
     staged = BuildStageCosts(job, timings, kind, *comm);
-    PipelineShape shape{job.parallel.pp,
-                        PlacementOf(kind) == StagePlacement::kVShape ? 2 : job.parallel.vpp,
+    PipelineShape shape{job.parallel.pp, ChunksPerRank(kind, job.parallel.vpp),
                         static_cast<int>(m)};
     if (kind == ScheduleKind::kZeroBubbleHeuristic) {
       const int limit = ZeroBubbleInFlightLimit(job);
@@ -178,6 +168,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
 
   StagedCosts staged;
   run_one(chosen, r.simulation, r.schedule_ops, staged);
+  r.schedule_kind = chosen;
   r.schedule = std::string(ScheduleKindName(chosen));
 
   // Critical rank: the one with the most work. The last to finish is not it: in 1F1B and its
@@ -263,7 +254,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       sr.schedule = std::string(ScheduleKindName(k));
       try {
         if (job.parallel.vpp > 1 && k != ScheduleKind::kInterleaved1F1B &&
-            PlacementOf(k) == StagePlacement::kInterleaved) {
+            ShapeOf(k) == StageShape::kInterleaved) {
           ThrowUserError("needs VPP 1");
         }
         if (k == ScheduleKind::kInterleaved1F1B && job.parallel.vpp < 2) {
@@ -308,7 +299,6 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       } else {
         const Job scaled = RescaleToNodes(job, n);
         PerformanceOptions inner;
-        inner.schedule = compare_all ? "" : options.schedule;
         inner.scaling_nodes = {n};
         inner.calibration = options.calibration;
         inner.gemm_table = options.gemm_table;

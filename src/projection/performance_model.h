@@ -54,7 +54,8 @@ struct PerformanceReport {
   int nodes = 0, gpus = 0;
   ParallelPlan parallel;
   int64_t micro_batches = 0;
-  std::string schedule;
+  ScheduleKind schedule_kind = ScheduleKind::k1F1B;  // the schedule simulated
+  std::string schedule;                              // its name
   double iteration_time_ms = 0;
   double tokens_per_s_per_gpu = 0;
   double model_tflops_per_gpu = 0;
@@ -73,16 +74,14 @@ struct PerformanceReport {
 };
 
 struct PerformanceOptions {
-  std::string schedule;            // empty/"auto": the job's, else interleaved when VPP > 1
+  // Also simulate every other schedule (`--pipeline-schedule-algorithm all`); the report's
+  // numbers stay those of the job's schedule (1F1B, or interleaved when VPP > 1).
+  bool compare_all_schedules = false;
   std::vector<int> scaling_nodes;  // empty: 1, 2, 4, ... up to 4x the job's nodes
   Calibration calibration;         // fitted constants, see layer_timing.h
   // Efficiency table calibrated from measured GEMMs (--gemm-timings); null = the GPU's default.
   std::shared_ptr<const EfficiencyTable> gemm_table;
 };
-
-// The schedule a job runs: `requested` (a --pipeline-schedule-algorithm name), else the job's,
-// with "auto" = interleaved when VPP > 1 and 1F1B otherwise; "zerobubble" is ZB-H1.
-ScheduleKind ChooseSchedule(const Job& job, const std::string& requested);
 
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});
 

@@ -83,7 +83,7 @@ TEST(PerformanceModelTest, InterleavingShrinksTheBubble) {
 TEST(PerformanceModelTest, ComparesAllSchedulesAndExplainsSkips) {
   const Job job = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 1, 32);
   PerformanceOptions o;
-  o.schedule = "all";
+  o.compare_all_schedules = true;
   const PerformanceReport r = ProjectPerformance(job, o);
   int ran = 0;
   for (const auto& s : r.schedules) {
@@ -101,10 +101,9 @@ TEST(PerformanceModelTest, InvalidRequestsAreClearErrors) {
   // VPP 3 does not divide 32 layers over PP 4.
   EXPECT_THROW(ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 3, 32)), UserError);
   // A one-chunk schedule with VPP 2.
-  PerformanceOptions zb;
-  zb.schedule = "zb-h1";
-  EXPECT_THROW(ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 2, 32), zb),
-               UserError);
+  Job zb = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 2, 32);
+  zb.training.pipeline_schedule = ScheduleKind::kZeroBubbleH1;
+  EXPECT_THROW(ProjectPerformance(zb), UserError);
   // 64 nodes give DP 512 > GBS 64.
   EXPECT_THROW(RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 64), 64), UserError);
 }

@@ -51,10 +51,8 @@ void CheckModes(const ProjectionOptions& o) {
 // activations a rank holds for the fixed schedules; for cost-driven schedules the projection
 // with real costs is used instead (`projection both`).
 InFlightTable SimulatedInFlight(const Job& job) {
-  const std::string& name = job.training.pipeline_schedule;
-  const ScheduleKind kind = ChooseSchedule(job, name == "all" ? "auto" : name);
-  const bool v_shape = PlacementOf(kind) == StagePlacement::kVShape;
-  PipelineShape shape{job.parallel.pp, v_shape ? 2 : job.parallel.vpp,
+  const ScheduleKind kind = ForVirtualStages(job.training.pipeline_schedule, job.parallel.vpp);
+  PipelineShape shape{job.parallel.pp, ChunksPerRank(kind, job.parallel.vpp),
                       static_cast<int>(job.training.NumMicroBatches(job.parallel.dp))};
   const PipelineCosts costs =
       UniformCosts(shape.pipeline_ranks * shape.chunks_per_rank, 1.0, 1.0, 1.0, 1);
@@ -70,7 +68,9 @@ InFlightTable SimulatedInFlight(const Job& job) {
 
 Job WithSchedule(const Job& job, const ProjectionOptions& o) {
   Job j = job;
-  if (!o.schedule.empty() && o.schedule != "auto") j.training.pipeline_schedule = o.schedule;
+  if (!o.schedule.empty() && o.schedule != "auto" && o.schedule != "all") {
+    j.training.pipeline_schedule = ForVirtualStages(ParseScheduleKind(o.schedule), j.parallel.vpp);
+  }
   return j;
 }
 
@@ -91,7 +91,7 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
 // CalibrateGemmEfficiency); the fit's error before and after goes to the assumptions.
 PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
   PerformanceOptions p;
-  p.schedule = o.schedule == "auto" ? "" : o.schedule;
+  p.compare_all_schedules = o.schedule == "all";
   if (!o.gemm_timings.empty()) {
     const std::vector<GemmMeasurement> measured = ReadGemmMeasurements(o.gemm_timings);
     const CalibrationResult fit = CalibrateGemmEfficiency(
@@ -115,7 +115,7 @@ void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   const Job j = WithSchedule(job, options);
-  if (j.training.pipeline_schedule == "all") {
+  if (options.schedule == "all") {
     ThrowUserError(
         "--pipeline-schedule-algorithm all compares schedules by time; use "
         "`projection performance` or `projection both`");
@@ -146,7 +146,7 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
   WriteExports(perf, j, options);
   // Memory at the same shape and schedule the performance projection chose, with its
   // simulated in-flight activations.
-  j.training.pipeline_schedule = perf.schedule;
+  j.training.pipeline_schedule = perf.schedule_kind;
   const MemoryReport memory = ProjectMemory(j, perf.in_flight);
   if (options.json) {
     out << nlohmann::json{{"memory", MemoryReportJson(memory)},

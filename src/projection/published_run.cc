@@ -325,7 +325,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.flash_attention = attention.empty() ? stack.flash_attention : attention == "flash";
   tr.hidden_dropout = stack.dropout;
   tr.attention_dropout = stack.dropout;
-  tr.pipeline_schedule = p.vpp > 1 ? "interleaved" : "1f1b";
+  tr.pipeline_schedule = ForVirtualStages(ScheduleKind::k1F1B, p.vpp);
   // DeepEP dispatch/combine kernels, where the row names them or its framework uses them.
   const std::string stack_text = FactCell(t, row, "framework_version") + " " + t.Get(row, "notes");
   tr.deepep = r.moe && (stack.deepep || Contains(stack_text, "deepep"));

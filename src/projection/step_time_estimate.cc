@@ -30,7 +30,7 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
                                const CollectiveModel& comm, const EfficiencyTable& table,
                                double in_training_efficiency) {
   const ParallelPlan& plan = job.parallel;
-  const bool v_shape = PlacementOf(schedule) == StagePlacement::kVShape;
+  const bool v_shape = ShapeOf(schedule) == StageShape::kVShape;
   ParallelPlan placed = plan;
   if (v_shape) placed.vpp = 2;
   const auto stages =
