@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command_hints.h"
 #include "cli/commands.h"
 #include "util/error.h"
 
@@ -28,7 +29,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "sextant: error: %s\n", e.what());
+    const std::string hint = sextant::cli::CommandLineHint(app, argc, argv);
+    std::fprintf(stderr, "sextant: error: %s\n", hint.empty() ? e.what() : hint.c_str());
     return 1;
   } catch (const sextant::UserError& e) {
     std::fprintf(stderr, "sextant: error: %s\n", e.what());

@@ -24,6 +24,20 @@ CLI::Validator AtLeast(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
+CLI::Validator Positive() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || !(value > 0)) {
+          return fmt::format("must be a number above 0, got '{}'", text);
+        }
+        return "";
+      },
+      "NUMBER>0");
+}
+
 CLI::Validator ScheduleName() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

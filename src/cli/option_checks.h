@@ -9,6 +9,9 @@ namespace sextant::cli {
 // An integer of at least `minimum`: "--top 0" → "must be a whole number of at least 1, got 0".
 CLI::Validator AtLeast(long long minimum);
 
+// A number greater than zero: "--gpu-clock-mhz -5" → "must be a number above 0, got '-5'".
+CLI::Validator Positive();
+
 // A pipeline schedule in any spelling ParseScheduleKind accepts, or "auto" / "all"; an unknown
 // name gets the known ones and the closest.
 CLI::Validator ScheduleName();

@@ -22,6 +22,15 @@ TEST(OptionChecksTest, AtLeastNamesTheLimitAndTheValue) {
             "must be a whole number of at least 1, got '99999999999999999999'");
 }
 
+TEST(OptionChecksTest, PositiveRefusesZeroNegativeAndText) {
+  CLI::Validator v = Positive();
+  EXPECT_EQ(Check(v, "1900"), "");
+  EXPECT_EQ(Check(v, "0.5"), "");
+  EXPECT_EQ(Check(v, "0"), "must be a number above 0, got '0'");
+  EXPECT_EQ(Check(v, "-5"), "must be a number above 0, got '-5'");
+  EXPECT_EQ(Check(v, "fast"), "must be a number above 0, got 'fast'");
+}
+
 TEST(OptionChecksTest, ScheduleNamesInEverySpelling) {
   CLI::Validator v = ScheduleName();
   for (std::string name : {"auto", "all", "1f1b", "seaailab-ilp", "zero-bubble", "v-half", "v-min",

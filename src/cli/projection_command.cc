@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_hints.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "job/job_builder.h"
@@ -29,10 +30,13 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--config,--exp", o.config, "Primus experiment YAML (or TorchTitan TOML)");
   cmd->add_option("--primus-path", o.primus_path,
                   "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
-  cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run");
-  cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target");
+  cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run")
+      ->check(AtLeast(1));
+  cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target")
+      ->check(AtLeast(1));
   cmd->add_option("--benchmark-gpus", o.benchmark_gpus,
-                  "GPUs used by --profiling-mode/--memory-mode benchmark");
+                  "GPUs used by --profiling-mode/--memory-mode benchmark")
+      ->check(AtLeast(1));
   cmd->add_option("--hardware-config", o.hardware_config,
                   "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
   cmd->add_option("--profiling-mode", o.profiling_mode,
@@ -50,7 +54,9 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "measured GEMMs (CSV m,n,k,dtype,time_us[,batch] or JSON) that re-fit the "
                   "GPU's GEMM efficiency before projecting");
   cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
-  cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz, "clock override for compute peaks");
+  cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz,
+                  "clock override for compute peaks (at most the GPU's datasheet maximum)")
+      ->check(Positive());
   cmd->add_option("--pipeline-schedule-algorithm", o.schedule,
                   "pipeline schedule: auto (the configured one), all (compare every schedule), "
                   "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zerobubble-heuristic, zbv-formatted, "
@@ -62,9 +68,11 @@ void AddSharedFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--sync-free-stage", o.sync_free_stage, "Turbo sync-free MoE stage (0-3)")
       ->check(CLI::Range(0, 3));
   cmd->add_option("--num-virtual-stages-per-pipeline-rank", o.num_virtual_stages,
-                  "virtual pipeline stages per rank");
-  cmd->add_option("--micro-batch-size", o.micro_batch_size, "micro-batch size");
-  cmd->add_option("--global-batch-size", o.global_batch_size, "global batch size");
+                  "virtual pipeline stages per rank")
+      ->check(AtLeast(1));
+  cmd->add_option("--micro-batch-size", o.micro_batch_size, "micro-batch size")->check(AtLeast(1));
+  cmd->add_option("--global-batch-size", o.global_batch_size, "global batch size")
+      ->check(AtLeast(1));
   cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
                   "write measured layer times to this JSON artifact");
   cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
@@ -103,8 +111,10 @@ std::vector<std::pair<std::string, std::string>> ParseOverrides(
   return out;
 }
 
-JobRequest ToRequest(const ProjectionOptions& o, const std::vector<std::string>& extras) {
+JobRequest ToRequest(const ProjectionOptions& o, const CLI::App* command) {
+  const std::vector<std::string> extras = command->remaining();
   JobRequest r;
+  r.command_flags = FlagNames(*command);
   r.config_path = o.config;
   r.primus_path = o.primus_path;
   r.overrides = ParseOverrides(extras);
@@ -168,7 +178,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(memory, *opts);
   memory->callback([opts, memory] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, memory->remaining()));
+    Job job = BuildJob(ToRequest(*opts, memory));
     const MemoryReport report = RunMemoryProjection(job, *opts);
     if (opts->json) {
       std::cout << MemoryReportJson(report).dump(2) << "\n";
@@ -182,7 +192,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(performance, *opts);
   performance->callback([opts, performance] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, performance->remaining()));
+    Job job = BuildJob(ToRequest(*opts, performance));
     RunPerformanceProjection(job, *opts, std::cout);
   });
 
@@ -190,7 +200,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(both, *opts);
   both->callback([opts, both] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, both->remaining()));
+    Job job = BuildJob(ToRequest(*opts, both));
     RunBothProjections(job, *opts, std::cout);
   });
 
@@ -209,13 +219,13 @@ void AddProjectionCommands(CLI::App& app) {
     SearchResult result;
     if (flags->mpi) {
       // Every process builds the same job; only process 0 speaks.
-      const Job base = BuildSearchBase(ToRequest(*opts, search->remaining()), opts->target_nodes);
+      const Job base = BuildSearchBase(ToRequest(*opts, search), opts->target_nodes);
       result = SearchDesignSpaceMpi(base, options, &is_root);
       if (!is_root) return;
     } else {
       AnnounceDefault(*opts);
-      result = SearchDesignSpace(
-          BuildSearchBase(ToRequest(*opts, search->remaining()), opts->target_nodes), options);
+      result =
+          SearchDesignSpace(BuildSearchBase(ToRequest(*opts, search), opts->target_nodes), options);
     }
     if (flags->mpi) AnnounceDefault(*opts);
     if (opts->json) {

@@ -117,6 +117,14 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
   const std::vector<std::string> known(known_set.begin(), known_set.end());
   for (const auto& [key, value] : request.overrides) {
     if (known_set.count(key) == 0) {
+      std::string typed = "--" + key;
+      std::replace(typed.begin(), typed.end(), '_', '-');
+      const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
+      if (!flags.empty()) {
+        ThrowUserError(SourceLocation{typed}, "",
+                       fmt::format("unknown option (and not a configuration key of {}){}",
+                                   adapter.Name(), DidYouMean(flags)));
+      }
       ThrowUserError(
           SourceLocation{"--" + key}, "",
           fmt::format("unknown configuration key \"{}\" for {} (not in the module "
@@ -287,6 +295,13 @@ Job BuildJob(const JobRequest& request) {
         ThrowUserError(SourceLocation{"$PRIMUS_GPU_CLOCK_MHZ"}, "", "must be a positive number");
     }
   }
+  if (clock > 0 && cluster.gpu.max_clock_mhz > 0 && clock > cluster.gpu.max_clock_mhz) {
+    ThrowUserError(
+        SourceLocation{request.gpu_clock_mhz > 0 ? "--gpu-clock-mhz" : "$PRIMUS_GPU_CLOCK_MHZ"}, "",
+        fmt::format("{} MHz is above the {}'s maximum clock of {} MHz (its datasheet); "
+                    "a different GPU needs --hardware-config",
+                    clock, cluster.gpu.name, cluster.gpu.max_clock_mhz));
+  }
   if (clock > 0) {
     notes.push_back(fmt::format("GPU clock {} MHz (datasheet {} MHz): compute peaks scaled", clock,
                                 cluster.gpu.max_clock_mhz));
@@ -374,6 +389,11 @@ Job BuildJob(const JobRequest& request) {
   ResolveWorld(context, request, job, provenance, notes);
   CheckJobSizes(job, provenance);  // the global batch may have been derived
   ValidateJob(job, provenance, context.allow_uneven_layers, notes);
+  if (job.training.deepep && !job.model.IsMoe()) {
+    notes.push_back(
+        "DeepEP dispatch/combine (--enable-deepep, --sync-free-stage, use_turbo_deepep) has no "
+        "effect: the model has no MoE layers");
+  }
   job.parallel.pad_uneven_layers = context.allow_uneven_layers;
 
   std::vector<std::string> unique;

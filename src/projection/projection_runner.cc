@@ -110,6 +110,16 @@ void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
   if (p.gemm_table) r.assumptions.push_back("GEMM efficiency: " + p.gemm_table->source());
 }
 
+// What a flag Sextant models only in part did (the rest is said, not silently dropped).
+void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport& r) {
+  if (o.sync_free_stage > 0 && job.model.IsMoe()) {
+    r.assumptions.push_back(fmt::format(
+        "--sync-free-stage {}: modelled as DeepEP dispatch/combine; Turbo's removal of host "
+        "synchronisations at that stage is not modelled",
+        o.sync_free_stage));
+  }
+}
+
 }  // namespace
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
@@ -129,6 +139,7 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
+  AddFlagNotes(options, j, perf);
   WriteExports(perf, j, options);
   if (options.json) {
     out << PerformanceReportJson(perf).dump(2) << "\n";
@@ -143,6 +154,7 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
+  AddFlagNotes(options, j, perf);
   WriteExports(perf, j, options);
   // Memory at the same shape and schedule the performance projection chose, with its
   // simulated in-flight activations.

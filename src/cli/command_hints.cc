@@ -1,0 +1,65 @@
+#include "cli/command_hints.h"
+
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "util/close_matches.h"
+
+namespace sextant::cli {
+
+std::vector<std::string> FlagNames(const CLI::App& command) {
+  std::vector<std::string> out;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) out.push_back("--" + name);
+  }
+  return out;
+}
+
+std::string CommandLineHint(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* command = &app;
+  std::string path = app.get_name();
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view token = argv[i];
+    if (token.starts_with("--")) {
+      // A flag the command does not have (commands that pass unknown flags on as
+      // configuration keys report those themselves).
+      if (command->get_allow_extras()) return "";
+      std::string_view flag = token.substr(0, token.find('='));
+      std::vector<std::string> flags = FlagNames(*command);
+      for (const std::string& f : flags) {
+        if (f == flag) flag = {};
+      }
+      if (flag.empty()) {
+        // Its value, when it takes one and it was not written with '='.
+        const CLI::Option* option = command->get_option_no_throw(std::string(token));
+        if (option != nullptr && option->get_type_size() != 0 &&
+            token.find('=') == std::string_view::npos) {
+          ++i;
+        }
+        continue;
+      }
+      std::vector<std::string> close = ClosestNames(flag, flags);
+      if (close.empty()) return "";
+      return fmt::format("unknown option '{}' for '{}'{}", flag, path, DidYouMean(close));
+    }
+    if (token.starts_with("-")) continue;
+    const CLI::App* sub = nullptr;
+    std::vector<std::string> names;
+    for (const CLI::App* s : command->get_subcommands({})) {
+      names.push_back(s->get_name());
+      if (s->get_name() == token) sub = s;
+    }
+    if (sub != nullptr) {
+      command = sub;
+      path += " " + sub->get_name();
+      continue;
+    }
+    if (names.empty()) continue;  // a positional argument of a leaf command
+    return fmt::format("unknown command '{}' for '{}'{}", token, path,
+                       DidYouMean(ClosestNames(token, names)));
+  }
+  return "";
+}
+
+}  // namespace sextant::cli

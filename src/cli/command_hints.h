@@ -1,0 +1,20 @@
+// "Did you mean" for the command line itself: a mistyped command ("projection memry") or
+// flag ("--target-node"), with the same policy as every other name (util/close_matches.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace sextant::cli {
+
+// The long flags of a command, as typed: "--target-nodes", "--config", ...
+std::vector<std::string> FlagNames(const CLI::App& command);
+
+// For a command line CLI11 refused: "unknown command 'memry' for 'sextant projection'; did
+// you mean memory?" or "unknown option '--topp'; did you mean --top?"; "" when nothing close
+// is found (CLI11's own message then stands).
+std::string CommandLineHint(const CLI::App& app, int argc, const char* const* argv);
+
+}  // namespace sextant::cli

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""A mistyped command or flag names the closest real one, and numbers out of range are refused
+with the limit, whatever command they belong to (one policy: util/close_matches.h)."""
+import os
+import tempfile
+
+import harness
+
+t = harness.Test()
+
+run = t.sextant("projection", "memry", expect_status=1)
+t.expect_output(run, r"unknown command 'memry' for 'sextant projection'; did you mean memory\?")
+run = t.sextant("projecton", "memory", expect_status=1)
+t.expect_output(run, r"unknown command 'projecton' for 'sextant'; did you mean projection\?")
+run = t.sextant("hardware", "shw", "MI300X", expect_status=1)
+t.expect_output(run, r"did you mean show\?")
+# A projection passes unknown --key flags on as configuration keys; one close to a flag of
+# the command is taken for a mistyped flag.
+run = t.sextant("projection", "performance", "--target-node", "4", expect_status=1)
+t.expect_output(run, r"--target-node: unknown option .*did you mean --target-nodes\?")
+# A command without configuration keys: CLI11 refuses the flag, with the suggestion.
+with tempfile.TemporaryDirectory() as d:
+    trace = os.path.join(d, "t.json")
+    with open(trace, "w") as f:
+        f.write('{"traceEvents": []}')
+    run = t.sextant("trace", "report", trace, "--topp", "3", expect_status=1)
+    t.expect_output(run, r"unknown option '--topp' for 'sextant trace report'; did you mean --top\?")
+
+# Numbers: the flag, the limit and the value.
+run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
+t.expect_output(run, r"--target-nodes: must be a whole number of at least 1, got '0'")
+run = t.sextant("projection", "memory", "--gpu-clock-mhz", "-5", expect_status=1)
+t.expect_output(run, r"--gpu-clock-mhz: must be a number above 0, got '-5'")
+run = t.sextant("projection", "performance", "--gpu-clock-mhz", "5000", expect_status=1)
+t.expect_output(run, r"5000 MHz is above the MI300X's maximum clock of 2100 MHz")
+run = t.sextant("projection", "performance", "--global-batch-size", "0", expect_status=1)
+t.expect_output(run, r"--global-batch-size: must be a whole number of at least 1")
+# A flag that cannot act on this model says so instead of being dropped.
+run = t.sextant("projection", "performance", "--sync-free-stage", "3")
+t.expect_output(run, r"DeepEP dispatch/combine .* has no effect: the model has no MoE layers")
+t.passed()
