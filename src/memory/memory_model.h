@@ -35,6 +35,16 @@ struct StageMemory {
 enum class Verdict { kFits, kAtRisk, kOom };
 const char* VerdictName(Verdict v);  // "FITS", "AT-RISK", "OOM"
 
+// The same job under another schedule (`--pipeline-schedule-algorithm all`).
+struct ScheduleMemory {
+  std::string schedule;
+  bool ran = false;
+  std::string skipped_because;
+  int64_t peak_bytes = 0;
+  int peak_rank = 0;
+  Verdict verdict = Verdict::kFits;
+};
+
 struct MemoryReport {
   std::string model;
   std::string gpu;
@@ -46,6 +56,7 @@ struct MemoryReport {
   int peak_rank = 0;
   int64_t capacity_bytes = 0;
   Verdict verdict = Verdict::kFits;
+  std::vector<ScheduleMemory> schedules;  // filled for schedule "all"
   std::vector<std::string> assumptions;
 };
 

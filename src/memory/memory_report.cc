@@ -57,6 +57,25 @@ std::string RenderMemoryReport(const MemoryReport& r) {
                      r.peak_rank, FormatBytes(r.capacity_bytes),
                      r.capacity_bytes > 0 ? 100.0 * r.peak_bytes / r.capacity_bytes : 0.0,
                      VerdictName(r.verdict));
+  if (!r.schedules.empty()) {
+    Table t("schedules", "Peak memory by pipeline schedule (worst PP rank)",
+            {{"schedule", "schedule", 0},
+             {"peak_gib", "peak (GiB)", 2},
+             {"pp_rank", "PP rank", 0},
+             {"percent", "% of HBM", 1},
+             {"verdict", "verdict", 0}});
+    for (const auto& s : r.schedules) {
+      if (!s.ran) {
+        t.AddRow({s.schedule, Cell(), Cell(), Cell(), "skipped: " + s.skipped_because});
+        continue;
+      }
+      t.AddRow({s.schedule, static_cast<double>(s.peak_bytes) / (1024.0 * 1024 * 1024),
+                static_cast<int64_t>(s.peak_rank),
+                r.capacity_bytes > 0 ? 100.0 * s.peak_bytes / r.capacity_bytes : 0.0,
+                std::string(VerdictName(s.verdict))});
+    }
+    out += "\n" + RenderConsoleTable(t);
+  }
   out += "\nAssumptions:\n";
   for (const auto& a : r.assumptions) out += "  - " + a + "\n";
   return out;
@@ -96,6 +115,20 @@ nlohmann::json MemoryReportJson(const MemoryReport& r) {
   j["peak_pp_rank"] = r.peak_rank;
   j["capacity_bytes"] = r.capacity_bytes;
   j["verdict"] = VerdictName(r.verdict);
+  if (!r.schedules.empty()) {
+    j["schedules"] = nlohmann::json::array();
+    for (const auto& s : r.schedules) {
+      nlohmann::json e = {{"schedule", s.schedule}, {"ran", s.ran}};
+      if (s.ran) {
+        e["peak_bytes"] = s.peak_bytes;
+        e["peak_pp_rank"] = s.peak_rank;
+        e["verdict"] = VerdictName(s.verdict);
+      } else {
+        e["skipped_because"] = s.skipped_because;
+      }
+      j["schedules"].push_back(std::move(e));
+    }
+  }
   j["assumptions"] = r.assumptions;
   return j;
 }

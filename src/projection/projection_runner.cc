@@ -124,13 +124,36 @@ void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport&
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
-  const Job j = WithSchedule(job, options);
-  if (options.schedule == "all") {
+  if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.gemm_timings.empty()) {
     ThrowUserError(
-        "--pipeline-schedule-algorithm all compares schedules by time; use "
-        "`projection performance` or `projection both`");
+        "--chrome-trace, --pp-dump and --gemm-timings belong to the timed step: use "
+        "`projection performance` or `projection both` (a memory projection has no step time)");
   }
-  return ProjectMemory(j, SimulatedInFlight(j));
+  const Job j = WithSchedule(job, options);
+  MemoryReport report = ProjectMemory(j, SimulatedInFlight(j));
+  if (options.schedule != "all") return report;
+  // Every schedule the layout can run, at its simulated in-flight activations.
+  for (ScheduleKind k : AllScheduleKinds()) {
+    ScheduleMemory s;
+    s.schedule = std::string(ScheduleKindName(k));
+    Job jk = j;
+    jk.training.pipeline_schedule = k;
+    try {
+      if (ShapeOf(k) == StageShape::kInterleaved &&
+          (k == ScheduleKind::kInterleaved1F1B) != (j.parallel.vpp > 1)) {
+        ThrowUserError(k == ScheduleKind::kInterleaved1F1B ? "needs VPP >= 2" : "needs VPP 1");
+      }
+      const MemoryReport mk = ProjectMemory(jk, SimulatedInFlight(jk));
+      s.ran = true;
+      s.peak_bytes = mk.peak_bytes;
+      s.peak_rank = mk.peak_rank;
+      s.verdict = mk.verdict;
+    } catch (const UserError& e) {
+      s.skipped_because = e.what();
+    }
+    report.schedules.push_back(std::move(s));
+  }
+  return report;
 }
 
 void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
