@@ -135,6 +135,14 @@ JobRequest ToRequest(const ProjectionOptions& o, const CLI::App* command) {
   return r;
 }
 
+// Builds the job and says on stderr where it differs from what was asked.
+Job BuildJobAndWarn(const JobRequest& request) {
+  Job job = BuildJob(request);
+  for (const std::string& w : job.warnings)
+    std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  return job;
+}
+
 void AnnounceDefault(const ProjectionOptions& o) {
   if (o.config.empty()) {
     std::fprintf(stderr,
@@ -178,7 +186,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(memory, *opts);
   memory->callback([opts, memory] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, memory));
+    Job job = BuildJobAndWarn(ToRequest(*opts, memory));
     const MemoryReport report = RunMemoryProjection(job, *opts);
     if (opts->json) {
       std::cout << MemoryReportJson(report).dump(2) << "\n";
@@ -192,7 +200,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(performance, *opts);
   performance->callback([opts, performance] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, performance));
+    Job job = BuildJobAndWarn(ToRequest(*opts, performance));
     RunPerformanceProjection(job, *opts, std::cout);
   });
 
@@ -200,7 +208,7 @@ void AddProjectionCommands(CLI::App& app) {
   AddSharedFlags(both, *opts);
   both->callback([opts, both] {
     AnnounceDefault(*opts);
-    Job job = BuildJob(ToRequest(*opts, both));
+    Job job = BuildJobAndWarn(ToRequest(*opts, both));
     RunBothProjections(job, *opts, std::cout);
   });
 

@@ -97,7 +97,8 @@ struct Job {
   ParallelPlan parallel;
   TrainingSettings training;
   ClusterSpec cluster;
-  std::vector<std::string> notes;  // assumptions made while building the job
+  std::vector<std::string> notes;     // assumptions made while building the job
+  std::vector<std::string> warnings;  // where the job differs from what the user asked for
 };
 
 }  // namespace sextant

@@ -136,6 +136,30 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
   }
 }
 
+// At a node count the user asked for, the configured global batch may not split into whole
+// micro-batches over the new data-parallel size. Primus then rounds the micro-batch count down
+// (at least one) and projects (research/primus-projection.md §3.9: n_mb = GBS // (MBS·DP),
+// 0 forced to 1); so does this, with the global batch it really runs and a warning. A global
+// batch set on the command line is the user's own number and stays an error.
+void RoundBatchToScale(Job& job, const JobRequest& request, const Provenance& provenance) {
+  TrainingSettings& t = job.training;
+  const int64_t per_step = t.micro_batch_size * job.parallel.dp;
+  if (request.global_batch_size > 0 || per_step <= 0 || t.global_batch_size <= 0 ||
+      t.global_batch_size % per_step == 0) {
+    return;
+  }
+  const int64_t micro_batches = std::max<int64_t>(1, t.global_batch_size / per_step);
+  const int64_t rounded = micro_batches * per_step;
+  job.warnings.push_back(fmt::format(
+      "global_batch_size {}{} does not split over micro_batch_size {} x data-parallel size {} "
+      "at {} nodes: projected with {} micro-batch{} per rank, a global batch of {} (as Primus "
+      "rounds)",
+      t.global_batch_size, provenance.Describe("global_batch_size"), t.micro_batch_size,
+      job.parallel.dp, job.cluster.num_nodes, micro_batches, micro_batches == 1 ? "" : "es",
+      rounded));
+  t.global_batch_size = rounded;
+}
+
 // More GPUs than any cluster: keeps every product with the world size far from overflow.
 constexpr int64_t kMaxWorld = int64_t{1} << 30;
 
@@ -388,6 +412,7 @@ Job BuildJob(const JobRequest& request) {
   CheckJobSizes(job, provenance);
   ResolveWorld(context, request, job, provenance, notes);
   CheckJobSizes(job, provenance);  // the global batch may have been derived
+  if (context.requested_nodes > 0) RoundBatchToScale(job, request, provenance);
   ValidateJob(job, provenance, context.allow_uneven_layers, notes);
   if (job.training.deepep && !job.model.IsMoe()) {
     notes.push_back(
@@ -396,6 +421,7 @@ Job BuildJob(const JobRequest& request) {
   }
   job.parallel.pad_uneven_layers = context.allow_uneven_layers;
 
+  for (const std::string& w : job.warnings) notes.push_back("warning: " + w);
   std::vector<std::string> unique;
   for (std::string& note : notes) {
     if (std::find(unique.begin(), unique.end(), note) == unique.end())

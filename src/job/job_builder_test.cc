@@ -225,6 +225,24 @@ TEST(BuildJob, LayersMustSplitOverPipelineStages) {
   EXPECT_THAT(job.notes, Contains(HasSubstr("uneven split")));
 }
 
+TEST(BuildJob, TargetNodesRoundTheGlobalBatchDownAsPrimusDoes) {
+  // Read the tiny experiment's batch, then ask for a node count that does not divide it.
+  const Job base = BuildJob(TinyRequest());
+  const int64_t gbs = base.training.global_batch_size;
+  const int64_t mbs = base.training.micro_batch_size;
+  JobRequest request = TinyRequest();
+  request.target_nodes = 3;  // DP = 3 x the one-node DP
+  const Job job = BuildJob(request);
+  const int64_t per_step = mbs * job.parallel.dp;
+  ASSERT_NE(gbs % per_step, 0) << "pick a node count that does not divide the batch";
+  EXPECT_EQ(job.training.global_batch_size, std::max<int64_t>(1, gbs / per_step) * per_step);
+  ASSERT_EQ(job.warnings.size(), 1u);
+  EXPECT_THAT(job.warnings[0], HasSubstr("does not split over micro_batch_size"));
+  // A global batch the user typed is their number: still an error.
+  request.global_batch_size = gbs;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("is not divisible by"));
+}
+
 TEST(BuildJob, PrimusScheduleKeysChooseTheSchedule) {
   // Primus's own pipeline (primus_pipeline.yaml): patch_primus_pipeline + pp_algorithm.
   EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},

@@ -92,6 +92,7 @@ double PeakTflopsForMfu(const Job& job) {
 
 Job RescaleToNodes(const Job& job, int nodes) {
   Job j = job;
+  j.warnings.clear();  // the copy's own changes only
   const ParallelPlan& p = job.parallel;
   const int world = nodes * job.cluster.gpus_per_node;
   const int model_parallel = p.tp * p.pp * p.cp;
@@ -101,20 +102,18 @@ Job RescaleToNodes(const Job& job, int nodes) {
   }
   j.parallel.dp = world / model_parallel;
   j.cluster.num_nodes = nodes;
+  // A global batch that does not split into whole micro-batches over the new DP is rounded
+  // down to whole micro-batches, at least one per rank, as Primus does (n_mb = GBS // (MBS·DP),
+  // 0 forced to 1; research/primus-projection.md §3.9), and the change is said.
   const int64_t per_step = job.training.micro_batch_size * j.parallel.dp;
-  if (job.training.global_batch_size < per_step) {
-    ThrowUserError(
-        fmt::format("{} nodes give DP {}: global batch {} is smaller than micro-batch {} x DP {}; "
-                    "more nodes than micro-batches allow",
-                    nodes, j.parallel.dp, job.training.global_batch_size,
-                    job.training.micro_batch_size, j.parallel.dp));
-  }
-  if (job.training.global_batch_size % per_step != 0) {
-    ThrowUserError(
-        fmt::format("{} nodes give DP {}: global batch {} is not divisible by "
-                    "micro-batch {} x DP {}",
-                    nodes, j.parallel.dp, job.training.global_batch_size,
-                    job.training.micro_batch_size, j.parallel.dp));
+  const int64_t gbs = job.training.global_batch_size;
+  if (per_step > 0 && gbs > 0 && gbs % per_step != 0) {
+    const int64_t micro_batches = std::max<int64_t>(1, gbs / per_step);
+    j.training.global_batch_size = micro_batches * per_step;
+    j.warnings.push_back(fmt::format("global batch {} -> {} ({} micro-batch{} of {} x DP {})", gbs,
+                                     j.training.global_batch_size, micro_batches,
+                                     micro_batches == 1 ? "" : "es", job.training.micro_batch_size,
+                                     j.parallel.dp));
   }
   return j;
 }
@@ -297,7 +296,15 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         sp.tokens_per_s_per_gpu = r.tokens_per_s_per_gpu;
         sp.mfu = r.mfu;
       } else {
-        const Job scaled = RescaleToNodes(job, n);
+        Job scaled;
+        try {
+          scaled = RescaleToNodes(job, n);
+        } catch (const UserError& e) {
+          // A layout that cannot run at this node count is not a row of the table.
+          r.assumptions.push_back(
+              fmt::format("scaling: {} node{} left out: {}", n, n == 1 ? "" : "s", e.what()));
+          continue;
+        }
         PerformanceOptions inner;
         inner.scaling_nodes = {n};
         inner.calibration = options.calibration;
@@ -308,10 +315,12 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         sp.iteration_time_ms = sr.iteration_time_ms;
         sp.tokens_per_s_per_gpu = sr.tokens_per_s_per_gpu;
         sp.mfu = sr.mfu;
+        for (const std::string& w : scaled.warnings) sp.note += (sp.note.empty() ? "" : "; ") + w;
       }
       if (sp.micro_batches < job.parallel.pp) {
-        sp.note = fmt::format("micro-batch starvation: {} micro-batches < PP {}", sp.micro_batches,
-                              job.parallel.pp);
+        sp.note += std::string(sp.note.empty() ? "" : "; ") +
+                   fmt::format("micro-batch starvation: {} micro-batches < PP {}", sp.micro_batches,
+                               job.parallel.pp);
       }
     } catch (const UserError& e) {
       sp.note = e.what();

@@ -85,8 +85,9 @@ struct PerformanceOptions {
 
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});
 
-// Copy of `job` on `nodes` nodes: DP grows, GBS stays. Throws UserError when the global batch
-// cannot give every data-parallel rank at least one micro-batch.
+// Copy of `job` on `nodes` nodes: DP grows, GBS stays, rounded down to whole micro-batches
+// (at least one per rank) when it does not split, with the change in the copy's warnings.
+// Throws UserError when the layout does not fit the node count.
 Job RescaleToNodes(const Job& job, int nodes);
 
 }  // namespace sextant

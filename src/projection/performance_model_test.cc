@@ -104,8 +104,8 @@ TEST(PerformanceModelTest, InvalidRequestsAreClearErrors) {
   Job zb = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 2, 32);
   zb.training.pipeline_schedule = ScheduleKind::kZeroBubbleH1;
   EXPECT_THROW(ProjectPerformance(zb), UserError);
-  // 64 nodes give DP 512 > GBS 64.
-  EXPECT_THROW(RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 64), 64), UserError);
+  // 3 nodes of 8 GPUs do not split into TP 8 x PP 2.
+  EXPECT_THROW(RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 2, 8, 2, 1, 64), 3), UserError);
 }
 
 TEST(PerformanceModelTest, ScalingTableGrowsDataParallelism) {
@@ -117,8 +117,31 @@ TEST(PerformanceModelTest, ScalingTableGrowsDataParallelism) {
   EXPECT_EQ(r.scaling[0].dp, 8);
   EXPECT_EQ(r.scaling[2].dp, 32);
   EXPECT_LE(r.scaling[2].tokens_per_s_per_gpu, r.scaling[0].tokens_per_s_per_gpu * 1.0001);
-  EXPECT_EQ(r.scaling[3].dp, 0);  // 512 GPUs cannot split a batch of 256
-  EXPECT_FALSE(r.scaling[3].note.empty());
+  // 512 GPUs cannot split a batch of 256: one micro-batch each (as Primus forces), said.
+  EXPECT_EQ(r.scaling[3].dp, 512);
+  EXPECT_EQ(r.scaling[3].micro_batches, 1);
+  EXPECT_NE(r.scaling[3].note.find("global batch 256 -> 512"), std::string::npos)
+      << r.scaling[3].note;
+}
+
+TEST(PerformanceModelTest, ScalingRoundsTheBatchDownAndLeavesOutLayoutsThatCannotRun) {
+  // GBS 96 over MBS 1 x DP 64 (8 nodes): 1.5 micro-batches -> 1, a global batch of 64.
+  const Job scaled = RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 96), 8);
+  EXPECT_EQ(scaled.parallel.dp, 64);
+  EXPECT_EQ(scaled.training.global_batch_size, 64);
+  ASSERT_EQ(scaled.warnings.size(), 1u);
+  EXPECT_EQ(scaled.warnings[0], "global batch 96 -> 64 (1 micro-batch of 1 x DP 64)");
+  // TP 8 x PP 2 needs 16 GPUs: one node of 8 is not a row of the table.
+  PerformanceOptions o;
+  o.scaling_nodes = {1, 2, 4};
+  const PerformanceReport r =
+      ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 2, 8, 2, 1, 64), o);
+  ASSERT_EQ(r.scaling.size(), 2u);
+  EXPECT_EQ(r.scaling[0].nodes, 2);
+  EXPECT_EQ(r.scaling[1].nodes, 4);
+  bool said = false;
+  for (const auto& a : r.assumptions) said = said || a.find("scaling: 1 node left out") == 0;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace
