@@ -17,6 +17,7 @@ Environment Environment::FromMap(std::map<std::string, std::string> variables) {
 }
 
 std::optional<std::string> Environment::Get(std::string_view name) const {
+  read_.emplace(name);
   if (use_process_) {
     const char* value = std::getenv(std::string(name).c_str());
     if (value == nullptr) return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -18,9 +19,12 @@ class Environment {
 
   // Unset variables give nullopt; a variable set to "" gives "".
   std::optional<std::string> Get(std::string_view name) const;
+  // Whether Get has been asked for `name` (by ${NAME} substitution, say), set or not.
+  bool WasRead(std::string_view name) const { return read_.find(name) != read_.end(); }
 
  private:
   bool use_process_ = false;
+  mutable std::set<std::string, std::less<>> read_;
   std::map<std::string, std::string, std::less<>> variables_;
 };
 

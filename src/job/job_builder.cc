@@ -93,7 +93,10 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
   return *gpu;
 }
 
-// Applies PRIMUS_TP/PP/EP/CP, then the command-line overrides, on top of `tree`.
+// PRIMUS_TP/PP/EP/CP act where the configuration writes ${PRIMUS_TP...}, as in Primus, which
+// substitutes them and nothing more (its examples write
+// "tensor_model_parallel_size: ${PRIMUS_TP:1}"); a set variable the files never reference is
+// reported and not applied. Then the command-line overrides, on top of `tree`.
 void ApplyUpperLayers(const JobRequest& request, const Environment& env, const ModuleConfig& module,
                       const FrameworkAdapter& adapter, std::vector<ConfigNode*> trees,
                       std::vector<std::string>& notes) {
@@ -103,14 +106,22 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
       {"PRIMUS_EP", ParallelAxis::kExpert},
       {"PRIMUS_CP", ParallelAxis::kContext}};
   for (const auto& [variable, axis] : kEnvironment) {
+    const bool referenced = env.WasRead(variable);  // before Get, which marks it read
     const std::optional<std::string> value = env.Get(variable);
     if (!value || value->empty()) continue;
     const std::string origin = std::string("$") + variable;
     ParseIntFrom(*value, origin);  // reject non-numbers here, where the origin is clear
-    const std::string key = adapter.ParallelKey(axis);
-    for (ConfigNode* tree : trees)
-      tree->SetPath(key, ConfigNode::Scalar(*value, SourceLocation{origin}));
-    notes.push_back(fmt::format("{}={} from the environment sets {}", variable, *value, key));
+    if (referenced) {
+      notes.push_back(
+          fmt::format("{}={} from the environment, where the configuration writes "
+                      "${{{}}}",
+                      variable, *value, variable));
+    } else {
+      notes.push_back(fmt::format(
+          "{}={} is set but the configuration never writes ${{{}}}: not applied (Primus "
+          "substitutes it only there); --{} sets {}",
+          variable, *value, variable, adapter.ParallelKey(axis), adapter.ParallelKey(axis)));
+    }
   }
   if (request.overrides.empty()) return;
   const std::set<std::string> known_set = KnownKeys(module, adapter);

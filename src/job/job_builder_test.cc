@@ -111,22 +111,35 @@ TEST(BuildJob, LayersMergeInPrecedenceOrder) {
 
 TEST(BuildJob, EnvironmentBeatsOverridesAndFlagsBeatEnvironment) {
   {
+    // The tiny experiment writes pipeline_model_parallel_size: 1 and never ${PRIMUS_PP}: as in
+    // Primus, PRIMUS_PP does not apply there (and a note says so).
     ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}, {"SEXTANT_TEST_TP", "1"}});
     JobRequest request = TinyRequest();
     request.use_environment = true;
     const Job job = BuildJob(request);
-    EXPECT_EQ(job.parallel.pp, 2);  // PRIMUS_PP over the experiment's literal 1
+    EXPECT_EQ(job.parallel.pp, 1);
     EXPECT_EQ(job.parallel.tp, 1);  // ${SEXTANT_TEST_TP:2} interpolated from the environment
     EXPECT_FALSE(job.parallel.sequence_parallel);  // Megatron turns SP off at TP 1
-    EXPECT_THAT(job.notes, Contains(HasSubstr("PRIMUS_PP=2 from the environment")));
+    EXPECT_THAT(job.notes, Contains(HasSubstr("PRIMUS_PP=2 is set but the configuration never "
+                                              "writes ${PRIMUS_PP}: not applied")));
   }
   {
-    ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}});
-    JobRequest request = TinyRequest({{"pipeline_model_parallel_size", "4"}});
+    // An experiment that writes ${PRIMUS_PP:1} / ${PRIMUS_TP:2} takes them.
+    ScopedEnvironment env(Vars{{"PRIMUS_PP", "2"}, {"PRIMUS_TP", "1"}});
+    JobRequest request;
+    request.config_path = kData + "experiments/MI355X/tiny-primus-vars.yaml";
+    request.primus_path = kCheckout;
     request.use_environment = true;
     const Job job = BuildJob(request);
-    EXPECT_EQ(job.parallel.pp, 4);  // --pipeline_model_parallel_size over PRIMUS_PP
-    EXPECT_EQ(job.parallel.dp, 1);  // 8 / (2 x 4)
+    EXPECT_EQ(job.parallel.pp, 2);
+    EXPECT_EQ(job.parallel.tp, 1);
+    EXPECT_THAT(job.notes, Contains(HasSubstr("PRIMUS_PP=2 from the environment, where the "
+                                              "configuration writes ${PRIMUS_PP}")));
+    // The command line still wins.
+    request.overrides = {{"pipeline_model_parallel_size", "4"}};
+    const Job flagged = BuildJob(request);
+    EXPECT_EQ(flagged.parallel.pp, 4);
+    EXPECT_EQ(flagged.parallel.dp, 2);  // 8 / (1 x 4)
   }
   {
     // use_environment = false ignores the process environment entirely.
