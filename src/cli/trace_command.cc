@@ -83,6 +83,7 @@ void RunDiff(const DiffArgs& args) {
     for (const auto& w : t->warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   }
   TraceDiff diff = DiffTraces(base, next);
+  for (const auto& w : diff.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   std::vector<Table> tables = DiffTables(diff, 0);
   const std::vector<std::string> inputs = {args.base, args.next};
   if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs);
@@ -100,6 +101,8 @@ void RunDiff(const DiffArgs& args) {
     out["timeline"] = TableRowsToJson(tables[0]);
     out["kernels"] = TableRowsToJson(tables[1]);
     out["ops"] = TableRowsToJson(tables[2]);
+    out["per_iteration"] = diff.per_iteration;
+    out["warnings"] = diff.warnings;
     std::printf("%s\n", out.dump(1).c_str());
     return;
   }

@@ -1,8 +1,11 @@
 #include "trace/trace_diff.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "trace/kernel_summary.h"
 #include "trace/op_breakdown.h"
@@ -28,6 +31,14 @@ void Finish(std::vector<DiffRow>& rows) {
   });
 }
 
+void ScaleTimeline(GpuTimeline& t, double scale) {
+  for (int64_t* field :
+       {&t.total_ns, &t.computation_ns, &t.communication_ns, &t.exposed_communication_ns,
+        &t.memcpy_ns, &t.exposed_memcpy_ns, &t.memset_ns, &t.busy_ns, &t.idle_ns}) {
+    *field = static_cast<int64_t>(std::llround(static_cast<double>(*field) * scale));
+  }
+}
+
 }  // namespace
 
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
@@ -36,18 +47,46 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   diff.new_path = next.path;
   diff.base_timeline = ComputeGpuTimeline(base);
   diff.new_timeline = ComputeGpuTimeline(next);
+  if (!base.device_name.empty() && !next.device_name.empty() &&
+      base.device_name != next.device_name) {
+    diff.warnings.push_back(fmt::format(
+        "the traces come from different GPUs ({} vs {}): differences mix hardware and code",
+        base.device_name, next.device_name));
+  }
+  if (base.world_size > 0 && next.world_size > 0 && base.world_size != next.world_size) {
+    diff.warnings.push_back(fmt::format("the traces come from runs of {} and {} ranks",
+                                        base.world_size, next.world_size));
+  }
+  double base_scale = 1.0, new_scale = 1.0;
+  const size_t bi = base.iterations.size(), ni = next.iterations.size();
+  if (bi > 0 && ni > 0 && bi != ni) {
+    diff.per_iteration = true;
+    base_scale = 1.0 / static_cast<double>(bi);
+    new_scale = 1.0 / static_cast<double>(ni);
+    diff.warnings.push_back(fmt::format(
+        "base profiles {} iterations and new {}: times are compared per iteration", bi, ni));
+    ScaleTimeline(diff.base_timeline, base_scale);
+    ScaleTimeline(diff.new_timeline, new_scale);
+  } else if ((bi == 0) != (ni == 0)) {
+    diff.warnings.push_back(fmt::format(
+        "only the {} trace marks iterations (ProfilerStep#N): totals may cover different work",
+        bi > 0 ? "base" : "new"));
+  }
+  auto scaled = [](int64_t ns, double scale) {
+    return static_cast<int64_t>(std::llround(static_cast<double>(ns) * scale));
+  };
   std::map<std::string, DiffRow> kernels;
   for (const auto& k : SummarizeKernels(base)) {
     DiffRow& r = kernels[k.name];
     r.name = k.name;
     r.base_count = k.count;
-    r.base_ns = k.total_ns;
+    r.base_ns = scaled(k.total_ns, base_scale);
   }
   for (const auto& k : SummarizeKernels(next)) {
     DiffRow& r = kernels[k.name];
     r.name = k.name;
     r.new_count = k.count;
-    r.new_ns = k.total_ns;
+    r.new_ns = scaled(k.total_ns, new_scale);
   }
   for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
   Finish(diff.kernels);
@@ -57,15 +96,15 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     DiffRow& r = ops[o.name];
     r.name = o.name;
     r.base_count = o.count;
-    r.base_ns = o.direct_kernel_ns;
-    r.base_cpu_ns = o.cpu_ns;
+    r.base_ns = scaled(o.direct_kernel_ns, base_scale);
+    r.base_cpu_ns = scaled(o.cpu_ns, base_scale);
   }
   for (const auto& o : SummarizeOps(next, ComputeOpKernelTimes(next), false)) {
     DiffRow& r = ops[o.name];
     r.name = o.name;
     r.new_count = o.count;
-    r.new_ns = o.direct_kernel_ns;
-    r.new_cpu_ns = o.cpu_ns;
+    r.new_ns = scaled(o.direct_kernel_ns, new_scale);
+    r.new_cpu_ns = scaled(o.cpu_ns, new_scale);
   }
   for (auto& [name, row] : ops) diff.ops.push_back(std::move(row));
   Finish(diff.ops);
@@ -79,12 +118,14 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
     return 100.0 * static_cast<double>(delta) / static_cast<double>(base);
   };
   std::vector<Table> tables;
-  Table timeline("timeline_diff", "GPU timeline: base vs new",
-                 {{"type", "type", 0},
-                  {"base_ms", "base (ms)", 3},
-                  {"new_ms", "new (ms)", 3},
-                  {"delta_ms", "delta (ms)", 3},
-                  {"delta_percent", "delta (%)", 1}});
+  Table timeline(
+      "timeline_diff",
+      diff.per_iteration ? "GPU timeline per iteration: base vs new" : "GPU timeline: base vs new",
+      {{"type", "type", 0},
+       {"base_ms", "base (ms)", 3},
+       {"new_ms", "new (ms)", 3},
+       {"delta_ms", "delta (ms)", 3},
+       {"delta_percent", "delta (%)", 1}});
   const GpuTimeline &b = diff.base_timeline, &n = diff.new_timeline;
   const std::tuple<const char*, int64_t, int64_t> rows[] = {
       {"computation_time", b.computation_ns, n.computation_ns},

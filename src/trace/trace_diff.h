@@ -29,6 +29,11 @@ struct TraceDiff {
   GpuTimeline base_timeline, new_timeline;
   std::vector<DiffRow> kernels;  // largest |Δ| first
   std::vector<DiffRow> ops;
+  // When the two traces profile different numbers of iterations (ProfilerStep#N), every time
+  // (timeline, kernels, ops) is per iteration, so the comparison is of like with like; counts
+  // stay totals.
+  bool per_iteration = false;
+  std::vector<std::string> warnings;  // different GPUs, iteration counts, world sizes
 };
 
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next);

@@ -117,6 +117,40 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
   EXPECT_EQ(DiffTables(d, 2)[1].size(), 2u);  // top 2
 }
 
+TEST(TraceDiffTest, DifferentIterationCountsAreComparedPerIterationAndGpusAreNamed) {
+  // Base profiles one step with kernel k 10 us; new two steps with k 10 us each and an H100
+  // instead of an A100. Per iteration k is unchanged (10 us vs 20 / 2 us); the timeline is too.
+  TraceData base = KinetoTraceBuilder()
+                       .Annotation("ProfilerStep#1", 0, 50)
+                       .Launch(1, 1, 1)
+                       .Kernel("k", 10, 10, 1)
+                       .TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA A100"}])")
+                       .Parse("base.json");
+  TraceData next = KinetoTraceBuilder()
+                       .Annotation("ProfilerStep#1", 0, 50)
+                       .Launch(1, 1, 1)
+                       .Kernel("k", 10, 10, 1)
+                       .Annotation("ProfilerStep#2", 50, 50)
+                       .Launch(51, 1, 2)
+                       .Kernel("k", 60, 10, 2)
+                       .TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA H100"}])")
+                       .Parse("new.json");
+  TraceDiff d = DiffTraces(base, next);
+  EXPECT_TRUE(d.per_iteration);
+  ASSERT_EQ(d.kernels.size(), 1u);
+  EXPECT_EQ(d.kernels[0].base_ns, 10'000);
+  EXPECT_EQ(d.kernels[0].new_ns, 10'000);  // 20 us over 2 iterations
+  EXPECT_EQ(d.kernels[0].new_count, 2);    // counts stay totals
+  EXPECT_EQ(d.kernels[0].status, "unchanged");
+  EXPECT_EQ(d.base_timeline.computation_ns, 10'000);
+  EXPECT_EQ(d.new_timeline.computation_ns, 10'000);
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_NE(d.warnings[0].find("different GPUs (NVIDIA A100 vs NVIDIA H100)"), std::string::npos)
+      << d.warnings[0];
+  EXPECT_NE(d.warnings[1].find("base profiles 1 iterations and new 2"), std::string::npos)
+      << d.warnings[1];
+}
+
 TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
   // |Δ| <= 1 µs is unchanged whatever the base; above that, |Δ| <= 1% of the base.
   EXPECT_EQ(DiffStatus(1, 1, 50'000, 51'000), "unchanged");  // 1 µs = 2%
