@@ -59,6 +59,54 @@ TEST(CollectivesTest, CrossRankSplitsWaitFromTransfer) {
   EXPECT_DOUBLE_EQ(m.busbw_gbps, m.algbw_gbps * 2.0 * 1 / 2);  // 2(n-1)/n with n = 2
 }
 
+// Ranks with GPU spans 10, 40 and 20 ms: min 10 (rank 0), median 20, max 40 (rank 1), a
+// spread of (40 - 10) / 20 = 150%.
+TEST(MultiRankTest, SpreadOverRanksNamesTheSlowestAndFastest) {
+  std::vector<RankReport> ranks(3);
+  const int64_t spans_ms[] = {10, 40, 20};
+  for (int i = 0; i < 3; ++i) {
+    ranks[i].rank = i;
+    ranks[i].file = "rank" + std::to_string(i) + ".json";
+    ranks[i].timeline.total_ns = spans_ms[i] * 1'000'000;
+  }
+  const TraceReport report = CombineReports(ranks);
+  const Table* spread = report.Find("rank_spread");
+  ASSERT_NE(spread, nullptr);
+  const auto& row = spread->rows()[0];  // GPU span
+  EXPECT_EQ(std::get<std::string>(row[0]), "GPU span");
+  EXPECT_DOUBLE_EQ(std::get<double>(row[1]), 10.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[2]), 20.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[3]), 40.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[4]), 150.0);
+  EXPECT_EQ(std::get<int64_t>(row[5]), 0);
+  EXPECT_EQ(std::get<int64_t>(row[6]), 1);
+}
+
+// Past eight ranks the console's per-rank tables keep the slowest and fastest rank only.
+TEST(MultiRankTest, ConsoleOfManyRanksShowsTheEndsOfTheSpread) {
+  std::vector<RankReport> ranks(9);
+  for (int i = 0; i < 9; ++i) {
+    ranks[i].rank = i;
+    ranks[i].file = "rank" + std::to_string(i) + ".json";
+    ranks[i].timeline.total_ns = (i == 4 ? 90 : 10 + i) * 1'000'000;  // rank 4 slowest, 0 fastest
+    Table t("gpu_timeline", "GPU timeline", {{"rank", "rank", 0}, {"type", "type", 0}});
+    t.AddRow({static_cast<int64_t>(i), std::string("total_time")});
+    ranks[i].tables.push_back(std::move(t));
+  }
+  const std::string console = ReportToConsole(CombineReports(ranks));
+  const size_t start = console.find("GPU timeline\n");
+  ASSERT_NE(start, std::string::npos) << console;
+  const std::string section = console.substr(start, console.find("\n\n", start) - start);
+  int rows = 0;
+  for (size_t p = section.find("total_time"); p != std::string::npos;
+       p = section.find("total_time", p + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2) << section;
+  EXPECT_NE(section.find("9 ranks: the slowest and fastest by GPU span shown"), std::string::npos)
+      << section;
+}
+
 // Two files claiming one rank are reported, not silently folded into one rank's rows.
 TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
   RankReport first, second, other;

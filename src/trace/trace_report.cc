@@ -100,6 +100,38 @@ Table IterationStatsTable(int64_t rank, const TraceData& trace) {
   return table;
 }
 
+// Per timeline metric over the ranks: min, median, max and who they are. The slowest rank by
+// GPU span leads a straggler ranking: in a synchronous job everyone waits for it.
+Table RankSpreadTable(const std::vector<RankReport>& ranks) {
+  Table t("rank_spread", "Spread over ranks (min / median / max) and the ranks at the ends",
+          {{"metric", "metric", 0},
+           {"min_ms", "min (ms)", 3},
+           {"median_ms", "median (ms)", 3},
+           {"max_ms", "max (ms)", 3},
+           {"spread_percent", "(max - min) / median (%)", 1},
+           {"min_rank", "min rank", 0},
+           {"max_rank", "max rank", 0}});
+  const std::pair<const char*, int64_t GpuTimeline::*> metrics[] = {
+      {"GPU span", &GpuTimeline::total_ns},
+      {"GPU busy", &GpuTimeline::busy_ns},
+      {"computation", &GpuTimeline::computation_ns},
+      {"exposed communication", &GpuTimeline::exposed_communication_ns},
+      {"idle", &GpuTimeline::idle_ns}};
+  for (const auto& [name, field] : metrics) {
+    std::vector<std::pair<int64_t, int64_t>> values;  // (ns, rank)
+    for (const auto& r : ranks) values.push_back({r.timeline.*field, r.rank});
+    std::sort(values.begin(), values.end());
+    const double median = values.size() % 2 == 1
+                              ? static_cast<double>(values[values.size() / 2].first)
+                              : 0.5 * static_cast<double>(values[values.size() / 2 - 1].first +
+                                                          values[values.size() / 2].first);
+    t.AddRow({std::string(name), Ms(values.front().first), median / 1e6, Ms(values.back().first),
+              Pct(static_cast<double>(values.back().first - values.front().first), median),
+              values.front().second, values.back().second});
+  }
+  return t;
+}
+
 }  // namespace
 
 RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
@@ -455,6 +487,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                     std::string(r.truncated ? "yes" : "no")});
   }
   report.tables.push_back(std::move(summary));
+  if (ranks.size() >= 2) report.tables.push_back(RankSpreadTable(ranks));
   if (!ranks.empty()) {
     for (size_t t = 0; t < ranks[0].tables.size(); ++t) {
       Table combined = ranks[0].tables[t];
@@ -630,12 +663,39 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) out += fmt::format("warning: rank {}: {}\n", r.rank, w);
   }
+  // Past a handful of ranks the per-rank tables show the two ends of the spread only (the
+  // slowest and the fastest rank by GPU span): the console stays readable at 64 ranks and
+  // every rank stays in --json, --csv and --xlsx.
+  constexpr size_t kRanksShownInFull = 8;
+  std::set<int64_t> shown_ranks;
+  if (report.ranks.size() > kRanksShownInFull) {
+    auto by_span = [](const RankReport& a, const RankReport& b) {
+      return a.timeline.total_ns < b.timeline.total_ns;
+    };
+    shown_ranks.insert(std::max_element(report.ranks.begin(), report.ranks.end(), by_span)->rank);
+    shown_ranks.insert(std::min_element(report.ranks.begin(), report.ranks.end(), by_span)->rank);
+  }
   auto show = [&](const Table* t, size_t top, const std::vector<std::string>& drop,
                   size_t width = 60) {
     if (!t || t->empty()) return;
-    out += RenderConsoleTable(WithoutColumns(TopPerRank(*t, top), drop), width) + "\n";
+    Table shown = TopPerRank(*t, top);
+    if (!shown_ranks.empty() && t->ColumnIndex("rank") >= 0 && t->name() != "ranks") {
+      const int col = t->ColumnIndex("rank");
+      Table kept(shown.name(), shown.title(), shown.columns());
+      for (const auto& row : shown.rows()) {
+        if (shown_ranks.count(std::get<int64_t>(row[col])) > 0) kept.AddRow(row);
+      }
+      for (const auto& note : shown.notes()) kept.AddNote(note);
+      kept.AddNote(
+          fmt::format("{} ranks: the slowest and fastest by GPU span shown; every rank "
+                      "is in --json, --csv and --xlsx",
+                      report.ranks.size()));
+      shown = std::move(kept);
+    }
+    out += RenderConsoleTable(WithoutColumns(shown, drop), width) + "\n";
   };
   show(report.Find("ranks"), 1000, {"file"});
+  show(report.Find("rank_spread"), 100, {});
   show(report.Find("gpu_timeline"), 100, {});
   show(report.Find("iteration_stats"), 100, {});
   show(report.Find("kernel_categories"), 100, {});
@@ -675,7 +735,8 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
   }
   sections.push_back(std::move(overview));
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
-      {"GPU timeline", {"gpu_timeline", "iterations", "iteration_stats", "annotations"}},
+      {"GPU timeline",
+       {"rank_spread", "gpu_timeline", "iterations", "iteration_stats", "annotations"}},
       {"Kernels", {"kernel_categories", "kernels"}},
       {"Operators", {"ops_by_name", "ops", "op_tree"}},
       {"Roofline", {"roofline"}},
