@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "trace/gpu_timeline.h"
 #include "trace/graph_capture.h"
@@ -139,6 +140,39 @@ TEST_P(GoldenReportTest, KernelSumAndCountMatchTraceLens) {
         << name;
   }
   EXPECT_EQ(by_name.size(), golden.size());
+}
+
+TEST_P(GoldenReportTest, KernelSummaryRowsByParentOpAndStreamMatchTraceLens) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  const GpuTimeline timeline = ComputeGpuTimeline(trace);
+  std::map<std::tuple<std::string, std::string, int64_t>, KernelLaunchStats> ours;
+  int64_t kernel_ns = 0;
+  for (const auto& k : SummarizeKernelsByParent(trace)) {
+    ours[{k.parent_op, k.name, k.stream}] = k;
+    kernel_ns += k.total_ns;
+  }
+  CsvTable csv = CsvTable::Read(Corpus(std::string(g.csv_dir) + "/kernel_summary.csv"));
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    // A GPU-only trace's report has no parent column: no kernel has an op.
+    const std::string parent = csv.HasColumn("Parent cpu_op") ? csv.Get(r, "Parent cpu_op") : "";
+    const std::string name = csv.Get(r, "Kernel name");
+    const int64_t stream = std::stoll(csv.Get(r, "Kernel stream"));
+    auto it = ours.find({parent, name, stream});
+    ASSERT_NE(it, ours.end()) << "missing row " << parent << " / " << name << " / " << stream;
+    const KernelLaunchStats& k = it->second;
+    const std::string what = parent + " / " + name;
+    EXPECT_EQ(k.count, std::stoll(csv.Get(r, "Kernel duration (µs)_count"))) << what;
+    ExpectWithin(k.total_ns / 1e3, std::stod(csv.Get(r, "Kernel duration (µs)_sum")), what);
+    ExpectWithin(k.min_ns / 1e3, std::stod(csv.Get(r, "Kernel duration (µs)_min")), what);
+    ExpectWithin(k.max_ns / 1e3, std::stod(csv.Get(r, "Kernel duration (µs)_max")), what);
+    ExpectWithin(100.0 * k.total_ns / kernel_ns,
+                 std::stod(csv.Get(r, "Percent of kernels time (%)")), what);
+    ExpectWithin(100.0 * k.total_ns / timeline.total_ns,
+                 std::stod(csv.Get(r, "Percent of total time (%)")), what);
+  }
+  EXPECT_EQ(ours.size(), csv.size());
 }
 
 TEST_P(GoldenReportTest, OpsWithDirectKernelsMatchTraceLensOpsSummary) {

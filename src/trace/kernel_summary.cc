@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace sextant {
@@ -61,6 +62,40 @@ std::vector<KernelStats> SummarizeKernels(const TraceData& trace) {
   std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
+  return out;
+}
+
+std::vector<KernelLaunchStats> SummarizeKernelsByParent(const TraceData& trace) {
+  struct Key {
+    uint32_t parent, name;
+    int64_t stream;
+    bool operator<(const Key& o) const {
+      return std::tie(parent, name, stream) < std::tie(o.parent, o.name, o.stream);
+    }
+  };
+  std::map<Key, KernelLaunchStats> groups;
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kKernel) continue;
+    const uint32_t parent = g.op >= 0 ? trace.cpu[g.op].name : 0;
+    KernelLaunchStats& s = groups[{parent, g.name, g.stream}];
+    if (s.count == 0) {
+      s.parent_op = std::string(trace.Name(parent));
+      s.name = std::string(trace.Name(g.name));
+      s.stream = g.stream;
+      s.min_ns = s.max_ns = g.dur_ns;
+    }
+    ++s.count;
+    s.total_ns += g.dur_ns;
+    s.min_ns = std::min(s.min_ns, g.dur_ns);
+    s.max_ns = std::max(s.max_ns, g.dur_ns);
+  }
+  std::vector<KernelLaunchStats> out;
+  out.reserve(groups.size());
+  for (auto& [key, s] : groups) out.push_back(std::move(s));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
+                     return a.total_ns > b.total_ns;
+                   });
   return out;
 }
 

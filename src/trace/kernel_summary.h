@@ -31,6 +31,20 @@ struct CategoryStats {
 
 // Every distinct GPU activity name, sorted by total time (largest first).
 std::vector<KernelStats> SummarizeKernels(const TraceData& trace);
+
+// Kernels (not copies or fills) by launching op, name and stream: TraceLens's kernel_summary
+// rows (TreePerf get_df_kernel_summary), with every kernel of the trace, an unlinked one under
+// an empty parent op. Largest total first.
+struct KernelLaunchStats {
+  std::string parent_op;  // innermost cpu_op around the launch, "" if none
+  std::string name;
+  int64_t stream = 0;
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+};
+std::vector<KernelLaunchStats> SummarizeKernelsByParent(const TraceData& trace);
 // Totals per category over SummarizeKernels' output, largest first.
 std::vector<CategoryStats> SummarizeCategories(const std::vector<KernelStats>& kernels);
 

@@ -215,6 +215,33 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                          Pct(static_cast<double>(k.total_ns), static_cast<double>(all_kernel_ns))});
   }
   r.tables.push_back(std::move(kernel_table));
+  Table by_parent("kernel_summary",
+                  "Kernels by launching op and stream (TraceLens's kernel_summary rows)",
+                  {RankColumn(),
+                   {"parent_op", "parent op", 0},
+                   {"name", "kernel", 0},
+                   {"stream", "stream", 0},
+                   {"count", "count", 0},
+                   {"total_us", "total (us)", 3},
+                   {"mean_us", "mean (us)", 3},
+                   {"min_us", "min (us)", 3},
+                   {"max_us", "max (us)", 3},
+                   {"percent_of_kernels", "% of kernel time", 3},
+                   {"percent_of_total", "% of total time", 3}});
+  {
+    int64_t kernel_ns = 0;
+    const std::vector<KernelLaunchStats> launches = SummarizeKernelsByParent(trace);
+    for (const auto& k : launches) kernel_ns += k.total_ns;
+    for (const auto& k : launches) {
+      by_parent.AddRow(
+          {rank, k.parent_op, k.name, k.stream, k.count, Us(static_cast<double>(k.total_ns)),
+           Us(static_cast<double>(k.total_ns) / static_cast<double>(k.count)),
+           Us(static_cast<double>(k.min_ns)), Us(static_cast<double>(k.max_ns)),
+           Pct(static_cast<double>(k.total_ns), static_cast<double>(kernel_ns)),
+           Pct(static_cast<double>(k.total_ns), static_cast<double>(r.timeline.total_ns))});
+    }
+  }
+  r.tables.push_back(std::move(by_parent));
 
   // Operators.
   OpKernelTimes times = ComputeOpKernelTimes(trace);
@@ -737,7 +764,7 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
       {"GPU timeline",
        {"rank_spread", "gpu_timeline", "iterations", "iteration_stats", "annotations"}},
-      {"Kernels", {"kernel_categories", "kernels"}},
+      {"Kernels", {"kernel_categories", "kernels", "kernel_summary"}},
       {"Operators", {"ops_by_name", "ops", "op_tree"}},
       {"Roofline", {"roofline"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
@@ -745,7 +772,8 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
   // tables keep their top rows per rank, and say so.
   constexpr size_t kHtmlRowsPerRank = 100;
-  const std::set<std::string> long_tables = {"kernels", "ops", "ops_by_name", "op_tree"};
+  const std::set<std::string> long_tables = {"kernels", "kernel_summary", "ops", "ops_by_name",
+                                             "op_tree"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};
