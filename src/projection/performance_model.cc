@@ -82,6 +82,20 @@ StagedCosts BuildStageCosts(const Job& job, const ModelTimings& t, ScheduleKind 
   return out;
 }
 
+// The rank with the most work (the last to finish on a tie): its idle time is the pipeline's
+// bubble. The last to finish is not it: in 1F1B and its interleaved form rank 0 runs the final
+// backward, and with uneven stages it may be the least loaded. The header and the `all` table
+// both read the bubble here, so they cannot disagree.
+const RankSimulation& CriticalRank(const PipelineSimulation& sim) {
+  const RankSimulation* crit = &sim.ranks.front();
+  for (const auto& rk : sim.ranks) {
+    if (rk.busy_s > crit->busy_s || (rk.busy_s == crit->busy_s && rk.end_s > crit->end_s)) {
+      crit = &rk;
+    }
+  }
+  return *crit;
+}
+
 double PeakTflopsForMfu(const Job& job) {
   const GpuSpec& g = job.cluster.gpu;
   const DType d = job.training.precision.params == DType::kFP16 ? DType::kFP16 : DType::kBF16;
@@ -168,17 +182,12 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   StagedCosts staged;
   run_one(chosen, r.simulation, r.schedule_ops, staged);
   r.schedule_kind = chosen;
+  // A V-shape schedule runs two model chunks per rank whatever VPP the configuration states;
+  // the header says what is simulated (as the memory projection does).
+  r.parallel.vpp = ChunksPerRank(chosen, job.parallel.vpp);
   r.schedule = std::string(ScheduleKindName(chosen));
 
-  // Critical rank: the one with the most work. The last to finish is not it: in 1F1B and its
-  // interleaved form rank 0 runs the final backward, and with uneven stages it may be the least
-  // loaded, so its idle time would be reported as the pipeline's bubble.
-  const RankSimulation* crit = &r.simulation.ranks.front();
-  for (const auto& rk : r.simulation.ranks) {
-    if (rk.busy_s > crit->busy_s || (rk.busy_s == crit->busy_s && rk.end_s > crit->end_s)) {
-      crit = &rk;
-    }
-  }
+  const RankSimulation* crit = &CriticalRank(r.simulation);
   double bwd_window = 0, fwd_window = 0;
   for (size_t s = 0; s < staged.backward_last.size(); ++s) {
     if (r.schedule_ops.RankOfStage(static_cast<int>(s)) == 0) {
@@ -266,7 +275,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         sr.ran = true;
         const double it = sim.step_time_s + dp.exposed_s + timings.optimizer_step_s;
         sr.iteration_time_ms = it * 1e3;
-        sr.bubble_ratio = sim.max_bubble_ratio;
+        sr.bubble_ratio = CriticalRank(sim).bubble_ratio;
         sr.tokens_per_s_per_gpu = tokens / it / r.gpus;
         sr.peak_activation_bytes = sim.max_peak_activation_bytes;
       } catch (const UserError& e) {

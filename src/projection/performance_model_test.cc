@@ -97,6 +97,34 @@ TEST(PerformanceModelTest, ComparesAllSchedulesAndExplainsSkips) {
   EXPECT_GE(ran, 6);
 }
 
+TEST(PerformanceModelTest, OneScheduleAloneAndInTheComparisonAgree) {
+  // PP 4 at VPP 1 with ZBV (a V shape: two chunks per rank). The header says VPP 2, and the
+  // `all` table's rows carry the same bubble as each schedule projected alone.
+  Job zbv = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 1, 64);
+  zbv.training.pipeline_schedule = ScheduleKind::kZbvFormatted;
+  const PerformanceReport alone = ProjectPerformance(zbv);
+  EXPECT_EQ(alone.parallel.vpp, 2);
+  const Job plain = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 1, 64);
+  const PerformanceReport one_f_one_b = ProjectPerformance(plain);
+  PerformanceOptions all;
+  all.compare_all_schedules = true;
+  const PerformanceReport compared = ProjectPerformance(plain, all);
+  bool saw_zbv = false, saw_1f1b = false;
+  for (const auto& row : compared.schedules) {
+    if (row.schedule == "zbv-formatted") {
+      saw_zbv = row.ran;
+      EXPECT_DOUBLE_EQ(row.bubble_ratio, alone.bubble_ratio);
+      EXPECT_NEAR(row.iteration_time_ms, alone.iteration_time_ms, 1e-9 * alone.iteration_time_ms);
+    }
+    if (row.schedule == "1f1b") {
+      saw_1f1b = row.ran;
+      EXPECT_DOUBLE_EQ(row.bubble_ratio, one_f_one_b.bubble_ratio);
+    }
+  }
+  EXPECT_TRUE(saw_zbv);
+  EXPECT_TRUE(saw_1f1b);
+}
+
 TEST(PerformanceModelTest, InvalidRequestsAreClearErrors) {
   // VPP 3 does not divide 32 layers over PP 4.
   EXPECT_THROW(ProjectPerformance(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 3, 32)), UserError);
