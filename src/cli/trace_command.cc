@@ -57,8 +57,16 @@ void RunReport(const ReportArgs& args) {
     ranks = AnalyzeTraceFiles(args.traces, options, args.threads);
   }
   TraceReport report = CombineReports(std::move(ranks));
+  // Once, on stderr (the console report on stdout does not repeat them).
   for (const auto& r : report.ranks) {
-    for (const auto& w : r.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+    for (const auto& w : r.warnings) {
+      if (report.ranks.size() > 1) {
+        std::fprintf(stderr, "sextant: warning: rank %lld: %s\n", static_cast<long long>(r.rank),
+                     w.c_str());
+      } else {
+        std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+      }
+    }
   }
   if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs);
   if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, inputs);

@@ -686,10 +686,7 @@ Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
 }  // namespace
 
 std::string ReportToConsole(const TraceReport& report, size_t top) {
-  std::string out;
-  for (const auto& r : report.ranks) {
-    for (const auto& w : r.warnings) out += fmt::format("warning: rank {}: {}\n", r.rank, w);
-  }
+  std::string out;  // warnings go to stderr (the CLI), not into the report
   // Past a handful of ranks the per-rank tables show the two ends of the spread only (the
   // slowest and the fastest rank by GPU span): the console stays readable at 64 ranks and
   // every rank stays in --json, --csv and --xlsx.

@@ -59,7 +59,8 @@ TraceReport CombineReports(std::vector<RankReport> ranks);
 //  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
 nlohmann::json ReportToJson(const TraceReport& report);
 // The compact human summary printed by default: `top` rows per rank of the kernel and op
-// tables (other tables have their own short limits).
+// tables (other tables have their own short limits). Warnings are not part of it: the caller
+// prints RankReport::warnings (the CLI on stderr).
 std::string ReportToConsole(const TraceReport& report, size_t top = 10);
 // Throws UserError if `path` cannot be written or is one of `inputs`.
 void WriteReportHtml(const TraceReport& report, const std::string& path,
