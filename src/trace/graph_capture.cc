@@ -192,20 +192,50 @@ GraphAttribution AttributeGraphReplays(TraceData& replay,
 
   OpImporter importer(replay);
   size_t unmatched_kernels = 0;
+  // Decode loops replay the same graph thousands of times: a launch whose kernel-name sequence
+  // was seen before takes the graph found then, so the search over graphs runs once per
+  // distinct replay. A budget of node comparisons bounds what a hostile pair of files costs.
+  std::map<std::vector<uint32_t>, size_t> graph_of_sequence;  // kernel names -> graph or npos
+  constexpr size_t kNoGraph = static_cast<size_t>(-1);
+  constexpr size_t kComparisonBudget = size_t{1} << 28;
+  size_t comparisons = 0;
+  bool budget_spent = false;
+  auto try_graph = [&](size_t gi, const std::vector<uint32_t>& kernels) {
+    comparisons += graphs[gi].nodes.size() + kernels.size();
+    return Align(graphs[gi], replay, kernels);
+  };
   for (size_t li = 0; li < launches.size(); ++li) {
     const std::vector<uint32_t>& kernels = kernels_of[launches[li]];
     a.kernels += kernels.size();
-    // Graphs are usually replayed in the order they were captured (piecewise graphs: one per
-    // piece); try that one first, then every captured graph.
+    std::vector<uint32_t> sequence;
+    sequence.reserve(kernels.size());
+    for (uint32_t k : kernels) sequence.push_back(replay.gpu[k].name);
     std::vector<int32_t> node_of;
     const CapturedGraph* match = nullptr;
+    auto known = graph_of_sequence.find(sequence);
+    // Graphs are usually replayed in the order they were captured (piecewise graphs: one per
+    // piece); try that one first, then the one this sequence matched before, then every one.
     if (graphs.size() == launches.size()) {
-      node_of = Align(graphs[li], replay, kernels);
+      node_of = try_graph(li, kernels);
       if (!node_of.empty()) match = &graphs[li];
     }
-    for (size_t gi = 0; match == nullptr && gi < graphs.size(); ++gi) {
-      node_of = Align(graphs[gi], replay, kernels);
-      if (!node_of.empty()) match = &graphs[gi];
+    if (match == nullptr && known != graph_of_sequence.end()) {
+      if (known->second != kNoGraph) {
+        node_of = try_graph(known->second, kernels);
+        if (!node_of.empty()) match = &graphs[known->second];
+      }
+    } else if (match == nullptr) {
+      size_t found = kNoGraph;
+      for (size_t gi = 0; gi < graphs.size() && comparisons < kComparisonBudget; ++gi) {
+        node_of = try_graph(gi, kernels);
+        if (!node_of.empty()) {
+          found = gi;
+          match = &graphs[gi];
+          break;
+        }
+      }
+      if (comparisons >= kComparisonBudget) budget_spent = true;
+      graph_of_sequence.emplace(std::move(sequence), found);
     }
     if (match == nullptr) {
       unmatched_kernels += kernels.size();
@@ -221,6 +251,11 @@ GraphAttribution AttributeGraphReplays(TraceData& replay,
   }
   a.ops_imported = importer.count();
   replay.graph_kernels_attributed += a.kernels_attributed;
+  if (budget_spent) {
+    replay.warnings.push_back(
+        "graph matching stopped early: the capture traces hold too many graphs for the replays' "
+        "distinct kernel sequences");
+  }
   if (a.launches_matched < a.launches) {
     replay.warnings.push_back(fmt::format(
         "{} of {} graph launches ({} kernels) match no captured graph of the {} in the capture "
