@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "parallel/schedule_kind.h"
-#include "util/error.h"
 
 namespace sextant::cli {
 
@@ -43,12 +42,7 @@ CLI::Validator ScheduleName() {
       [](std::string& text) -> std::string {
         ScheduleKind kind;
         if (text == "auto" || text == "all" || LookupScheduleKind(text, &kind)) return "";
-        try {
-          ParseScheduleKind(text);
-        } catch (const UserError& e) {
-          return e.what();
-        }
-        return "";
+        return UnknownScheduleMessage(text);
       },
       "SCHEDULE");
 }

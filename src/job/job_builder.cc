@@ -405,11 +405,8 @@ Job BuildJob(const JobRequest& request) {
       request.pipeline_schedule != "all") {
     ScheduleKind kind = ScheduleKind::k1F1B;
     if (!LookupScheduleKind(request.pipeline_schedule, &kind)) {
-      try {
-        ParseScheduleKind(request.pipeline_schedule);
-      } catch (const UserError& e) {
-        ThrowUserError(SourceLocation{"--pipeline-schedule-algorithm"}, "", e.what());
-      }
+      ThrowUserError(SourceLocation{"--pipeline-schedule-algorithm"}, "",
+                     UnknownScheduleMessage(request.pipeline_schedule));
     }
     job.training.pipeline_schedule = kind;
   }

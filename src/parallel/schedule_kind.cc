@@ -84,15 +84,25 @@ bool LookupScheduleKind(std::string_view name, ScheduleKind* kind) {
   return false;
 }
 
-ScheduleKind ParseScheduleKind(std::string_view name) {
-  ScheduleKind kind = ScheduleKind::k1F1B;
-  if (LookupScheduleKind(name, &kind)) return kind;
+std::string UnknownScheduleMessage(std::string_view name) {
   std::vector<std::string> names;
   for (ScheduleKind k : AllScheduleKinds()) names.emplace_back(ScheduleKindName(k));
   std::string known = fmt::format("{}", fmt::join(names, ", "));
   for (const Alias& alias : kAliases) names.emplace_back(alias.name);
-  ThrowUserError(fmt::format("unknown pipeline schedule '{}'{} (known: {}, and Primus's names)",
-                             name, DidYouMean(ClosestNames(name, names)), known));
+  return fmt::format("unknown pipeline schedule '{}'{} (known: {}, and Primus's names)", name,
+                     DidYouMean(ClosestNames(name, names)), known);
+}
+
+ScheduleKind ParseScheduleKind(std::string_view name) {
+  ScheduleKind kind = ScheduleKind::k1F1B;
+  if (!LookupScheduleKind(name, &kind)) ThrowUserError(UnknownScheduleMessage(name));
+  return kind;
+}
+
+std::string_view VirtualStageMismatch(ScheduleKind kind, int vpp) {
+  if (ShapeOf(kind) == StageShape::kVShape) return "";
+  if (kind == ScheduleKind::kInterleaved1F1B) return vpp >= 2 ? "" : "needs VPP >= 2";
+  return vpp > 1 ? "needs VPP 1" : "";
 }
 
 StageShape ShapeOf(ScheduleKind kind) {

@@ -5,6 +5,7 @@
 // and the CLI all ask here instead of comparing strings.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,8 +44,14 @@ std::string_view ScheduleKindName(ScheduleKind kind);
 // schedule_kind.cc). "auto" and "all" are requests, not schedules: false for them as for any
 // unknown name.
 bool LookupScheduleKind(std::string_view name, ScheduleKind* kind);
-// As LookupScheduleKind; an unknown name is a UserError listing the names, with the closest.
+// As LookupScheduleKind; an unknown name is a UserError with UnknownScheduleMessage.
 ScheduleKind ParseScheduleKind(std::string_view name);
+// "unknown pipeline schedule 'x'; did you mean ...? (known: ...)", for callers that add where.
+std::string UnknownScheduleMessage(std::string_view name);
+// Why a schedule cannot run at `vpp` virtual stages per rank ("" when it can): interleaved
+// 1F1B needs VPP >= 2 and the other one-chunk-per-rank schedules VPP 1 (V shapes bring their
+// own two chunks).
+std::string_view VirtualStageMismatch(ScheduleKind kind, int vpp);
 
 // True when the schedule runs separate B and W operations.
 bool SplitsBackward(ScheduleKind kind);

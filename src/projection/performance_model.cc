@@ -261,12 +261,8 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       ScheduleResult sr;
       sr.schedule = std::string(ScheduleKindName(k));
       try {
-        if (job.parallel.vpp > 1 && k != ScheduleKind::kInterleaved1F1B &&
-            ShapeOf(k) == StageShape::kInterleaved) {
-          ThrowUserError("needs VPP 1");
-        }
-        if (k == ScheduleKind::kInterleaved1F1B && job.parallel.vpp < 2) {
-          ThrowUserError("needs VPP >= 2");
+        if (std::string_view why = VirtualStageMismatch(k, job.parallel.vpp); !why.empty()) {
+          ThrowUserError(why);
         }
         PipelineSimulation sim;
         Schedule ops;

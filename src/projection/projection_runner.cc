@@ -139,9 +139,8 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
     Job jk = j;
     jk.training.pipeline_schedule = k;
     try {
-      if (ShapeOf(k) == StageShape::kInterleaved &&
-          (k == ScheduleKind::kInterleaved1F1B) != (j.parallel.vpp > 1)) {
-        ThrowUserError(k == ScheduleKind::kInterleaved1F1B ? "needs VPP >= 2" : "needs VPP 1");
+      if (std::string_view why = VirtualStageMismatch(k, j.parallel.vpp); !why.empty()) {
+        ThrowUserError(why);
       }
       const MemoryReport mk = ProjectMemory(jk, SimulatedInFlight(jk));
       s.ran = true;

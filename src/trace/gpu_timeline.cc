@@ -7,6 +7,17 @@
 
 namespace sextant {
 
+std::vector<std::pair<std::string_view, int64_t>> TraceLensTimelineRows(const GpuTimeline& t) {
+  return {{"computation_time", t.computation_ns},
+          {"exposed_comm_time", t.exposed_communication_ns},
+          {"exposed_memcpy_time", t.exposed_memcpy_ns},
+          {"busy_time", t.busy_ns},
+          {"idle_time", t.idle_ns},
+          {"total_time", t.total_ns},
+          {"total_comm_time", t.communication_ns},
+          {"total_memcpy_time", t.memcpy_ns}};
+}
+
 bool IsCommunicationKernelName(std::string_view name) {
   for (size_t i = 0; i + 4 <= name.size(); ++i) {
     char a = static_cast<char>(name[i] | 0x20);

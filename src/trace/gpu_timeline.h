@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/event_store.h"
@@ -31,6 +32,11 @@ struct GpuTimeline {
   int64_t first_start_ns = 0;
   int64_t last_end_ns = 0;
 };
+
+// TraceLens's gpu_timeline rows in its order, (type, nanoseconds): computation_time,
+// exposed_comm_time, exposed_memcpy_time, busy_time, idle_time, total_time, total_comm_time,
+// total_memcpy_time. The report, the diff and the golden tests name the rows from here.
+std::vector<std::pair<std::string_view, int64_t>> TraceLensTimelineRows(const GpuTimeline& t);
 
 bool IsCommunicationKernelName(std::string_view name);
 

@@ -10,13 +10,17 @@
 namespace sextant {
 
 OpKernelTimes ComputeOpKernelTimes(const TraceData& trace) {
+  return ComputeOpKernelTimes(trace, TimelineEvents(trace));
+}
+
+OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uint32_t>& events) {
   OpKernelTimes t;
   t.direct_ns.assign(trace.cpu.size(), 0);
   t.subtree_ns.assign(trace.cpu.size(), 0);
   t.kernel_count.assign(trace.cpu.size(), 0);
   // The timeline's activities only: a memset whose launch carries no flow is outside
   // TraceLens's op tree too, so op times agree with its ops_summary.
-  for (uint32_t i : TimelineEvents(trace)) {
+  for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
     if (g.op < 0) continue;
     t.direct_ns[g.op] += g.dur_ns;

@@ -21,6 +21,8 @@ struct OpKernelTimes {
   std::vector<int32_t> kernel_count;  // direct kernels
 };
 OpKernelTimes ComputeOpKernelTimes(const TraceData& trace);
+// The same over GPU activities already selected (a report holds its TimelineEvents).
+OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uint32_t>& events);
 
 struct OpStats {
   std::string name;

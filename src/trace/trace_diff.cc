@@ -126,19 +126,12 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
        {"new_ms", "new (ms)", 3},
        {"delta_ms", "delta (ms)", 3},
        {"delta_percent", "delta (%)", 1}});
-  const GpuTimeline &b = diff.base_timeline, &n = diff.new_timeline;
-  const std::tuple<const char*, int64_t, int64_t> rows[] = {
-      {"computation_time", b.computation_ns, n.computation_ns},
-      {"exposed_comm_time", b.exposed_communication_ns, n.exposed_communication_ns},
-      {"exposed_memcpy_time", b.exposed_memcpy_ns, n.exposed_memcpy_ns},
-      {"busy_time", b.busy_ns, n.busy_ns},
-      {"idle_time", b.idle_ns, n.idle_ns},
-      {"total_time", b.total_ns, n.total_ns},
-      {"total_comm_time", b.communication_ns, n.communication_ns},
-      {"total_memcpy_time", b.memcpy_ns, n.memcpy_ns}};
-  for (const auto& [name, base_ns, new_ns] : rows) {
-    timeline.AddRow({std::string(name), base_ns / 1e6, new_ns / 1e6, (new_ns - base_ns) / 1e6,
-                     pct(base_ns, new_ns - base_ns)});
+  const auto base_rows = TraceLensTimelineRows(diff.base_timeline);
+  const auto new_rows = TraceLensTimelineRows(diff.new_timeline);
+  for (size_t i = 0; i < base_rows.size(); ++i) {
+    const int64_t base_ns = base_rows[i].second, new_ns = new_rows[i].second;
+    timeline.AddRow({std::string(base_rows[i].first), base_ns / 1e6, new_ns / 1e6,
+                     (new_ns - base_ns) / 1e6, pct(base_ns, new_ns - base_ns)});
   }
   tables.push_back(std::move(timeline));
   auto rows_table = [&](const char* name, const char* title, const std::vector<DiffRow>& list,

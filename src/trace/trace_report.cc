@@ -37,15 +37,8 @@ Table TimelineTable(int64_t rank, const GpuTimeline& t) {
                {"type", "type", 0},
                {"time_ms", "time (ms)", 3},
                {"percent", "% of total", 2}});
-  const std::pair<const char*, int64_t> rows[] = {{"computation_time", t.computation_ns},
-                                                  {"exposed_comm_time", t.exposed_communication_ns},
-                                                  {"exposed_memcpy_time", t.exposed_memcpy_ns},
-                                                  {"busy_time", t.busy_ns},
-                                                  {"idle_time", t.idle_ns},
-                                                  {"total_time", t.total_ns},
-                                                  {"total_comm_time", t.communication_ns},
-                                                  {"total_memcpy_time", t.memcpy_ns},
-                                                  {"memset_time", t.memset_ns}};
+  auto rows = TraceLensTimelineRows(t);
+  rows.emplace_back("memset_time", t.memset_ns);
   for (const auto& [name, ns] : rows) {
     table.AddRow({rank, std::string(name), Ms(ns),
                   Pct(static_cast<double>(ns), static_cast<double>(t.total_ns))});
@@ -244,7 +237,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.tables.push_back(std::move(by_parent));
 
   // Operators.
-  OpKernelTimes times = ComputeOpKernelTimes(trace);
+  OpKernelTimes times = ComputeOpKernelTimes(trace, selection.events);
   std::string ops_by_name_note;
   Table ops("ops", "CPU ops by name and input shapes, with the GPU time of their kernels",
             {RankColumn(),
