@@ -6,7 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libyaml-cpp-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-  libxlsxwriter-dev zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler
+  libxlsxwriter-dev zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libcpp-httplib-dev
   libopenmpi-dev openmpi-bin python3
 )
 missing=()

@@ -11,6 +11,7 @@ void AddMemoryCommands(CLI::App& app);      // memory snapshot|watch
 void AddModelsCommands(CLI::App& app);      // models list|show
 void AddHardwareCommands(CLI::App& app);    // hardware list|show
 void AddValidateCommand(CLI::App& app);     // validate RUNS.csv
+void AddViewerCommands(CLI::App& app);      // pp view, serve
 
 // A command whose exit status is not just success/failure (memory watch returns the status of
 // the command it ran) sets it here; main() returns it after a normal finish.

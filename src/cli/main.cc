@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   sextant::cli::AddModelsCommands(app);
   sextant::cli::AddHardwareCommands(app);
   sextant::cli::AddValidateCommand(app);
+  sextant::cli::AddViewerCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

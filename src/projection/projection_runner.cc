@@ -155,14 +155,25 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
   return report;
 }
 
-void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
+PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   const Job j = WithSchedule(job, options);
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
   AddFlagNotes(options, j, perf);
-  WriteExports(perf, j, options);
+  return perf;
+}
+
+MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf) {
+  Job j = job;
+  j.training.pipeline_schedule = perf.schedule_kind;
+  return ProjectMemory(j, perf.in_flight);
+}
+
+void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
+  const PerformanceReport perf = ProjectJobPerformance(job, options);
+  WriteExports(perf, WithSchedule(job, options), options);
   if (options.json) {
     out << PerformanceReportJson(perf).dump(2) << "\n";
   } else {
@@ -171,17 +182,9 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
 }
 
 void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out) {
-  CheckModes(options);
-  Job j = WithSchedule(job, options);
-  const PerformanceOptions po = ToPerformanceOptions(j, options);
-  PerformanceReport perf = ProjectPerformance(j, po);
-  AddGemmNote(po, perf);
-  AddFlagNotes(options, j, perf);
-  WriteExports(perf, j, options);
-  // Memory at the same shape and schedule the performance projection chose, with its
-  // simulated in-flight activations.
-  j.training.pipeline_schedule = perf.schedule_kind;
-  const MemoryReport memory = ProjectMemory(j, perf.in_flight);
+  const PerformanceReport perf = ProjectJobPerformance(job, options);
+  WriteExports(perf, WithSchedule(job, options), options);
+  const MemoryReport memory = ProjectMemoryFor(WithSchedule(job, options), perf);
   if (options.json) {
     out << nlohmann::json{{"memory", MemoryReportJson(memory)},
                           {"performance", PerformanceReportJson(perf)}}

@@ -5,9 +5,17 @@
 
 #include "job/job.h"
 #include "memory/memory_model.h"
+#include "projection/performance_model.h"
 #include "projection/projection_options.h"
 
 namespace sextant {
+
+// The performance projection of `job` under `options` (schedule, GEMM timings), with its
+// assumptions; no exports written. What `projection performance` prints and the pipeline viewer
+// draws.
+PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options);
+// Memory at the shape and schedule `perf` simulated, with its simulated in-flight activations.
+MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf);
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options);
 void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out);

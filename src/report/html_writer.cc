@@ -102,8 +102,9 @@ std::string RenderHtmlPage(const HtmlPage& page) {
   const std::string title = EscapeHtml(page.title);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n"
-      "<style>{}</style></head><body>\n<h1>{}</h1>\n",
-      title, page.style.empty() ? kTableStyle : page.style, title);
+      "<style>{}</style></head><body>\n{}",
+      title, page.style.empty() ? kTableStyle : page.style,
+      page.heading ? "<h1>" + title + "</h1>\n" : std::string());
   for (const auto& section : page.sections) {
     out += "<section><h2>" + EscapeHtml(section.heading) + "</h2>\n";
     for (const auto& chart : section.charts) out += RenderBarChartSvg(chart);

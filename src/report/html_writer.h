@@ -33,7 +33,8 @@ struct HtmlPage {
   // <script type="application/json" id="data">, and `script` (which reads and draws it).
   nlohmann::json data;
   std::string script;
-  std::string style;  // CSS; empty: the table style
+  std::string style;    // CSS; empty: the table style
+  bool heading = true;  // false: no <h1> (the script draws its own header)
 };
 
 // For element content and attribute values.

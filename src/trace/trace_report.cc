@@ -20,6 +20,7 @@
 #include "trace/roofline.h"
 #include "util/close_matches.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -737,6 +738,10 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
 
 void WriteReportHtml(const TraceReport& report, const std::string& path,
                      const std::vector<std::string>& inputs) {
+  WriteFileAtomically(path, RenderReportHtml(report), inputs);
+}
+
+std::string RenderReportHtml(const TraceReport& report) {
   std::vector<HtmlSection> sections;
   HtmlSection overview{"Overview", {}, {report.Find("ranks")}};
   for (const auto& r : report.ranks) {
@@ -788,7 +793,7 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
     }
     sections.push_back(std::move(s));
   }
-  WriteHtmlPage(path, {"Sextant trace report", sections}, inputs);
+  return RenderHtmlPage({"Sextant trace report", sections});
 }
 
 }  // namespace sextant

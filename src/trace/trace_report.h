@@ -63,6 +63,8 @@ nlohmann::json ReportToJson(const TraceReport& report);
 // prints RankReport::warnings (the CLI on stderr).
 std::string ReportToConsole(const TraceReport& report, size_t top = 10);
 // Throws UserError if `path` cannot be written or is one of `inputs`.
+// The self-contained HTML report; WriteReportHtml writes it atomically.
+std::string RenderReportHtml(const TraceReport& report);
 void WriteReportHtml(const TraceReport& report, const std::string& path,
                      const std::vector<std::string>& inputs = {});
 

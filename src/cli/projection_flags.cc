@@ -1,0 +1,138 @@
+#include "cli/projection_flags.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/command_hints.h"
+#include "cli/option_checks.h"
+#include "util/error.h"
+
+namespace sextant::cli {
+
+void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
+  cmd->add_option("--config,--exp", o.config, "Primus experiment YAML (or TorchTitan TOML)");
+  cmd->add_option("--primus-path", o.primus_path,
+                  "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
+  cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run")
+      ->check(AtLeast(1));
+  cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target")
+      ->check(AtLeast(1));
+  cmd->add_option("--benchmark-gpus", o.benchmark_gpus,
+                  "GPUs used by --profiling-mode/--memory-mode benchmark")
+      ->check(AtLeast(1));
+  cmd->add_option("--hardware-config", o.hardware_config,
+                  "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
+  cmd->add_option("--profiling-mode", o.profiling_mode,
+                  "layer times: simulate|benchmark|both|trace")
+      ->check(CLI::IsMember({"simulate", "benchmark", "both", "trace"}));
+  cmd->add_option("--memory-mode", o.memory_mode, "simulate|benchmark|both")
+      ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
+  cmd->add_option("--memory-safety-margin", o.memory_safety_margin,
+                  "--memory-mode benchmark: upper bound = analytical + residual x (1 + margin)");
+  cmd->add_option("--gemm-backend", o.gemm_backend,
+                  "GEMM cost model: analytical (efficiency table; also taken for Primus's "
+                  "default name origami)")
+      ->check(CLI::IsMember({"analytical", "origami"}));
+  cmd->add_option("--gemm-timings", o.gemm_timings,
+                  "measured GEMMs (CSV m,n,k,dtype,time_us[,batch] or JSON) that re-fit the "
+                  "GPU's GEMM efficiency before projecting");
+  cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
+  cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz,
+                  "clock override for compute peaks (at most the GPU's datasheet maximum)")
+      ->check(Positive());
+  cmd->add_option("--pipeline-schedule-algorithm", o.schedule,
+                  "pipeline schedule: auto (the configured one), all (compare every schedule), "
+                  "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zerobubble-heuristic, zbv-formatted, "
+                  "zbv-greedy-half, zbv-greedy-min, dualpipev, or a Primus name (zerobubble, "
+                  "zero-bubble, seaailab-ilp, v-half, v-min, 1f1b-interleaved, ...)")
+      ->check(ScheduleName());
+  cmd->add_flag("--enable-zero-bubble", o.enable_zero_bubble, "use the zero-bubble schedule");
+  cmd->add_flag("--enable-deepep", o.enable_deepep, "DeepEP dispatch/combine for MoE");
+  cmd->add_option("--sync-free-stage", o.sync_free_stage, "Turbo sync-free MoE stage (0-3)")
+      ->check(CLI::Range(0, 3));
+  cmd->add_option("--num-virtual-stages-per-pipeline-rank", o.num_virtual_stages,
+                  "virtual pipeline stages per rank")
+      ->check(AtLeast(1));
+  cmd->add_option("--micro-batch-size", o.micro_batch_size, "micro-batch size")->check(AtLeast(1));
+  cmd->add_option("--global-batch-size", o.global_batch_size, "global batch size")
+      ->check(AtLeast(1));
+  cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
+                  "write measured layer times to this JSON artifact");
+  cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
+  cmd->add_option("--trace", o.traces, "profiler trace(s) for --profiling-mode trace");
+  cmd->add_option("--chrome-trace", o.chrome_trace, "write the simulated step as a Chrome trace");
+  cmd->add_option("--pp-dump", o.pp_dump, "write the simulated step as a Primus pipeline dump");
+  cmd->add_flag("--json", o.json, "machine-readable result on stdout");
+  // Unknown "--key value" pairs override Megatron configuration keys, as in Primus.
+  cmd->allow_extras();
+}
+
+std::vector<std::pair<std::string, std::string>> ParseOverrides(
+    const std::vector<std::string>& extras) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < extras.size(); ++i) {
+    const std::string& a = extras[i];
+    if (a.rfind("--", 0) != 0 || a.size() < 3) {
+      ThrowUserError(fmt::format("unexpected argument '{}' (overrides are --key value)", a));
+    }
+    std::string key = a.substr(2);
+    std::string value;
+    const auto eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0) {
+      value = extras[++i];
+    } else {
+      value = "true";  // a bare --flag sets a boolean key
+    }
+    for (auto& c : key) {
+      if (c == '-') c = '_';  // Megatron accepts --tensor-model-parallel-size spellings
+    }
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
+JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
+  const std::vector<std::string> extras = command->remaining();
+  JobRequest r;
+  r.command_flags = FlagNames(*command);
+  r.config_path = o.config;
+  r.primus_path = o.primus_path;
+  r.overrides = ParseOverrides(extras);
+  r.hardware_config = o.hardware_config;
+  r.gpu_arch = o.gpu_arch;
+  r.gpu_clock_mhz = o.gpu_clock_mhz;
+  r.target_nodes = o.target_nodes;
+  r.target_ep = o.target_ep;
+  r.num_virtual_stages = o.num_virtual_stages;
+  r.micro_batch_size = o.micro_batch_size;
+  r.global_batch_size = o.global_batch_size;
+  r.pipeline_schedule = o.schedule;
+  if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
+    r.pipeline_schedule = "zerobubble";
+  }
+  if (o.enable_deepep || o.sync_free_stage > 0)
+    r.overrides.emplace_back("use_turbo_deepep", "true");
+  return r;
+}
+
+Job BuildJobAndWarn(const JobRequest& request) {
+  Job job = BuildJob(request);
+  for (const std::string& w : job.warnings)
+    std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  return job;
+}
+
+void AnnounceDefault(const ProjectionOptions& o) {
+  if (o.config.empty()) {
+    std::fprintf(stderr,
+                 "sextant: no --config given: using the bundled default example %s "
+                 "(Llama 3.1 8B, BF16, MI300X, 1 node)\n",
+                 DefaultExamplePath().c_str());
+  }
+}
+
+}  // namespace sextant::cli

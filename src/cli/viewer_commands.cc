@@ -1,0 +1,125 @@
+// `sextant pp view` (the pipeline-schedule viewer) and `sextant serve` (the web UI over every
+// file Sextant reads), both served by server/view_server.h.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/option_checks.h"
+#include "cli/projection_flags.h"
+#include "server/pp_view_page.h"
+#include "server/view_server.h"
+#include "server/views.h"
+#include "util/error.h"
+#include "util/file_io.h"
+
+namespace sextant::cli {
+namespace {
+
+struct ServeFlags {
+  std::string host = "127.0.0.1";
+  int port = 8988;
+};
+
+void AddServeFlags(CLI::App* cmd, ServeFlags& f) {
+  cmd->add_option("--port", f.port,
+                  "port to listen on (default 8988, Primus's viewer port; 0: any)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--host", f.host, "address to listen on (default 127.0.0.1: this machine only)");
+}
+
+// Serves until interrupted; says where on stdout (flushed, so a script can read the URL).
+void Serve(std::vector<View> views, std::vector<std::string> notes, const ServeFlags& f) {
+  ViewServer server(std::move(views), std::move(notes));
+  const int port = server.Bind(f.host, f.port);
+  if (!ViewServer::IsLoopback(f.host)) {
+    std::fprintf(stderr,
+                 "sextant: warning: listening on %s, not loopback: every machine that can reach "
+                 "this address can read these views\n",
+                 f.host.c_str());
+  }
+  const std::string host = f.host.find(':') != std::string::npos ? "[" + f.host + "]" : f.host;
+  std::printf("Serving on http://%s:%d/ (Ctrl-C to stop)\n", host.c_str(), port);
+  std::fflush(stdout);
+  server.WarmUp();
+  server.Run();
+}
+
+struct PpViewArgs {
+  std::vector<std::string> inputs;
+  std::string iteration;
+  std::string html;
+  ServeFlags serve;
+};
+
+void RunPpView(const PpViewArgs& args, const ProjectionOptions& options, const CLI::App* command) {
+  JobRequest request = ToJobRequest(options, command);
+  const PpViewData data = BuildPipelineView(args.inputs, request, options, {args.iteration});
+  const nlohmann::json view = data.ToJson();
+  if (options.json) {  // --json, one of the projection flags: the view's data
+    std::cout << view.dump(1) << "\n";
+    return;
+  }
+  std::cout << RenderPpViewText(view);
+  if (!args.html.empty()) {
+    std::vector<std::string> inputs = args.inputs;
+    for (const std::string* p : {&options.hardware_config, &options.gemm_timings}) {
+      if (!p->empty()) inputs.push_back(*p);
+    }
+    WriteFileAtomically(args.html, RenderPpViewPage(view), inputs);
+    std::cout << "\nHTML view written to " << args.html << "\n";
+    return;
+  }
+  const std::string html = RenderPpViewPage(view);
+  View v{data.runs().size() == 1 ? data.runs()[0]["name"].get<std::string>() : "pipeline schedules",
+         "pipeline view", args.inputs.front(), [html, view] {
+           return ViewContent{html, view};
+         }};
+  std::cout << "\n";
+  Serve({std::move(v)}, {}, args.serve);
+}
+
+}  // namespace
+
+void AddViewerCommands(CLI::App& app) {
+  auto* pp =
+      app.add_subcommand("pp", "Pipeline-schedule dumps: view measured and simulated schedules");
+  pp->require_subcommand(1);
+  auto args = std::make_shared<PpViewArgs>();
+  auto opts = std::make_shared<ProjectionOptions>();
+  auto* view = pp->add_subcommand(
+      "view",
+      "Per-rank pipeline timelines of Primus dumps (config.json + pp_rank_N.json) and of "
+      "experiment configs simulated with the projection's flags; served on 127.0.0.1:8988 or "
+      "written with --html");
+  view->add_option("inputs", args->inputs, "dump directories and/or experiment configs")
+      ->required();
+  view->add_option("--iteration", args->iteration,
+                   "dump iteration shown first: a key (7), or all (default: the last)");
+  view->add_option("--html", args->html, "write the view as one self-contained HTML file");
+  AddServeFlags(view, args->serve);
+  AddProjectionFlags(view, *opts);
+  view->callback([args, opts, view] { RunPpView(*args, *opts, view); });
+
+  auto flags = std::make_shared<ServeFlags>();
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto* serve = app.add_subcommand(
+      "serve",
+      "Web UI over the named files: pipeline dumps and configs (schedules, memory per stage, "
+      "scaling), traces and memory snapshots; each page also exports as one HTML file");
+  serve->add_option("paths", *paths, "files and directories to serve")->required();
+  AddServeFlags(serve, *flags);
+  serve->callback([flags, paths] {
+    std::vector<std::string> notes;
+    std::vector<View> views = FindViews(*paths, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "sextant: note: %s\n", n.c_str());
+    if (views.empty()) ThrowUserError("nothing to serve: no file of a kind Sextant reads");
+    Serve(std::move(views), std::move(notes), *flags);
+  });
+}
+
+}  // namespace sextant::cli

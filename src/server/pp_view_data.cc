@@ -1,0 +1,488 @@
+#include "server/pp_view_data.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "pipeline/pp_dump_stats.h"
+#include "pipeline/schedule.h"
+#include "util/error.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+struct Block {
+  std::string op;  // F, B, W, BW
+  int mb = -1;
+  int chunk = -1;
+  double start_ms = 0;
+  double end_ms = 0;
+};
+
+nlohmann::json BlockJson(const Block& b) {
+  return {{"op", b.op},
+          {"mb", b.mb},
+          {"chunk", b.chunk},
+          {"start_ms", b.start_ms},
+          {"end_ms", b.end_ms}};
+}
+
+// Most (micro-batch) activations a rank holds at once: a micro-batch is in flight from the end
+// of its first forward until the end of its last backward piece (W when the rank splits the
+// backward, else B/BW). Needs the micro-batch ids; -1 when a block has none.
+int PeakInflightMicroBatches(const std::vector<Block>& blocks) {
+  bool splits = false;
+  for (const Block& b : blocks) {
+    if (b.mb < 0) return -1;
+    splits = splits || b.op == "W";
+  }
+  const std::string release = splits ? "W" : "";
+  // Per micro-batch: forwards done and backward pieces done; alive while forwards > releases
+  // or fewer releases than chunks seen.
+  std::vector<std::pair<double, const Block*>> ends;
+  for (const Block& b : blocks) ends.emplace_back(b.end_ms, &b);
+  std::stable_sort(ends.begin(), ends.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::map<int, int> open;  // micro-batch -> activations alive
+  int alive = 0, peak = 0;
+  for (const auto& [t, b] : ends) {
+    const bool releases = splits ? b->op == "W" : (b->op == "B" || b->op == "BW");
+    if (b->op == "F") {
+      if (open[b->mb]++ == 0) ++alive;
+    } else if (releases) {
+      auto it = open.find(b->mb);
+      if (it != open.end() && it->second > 0 && --it->second == 0) --alive;
+    }
+    peak = std::max(peak, alive);
+  }
+  return peak;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One rank of one iteration: statistics with Primus's definitions, then the blocks.
+nlohmann::json RankJson(int rank, double iteration_time_ms, double total_ms, double memory_gib,
+                        const std::vector<Block>& blocks, nlohmann::json transfers,
+                        int peak_inflight) {
+  double f = 0, b = 0, w = 0;
+  for (const Block& blk : blocks) {
+    const double d = blk.end_ms - blk.start_ms;
+    if (blk.op == "F") f += d;
+    if (blk.op == "B" || blk.op == "BW") b += d;
+    if (blk.op == "W") w += d;
+  }
+  const double busy = f + b + w;
+  nlohmann::json j = {
+      {"rank", rank},
+      {"total_ms", total_ms},
+      {"forward_ms", f},
+      {"backward_ms", b},
+      {"wgrad_ms", w},
+      {"busy_ms", busy},
+      {"idle_ms", iteration_time_ms - busy},
+      {"bubble_ratio", iteration_time_ms > 0 ? (iteration_time_ms - busy) / iteration_time_ms : 0},
+      {"memory_gib", memory_gib},
+      {"peak_inflight_micro_batches", nullptr},
+      {"blocks", nlohmann::json::array()},
+      {"transfers", std::move(transfers)}};
+  if (peak_inflight >= 0) j["peak_inflight_micro_batches"] = peak_inflight;
+  for (const Block& blk : blocks) j["blocks"].push_back(BlockJson(blk));
+  return j;
+}
+
+// Slowest rank's busy time over the mean busy time: 1 is a perfectly balanced pipeline.
+double StageImbalance(const nlohmann::json& ranks) {
+  double sum = 0, most = 0;
+  for (const auto& r : ranks) {
+    sum += r["busy_ms"].get<double>();
+    most = std::max(most, r["busy_ms"].get<double>());
+  }
+  return sum > 0 ? most * ranks.size() / sum : 1;
+}
+
+// The blocks of one rank's record, with micro-batch and chunk from the dump's lists when they
+// are complete, else inferred from Megatron's order (*inferred set), else -1.
+std::vector<Block> DumpBlocks(const PrimusDumpConfig& config, const PrimusDumpIteration& it,
+                              bool* inferred) {
+  std::vector<Block> out;
+  const int pp = static_cast<int>(config.pp_size);
+  const int vpp = static_cast<int>(std::max<int64_t>(1, config.vp_size));
+  const int m = static_cast<int>(config.num_mbs);
+  auto add = [&](const char* op, const std::vector<double>& start, const std::vector<double>& end,
+                 const std::vector<int64_t>& mbs, const std::vector<int64_t>& chunks,
+                 bool backward) {
+    const size_t n = std::min(start.size(), end.size());
+    const bool recorded = mbs.size() == n && chunks.size() == n;
+    const bool inferable = !recorded && op[0] != 'W' && m > 0 && n == size_t(vpp) * size_t(m);
+    for (size_t i = 0; i < n; ++i) {
+      Block b{op, -1, -1, start[i], end[i]};
+      if (recorded) {
+        b.mb = static_cast<int>(mbs[i]);
+        b.chunk = static_cast<int>(chunks[i]);
+      } else if (inferable &&
+                 InferMegatronLabel(pp, vpp, m, static_cast<int>(i), backward, &b.mb, &b.chunk)) {
+        *inferred = true;
+      }
+      out.push_back(std::move(b));
+    }
+  };
+  add("F", it.fwd_start, it.fwd_end, it.fwd_minibatch, it.fwd_chunk, false);
+  add("B", it.bwd_start, it.bwd_end, it.bwd_minibatch, it.bwd_chunk, true);
+  add("W", it.wgrad_start, it.wgrad_end, it.wgrad_minibatch, it.wgrad_chunk, true);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Block& a, const Block& b) { return a.start_ms < b.start_ms; });
+  return out;
+}
+
+// The measured order of every rank, replayed by the simulator with each op at the median of
+// its measured durations on that rank and chunk, and free transfers: what the same schedule
+// would take without waits on communication or slower-than-usual ops. Fails (UserError) when
+// an op has no micro-batch or the order cannot run.
+PipelineSimulation ReplayMeasuredOrder(const PrimusDumpConfig& config,
+                                       const std::vector<std::vector<Block>>& ranks) {
+  const int pp = static_cast<int>(config.pp_size);
+  const int vpp = static_cast<int>(std::max<int64_t>(1, config.vp_size));
+  bool splits = false;
+  int max_mb = -1;
+  for (const auto& blocks : ranks) {
+    for (const Block& b : blocks) {
+      if (b.mb < 0 || b.chunk < 0 || b.chunk >= vpp) {
+        ThrowUserError("an op has no micro-batch or chunk id");
+      }
+      splits = splits || b.op == "W";
+      max_mb = std::max(max_mb, b.mb);
+    }
+  }
+  Schedule schedule;
+  schedule.kind = splits ? ScheduleKind::kZeroBubbleH1
+                         : (vpp > 1 ? ScheduleKind::kInterleaved1F1B : ScheduleKind::k1F1B);
+  schedule.shape = {pp, vpp, max_mb + 1};
+  schedule.ops_per_rank.resize(pp);
+  // Median duration per (rank, chunk, op).
+  std::map<std::tuple<int, int, std::string>, std::vector<double>> durations;
+  for (int r = 0; r < pp; ++r) {
+    for (const Block& b : ranks[r]) {
+      OpKind kind = OpKind::kForward;
+      if (b.op == "B") kind = splits ? OpKind::kBackwardInput : OpKind::kBackwardCombined;
+      if (b.op == "W") kind = OpKind::kBackwardWeight;
+      schedule.ops_per_rank[r].push_back({kind, b.mb, b.chunk});
+      durations[{r, b.chunk, b.op}].push_back((b.end_ms - b.start_ms) / 1000.0);
+    }
+  }
+  auto build_costs = [&](const Schedule& s) {
+    PipelineCosts costs;
+    costs.stages.resize(static_cast<size_t>(pp * vpp));
+    for (int r = 0; r < pp; ++r) {
+      for (int c = 0; c < vpp; ++c) {
+        StageCost& cost = costs.stages[static_cast<size_t>(s.StageOf(r, c))];
+        cost.forward_s = Median(durations[{r, c, "F"}]);
+        if (splits) {
+          cost.backward_input_s = Median(durations[{r, c, "B"}]);
+          cost.backward_weight_s = Median(durations[{r, c, "W"}]);
+        } else {
+          cost.backward_combined_s = Median(durations[{r, c, "B"}]);
+        }
+        cost.activation_bytes = 1;
+      }
+    }
+    return costs;
+  };
+  // Megatron's interleaved placement first; a V-shape order (ZBV, DualPipeV) runs only there.
+  std::string first_error;
+  for (StageShape placement : {StageShape::kInterleaved, StageShape::kVShape}) {
+    if (placement == StageShape::kVShape && vpp != 2) break;
+    schedule.placement = placement;
+    try {
+      return SimulatePipeline(schedule, build_costs(schedule));
+    } catch (const UserError& e) {
+      if (first_error.empty()) first_error = e.what();
+    }
+  }
+  ThrowUserError(first_error);
+}
+
+const nlohmann::json* FindRun(const nlohmann::json& runs, const std::string& id) {
+  for (const auto& r : runs) {
+    if (r["id"] == id) return &r;
+  }
+  return nullptr;
+}
+
+const nlohmann::json* FindIteration(const nlohmann::json& run, const std::string& key) {
+  for (const auto& it : run["iterations"]) {
+    if (it["key"] == key) return &it;
+  }
+  return nullptr;
+}
+
+nlohmann::json Compare(const nlohmann::json& measured, const std::string& measured_key,
+                       const nlohmann::json& other, const std::string& other_key) {
+  const nlohmann::json& m = *FindIteration(measured, measured_key);
+  const nlohmann::json& o = *FindIteration(other, other_key);
+  nlohmann::json c = {{"measured", measured["id"]},
+                      {"other", other["id"]},
+                      {"measured_iteration", measured_key},
+                      {"other_iteration", other_key},
+                      {"measured_iteration_time_ms", m["iteration_time_ms"]},
+                      {"other_iteration_time_ms", o["iteration_time_ms"]},
+                      {"ranks", nlohmann::json::array()}};
+  const size_t n = std::min(m["ranks"].size(), o["ranks"].size());
+  for (size_t r = 0; r < n; ++r) {
+    const auto& a = m["ranks"][r];
+    const auto& b = o["ranks"][r];
+    const double mt = a["total_ms"].get<double>();
+    const double ot = b["total_ms"].get<double>();
+    c["ranks"].push_back({{"rank", a["rank"]},
+                          {"measured_total_ms", mt},
+                          {"other_total_ms", ot},
+                          {"total_diff_pct", mt > 0 ? (ot - mt) / mt * 100 : 0},
+                          {"measured_busy_ms", a["busy_ms"]},
+                          {"other_busy_ms", b["busy_ms"]},
+                          {"measured_bubble_ratio", a["bubble_ratio"]},
+                          {"other_bubble_ratio", b["bubble_ratio"]}});
+  }
+  return c;
+}
+
+}  // namespace
+
+bool InferMegatronLabel(int pp, int vpp, int micro_batches, int index, bool backward, int* mb,
+                        int* chunk) {
+  if (pp < 1 || vpp < 1 || micro_batches < 1 || index < 0) return false;
+  if (vpp == 1) {
+    *mb = index;
+    *chunk = 0;
+    return index < micro_batches;
+  }
+  if (micro_batches % pp != 0) return false;
+  const int group = pp * vpp;
+  const int in_group = index % group;
+  const int c = in_group / pp;
+  *chunk = backward ? vpp - 1 - c : c;
+  *mb = (index / group) * pp + index % pp;
+  return *mb < micro_batches;
+}
+
+std::string PpViewData::NextId() { return fmt::format("r{}", runs_.size()); }
+
+void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
+                             const std::string& origin, const IterationChoice& choice) {
+  const std::vector<PrimusDumpIterationStats> stats = AnalysePrimusDump(dump);
+  if (stats.empty()) ThrowUserError(fmt::format("{}: the pipeline dump has no iteration", origin));
+  std::vector<std::string> shown;
+  if (choice.key == "all") {
+    for (const auto& s : stats) shown.push_back(s.key);
+  } else if (choice.key.empty()) {
+    shown.push_back(stats.back().key);
+  } else {
+    auto found = std::find_if(stats.begin(), stats.end(),
+                              [&](const auto& s) { return s.key == choice.key; });
+    if (found == stats.end()) {
+      ThrowUserError(fmt::format("{}: no iteration '{}' in the dump (it has {} .. {})", origin,
+                                 choice.key, stats.front().key, stats.back().key));
+    }
+    shown.push_back(choice.key);
+  }
+  const std::string id = NextId();
+  nlohmann::json run = {{"id", id},
+                        {"name", name},
+                        {"source", "measured"},
+                        {"origin", origin},
+                        {"schedule", nullptr},
+                        {"pp", dump.config.pp_size},
+                        {"vpp", std::max<int64_t>(1, dump.config.vp_size)},
+                        {"micro_batches", dump.config.num_mbs},
+                        {"labels_inferred", false},
+                        {"memory_label", "max memory reserved"},
+                        {"iterations", nlohmann::json::array()}};
+  bool inferred = false;
+  // Per shown iteration, every rank's blocks, kept for the replay of the measured order.
+  std::map<std::string, std::vector<std::vector<Block>>> blocks_of;
+  for (size_t i = 0; i < stats.size(); ++i) {
+    const PrimusDumpIterationStats& s = stats[i];
+    nlohmann::json it = {{"key", s.key},
+                         {"iteration_time_ms", s.iteration_time_ms},
+                         {"max_memory_gib", s.max_memory_gib},
+                         {"ranks", nlohmann::json::array()}};
+    std::vector<std::vector<Block>>& per_rank = blocks_of[s.key];
+    for (size_t r = 0; r < dump.ranks.size(); ++r) {
+      const PrimusDumpRank& rank = dump.ranks[r];
+      const PrimusDumpIteration& record =
+          *std::find_if(rank.iterations.begin(), rank.iterations.end(),
+                        [&](const auto& x) { return x.key == s.key; });
+      per_rank.push_back(DumpBlocks(dump.config, record, &inferred));
+      it["ranks"].push_back(RankJson(rank.pp_rank, s.iteration_time_ms, record.total_ms,
+                                     record.memory_gib, per_rank.back(), nlohmann::json::array(),
+                                     PeakInflightMicroBatches(per_rank.back())));
+    }
+    it["stage_imbalance"] = StageImbalance(it["ranks"]);
+    run["iterations"].push_back(std::move(it));
+  }
+  run["labels_inferred"] = inferred;
+  runs_.push_back(std::move(run));
+  for (const std::string& key : shown) initial_.push_back({{"run", id}, {"iteration", key}});
+
+  // The ideal replay of each shown iteration, as one more run with the same iteration keys.
+  nlohmann::json ideal = {{"id", NextId()},
+                          {"name", name + " (ideal)"},
+                          {"source", "ideal"},
+                          {"ideal_of", id},
+                          {"origin", origin},
+                          {"schedule", nullptr},
+                          {"pp", dump.config.pp_size},
+                          {"vpp", std::max<int64_t>(1, dump.config.vp_size)},
+                          {"micro_batches", dump.config.num_mbs},
+                          {"labels_inferred", inferred},
+                          {"memory_label", "max memory reserved"},
+                          {"iterations", nlohmann::json::array()}};
+  for (const std::string& key : shown) {
+    PipelineSimulation sim;
+    try {
+      sim = ReplayMeasuredOrder(dump.config, blocks_of[key]);
+    } catch (const UserError& e) {
+      notes_.push_back(fmt::format("{}: iteration {}: no ideal replay ({})", name, key, e.what()));
+      continue;
+    }
+    ideal["schedule"] = std::string(ScheduleKindName(sim.kind));
+    const nlohmann::json& measured_it = *FindIteration(runs_.back(), key);
+    nlohmann::json it = {{"key", key},
+                         {"iteration_time_ms", sim.step_time_s * 1000},
+                         {"max_memory_gib", measured_it["max_memory_gib"]},
+                         {"ranks", nlohmann::json::array()}};
+    for (const RankSimulation& r : sim.ranks) {
+      std::vector<Block> blocks;
+      for (const TimelineEvent& e : r.timeline) {
+        if (e.kind == TimelineEventKind::kSend || e.kind == TimelineEventKind::kRecv) continue;
+        const char* op = e.kind == TimelineEventKind::kForward          ? "F"
+                         : e.kind == TimelineEventKind::kBackwardInput  ? "B"
+                         : e.kind == TimelineEventKind::kBackwardWeight ? "W"
+                                                                        : "B";
+        blocks.push_back({op, e.micro_batch, e.chunk, e.start_s * 1000, e.end_s * 1000});
+      }
+      it["ranks"].push_back(RankJson(r.rank, sim.step_time_s * 1000, r.end_s * 1000,
+                                     measured_it["ranks"][size_t(r.rank)]["memory_gib"], blocks,
+                                     nlohmann::json::array(), PeakInflightMicroBatches(blocks)));
+    }
+    it["stage_imbalance"] = StageImbalance(it["ranks"]);
+    ideal["iterations"].push_back(std::move(it));
+  }
+  if (!ideal["iterations"].empty()) {
+    notes_.push_back(fmt::format(
+        "{} (ideal): the measured order of every rank replayed with each op at the median of its "
+        "measured durations on that rank and chunk, and free transfers; what the measured run "
+        "loses to waits and slow ops is the difference",
+        name));
+    runs_.push_back(std::move(ideal));
+  }
+  if (inferred) {
+    notes_.push_back(fmt::format(
+        "{}: the dump has no micro-batch ids; they are inferred from Megatron's schedule order "
+        "(0-based; Primus's viewer numbers them from 1)",
+        name));
+  }
+}
+
+void PpViewData::AddSimulated(const PipelineSimulation& simulation, const std::string& name,
+                              const std::string& origin, const std::vector<double>& memory_gib,
+                              const std::string& memory_label) {
+  const std::string id = NextId();
+  const double step_ms = simulation.step_time_s * 1000;
+  nlohmann::json it = {
+      {"key", "1"}, {"iteration_time_ms", step_ms}, {"ranks", nlohmann::json::array()}};
+  double max_memory = 0;
+  for (const RankSimulation& r : simulation.ranks) {
+    std::vector<Block> blocks;
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const TimelineEvent& e : r.timeline) {
+      const double s = e.start_s * 1000, t = e.end_s * 1000;
+      switch (e.kind) {
+        case TimelineEventKind::kForward:
+          blocks.push_back({"F", e.micro_batch, e.chunk, s, t});
+          break;
+        case TimelineEventKind::kBackwardInput:
+          blocks.push_back({"B", e.micro_batch, e.chunk, s, t});
+          break;
+        case TimelineEventKind::kBackwardWeight:
+          blocks.push_back({"W", e.micro_batch, e.chunk, s, t});
+          break;
+        case TimelineEventKind::kBackwardCombined:
+          blocks.push_back({"BW", e.micro_batch, e.chunk, s, t});
+          break;
+        case TimelineEventKind::kSend:
+        case TimelineEventKind::kRecv:
+          transfers.push_back({{"kind", e.kind == TimelineEventKind::kSend ? "send" : "recv"},
+                               {"peer", e.peer_rank},
+                               {"mb", e.micro_batch},
+                               {"chunk", e.chunk},
+                               {"payload", e.carries_activation ? "activation" : "gradient"},
+                               {"start_ms", s},
+                               {"end_ms", t}});
+          break;
+      }
+    }
+    const size_t rank = static_cast<size_t>(r.rank);
+    const double memory =
+        rank < memory_gib.size() ? memory_gib[rank] : ToGiB(r.peak_activation_bytes);
+    max_memory = std::max(max_memory, memory);
+    nlohmann::json rj =
+        RankJson(r.rank, step_ms, r.end_s * 1000, memory, blocks, std::move(transfers), -1);
+    rj["peak_inflight_micro_batches"] = r.peak_inflight_micro_batches;
+    it["ranks"].push_back(std::move(rj));
+  }
+  it["max_memory_gib"] = max_memory;
+  it["stage_imbalance"] = StageImbalance(it["ranks"]);
+  nlohmann::json run = {{"id", id},
+                        {"name", name},
+                        {"source", "simulated"},
+                        {"origin", origin},
+                        {"schedule", std::string(ScheduleKindName(simulation.kind))},
+                        {"pp", simulation.shape.pipeline_ranks},
+                        {"vpp", simulation.shape.chunks_per_rank},
+                        {"micro_batches", simulation.shape.micro_batches},
+                        {"labels_inferred", false},
+                        {"memory_label", memory_gib.empty() ? "peak activations" : memory_label},
+                        {"iterations", nlohmann::json::array({std::move(it)})}};
+  runs_.push_back(std::move(run));
+  initial_.push_back({{"run", id}, {"iteration", "1"}});
+}
+
+void PpViewData::AddProjection(nlohmann::json memory, nlohmann::json performance) {
+  projections_.push_back({{"run", runs_.empty() ? nlohmann::json() : runs_.back()["id"]},
+                          {"memory", std::move(memory)},
+                          {"performance", std::move(performance)}});
+}
+
+nlohmann::json PpViewData::ToJson() const {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const auto& shown : initial_) {
+    const nlohmann::json& m = *FindRun(runs_, shown["run"]);
+    if (m["source"] != "measured") continue;
+    const std::string key = shown["iteration"];
+    for (const auto& o : runs_) {
+      if (o["source"] == "measured" || o["pp"] != m["pp"]) continue;
+      if (o["source"] == "ideal") {
+        if (o["ideal_of"] != m["id"] || !FindIteration(o, key)) continue;
+        comparisons.push_back(Compare(m, key, o, key));
+      } else {
+        comparisons.push_back(Compare(m, key, o, o["iterations"][0]["key"]));
+      }
+    }
+  }
+  return {{"title", title_},
+          {"generator", std::string("sextant ") + SEXTANT_VERSION},
+          {"runs", runs_},
+          {"initial", initial_},
+          {"comparisons", std::move(comparisons)},
+          {"projections", projections_},
+          {"notes", notes_}};
+}
+
+}  // namespace sextant

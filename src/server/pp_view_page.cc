@@ -1,0 +1,91 @@
+#include "server/pp_view_page.h"
+
+#include <fmt/format.h>
+
+#include "report/console_table.h"
+#include "report/html_writer.h"
+#include "report/table.h"
+#include "server/web_assets.h"
+
+namespace sextant {
+
+std::string RenderPpViewPage(const nlohmann::json& view) {
+  HtmlPage page(view.value("title", std::string("Pipeline schedules")));
+  page.heading = false;
+  page.data = view;
+  // Shared helpers first, then the view; a projection section is drawn when the view has one.
+  page.script = std::string(WebAsset("pp_view.js"));
+  page.style = std::string(WebAsset("pp_view.css"));
+  return RenderHtmlPage(page);
+}
+
+namespace {
+
+const nlohmann::json* RunById(const nlohmann::json& view, const nlohmann::json& id) {
+  for (const auto& r : view["runs"]) {
+    if (r["id"] == id) return &r;
+  }
+  return nullptr;
+}
+
+double Num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : 0.0; }
+
+}  // namespace
+
+std::string RenderPpViewText(const nlohmann::json& view) {
+  std::string out;
+  for (const auto& shown : view["initial"]) {
+    const nlohmann::json* run = RunById(view, shown["run"]);
+    if (!run) continue;
+    for (const auto& it : (*run)["iterations"]) {
+      if (it["key"] != shown["iteration"]) continue;
+      const std::string schedule =
+          (*run)["schedule"].is_string() ? ", " + (*run)["schedule"].get<std::string>() : "";
+      Table t("pp_ranks",
+              fmt::format("{} ({}{}): iteration {}: {:.2f} ms, max memory {:.2f} GiB, stage "
+                          "imbalance {:.3f}",
+                          (*run)["name"].get<std::string>(), (*run)["source"].get<std::string>(),
+                          schedule, it["key"].get<std::string>(), Num(it["iteration_time_ms"]),
+                          Num(it["max_memory_gib"]), Num(it["stage_imbalance"])),
+              {{"rank", "rank", 0},
+               {"forward_ms", "F (ms)", 2},
+               {"backward_ms", "B (ms)", 2},
+               {"wgrad_ms", "W (ms)", 2},
+               {"total_ms", "rank time (ms)", 2},
+               {"bubble_pct", "bubble (%)", 2},
+               {"memory_gib", (*run)["memory_label"].get<std::string>() + " (GiB)", 2}});
+      for (const auto& r : it["ranks"]) {
+        t.AddRow({fmt::format("PP-{}", r["rank"].get<int>()), Num(r["forward_ms"]),
+                  Num(r["backward_ms"]), Num(r["wgrad_ms"]), Num(r["total_ms"]),
+                  Num(r["bubble_ratio"]) * 100, Num(r["memory_gib"])});
+      }
+      out += RenderConsoleTable(t) + "\n";
+    }
+  }
+  for (const auto& c : view["comparisons"]) {
+    const nlohmann::json* m = RunById(view, c["measured"]);
+    const nlohmann::json* o = RunById(view, c["other"]);
+    if (!m || !o) continue;
+    const double mt = Num(c["measured_iteration_time_ms"]), ot = Num(c["other_iteration_time_ms"]);
+    Table t("pp_comparison",
+            fmt::format("{} iteration {} vs {}: {:.2f} ms vs {:.2f} ms ({:+.1f}%)",
+                        (*m)["name"].get<std::string>(), c["measured_iteration"].get<std::string>(),
+                        (*o)["name"].get<std::string>(), mt, ot, mt > 0 ? (ot - mt) / mt * 100 : 0),
+            {{"rank", "rank", 0},
+             {"measured_ms", "measured (ms)", 2},
+             {"other_ms", (*o)["source"].get<std::string>() + " (ms)", 2},
+             {"diff_pct", "difference (%)", 1},
+             {"measured_bubble", "measured bubble (%)", 2},
+             {"other_bubble", (*o)["source"].get<std::string>() + " bubble (%)", 2}});
+    for (const auto& r : c["ranks"]) {
+      t.AddRow({fmt::format("PP-{}", r["rank"].get<int>()), Num(r["measured_total_ms"]),
+                Num(r["other_total_ms"]), Num(r["total_diff_pct"]),
+                Num(r["measured_bubble_ratio"]) * 100, Num(r["other_bubble_ratio"]) * 100});
+    }
+    out += RenderConsoleTable(t) + "\n";
+  }
+  for (const auto& n : view["notes"]) out += "note: " + n.get<std::string>() + "\n";
+  return out;
+}
+
+}  // namespace sextant

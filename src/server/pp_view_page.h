@@ -1,0 +1,18 @@
+// The pipeline-schedule viewer as one self-contained HTML page: the view's JSON
+// (server/pp_view_data.h) with the embedded front-end (web/pp_view.js, web/pp_view.css) inline.
+// `pp view --html` writes it; `pp view` and `serve` send the same bytes.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace sextant {
+
+std::string RenderPpViewPage(const nlohmann::json& view);
+
+// The console summary of the panels shown first: per run and iteration, the iteration time and
+// per-rank F/B/W, bubble and memory; then the comparisons (measured vs ideal or simulated).
+std::string RenderPpViewText(const nlohmann::json& view);
+
+}  // namespace sextant

@@ -1,0 +1,261 @@
+#include "server/views.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "memory/memory_report.h"
+#include "pipeline/pp_dump_reader.h"
+#include "projection/performance_report.h"
+#include "projection/projection_runner.h"
+#include "server/pp_view_page.h"
+#include "snapshot/memory_snapshot.h"
+#include "snapshot/snapshot_analysis.h"
+#include "snapshot/snapshot_report.h"
+#include "trace/trace_runner.h"
+#include "util/error.h"
+#include "util/units.h"
+
+namespace sextant {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxSearchDepth = 4;
+constexpr size_t kMaxSearchEntries = 1000;
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool IsPipelineDump(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "config.json", ec) &&
+         fs::is_regular_file(dir / "pp_rank_0.json", ec);
+}
+
+std::string BaseName(const std::string& path) {
+  fs::path p(path);
+  if (!p.has_filename()) p = p.parent_path();  // "dir/"
+  return p.filename().string();
+}
+
+// The simulated runs of one experiment config: the configured schedule, or every schedule the
+// layout can run when options.schedule is "all" (each skipped one said in a note).
+void AddConfig(PpViewData& view, const std::string& config, const JobRequest& request,
+               const ProjectionOptions& options) {
+  JobRequest r = request;
+  r.config_path = config;
+  const Job job = BuildJob(r);
+  for (const std::string& w : job.warnings) view.AddNote(BaseName(config) + ": " + w);
+  std::vector<std::string> schedules = {options.schedule};
+  if (options.schedule == "all") {
+    schedules.clear();
+    for (ScheduleKind k : AllScheduleKinds()) schedules.emplace_back(ScheduleKindName(k));
+  }
+  for (const std::string& schedule : schedules) {
+    ProjectionOptions o = options;
+    o.schedule = schedule;
+    PerformanceReport perf;
+    try {
+      perf = ProjectJobPerformance(job, o);
+    } catch (const UserError& e) {
+      if (options.schedule != "all") throw;
+      view.AddNote(fmt::format("{}: {} not shown: {}", BaseName(config), schedule, e.what()));
+      continue;
+    }
+    const MemoryReport memory = ProjectMemoryFor(job, perf);
+    std::vector<double> gib;
+    for (const StageMemory& s : memory.stages) gib.push_back(ToGiB(s.total_bytes));
+    view.AddSimulated(perf.simulation, fmt::format("{} · {}", BaseName(config), perf.schedule),
+                      config, gib, "projected memory per GPU");
+    view.AddProjection(MemoryReportJson(memory), PerformanceReportJson(perf));
+  }
+}
+
+// Builds once, under a lock; a failure is kept too, so every request says the same thing.
+std::function<ViewContent()> Once(std::function<ViewContent()> build) {
+  struct State {
+    std::mutex mu;
+    bool done = false;
+    ViewContent content;
+    std::string error;
+  };
+  auto state = std::make_shared<State>();
+  return [state, build = std::move(build)]() -> ViewContent {
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (!state->done) {
+      try {
+        state->content = build();
+      } catch (const UserError& e) {
+        state->error = e.what();
+      }
+      state->done = true;
+    }
+    if (!state->error.empty()) ThrowUserError(state->error);
+    return state->content;
+  };
+}
+
+View MakeView(const std::string& path, const std::string& kind) {
+  View v{BaseName(path), kind, path, nullptr};
+  if (kind == "pipeline dump" || kind == "experiment config") {
+    v.build = [path] {
+      const PpViewData data =
+          BuildPipelineView({path}, JobRequest{}, ProjectionOptions{}, IterationChoice{});
+      nlohmann::json json = data.ToJson();
+      return ViewContent{RenderPpViewPage(json), std::move(json)};
+    };
+  } else if (kind == "trace") {
+    v.build = [path] {
+      TraceReport report = CombineReports(AnalyzeTraceFiles({path}, ReportOptions{}, 0));
+      return ViewContent{RenderReportHtml(report), ReportToJson(report)};
+    };
+  } else if (kind == "memory snapshot") {
+    v.build = [path] {
+      const MemorySnapshot snapshot = LoadMemorySnapshot(path);
+      const SnapshotAnalysis analysis = AnalyzeSnapshot(snapshot);
+      return ViewContent{SnapshotHtml(snapshot, analysis, nullptr),
+                         SnapshotJson(snapshot, analysis)};
+    };
+  }
+  v.build = Once(std::move(v.build));
+  return v;
+}
+
+// Whether `target` (resolved) lies inside `root` (resolved).
+bool Inside(const fs::path& root, const fs::path& target) {
+  auto r = root.begin();
+  auto t = target.begin();
+  for (; r != root.end(); ++r, ++t) {
+    if (t == target.end() || *r != *t) return false;
+  }
+  return true;
+}
+
+void SearchDirectory(const fs::path& root, std::vector<View>* views,
+                     std::vector<std::string>* notes) {
+  std::error_code ec;
+  const fs::path real_root = fs::canonical(root, ec);
+  size_t entries = 0;
+  auto it =
+      fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    notes->push_back(fmt::format("{}: cannot be listed ({})", root.string(), ec.message()));
+    return;
+  }
+  std::vector<fs::path> found;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (++entries > kMaxSearchEntries) {
+      notes->push_back(fmt::format("{}: only the first {} entries were searched", root.string(),
+                                   kMaxSearchEntries));
+      break;
+    }
+    const fs::path p = it->path();
+    if (it->is_symlink(ec)) {
+      const fs::path target = fs::canonical(p, ec);
+      if (ec || !Inside(real_root, target)) {
+        notes->push_back(
+            fmt::format("{}: a symbolic link out of {}; not served", p.string(), root.string()));
+        if (it->is_directory(ec)) it.disable_recursion_pending();
+        continue;
+      }
+    }
+    if (it->is_directory(ec)) {
+      if (IsPipelineDump(p)) {
+        found.push_back(p);
+        it.disable_recursion_pending();
+      } else if (it.depth() + 1 >= kMaxSearchDepth) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    // Files of a pipeline dump belong to their directory's view.
+    if (IsPipelineDump(p.parent_path())) continue;
+    if (!ViewKindOf(p.string()).empty()) found.push_back(p);
+  }
+  std::sort(found.begin(), found.end());
+  for (const fs::path& p : found) {
+    View v = MakeView(p.string(), ViewKindOf(p.string()));
+    v.name = p.lexically_relative(root).string();
+    if (ec || v.name.empty()) v.name = p.string();
+    views->push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+std::string ViewKindOf(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) return IsPipelineDump(p) ? "pipeline dump" : "";
+  std::string name = p.filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* ext : {".yaml", ".yml", ".toml"}) {
+    if (EndsWith(name, ext)) return "experiment config";
+  }
+  for (const char* ext : {".pickle", ".pkl"}) {
+    if (EndsWith(name, ext)) return "memory snapshot";
+  }
+  for (const char* ext : {".json", ".json.gz", ".json.zst", ".pb", ".pt.trace.json"}) {
+    if (EndsWith(name, ext)) return "trace";
+  }
+  return "";
+}
+
+std::vector<View> FindViews(const std::vector<std::string>& paths,
+                            std::vector<std::string>* notes) {
+  std::vector<View> views;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status))
+      ThrowUserError(fmt::format("{}: no such file or directory", path));
+    if (fs::is_directory(status) && !IsPipelineDump(path)) {
+      const size_t before = views.size();
+      SearchDirectory(path, &views, notes);
+      if (views.size() == before) {
+        notes->push_back(fmt::format("{}: holds no file Sextant reads", path));
+      }
+      continue;
+    }
+    if (!fs::is_directory(status) && !fs::is_regular_file(status)) {
+      ThrowUserError(fmt::format("{}: not a regular file or directory", path));
+    }
+    const std::string kind = ViewKindOf(path);
+    if (kind.empty()) {
+      notes->push_back(fmt::format(
+          "{}: not a kind Sextant reads (pipeline dump directory, .yaml/.toml config, trace "
+          ".json/.json.gz/.pb, snapshot .pickle)",
+          path));
+      continue;
+    }
+    views.push_back(MakeView(path, kind));
+  }
+  return views;
+}
+
+PpViewData BuildPipelineView(const std::vector<std::string>& paths, const JobRequest& request,
+                             const ProjectionOptions& options, const IterationChoice& choice) {
+  PpViewData view(paths.size() == 1 ? "Pipeline schedule: " + BaseName(paths[0])
+                                    : "Pipeline schedules");
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      view.AddMeasured(ReadPrimusDump(path), BaseName(path), path, choice);
+    } else {
+      AddConfig(view, path, request, options);
+    }
+  }
+  return view;
+}
+
+}  // namespace sextant
