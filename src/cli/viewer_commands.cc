@@ -1,6 +1,7 @@
 // `sextant pp view` (the pipeline-schedule viewer) and `sextant serve` (the web UI over every
 // file Sextant reads), both served by server/view_server.h.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -66,7 +67,18 @@ void RunPpView(const PpViewArgs& args, const ProjectionOptions& options, const C
   }
   std::cout << RenderPpViewText(view);
   if (!args.html.empty()) {
-    std::vector<std::string> inputs = args.inputs;
+    // The files read: configs, and every file of a dump directory.
+    std::vector<std::string> inputs;
+    for (const std::string& in : args.inputs) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(in, ec)) {
+        for (const auto& entry : std::filesystem::directory_iterator(in, ec)) {
+          inputs.push_back(entry.path().string());
+        }
+      } else {
+        inputs.push_back(in);
+      }
+    }
     for (const std::string* p : {&options.hardware_config, &options.gemm_timings}) {
       if (!p->empty()) inputs.push_back(*p);
     }

@@ -14,7 +14,9 @@ std::string RenderPpViewPage(const nlohmann::json& view) {
   page.heading = false;
   page.data = view;
   // Shared helpers first, then the view; a projection section is drawn when the view has one.
-  page.script = std::string(WebAsset("pp_view.js"));
+  // The schedule view, then the projection panels of simulated configs below it.
+  page.script =
+      std::string(WebAsset("pp_view.js")) + "\n" + std::string(WebAsset("projection_view.js"));
   page.style = std::string(WebAsset("pp_view.css"));
   return RenderHtmlPage(page);
 }

@@ -1,7 +1,5 @@
 #include "server/views.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -10,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "memory/memory_report.h"
+#include "parallel/schedule_kind.h"
 #include "pipeline/pp_dump_reader.h"
 #include "projection/performance_report.h"
 #include "projection/projection_runner.h"
@@ -56,8 +55,15 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
   for (const std::string& w : job.warnings) view.AddNote(BaseName(config) + ": " + w);
   std::vector<std::string> schedules = {options.schedule};
   if (options.schedule == "all") {
+    // Every schedule that can run at the job's VPP, as `projection memory ... all` lists them.
     schedules.clear();
-    for (ScheduleKind k : AllScheduleKinds()) schedules.emplace_back(ScheduleKindName(k));
+    for (ScheduleKind k : AllScheduleKinds()) {
+      if (std::string_view why = VirtualStageMismatch(k, job.parallel.vpp); !why.empty()) {
+        view.AddNote(fmt::format("{}: {} not shown: {}", BaseName(config), ScheduleKindName(k), why));
+        continue;
+      }
+      schedules.emplace_back(ScheduleKindName(k));
+    }
   }
   for (const std::string& schedule : schedules) {
     ProjectionOptions o = options;

@@ -69,6 +69,29 @@ class Test:
                 str(processes), self.sextant_path, *args]
         return self.run(argv, expect_status)
 
+    def start_server(self, *args):
+        """Starts `sextant ARGS --port 0`; returns (process, base URL) once it says where it
+        listens. The caller stops it with stop_server."""
+        argv = [self.sextant_path, *args, "--port", "0"]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            match = re.search(r"Serving on (http://\S+/)", line)
+            if match:
+                return proc, match.group(1)
+        proc.wait()
+        self.fail(f"the server did not start: {shlex.join(argv)}\n{''.join(lines)}"
+                  f"{proc.stderr.read()}")
+
+    def stop_server(self, proc):
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            self.fail("the server did not stop on SIGTERM")
+
     def corpus(self, relative=""):
         """Path below the shared corpus; skips the test when the corpus is absent."""
         if not self.corpus_dir or not os.path.isdir(self.corpus_dir):

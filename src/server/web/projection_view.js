@@ -1,0 +1,156 @@
+// Projection panels of the pipeline view: for each simulated experiment config, the projected
+// memory per pipeline stage (stacked by component, against the GPU's capacity), the iteration
+// breakdown and the node-count scaling table. Reads the same embedded data as pp_view.js
+// ("projections": [{run, memory, performance}], the JSON of `projection both --json`).
+(function () {
+  'use strict';
+  const node = document.getElementById('data');
+  if (!node) return;
+  const data = JSON.parse(node.textContent);
+  const projections = data.projections || [];
+  const app = document.getElementById('app');
+  if (!projections.length || !app) return;
+  const SVG = 'http://www.w3.org/2000/svg';
+  const GiB = 1024 * 1024 * 1024;
+  const PARTS = [
+    ['params_bytes', 'parameters', '#4e79a7'],
+    ['grads_bytes', 'gradients', '#59a14f'],
+    ['optimizer_bytes', 'optimizer state', '#f28e2b'],
+    ['activations_bytes', 'activations', '#e15759'],
+    ['buffers_bytes', 'buffers', '#9c755f'],
+  ];
+  function el(tag, attrs, ...kids) {
+    const e = ['svg', 'rect', 'line', 'text', 'g', 'path', 'circle', 'title'].includes(tag)
+      ? document.createElementNS(SVG, tag) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    for (const k of kids) e.append(k instanceof Node ? k : String(k));
+    return e;
+  }
+  const gib = b => (b / GiB).toFixed(2);
+  const runName = id => ((data.runs || []).find(r => r.id === id) || {}).name || id;
+
+  function memoryChart(memory) {
+    const stages = memory.stages || [];
+    const W = 900, L = 70, R = 150, rowH = 22, T = 24;
+    const H = T + stages.length * (rowH + 6) + 30;
+    const most = Math.max(memory.capacity_bytes || 0, ...stages.map(s => s.total_bytes)) || 1;
+    const x = b => L + (W - L - R) * b / most;
+    const svg = el('svg', {class: 'memory-chart', width: W, height: H, role: 'img',
+                           'aria-label': 'projected memory per pipeline stage'});
+    stages.forEach((s, i) => {
+      const y = T + i * (rowH + 6);
+      svg.append(el('text', {x: L - 8, y: y + rowH * 0.7, 'text-anchor': 'end', class: 'axis'},
+                    'PP-' + s.pp_rank));
+      let at = 0;
+      for (const [key, label, colour] of PARTS) {
+        const b = s[key] || 0;
+        if (b <= 0) continue;
+        const r = el('rect', {class: 'mem-part', x: x(at), y, width: Math.max(0.5, x(at + b) - x(at)),
+                              height: rowH, fill: colour, 'data-rank': s.pp_rank, 'data-part': label,
+                              'data-bytes': b});
+        r.append(el('title', {}, `PP-${s.pp_rank} ${label}: ${gib(b)} GiB`));
+        svg.append(r);
+        at += b;
+      }
+      svg.append(el('text', {x: x(at) + 6, y: y + rowH * 0.7, class: 'axis'},
+                    `${gib(s.total_bytes)} GiB`));
+    });
+    if (memory.capacity_bytes) {
+      const cx = x(memory.capacity_bytes);
+      svg.append(el('line', {x1: cx, x2: cx, y1: T - 8, y2: H - 24, class: 'capacity'}));
+      svg.append(el('text', {x: cx, y: T - 10, 'text-anchor': 'middle', class: 'axis'},
+                    `HBM ${gib(memory.capacity_bytes)} GiB`));
+    }
+    let lx = L;
+    for (const [, label, colour] of PARTS) {
+      svg.append(el('rect', {x: lx, y: H - 16, width: 10, height: 10, fill: colour}));
+      svg.append(el('text', {x: lx + 14, y: H - 7, class: 'axis'}, label));
+      lx += 24 + label.length * 7;
+    }
+    return svg;
+  }
+
+  function table(head, rows) {
+    const t = el('table', {class: 'projection-table'});
+    t.append(el('tr', {}, ...head.map(h => el('th', {}, h))));
+    for (const r of rows) t.append(el('tr', {}, ...r.map(c => el('td', {}, c))));
+    return t;
+  }
+
+  function scalingChart(points) {
+    const W = 520, H = 220, L = 70, R = 20, T = 16, B = 36;
+    const svg = el('svg', {class: 'scaling-chart', width: W, height: H, role: 'img',
+                           'aria-label': 'tokens per second per GPU by node count'});
+    if (!points.length) return svg;
+    const xs = points.map(p => Math.log2(p.nodes));
+    const x0 = Math.min(...xs), x1 = Math.max(...xs) || 1;
+    const ymax = Math.max(...points.map(p => p.tokens_per_s_per_gpu)) * 1.1 || 1;
+    const px = v => L + (W - L - R) * (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5);
+    const py = v => T + (H - T - B) * (1 - v / ymax);
+    svg.append(el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis-line'}));
+    svg.append(el('line', {x1: L, x2: L, y1: T, y2: H - B, class: 'axis-line'}));
+    for (let k = 0; k <= 4; k++) {
+      const v = ymax * k / 4;
+      svg.append(el('text', {x: L - 6, y: py(v) + 4, 'text-anchor': 'end', class: 'axis'},
+                    Math.round(v).toLocaleString()));
+    }
+    const d = points.map((p, i) => `${i ? 'L' : 'M'}${px(Math.log2(p.nodes))},${py(p.tokens_per_s_per_gpu)}`).join('');
+    svg.append(el('path', {d, class: 'scaling-line'}));
+    for (const p of points) {
+      const c = el('circle', {cx: px(Math.log2(p.nodes)), cy: py(p.tokens_per_s_per_gpu), r: 4,
+                              class: 'scaling-point', 'data-nodes': p.nodes});
+      c.append(el('title', {}, `${p.nodes} nodes: ${Math.round(p.tokens_per_s_per_gpu)} tokens/s/GPU, ` +
+                               `${p.iteration_time_ms.toFixed(1)} ms, MFU ${(100 * p.mfu).toFixed(1)}%`));
+      svg.append(c);
+      svg.append(el('text', {x: px(Math.log2(p.nodes)), y: H - B + 16, 'text-anchor': 'middle', class: 'axis'},
+                    String(p.nodes)));
+    }
+    svg.append(el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis'}, 'nodes'));
+    return svg;
+  }
+
+  const style = el('style', {}, `
+    section.projection{margin:28px 0;padding:12px 16px;background:#fff;border:1px solid #dde1e7;border-radius:6px}
+    section.projection h2{font-size:16px;margin:0 0 6px}
+    section.projection .axis{font:11px system-ui,sans-serif;fill:#444}
+    section.projection .capacity{stroke:#c00;stroke-dasharray:4 3;stroke-width:1.5}
+    section.projection .axis-line{stroke:#999}
+    section.projection .scaling-line{fill:none;stroke:#2456a6;stroke-width:2}
+    section.projection .scaling-point{fill:#2456a6}
+    section.projection .verdict-FITS{color:#1a7f37}section.projection .verdict-AT-RISK{color:#9a6700}
+    section.projection .verdict-OOM{color:#c00}
+    table.projection-table{border-collapse:collapse;margin:8px 0;font-size:13px}
+    table.projection-table td,table.projection-table th{padding:2px 10px;border-bottom:1px solid #eee;text-align:right}
+    section.projection ul.assumptions{font-size:12px;color:#555}`);
+  document.head.append(style);
+
+  for (const p of projections) {
+    const m = p.memory || {}, perf = p.performance || {};
+    const s = el('section', {class: 'projection', 'data-run': p.run});
+    s.append(el('h2', {}, `Projection: ${runName(p.run)}`));
+    s.append(el('p', {}, `${perf.model || m.model || ''} on ${perf.gpus || '?'} × ${perf.gpu || m.gpu || ''}: ` +
+      `${(perf.iteration_time_ms || 0).toFixed(1)} ms per iteration, ` +
+      `${Math.round(perf.tokens_per_s_per_gpu || 0).toLocaleString()} tokens/s/GPU, ` +
+      `MFU ${(100 * (perf.mfu || 0)).toFixed(1)}%, peak memory ${gib(m.peak_bytes || 0)} GiB on PP-${m.peak_pp_rank} `,
+      el('b', {class: 'verdict-' + m.verdict}, m.verdict || '')));
+    s.append(el('h3', {}, 'Memory per GPU by pipeline stage'));
+    s.append(memoryChart(m));
+    const b = perf.breakdown_ms || {};
+    s.append(el('h3', {}, 'Iteration breakdown (ms)'));
+    s.append(table(Object.keys(b), [Object.values(b).map(v => v.toFixed(2))]));
+    if ((perf.scaling || []).length) {
+      s.append(el('h3', {}, 'Scaling with the node count'));
+      s.append(scalingChart(perf.scaling));
+      s.append(table(['nodes', 'DP', 'micro-batches', 'iteration (ms)', 'tokens/s/GPU', 'MFU %'],
+        perf.scaling.map(q => [q.nodes, q.dp, q.micro_batches, q.iteration_time_ms.toFixed(1),
+                               Math.round(q.tokens_per_s_per_gpu).toLocaleString(), (100 * q.mfu).toFixed(1)])));
+    }
+    const notes = [...(m.assumptions || []), ...(perf.assumptions || [])];
+    if (notes.length) {
+      const d = el('details', {}, el('summary', {}, `Assumptions (${notes.length})`));
+      d.append(el('ul', {class: 'assumptions'}, ...notes.map(n => el('li', {}, n))));
+      s.append(d);
+    }
+    app.append(s);
+  }
+})();

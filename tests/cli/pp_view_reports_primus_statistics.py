@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""`pp view` on the corpus's Primus dumps prints the iteration time and per-rank bubble that
+Primus's own viewer prints for them (research/primus-observability.md section 2.4), writes a
+self-contained HTML view, and never writes over the dump it reads."""
+import os
+import re
+import tempfile
+
+import harness
+
+t = harness.Test()
+dump = t.corpus("pp_dumps/gpu8_layer64_gbs16/pp8_vpp2")
+with tempfile.TemporaryDirectory() as tmp:
+    html = os.path.join(tmp, "view.html")
+    run = t.sextant("pp", "view", dump, "--iteration", "7", "--html", html)
+    t.expect_output(run, r"pp8_vpp2 \(measured\): iteration 7: 2880\.70 ms, max memory 130\.60 GiB")
+    # Primus's per-rank bubble for this iteration, PP-0 .. PP-7.
+    bubbles = [26.14, 28.44, 27.82, 30.95, 30.21, 29.39, 30.42, 17.30]
+    for rank, bubble in enumerate(bubbles):
+        t.expect_output(run, rf"PP-{rank} +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +{bubble:.2f} ")
+    t.expect_output(run, r"vs pp8_vpp2 \(ideal\)")
+    with open(html, encoding="utf-8") as f:
+        page = f.read()
+    t.check(page.startswith("<!DOCTYPE html>") and 'id="data"' in page,
+            "the HTML view is not a page with its data", run)
+    # (SVG's namespace URI is a name, not a fetch.)
+    t.check(not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://(?!www\.w3\.org/)[a-z]", page),
+            "the HTML view fetches something from elsewhere (it must be self-contained)")
+
+    # Every file of the dump is an input: writing the view over one is refused, the file is
+    # left as it was.
+    target = os.path.join(tmp, "copy")
+    os.makedirs(target)
+    for name in os.listdir(dump):
+        with open(os.path.join(dump, name), "rb") as src, open(os.path.join(target, name), "wb") as dst:
+            dst.write(src.read())
+    victim = os.path.join(target, "pp_rank_3.json")
+    before = open(victim, "rb").read()
+    run = t.sextant("pp", "view", target, "--html", victim, expect_status=1)
+    t.expect_output(run, r"pp_rank_3\.json.*(input|same file)")
+    t.check(open(victim, "rb").read() == before, "the dump file was changed", run)
+
+# An unknown iteration, a directory that is not a dump, a missing path: one line each.
+run = t.sextant("pp", "view", dump, "--iteration", "99", expect_status=1)
+t.expect_output(run, r"no iteration '99' in the dump \(it has 1 \.\. 20\)")
+run = t.sextant("pp", "view", t.corpus("pp_dumps"), expect_status=1)
+t.expect_output(run, r"config\.json")
+t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+t.passed()
