@@ -59,7 +59,8 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
     schedules.clear();
     for (ScheduleKind k : AllScheduleKinds()) {
       if (std::string_view why = VirtualStageMismatch(k, job.parallel.vpp); !why.empty()) {
-        view.AddNote(fmt::format("{}: {} not shown: {}", BaseName(config), ScheduleKindName(k), why));
+        view.AddNote(
+            fmt::format("{}: {} not shown: {}", BaseName(config), ScheduleKindName(k), why));
         continue;
       }
       schedules.emplace_back(ScheduleKindName(k));
