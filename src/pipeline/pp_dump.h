@@ -23,6 +23,10 @@ struct PrimusDumpConfig {
   int64_t vp_size = 1;
   int64_t num_mbs = -1;
   int64_t train_iters = -1;
+  // Who wrote the dump: "" for one recorded on GPUs; "primus simulator" for Primus's simulator
+  // (recognised by its key spelling); otherwise the config's "generator" string, which
+  // Sextant's own dumps set to "sextant" (Primus's viewer ignores keys it does not read).
+  std::string generator;
 };
 
 // One iteration record of one rank. The *_minibatch / *_chunk lists are empty in native

@@ -173,6 +173,15 @@ PrimusDumpConfig ParsePrimusDumpConfig(std::string_view text, const std::string&
   read("vp_size", "vpp_size", &config.vp_size);  // simulator spelling as fallback
   read("num_mbs", "micro_batches", &config.num_mbs);
   read("train_iters", nullptr, &config.train_iters);
+  if (auto it = root.find("generator"); it != root.end()) {
+    if (!it->is_string()) {
+      ThrowUserError({file}, "generator",
+                     fmt::format("expected a string, found {}", TypeName(*it)));
+    }
+    config.generator = it->get<std::string>().substr(0, 80);
+  } else if (root.contains("vpp_size") || root.contains("micro_batches")) {
+    config.generator = "primus simulator";
+  }
   if (config.pp_size < 1 || config.pp_size > kMaxPipelineRanks) {
     ThrowUserError({file}, "pp_size",
                    fmt::format("must be present and between 1 and {}, got {}", kMaxPipelineRanks,

@@ -99,6 +99,7 @@ TEST(PrimusDumpTest, StatisticsOfAHandWrittenDump) {
   dump.config =
       ParsePrimusDumpConfig(R"({"pp_size": 2, "vpp_size": 1, "micro_batches": 1})", "config.json");
   EXPECT_EQ(dump.config.num_mbs, 1);
+  EXPECT_EQ(dump.config.generator, "primus simulator");
   dump.ranks.push_back(ParsePrimusDumpRank(
       R"({"0": {"total": 9.0, "memory": 1.5, "fwd_start": [0.0], "fwd_end": [2.0],
                 "bwd_start": [6.0], "bwd_end": [9.0], "wgrad_start": [], "wgrad_end": []}})",
@@ -183,7 +184,7 @@ TEST(PrimusDumpWriterTest, SimulatedStepRoundTripsThroughTheDumpFormat) {
 
   EXPECT_EQ(Slurp(dir.str() + "/config.json"),
             R"({"world_size": 4, "dp_size": 1, "tp_size": 1, "ep_size": 1, "pp_size": 4, )"
-            R"("vp_size": 1, "num_mbs": 8, "train_iters": 1})");
+            R"("vp_size": 1, "num_mbs": 8, "train_iters": 1, "generator": "sextant"})");
   const std::string rank0 = Slurp(dir.str() + "/pp_rank_0.json");
   EXPECT_THAT(rank0, ::testing::StartsWith(R"({"1": {"total": 33000.0, "memory": 4.0, )"
                                            R"("fwd_start": [0.0, 1000.0, 2000.0, 3000.0, )"));

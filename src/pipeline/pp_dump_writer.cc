@@ -1,6 +1,7 @@
 #include "pipeline/pp_dump_writer.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
@@ -46,6 +47,7 @@ PrimusDump SimulationToPrimusDump(const PipelineSimulation& simulation,
   dump.config.ep_size = layout.ep_size;
   dump.config.world_size = shape.pipeline_ranks * layout.dp_size * layout.tp_size;
   dump.config.train_iters = 1;
+  dump.config.generator = "sextant";  // so a viewer does not take it for a measured run
   for (const RankSimulation& rank : simulation.ranks) {
     PrimusDumpRank out;
     out.pp_rank = rank.rank;
@@ -87,9 +89,10 @@ PrimusDump SimulationToPrimusDump(const PipelineSimulation& simulation,
 std::string FormatPrimusDumpConfig(const PrimusDumpConfig& c) {
   return fmt::format(
       "{{\"world_size\": {}, \"dp_size\": {}, \"tp_size\": {}, \"ep_size\": {}, "
-      "\"pp_size\": {}, \"vp_size\": {}, \"num_mbs\": {}, \"train_iters\": {}}}",
-      c.world_size, c.dp_size, c.tp_size, c.ep_size, c.pp_size, c.vp_size, c.num_mbs,
-      c.train_iters);
+      "\"pp_size\": {}, \"vp_size\": {}, \"num_mbs\": {}, \"train_iters\": {}{}}}",
+      c.world_size, c.dp_size, c.tp_size, c.ep_size, c.pp_size, c.vp_size, c.num_mbs, c.train_iters,
+      c.generator.empty() ? std::string()
+                          : ", \"generator\": " + nlohmann::json(c.generator).dump());
 }
 
 std::string FormatPrimusDumpRank(const PrimusDumpRank& rank) {

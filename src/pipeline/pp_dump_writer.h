@@ -1,7 +1,8 @@
 // Writes a simulated step as a Primus pipeline dump, byte-for-byte in the layout of the
 // native dumps (Python json.dump without indentation: ", " and ": " separators, no trailing
 // newline, iteration key "1"), plus the micro-batch and chunk lists Primus's zero-bubble and
-// simulator dumps carry, so the same viewer opens simulated and measured schedules.
+// simulator dumps carry, so the same viewer opens simulated and measured schedules, and a
+// "generator": "sextant" key in config.json, so a viewer can tell it from a measured run.
 #pragma once
 
 #include <string>

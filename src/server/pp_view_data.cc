@@ -292,16 +292,20 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
     shown.push_back(choice.key);
   }
   const std::string id = NextId();
+  // A dump a simulator wrote (Sextant's --pp-dump, Primus's simulator) is shown as simulated,
+  // without an ideal replay of itself.
+  const bool measured = dump.config.generator.empty();
   nlohmann::json run = {{"id", id},
                         {"name", name},
-                        {"source", "measured"},
+                        {"source", measured ? "measured" : "simulated"},
+                        {"generator", dump.config.generator},
                         {"origin", origin},
                         {"schedule", nullptr},
                         {"pp", dump.config.pp_size},
                         {"vpp", std::max<int64_t>(1, dump.config.vp_size)},
                         {"micro_batches", dump.config.num_mbs},
                         {"labels_inferred", false},
-                        {"memory_label", "max memory reserved"},
+                        {"memory_label", measured ? "max memory reserved" : "peak activations"},
                         {"iterations", nlohmann::json::array()}};
   bool inferred = false;
   // Per shown iteration, every rank's blocks, kept for the replay of the measured order.
@@ -330,6 +334,7 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
   runs_.push_back(std::move(run));
   for (const std::string& key : shown) initial_.push_back({{"run", id}, {"iteration", key}});
 
+  if (!measured) return;
   // The ideal replay of each shown iteration, as one more run with the same iteration keys.
   nlohmann::json ideal = {{"id", NextId()},
                           {"name", name + " (ideal)"},

@@ -2,7 +2,8 @@
 // Primus dumps and Sextant's simulated schedules as one JSON document that the front-end
 // (server/web/pp_view.js) draws. The document's schema is written once, here:
 //   {"title", "generator", "notes": [..],
-//    "runs": [{"id", "name", "source": measured|simulated|ideal, "ideal_of"?, "origin",
+//    "runs": [{"id", "name", "source": measured|simulated|ideal, "ideal_of"?, "generator"?,
+//              "origin",
 //              "schedule", "pp", "vpp", "micro_batches", "labels_inferred", "memory_label",
 //              "iterations": [{"key", "iteration_time_ms", "max_memory_gib", "stage_imbalance",
 //                "ranks": [{"rank", "total_ms", "forward_ms", "backward_ms", "wgrad_ms",

@@ -151,6 +151,9 @@
       d.append(el('ul', {class: 'assumptions'}, ...notes.map(n => el('li', {}, n))));
       s.append(d);
     }
-    app.append(s);
+    // Above the notes and footer of the schedule view when it drew them.
+    const notesSection = document.getElementById('notes-section');
+    if (notesSection && notesSection.parentNode) notesSection.parentNode.insertBefore(s, notesSection);
+    else app.append(s);
   }
 })();

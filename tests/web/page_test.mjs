@@ -1,0 +1,77 @@
+// Opens one page of `sextant serve` or an exported HTML file in headless Chromium and checks
+// that it loads without console or page errors and shows what it should:
+//   node tests/web/page_test.mjs --url URL [--expect CSS-SELECTOR]... [--screenshot PNG]
+// Each --expect selector must match at least one element. Exit status 1 on any failure.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+function parseArgs(argv) {
+  const opts = { url: '', expect: [], screenshot: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--url') opts.url = value();
+    else if (a === '--expect') opts.expect.push(value());
+    else if (a === '--screenshot') opts.screenshot = value();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!opts.url) throw new Error('--url is required');
+  return opts;
+}
+
+let failed = false;
+const report = (ok, what, detail) => {
+  if (!ok) failed = true;
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${what}: ${detail}`);
+};
+
+let opts;
+try {
+  opts = parseArgs(process.argv.slice(2));
+} catch (e) {
+  console.error(`page_test: ${e.message}`);
+  process.exit(2);
+}
+const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'page-test-'));
+const browser = await puppeteer.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${userDir}`],
+  defaultViewport: { width: 1440, height: 900, deviceScaleFactor: 1 },
+});
+try {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (msg) => {
+    const where = (msg.location() && msg.location().url) || '';
+    if (msg.type() === 'error' && !/\/favicon\.ico(\?|$)/.test(where)) errors.push(msg.text());
+  });
+  page.on('pageerror', (err) => errors.push(String(err && err.message ? err.message : err)));
+  const response = await page.goto(opts.url, { waitUntil: 'load', timeout: 30000 });
+  const status = response ? response.status() : 0;
+  report(!response || (status >= 200 && status < 300), 'page loads',
+    `${opts.url}${status ? ` (HTTP ${status})` : ''}, title "${await page.title()}"`);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (const selector of opts.expect) {
+    const n = await page.$$eval(selector, (els) => els.length);
+    report(n > 0, `shows ${selector}`, `${n} element(s)`);
+  }
+  if (opts.screenshot) {
+    await page.screenshot({ path: opts.screenshot, fullPage: true });
+    report(fs.statSync(opts.screenshot).size > 0, 'screenshot', opts.screenshot);
+  }
+  report(errors.length === 0, 'no console or page errors', errors.length ? errors.join(' | ') : 'none');
+} finally {
+  await browser.close();
+  fs.rmSync(userDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
