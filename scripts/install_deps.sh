@@ -8,7 +8,11 @@ PACKAGES=(
   libsimdjson-dev libyaml-cpp-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libxlsxwriter-dev zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libcpp-httplib-dev
   libopenmpi-dev openmpi-bin python3
+  chromium  # the viewer's browser tests (tests/web/) drive it headless
 )
+# Node.js and npm run the browser tests; Debian's packages unless the machine already has them
+# (a nodesource nodejs includes npm, and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 "$ROOT/scripts/install_deps.sh"
 "$ROOT/scripts/check_format.sh"
+# puppeteer-core for the browser tests, exactly as locked (no browser download: Debian's chromium).
+(cd "$ROOT/tests/web" && npm ci --no-audit --no-fund --loglevel=error)
 "$ROOT/scripts/build.sh" "$ROOT/build" -DCMAKE_BUILD_TYPE=Release -DSEXTANT_WERROR=ON
 (cd "$ROOT/build" && ctest --output-on-failure -j "$(nproc)")
 CC=clang CXX=clang++ "$ROOT/scripts/build.sh" "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug \

@@ -57,7 +57,27 @@ struct PpViewArgs {
   ServeFlags serve;
 };
 
-void RunPpView(const PpViewArgs& args, const ProjectionOptions& options, const CLI::App* command) {
+void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App* command) {
+  if (!options.chrome_trace.empty() || !options.pp_dump.empty()) {
+    ThrowUserError(
+        "--chrome-trace and --pp-dump export a projected step: use `projection performance` "
+        "(pp view shows schedules; --html writes the view)");
+  }
+  if (!options.config.empty()) args.inputs.push_back(options.config);
+  if (args.inputs.empty()) {
+    ThrowUserError("pp view needs a dump directory or an experiment config (or --config)");
+  }
+  for (const std::string& in : args.inputs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(in, ec)) {
+      // "--num_layers 8" leaves "8" among the inputs: overrides are --key=value here.
+      ThrowUserError(
+          fmt::format("{}: no such file or directory{}", in,
+                      command->remaining().empty()
+                          ? ""
+                          : " (configuration overrides take the --key=value form after pp view)"));
+    }
+  }
   JobRequest request = ToJobRequest(options, command);
   const PpViewData data = BuildPipelineView(args.inputs, request, options, {args.iteration});
   const nlohmann::json view = data.ToJson();
@@ -108,8 +128,8 @@ void AddViewerCommands(CLI::App& app) {
       "Per-rank pipeline timelines of Primus dumps (config.json + pp_rank_N.json) and of "
       "experiment configs simulated with the projection's flags; served on 127.0.0.1:8988 or "
       "written with --html");
-  view->add_option("inputs", args->inputs, "dump directories and/or experiment configs")
-      ->required();
+  view->add_option("inputs", args->inputs,
+                   "dump directories and/or experiment configs (overrides: --key=value)");
   view->add_option("--iteration", args->iteration,
                    "dump iteration shown first: a key (7), or all (default: the last)");
   view->add_option("--html", args->html, "write the view as one self-contained HTML file");

@@ -24,6 +24,10 @@ a{color:#2456a6;text-decoration:none}a:hover{text-decoration:underline}
 .kind{color:#555}.note{color:#8a5a00}.path{font-family:ui-monospace,monospace;font-size:12px;color:#666}
 )CSS";
 
+constexpr const char* kIndexLink =
+    "<nav style=\"font:13px system-ui,sans-serif;margin:0 0 8px\"><a href=\"/\" "
+    "style=\"color:#2456a6;text-decoration:none\">&larr; all views</a></nav>";
+
 std::string IndexPage(const std::vector<View>& views, const std::vector<std::string>& notes) {
   std::string rows;
   for (size_t i = 0; i < views.size(); ++i) {
@@ -156,12 +160,19 @@ void ViewServer::SetUpRoutes() {
     }
     res.set_content(nlohmann::json{{"views", j}, {"notes", notes_}}.dump(), "application/json");
   });
-  s.Get(R"(/view/(\d+))", [view_of, content](const httplib::Request& req, httplib::Response& res) {
-    const long n = view_of(req);
-    ViewContent c;
-    if (n < 0) return Refuse(res, 404, "no such view");
-    if (content(n, res, &c)) res.set_content(c.html, "text/html; charset=utf-8");
-  });
+  s.Get(R"(/view/(\d+))",
+        [this, view_of, content](const httplib::Request& req, httplib::Response& res) {
+          const long n = view_of(req);
+          ViewContent c;
+          if (n < 0) return Refuse(res, 404, "no such view");
+          if (!content(n, res, &c)) return;
+          // Served pages lead back to the index; the export stays exactly the file.
+          if (views_.size() > 1) {
+            const size_t body = c.html.find("<body>");
+            if (body != std::string::npos) c.html.insert(body + 6, kIndexLink);
+          }
+          res.set_content(c.html, "text/html; charset=utf-8");
+        });
   s.Get(R"(/api/(\d+)\.json)",
         [view_of, content](const httplib::Request& req, httplib::Response& res) {
           const long n = view_of(req);

@@ -66,7 +66,9 @@ try {
     report(n > 0, `shows ${selector}`, `${n} element(s)`);
   }
   if (opts.screenshot) {
-    await page.screenshot({ path: opts.screenshot, fullPage: true });
+    // The first screen of the page: long report pages would give images of many megabytes.
+    await page.setViewport({ width: 1440, height: 1100, deviceScaleFactor: 1 });
+    await page.screenshot({ path: opts.screenshot, fullPage: false });
     report(fs.statSync(opts.screenshot).size > 0, 'screenshot', opts.screenshot);
   }
   report(errors.length === 0, 'no console or page errors', errors.length ? errors.join(' | ') : 'none');
