@@ -68,5 +68,44 @@ TEST(ViewsTest, SearchesNamedDirectoriesAndSkipsLinksOutOfThem) {
   fs::remove_all(base);
 }
 
+// A view is read once however often it is asked for (a 1 GB trace must not be re-read per
+// request), and a file that cannot be read gives the same error every time.
+TEST(ViewsTest, EachViewIsBuiltOnce) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sextant_views_once_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Touch(dir / "broken.json", "{\"traceEvents\": [");
+  std::vector<std::string> notes;
+  std::vector<View> views = FindViews({(dir / "broken.json").string()}, &notes);
+  ASSERT_EQ(views.size(), 1u);
+  std::string first;
+  try {
+    views[0].build();
+  } catch (const UserError& e) {
+    first = e.what();
+  }
+  EXPECT_THAT(first, HasSubstr("broken.json"));
+  fs::remove_all(dir);  // the file is gone: only a kept result can answer now
+  try {
+    views[0].build();
+    FAIL() << "the second request read the file again";
+  } catch (const UserError& e) {
+    EXPECT_EQ(first, e.what());
+  }
+}
+
+TEST(ViewsTest, AConfigIsProjectedOnceAndDrawnWithItsProjection) {
+  std::vector<std::string> notes;
+  std::vector<View> views = FindViews(
+      {std::string(SEXTANT_SOURCE_DIR) + "/examples/llama3.1_8B-BF16-pretrain.yaml"}, &notes);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].kind, "experiment config");
+  const ViewContent a = views[0].build();
+  EXPECT_EQ(a.json["runs"][0]["source"], "simulated");
+  ASSERT_EQ(a.json["projections"].size(), 1u);
+  EXPECT_EQ(a.json["projections"][0]["memory"]["verdict"], "FITS");
+  EXPECT_THAT(a.html, HasSubstr("id=\"data\""));
+}
+
 }  // namespace
 }  // namespace sextant
