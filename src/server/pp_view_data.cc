@@ -465,6 +465,10 @@ void PpViewData::AddProjection(nlohmann::json memory, nlohmann::json performance
                           {"performance", std::move(performance)}});
 }
 
+void PpViewData::AddSearch(nlohmann::json search) {
+  if (!projections_.empty()) projections_.back()["search"] = std::move(search);
+}
+
 nlohmann::json PpViewData::ToJson() const {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const auto& shown : initial_) {

@@ -13,7 +13,7 @@
 //                  "transfers": [{"kind": send|recv, "peer", "mb", "chunk", "payload",
 //                                 "start_ms", "end_ms"}]}]}]}],
 //    "initial": [{"run", "iteration"}],
-//    "projections": [{"run", "memory", "performance"}]   (simulated configs only),
+//    "projections": [{"run", "memory", "performance", "search"?}]   (simulated configs only),
 //    "comparisons": [{"measured", "other", "measured_iteration", "other_iteration",
 //                     "ranks": [{"rank", "measured_total_ms", "other_total_ms",
 //                                "total_diff_pct", "measured_busy_ms", "other_busy_ms",
@@ -57,6 +57,9 @@ class PpViewData {
   // The memory and performance projections behind the last simulated run (their JSON as
   // `projection both --json` prints it), drawn as memory per stage and the scaling table.
   void AddProjection(nlohmann::json memory, nlohmann::json performance);
+  // The layouts `projection search` finds for the last simulated config on its own nodes
+  // (`projection search --json`), drawn as the Pareto front with the config's own point.
+  void AddSearch(nlohmann::json search);
   void AddNote(std::string note) { notes_.push_back(std::move(note)); }
 
   // Adds, for every measured run, a comparison with each simulated run of the same PP size.

@@ -10,8 +10,11 @@
 #include "memory/memory_report.h"
 #include "parallel/schedule_kind.h"
 #include "pipeline/pp_dump_reader.h"
+#include "projection/design_space_search.h"
 #include "projection/performance_report.h"
 #include "projection/projection_runner.h"
+#include "projection/search_base.h"
+#include "projection/search_report.h"
 #include "server/pp_view_page.h"
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/snapshot_analysis.h"
@@ -86,6 +89,22 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
   }
 }
 
+// Where the config stands among the layouts its nodes allow: `projection search` on the
+// config's own node count. A search that cannot run is a note, not a failed page.
+void AddLayoutSearch(PpViewData& view, const std::string& config) {
+  JobRequest request;
+  request.config_path = config;
+  try {
+    const Job job = BuildJob(request);
+    SearchOptions options;
+    options.top_k = 10;
+    view.AddSearch(SearchResultJson(
+        SearchDesignSpace(BuildSearchBase(request, job.cluster.num_nodes), options)));
+  } catch (const UserError& e) {
+    view.AddNote(fmt::format("{}: no layout search: {}", BaseName(config), e.what()));
+  }
+}
+
 // Builds once, under a lock; a failure is kept too, so every request says the same thing.
 std::function<ViewContent()> Once(std::function<ViewContent()> build) {
   struct State {
@@ -113,9 +132,10 @@ std::function<ViewContent()> Once(std::function<ViewContent()> build) {
 View MakeView(const std::string& path, const std::string& kind) {
   View v{BaseName(path), kind, path, nullptr};
   if (kind == "pipeline dump" || kind == "experiment config") {
-    v.build = [path] {
-      const PpViewData data =
+    v.build = [path, kind] {
+      PpViewData data =
           BuildPipelineView({path}, JobRequest{}, ProjectionOptions{}, IterationChoice{});
+      if (kind == "experiment config") AddLayoutSearch(data, path);
       nlohmann::json json = data.ToJson();
       return ViewContent{RenderPpViewPage(json), std::move(json)};
     };

@@ -129,7 +129,9 @@ def main():
                     "--expect", "svg", screenshot="viewer-serve-snapshot.png")
             browser("page_test.mjs", "--url", f"{s.url}view/{views['experiment config']}",
                     "--expect", "section.projection rect.mem-part", "--expect",
-                    "section.projection circle.scaling-point",
+                    "section.projection circle.scaling-point", "--expect",
+                    "section.projection svg.search-chart circle.front-point", "--expect",
+                    "section.projection svg.search-chart path.own-point",
                     screenshot="viewer-serve-projection.png")
             browser("pp_view_test.mjs", "--url", f"{s.url}view/{views['pipeline dump']}",
                     "--dump", pp8)

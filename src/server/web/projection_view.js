@@ -109,6 +109,61 @@
     return svg;
   }
 
+  const layoutName = e => {
+    const q = e.parallel || {};
+    return `TP${q.tp} PP${q.pp}${q.vpp > 1 ? ' VPP' + q.vpp : ''}${q.cp > 1 ? ' CP' + q.cp : ''}` +
+      `${q.ep > 1 ? ' EP' + q.ep : ''} DP${q.dp} · mbs ${e.micro_batch_size} · ${e.recompute} · ${e.schedule}`;
+  };
+
+  // The search's layouts as (peak memory, tokens/s/GPU) points: the Pareto front joined, the
+  // best by the objective ringed, and the config's own projection as a diamond.
+  function searchChart(search, own) {
+    const W = 760, H = 300, L = 70, R = 20, T = 16, B = 40;
+    const svg = el('svg', {class: 'search-chart', width: W, height: H, role: 'img',
+                           'aria-label': 'layouts: peak memory against tokens per second per GPU'});
+    const pts = [...(search.pareto || []).map(e => ({e, front: true})),
+                 ...(search.top || []).map(e => ({e, front: false}))];
+    const all = pts.map(p => [p.e.peak_bytes / GiB, p.e.tokens_per_s_per_gpu]);
+    if (own) all.push(own);
+    if (!all.length) return svg;
+    const capacity = ((search.pareto || [])[0] || {}).capacity_bytes / GiB || 0;
+    const xmax = Math.max(capacity, ...all.map(a => a[0])) * 1.05 || 1;
+    const ymax = Math.max(...all.map(a => a[1])) * 1.1 || 1;
+    const px = v => L + (W - L - R) * v / xmax, py = v => T + (H - T - B) * (1 - v / ymax);
+    svg.append(el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis-line'}));
+    svg.append(el('line', {x1: L, x2: L, y1: T, y2: H - B, class: 'axis-line'}));
+    for (let k = 0; k <= 4; k++) {
+      svg.append(el('text', {x: L - 6, y: py(ymax * k / 4) + 4, 'text-anchor': 'end', class: 'axis'},
+                    Math.round(ymax * k / 4).toLocaleString()));
+      svg.append(el('text', {x: px(xmax * k / 4), y: H - B + 16, 'text-anchor': 'middle', class: 'axis'},
+                    (xmax * k / 4).toFixed(0)));
+    }
+    svg.append(el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis'},
+                  'peak memory per GPU (GiB)'));
+    if (capacity) {
+      svg.append(el('line', {x1: px(capacity), x2: px(capacity), y1: T, y2: H - B, class: 'capacity'}));
+    }
+    const front = (search.pareto || []).slice().sort((a, b) => a.peak_bytes - b.peak_bytes);
+    if (front.length > 1) {
+      svg.append(el('path', {class: 'front-line', d: front.map((e, i) =>
+        `${i ? 'L' : 'M'}${px(e.peak_bytes / GiB)},${py(e.tokens_per_s_per_gpu)}`).join('')}));
+    }
+    for (const p of pts) {
+      const c = el('circle', {cx: px(p.e.peak_bytes / GiB), cy: py(p.e.tokens_per_s_per_gpu),
+                              r: p.front ? 5 : 7, class: p.front ? 'front-point' : 'top-point'});
+      c.append(el('title', {}, `${layoutName(p.e)}\n${Math.round(p.e.tokens_per_s_per_gpu)} tokens/s/GPU, ` +
+        `MFU ${(100 * p.e.mfu).toFixed(1)}%, peak ${(p.e.peak_bytes / GiB).toFixed(1)} GiB`));
+      svg.append(c);
+    }
+    if (own) {
+      const [x, y] = [px(own[0]), py(own[1])];
+      const d = el('path', {d: `M${x},${y - 8}L${x + 8},${y}L${x},${y + 8}L${x - 8},${y}Z`, class: 'own-point'});
+      d.append(el('title', {}, `this config: ${Math.round(own[1])} tokens/s/GPU, peak ${own[0].toFixed(1)} GiB`));
+      svg.append(d);
+    }
+    return svg;
+  }
+
   const style = el('style', {}, `
     section.projection{margin:28px 0;padding:12px 16px;background:#fff;border:1px solid #dde1e7;border-radius:6px}
     section.projection h2{font-size:16px;margin:0 0 6px}
@@ -121,7 +176,11 @@
     section.projection .verdict-OOM{color:#c00}
     table.projection-table{border-collapse:collapse;margin:8px 0;font-size:13px}
     table.projection-table td,table.projection-table th{padding:2px 10px;border-bottom:1px solid #eee;text-align:right}
-    section.projection ul.assumptions{font-size:12px;color:#555}`);
+    section.projection ul.assumptions{font-size:12px;color:#555}
+    section.projection .front-line{fill:none;stroke:#59a14f;stroke-width:1.5}
+    section.projection .front-point{fill:#59a14f}
+    section.projection .top-point{fill:none;stroke:#2456a6;stroke-width:1.5}
+    section.projection .own-point{fill:#e15759}`);
   document.head.append(style);
 
   for (const p of projections) {
@@ -144,6 +203,20 @@
       s.append(table(['nodes', 'DP', 'micro-batches', 'iteration (ms)', 'tokens/s/GPU', 'MFU %'],
         perf.scaling.map(q => [q.nodes, q.dp, q.micro_batches, q.iteration_time_ms.toFixed(1),
                                Math.round(q.tokens_per_s_per_gpu).toLocaleString(), (100 * q.mfu).toFixed(1)])));
+    }
+    if (p.search) {
+      const q = p.search;
+      s.append(el('h3', {}, `Layouts on ${q.nodes} node${q.nodes === 1 ? '' : 's'} (projection search)`));
+      s.append(el('p', {class: 'search-legend'},
+        `green: Pareto front (fastest for its memory); blue rings: the best ${(q.top || []).length} by ` +
+        `${q.objective === 'memory' ? 'memory' : 'tokens/s/GPU'}; red diamond: this config as configured; ` +
+        `dashed: HBM. ${(((q.counts || {}).evaluated || 0) - ((q.counts || {}).out_of_memory || 0)).toLocaleString()} ` +
+        `of ${((q.counts || {}).evaluated || 0).toLocaleString()} evaluated layouts fit; searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
+      s.append(searchChart(q, [(m.peak_bytes || 0) / GiB, perf.tokens_per_s_per_gpu || 0]));
+      s.append(table(['layout', 'tokens/s/GPU', 'MFU %', 'iteration (ms)', 'peak GiB'],
+        (q.top || []).map(e => [layoutName(e), Math.round(e.tokens_per_s_per_gpu).toLocaleString(),
+                                (100 * e.mfu).toFixed(1), e.iteration_time_ms.toFixed(1),
+                                (e.peak_bytes / GiB).toFixed(1)])));
     }
     const notes = [...(m.assumptions || []), ...(perf.assumptions || [])];
     if (notes.length) {
