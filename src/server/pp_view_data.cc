@@ -1,6 +1,7 @@
 #include "server/pp_view_data.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -13,6 +14,9 @@
 
 namespace sextant {
 namespace {
+
+// Above this many F/B/W intervals in one dump, only the shown iterations carry their blocks.
+constexpr size_t kMaxBlocksPerRun = 200000;
 
 struct Block {
   std::string op;  // F, B, W, BW
@@ -125,8 +129,10 @@ std::vector<Block> DumpBlocks(const PrimusDumpConfig& config, const PrimusDumpIt
     for (size_t i = 0; i < n; ++i) {
       Block b{op, -1, -1, start[i], end[i]};
       if (recorded) {
-        b.mb = static_cast<int>(mbs[i]);
-        b.chunk = static_cast<int>(chunks[i]);
+        // Ids outside int's range are unknown, not wrapped around.
+        auto id = [](int64_t v) { return v >= 0 && v <= INT32_MAX ? static_cast<int>(v) : -1; };
+        b.mb = id(mbs[i]);
+        b.chunk = id(chunks[i]);
       } else if (inferable &&
                  InferMegatronLabel(pp, vpp, m, static_cast<int>(i), backward, &b.mb, &b.chunk)) {
         *inferred = true;
@@ -152,10 +158,19 @@ PipelineSimulation ReplayMeasuredOrder(const PrimusDumpConfig& config,
   const int vpp = static_cast<int>(std::max<int64_t>(1, config.vp_size));
   bool splits = false;
   int max_mb = -1;
+  size_t forwards = 0;
+  for (const auto& blocks : ranks) {
+    for (const Block& b : blocks) forwards += b.op == "F";
+  }
   for (const auto& blocks : ranks) {
     for (const Block& b : blocks) {
       if (b.mb < 0 || b.chunk < 0 || b.chunk >= vpp) {
         ThrowUserError("an op has no micro-batch or chunk id");
+      }
+      // Ids come from the file: one past every forward is already impossible.
+      if (static_cast<size_t>(b.mb) >= forwards) {
+        ThrowUserError(
+            fmt::format("micro-batch id {} exceeds the {} forwards recorded", b.mb, forwards));
       }
       splits = splits || b.op == "W";
       max_mb = std::max(max_mb, b.mb);
@@ -308,24 +323,43 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
                         {"memory_label", measured ? "max memory reserved" : "peak activations"},
                         {"iterations", nlohmann::json::array()}};
   bool inferred = false;
-  // Per shown iteration, every rank's blocks, kept for the replay of the measured order.
+  // Blocks of every iteration when the page stays small, else only of the shown ones (every
+  // iteration keeps its statistics either way): a long dump of many ranks would otherwise make
+  // a page of hundreds of megabytes.
+  size_t total_blocks = 0;
+  for (const PrimusDumpRank& rank : dump.ranks) {
+    for (const PrimusDumpIteration& it : rank.iterations) {
+      total_blocks += it.fwd_start.size() + it.bwd_start.size() + it.wgrad_start.size();
+    }
+  }
+  const bool all_blocks = total_blocks <= kMaxBlocksPerRun;
+  if (!all_blocks) {
+    notes_.push_back(fmt::format(
+        "{}: {} blocks in all iterations; only the shown iterations' blocks are drawn (pick "
+        "others with --iteration)",
+        name, total_blocks));
+  }
+  // Each rank's records by key, and the blocks of the shown iterations, kept for the replay.
+  std::vector<std::map<std::string, const PrimusDumpIteration*>> by_key(dump.ranks.size());
+  for (size_t r = 0; r < dump.ranks.size(); ++r) {
+    for (const PrimusDumpIteration& it : dump.ranks[r].iterations) by_key[r][it.key] = &it;
+  }
   std::map<std::string, std::vector<std::vector<Block>>> blocks_of;
-  for (size_t i = 0; i < stats.size(); ++i) {
-    const PrimusDumpIterationStats& s = stats[i];
+  for (const PrimusDumpIterationStats& s : stats) {
+    const bool is_shown = std::find(shown.begin(), shown.end(), s.key) != shown.end();
     nlohmann::json it = {{"key", s.key},
                          {"iteration_time_ms", s.iteration_time_ms},
                          {"max_memory_gib", s.max_memory_gib},
                          {"ranks", nlohmann::json::array()}};
-    std::vector<std::vector<Block>>& per_rank = blocks_of[s.key];
     for (size_t r = 0; r < dump.ranks.size(); ++r) {
-      const PrimusDumpRank& rank = dump.ranks[r];
-      const PrimusDumpIteration& record =
-          *std::find_if(rank.iterations.begin(), rank.iterations.end(),
-                        [&](const auto& x) { return x.key == s.key; });
-      per_rank.push_back(DumpBlocks(dump.config, record, &inferred));
-      it["ranks"].push_back(RankJson(rank.pp_rank, s.iteration_time_ms, record.total_ms,
-                                     record.memory_gib, per_rank.back(), nlohmann::json::array(),
-                                     PeakInflightMicroBatches(per_rank.back())));
+      const PrimusDumpIteration& record = *by_key[r].at(s.key);
+      std::vector<Block> blocks = DumpBlocks(dump.config, record, &inferred);
+      const int peak = PeakInflightMicroBatches(blocks);
+      nlohmann::json rank = RankJson(dump.ranks[r].pp_rank, s.iteration_time_ms, record.total_ms,
+                                     record.memory_gib, blocks, nlohmann::json::array(), peak);
+      if (!all_blocks && !is_shown) rank["blocks"] = nlohmann::json::array();
+      it["ranks"].push_back(std::move(rank));
+      if (is_shown) blocks_of[s.key].push_back(std::move(blocks));
     }
     it["stage_imbalance"] = StageImbalance(it["ranks"]);
     run["iterations"].push_back(std::move(it));

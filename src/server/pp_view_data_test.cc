@@ -102,6 +102,25 @@ TEST(PpViewDataTest, MeasuredDumpWithItsIdealReplay) {
   EXPECT_EQ(j["initial"][0]["iteration"], "1");
 }
 
+// Ids come from the file: absurd ones leave the block unlabelled and the replay out, never a
+// simulation sized by them.
+TEST(PpViewDataTest, AbsurdMicroBatchIdsAreNotTrusted) {
+  PrimusDump dump;
+  dump.config = ParsePrimusDumpConfig(R"({"pp_size": 1, "vpp_size": 1, "micro_batches": 1})", "c");
+  dump.ranks.push_back(ParsePrimusDumpRank(
+      R"({"0": {"total": 3, "memory": 0, "fwd_start": [0], "fwd_end": [1],
+                "fwd_minibatch": [4000000000000], "fwd_chunk": [0],
+                "bwd_start": [1], "bwd_end": [3], "bwd_minibatch": [2000000], "bwd_chunk": [0]}})",
+      "pp_rank_0.json", 0));
+  dump.config.generator.clear();  // treat it as measured, so a replay is attempted
+  PpViewData view("t");
+  view.AddMeasured(dump, "absurd", "dir", {});
+  const nlohmann::json j = view.ToJson();
+  ASSERT_EQ(j["runs"].size(), 1u);  // no ideal run
+  EXPECT_EQ(j["runs"][0]["iterations"][0]["ranks"][0]["blocks"][0]["mb"], -1);
+  EXPECT_THAT(j["notes"].dump(), HasSubstr("no ideal replay"));
+}
+
 TEST(PpViewDataTest, UnknownIterationIsAUserError) {
   PpViewData view("t");
   try {
