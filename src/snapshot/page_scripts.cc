@@ -51,7 +51,7 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
       svg.append(el('line', {x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: '#eee'}));
       svg.append(el('text', {x: L - 4, y: sy(y) + 4, 'text-anchor': 'end', 'font-size': 11}, yfmt(y)));
       const x = x0 + (x1 - x0) * k / 4;
-      svg.append(el('text', {x: sx(x), y: H - 10, 'text-anchor': 'middle', 'font-size': 11}, xfmt(x)));
+      svg.append(el('text', {x: sx(x), y: H - 10, 'text-anchor': k == 4 ? 'end' : 'middle', 'font-size': 11}, xfmt(x)));
     }
     for (const s of series) {
       let d = '', prev = null;
@@ -114,6 +114,194 @@ HtmlPage ChartPage(const std::string& title, const nlohmann::json& data, const c
 }
 
 const char* const kSnapshotPageScript = R"JS(
+// Active memory timeline: each allocation a band from its allocation to its free, stacked as
+// PyTorch's memory_viz stacks them; the layout comes computed in DATA (active_timeline).
+const SITE_COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
+    '#ff9da7', '#9c755f', '#bab0ac', '#1f4e79', '#a0522d', '#2e8b57', '#8b3a8b', '#b8860b', '#00838f'];
+const MERGED_COLOR = '#c7c7c7';
+function siteColor(site) {
+  let h = 2166136261;
+  for (let i = 0; i < site.length; i++) { h ^= site.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return SITE_COLORS[(h >>> 0) % SITE_COLORS.length];
+}
+function activeTimeline(parent, d, X, xfmt, useTime) {
+  const at = d.active_timeline;
+  if (!at || d.timeline.length < 2) return;
+  const frames = at.frames;
+  const xOf = new Map(d.timeline.map(p => [p[0], X(p)]));
+  const bands = at.bands.map((b, i) => ({i, addr: b[0], size: b[1], stack: at.stacks[b[2]],
+      ae: b[3], at: b[4], fe: b[5], ft: b[6], offs: b[7]}));
+  // Band times are microseconds since the first trace entry, where the x axis starts.
+  const bx = (e, us) => useTime ? (us >= 0 ? us / 1e6 : 0) : e;
+  const freedSize = new Map();
+  for (const b of bands) {
+    if (b.ae >= 0) xOf.set(b.ae, bx(b.ae, b.at));
+    if (b.fe >= 0) { xOf.set(b.fe, bx(b.fe, b.ft)); freedSize.set(b.fe, b.size); }
+  }
+  const xStart = X(d.timeline[0]), xEnd = X(d.timeline[d.timeline.length - 1]);
+  for (const b of bands) {
+    // offsets: the offset at allocation, then the entries where the band drops by the size of
+    // the band freed there.
+    b.xs = [b.ae >= 0 ? xOf.get(b.ae) : xStart]; b.os = [b.offs[0]];
+    for (let k = 1; k < b.offs.length; k++) { b.xs.push(xOf.get(b.offs[k])); b.os.push(b.os.at(-1) - freedSize.get(b.offs[k])); }
+    b.xe = b.fe >= 0 ? xOf.get(b.fe) : xEnd;
+    b.color = siteColor(b.stack.site);
+  }
+  // The merged band sits on the drawn ones: its bottom is the drawn total, a step function
+  // that changes at the bands' allocations and frees; its size is known at the sampled points.
+  const changes = new Map();
+  const at_entry = e => { let c = changes.get(e); if (!c) changes.set(e, c = {drawn: 0, merged: null}); return c; };
+  for (const b of bands) { at_entry(b.ae).drawn += b.size; if (b.fe >= 0) at_entry(b.fe).drawn -= b.size; }
+  for (const [e, bytes] of at.merged) at_entry(e).merged = bytes;
+  const merged = [];  // [x, drawn, merged bytes]
+  let drawn = 0, small = 0, ymax = d.peak_allocated_bytes;
+  for (const e of [...changes.keys()].sort((a, b) => a - b)) {
+    const c = changes.get(e);
+    drawn += c.drawn;
+    if (c.merged !== null) small = c.merged;
+    merged.push([e < 0 ? xStart : xOf.get(e), drawn, small, e]);
+    ymax = Math.max(ymax, drawn + small);
+  }
+  ymax = Math.max(1, ymax) * 1.05;
+  const heightAt = e => {
+    let h = 0;
+    for (const m of merged) { if (m[3] <= e) h = m[1] + m[2]; else break; }
+    return h;
+  };
+  const peakX = xOf.get(d.peak_entry_index) ?? xStart;
+  const peakHeight = heightAt(d.peak_entry_index);
+  const alive = (b, e) => b.ae <= e && (b.fe < 0 || b.fe > e);
+
+  parent.append(el('h2', {}, 'Active memory timeline'));
+  parent.append(el('p', {}, 'Every allocation is a band from its allocation to its free, stacked as ' +
+      'PyTorch\'s memory_viz stacks them: a band keeps its height for its lifetime and drops down when one ' +
+      'below it is freed. Colour: call site. ' + (at.merged_allocations > 0
+      ? 'The ' + at.bands_drawn + ' largest of ' + at.allocations + ' allocations (each ' +
+        fmtBytes(at.smallest_drawn_bytes) + ' or more) have bands of their own; the other ' +
+        at.merged_allocations + ' (each ' + fmtBytes(at.largest_merged_bytes) + ' or less) are merged ' +
+        'into the grey "smaller allocations" band, its size sampled at ' + at.merged.length + ' points. '
+      : 'All ' + at.allocations + ' allocations are drawn. ') +
+      'Wheel to zoom, drag to pan, double-click to reset; hover a band for its size, address, lifetime and stack.'));
+  const W = 960, H = 380, L = 80, R = 10, T = 10, B = 30;
+  let x0 = xStart, x1 = xEnd > xStart ? xEnd : xStart + 1;
+  const full = [x0, x1];
+  const svg = el('svg', {width: W, height: H, class: 'chart'});
+  const readout = el('div', {class: 'readout', style: 'max-width:' + W + 'px;overflow-x:auto'});
+  parent.append(svg, readout);
+  let paths = new Map(), selected = null;
+  const when = (e, t) => e < 0 ? 'before the trace' :
+      xfmt(bx(e, t)) + (useTime ? ' (entry ' + e + ')' : '');
+  function describe(b) {
+    const fr = b.stack.frames.map(f => '  ' + frames[f][0] + '  ' + frames[f][1] + ':' + frames[f][2]);
+    return fmtBytes(b.size) + ' (' + b.size + ' B) at 0x' + b.addr.toString(16) + '\n' +
+        'allocated ' + (b.stack.of_free ? 'before recording began' : when(b.ae, b.at)) +
+        ', freed ' + (b.fe >= 0 ? when(b.fe, b.ft) : '— still allocated at snapshot time') + '\n' +
+        b.stack.site + (b.stack.of_free ? '  (stack of its free)' : '') + '\n' +
+        (b.stack.inner_frames ? '  (' + b.stack.inner_frames + ' innermost allocator and dispatch frames not shown)\n' : '') +
+        (fr.length ? fr.join('\n') : '  <no stack recorded>');
+  }
+  function highlight(i) {
+    if (selected) selected.setAttribute('stroke', 'none');
+    selected = paths.get(i) || null;
+    if (selected) { selected.setAttribute('stroke', '#000'); selected.parentNode.append(selected); }
+    readout.textContent = i === null ? '' : describe(bands[i]);
+  }
+  function draw() {
+    svg.replaceChildren();
+    paths = new Map(); selected = null;
+    const px = x => Math.max(L - 2, Math.min(W - R + 2, L + (x - x0) / (x1 - x0) * (W - L - R)));
+    const sy = y => (H - B - y / ymax * (H - T - B)).toFixed(1);
+    for (let k = 0; k <= 4; k++) {
+      const y = ymax * k / 4;
+      svg.append(el('line', {x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: '#eee'}));
+      svg.append(el('text', {x: L - 4, y: +sy(y) + 4, 'text-anchor': 'end', 'font-size': 11}, fmtBytes(y)));
+      const x = x0 + (x1 - x0) * k / 4;
+      svg.append(el('text', {x: px(x), y: H - 10, 'text-anchor': k == 4 ? 'end' : 'middle', 'font-size': 11}, xfmt(x)));
+    }
+    // A band with steps: bottom edge left to right, top edge back.
+    function stepPath(xs, los, his, xe) {
+      let top = '', d = 'M' + px(xs[0]).toFixed(1) + ',' + sy(los[0]);
+      for (let k = 1; k < xs.length; k++) {
+        const x = px(xs[k]).toFixed(1);
+        d += 'L' + x + ',' + sy(los[k - 1]) + 'L' + x + ',' + sy(los[k]);
+        top = 'L' + x + ',' + sy(his[k]) + 'L' + x + ',' + sy(his[k - 1]) + top;
+      }
+      const xr = px(xe).toFixed(1), n = xs.length - 1;
+      return d + 'L' + xr + ',' + sy(los[n]) + 'L' + xr + ',' + sy(his[n]) + top +
+          'L' + px(xs[0]).toFixed(1) + ',' + sy(his[0]) + 'Z';
+    }
+    const g = el('g', {});
+    for (const b of bands) {
+      if (b.xe < x0 || b.xs[0] > x1 || b.size <= 0) continue;
+      const p = el('path', {d: stepPath(b.xs, b.os, b.os.map(o => o + b.size), b.xe), fill: b.color,
+          stroke: 'none', 'stroke-width': 1, 'data-band': b.i});
+      paths.set(b.i, p);
+      g.append(p);
+    }
+    if (at.merged_allocations > 0 && merged.length) {
+      g.append(el('path', {d: stepPath(merged.map(m => m[0]), merged.map(m => m[1]),
+          merged.map(m => m[1] + m[2]), xEnd), fill: MERGED_COLOR, 'data-merged': 1}));
+    }
+    svg.append(g);
+    if (peakX >= x0 && peakX <= x1) {
+      const x = px(peakX);
+      svg.append(el('line', {x1: x, x2: x, y1: T, y2: H - B, stroke: '#d62728', 'stroke-dasharray': '4 3'}));
+      svg.append(el('circle', {cx: x, cy: sy(peakHeight), r: 4, fill: '#d62728'}));
+      svg.append(el('text', {x: x + (x > W / 2 ? -6 : 6), y: +sy(peakHeight) - 6, 'font-size': 11, fill: '#d62728',
+          'text-anchor': x > W / 2 ? 'end' : 'start'}, 'peak ' + fmtBytes(peakHeight) + ' at ' + xfmt(peakX)));
+    }
+    svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'none', stroke: '#999'}));
+  }
+  const toX = ev => x0 + (ev.offsetX - L) / (W - L - R) * (x1 - x0);
+  svg.addEventListener('wheel', ev => {
+    ev.preventDefault();
+    const c = toX(ev), f = ev.deltaY < 0 ? 0.8 : 1.25;
+    x0 = Math.max(full[0], c - (c - x0) * f); x1 = Math.min(full[1], c + (x1 - c) * f);
+    if (x1 - x0 < 1e-9) x1 = x0 + 1e-9;
+    draw();
+  });
+  let drag = null;
+  svg.addEventListener('mousedown', ev => { drag = {x: ev.offsetX, x0, x1, moved: false}; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  svg.addEventListener('dblclick', () => { [x0, x1] = full; draw(); });
+  svg.addEventListener('mousemove', ev => {
+    if (drag && ev.offsetX !== drag.x) {
+      const span = drag.x1 - drag.x0, dx = (ev.offsetX - drag.x) / (W - L - R) * span;
+      x0 = Math.min(Math.max(full[0], drag.x0 - dx), full[1] - span); x1 = x0 + span;
+      draw();
+      return;
+    }
+    const t = ev.target;
+    if (t.dataset && t.dataset.band !== undefined) { highlight(+t.dataset.band); return; }
+    if (selected) highlight(null);
+    if (t.dataset && t.dataset.merged) {
+      const c = toX(ev);
+      let m = merged[0];
+      for (const q of merged) { if (q[0] <= c) m = q; else break; }
+      readout.textContent = 'smaller allocations (each ' + fmtBytes(at.largest_merged_bytes) + ' or less), merged: ' +
+          fmtBytes(m[2]) + ' at ' + xfmt(c) + ' (sampled at the points the allocated timeline keeps)';
+    } else {
+      readout.textContent = '';
+    }
+  });
+  draw();
+
+  const atPeak = bands.filter(b => alive(b, d.peak_entry_index)).sort((a, b) => b.size - a.size || a.addr - b.addr);
+  const shown = atPeak.slice(0, 20), rest = atPeak.slice(20);
+  const peakMerged = merged.filter(m => m[3] <= d.peak_entry_index).at(-1);
+  parent.append(el('h2', {}, 'Allocations alive at the peak (' + fmtBytes(peakHeight) + ' at ' + xfmt(peakX) + ')'));
+  const rows = shown.map(b => [el('span', {style: 'display:inline-block;width:10px;height:10px;background:' + b.color}),
+      fmtBytes(b.size), '0x' + b.addr.toString(16), b.stack.of_free ? 'before recording' : when(b.ae, b.at),
+      b.fe >= 0 ? when(b.fe, b.ft) : 'not freed', b.stack.site]);
+  if (rest.length) rows.push(['', fmtBytes(rest.reduce((s, b) => s + b.size, 0)), '', '', '', rest.length + ' more bands']);
+  if (peakMerged && peakMerged[2] > 0) rows.push([el('span', {style: 'display:inline-block;width:10px;height:10px;background:' + MERGED_COLOR}),
+      fmtBytes(peakMerged[2]), '', '', '', 'smaller allocations, merged']);
+  const tbl = table(['', 'size', 'address', 'allocated', 'freed', 'call site'], rows);
+  [...tbl.querySelectorAll('tr')].slice(1, shown.length + 1).forEach((tr, k) =>
+      tr.addEventListener('mouseenter', () => highlight(shown[k].i)));
+  parent.append(tbl);
+}
+
 const app = document.getElementById('app');
 for (const d of DATA.devices) {
   app.append(el('h2', {}, 'Device ' + d.device));
@@ -131,6 +319,7 @@ for (const d of DATA.devices) {
     {name: 'reserved', color: '#ff7f0e', pts: d.timeline.map(p => [X(p), p[3]])},
   ], xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
       .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))));
+  activeTimeline(app, d, X, xfmt, useTime);
   app.append(el('h2', {}, 'Call sites alive at the peak'));
   app.append(table(['bytes', 'count', 'call site'], d.top_allocations_at_peak.map(s =>
       [fmtBytes(s.size), s.count, el('details', {}, el('summary', {}, s.site),

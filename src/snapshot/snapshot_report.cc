@@ -1,6 +1,8 @@
 #include "snapshot/snapshot_report.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -64,7 +66,96 @@ void SitesTable(std::string& out, const std::vector<CallSiteTotal>& sites, int64
   }
 }
 
+// Band stacks are interned per (stack, known only from its free) pair, frames per frame.
+class StackTable {
+ public:
+  explicit StackTable(const MemorySnapshot& s) : s_(s) {}
+  size_t Index(StackId stack, bool of_free) {
+    auto [it, inserted] = index_.emplace(std::make_pair(stack, of_free), stacks_.size());
+    if (inserted) {
+      // From the call-site frame outwards: the frames inside it are allocator and dispatch
+      // plumbing, counted in `inner_frames`.
+      std::vector<FrameId> visible = VisibleFrames(s_, stack, kMaxVisibleFrames);
+      auto site = std::find(visible.begin(), visible.end(), CallSiteFrame(s_, stack));
+      if (site == visible.end()) site = visible.begin();
+      json frames = json::array();
+      for (auto f = site; f != visible.end() && frames.size() < kBandFrames; ++f) {
+        frames.push_back(Frame(*f));
+      }
+      stacks_.push_back(
+          {{"site", of_free ? "<allocated before recording began>" : CallSiteLabel(s_, stack)},
+           {"of_free", of_free},
+           {"inner_frames", site - visible.begin()},
+           {"frames", std::move(frames)}});
+    }
+    return it->second;
+  }
+  json TakeStacks() { return std::move(stacks_); }
+  json TakeFrames() { return std::move(frames_); }
+
+ private:
+  static constexpr size_t kBandFrames = 12;
+  static constexpr size_t kMaxVisibleFrames = 256;
+  size_t Frame(FrameId id) {
+    auto [it, inserted] = frame_index_.emplace(id, frames_.size());
+    if (inserted) {
+      const StackFrame& f = s_.frames[id];
+      frames_.push_back({f.name, f.filename, f.line});
+    }
+    return it->second;
+  }
+  const MemorySnapshot& s_;
+  std::map<std::pair<StackId, bool>, size_t> index_;
+  std::map<FrameId, size_t> frame_index_;
+  json stacks_ = json::array();
+  json frames_ = json::array();
+};
+
 }  // namespace
+
+json ActiveTimelineJson(const MemorySnapshot& s, const DeviceAnalysis& d,
+                        const SnapshotReportOptions& o) {
+  ActiveTimeline t = BuildActiveTimeline(
+      s, d, {.max_bands = o.active_bands, .max_offset_changes = o.active_offset_changes});
+  static const std::vector<TraceEntry> kNoEntries;
+  const auto& trace = d.device >= 0 && d.device < static_cast<int64_t>(s.device_traces.size())
+                          ? s.device_traces[d.device]
+                          : kNoEntries;
+  // Times in microseconds since the first trace entry, as the page plots them; -1: none.
+  const int64_t t0 = trace.empty() ? -1 : trace.front().time_us;
+  auto time_of = [&](int64_t entry) -> int64_t {
+    if (t0 < 0 || entry < 0 || entry >= static_cast<int64_t>(trace.size())) return -1;
+    return trace[entry].time_us >= t0 ? trace[entry].time_us - t0 : -1;
+  };
+  StackTable stacks(s);
+  json bands = json::array();
+  for (const ActiveBand& b : t.bands) {
+    // The offset at allocation, then the entries where the band drops: each by the size of
+    // the band freed at that entry.
+    json offsets = json::array({b.offsets.front().offset_bytes});
+    for (size_t i = 1; i < b.offsets.size(); ++i) offsets.push_back(b.offsets[i].entry_index);
+    bands.push_back({b.address, b.size, stacks.Index(b.stack, b.before_trace), b.alloc_entry,
+                     time_of(b.alloc_entry), b.free_entry, time_of(b.free_entry),
+                     std::move(offsets)});
+  }
+  json merged = json::array();
+  for (const TimelinePoint& p : DownsampleTimeline(d.timeline, o.max_points)) {
+    merged.push_back({p.entry_index, t.merged_bytes[static_cast<size_t>(p.entry_index + 1)]});
+  }
+  return {
+      {"allocations", t.allocations},
+      {"bands_drawn", t.bands.size()},
+      {"merged_allocations", t.merged_allocations},
+      {"smallest_drawn_bytes", t.smallest_drawn_bytes},
+      {"largest_merged_bytes", t.largest_merged_bytes},
+      {"t0_us", t0},
+      {"band_columns",
+       {"address", "size", "stack", "alloc_entry", "alloc_us", "free_entry", "free_us", "offsets"}},
+      {"bands", std::move(bands)},
+      {"stacks", stacks.TakeStacks()},
+      {"frames", stacks.TakeFrames()},
+      {"merged", std::move(merged)}};
+}
 
 std::vector<TimelinePoint> DownsampleTimeline(const std::vector<TimelinePoint>& points,
                                               size_t max_points) {
@@ -212,6 +303,7 @@ json SnapshotJson(const MemorySnapshot& s, const SnapshotAnalysis& a,
         {"segments_most_free", segments},
         {"top_allocations_at_snapshot", SitesJson(s, d.sites_at_snapshot, o.top_sites)},
         {"ooms", ooms},
+        {"active_timeline", ActiveTimelineJson(s, d, o)},
     });
   }
   return {{"source", a.source},

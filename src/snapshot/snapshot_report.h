@@ -7,15 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "snapshot/active_timeline.h"
 #include "snapshot/snapshot_analysis.h"
 #include "snapshot/snapshot_compare.h"
 
 namespace sextant {
 
 struct SnapshotReportOptions {
-  size_t top_sites = 10;     // call sites listed per device
-  size_t top_segments = 5;   // segments with the most free space
-  size_t max_points = 4000;  // timeline points kept in JSON/HTML (min and max per bucket)
+  size_t top_sites = 10;       // call sites listed per device
+  size_t top_segments = 5;     // segments with the most free space
+  size_t max_points = 4000;    // timeline points kept in JSON/HTML (min and max per bucket)
+  size_t active_bands = 3000;  // allocations drawn as bands of their own (active_timeline.h)
+  size_t active_offset_changes = 40000;  // bound on the bands' drops, all bands together
 };
 
 std::string SnapshotText(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
@@ -27,6 +30,12 @@ std::string ComparisonText(const SnapshotComparison& comparison,
                            const SnapshotReportOptions& options = {});
 nlohmann::json ComparisonJson(const SnapshotComparison& comparison,
                               const SnapshotReportOptions& options = {});
+
+// The `active_timeline` key of a device: the bands of BuildActiveTimeline as compact arrays
+// (docs/memory.md), their stacks and frames, and the merged bytes at the timeline points that
+// DownsampleTimeline keeps.
+nlohmann::json ActiveTimelineJson(const MemorySnapshot& snapshot, const DeviceAnalysis& device,
+                                  const SnapshotReportOptions& options = {});
 
 // `comparison` may be null.
 std::string SnapshotHtml(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
