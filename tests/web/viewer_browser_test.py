@@ -125,8 +125,9 @@ def main():
                     screenshot="viewer-serve-index.png")
             browser("page_test.mjs", "--url", f"{s.url}view/{views['trace']}", "--expect", "table",
                     "--expect", "svg", screenshot="viewer-serve-trace.png")
+            # The allocated/reserved chart and the active memory timeline's bands.
             browser("page_test.mjs", "--url", f"{s.url}view/{views['memory snapshot']}",
-                    "--expect", "svg", screenshot="viewer-serve-snapshot.png")
+                    "--expect", "svg.chart path", "--expect", "h2", screenshot="viewer-serve-snapshot.png")
             browser("page_test.mjs", "--url", f"{s.url}view/{views['experiment config']}",
                     "--expect", "section.projection rect.mem-part", "--expect",
                     "section.projection circle.scaling-point", "--expect",
