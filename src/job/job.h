@@ -59,6 +59,9 @@ struct TrainingSettings {
   int64_t seq_length = 4096;
   int64_t micro_batch_size = 1;
   int64_t global_batch_size = 0;
+  // The configured global batch when it did not split at the requested node count and was
+  // rounded to whole micro-batches (global_batch_size holds the rounded one); 0 otherwise.
+  int64_t unrounded_global_batch_size = 0;
   RecomputeSpec recompute;
   PrecisionRecipe precision;
   OptimizerKind optimizer = OptimizerKind::kAdam;

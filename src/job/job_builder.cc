@@ -168,6 +168,7 @@ void RoundBatchToScale(Job& job, const JobRequest& request, const Provenance& pr
       t.global_batch_size, provenance.Describe("global_batch_size"), t.micro_batch_size,
       job.parallel.dp, job.cluster.num_nodes, micro_batches, micro_batches == 1 ? "" : "es",
       rounded));
+  t.unrounded_global_batch_size = t.global_batch_size;
   t.global_batch_size = rounded;
 }
 

@@ -17,6 +17,14 @@ Job BuildSearchBase(JobRequest request, int target_nodes) {
   request.target_nodes = target_nodes;
   request.pipeline_schedule.clear();
   try {
+    Job job = BuildJob(request);
+    if (job.training.unrounded_global_batch_size == 0) return job;
+    // The config's own layout and micro-batch size do not split its global batch at this node
+    // count, and the builder rounded it as a projection of that layout must. The search
+    // chooses its own layout and micro-batch size, so it keeps the configured batch: retried
+    // as the user's own number, with a neutral layout below when the config's does not split.
+    request.global_batch_size = job.training.unrounded_global_batch_size;
+    request.micro_batch_size = 1;
     return BuildJob(request);
   } catch (const UserError& original) {
     std::vector<std::array<int, 3>> layouts = {{1, 1, 1}};  // TP, CP, PP

@@ -17,6 +17,7 @@
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
+#include "trace/report_page.h"
 #include "trace/roofline.h"
 #include "util/close_matches.h"
 #include "util/error.h"
@@ -339,6 +340,30 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  Us(static_cast<double>(row.kernel_ns)), row.achieved_tflops, row.achieved_tbps,
                  row.intensity, peak_cell, row.bound, pct, row.note});
   }
+  if (gpu) {
+    // The ceilings RooflinePeakTflops gives an op of each kind, labelled by what runs there:
+    // a unit the GPU lacks (peak 0) adds none, and equal peaks share one roof.
+    RooflinePeaks& peaks = r.roofline_peaks;
+    peaks.gpu = gpu->name;
+    peaks.hbm_tbps = gpu->HbmTbps();
+    const std::pair<std::string, double> ceilings[] = {
+        {"FP8 matrix", gpu->Supports(DType::kFP8) ? RooflinePeakTflops(*gpu, true, 1) : 0.0},
+        {gpu->Supports(DType::kBF16) ? "BF16 matrix" : "FP16 matrix",
+         RooflinePeakTflops(*gpu, true, 2)},
+        {"FP32 matrix", RooflinePeakTflops(*gpu, true, 4)},
+        {"FP32 vector", RooflinePeakTflops(*gpu, false, 4)}};
+    for (const auto& ceiling : ceilings) {
+      const double tflops = ceiling.second;  // a plain variable: lambdas capture it in C++20
+      if (!(tflops > 0)) continue;
+      auto same = std::find_if(peaks.ceilings.begin(), peaks.ceilings.end(),
+                               [&](const auto& c) { return c.second == tflops; });
+      if (same == peaks.ceilings.end()) {
+        peaks.ceilings.emplace_back(ceiling.first, tflops);
+      } else {
+        same->first += ", " + ceiling.first;  // one roof, two kinds of op
+      }
+    }
+  }
   roof.AddNote(gpu ? fmt::format("peaks: {} ({} TFLOP/s 16-bit matrix, {} TB/s; `sextant "
                                  "hardware show {}`)",
                                  gpu->name, RooflinePeakTflops(*gpu, true, 2), gpu->HbmTbps(),
@@ -431,6 +456,9 @@ nlohmann::json RankReport::Serialize() const {
                       timeline.memset_ns,        timeline.busy_ns,
                       timeline.idle_ns,          timeline.first_start_ns,
                       timeline.last_end_ns};
+  j["roofline_peaks"] = {{"gpu", roofline_peaks.gpu},
+                         {"hbm_tbps", roofline_peaks.hbm_tbps},
+                         {"ceilings", roofline_peaks.ceilings}};
   j["tables"] = nlohmann::json::array();
   for (const auto& t : tables) j["tables"].push_back(TableToJson(t));
   j["collectives"] = nlohmann::json::array();
@@ -459,6 +487,12 @@ RankReport RankReport::Deserialize(const nlohmann::json& j) {
       &tl.memcpy_ns, &tl.exposed_memcpy_ns, &tl.memset_ns,        &tl.busy_ns,
       &tl.idle_ns,   &tl.first_start_ns,    &tl.last_end_ns};
   for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = t.at(i).get<int64_t>();
+  if (const auto peaks = j.find("roofline_peaks"); peaks != j.end()) {
+    r.roofline_peaks.gpu = peaks->at("gpu");
+    r.roofline_peaks.hbm_tbps = peaks->at("hbm_tbps");
+    r.roofline_peaks.ceilings =
+        peaks->at("ceilings").get<std::vector<std::pair<std::string, double>>>();
+  }
   for (const auto& table : j.at("tables")) r.tables.push_back(TableFromJson(table));
   for (const auto& c : j.at("collectives")) {
     r.collectives.push_back(
@@ -743,19 +777,9 @@ void WriteReportHtml(const TraceReport& report, const std::string& path,
 
 std::string RenderReportHtml(const TraceReport& report) {
   std::vector<HtmlSection> sections;
-  HtmlSection overview{"Overview", {}, {report.Find("ranks")}};
-  for (const auto& r : report.ranks) {
-    const GpuTimeline& t = r.timeline;
-    overview.charts.push_back({fmt::format("Rank {}: GPU time", r.rank),
-                               "ms",
-                               {{"computation", Ms(t.computation_ns)},
-                                {"exposed communication", Ms(t.exposed_communication_ns)},
-                                {"exposed memcpy", Ms(t.exposed_memcpy_ns)},
-                                {"idle", Ms(t.idle_ns)},
-                                {"all communication", Ms(t.communication_ns)}}});
-    if (report.ranks.size() > 4) break;  // one chart is enough to read; the table has all
-  }
-  sections.push_back(std::move(overview));
+  // The GPU time of every rank, the roofline and the top kernels are drawn by the page's
+  // script (report_page.h) from the rows of the tables below.
+  sections.push_back({"Overview", {}, {report.Find("ranks")}});
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
       {"GPU timeline",
        {"rank_spread", "gpu_timeline", "iterations", "iteration_stats", "annotations"}},
@@ -793,7 +817,10 @@ std::string RenderReportHtml(const TraceReport& report) {
     }
     sections.push_back(std::move(s));
   }
-  return RenderHtmlPage({"Sextant trace report", sections});
+  HtmlPage page("Sextant trace report", std::move(sections));
+  page.data = ReportChartData(report);
+  page.script = ReportPageScript();
+  return RenderHtmlPage(page);
 }
 
 }  // namespace sextant

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,15 @@ struct ReportOptions {
   std::vector<std::string> capture_traces;
 };
 
+// The peaks the roofline table's bounds come from (RooflinePeakTflops and the GPU's HBM
+// bandwidth), kept so that the HTML page draws its roofline against the same ceilings.
+// Empty `gpu`: the GPU is not in the hardware library and the table has no bounds.
+struct RooflinePeaks {
+  std::string gpu;  // hardware library name
+  double hbm_tbps = 0;
+  std::vector<std::pair<std::string, double>> ceilings;  // ("BF16 matrix", dense TFLOP/s)
+};
+
 struct RankReport {
   std::string file;
   int64_t rank = -1;  // distributedInfo rank, else the file's position on the command line
@@ -34,6 +44,7 @@ struct RankReport {
   bool truncated = false;
   std::vector<std::string> warnings;
   GpuTimeline timeline;
+  RooflinePeaks roofline_peaks;
   std::vector<Table> tables;
   std::vector<CollectiveInstance> collectives;
 
@@ -62,8 +73,9 @@ nlohmann::json ReportToJson(const TraceReport& report);
 // tables (other tables have their own short limits). Warnings are not part of it: the caller
 // prints RankReport::warnings (the CLI on stderr).
 std::string ReportToConsole(const TraceReport& report, size_t top = 10);
-// Throws UserError if `path` cannot be written or is one of `inputs`.
-// The self-contained HTML report; WriteReportHtml writes it atomically.
+// The self-contained HTML report: the tables, and charts drawn by an inline script from the
+// same tables' rows (report_page.h). WriteReportHtml writes it atomically; it throws
+// UserError if `path` cannot be written or is one of `inputs`.
 std::string RenderReportHtml(const TraceReport& report);
 void WriteReportHtml(const TraceReport& report, const std::string& path,
                      const std::vector<std::string>& inputs = {});

@@ -1,0 +1,243 @@
+// The charts of the HTML trace report (report_page.h): the JSON the page embeds must be the
+// rows of the tables the page shows — roofline points, GPU time bars, top kernels — and the
+// roofs the GPU's datasheet peaks.
+#include "trace/report_page.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.h"
+#include "trace/trace_report.h"
+#include "trace/trace_runner.h"
+#include "util/corpus_path.h"
+#include "util/csv_reader.h"
+
+namespace sextant {
+namespace {
+
+// The JSON the page's script reads: the content of <script type="application/json" id="data">.
+nlohmann::json EmbeddedChartData(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"data\">";
+  const size_t start = html.find(open);
+  EXPECT_NE(start, std::string::npos) << "no embedded data";
+  if (start == std::string::npos) return nullptr;
+  const size_t end = html.find("</script>", start);
+  EXPECT_NE(end, std::string::npos);
+  return nlohmann::json::parse(html.substr(start + open.size(), end - start - open.size()));
+}
+
+// The rows of `table` whose rank column is `rank`, in table order.
+std::vector<std::vector<Cell>> RowsOfRank(const Table& table, int64_t rank) {
+  std::vector<std::vector<Cell>> rows;
+  const int col = table.ColumnIndex("rank");
+  for (const auto& row : table.rows()) {
+    if (std::get<int64_t>(row[col]) == rank) rows.push_back(row);
+  }
+  return rows;
+}
+
+// A cell as the page's JSON holds it (numbers compared exactly: JSON round-trips doubles).
+nlohmann::json CellAsJson(const Table& table, const std::vector<Cell>& row, const char* key) {
+  const int col = table.ColumnIndex(key);
+  EXPECT_GE(col, 0) << key;
+  const Cell& cell = row[col];
+  if (const auto* i = std::get_if<int64_t>(&cell)) return *i;
+  if (const auto* d = std::get_if<double>(&cell)) return *d;
+  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  return nullptr;
+}
+
+constexpr const char* kOwlv2 =
+    "traces/TraceLens/mi300/google_owlv2-large-patch14-ensemble__1016001";
+
+class ReportPageCorpusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SEXTANT_SKIP_WITHOUT_CORPUS();
+    report_ = CombineReports(
+        AnalyzeTraceFiles({CorpusPath(std::string(kOwlv2) + ".json.gz")}, ReportOptions{}, 1));
+    html_ = RenderReportHtml(report_);
+    data_ = EmbeddedChartData(html_);
+  }
+  TraceReport report_;
+  std::string html_;
+  nlohmann::json data_;
+};
+
+TEST_F(ReportPageCorpusTest, RooflinePointsAreTheRooflineTableRows) {
+  const Table* roofline = report_.Find("roofline");
+  ASSERT_NE(roofline, nullptr);
+  const auto rows = RowsOfRank(*roofline, 0);
+  ASSERT_FALSE(rows.empty()) << "the MI300X owlv2 trace has shapes: its GEMMs are modelled";
+  ASSERT_EQ(data_["roofline"].size(), 1u);
+  const nlohmann::json& rank0 = data_["roofline"][0];
+  EXPECT_EQ(rank0["rank"], 0);
+  EXPECT_EQ(rank0["rows"], rows.size());
+  const nlohmann::json& points = rank0["points"];
+  ASSERT_EQ(points.size(), std::min(rows.size(), kReportRooflinePointsPerRank));
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (const char* key : {"name", "family", "input_dims", "count", "kernel_us", "tflops", "tbps",
+                            "flops_per_byte", "peak_tflops", "bound", "pct_of_roofline"}) {
+      EXPECT_EQ(points[i][key], CellAsJson(*roofline, rows[i], key)) << "point " << i << " " << key;
+    }
+  }
+  // The roofs: AMD's MI300X data sheet — 5.3 TB/s HBM3, dense 2614.9 TFLOP/s FP8,
+  // 1307.4 BF16, 163.4 FP32 matrix (vector FP32 the same 163.4, so one roof for both).
+  EXPECT_EQ(rank0["gpu"], "MI300X");
+  EXPECT_DOUBLE_EQ(rank0["hbm_tbps"].get<double>(), 5.3);
+  const auto ceilings = rank0["ceilings"].get<std::vector<std::pair<std::string, double>>>();
+  ASSERT_EQ(ceilings.size(), 3u);
+  EXPECT_EQ(ceilings[0].first, "FP8 matrix");
+  EXPECT_DOUBLE_EQ(ceilings[0].second, 2614.9);
+  EXPECT_EQ(ceilings[1].first, "BF16 matrix");
+  EXPECT_DOUBLE_EQ(ceilings[1].second, 1307.4);
+  EXPECT_EQ(ceilings[2].first, "FP32 matrix, FP32 vector");
+  EXPECT_DOUBLE_EQ(ceilings[2].second, 163.4);
+  // Every point's roof is one of the drawn ceilings.
+  for (const auto& p : points) {
+    if (p["peak_tflops"].is_null()) continue;
+    const double peak = p["peak_tflops"];
+    EXPECT_TRUE(std::any_of(ceilings.begin(), ceilings.end(),
+                            [&](const auto& c) { return c.second == peak; }))
+        << p["name"] << " runs against " << peak << " TFLOP/s, which is not drawn";
+  }
+}
+
+TEST_F(ReportPageCorpusTest, GpuTimeBarsAreTheGpuTimelineTableAndTraceLensNumbers) {
+  const Table* timeline = report_.Find("gpu_timeline");
+  ASSERT_NE(timeline, nullptr);
+  const nlohmann::json& bars = data_["timeline"];
+  ASSERT_EQ(bars["ranks"].size(), 1u);
+  const nlohmann::json& rank0 = bars["ranks"][0];
+  EXPECT_EQ(rank0["rank"], 0);
+  // The stacked segments, in the order TraceLens defines them to add up to the span.
+  EXPECT_EQ(bars["types"], nlohmann::json::parse(R"(["computation_time", "exposed_comm_time",
+                                                      "exposed_memcpy_time", "idle_time"])"));
+  const auto rows = RowsOfRank(*timeline, 0);
+  ASSERT_EQ(rows.size(), 9u);  // TraceLens's eight rows and memset_time
+  for (const auto& row : rows) {
+    const std::string type = std::get<std::string>(row[timeline->ColumnIndex("type")]);
+    EXPECT_EQ(rank0["ms"][type], CellAsJson(*timeline, row, "time_ms")) << type;
+    EXPECT_EQ(rank0["percent"][type], CellAsJson(*timeline, row, "percent")) << type;
+  }
+  // Against TraceLens's own gpu_timeline.csv for this trace (0.1%, as the golden tests):
+  // computation 327.417 + exposed memcpy 4.399 + idle 576.522 = total 908.338 ms.
+  CsvTable csv =
+      CsvTable::Read(CorpusPath(std::string(kOwlv2) + "_perf_report_csvs/gpu_timeline.csv"));
+  std::map<std::string, double> tracelens;
+  for (size_t r = 0; r < csv.size(); ++r)
+    tracelens[csv.Get(r, "type")] = std::stod(csv.Get(r, "time ms"));
+  double stacked = 0;
+  for (const auto& type : bars["types"]) {
+    const double ms = rank0["ms"][type.get<std::string>()];
+    const double golden = tracelens.at(type.get<std::string>());
+    EXPECT_NEAR(ms, golden, std::max(golden * 1e-3, 1e-6)) << type;
+    stacked += ms;
+  }
+  EXPECT_NEAR(stacked, tracelens.at("total_time"), tracelens.at("total_time") * 1e-3);
+}
+
+TEST_F(ReportPageCorpusTest, TopKernelsAreTheKernelsTableLargestRows) {
+  const Table* kernels = report_.Find("kernels");
+  ASSERT_NE(kernels, nullptr);
+  auto rows = RowsOfRank(*kernels, 0);
+  ASSERT_GT(rows.size(), kReportTopKernels) << "owlv2 runs more kernels than the chart shows";
+  const int total = kernels->ColumnIndex("total_us");
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return std::get<double>(a[total]) > std::get<double>(b[total]);
+  });
+  ASSERT_EQ(data_["kernels"].size(), 1u);
+  const nlohmann::json& top = data_["kernels"][0]["top"];
+  EXPECT_EQ(data_["kernels"][0]["rows"], rows.size());
+  ASSERT_EQ(top.size(), kReportTopKernels);
+  for (size_t i = 0; i < top.size(); ++i) {
+    for (const char* key : {"name", "category", "count", "total_us", "mean_us", "percent"}) {
+      EXPECT_EQ(top[i][key], CellAsJson(*kernels, rows[i], key)) << "kernel " << i << " " << key;
+    }
+    if (i > 0) {
+      EXPECT_GE(top[i - 1]["total_us"].get<double>(), top[i]["total_us"].get<double>());
+    }
+  }
+}
+
+TEST_F(ReportPageCorpusTest, PageIsSelfContainedAndKeepsTheTables) {
+  EXPECT_EQ(html_.find("<script src"), std::string::npos);
+  EXPECT_EQ(html_.find("<link"), std::string::npos);
+  EXPECT_EQ(html_.find("fetch("), std::string::npos);
+  EXPECT_EQ(html_.find("XMLHttpRequest"), std::string::npos);
+  for (const char* table : {"ranks", "gpu_timeline", "kernels", "roofline", "ops"}) {
+    EXPECT_NE(html_.find(std::string("<h3 id=\"") + table + "\">"), std::string::npos) << table;
+  }
+  EXPECT_NE(html_.find(ReportPageScript()), std::string::npos);
+}
+
+// A report of `n` ranks with only a gpu_timeline table: rank r's span is spans_ms[r].
+TraceReport SyntheticRanks(const std::vector<double>& spans_ms) {
+  std::vector<RankReport> ranks;
+  for (size_t r = 0; r < spans_ms.size(); ++r) {
+    RankReport rr;
+    rr.rank = static_cast<int64_t>(r);
+    rr.file = "rank" + std::to_string(r) + ".json";
+    rr.timeline.total_ns = static_cast<int64_t>(spans_ms[r] * 1e6);
+    Table t("gpu_timeline", "GPU timeline",
+            {{"rank", "rank", 0},
+             {"type", "type", 0},
+             {"time_ms", "time (ms)", 3},
+             {"percent", "% of total", 2}});
+    // Computation 1 ms, the rest idle.
+    t.AddRow({rr.rank, std::string("computation_time"), 1.0, 100.0 / spans_ms[r]});
+    t.AddRow({rr.rank, std::string("idle_time"), spans_ms[r] - 1.0,
+              100.0 * (spans_ms[r] - 1.0) / spans_ms[r]});
+    t.AddRow({rr.rank, std::string("total_time"), spans_ms[r], 100.0});
+    rr.tables.push_back(std::move(t));
+    ranks.push_back(std::move(rr));
+  }
+  return CombineReports(std::move(ranks));
+}
+
+TEST(ReportPageTest, ManyRanksChartTheFirstSixAndTheSlowestAndFastest) {
+  // Twelve ranks of span 10 ms, but rank 9 (a straggler) 14 ms and rank 10 8 ms.
+  std::vector<double> spans(12, 10.0);
+  spans[9] = 14.0;
+  spans[10] = 8.0;
+  const nlohmann::json data = ReportChartData(SyntheticRanks(spans));
+  EXPECT_EQ(data["chart_ranks"], nlohmann::json::parse("[0, 1, 2, 3, 4, 5, 9, 10]"));
+  EXPECT_EQ(data["chart_ranks_note"],
+            "8 of 12 ranks charted (the first 6, and the slowest and fastest by GPU span; slowest "
+            "by GPU span: rank 9, fastest: rank 10); the tables list every rank");
+  // Every rank keeps its bar.
+  ASSERT_EQ(data["timeline"]["ranks"].size(), 12u);
+  EXPECT_EQ(data["timeline"]["ranks"][9]["ms"]["idle_time"], 13.0);
+  EXPECT_EQ(data["timeline"]["ranks"][10]["ms"]["total_time"], 8.0);
+  EXPECT_EQ(data["roofline"].size(), 8u);
+  EXPECT_EQ(data["kernels"].size(), 8u);
+  EXPECT_EQ(data["roofline"][6]["rank"], 9);
+  EXPECT_EQ(data["roofline"][6]["rows"], 0);  // no roofline table: no points, not an error
+}
+
+TEST(ReportPageTest, FewRanksAreAllCharted) {
+  const nlohmann::json data = ReportChartData(SyntheticRanks({5.0, 7.0, 6.0}));
+  EXPECT_EQ(data["chart_ranks"], nlohmann::json::parse("[0, 1, 2]"));
+  EXPECT_EQ(data["chart_ranks_note"], "");
+}
+
+TEST(ReportPageTest, RooflinePeaksSurviveSerialisation) {
+  // MPI gathers RankReports as JSON: the page on rank 0 must draw the same roofs.
+  RankReport r;
+  r.file = "x.json";
+  r.roofline_peaks = {"MI300X", 5.3, {{"BF16 matrix", 1307.4}, {"FP32 vector", 163.4}}};
+  const RankReport back = RankReport::Deserialize(r.Serialize());
+  EXPECT_EQ(back.roofline_peaks.gpu, "MI300X");
+  EXPECT_EQ(back.roofline_peaks.hbm_tbps, 5.3);
+  EXPECT_EQ(back.roofline_peaks.ceilings, r.roofline_peaks.ceilings);
+}
+
+}  // namespace
+}  // namespace sextant
