@@ -123,8 +123,10 @@ def main():
                 views = {v["kind"]: v["id"] for v in json.load(r)["views"]}
             browser("page_test.mjs", "--url", s.url, "--expect", 'a[href="/view/0"]',
                     screenshot="viewer-serve-index.png")
+            # Tables, the GPU-time bars per rank, the roofline's points and ceilings.
             browser("page_test.mjs", "--url", f"{s.url}view/{views['trace']}", "--expect", "table",
-                    "--expect", "svg", screenshot="viewer-serve-trace.png")
+                    "--expect", ".sx-bar", "--expect", ".sx-pt", "--expect", ".sx-roof",
+                    screenshot="viewer-serve-trace.png")
             # The allocated/reserved chart and the active memory timeline's bands.
             browser("page_test.mjs", "--url", f"{s.url}view/{views['memory snapshot']}",
                     "--expect", "svg.chart path", "--expect", "h2", screenshot="viewer-serve-snapshot.png")
