@@ -4,7 +4,11 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 # The build tree is build-fuzz/ unless SEXTANT_FUZZ_DIR names another one already configured
 # with -DSEXTANT_FUZZ=ON (the test command reuses its sanitizer build); SEXTANT_FUZZ_MAX_LEN caps
-# the input size (default 8 MiB). Findings are written to <build>/findings/.
+# the input size (default 8 MiB); SEXTANT_FUZZ_RUNS=N stops each target after N executions
+# instead of after SECONDS; SEXTANT_FUZZ_BUILD_TYPE sets the build type of a new build tree
+# (default Debug; RelWithDebInfo runs the slow trace targets several times faster, with the
+# same sanitizers). Findings are written to <build>/findings/. Targets that write files (trace
+# merge, the input layer) write under $TMPDIR: a tmpfs such as /dev/shm spares the disk.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_EACH="${1:-60}"
@@ -13,7 +17,7 @@ shift || true
 DIR="${SEXTANT_FUZZ_DIR:-$ROOT/build-fuzz}"
 if [ ! -f "$DIR/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S "$ROOT" -B "$DIR" -G Ninja -DSEXTANT_FUZZ=ON -DSEXTANT_BENCHMARKS=OFF \
-    -DCMAKE_BUILD_TYPE=Debug >/dev/null
+    -DCMAKE_BUILD_TYPE="${SEXTANT_FUZZ_BUILD_TYPE:-Debug}" >/dev/null
 fi
 mapfile -t ALL < <(cd "$ROOT/src" && ls ./*/*_fuzz.cc | sed 's|^\./\([a-z_]*\)/\(.*\)\.cc$|\1/\2|')
 TARGETS=("$@")
@@ -42,10 +46,12 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$work"
   seeds=()
   for s in $(seeds_for "$t"); do [ -d "$s" ] && seeds+=("$s"); done
-  echo "== $t: ${SECONDS_EACH} s"
   # Seeds reach several MB (the chunked trace reader switches chunks every 512 KB); a short run
   # may cap them (SEXTANT_FUZZ_MAX_LEN) so that loading the seeds does not take the whole run.
-  if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len="${SEXTANT_FUZZ_MAX_LEN:-8388608}" \
+  limit=(-max_total_time="$SECONDS_EACH")
+  if [ -n "${SEXTANT_FUZZ_RUNS:-}" ]; then limit=(-runs="$SEXTANT_FUZZ_RUNS"); fi
+  echo "== $t: ${limit[0]#-}"
+  if ! "$bin" "${limit[@]}" -max_len="${SEXTANT_FUZZ_MAX_LEN:-8388608}" \
       -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$DIR/findings/$t-" -print_final_stats=1 "$work" "${seeds[@]}" \
       2>"$DIR/findings/$t.log"; then
