@@ -505,18 +505,35 @@ void PpViewData::AddSearch(nlohmann::json search) {
 
 nlohmann::json PpViewData::ToJson() const {
   nlohmann::json comparisons = nlohmann::json::array();
+  std::vector<std::string> notes = notes_;
   for (const auto& shown : initial_) {
     const nlohmann::json& m = *FindRun(runs_, shown["run"]);
     if (m["source"] != "measured") continue;
     const std::string key = shown["iteration"];
     for (const auto& o : runs_) {
-      if (o["source"] == "measured" || o["pp"] != m["pp"]) continue;
+      if (o["source"] == "measured") continue;
       if (o["source"] == "ideal") {
         if (o["ideal_of"] != m["id"] || !FindIteration(o, key)) continue;
         comparisons.push_back(Compare(m, key, o, key));
-      } else {
-        comparisons.push_back(Compare(m, key, o, o["iterations"][0]["key"]));
+        continue;
       }
+      // A simulation compares with a measured run only when it is the same pipeline: the same
+      // PP, VPP and micro-batches per step; otherwise the view says why there is no comparison.
+      std::vector<std::string> differ;
+      for (const char* k : {"pp", "vpp", "micro_batches"}) {
+        if (m[k] != o[k] && m[k].is_number() && m[k].get<int64_t>() > 0) {
+          differ.push_back(fmt::format("{} {} vs {}", k, m[k].dump(), o[k].dump()));
+        }
+      }
+      if (!differ.empty()) {
+        const std::string why = fmt::format(
+            "no comparison of {} with {}: not the same pipeline ({})", m["name"].get<std::string>(),
+            o["name"].get<std::string>(), fmt::join(differ, ", "));
+        // Once per pair, however many of the measured run's iterations are shown.
+        if (std::find(notes.begin(), notes.end(), why) == notes.end()) notes.push_back(why);
+        continue;
+      }
+      comparisons.push_back(Compare(m, key, o, o["iterations"][0]["key"]));
     }
   }
   return {{"title", title_},
@@ -525,7 +542,7 @@ nlohmann::json PpViewData::ToJson() const {
           {"initial", initial_},
           {"comparisons", std::move(comparisons)},
           {"projections", projections_},
-          {"notes", notes_}};
+          {"notes", notes}};
 }
 
 }  // namespace sextant

@@ -121,6 +121,28 @@ TEST(PpViewDataTest, AbsurdMicroBatchIdsAreNotTrusted) {
   EXPECT_THAT(j["notes"].dump(), HasSubstr("no ideal replay"));
 }
 
+// A simulation is compared with a measured run only when it is the same pipeline; otherwise
+// the view says why not instead of printing a meaningless percentage.
+TEST(PpViewDataTest, ComparesOnlyTheSamePipeline) {
+  const PipelineCosts costs = UniformCosts(2, 1e-3, 2e-3, 0);
+  PpViewData same("t");
+  same.AddMeasured(HandWrittenDump(), "hand", "dir", {});
+  same.AddSimulated(SimulatePipeline(MakeOneFOneBSchedule({2, 1, 2}), costs), "sim", "c.yaml");
+  const nlohmann::json a = same.ToJson();
+  ASSERT_EQ(a["comparisons"].size(), 2u);  // the ideal replay and the simulation
+  // Both 9 ms against the measured 10 ms: (m + p - 1)(F + B) with F = 1, B = 2.
+  EXPECT_NEAR(a["comparisons"][1]["ranks"][0]["total_diff_pct"].get<double>(), -10.0, 1e-9);
+
+  PpViewData other("t");
+  other.AddMeasured(HandWrittenDump(), "hand", "dir", {});
+  other.AddSimulated(SimulatePipeline(MakeOneFOneBSchedule({2, 1, 4}), costs), "sim4", "c.yaml");
+  const nlohmann::json b = other.ToJson();
+  EXPECT_EQ(b["comparisons"].size(), 1u);  // the ideal replay only
+  EXPECT_THAT(
+      b["notes"].dump(),
+      HasSubstr("no comparison of hand with sim4: not the same pipeline (micro_batches 2 vs 4)"));
+}
+
 TEST(PpViewDataTest, UnknownIterationIsAUserError) {
   PpViewData view("t");
   try {

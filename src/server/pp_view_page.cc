@@ -43,12 +43,22 @@ std::string RenderPpViewText(const nlohmann::json& view) {
       if (it["key"] != shown["iteration"]) continue;
       const std::string schedule =
           (*run)["schedule"].is_string() ? ", " + (*run)["schedule"].get<std::string>() : "";
+      // A projected config says whether it fits, as `projection memory` does.
+      std::string verdict;
+      for (const auto& p : view.value("projections", nlohmann::json::array())) {
+        if (p["run"] != (*run)["id"] || !p.contains("memory")) continue;
+        const nlohmann::json& m = p["memory"];
+        verdict = fmt::format("; projected peak {:.2f} GiB of {:.2f} GiB HBM: {}",
+                              Num(m["peak_bytes"]) / (1024.0 * 1024 * 1024),
+                              Num(m["capacity_bytes"]) / (1024.0 * 1024 * 1024),
+                              m.value("verdict", std::string("?")));
+      }
       Table t("pp_ranks",
               fmt::format("{} ({}{}): iteration {}: {:.2f} ms, max memory {:.2f} GiB, stage "
-                          "imbalance {:.3f}",
+                          "imbalance {:.3f}{}",
                           (*run)["name"].get<std::string>(), (*run)["source"].get<std::string>(),
                           schedule, it["key"].get<std::string>(), Num(it["iteration_time_ms"]),
-                          Num(it["max_memory_gib"]), Num(it["stage_imbalance"])),
+                          Num(it["max_memory_gib"]), Num(it["stage_imbalance"]), verdict),
               {{"rank", "rank", 0},
                {"forward_ms", "F (ms)", 2},
                {"backward_ms", "B (ms)", 2},
@@ -76,7 +86,7 @@ std::string RenderPpViewText(const nlohmann::json& view) {
             {{"rank", "rank", 0},
              {"measured_ms", "measured (ms)", 2},
              {"other_ms", (*o)["source"].get<std::string>() + " (ms)", 2},
-             {"diff_pct", "difference (%)", 1},
+             {"diff_pct", (*o)["source"].get<std::string>() + " vs measured (%)", 1},
              {"measured_bubble", "measured bubble (%)", 2},
              {"other_bubble", (*o)["source"].get<std::string>() + " bubble (%)", 2}});
     for (const auto& r : c["ranks"]) {

@@ -80,6 +80,17 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
       view.AddNote(fmt::format("{}: {} not shown: {}", BaseName(config), schedule, e.what()));
       continue;
     }
+    // Say when the schedule that ran is not the one asked for by name (an interleaved
+    // schedule at VPP 1 runs as 1F1B; Primus's names map onto Sextant's schedules).
+    ScheduleKind asked;
+    if (options.schedule != "all" && LookupScheduleKind(schedule, &asked) &&
+        schedule != perf.schedule) {
+      view.AddNote(fmt::format("{}: --pipeline-schedule-algorithm {} ran as {}{}", BaseName(config),
+                               schedule, perf.schedule,
+                               ForVirtualStages(asked, job.parallel.vpp) != asked
+                                   ? fmt::format(" (VPP {})", job.parallel.vpp)
+                                   : std::string()));
+    }
     const MemoryReport memory = ProjectMemoryFor(job, perf);
     std::vector<double> gib;
     for (const StageMemory& s : memory.stages) gib.push_back(ToGiB(s.total_bytes));
@@ -206,6 +217,12 @@ void SearchDirectory(const fs::path& root, std::vector<View>* views,
     }
     // Files of a pipeline dump belong to their directory's view.
     if (IsPipelineDump(p.parent_path())) continue;
+    if (!it->is_regular_file(ec)) {
+      if (!ViewKindOf(p.string()).empty()) {
+        notes->push_back(fmt::format("{}: not a regular file; not served", p.string()));
+      }
+      continue;
+    }
     if (!ViewKindOf(p.string()).empty()) found.push_back(p);
   }
   std::sort(found.begin(), found.end());

@@ -210,8 +210,11 @@
       s.append(el('p', {class: 'search-legend'},
         `green: Pareto front (fastest for its memory); blue rings: the best ${(q.top || []).length} by ` +
         `${q.objective === 'memory' ? 'memory' : 'tokens/s/GPU'}; red diamond: this config as configured; ` +
-        `dashed: HBM. ${(((q.counts || {}).evaluated || 0) - ((q.counts || {}).out_of_memory || 0)).toLocaleString()} ` +
-        `of ${((q.counts || {}).evaluated || 0).toLocaleString()} evaluated layouts fit; searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
+        // Every enumerated layout is invalid, over HBM, or evaluated (it fits).
+        `dashed: HBM. ${((q.counts || {}).evaluated || 0).toLocaleString()} of ` +
+        `${((q.counts || {}).enumerated || 0).toLocaleString()} layouts fit ` +
+        `(${((q.counts || {}).out_of_memory || 0).toLocaleString()} over HBM, ` +
+        `${((q.counts || {}).invalid || 0).toLocaleString()} not runnable); searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
       s.append(searchChart(q, [(m.peak_bytes || 0) / GiB, perf.tokens_per_s_per_gpu || 0]));
       s.append(table(['layout', 'tokens/s/GPU', 'MFU %', 'iteration (ms)', 'peak GiB'],
         (q.top || []).map(e => [layoutName(e), Math.round(e.tokens_per_s_per_gpu).toLocaleString(),
