@@ -43,9 +43,8 @@ int PeakInflightMicroBatches(const std::vector<Block>& blocks) {
     if (b.mb < 0) return -1;
     splits = splits || b.op == "W";
   }
-  const std::string release = splits ? "W" : "";
-  // Per micro-batch: forwards done and backward pieces done; alive while forwards > releases
-  // or fewer releases than chunks seen.
+  // Per micro-batch, its chunk activations alive: +1 at each forward's end, -1 at each
+  // releasing backward piece's end.
   std::vector<std::pair<double, const Block*>> ends;
   for (const Block& b : blocks) ends.emplace_back(b.end_ms, &b);
   std::stable_sort(ends.begin(), ends.end(),
@@ -63,6 +62,43 @@ int PeakInflightMicroBatches(const std::vector<Block>& blocks) {
     peak = std::max(peak, alive);
   }
   return peak;
+}
+
+// A simulated rank's compute ops as blocks (ms), its sends and receives into `transfers` when
+// given. An un-split backward is named `combined` ("BW", or "B" where it stands for a measured
+// backward).
+std::vector<Block> SimulatedBlocks(const RankSimulation& rank, const char* combined,
+                                   nlohmann::json* transfers) {
+  std::vector<Block> blocks;
+  for (const TimelineEvent& e : rank.timeline) {
+    const double s = e.start_s * 1000, t = e.end_s * 1000;
+    switch (e.kind) {
+      case TimelineEventKind::kForward:
+        blocks.push_back({"F", e.micro_batch, e.chunk, s, t});
+        break;
+      case TimelineEventKind::kBackwardInput:
+        blocks.push_back({"B", e.micro_batch, e.chunk, s, t});
+        break;
+      case TimelineEventKind::kBackwardWeight:
+        blocks.push_back({"W", e.micro_batch, e.chunk, s, t});
+        break;
+      case TimelineEventKind::kBackwardCombined:
+        blocks.push_back({combined, e.micro_batch, e.chunk, s, t});
+        break;
+      case TimelineEventKind::kSend:
+      case TimelineEventKind::kRecv:
+        if (transfers == nullptr) break;
+        transfers->push_back({{"kind", e.kind == TimelineEventKind::kSend ? "send" : "recv"},
+                              {"peer", e.peer_rank},
+                              {"mb", e.micro_batch},
+                              {"chunk", e.chunk},
+                              {"payload", e.carries_activation ? "activation" : "gradient"},
+                              {"start_ms", s},
+                              {"end_ms", t}});
+        break;
+    }
+  }
+  return blocks;
 }
 
 double Median(std::vector<double> v) {
@@ -397,15 +433,8 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
                          {"max_memory_gib", measured_it["max_memory_gib"]},
                          {"ranks", nlohmann::json::array()}};
     for (const RankSimulation& r : sim.ranks) {
-      std::vector<Block> blocks;
-      for (const TimelineEvent& e : r.timeline) {
-        if (e.kind == TimelineEventKind::kSend || e.kind == TimelineEventKind::kRecv) continue;
-        const char* op = e.kind == TimelineEventKind::kForward          ? "F"
-                         : e.kind == TimelineEventKind::kBackwardInput  ? "B"
-                         : e.kind == TimelineEventKind::kBackwardWeight ? "W"
-                                                                        : "B";
-        blocks.push_back({op, e.micro_batch, e.chunk, e.start_s * 1000, e.end_s * 1000});
-      }
+      // Named as the measured blocks it replays: a whole backward is "B".
+      const std::vector<Block> blocks = SimulatedBlocks(r, "B", nullptr);
       it["ranks"].push_back(RankJson(r.rank, sim.step_time_s * 1000, r.end_s * 1000,
                                      measured_it["ranks"][size_t(r.rank)]["memory_gib"], blocks,
                                      nlohmann::json::array(), PeakInflightMicroBatches(blocks)));
@@ -438,35 +467,8 @@ void PpViewData::AddSimulated(const PipelineSimulation& simulation, const std::s
       {"key", "1"}, {"iteration_time_ms", step_ms}, {"ranks", nlohmann::json::array()}};
   double max_memory = 0;
   for (const RankSimulation& r : simulation.ranks) {
-    std::vector<Block> blocks;
     nlohmann::json transfers = nlohmann::json::array();
-    for (const TimelineEvent& e : r.timeline) {
-      const double s = e.start_s * 1000, t = e.end_s * 1000;
-      switch (e.kind) {
-        case TimelineEventKind::kForward:
-          blocks.push_back({"F", e.micro_batch, e.chunk, s, t});
-          break;
-        case TimelineEventKind::kBackwardInput:
-          blocks.push_back({"B", e.micro_batch, e.chunk, s, t});
-          break;
-        case TimelineEventKind::kBackwardWeight:
-          blocks.push_back({"W", e.micro_batch, e.chunk, s, t});
-          break;
-        case TimelineEventKind::kBackwardCombined:
-          blocks.push_back({"BW", e.micro_batch, e.chunk, s, t});
-          break;
-        case TimelineEventKind::kSend:
-        case TimelineEventKind::kRecv:
-          transfers.push_back({{"kind", e.kind == TimelineEventKind::kSend ? "send" : "recv"},
-                               {"peer", e.peer_rank},
-                               {"mb", e.micro_batch},
-                               {"chunk", e.chunk},
-                               {"payload", e.carries_activation ? "activation" : "gradient"},
-                               {"start_ms", s},
-                               {"end_ms", t}});
-          break;
-      }
-    }
+    const std::vector<Block> blocks = SimulatedBlocks(r, "BW", &transfers);
     const size_t rank = static_cast<size_t>(r.rank);
     const double memory =
         rank < memory_gib.size() ? memory_gib[rank] : ToGiB(r.peak_activation_bytes);

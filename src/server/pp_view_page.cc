@@ -6,6 +6,7 @@
 #include "report/html_writer.h"
 #include "report/table.h"
 #include "server/web_assets.h"
+#include "util/units.h"
 
 namespace sextant {
 
@@ -49,8 +50,8 @@ std::string RenderPpViewText(const nlohmann::json& view) {
         if (p["run"] != (*run)["id"] || !p.contains("memory")) continue;
         const nlohmann::json& m = p["memory"];
         verdict = fmt::format("; projected peak {:.2f} GiB of {:.2f} GiB HBM: {}",
-                              Num(m["peak_bytes"]) / (1024.0 * 1024 * 1024),
-                              Num(m["capacity_bytes"]) / (1024.0 * 1024 * 1024),
+                              ToGiB(m.value("peak_bytes", int64_t{0})),
+                              ToGiB(m.value("capacity_bytes", int64_t{0})),
                               m.value("verdict", std::string("?")));
       }
       Table t("pp_ranks",
