@@ -12,6 +12,7 @@ void AddModelsCommands(CLI::App& app);      // models list|show
 void AddHardwareCommands(CLI::App& app);    // hardware list|show
 void AddValidateCommand(CLI::App& app);     // validate RUNS.csv
 void AddViewerCommands(CLI::App& app);      // pp view, serve
+void AddCalibrateCommand(CLI::App& app);    // calibrate FILE...
 
 // A command whose exit status is not just success/failure (memory watch returns the status of
 // the command it ran) sets it here; main() returns it after a normal finish.

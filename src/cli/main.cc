@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   sextant::cli::AddHardwareCommands(app);
   sextant::cli::AddValidateCommand(app);
   sextant::cli::AddViewerCommands(app);
+  sextant::cli::AddCalibrateCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

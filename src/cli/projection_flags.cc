@@ -34,9 +34,10 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "GEMM cost model: analytical (efficiency table; also taken for Primus's "
                   "default name origami)")
       ->check(CLI::IsMember({"analytical", "origami"}));
-  cmd->add_option("--gemm-timings", o.gemm_timings,
-                  "measured GEMMs (CSV m,n,k,dtype,time_us[,batch] or JSON) that re-fit the "
-                  "GPU's GEMM efficiency before projecting");
+  cmd->add_option("--calibration,--gemm-timings", o.calibration,
+                  "the GPU's efficiency table from `sextant calibrate -o GPU.json`, or measured "
+                  "kernels to fit it on first: a trace with shapes, TraceLens GEMM.csv / "
+                  "SDPA_fwd.csv, or GEMM timings (CSV m,n,k,dtype,time_us[,batch] or JSON)");
   cmd->add_option("--gpu-arch", o.gpu_arch, "GPU (mi300x, mi355x, h100, b200, ...)");
   cmd->add_option("--gpu-clock-mhz", o.gpu_clock_mhz,
                   "clock override for compute peaks (at most the GPU's datasheet maximum)")

@@ -99,7 +99,7 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
         inputs.push_back(in);
       }
     }
-    for (const std::string* p : {&options.hardware_config, &options.gemm_timings}) {
+    for (const std::string* p : {&options.hardware_config, &options.calibration}) {
       if (!p->empty()) inputs.push_back(*p);
     }
     WriteFileAtomically(args.html, RenderPpViewPage(view), inputs);

@@ -7,7 +7,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "hardware/gpu_spec.h"
 #include "util/dtype.h"
@@ -65,6 +68,13 @@ class EfficiencyTable {
   // {"source":..., "gemm":{"bf16":[{"min_gflop":..,"fraction":..},...]}, "attention":{...},
   //  "hbm":[{"min_mb":..,"fraction":..}]}
   std::string ToJson() const;
+  // Reads what ToJson writes (the "table" of a calibration file). Throws UserError naming
+  // `file` and the key for anything missing, of the wrong type or out of range (fractions in
+  // (0, 1], class starts ascending from 0).
+  static EfficiencyTable FromJson(std::string_view text, const std::string& file);
+  // The same from an already parsed document; `where` prefixes every key in messages.
+  static EfficiencyTable FromJsonValue(const nlohmann::json& json, const std::string& file,
+                                       const std::string& where);
 
  private:
   std::map<DType, SizeClassTable> gemm_;

@@ -336,43 +336,4 @@ std::vector<GemmMeasurement> ReadGemmMeasurements(const std::string& path) {
   return ParseGemmMeasurementsCsv(text, path);
 }
 
-CalibrationResult CalibrateGemmEfficiency(const GpuSpec& gpu, const EfficiencyTable& base,
-                                          const std::vector<GemmMeasurement>& measurements) {
-  EfficiencyTable ideal_table = EfficiencyTable::Ideal();
-  ideal_table.set_overlapped_epilogue(base.overlapped_epilogue());
-  const GemmModel ideal(gpu, ideal_table);
-  const GemmModel before(gpu, base);
-  // Sum of log(ideal compute / measured) per (dtype, class).
-  std::map<std::pair<DType, int>, std::pair<double, int>> sums;
-  for (const GemmMeasurement& g : measurements) {
-    const GemmEstimate e = ideal.Estimate(g.shape, g.dtype);
-    const int cls = base.GemmTable(g.dtype).ClassOf(e.flops);
-    auto& s = sums[{g.dtype, cls}];
-    s.first += std::log(e.compute_seconds / g.seconds);
-    s.second += 1;
-  }
-  CalibrationResult result;
-  result.table = base;
-  for (const auto& [key, sum] : sums) {
-    const auto [dtype, cls] = key;
-    SizeClassTable t = result.table.GemmTable(dtype);
-    const double fitted = std::clamp(std::exp(sum.first / sum.second), 1e-4, 1.0);
-    t.fractions[cls] = fitted;
-    result.table.SetGemmTable(dtype, t);
-    result.classes.push_back({dtype, t.thresholds[cls] / 1e9, sum.second, fitted});
-  }
-  result.table.set_source(
-      fmt::format("calibrated from {} measured GEMMs on {}", measurements.size(), gpu.name));
-  const GemmModel after(gpu, result.table);
-  for (const GemmMeasurement& g : measurements) {
-    result.mape_before += std::abs(before.Time(g.shape, g.dtype) - g.seconds) / g.seconds;
-    result.mape_after += std::abs(after.Time(g.shape, g.dtype) - g.seconds) / g.seconds;
-  }
-  if (!measurements.empty()) {
-    result.mape_before /= measurements.size();
-    result.mape_after /= measurements.size();
-  }
-  return result;
-}
-
 }  // namespace sextant

@@ -94,24 +94,4 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
 std::vector<GemmMeasurement> ParseGemmMeasurementsJson(const std::string& text,
                                                        const std::string& file);
 
-struct CalibrationClass {
-  DType dtype = DType::kBF16;
-  double min_gflop = 0;
-  int samples = 0;
-  double fraction = 0;  // fitted
-};
-
-struct CalibrationResult {
-  EfficiencyTable table;
-  std::vector<CalibrationClass> classes;  // the classes that had measurements
-  double mape_before = 0;                 // mean |model - measured| / measured with the base table
-  double mape_after = 0;                  // ... with the fitted table
-};
-
-// For each (dtype, size class) with measurements, the fitted fraction is the geometric mean
-// of ideal_compute_seconds / measured_seconds (clamped to (0, 1]); classes without
-// measurements keep `base`'s value.
-CalibrationResult CalibrateGemmEfficiency(const GpuSpec& gpu, const EfficiencyTable& base,
-                                          const std::vector<GemmMeasurement>& measurements);
-
 }  // namespace sextant

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "cost/efficiency_fit.h"
 #include "hardware/hardware_library.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
@@ -178,35 +179,6 @@ TEST(GemmModelTest, NegativeShapeIsRejected) {
 
 // ---- calibration -------------------------------------------------------------------------
 
-TEST(GemmCalibrationTest, FitsTheClassFractionFromMeasuredTimes) {
-  // Both GEMMs below are compute bound; measured at twice the ideal time they achieve 0.5.
-  const double ideal_4096 = 41 * (33.554432e-6 + Overhead(64, 64));  // 137 GFLOP: class >= 128
-  std::vector<GemmMeasurement> m = {{{4096, 4096, 4096}, DType::kBF16, 2 * ideal_4096, 2}};
-  const CalibrationResult r = CalibrateGemmEfficiency(RoundGpu(), EfficiencyTable::Ideal(), m);
-  ASSERT_EQ(r.classes.size(), 1u);
-  EXPECT_EQ(r.classes[0].samples, 1);
-  EXPECT_NEAR(r.classes[0].fraction, 0.5, 1e-9);
-  EXPECT_NEAR(r.mape_before, 0.5, 1e-9);  // the ideal table predicts half the measured time
-  EXPECT_NEAR(r.mape_after, 0.0, 1e-9);
-  EXPECT_NEAR(GemmModel(RoundGpu(), r.table).Time({4096, 4096, 4096}, DType::kBF16), 2 * ideal_4096,
-              1e-12);
-}
-
-TEST(GemmCalibrationTest, GeometricMeanWithinAClassAndOtherClassesUntouched) {
-  EfficiencyTable base = EfficiencyTable::Ideal();
-  base.SetGemmTable(DType::kBF16, SizeClassTable{{0, 1e9}, {0.3, 0.9}});
-  const double ideal_4096 = 41 * (33.554432e-6 + Overhead(64, 64));
-  // Achieved fractions 0.8 and 0.2 in the same (>= 1 GFLOP) class: geometric mean 0.4.
-  std::vector<GemmMeasurement> m = {
-      {{4096, 4096, 4096}, DType::kBF16, ideal_4096 / 0.8, 2},
-      {{4096, 4096, 4096}, DType::kBF16, ideal_4096 / 0.2, 3},
-  };
-  const CalibrationResult r = CalibrateGemmEfficiency(RoundGpu(), base, m);
-  const SizeClassTable& t = r.table.GemmTable(DType::kBF16);
-  EXPECT_DOUBLE_EQ(t.fractions[0], 0.3);
-  EXPECT_NEAR(t.fractions[1], 0.4, 1e-9);
-}
-
 TEST(GemmCalibrationTest, ParsesCsvAndJson) {
   const auto csv = ParseGemmMeasurementsCsv(
       "# measured with hipblaslt-bench\nm,n,k,dtype,time_us,batch\n4096,4096,4096,bf16,2000,\n"
@@ -333,16 +305,20 @@ TEST(GemmModelCorpusTest, DefaultTablesPredictMeasuredLinearLayers) {
 TEST(GemmModelCorpusTest, CalibratingOnMeasuredGemmsReducesTheError) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const TraceLensSource& h100 = TraceLensSources()[0];
-  std::vector<GemmMeasurement> measured;
+  std::vector<MeasuredKernel> measured;
   for (const char* file : h100.files) {
     for (const CorpusGemm& g : ReadTraceLensGemms(file)) {
-      measured.push_back({g.shape, DType::kBF16, g.seconds, 0});
+      MeasuredKernel k;
+      k.gemm = g.shape;
+      k.seconds = g.seconds;
+      measured.push_back(k);
     }
   }
   const GpuSpec gpu = *FindGpu("H100");
-  const CalibrationResult r = CalibrateGemmEfficiency(gpu, EfficiencyTable::Default(gpu), measured);
+  const EfficiencyFit r = FitEfficiencyTable(gpu, EfficiencyTable::Default(gpu), measured, 1);
   EXPECT_FALSE(r.classes.empty());
-  EXPECT_LT(r.mape_after, r.mape_before);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_LT(r.errors[0].mean_after, r.errors[0].mean_before);
 }
 
 }  // namespace

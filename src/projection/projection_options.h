@@ -19,7 +19,9 @@ struct ProjectionOptions {
   std::string memory_mode = "simulate";
   std::optional<double> memory_safety_margin;  // --memory-mode benchmark only (Primus: 0.05)
   std::string gemm_backend = "analytical";     // the only GEMM model ("origami" = the same)
-  std::string gemm_timings;  // measured GEMMs (CSV/JSON) that re-fit the GEMM efficiency table
+  // --calibration (alias --gemm-timings): a `sextant calibrate` file, or measured kernels
+  // (trace, TraceLens table, GEMM timings) fitted on the spot; see projection/calibration_file.h
+  std::string calibration;
   std::string gpu_arch;
   double gpu_clock_mhz = 0;
   std::string schedule;  // empty = from the config, else auto

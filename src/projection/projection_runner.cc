@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cost/gemm_model.h"
 #include "memory/memory_report.h"
 #include "pipeline/chrome_trace_export.h"
 #include "pipeline/pipeline_simulator.h"
 #include "pipeline/pp_dump_writer.h"
 #include "pipeline/schedule_generators.h"
+#include "projection/calibration_file.h"
 #include "projection/performance_model.h"
 #include "projection/performance_report.h"
 #include "util/error.h"
@@ -77,7 +77,7 @@ Job WithSchedule(const Job& job, const ProjectionOptions& o) {
 void WriteExports(const PerformanceReport& perf, const Job& job, const ProjectionOptions& o) {
   // The files the user gave are never overwritten by an export.
   std::vector<std::string> inputs;
-  for (const std::string* path : {&o.config, &o.hardware_config, &o.gemm_timings}) {
+  for (const std::string* path : {&o.config, &o.hardware_config, &o.calibration}) {
     if (!path->empty()) inputs.push_back(*path);
   }
   if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace, inputs);
@@ -87,27 +87,21 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
   }
 }
 
-// --gemm-timings: the GPU's GEMM efficiency table re-fitted on measured GEMMs (cost/gemm_model.h
-// CalibrateGemmEfficiency); the fit's error before and after goes to the assumptions.
+// --calibration: the GPU's efficiency table from a calibration file or fitted on measured
+// kernels (projection/calibration_file.h); where it came from goes to the assumptions.
 PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
-  if (!o.gemm_timings.empty()) {
-    const std::vector<GemmMeasurement> measured = ReadGemmMeasurements(o.gemm_timings);
-    const CalibrationResult fit = CalibrateGemmEfficiency(
-        job.cluster.gpu, EfficiencyTable::Default(job.cluster.gpu), measured);
-    auto table = std::make_shared<EfficiencyTable>(fit.table);
-    table->set_source(
-        fmt::format("{} table calibrated on {} GEMMs from {} (model error {:.1f}% -> {:.1f}%)",
-                    job.cluster.gpu.name, measured.size(), o.gemm_timings, fit.mape_before * 100,
-                    fit.mape_after * 100));
-    p.gemm_table = std::move(table);
+  if (!o.calibration.empty()) {
+    std::string source;
+    p.gemm_table =
+        std::make_shared<EfficiencyTable>(CalibratedTable(o.calibration, job.cluster.gpu, &source));
   }
   return p;
 }
 
 void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
-  if (p.gemm_table) r.assumptions.push_back("GEMM efficiency: " + p.gemm_table->source());
+  if (p.gemm_table) r.assumptions.push_back("efficiency table: " + p.gemm_table->source());
 }
 
 // What a flag Sextant models only in part did (the rest is said, not silently dropped).
@@ -124,9 +118,9 @@ void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport&
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
-  if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.gemm_timings.empty()) {
+  if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty()) {
     ThrowUserError(
-        "--chrome-trace, --pp-dump and --gemm-timings belong to the timed step: use "
+        "--chrome-trace, --pp-dump and --calibration belong to the timed step: use "
         "`projection performance` or `projection both` (a memory projection has no step time)");
   }
   const Job j = WithSchedule(job, options);

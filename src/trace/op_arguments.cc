@@ -88,6 +88,19 @@ std::optional<int> BytesPerElement(std::string_view t) {
   return std::nullopt;
 }
 
+std::optional<DType> FloatFormat(std::string_view t) {
+  if (t == "c10::BFloat16" || t == "BFloat16") return DType::kBF16;
+  if (t == "c10::Half" || t == "Half") return DType::kFP16;
+  if (t == "float" || t == "Float") return DType::kFP32;
+  if (t.find("float8") != std::string_view::npos || t.find("Float8") != std::string_view::npos) {
+    return DType::kFP8;
+  }
+  if (t.find("float4") != std::string_view::npos || t.find("Float4") != std::string_view::npos) {
+    return DType::kFP4;
+  }
+  return std::nullopt;
+}
+
 std::optional<bool> ParseBool(std::string_view text) {
   if (text == "True" || text == "true" || text == "1") return true;
   if (text == "False" || text == "false" || text == "0") return false;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/dtype.h"
+
 namespace sextant {
 
 using Shape = std::vector<int64_t>;
@@ -23,6 +25,10 @@ int64_t NumElements(const Shape& shape);
 // Bytes per element of a PyTorch dtype name ("c10::BFloat16" -> 2, "float" -> 4, "long int"
 // -> 8, fp8 types -> 1); nullopt if unknown. Follows TraceLens PerfModel's dtype table.
 std::optional<int> BytesPerElement(std::string_view dtype);
+// The floating-point format of a PyTorch dtype name, for pricing the op with Sextant's cost
+// models: BFloat16 -> bf16, Half -> fp16, float -> fp32, Float8_* -> fp8, float4 -> fp4;
+// nullopt for integer, boolean and unknown types.
+std::optional<DType> FloatFormat(std::string_view dtype);
 // "True"/"False" argument values; nullopt if absent or not a boolean.
 std::optional<bool> ParseBool(std::string_view text);
 

@@ -21,6 +21,7 @@ std::optional<OpCost> Gemm(double batch, double m, double n, double k, bool bias
   c.bytes_per_element = bpe;
   c.flops = batch * (2 * m * n * k + (bias ? m * n : 0));
   c.bytes = batch * (m * k + k * n + m * n + (bias ? n : 0)) * bpe;
+  c.gemm = {batch, m, n, k};
   return c;
 }
 
@@ -30,6 +31,15 @@ struct AttentionLayout {
   int causal_arg = -1;  // index of is_causal in Concrete Inputs
   bool backward = false;
 };
+
+OpCost Streaming(std::string family, double flops, double bytes, int bpe) {
+  OpCost c;
+  c.family = std::move(family);
+  c.flops = flops;
+  c.bytes = bytes;
+  c.bytes_per_element = bpe;
+  return c;
+}
 
 std::optional<AttentionLayout> AttentionOp(std::string_view name) {
   // Argument positions from the op schemas in PyTorch's native_functions.yaml and
@@ -123,6 +133,7 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
       c.bytes = (q_size + k_size + v_size + o_size) * bpe;
     }
     if (c.flops <= 0) return std::nullopt;
+    c.attention = {B, Hq, Hkv, Nq, Nkv, d_qk, d_v, causal, layout->backward};
     return c;
   }
   if (Is(name, {"aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::sub", "aten::sub_",
@@ -131,16 +142,14 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
     double n2 = dim(1).empty() ? 0 : static_cast<double>(NumElements(dim(1)));
     double out = std::max(n1, n2);
     if (out <= 0) return std::nullopt;
-    OpCost c{"elementwise", out, (n1 + n2 + out) * bpe, false, bpe, ""};
-    return c;
+    return Streaming("elementwise", out, (n1 + n2 + out) * bpe, bpe);
   }
   if (Is(name, {"aten::relu", "aten::relu_", "aten::gelu", "aten::silu", "aten::silu_",
                 "aten::sigmoid", "aten::tanh", "aten::exp", "aten::neg", "aten::rsqrt",
                 "aten::sqrt", "aten::abs", "aten::copy_", "aten::clamp", "aten::pow"})) {
     double n = dim(0).empty() ? 0 : static_cast<double>(NumElements(dim(0)));
     if (n <= 0) return std::nullopt;
-    OpCost c{"elementwise", n, 2 * n * bpe, false, bpe, ""};
-    return c;
+    return Streaming("elementwise", n, 2 * n * bpe, bpe);
   }
   if (Is(name, {"aten::layer_norm", "aten::native_layer_norm", "aten::batch_norm",
                 "aten::native_batch_norm", "aten::cudnn_batch_norm", "aten::group_norm",
@@ -150,17 +159,14 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
     bool channels_last_dim = name.find("layer_norm") != std::string_view::npos;
     double n = static_cast<double>(NumElements(x));
     double channels = channels_last_dim ? x.back() : x[1];
-    OpCost c{"norm", 8 * n, (2 * n + 2 * channels) * bpe, false, bpe, ""};
-    return c;
+    return Streaming("norm", 8 * n, (2 * n + 2 * channels) * bpe, bpe);
   }
   if (Is(name, {"aten::rms_norm", "aten::_fused_rms_norm"})) {
     const Shape& x = dim(0);
     if (x.empty() || x.back() <= 0) return std::nullopt;
     double n = static_cast<double>(NumElements(x)), channels = x.back();
-    OpCost c{
-        "norm", (n / channels) * (2 * channels + 2) + 2 * n, (2 * n + channels) * bpe, false, bpe,
-        ""};
-    return c;
+    return Streaming("norm", (n / channels) * (2 * channels + 2) + 2 * n, (2 * n + channels) * bpe,
+                     bpe);
   }
   return std::nullopt;
 }
@@ -212,6 +218,9 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       row.note = cost->note;
       row.flops_per_call = cost->flops;
       row.bytes_per_call = cost->bytes;
+      row.gemm = cost->gemm;
+      row.attention = cost->attention;
+      row.bytes_per_element = cost->bytes_per_element;
       if (gpu) row.peak_tflops = RooflinePeakTflops(*gpu, cost->matrix, cost->bytes_per_element);
     }
     row.count++;

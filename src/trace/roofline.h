@@ -35,13 +35,28 @@
 
 namespace sextant {
 
+// The problem a GEMM call solves: `batch` independent C[m,n] = A[m,k]·B[k,n].
+struct GemmDims {
+  double batch = 0, m = 0, n = 0, k = 0;
+};
+
+// One attention call's geometry (per the op's own layout: [B, H, N, D] or [B, N, H, D]).
+struct AttentionDims {
+  double batch = 0, q_heads = 0, kv_heads = 0, seq_q = 0, seq_kv = 0, head_dim_qk = 0,
+         head_dim_v = 0;
+  bool causal = false;
+  bool backward = false;
+};
+
 struct OpCost {
   std::string family;  // "GEMM", "attention", "elementwise", "norm"
   double flops = 0;
   double bytes = 0;
   bool matrix = false;  // runs on matrix units (GEMM, attention)
   int bytes_per_element = 0;
-  std::string note;  // e.g. "causal: FLOPs halved"
+  std::string note;         // e.g. "causal: FLOPs halved"
+  GemmDims gemm;            // GEMM family only
+  AttentionDims attention;  // attention family only
 };
 
 // The cost model of one op call, or nullopt if the op is not modelled or its shapes are
@@ -55,6 +70,9 @@ struct RooflineRow {
   std::string input_types;
   std::string family;
   std::string note;
+  GemmDims gemm;            // GEMM family only: what calibration compares with the cost model
+  AttentionDims attention;  // attention family only
+  int bytes_per_element = 0;
   int64_t count = 0;
   double flops_per_call = 0;
   double bytes_per_call = 0;

@@ -1,0 +1,280 @@
+// sextant calibrate FILE... : fits a GPU's efficiency table (GEMM size classes per dtype,
+// flash-attention forward/backward, memory-bound size classes) to kernels measured with their
+// shapes, reports the cost model's error before and after per op class, optionally on held-out
+// files (--test), and writes the table for `projection ... --calibration GPU.json`.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "hardware/hardware_library.h"
+#include "projection/calibration_file.h"
+#include "projection/measured_kernels.h"
+#include "report/console_table.h"
+#include "report/table.h"
+#include "util/close_matches.h"
+#include "util/error.h"
+#include "util/file_io.h"
+
+namespace sextant::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> tests;
+  std::string gpu_arch;
+  std::string output;
+  int min_kernels = 3;
+  bool json = false;
+  bool per_kernel = false;
+};
+
+struct KernelSet {
+  std::vector<MeasuredKernel> kernels;
+  std::string device_name;  // first named device
+  std::string device_file;
+  int unpriced = 0;
+};
+
+KernelSet ReadAll(const std::vector<std::string>& files) {
+  KernelSet set;
+  for (const std::string& f : files) {
+    MeasuredKernelFile m = ReadMeasuredKernels(f);
+    if (!m.device_name.empty()) {
+      if (set.device_name.empty()) {
+        set.device_name = m.device_name;
+        set.device_file = f;
+      } else if (FindGpuForDevice(m.device_name) != FindGpuForDevice(set.device_name)) {
+        ThrowUserError(SourceLocation{f}, "",
+                       fmt::format("was recorded on '{}', {} on '{}': one calibration is for one "
+                                   "GPU",
+                                   m.device_name, set.device_file, set.device_name));
+      }
+    }
+    set.unpriced += m.unpriced_ops;
+    for (MeasuredKernel& k : m.kernels) set.kernels.push_back(std::move(k));
+  }
+  return set;
+}
+
+const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
+  if (!gpu_arch.empty()) {
+    if (const GpuSpec* gpu = FindGpu(gpu_arch)) return *gpu;
+    ThrowUserError(SourceLocation{"--gpu-arch"}, "",
+                   fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", gpu_arch,
+                               DidYouMean(SimilarGpuNames(gpu_arch))));
+  }
+  if (set.device_name.empty()) {
+    ThrowUserError(
+        "the files do not name their GPU (TraceLens and timing tables never do): give it with "
+        "--gpu-arch");
+  }
+  if (const GpuSpec* gpu = FindGpuForDevice(set.device_name)) return *gpu;
+  ThrowUserError(SourceLocation{set.device_file}, "deviceProperties",
+                 fmt::format("device '{}' is not in the GPU library: give it with --gpu-arch",
+                             set.device_name));
+}
+
+Cell Pct(double fraction) { return fraction * 100; }
+
+Table FitTable(const EfficiencyFit& fit, int min_kernels) {
+  Table t("fit", "Efficiency classes (fraction of the dtype's dense peak, or of HBM bandwidth)",
+          {{"class", "op class"},
+           {"dtype", "dtype"},
+           {"from", "from"},
+           {"kernels", "kernels"},
+           {"default", "default", 3},
+           {"fitted", "fitted", 3},
+           {"used", "used"}});
+  for (const FittedClass& c : fit.classes) {
+    Cell from;
+    if (c.kind == KernelClass::kGemm) from = fmt::format("{:g} GFLOP", c.min_size);
+    if (c.kind == KernelClass::kMemoryBound) from = fmt::format("{:g} MB", c.min_size);
+    t.AddRow({std::string(KernelClassName(c.kind)),
+              c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(),
+              from, int64_t{c.kernels}, c.fraction_before, c.fraction_after,
+              c.fitted ? std::string("yes") : fmt::format("no (< {} kernels)", min_kernels)});
+  }
+  t.AddRow({std::string("launch floor (us)"), Cell(), Cell(), int64_t{fit.usable_kernels},
+            fit.floor_before * 1e6, fit.floor_after * 1e6,
+            fit.floor_fitted ? std::string("yes") : std::string("no (no kernel near it)")});
+  t.AddNote(
+      "fitted: least absolute deviation on log time of the cost model's prediction (launch floor and HBM "
+      "roofline included), the floor and the classes in turn; classes without kernels keep the "
+      "default");
+  return t;
+}
+
+Table ErrorTable(const std::string& name, const std::string& title,
+                 const std::vector<ClassError>& errors) {
+  Table t(name, title,
+          {{"class", "op class"},
+           {"kernels", "kernels"},
+           {"median_default_pct", "median error, default (%)", 1},
+           {"median_fitted_pct", "median error, fitted (%)", 1},
+           {"mean_default_pct", "mean error, default (%)", 1},
+           {"mean_fitted_pct", "mean error, fitted (%)", 1}});
+  for (const ClassError& e : errors) {
+    t.AddRow({std::string(KernelClassName(e.kind)), int64_t{e.kernels}, Pct(e.median_before),
+              Pct(e.median_after), Pct(e.mean_before), Pct(e.mean_after)});
+  }
+  t.AddNote("error = |predicted / measured - 1| per distinct (op, shapes, dtype)");
+  return t;
+}
+
+std::string ShapeText(const MeasuredKernel& k) {
+  switch (k.kind) {
+    case KernelClass::kGemm:
+      return fmt::format("{}x{}x{}{}", k.gemm.m, k.gemm.n, k.gemm.k,
+                         k.gemm.batch > 1 ? fmt::format(" x{}", k.gemm.batch) : "");
+    case KernelClass::kAttentionForward:
+    case KernelClass::kAttentionBackward: {
+      const AttentionShape& a = k.attention;
+      return fmt::format("b{} h{}/{} s{} d{}/{}{}", a.batch, a.q_heads, a.kv_heads, a.seq,
+                         a.head_dim_qk, a.head_dim_v, a.causal ? " causal" : "");
+    }
+    case KernelClass::kMemoryBound:
+      return fmt::format("{:.3f} MB", k.bytes / 1e6);
+  }
+  return "";
+}
+
+// Every kernel with what each table predicts for it: where a class's error comes from.
+Table KernelTable(const std::string& name, const std::string& title, const GpuSpec& gpu,
+                  const EfficiencyTable& before, const EfficiencyTable& after,
+                  const std::vector<MeasuredKernel>& kernels) {
+  Table t(name, title,
+          {{"class", "op class"},
+           {"dtype", "dtype"},
+           {"shape", "shape (MxNxK, attention, bytes)"},
+           {"calls", "calls"},
+           {"measured_us", "measured (us)", 2},
+           {"default_us", "default (us)", 2},
+           {"fitted_us", "fitted (us)", 2},
+           {"fitted_error_pct", "fitted error (%)", 1},
+           {"origin", "op"}});
+  for (const MeasuredKernel& k : kernels) {
+    if (!CanPredict(gpu, k)) continue;
+    const double fitted = PredictSeconds(gpu, after, k);
+    t.AddRow({std::string(KernelClassName(k.kind)), std::string(DTypeName(k.dtype)),
+              ShapeText(k), k.calls, k.seconds * 1e6, PredictSeconds(gpu, before, k) * 1e6,
+              fitted * 1e6, (fitted / k.seconds - 1) * 100, k.origin});
+  }
+  return t;
+}
+
+nlohmann::json ErrorsJson(const std::vector<ClassError>& errors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ClassError& e : errors) {
+    out.push_back({{"class", std::string(KernelClassName(e.kind))},
+                   {"kernels", e.kernels},
+                   {"median_error_default_pct", e.median_before * 100},
+                   {"median_error_fitted_pct", e.median_after * 100},
+                   {"mean_error_default_pct", e.mean_before * 100},
+                   {"mean_error_fitted_pct", e.mean_after * 100}});
+  }
+  return out;
+}
+
+void Run(const CalibrateArgs& a) {
+  if (!a.output.empty()) {
+    std::vector<std::string> inputs = a.files;
+    inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
+    RefuseOverwritingInput(a.output, inputs);
+  }
+  const KernelSet fit_set = ReadAll(a.files);
+  const GpuSpec& gpu = ChooseGpu(a.gpu_arch, fit_set);
+  const EfficiencyTable base = EfficiencyTable::Default(gpu);
+  CalibrationFile file;
+  file.gpu = gpu.name;
+  file.sources = a.files;
+  file.min_kernels = a.min_kernels;
+  file.fit = FitEfficiencyTable(gpu, base, fit_set.kernels, a.min_kernels);
+  std::vector<ClassError> held_out;
+  if (!a.tests.empty()) {
+    const KernelSet test_set = ReadAll(a.tests);
+    if (!test_set.device_name.empty() && FindGpuForDevice(test_set.device_name) != &gpu) {
+      ThrowUserError(SourceLocation{test_set.device_file}, "",
+                     fmt::format("--test file was recorded on '{}', the fit is for {}",
+                                 test_set.device_name, gpu.name));
+    }
+    held_out = CompareTables(gpu, base, file.fit.table, test_set.kernels);
+  }
+  if (!a.output.empty()) {
+    std::vector<std::string> inputs = a.files;
+    inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
+    WriteFileAtomically(a.output, CalibrationFileJson(file), inputs);
+  }
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::parse(CalibrationFileJson(file));
+    if (!a.tests.empty()) {
+      j["held_out"] = {{"files", a.tests}, {"errors", ErrorsJson(held_out)}};
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "{} efficiency fitted on {} measured kernels with shapes from {} file(s){}\n\n", gpu.name,
+      file.fit.usable_kernels, a.files.size(),
+      fit_set.unpriced > 0
+          ? fmt::format(" ({} shaped ops without a cost model left out)", fit_set.unpriced)
+          : "");
+  std::cout << RenderConsoleTable(FitTable(file.fit, a.min_kernels)) << "\n";
+  std::cout << RenderConsoleTable(ErrorTable("errors", "Cost-model error on the fitted kernels",
+                                             file.fit.errors))
+            << "\n";
+  if (a.per_kernel) {
+    std::cout << RenderConsoleTable(KernelTable("kernels", "Fitted kernels", gpu, base,
+                                                file.fit.table, fit_set.kernels),
+                                    90)
+              << "\n";
+  }
+  if (!a.tests.empty()) {
+    if (a.per_kernel) {
+      std::cout << RenderConsoleTable(KernelTable("held_out_kernels", "Held-out kernels", gpu,
+                                                  base, file.fit.table, ReadAll(a.tests).kernels),
+                                      90)
+                << "\n";
+    }
+    std::cout << RenderConsoleTable(ErrorTable(
+                     "held_out",
+                     fmt::format("Cost-model error on held-out kernels ({} file(s) not fitted on)",
+                                 a.tests.size()),
+                     held_out))
+              << "\n";
+  }
+  if (!a.output.empty()) {
+    std::cout << fmt::format("Calibration written to {} (use: sextant projection performance "
+                             "... --calibration {})\n",
+                             a.output, a.output);
+  }
+}
+
+}  // namespace
+
+void AddCalibrateCommand(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "fit the GPU's efficiency tables to measured kernels with known shapes (profiler traces "
+      "recorded with record_shapes=True, TraceLens GEMM.csv / SDPA_fwd.csv, GEMM timings)");
+  cmd->add_option("files", args->files, "traces or tables to fit on")->required();
+  cmd->add_option("--test", args->tests,
+                  "traces or tables to score the fit on without fitting to them (held out)");
+  cmd->add_option("--gpu-arch", args->gpu_arch,
+                  "GPU the kernels ran on (default: the trace's device)");
+  cmd->add_option("-o,--output", args->output, "write the calibration file (JSON)");
+  cmd->add_option("--min-kernels", args->min_kernels,
+                  "fewest kernels a class needs to be fitted (default 3)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--json", args->json, "print the calibration file's JSON");
+  cmd->add_flag("--per-kernel", args->per_kernel,
+                "list every kernel with its measured time and both tables' predictions");
+  cmd->callback([args] { Run(*args); });
+}
+
+}  // namespace sextant::cli

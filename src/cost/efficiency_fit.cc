@@ -1,0 +1,276 @@
+#include "cost/efficiency_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "cost/memory_bound_model.h"
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::string_view KernelClassName(KernelClass kind) {
+  switch (kind) {
+    case KernelClass::kGemm:
+      return "GEMM";
+    case KernelClass::kAttentionForward:
+      return "attention fwd";
+    case KernelClass::kAttentionBackward:
+      return "attention bwd";
+    case KernelClass::kMemoryBound:
+      return "memory-bound";
+  }
+  return "?";
+}
+
+bool CanPredict(const GpuSpec& gpu, const MeasuredKernel& k) {
+  if (!(k.seconds > 0) || !std::isfinite(k.seconds)) return false;
+  switch (k.kind) {
+    case KernelClass::kGemm:
+      return gpu.Supports(k.dtype) && k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0 &&
+             k.gemm.batch > 0;
+    case KernelClass::kAttentionForward:
+    case KernelClass::kAttentionBackward: {
+      const AttentionShape& a = k.attention;
+      return gpu.Supports(k.dtype) && a.batch > 0 && a.q_heads > 0 && a.kv_heads > 0 &&
+             a.seq > 0 && a.head_dim_qk > 0 && a.head_dim_v > 0 && a.cp >= 1;
+    }
+    case KernelClass::kMemoryBound:
+      return k.bytes > 0 && gpu.hbm_bandwidth > 0;
+  }
+  return false;
+}
+
+double PredictSeconds(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k) {
+  switch (k.kind) {
+    case KernelClass::kGemm:
+      return GemmModel(gpu, table).Time(k.gemm, k.dtype);
+    case KernelClass::kAttentionForward:
+      return AttentionModel(gpu, table).Forward(k.attention, k.dtype).seconds;
+    case KernelClass::kAttentionBackward:
+      return AttentionModel(gpu, table).Backward(k.attention, k.dtype).seconds;
+    case KernelClass::kMemoryBound:
+      return MemoryBoundModel(gpu, table).Time(k.bytes);
+  }
+  return 0;
+}
+
+std::vector<ClassError> CompareTables(const GpuSpec& gpu, const EfficiencyTable& before,
+                                      const EfficiencyTable& after,
+                                      const std::vector<MeasuredKernel>& kernels) {
+  std::map<KernelClass, std::pair<std::vector<double>, std::vector<double>>> errors;
+  for (const MeasuredKernel& k : kernels) {
+    if (!CanPredict(gpu, k)) continue;
+    auto& [b, a] = errors[k.kind];
+    b.push_back(std::abs(PredictSeconds(gpu, before, k) / k.seconds - 1));
+    a.push_back(std::abs(PredictSeconds(gpu, after, k) / k.seconds - 1));
+  }
+  std::vector<ClassError> out;
+  for (const auto& [kind, e] : errors) {
+    ClassError c;
+    c.kind = kind;
+    c.kernels = static_cast<int>(e.first.size());
+    c.median_before = Median(e.first);
+    c.median_after = Median(e.second);
+    for (size_t i = 0; i < e.first.size(); ++i) {
+      c.mean_before += e.first[i] / c.kernels;
+      c.mean_after += e.second[i] / c.kernels;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+using ClassKey = std::tuple<KernelClass, DType, int>;
+
+// `table` with one class's fraction replaced.
+EfficiencyTable WithFraction(const EfficiencyTable& table, const ClassKey& key, double fraction) {
+  const auto [kind, dtype, size_class] = key;
+  EfficiencyTable t = table;
+  switch (kind) {
+    case KernelClass::kGemm: {
+      SizeClassTable g = t.GemmTable(dtype);
+      g.fractions[size_class] = fraction;
+      t.SetGemmTable(dtype, g);
+      break;
+    }
+    case KernelClass::kAttentionForward:
+      t.SetAttentionFractions(fraction, t.attention_backward_fraction());
+      break;
+    case KernelClass::kAttentionBackward:
+      t.SetAttentionFractions(t.attention_forward_fraction(), fraction);
+      break;
+    case KernelClass::kMemoryBound: {
+      SizeClassTable h = t.hbm_table();
+      h.fractions[size_class] = fraction;
+      t.SetHbmTable(h);
+      break;
+    }
+  }
+  return t;
+}
+
+double CurrentFraction(const EfficiencyTable& t, const ClassKey& key) {
+  const auto [kind, dtype, size_class] = key;
+  switch (kind) {
+    case KernelClass::kGemm:
+      return t.GemmTable(dtype).fractions[size_class];
+    case KernelClass::kAttentionForward:
+      return t.attention_forward_fraction();
+    case KernelClass::kAttentionBackward:
+      return t.attention_backward_fraction();
+    case KernelClass::kMemoryBound:
+      return t.hbm_table().fractions[size_class];
+  }
+  return 1;
+}
+
+// Sum of absolute log errors of `kernels` under `table`. Absolute rather than squared: a few
+// kernels of a class run far off any bandwidth or FLOP rate (broadcast or strided elementwise
+// ops, batched GEMMs of a few rows), and a squared loss lets them drag the whole class; the
+// absolute loss gives the class's median ratio when its kernels scale with the fraction.
+double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
+                       const std::vector<const MeasuredKernel*>& kernels) {
+  double sum = 0;
+  for (const MeasuredKernel* k : kernels) {
+    sum += std::abs(std::log(PredictSeconds(gpu, table, *k) / k->seconds));
+  }
+  return sum;
+}
+
+// The value in [lo, hi] of one table parameter (`with(table, v)` sets it) that minimises the
+// absolute log error of `kernels` as the cost model charges them (launch floor and HBM roofline
+// included): a geometric grid, then a golden-section search between the best point's
+// neighbours. nullopt when no value changes a prediction (e.g. every kernel of a class sits on
+// the launch floor: the class is not measurable from these kernels).
+template <typename With>
+std::optional<double> BestValue(const GpuSpec& gpu, const EfficiencyTable& table, With with,
+                                double lo, double hi,
+                                const std::vector<const MeasuredKernel*>& kernels) {
+  constexpr int kPoints = 121;
+  const double log_lo = std::log(lo), log_hi = std::log(hi);
+  auto at = [&](int i) { return log_lo + (log_hi - log_lo) * i / (kPoints - 1); };
+  auto cost = [&](double log_v) {
+    return LogAbsoluteError(gpu, with(table, std::exp(log_v)), kernels);
+  };
+  std::vector<double> costs(kPoints);
+  int best = 0;
+  for (int i = 0; i < kPoints; ++i) {
+    costs[i] = cost(at(i));
+    if (costs[i] < costs[best]) best = i;
+  }
+  if (*std::max_element(costs.begin(), costs.end()) - costs[best] < 1e-12) return std::nullopt;
+  double a = at(std::max(0, best - 1)), b = at(std::min(kPoints - 1, best + 1));
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  for (int iter = 0; iter < 40; ++iter) {
+    const double x = b - g * (b - a), y = a + g * (b - a);
+    if (cost(x) < cost(y)) {
+      b = y;
+    } else {
+      a = x;
+    }
+  }
+  return std::exp(0.5 * (a + b));
+}
+
+EfficiencyTable WithFloor(const EfficiencyTable& table, double seconds) {
+  EfficiencyTable t = table;
+  t.set_min_kernel_seconds(seconds);
+  return t;
+}
+
+}  // namespace
+
+EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base,
+                                 const std::vector<MeasuredKernel>& kernels, int min_kernels) {
+  if (min_kernels < 1) ThrowUserError("--min-kernels must be at least 1");
+  // The kernels of each (op class, dtype, size class).
+  std::map<ClassKey, std::vector<const MeasuredKernel*>> classes;
+  EfficiencyFit fit;
+  for (const MeasuredKernel& k : kernels) {
+    if (!CanPredict(gpu, k)) continue;
+    ++fit.usable_kernels;
+    int size_class = 0;
+    DType dtype = k.dtype;
+    if (k.kind == KernelClass::kGemm) {
+      const double flops = 2.0 * k.gemm.m * k.gemm.n * k.gemm.k * k.gemm.batch;
+      size_class = base.GemmTable(k.dtype).ClassOf(flops);
+    } else {
+      dtype = DType::kBF16;  // one attention pair and one HBM ramp per GPU
+      if (k.kind == KernelClass::kMemoryBound) size_class = base.hbm_table().ClassOf(k.bytes);
+    }
+    classes[{k.kind, dtype, size_class}].push_back(&k);
+  }
+  std::vector<const MeasuredKernel*> all;
+  for (const auto& [key, members] : classes) all.insert(all.end(), members.begin(), members.end());
+  // Coordinate descent: the launch floor (shared by every kernel) and the classes (each
+  // kernel in exactly one) are fitted in turn, twice, so a floor that short kernels need does
+  // not get absorbed into a tiny bandwidth fraction.
+  fit.table = base;
+  fit.floor_before = base.min_kernel_seconds();
+  std::map<ClassKey, std::optional<double>> best;
+  bool floor_fitted = false;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (static_cast<int>(all.size()) >= min_kernels) {
+      if (auto floor = BestValue(gpu, fit.table, WithFloor, 1e-7, 1e-4, all)) {
+        fit.table = WithFloor(fit.table, *floor);
+        floor_fitted = true;
+      }
+    }
+    for (const auto& [key, members] : classes) {
+      if (static_cast<int>(members.size()) < min_kernels) continue;
+      auto with = [&key](const EfficiencyTable& t, double f) { return WithFraction(t, key, f); };
+      best[key] = BestValue(gpu, fit.table, with, 1e-3, 1.0, members);
+      if (best[key]) fit.table = WithFraction(fit.table, key, *best[key]);
+    }
+  }
+  fit.floor_after = fit.table.min_kernel_seconds();
+  fit.floor_fitted = floor_fitted;
+  int fitted = 0;
+  for (const auto& [key, members] : classes) {
+    const auto [kind, dtype, size_class] = key;
+    FittedClass c;
+    c.kind = kind;
+    c.dtype = dtype;
+    c.kernels = static_cast<int>(members.size());
+    c.fraction_before = CurrentFraction(base, key);
+    if (kind == KernelClass::kGemm) {
+      c.min_size = base.GemmTable(dtype).thresholds[size_class] / 1e9;
+    } else if (kind == KernelClass::kMemoryBound) {
+      c.min_size = base.hbm_table().thresholds[size_class] / 1e6;
+    }
+    c.fitted = best.count(key) && best[key].has_value();
+    c.fraction_after = c.fitted ? CurrentFraction(fit.table, key) : c.fraction_before;
+    fitted += c.fitted;
+    fit.classes.push_back(c);
+  }
+  if (fitted == 0 && !fit.floor_fitted) {
+    ThrowUserError(fmt::format(
+        "no efficiency class has {} or more measured kernels with shapes on {} ({} usable "
+        "kernels in all) whose time depends on it: nothing to fit (lower --min-kernels, or give "
+        "traces recorded with record_shapes=True)",
+        min_kernels, gpu.name, fit.usable_kernels));
+  }
+  fit.table.set_source(fmt::format("{} table fitted on {} measured kernels", gpu.name,
+                                   fit.usable_kernels));
+  fit.errors = CompareTables(gpu, base, fit.table, kernels);
+  return fit;
+}
+
+}  // namespace sextant

@@ -1,0 +1,83 @@
+// Fitting a GPU's efficiency table to kernels measured with known shapes (GEMMs, flash
+// attention, memory-bound kernels): the measured counterpart of the published defaults in
+// efficiency_table.h. Each class of the table is fitted by least absolute deviation on log
+// time of the cost model's own prediction (launch floor and HBM roofline included); for
+// kernels whose time is the scaled part alone that is the median of ideal / measured time. A
+// class with too few kernels, or whose kernels all sit on the launch floor, keeps its default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cost/attention_model.h"
+#include "cost/efficiency_table.h"
+#include "cost/gemm_model.h"
+#include "hardware/gpu_spec.h"
+#include "util/dtype.h"
+
+namespace sextant {
+
+enum class KernelClass { kGemm, kAttentionForward, kAttentionBackward, kMemoryBound };
+std::string_view KernelClassName(KernelClass kind);  // "GEMM", "attention fwd", ...
+
+// One measured kernel (or op) with the shape the cost models take.
+struct MeasuredKernel {
+  KernelClass kind = KernelClass::kGemm;
+  DType dtype = DType::kBF16;
+  GemmShape gemm;            // kGemm
+  AttentionShape attention;  // kAttention*
+  double bytes = 0;          // kMemoryBound: bytes moved per call
+  double seconds = 0;        // per call
+  int64_t calls = 1;
+  std::string origin;  // where it was measured, for reports: "file: op [dims]"
+};
+
+// The cost model's time for the kernel under `table` (GemmModel, AttentionModel or
+// MemoryBoundModel, exactly as the projection charges it).
+double PredictSeconds(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k);
+
+// Whether the cost models can price the kernel on this GPU (its dtype has a peak there, its
+// shape is complete); kernels that cannot are left out of fits and errors.
+bool CanPredict(const GpuSpec& gpu, const MeasuredKernel& k);
+
+struct FittedClass {
+  KernelClass kind = KernelClass::kGemm;
+  DType dtype = DType::kBF16;  // GEMM classes; attention and memory-bound are per GPU
+  double min_size = 0;         // class start: GFLOP for GEMMs, MB for memory-bound, 0 otherwise
+  int kernels = 0;
+  double fraction_before = 0;
+  double fraction_after = 0;  // = fraction_before when not fitted
+  bool fitted = false;
+};
+
+// Prediction error of one op class over a set of kernels: |predicted / measured - 1|.
+struct ClassError {
+  KernelClass kind = KernelClass::kGemm;
+  int kernels = 0;
+  double median_before = 0, median_after = 0;
+  double mean_before = 0, mean_after = 0;
+};
+
+struct EfficiencyFit {
+  EfficiencyTable table;
+  std::vector<FittedClass> classes;  // every class that had at least one kernel
+  std::vector<ClassError> errors;    // on the fitted kernels, per op class
+  int usable_kernels = 0;            // kernels the models could price
+  // The launch floor (EfficiencyTable::min_kernel_seconds), fitted with the classes.
+  double floor_before = 0, floor_after = 0;
+  bool floor_fitted = false;
+};
+
+// Fits `base`'s classes to `kernels` on `gpu`. Classes with fewer than `min_kernels` kernels
+// keep `base`'s value. Throws UserError when no class reaches `min_kernels`.
+EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base,
+                                 const std::vector<MeasuredKernel>& kernels, int min_kernels = 3);
+
+// Errors of two tables (before, after) on `kernels`, per op class that has kernels.
+std::vector<ClassError> CompareTables(const GpuSpec& gpu, const EfficiencyTable& before,
+                                      const EfficiencyTable& after,
+                                      const std::vector<MeasuredKernel>& kernels);
+
+}  // namespace sextant

@@ -1,0 +1,140 @@
+#include "cost/efficiency_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+// Round numbers for hand arithmetic: 100 CUs, 100 TFLOP/s bf16 (1 per CU), 1 TB/s HBM
+// (10 GB/s per CU share), a 64 MiB L2 that holds the operands below.
+GpuSpec RoundGpu() {
+  GpuSpec g;
+  g.name = "round";
+  g.compute_units = 100;
+  g.hbm_bandwidth = 1e12;
+  g.l2_bytes = 64 * (int64_t{1} << 20);
+  g.peak_dense_tflops = {{DType::kBF16, 100.0}};
+  return g;
+}
+
+// 4096^3 bf16 on RoundGpu at fraction 1: 64x64 tiles, 41 waves of a 33.554432 µs main loop plus
+// a 2.4576 µs per-tile prologue/epilogue (see gemm_model_test.cc for the tile choice).
+constexpr double kIdeal4096 = 41 * (33.554432e-6 + 2.4576e-6);
+
+MeasuredKernel Gemm4096(double seconds) {
+  MeasuredKernel k;
+  k.kind = KernelClass::kGemm;
+  k.gemm = {4096, 4096, 4096};
+  k.seconds = seconds;
+  return k;
+}
+
+TEST(EfficiencyFitTest, AGemmMeasuredAtTwiceItsIdealTimeFitsFractionOneHalf) {
+  const EfficiencyFit fit =
+      FitEfficiencyTable(RoundGpu(), EfficiencyTable::Ideal(), {Gemm4096(2 * kIdeal4096)}, 1);
+  ASSERT_EQ(fit.classes.size(), 1u);
+  EXPECT_TRUE(fit.classes[0].fitted);
+  EXPECT_EQ(fit.classes[0].kernels, 1);
+  EXPECT_NEAR(fit.classes[0].fraction_after, 0.5, 1e-6);
+  EXPECT_DOUBLE_EQ(fit.classes[0].fraction_before, 1.0);
+  ASSERT_EQ(fit.errors.size(), 1u);
+  EXPECT_NEAR(fit.errors[0].median_before, 0.5, 1e-6);  // ideal predicts half the time
+  EXPECT_NEAR(fit.errors[0].median_after, 0.0, 1e-6);
+  EXPECT_NEAR(GemmModel(RoundGpu(), fit.table).Time({4096, 4096, 4096}, DType::kBF16),
+              2 * kIdeal4096, 1e-9);
+}
+
+TEST(EfficiencyFitTest, LeastAbsoluteLogErrorGivesTheMedianRatioOfAClass) {
+  EfficiencyTable base = EfficiencyTable::Ideal();
+  base.SetGemmTable(DType::kBF16, SizeClassTable{{0, 1e9}, {0.3, 0.9}});
+  // Achieved 0.8, 0.4 and 0.05 in the >= 1 GFLOP class: the median ratio 0.4 (a squared loss
+  // would give the geometric mean, 0.25, pulled down by the one slow kernel).
+  const EfficiencyFit fit = FitEfficiencyTable(
+      RoundGpu(), base,
+      {Gemm4096(kIdeal4096 / 0.8), Gemm4096(kIdeal4096 / 0.4), Gemm4096(kIdeal4096 / 0.05)}, 3);
+  const SizeClassTable& t = fit.table.GemmTable(DType::kBF16);
+  EXPECT_DOUBLE_EQ(t.fractions[0], 0.3);  // no kernels: untouched
+  EXPECT_NEAR(t.fractions[1], 0.4, 1e-6);
+  // Errors at 0.4: the 0.8 kernel is predicted at twice its time (+100%), the 0.4 one exactly,
+  // the 0.05 one at 1/8 of it (-87.5%): median 87.5%, mean (100 + 0 + 87.5) / 3 = 62.5%.
+  EXPECT_NEAR(fit.errors[0].median_after, 0.875, 1e-6);
+  EXPECT_NEAR(fit.errors[0].mean_after, 0.625, 1e-6);
+}
+
+TEST(EfficiencyFitTest, AClassWithTooFewKernelsKeepsItsDefault) {
+  EfficiencyTable base = EfficiencyTable::Ideal();
+  MeasuredKernel copy;
+  copy.kind = KernelClass::kMemoryBound;
+  copy.bytes = 100e6;      // 100 µs at 1 TB/s
+  copy.seconds = 200e-6;   // achieved 0.5
+  const EfficiencyFit fit =
+      FitEfficiencyTable(RoundGpu(), base, {Gemm4096(2 * kIdeal4096), copy, copy, copy}, 3);
+  for (const FittedClass& c : fit.classes) {
+    if (c.kind == KernelClass::kGemm) {
+      EXPECT_FALSE(c.fitted);  // one kernel < 3
+      EXPECT_DOUBLE_EQ(c.fraction_after, 1.0);
+    } else {
+      EXPECT_TRUE(c.fitted);
+      EXPECT_NEAR(c.fraction_after, 0.5, 1e-6);
+    }
+  }
+  EXPECT_NEAR(fit.table.HbmFraction(100e6), 0.5, 1e-6);
+  EXPECT_DOUBLE_EQ(fit.table.GemmFraction(DType::kBF16, 1e11), 1.0);
+  // Nothing reaches 5 kernels: refused rather than a fit from too little.
+  EXPECT_THROW(FitEfficiencyTable(RoundGpu(), base, {copy, copy}, 5), UserError);
+}
+
+TEST(EfficiencyFitTest, AttentionFractionsFitForwardAndBackwardSeparately) {
+  // Non-causal, batch 1, 100 heads, seq 1024, head dim 128: 800 query blocks = 8 full waves.
+  // Forward 2·(128 + 128)·1024²·100 = 53.687 GFLOP = 536.87 µs at 100 TFLOP/s; measured
+  // 1073.74 µs -> 0.5. Backward 2·(3·128 + 2·128)·1024²·100 = 134.22 GFLOP = 1342.18 µs;
+  // measured 5368.71 µs -> 0.25.
+  MeasuredKernel fwd;
+  fwd.kind = KernelClass::kAttentionForward;
+  fwd.attention = {1, 100, 100, 1024, 128, 128, /*causal=*/false};
+  fwd.seconds = 2 * 536.870912e-6;
+  MeasuredKernel bwd = fwd;
+  bwd.kind = KernelClass::kAttentionBackward;
+  bwd.seconds = 4 * 1342.17728e-6;
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), EfficiencyTable::Ideal(), {fwd, bwd}, 1);
+  EXPECT_NEAR(fit.table.attention_forward_fraction(), 0.5, 1e-6);
+  EXPECT_NEAR(fit.table.attention_backward_fraction(), 0.25, 1e-6);
+}
+
+TEST(EfficiencyFitTest, KernelsOnTheLaunchFloorFitTheFloorNotABandwidth) {
+  // 1 KB copies take 1 ns at 1 TB/s but were measured at 3, 4 and 6 µs: launch-bound. The
+  // floor takes their median, 4 µs; no HBM fraction in [0.001, 1] changes a prediction once
+  // the floor is there, so the class keeps its default instead of a fraction near zero.
+  std::vector<MeasuredKernel> copies;
+  for (double us : {3.0, 4.0, 6.0}) {
+    MeasuredKernel k;
+    k.kind = KernelClass::kMemoryBound;
+    k.bytes = 1e3;
+    k.seconds = us * 1e-6;
+    copies.push_back(k);
+  }
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), EfficiencyTable::Ideal(), copies, 3);
+  EXPECT_TRUE(fit.floor_fitted);
+  EXPECT_NEAR(fit.floor_after, 4e-6, 1e-11);
+  ASSERT_EQ(fit.classes.size(), 1u);
+  EXPECT_FALSE(fit.classes[0].fitted);
+  EXPECT_DOUBLE_EQ(fit.table.HbmFraction(1e3), 1.0);
+}
+
+TEST(EfficiencyFitTest, KernelsTheGpuCannotPriceAreLeftOut) {
+  MeasuredKernel fp8 = Gemm4096(1e-3);
+  fp8.dtype = DType::kFP8;  // RoundGpu has no fp8 peak
+  MeasuredKernel zero = Gemm4096(0);
+  EXPECT_FALSE(CanPredict(RoundGpu(), fp8));
+  EXPECT_FALSE(CanPredict(RoundGpu(), zero));
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), EfficiencyTable::Ideal(),
+                                               {fp8, zero, Gemm4096(2 * kIdeal4096)}, 1);
+  EXPECT_EQ(fit.usable_kernels, 1);
+}
+
+}  // namespace
+}  // namespace sextant

@@ -1,0 +1,144 @@
+#include "projection/calibration_file.h"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "hardware/hardware_library.h"
+#include "projection/measured_kernels.h"
+#include "util/error.h"
+#include "util/file_io.h"
+
+namespace sextant {
+namespace {
+
+constexpr const char* kFormat = "sextant-calibration";
+
+nlohmann::ordered_json Pct(double fraction) { return std::round(fraction * 1000) / 10; }
+
+}  // namespace
+
+std::string CalibrationFileJson(const CalibrationFile& c) {
+  nlohmann::ordered_json j;
+  j["format"] = kFormat;
+  j["version"] = kCalibrationFileVersion;
+  j["gpu"] = c.gpu;
+  j["sources"] = c.sources;
+  j["min_kernels"] = c.min_kernels;
+  nlohmann::ordered_json fit = nlohmann::ordered_json::array();
+  for (const FittedClass& f : c.fit.classes) {
+    nlohmann::ordered_json row;
+    row["class"] = std::string(KernelClassName(f.kind));
+    if (f.kind == KernelClass::kGemm) row["dtype"] = std::string(DTypeName(f.dtype));
+    if (f.kind == KernelClass::kGemm || f.kind == KernelClass::kMemoryBound) {
+      row["from"] = f.min_size;
+      row["unit"] = f.kind == KernelClass::kGemm ? "GFLOP" : "MB";
+    }
+    row["kernels"] = f.kernels;
+    row["default"] = f.fraction_before;
+    row["fitted"] = f.fraction_after;
+    row["used"] = f.fitted;
+    fit.push_back(row);
+  }
+  j["fit"] = fit;
+  j["launch_floor_us"] = {{"default", c.fit.floor_before * 1e6},
+                          {"fitted", c.fit.floor_after * 1e6},
+                          {"used", c.fit.floor_fitted}};
+  nlohmann::ordered_json errors = nlohmann::ordered_json::array();
+  for (const ClassError& e : c.fit.errors) {
+    errors.push_back({{"class", std::string(KernelClassName(e.kind))},
+                      {"kernels", e.kernels},
+                      {"median_error_default_pct", Pct(e.median_before)},
+                      {"median_error_fitted_pct", Pct(e.median_after)},
+                      {"mean_error_default_pct", Pct(e.mean_before)},
+                      {"mean_error_fitted_pct", Pct(e.mean_after)}});
+  }
+  j["errors"] = errors;
+  j["table"] = nlohmann::ordered_json::parse(c.fit.table.ToJson());
+  return j.dump(2) + "\n";
+}
+
+bool LooksLikeCalibrationFile(std::string_view head) {
+  return head.find(std::string("\"") + kFormat + "\"") != std::string_view::npos;
+}
+
+CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& file) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const SourceLocation where{file};
+  if (j.is_discarded()) ThrowUserError(where, "", "is not valid JSON");
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
+    ThrowUserError(where, "format",
+                   fmt::format("is not \"{}\": not a file written by `sextant calibrate`", kFormat));
+  }
+  if (!j.contains("version") || !j["version"].is_number_integer()) {
+    ThrowUserError(where, "version", "is missing or not an integer");
+  }
+  const auto version = j["version"].get<int64_t>();
+  if (version < 1 || version > kCalibrationFileVersion) {
+    ThrowUserError(where, "version",
+                   fmt::format("{} is not a version this program reads (1 to {})", version,
+                               kCalibrationFileVersion));
+  }
+  if (!j.contains("gpu") || !j["gpu"].is_string() || j["gpu"].get<std::string>().empty()) {
+    ThrowUserError(where, "gpu", "must name the GPU the table was fitted on");
+  }
+  CalibrationFile c;
+  c.gpu = j["gpu"].get<std::string>();
+  if (auto it = j.find("sources"); it != j.end() && it->is_array()) {
+    for (const auto& s : *it) {
+      if (s.is_string()) c.sources.push_back(s.get<std::string>());
+    }
+  }
+  if (!j.contains("table")) ThrowUserError(where, "table", "is missing");
+  c.fit.table = EfficiencyTable::FromJsonValue(j["table"], file, "table.");
+  return c;
+}
+
+EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu,
+                                std::string* source) {
+  // A calibration file is small JSON; a trace may be gigabytes, so look at its head first.
+  int64_t size = 0;
+  const int fd = OpenRegularFile(path, &size);
+  std::string head(static_cast<size_t>(std::min<int64_t>(size, 512)), '\0');
+  const ssize_t got = head.empty() ? 0 : ::read(fd, head.data(), head.size());
+  ::close(fd);
+  head.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  if (LooksLikeCalibrationFile(head)) {
+    const CalibrationFile c = ParseCalibrationFile(ReadFile(path, int64_t{16} << 20), path);
+    const GpuSpec* fitted_on = FindGpu(c.gpu);
+    if (fitted_on == nullptr || fitted_on->name != gpu.name) {
+      ThrowUserError(SourceLocation{path}, "gpu",
+                     fmt::format("the table was fitted on {}, the job runs on {}: fit one on "
+                                 "{} kernels (`sextant calibrate`) or leave --calibration out",
+                                 c.gpu, gpu.name, gpu.name));
+    }
+    *source = fmt::format("{} table from {} (fitted on {})", gpu.name, path,
+                          c.sources.empty() ? std::string("unnamed files")
+                                            : fmt::format("{}", fmt::join(c.sources, ", ")));
+    EfficiencyTable t = c.fit.table;
+    t.set_source(*source);
+    return t;
+  }
+  const MeasuredKernelFile measured = ReadMeasuredKernels(path);
+  // Every class with a kernel is fitted: files handed to a projection are usually the user's
+  // own measurements of the shapes that matter (`sextant calibrate` has the --min-kernels
+  // guard and the full report).
+  const EfficiencyFit fit =
+      FitEfficiencyTable(gpu, EfficiencyTable::Default(gpu), measured.kernels, 1);
+  std::string errors;
+  for (const ClassError& e : fit.errors) {
+    errors += fmt::format("{}{} median error {:.1f}% -> {:.1f}%", errors.empty() ? "" : ", ",
+                          KernelClassName(e.kind), e.median_before * 100, e.median_after * 100);
+  }
+  *source = fmt::format("{} table fitted on {} measured kernels from {} ({})", gpu.name,
+                        fit.usable_kernels, path, errors);
+  EfficiencyTable t = fit.table;
+  t.set_source(*source);
+  return t;
+}
+
+}  // namespace sextant

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""`sextant calibrate` fits MI300X's efficiency table to the kernels of real MI300X traces,
+scores it on a held-out trace, writes a calibration file that `projection performance
+--calibration` uses (and refuses for another GPU), and never writes over an input."""
+import hashlib
+import os
+import tempfile
+
+import harness
+
+t = harness.Test()
+mi300 = t.corpus("traces/TraceLens/mi300")
+qwen = os.path.join(mi300, "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+owlv2 = os.path.join(mi300, "google_owlv2-large-patch14-ensemble__1016001.json.gz")
+timesformer = os.path.join(mi300, "facebook_timesformer-base-finetuned-k400__1016002.json.gz")
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "mi300x.json")
+    run = t.sextant("calibrate", qwen, owlv2, "--test", timesformer, "-o", out)
+    # The GPU comes from the traces' deviceProperties ("AMD Instinct MI300X VF").
+    t.expect_output(run, r"MI300X efficiency fitted on \d+ measured kernels with shapes from 2 file")
+    t.expect_output(run, r"GEMM +bf16 +0 GFLOP +\d+ +0\.\d+ +0\.\d+ +yes")
+    t.expect_output(run, r"Cost-model error on held-out kernels \(1 file\(s\) not fitted on\)")
+    t.expect_output(run, r"launch floor \(us\)")
+    cal = t.json(t.sextant("calibrate", qwen, owlv2, "--json"))
+    t.check(cal["format"] == "sextant-calibration" and cal["version"] == 1 and cal["gpu"] == "MI300X",
+            "the calibration JSON does not say what it is")
+    t.check(cal["sources"] == [qwen, owlv2], "the calibration does not name its traces")
+
+    run = t.sextant("projection", "performance", "--calibration", out)
+    t.expect_output(run, r"efficiency table: MI300X table from " + out.replace(".", r"\.") +
+                    r" \(fitted on .*Qwen")
+    run = t.sextant("projection", "performance", "--gpu-arch", "h100", "--calibration", out,
+                    expect_status=1)
+    t.expect_output(run, r"fitted on MI300X, the job runs on H100")
+
+    # TraceLens tables do not name their GPU: it must be given.
+    gemm_csv = os.path.join(mi300, "Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs", "GEMM.csv")
+    run = t.sextant("calibrate", gemm_csv, expect_status=1)
+    t.expect_output(run, r"--gpu-arch")
+    run = t.sextant("calibrate", gemm_csv, "--gpu-arch", "mi300x", "--min-kernels", "1")
+    t.expect_output(run, r"MI300X efficiency fitted on 5 measured kernels")
+
+    # The output is never one of the inputs.
+    copy = os.path.join(tmp, "trace.json.gz")
+    with open(qwen, "rb") as src, open(copy, "wb") as dst:
+        dst.write(src.read())
+    before = hashlib.sha256(open(copy, "rb").read()).hexdigest()
+    run = t.sextant("calibrate", copy, "-o", copy, expect_status=1)
+    t.expect_output(run, r"trace\.json\.gz")
+    t.check(hashlib.sha256(open(copy, "rb").read()).hexdigest() == before,
+            "calibrate wrote over its input trace", run)
+t.passed()
