@@ -2,6 +2,7 @@
 // flash-attention forward/backward, memory-bound size classes) to kernels measured with their
 // shapes, reports the cost model's error before and after per op class, optionally on held-out
 // files (--test), and writes the table for `projection ... --calibration GPU.json`.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -31,7 +32,15 @@ struct CalibrateArgs {
   int min_kernels = 3;
   bool json = false;
   bool per_kernel = false;
+  std::vector<std::string> op_classes = {"gemm", "attention", "memory-bound", "floor"};
 };
+
+bool Wanted(const CalibrateArgs& a, KernelClass kind) {
+  const std::string name = kind == KernelClass::kGemm          ? "gemm"
+                           : kind == KernelClass::kMemoryBound ? "memory-bound"
+                                                               : "attention";
+  return std::find(a.op_classes.begin(), a.op_classes.end(), name) != a.op_classes.end();
+}
 
 struct KernelSet {
   std::vector<MeasuredKernel> kernels;
@@ -193,7 +202,13 @@ void Run(const CalibrateArgs& a) {
   file.gpu = gpu.name;
   file.sources = a.files;
   file.min_kernels = a.min_kernels;
-  file.fit = FitEfficiencyTable(gpu, base, fit_set.kernels, a.min_kernels);
+  std::vector<MeasuredKernel> chosen;
+  for (const MeasuredKernel& k : fit_set.kernels) {
+    if (Wanted(a, k.kind)) chosen.push_back(k);
+  }
+  const bool fit_floor =
+      std::find(a.op_classes.begin(), a.op_classes.end(), "floor") != a.op_classes.end();
+  file.fit = FitEfficiencyTable(gpu, base, chosen, a.min_kernels, fit_floor);
   std::vector<ClassError> held_out;
   if (!a.tests.empty()) {
     const KernelSet test_set = ReadAll(a.tests);
@@ -271,6 +286,11 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--min-kernels", args->min_kernels,
                   "fewest kernels a class needs to be fitted (default 3)")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--op-classes", args->op_classes,
+                  "what to fit (default all): gemm, attention, memory-bound, floor (the launch "
+                  "floor); the rest keeps the GPU's default")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"gemm", "attention", "memory-bound", "floor"}));
   cmd->add_flag("--json", args->json, "print the calibration file's JSON");
   cmd->add_flag("--per-kernel", args->per_kernel,
                 "list every kernel with its measured time and both tables' predictions");

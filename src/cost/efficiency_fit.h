@@ -70,10 +70,12 @@ struct EfficiencyFit {
   bool floor_fitted = false;
 };
 
-// Fits `base`'s classes to `kernels` on `gpu`. Classes with fewer than `min_kernels` kernels
-// keep `base`'s value. Throws UserError when no class reaches `min_kernels`.
+// Fits `base`'s classes to `kernels` on `gpu` (and the launch floor when `fit_floor`).
+// Classes with fewer than `min_kernels` kernels keep `base`'s value. Throws UserError when
+// nothing could be fitted.
 EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base,
-                                 const std::vector<MeasuredKernel>& kernels, int min_kernels = 3);
+                                 const std::vector<MeasuredKernel>& kernels, int min_kernels = 3,
+                                 bool fit_floor = true);
 
 // Errors of two tables (before, after) on `kernels`, per op class that has kernels.
 std::vector<ClassError> CompareTables(const GpuSpec& gpu, const EfficiencyTable& before,

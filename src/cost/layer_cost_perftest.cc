@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "cost/collective_model.h"
+#include "cost/efficiency_fit.h"
 #include "cost/layer_cost.h"
 #include "hardware/hardware_library.h"
 #include "job/test_job.h"
@@ -100,19 +101,23 @@ void BM_CalibrateGemm_B200_PublishedCublas(benchmark::State& state) {
                           {4096, 8192, 8192, 1652},
                           {8192, 4096, 8192, 1648},
                           {8192, 8192, 8192, 1610}};
-  std::vector<GemmMeasurement> measured;
+  std::vector<MeasuredKernel> measured;
   for (const Point& p : points) {
-    measured.push_back(
-        {{p.m, p.n, p.k}, DType::kBF16, 2.0 * p.m * p.n * p.k / (p.tflops * 1e12), 0});
+    MeasuredKernel k;
+    k.gemm = {p.m, p.n, p.k};
+    k.seconds = 2.0 * p.m * p.n * p.k / (p.tflops * 1e12);
+    measured.push_back(k);
   }
-  CalibrationResult r;
+  EfficiencyFit r;
   for (auto _ : state) {
-    r = CalibrateGemmEfficiency(gpu, EfficiencyTable::Default(gpu), measured);
+    r = FitEfficiencyTable(gpu, EfficiencyTable::Default(gpu), measured, 1);
     benchmark::DoNotOptimize(r);
   }
-  state.counters["mape_default_pct"] = r.mape_before * 100;
-  state.counters["mape_fitted_pct"] = r.mape_after * 100;
-  state.counters["classes_fitted"] = static_cast<double>(r.classes.size());
+  state.counters["mape_default_pct"] = r.errors.at(0).mean_before * 100;
+  state.counters["mape_fitted_pct"] = r.errors.at(0).mean_after * 100;
+  int fitted = 0;
+  for (const FittedClass& c : r.classes) fitted += c.fitted;
+  state.counters["classes_fitted"] = fitted;
 }
 BENCHMARK(BM_CalibrateGemm_B200_PublishedCublas);
 

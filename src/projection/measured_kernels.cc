@@ -86,8 +86,9 @@ int64_t TraceLensCalls(const CsvTable& t, size_t row) {
 }
 
 std::string RowOrigin(const CsvTable& t, size_t row) {
-  return fmt::format("{}:{}: {}", t.file(), t.line(row),
-                     t.HasColumn("name") ? t.Get(row, "name") : std::string("row"));
+  return fmt::format("{} ({}:{})",
+                     t.HasColumn("name") ? t.Get(row, "name") : std::string("row"), t.file(),
+                     t.line(row));
 }
 
 void ReadTraceLensGemms(const CsvTable& t, MeasuredKernelFile& out) {
@@ -139,7 +140,7 @@ void AddGemmTimings(const std::vector<GemmMeasurement>& timings, const std::stri
     k.dtype = g.dtype;
     k.gemm = g.shape;
     k.seconds = g.seconds;
-    k.origin = fmt::format("{}:{}", file, g.line);
+    k.origin = fmt::format("GEMM ({}:{})", file, g.line);
     out.kernels.push_back(std::move(k));
   }
 }
@@ -163,7 +164,7 @@ void AddTraceKernels(const TraceData& trace, const std::string& file, MeasuredKe
     MeasuredKernel k;
     k.seconds = static_cast<double>(row.kernel_ns) * 1e-9 / static_cast<double>(row.count);
     k.calls = row.count;
-    k.origin = fmt::format("{}: {} {}", file, row.name, row.input_dims);
+    k.origin = fmt::format("{} {} ({})", row.name, row.input_dims, file);
     if (row.family == "GEMM") {
       if (!priced) continue;
       k.kind = KernelClass::kGemm;

@@ -248,6 +248,7 @@ def build_cases(d, corpus):
             ("hardware_config", ["projection", "memory", "--hardware-config", "{input}"]),
             ("validate", ["validate", "{input}"]),
             ("gemm_timings", ["projection", "performance", "--gemm-timings", "{input}"]),
+            ("calibrate", ["calibrate", "--gpu-arch", "mi300x", "{input}"]),
             ("trace", ["trace", "report", "{input}"]),
             ("snapshot", ["memory", "snapshot", "{input}"])]:
         for special, path in [("dev_zero", "/dev/zero"), ("fifo", fifo), ("directory", d)]:
