@@ -104,15 +104,16 @@ Table FitTable(const EfficiencyFit& fit, int min_kernels) {
     if (c.kind == KernelClass::kGemm) from = fmt::format("{:g} GFLOP", c.min_size);
     if (c.kind == KernelClass::kMemoryBound) from = fmt::format("{:g} MB", c.min_size);
     t.AddRow({std::string(KernelClassName(c.kind)),
-              c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(),
-              from, int64_t{c.kernels}, c.fraction_before, c.fraction_after,
+              c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(), from,
+              int64_t{c.kernels}, c.fraction_before, c.fraction_after,
               c.fitted ? std::string("yes") : fmt::format("no (< {} kernels)", min_kernels)});
   }
   t.AddRow({std::string("launch floor (us)"), Cell(), Cell(), int64_t{fit.usable_kernels},
             fit.floor_before * 1e6, fit.floor_after * 1e6,
             fit.floor_fitted ? std::string("yes") : std::string("no (no kernel near it)")});
   t.AddNote(
-      "fitted: least absolute deviation on log time of the cost model's prediction (launch floor and HBM "
+      "fitted: least absolute deviation on log time of the cost model's prediction (launch floor "
+      "and HBM "
       "roofline included), the floor and the classes in turn; classes without kernels keep the "
       "default");
   return t;
@@ -146,8 +147,7 @@ std::string ShapeText(const MeasuredKernel& k) {
       return fmt::format("b{} h{}/{} s{} d{}/{}{}", a.batch, a.q_heads, a.kv_heads, a.seq,
                          a.head_dim_qk, a.head_dim_v, a.causal ? " causal" : "");
     }
-    case KernelClass::kMemoryBound:
-      return fmt::format("{:.3f} MB", k.bytes / 1e6);
+    case KernelClass::kMemoryBound: return fmt::format("{:.3f} MB", k.bytes / 1e6);
   }
   return "";
 }
@@ -169,9 +169,9 @@ Table KernelTable(const std::string& name, const std::string& title, const GpuSp
   for (const MeasuredKernel& k : kernels) {
     if (!CanPredict(gpu, k)) continue;
     const double fitted = PredictSeconds(gpu, after, k);
-    t.AddRow({std::string(KernelClassName(k.kind)), std::string(DTypeName(k.dtype)),
-              ShapeText(k), k.calls, k.seconds * 1e6, PredictSeconds(gpu, before, k) * 1e6,
-              fitted * 1e6, (fitted / k.seconds - 1) * 100, k.origin});
+    t.AddRow({std::string(KernelClassName(k.kind)), std::string(DTypeName(k.dtype)), ShapeText(k),
+              k.calls, k.seconds * 1e6, PredictSeconds(gpu, before, k) * 1e6, fitted * 1e6,
+              (fitted / k.seconds - 1) * 100, k.origin});
   }
   return t;
 }
@@ -239,8 +239,8 @@ void Run(const CalibrateArgs& a) {
           ? fmt::format(" ({} shaped ops without a cost model left out)", fit_set.unpriced)
           : "");
   std::cout << RenderConsoleTable(FitTable(file.fit, a.min_kernels)) << "\n";
-  std::cout << RenderConsoleTable(ErrorTable("errors", "Cost-model error on the fitted kernels",
-                                             file.fit.errors))
+  std::cout << RenderConsoleTable(
+                   ErrorTable("errors", "Cost-model error on the fitted kernels", file.fit.errors))
             << "\n";
   if (a.per_kernel) {
     std::cout << RenderConsoleTable(KernelTable("kernels", "Fitted kernels", gpu, base,
@@ -250,8 +250,8 @@ void Run(const CalibrateArgs& a) {
   }
   if (!a.tests.empty()) {
     if (a.per_kernel) {
-      std::cout << RenderConsoleTable(KernelTable("held_out_kernels", "Held-out kernels", gpu,
-                                                  base, file.fit.table, ReadAll(a.tests).kernels),
+      std::cout << RenderConsoleTable(KernelTable("held_out_kernels", "Held-out kernels", gpu, base,
+                                                  file.fit.table, ReadAll(a.tests).kernels),
                                       90)
                 << "\n";
     }
@@ -263,9 +263,10 @@ void Run(const CalibrateArgs& a) {
               << "\n";
   }
   if (!a.output.empty()) {
-    std::cout << fmt::format("Calibration written to {} (use: sextant projection performance "
-                             "... --calibration {})\n",
-                             a.output, a.output);
+    std::cout << fmt::format(
+        "Calibration written to {} (use: sextant projection performance "
+        "... --calibration {})\n",
+        a.output, a.output);
   }
 }
 

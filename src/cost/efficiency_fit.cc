@@ -25,14 +25,10 @@ double Median(std::vector<double> v) {
 
 std::string_view KernelClassName(KernelClass kind) {
   switch (kind) {
-    case KernelClass::kGemm:
-      return "GEMM";
-    case KernelClass::kAttentionForward:
-      return "attention fwd";
-    case KernelClass::kAttentionBackward:
-      return "attention bwd";
-    case KernelClass::kMemoryBound:
-      return "memory-bound";
+    case KernelClass::kGemm: return "GEMM";
+    case KernelClass::kAttentionForward: return "attention fwd";
+    case KernelClass::kAttentionBackward: return "attention bwd";
+    case KernelClass::kMemoryBound: return "memory-bound";
   }
   return "?";
 }
@@ -46,25 +42,22 @@ bool CanPredict(const GpuSpec& gpu, const MeasuredKernel& k) {
     case KernelClass::kAttentionForward:
     case KernelClass::kAttentionBackward: {
       const AttentionShape& a = k.attention;
-      return gpu.Supports(k.dtype) && a.batch > 0 && a.q_heads > 0 && a.kv_heads > 0 &&
-             a.seq > 0 && a.head_dim_qk > 0 && a.head_dim_v > 0 && a.cp >= 1;
+      return gpu.Supports(k.dtype) && a.batch > 0 && a.q_heads > 0 && a.kv_heads > 0 && a.seq > 0 &&
+             a.head_dim_qk > 0 && a.head_dim_v > 0 && a.cp >= 1;
     }
-    case KernelClass::kMemoryBound:
-      return k.bytes > 0 && gpu.hbm_bandwidth > 0;
+    case KernelClass::kMemoryBound: return k.bytes > 0 && gpu.hbm_bandwidth > 0;
   }
   return false;
 }
 
 double PredictSeconds(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k) {
   switch (k.kind) {
-    case KernelClass::kGemm:
-      return GemmModel(gpu, table).Time(k.gemm, k.dtype);
+    case KernelClass::kGemm: return GemmModel(gpu, table).Time(k.gemm, k.dtype);
     case KernelClass::kAttentionForward:
       return AttentionModel(gpu, table).Forward(k.attention, k.dtype).seconds;
     case KernelClass::kAttentionBackward:
       return AttentionModel(gpu, table).Backward(k.attention, k.dtype).seconds;
-    case KernelClass::kMemoryBound:
-      return MemoryBoundModel(gpu, table).Time(k.bytes);
+    case KernelClass::kMemoryBound: return MemoryBoundModel(gpu, table).Time(k.bytes);
   }
   return 0;
 }
@@ -129,14 +122,10 @@ EfficiencyTable WithFraction(const EfficiencyTable& table, const ClassKey& key, 
 double CurrentFraction(const EfficiencyTable& t, const ClassKey& key) {
   const auto [kind, dtype, size_class] = key;
   switch (kind) {
-    case KernelClass::kGemm:
-      return t.GemmTable(dtype).fractions[size_class];
-    case KernelClass::kAttentionForward:
-      return t.attention_forward_fraction();
-    case KernelClass::kAttentionBackward:
-      return t.attention_backward_fraction();
-    case KernelClass::kMemoryBound:
-      return t.hbm_table().fractions[size_class];
+    case KernelClass::kGemm: return t.GemmTable(dtype).fractions[size_class];
+    case KernelClass::kAttentionForward: return t.attention_forward_fraction();
+    case KernelClass::kAttentionBackward: return t.attention_backward_fraction();
+    case KernelClass::kMemoryBound: return t.hbm_table().fractions[size_class];
   }
   return 1;
 }
@@ -146,7 +135,7 @@ double CurrentFraction(const EfficiencyTable& t, const ClassKey& key) {
 // ops, batched GEMMs of a few rows), and a squared loss lets them drag the whole class; the
 // absolute loss gives the class's median ratio when its kernels scale with the fraction.
 double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
-                       const std::vector<const MeasuredKernel*>& kernels) {
+                        const std::vector<const MeasuredKernel*>& kernels) {
   double sum = 0;
   for (const MeasuredKernel* k : kernels) {
     sum += std::abs(std::log(PredictSeconds(gpu, table, *k) / k->seconds));
@@ -271,8 +260,8 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
         "traces recorded with record_shapes=True)",
         min_kernels, gpu.name, fit.usable_kernels));
   }
-  fit.table.set_source(fmt::format("{} table fitted on {} measured kernels", gpu.name,
-                                   fit.usable_kernels));
+  fit.table.set_source(
+      fmt::format("{} table fitted on {} measured kernels", gpu.name, fit.usable_kernels));
   fit.errors = CompareTables(gpu, base, fit.table, kernels);
   return fit;
 }

@@ -69,8 +69,8 @@ TEST(EfficiencyFitTest, AClassWithTooFewKernelsKeepsItsDefault) {
   EfficiencyTable base = EfficiencyTable::Ideal();
   MeasuredKernel copy;
   copy.kind = KernelClass::kMemoryBound;
-  copy.bytes = 100e6;      // 100 µs at 1 TB/s
-  copy.seconds = 200e-6;   // achieved 0.5
+  copy.bytes = 100e6;     // 100 µs at 1 TB/s
+  copy.seconds = 200e-6;  // achieved 0.5
   const EfficiencyFit fit =
       FitEfficiencyTable(RoundGpu(), base, {Gemm4096(2 * kIdeal4096), copy, copy, copy}, 3);
   for (const FittedClass& c : fit.classes) {

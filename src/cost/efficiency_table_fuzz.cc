@@ -9,8 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    sextant::EfficiencyTable::FromJson(
-        std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+    sextant::EfficiencyTable::FromJson(std::string_view(reinterpret_cast<const char*>(data), size),
+                                       "fuzz.json");
   } catch (const sextant::UserError&) {
   }
   return 0;

@@ -64,10 +64,10 @@ TEST(CalibrationCorpusTest, H100FitPredictsTheHeldOutTracesGemmsWithin15Percent)
                          Kernels({"h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
                                   "h100/google_owlv2-large-patch14-ensemble__1016001.json.gz",
                                   "h100/gaunernst_bert-small-uncased__1016001.json.gz"}));
-  const std::optional<ClassError> held_out = Gemm(CompareTables(
-      gpu, base, fit.table,
-      Kernels({"h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
-               "h100/Falconsai_nsfw_image_detection__1016002.json.gz"})));
+  const std::optional<ClassError> held_out =
+      Gemm(CompareTables(gpu, base, fit.table,
+                         Kernels({"h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+                                  "h100/Falconsai_nsfw_image_detection__1016002.json.gz"})));
   ASSERT_TRUE(held_out.has_value());
   EXPECT_GE(held_out->kernels, 15);
   EXPECT_LT(held_out->median_after, 0.15);
@@ -86,8 +86,8 @@ TEST(CalibrationCorpusTest, TheShippedMi300xTableIsTheFitOnEveryMi300xTrace) {
   const SizeClassTable& ours = shipped.GemmTable(DType::kBF16);
   ASSERT_EQ(fitted.fractions.size(), ours.fractions.size());
   for (size_t i = 0; i < ours.fractions.size(); ++i) {
-    EXPECT_NEAR(ours.fractions[i], fitted.fractions[i], 0.005) << "class from "
-                                                               << ours.thresholds[i] / 1e9;
+    EXPECT_NEAR(ours.fractions[i], fitted.fractions[i], 0.005)
+        << "class from " << ours.thresholds[i] / 1e9;
   }
   EXPECT_NEAR(shipped.min_kernel_seconds(), fit.floor_after, 0.01e-6);
 }

@@ -71,8 +71,9 @@ CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& f
   const SourceLocation where{file};
   if (j.is_discarded()) ThrowUserError(where, "", "is not valid JSON");
   if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
-    ThrowUserError(where, "format",
-                   fmt::format("is not \"{}\": not a file written by `sextant calibrate`", kFormat));
+    ThrowUserError(
+        where, "format",
+        fmt::format("is not \"{}\": not a file written by `sextant calibrate`", kFormat));
   }
   if (!j.contains("version") || !j["version"].is_number_integer()) {
     ThrowUserError(where, "version", "is missing or not an integer");
@@ -98,8 +99,7 @@ CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& f
   return c;
 }
 
-EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu,
-                                std::string* source) {
+EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source) {
   // A calibration file is small JSON; a trace may be gigabytes, so look at its head first.
   int64_t size = 0;
   const int fd = OpenRegularFile(path, &size);

@@ -43,7 +43,8 @@ TEST(CalibrationFileTest, WhatIsWrittenIsReadBack) {
   EXPECT_NEAR(read.fit.table.min_kernel_seconds(), 4.5e-6, 1e-15);
   // Everything else of the default table survives too: the fp8 ramp and the HBM classes.
   const EfficiencyTable d = EfficiencyTable::Default(*FindGpu("MI300X"));
-  EXPECT_DOUBLE_EQ(read.fit.table.GemmFraction(DType::kFP8, 1e12), d.GemmFraction(DType::kFP8, 1e12));
+  EXPECT_DOUBLE_EQ(read.fit.table.GemmFraction(DType::kFP8, 1e12),
+                   d.GemmFraction(DType::kFP8, 1e12));
   EXPECT_DOUBLE_EQ(read.fit.table.HbmFraction(50e6), d.HbmFraction(50e6));
   EXPECT_EQ(read.fit.table.overlapped_epilogue(), d.overlapped_epilogue());
 }

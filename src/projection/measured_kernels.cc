@@ -86,9 +86,8 @@ int64_t TraceLensCalls(const CsvTable& t, size_t row) {
 }
 
 std::string RowOrigin(const CsvTable& t, size_t row) {
-  return fmt::format("{} ({}:{})",
-                     t.HasColumn("name") ? t.Get(row, "name") : std::string("row"), t.file(),
-                     t.line(row));
+  return fmt::format("{} ({}:{})", t.HasColumn("name") ? t.Get(row, "name") : std::string("row"),
+                     t.file(), t.line(row));
 }
 
 void ReadTraceLensGemms(const CsvTable& t, MeasuredKernelFile& out) {

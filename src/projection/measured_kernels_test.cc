@@ -34,10 +34,9 @@ TEST(MeasuredKernelsTest, GemmsOfATraceAreThoseOfTraceLensGemmReport) {
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, std::pair<double, int64_t>> theirs;
   for (size_t i = 0; i < reference.size(); ++i) {
     if (reference.Get(i, "param: dtype_A_B").find("BFloat16") == std::string::npos) continue;
-    auto& [seconds, calls] = theirs[{std::stoll(reference.Get(i, "param: M")),
-                                     std::stoll(reference.Get(i, "param: N")),
-                                     std::stoll(reference.Get(i, "param: K")),
-                                     std::stoll(reference.Get(i, "param: B"))}];
+    auto& [seconds, calls] = theirs[{
+        std::stoll(reference.Get(i, "param: M")), std::stoll(reference.Get(i, "param: N")),
+        std::stoll(reference.Get(i, "param: K")), std::stoll(reference.Get(i, "param: B"))}];
     seconds += std::stod(reference.Get(i, "Kernel Time (µs)_sum")) * 1e-6;
     calls += std::stoll(reference.Get(i, "name_count"));
   }
@@ -53,8 +52,8 @@ TEST(MeasuredKernelsTest, GemmsOfATraceAreThoseOfTraceLensGemmReport) {
 
 TEST(MeasuredKernelsTest, ReadsTraceLensGemmAndAttentionTables) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
-  const std::string dir = CorpusPath(
-      "traces/TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs/");
+  const std::string dir =
+      CorpusPath("traces/TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs/");
   const MeasuredKernelFile gemms = ReadMeasuredKernels(dir + "GEMM.csv");
   // Five rows: four bf16 GEMMs and one fp32 bmm (32 x [559 x 1]) .
   ASSERT_EQ(gemms.kernels.size(), 5u);
@@ -100,11 +99,11 @@ TEST(MeasuredKernelsTest, ABadTraceLensCellNamesFileLineAndColumn) {
     EXPECT_NE(what.find("param: N"), std::string::npos) << what;
   }
   // Dimensions beyond any tensor are refused, not multiplied into overflow.
-  EXPECT_THROW(ParseMeasuredKernelTable(
-                   "name,param: B,param: M,param: N,param: K,param: dtype_A_B,"
-                   "Kernel Time (µs)_median\naten::mm,1,1e300,64,64,c10::BFloat16,5\n",
-                   "GEMM.csv"),
-               UserError);
+  EXPECT_THROW(
+      ParseMeasuredKernelTable("name,param: B,param: M,param: N,param: K,param: dtype_A_B,"
+                               "Kernel Time (µs)_median\naten::mm,1,1e300,64,64,c10::BFloat16,5\n",
+                               "GEMM.csv"),
+      UserError);
 }
 
 }  // namespace
