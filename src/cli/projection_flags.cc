@@ -24,7 +24,8 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--hardware-config", o.hardware_config,
                   "hardware YAML (Primus hardware_config: keys or Sextant's schema)");
   cmd->add_option("--profiling-mode", o.profiling_mode,
-                  "layer times: simulate|benchmark|both|trace")
+                  "layer times: simulate (cost models), trace (measured in --trace files), both "
+                  "(the two side by side), benchmark (timed on a local GPU)")
       ->check(CLI::IsMember({"simulate", "benchmark", "both", "trace"}));
   cmd->add_option("--memory-mode", o.memory_mode, "simulate|benchmark|both")
       ->check(CLI::IsMember({"simulate", "benchmark", "both"}));
@@ -61,7 +62,9 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
                   "write measured layer times to this JSON artifact");
   cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
-  cmd->add_option("--trace", o.traces, "profiler trace(s) for --profiling-mode trace");
+  cmd->add_option("--trace", o.traces,
+                  "profiler trace(s) of a short run with per-layer ranges (attn(F), mlp(B), ...) "
+                  "for --profiling-mode trace|both");
   cmd->add_option("--chrome-trace", o.chrome_trace, "write the simulated step as a Chrome trace");
   cmd->add_option("--pp-dump", o.pp_dump, "write the simulated step as a Primus pipeline dump");
   cmd->add_flag("--json", o.json, "machine-readable result on stdout");

@@ -144,8 +144,8 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   if (m < 1) ThrowUserError("the global batch gives no micro-batch to each data-parallel rank");
 
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
-  const ModelTimings timings =
-      ComputeModelTimings(job, options.calibration, options.gemm_table.get());
+  ModelTimings timings = ComputeModelTimings(job, options.calibration, options.gemm_table.get());
+  if (options.measured_layers) ApplyMeasuredLayers(*options.measured_layers, &timings);
   const bool compare_all = options.compare_all_schedules;
   const ScheduleKind chosen = ForVirtualStages(
       compare_all ? ScheduleKind::k1F1B : job.training.pipeline_schedule, job.parallel.vpp);
@@ -314,6 +314,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         inner.scaling_nodes = {n};
         inner.calibration = options.calibration;
         inner.gemm_table = options.gemm_table;
+        inner.measured_layers = options.measured_layers;
         const PerformanceReport sr = ProjectPerformance(scaled, inner);
         sp.dp = scaled.parallel.dp;
         sp.micro_batches = sr.micro_batches;

@@ -15,6 +15,7 @@
 #include "pipeline/pipeline_simulator.h"
 #include "pipeline/schedule.h"
 #include "projection/layer_timing.h"
+#include "projection/trace_layer_times.h"
 
 namespace sextant {
 
@@ -81,6 +82,8 @@ struct PerformanceOptions {
   Calibration calibration;         // fitted constants, see layer_timing.h
   // Efficiency table calibrated from measured GEMMs (--gemm-timings); null = the GPU's default.
   std::shared_ptr<const EfficiencyTable> gemm_table;
+  // Layer times measured in traces (--profiling-mode trace); null = all modelled.
+  std::shared_ptr<const MeasuredLayerTimes> measured_layers;
 };
 
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});

@@ -13,6 +13,8 @@
 #include "projection/calibration_file.h"
 #include "projection/performance_model.h"
 #include "projection/performance_report.h"
+#include "projection/profiling_comparison.h"
+#include "report/console_table.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -24,13 +26,16 @@ void CheckModes(const ProjectionOptions& o) {
                    " needs GPU measurements, which this projection does not take; use "
                    "--memory-mode simulate");
   }
-  if (o.profiling_mode == "benchmark" || o.profiling_mode == "both") {
+  if (o.profiling_mode == "benchmark" || (o.profiling_mode == "both" && o.traces.empty())) {
     ThrowUserError("--profiling-mode " + o.profiling_mode +
-                   " times layers on a local GPU; this build has no GPU benchmark backend "
-                   "(use --profiling-mode simulate)");
+                   " times layers on a local GPU; this build has no GPU benchmark backend (use "
+                   "--profiling-mode simulate, or trace / both with --trace FILE for layer times "
+                   "measured in a profiler trace)");
   }
-  if (o.profiling_mode == "trace") {
-    ThrowUserError("--profiling-mode trace is not available yet; use --profiling-mode simulate");
+  if (o.profiling_mode == "trace" && o.traces.empty()) {
+    ThrowUserError(
+        "--profiling-mode trace takes layer times from a profiler trace of a short run: give it "
+        "with --trace FILE...");
   }
   if (!o.load_benchmark.empty() || !o.save_benchmark.empty()) {
     ThrowUserError("--save-benchmark/--load-benchmark need --profiling-mode benchmark");
@@ -41,7 +46,7 @@ void CheckModes(const ProjectionOptions& o) {
         "--benchmark-gpus and --memory-safety-margin apply to --profiling-mode/--memory-mode "
         "benchmark, which times the model on local GPUs; this projection is analytical");
   }
-  if (!o.traces.empty() && o.profiling_mode != "trace") {
+  if (!o.traces.empty() && o.profiling_mode != "trace" && o.profiling_mode != "both") {
     ThrowUserError("--trace FILE takes layer times from a trace with --profiling-mode trace");
   }
 }
@@ -80,6 +85,7 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
   for (const std::string* path : {&o.config, &o.hardware_config, &o.calibration}) {
     if (!path->empty()) inputs.push_back(*path);
   }
+  inputs.insert(inputs.end(), o.traces.begin(), o.traces.end());
   if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace, inputs);
   if (!o.pp_dump.empty()) {
     PrimusDumpLayout layout{job.parallel.dp, job.parallel.tp, job.parallel.ep};
@@ -92,6 +98,9 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
 PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
+  if (o.profiling_mode == "trace" || o.profiling_mode == "both") {
+    p.measured_layers = std::make_shared<MeasuredLayerTimes>(MeasureLayerTimes(o.traces));
+  }
   if (!o.calibration.empty()) {
     std::string source;
     p.gemm_table =
@@ -118,9 +127,10 @@ void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport&
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
-  if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty()) {
+  if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty() ||
+      !options.traces.empty()) {
     ThrowUserError(
-        "--chrome-trace, --pp-dump and --calibration belong to the timed step: use "
+        "--chrome-trace, --pp-dump, --calibration and --trace belong to the timed step: use "
         "`projection performance` or `projection both` (a memory projection has no step time)");
   }
   const Job j = WithSchedule(job, options);
@@ -168,6 +178,20 @@ MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf) {
 void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
   const PerformanceReport perf = ProjectJobPerformance(job, options);
   WriteExports(perf, WithSchedule(job, options), options);
+  if (options.profiling_mode == "both") {
+    // The same job with every layer modelled, for the side-by-side table.
+    ProjectionOptions simulate = options;
+    simulate.profiling_mode = "simulate";
+    simulate.traces.clear();
+    const PerformanceReport modelled = ProjectJobPerformance(job, simulate);
+    if (options.json) {
+      out << ProfilingComparisonJson(modelled, perf).dump(2) << "\n";
+    } else {
+      out << RenderPerformanceReport(perf) << "\n"
+          << RenderConsoleTable(ProfilingComparisonTable(modelled, perf));
+    }
+    return;
+  }
   if (options.json) {
     out << PerformanceReportJson(perf).dump(2) << "\n";
   } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 
@@ -30,6 +31,45 @@ std::vector<AnnotationStats> SummarizeAnnotations(const TraceData& trace,
       annotation_at[i] = inherited;
     }
   }
+  // The backward runs on autograd's own thread, outside the ranges the training loop opens
+  // around it (DualPipe's "attn(B)" is recorded on the main thread, its kernels are launched
+  // from the engine's). A launch with no range of its own thread inherits the innermost range
+  // open at that moment on the thread of the same process holding the most ranges.
+  std::unordered_map<uint32_t, std::vector<int32_t>> ranges_by_thread;  // starts ascending
+  for (size_t i = 0; i < n; ++i) {
+    if (annotation_at[i] == static_cast<int32_t>(i)) {
+      ranges_by_thread[trace.cpu[i].thread].push_back(static_cast<int32_t>(i));
+    }
+  }
+  for (auto& [thread, ranges] : ranges_by_thread) {
+    std::stable_sort(ranges.begin(), ranges.end(),
+                     [&](int32_t a, int32_t b) { return trace.cpu[a].ts_ns < trace.cpu[b].ts_ns; });
+  }
+  const std::vector<int32_t>* main_ranges = nullptr;
+  uint32_t main_thread = 0;
+  for (const auto& [thread, ranges] : ranges_by_thread) {
+    if (main_ranges == nullptr || ranges.size() > main_ranges->size() ||
+        (ranges.size() == main_ranges->size() && thread < main_thread)) {
+      main_ranges = &ranges;
+      main_thread = thread;
+    }
+  }
+  auto enclosing = [&](const CpuEvent& launch) -> int32_t {
+    const int32_t own = annotation_at[&launch - trace.cpu.data()];
+    if (own >= 0 || main_ranges == nullptr || launch.thread == main_thread ||
+        trace.threads[launch.thread].pid != trace.threads[main_thread].pid) {
+      return own;
+    }
+    // Last range starting at or before the launch, then out through its enclosing ranges
+    // (ranges on one thread nest) to the first that is still open.
+    auto it = std::upper_bound(main_ranges->begin(), main_ranges->end(), launch.ts_ns,
+                               [&](int64_t ts, int32_t r) { return ts < trace.cpu[r].ts_ns; });
+    if (it == main_ranges->begin()) return -1;
+    for (int32_t a = *std::prev(it); a >= 0; a = annotation_above[a]) {
+      if (trace.cpu[a].end_ns() > launch.ts_ns) return a;
+    }
+    return -1;
+  };
   struct Instance {
     int64_t kernels = 0, kernel_ns = 0, first = INT64_MAX, last = INT64_MIN;
   };
@@ -37,7 +77,7 @@ std::vector<AnnotationStats> SummarizeAnnotations(const TraceData& trace,
   for (uint32_t gi : gpu_indices) {
     const GpuEvent& g = trace.gpu[gi];
     if (g.launcher < 0) continue;
-    for (int32_t a = annotation_at[g.launcher]; a >= 0; a = annotation_above[a]) {
+    for (int32_t a = enclosing(trace.cpu[g.launcher]); a >= 0; a = annotation_above[a]) {
       Instance& in = instances[a];
       ++in.kernels;
       in.kernel_ns += g.dur_ns;

@@ -3,6 +3,9 @@
 // "Optimizer.step#AdamW.step", "nccl:all_reduce"). Each GPU activity counts for every annotation
 // around its launch, so nested ranges (a "1F1B" range holding per-layer ranges) each get their
 // whole content. ProfilerStep#N ranges are iterations and are left to the iteration tables.
+// Work launched from a thread with no range of its own (autograd's backward thread) belongs
+// to the ranges open at that moment on the process's thread that holds the most ranges (the
+// training loop's), so a loop's "attn(B)" range gets the backward kernels it waited for.
 #pragma once
 
 #include <cstdint>

@@ -64,5 +64,30 @@ TEST(AnnotationSummaryTest, EachRangeHoldsTheGpuWorkLaunchedInsideIt) {
   EXPECT_EQ(s.back().name, "log");
 }
 
+// The training loop (thread 1) opens "attn(B)" [10, 40) and calls backward; autograd's engine
+// (thread 2) launches k1 at 12 and k2 at 45 with no range of its own. k1 belongs to attn(B)
+// (and to the enclosing "1F1B" [0, 50)); k2, launched after attn(B) closed, only to 1F1B. A
+// launch from thread 2 inside its own range "hook" [20, 30) keeps that range alone.
+TEST(AnnotationSummaryTest, BackwardThreadLaunchesBelongToTheLoopsOpenRange) {
+  TraceData t = KinetoTraceBuilder()
+                    .Annotation("1F1B", 0, 50)
+                    .Annotation("attn(B)", 10, 30)
+                    .Launch(12, 1, 1, /*tid=*/2)
+                    .Annotation("hook", 20, 10, /*tid=*/2)
+                    .Launch(21, 1, 3, /*tid=*/2)
+                    .Launch(45, 1, 2, /*tid=*/2)
+                    .Kernel("k1", 13, 10, 1)
+                    .Kernel("k2", 46, 2, 2)
+                    .Kernel("k3", 24, 3, 3)
+                    .Parse();
+  std::vector<AnnotationStats> s = SummarizeAnnotations(t, TimelineEvents(t));
+  ASSERT_NE(Find(s, "attn(B)"), nullptr);
+  EXPECT_EQ(Find(s, "attn(B)")->kernels, 1);
+  EXPECT_EQ(Find(s, "attn(B)")->kernel_ns, 10'000);
+  EXPECT_EQ(Find(s, "1F1B")->kernels, 2);  // k1 and k2; k3 has a range of its own thread
+  EXPECT_EQ(Find(s, "1F1B")->kernel_ns, 12'000);
+  EXPECT_EQ(Find(s, "hook")->kernels, 1);
+}
+
 }  // namespace
 }  // namespace sextant
