@@ -62,6 +62,9 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
                   "write measured layer times to this JSON artifact");
   cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
+  cmd->add_option("--compare", o.compare,
+                  "profiler traces of this very run (one per rank): print the projection next "
+                  "to what they measured, per iteration and component");
   cmd->add_option("--trace", o.traces,
                   "profiler trace(s) of a short run with per-layer ranges (attn(F), mlp(B), ...) "
                   "for --profiling-mode trace|both");

@@ -30,8 +30,8 @@ std::vector<Row> Rows(const PerformanceReport& s, const PerformanceReport& m) {
           {ss.type + " layer B", "ms", ss.backward_input_s * 1e3, ms.backward_input_s * 1e3});
       rows.push_back(
           {ss.type + " layer W", "ms", ss.backward_weight_s * 1e3, ms.backward_weight_s * 1e3});
-      rows.push_back({ss.type + " layer EP communication", "ms", ss.ep_comm_s * 1e3,
-                      ms.ep_comm_s * 1e3});
+      rows.push_back(
+          {ss.type + " layer EP communication", "ms", ss.ep_comm_s * 1e3, ms.ep_comm_s * 1e3});
     }
   }
   rows.push_back({"iteration time", "ms", s.iteration_time_ms, m.iteration_time_ms});
@@ -78,10 +78,8 @@ nlohmann::json ProfilingComparisonJson(const PerformanceReport& simulated,
                                        const PerformanceReport& measured) {
   nlohmann::json rows = nlohmann::json::array();
   for (const Row& r : Rows(simulated, measured)) {
-    nlohmann::json row = {{"what", r.what},
-                          {"unit", r.unit},
-                          {"simulated", r.simulated},
-                          {"measured", r.measured}};
+    nlohmann::json row = {
+        {"what", r.what}, {"unit", r.unit}, {"simulated", r.simulated}, {"measured", r.measured}};
     if (r.measured > 0) row["error_pct"] = (r.simulated / r.measured - 1) * 100;
     rows.push_back(row);
   }

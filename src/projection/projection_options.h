@@ -33,7 +33,8 @@ struct ProjectionOptions {
   int64_t global_batch_size = 0;
   std::string save_benchmark;
   std::string load_benchmark;
-  std::vector<std::string> traces;  // --profiling-mode trace only
+  std::vector<std::string> traces;   // --profiling-mode trace only
+  std::vector<std::string> compare;  // traces of the run itself, printed against the projection
   std::string chrome_trace;
   std::string pp_dump;
   bool json = false;

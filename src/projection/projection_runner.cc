@@ -14,6 +14,7 @@
 #include "projection/performance_model.h"
 #include "projection/performance_report.h"
 #include "projection/profiling_comparison.h"
+#include "projection/run_comparison.h"
 #include "report/console_table.h"
 #include "util/error.h"
 
@@ -86,6 +87,7 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
     if (!path->empty()) inputs.push_back(*path);
   }
   inputs.insert(inputs.end(), o.traces.begin(), o.traces.end());
+  inputs.insert(inputs.end(), o.compare.begin(), o.compare.end());
   if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace, inputs);
   if (!o.pp_dump.empty()) {
     PrimusDumpLayout layout{job.parallel.dp, job.parallel.tp, job.parallel.ep};
@@ -128,9 +130,10 @@ void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport&
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty() ||
-      !options.traces.empty()) {
+      !options.traces.empty() || !options.compare.empty()) {
     ThrowUserError(
-        "--chrome-trace, --pp-dump, --calibration and --trace belong to the timed step: use "
+        "--chrome-trace, --pp-dump, --calibration, --trace and --compare belong to the timed "
+        "step: use "
         "`projection performance` or `projection both` (a memory projection has no step time)");
   }
   const Job j = WithSchedule(job, options);
@@ -192,10 +195,17 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
     }
     return;
   }
+  std::vector<MeasuredRank> measured;
+  if (!options.compare.empty()) measured = MeasureRun(options.compare);
   if (options.json) {
-    out << PerformanceReportJson(perf).dump(2) << "\n";
+    nlohmann::json j = PerformanceReportJson(perf);
+    if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
+    out << j.dump(2) << "\n";
   } else {
     out << RenderPerformanceReport(perf);
+    for (const Table& t : RunComparisonTables(perf, measured)) {
+      if (!options.compare.empty()) out << "\n" << RenderConsoleTable(t);
+    }
   }
 }
 
@@ -203,13 +213,18 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
   const PerformanceReport perf = ProjectJobPerformance(job, options);
   WriteExports(perf, WithSchedule(job, options), options);
   const MemoryReport memory = ProjectMemoryFor(WithSchedule(job, options), perf);
+  std::vector<MeasuredRank> measured;
+  if (!options.compare.empty()) measured = MeasureRun(options.compare);
   if (options.json) {
-    out << nlohmann::json{{"memory", MemoryReportJson(memory)},
-                          {"performance", PerformanceReportJson(perf)}}
-               .dump(2)
-        << "\n";
+    nlohmann::json j{{"memory", MemoryReportJson(memory)},
+                     {"performance", PerformanceReportJson(perf)}};
+    if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
+    out << j.dump(2) << "\n";
   } else {
     out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(perf);
+    for (const Table& t : RunComparisonTables(perf, measured)) {
+      if (!options.compare.empty()) out << "\n" << RenderConsoleTable(t);
+    }
   }
 }
 

@@ -20,7 +20,7 @@ struct MeasuredPiece {
   double forward_s = 0;
   double backward_input_s = 0;
   double backward_weight_s = 0;
-  int64_t instances = 0;  // ranges of its F phase (B and W are averaged over their own)
+  int64_t instances = 0;       // ranges of its F phase (B and W are averaged over their own)
   bool communication = false;  // MoE token dispatch / combine: expert-parallel all-to-all
 };
 

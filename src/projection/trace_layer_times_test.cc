@@ -61,7 +61,7 @@ TEST(TraceLayerTimesTest, PiecesAddUpAndAnOverlappedExchangeIsHidden) {
   ModelTimings timings;
   timings.layers = {Layer("dense", 1e-3, 2e-3, 1e-3), Layer("moe", 3e-3, 4e-3, 2e-3)};
   ApplyMeasuredLayers(m, &timings);
-  EXPECT_DOUBLE_EQ(timings.layers[0].forward_s, 1e-3);  // dense: still modelled
+  EXPECT_DOUBLE_EQ(timings.layers[0].forward_s, 1e-3);     // dense: still modelled
   EXPECT_NEAR(timings.layers[1].forward_s, 30e-6, 1e-12);  // the hidden exchange is gone
   EXPECT_NEAR(timings.layers[1].backward_input_s, 15e-6, 1e-12);
   EXPECT_NEAR(timings.layers[1].backward_weight_s, 5e-6, 1e-12);

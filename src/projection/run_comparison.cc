@@ -1,0 +1,127 @@
+#include "projection/run_comparison.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "trace/collectives.h"
+#include "trace/gpu_timeline.h"
+#include "trace/trace_runner.h"
+
+namespace sextant {
+namespace {
+
+struct Component {
+  std::string what;
+  double projected = 0;
+  double measured = 0;
+};
+
+double Mean(const std::vector<MeasuredRank>& ranks, double MeasuredRank::*field) {
+  double sum = 0;
+  for (const MeasuredRank& r : ranks) sum += r.*field;
+  return ranks.empty() ? 0 : sum / static_cast<double>(ranks.size());
+}
+
+std::vector<Component> Components(const PerformanceReport& p,
+                                  const std::vector<MeasuredRank>& m) {
+  const IterationBreakdown& b = p.breakdown;
+  double slowest = 0;
+  for (const MeasuredRank& r : m) slowest = std::max(slowest, r.iteration_ms);
+  const double exposed = b.tp_comm_ms + b.cp_comm_ms + b.ep_comm_ms + b.dp_comm_exposed_ms;
+  return {{"iteration time (slowest rank)", p.iteration_time_ms, slowest},
+          {"compute", b.compute_ms + b.optimizer_ms, Mean(m, &MeasuredRank::computation_ms)},
+          {"exposed communication", exposed, Mean(m, &MeasuredRank::exposed_comm_ms)},
+          {"idle / pipeline bubble", b.pipeline_bubble_ms, Mean(m, &MeasuredRank::idle_ms)}};
+}
+
+}  // namespace
+
+std::vector<MeasuredRank> MeasureRun(const std::vector<std::string>& traces) {
+  std::vector<MeasuredRank> out;
+  for (const std::string& file : traces) {
+    for (const TraceData& trace : ReadTraceFile(file)) {
+      MeasuredRank r;
+      r.file = file;
+      r.rank = trace.rank >= 0 ? trace.rank : static_cast<int64_t>(out.size());
+      r.iterations = static_cast<int64_t>(trace.iterations.size());
+      const GpuTimeline t = ComputeGpuTimeline(trace);
+      const double per = 1e-6 / static_cast<double>(std::max<int64_t>(1, r.iterations));
+      if (r.iterations > 0) {
+        double sum = 0;
+        for (const Iteration& it : trace.iterations) sum += static_cast<double>(it.dur_ns);
+        r.iteration_ms = sum * 1e-6 / static_cast<double>(r.iterations);
+      } else {
+        r.iteration_ms = static_cast<double>(t.total_ns) * 1e-6;
+      }
+      r.computation_ms = static_cast<double>(t.computation_ns) * per;
+      r.exposed_comm_ms = static_cast<double>(t.exposed_communication_ns) * per;
+      r.idle_ms = static_cast<double>(t.idle_ns) * per;
+      for (const CollectiveInstance& c : ExtractCollectives(trace, r.rank)) {
+        r.collective_ms[c.type] += static_cast<double>(c.dur_ns) * per;
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::vector<Table> RunComparisonTables(const PerformanceReport& projected,
+                                       const std::vector<MeasuredRank>& measured) {
+  Table summary("compare", "Projected vs measured, per iteration (--compare)",
+                {{"what", "component"},
+                 {"projected_ms", "projected (ms)", 2},
+                 {"measured_ms", "measured (ms)", 2},
+                 {"error_pct", "projected vs measured (%)", 1}});
+  for (const Component& c : Components(projected, measured)) {
+    summary.AddRow({c.what, c.projected, c.measured,
+                    c.measured > 0 ? Cell((c.projected / c.measured - 1) * 100) : Cell()});
+  }
+  summary.AddNote(fmt::format(
+      "measured: mean over {} rank trace(s) (iteration: the slowest rank's mean ProfilerStep); "
+      "GPU figures are TraceLens's gpu_timeline over each traced window divided by its "
+      "ProfilerStep count; projected compute includes the optimizer step",
+      measured.size()));
+  Table ranks("compare_ranks", "Measured ranks, per iteration",
+              {{"rank", "rank"},
+               {"iterations", "iterations"},
+               {"iteration_ms", "iteration (ms)", 2},
+               {"compute_ms", "compute (ms)", 2},
+               {"exposed_comm_ms", "exposed comm (ms)", 2},
+               {"idle_ms", "idle (ms)", 2},
+               {"collectives", "collective kernel time by kind (ms)"}});
+  for (const MeasuredRank& r : measured) {
+    std::string kinds;
+    for (const auto& [type, ms] : r.collective_ms) {
+      kinds += fmt::format("{}{} {:.2f}", kinds.empty() ? "" : ", ", type, ms);
+    }
+    ranks.AddRow({r.rank, r.iterations, r.iteration_ms, r.computation_ms, r.exposed_comm_ms,
+                  r.idle_ms, kinds});
+  }
+  return {summary, ranks};
+}
+
+nlohmann::json RunComparisonJson(const PerformanceReport& projected,
+                                 const std::vector<MeasuredRank>& measured) {
+  nlohmann::json components = nlohmann::json::array();
+  for (const Component& c : Components(projected, measured)) {
+    nlohmann::json row = {
+        {"component", c.what}, {"projected_ms", c.projected}, {"measured_ms", c.measured}};
+    if (c.measured > 0) row["error_pct"] = (c.projected / c.measured - 1) * 100;
+    components.push_back(row);
+  }
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const MeasuredRank& r : measured) {
+    ranks.push_back({{"file", r.file},
+                     {"rank", r.rank},
+                     {"iterations", r.iterations},
+                     {"iteration_ms", r.iteration_ms},
+                     {"compute_ms", r.computation_ms},
+                     {"exposed_comm_ms", r.exposed_comm_ms},
+                     {"idle_ms", r.idle_ms},
+                     {"collective_ms", r.collective_ms}});
+  }
+  return {{"components", components}, {"ranks", ranks}};
+}
+
+}  // namespace sextant

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""`projection performance --compare TRACE...` prints the projection of a run next to what the
+run's own traces measured: on the eight modded-nanogpt H100 ranks, the measured iteration is
+the slowest rank's mean ProfilerStep (checked against the trace JSON), every rank is listed,
+--json carries the same comparison, and a memory projection refuses the flag."""
+import glob
+import gzip
+import json
+import re
+
+import harness
+
+t = harness.Test()
+ranks = sorted(glob.glob(t.corpus("traces/llm_training/modded-nanogpt-8xh100") + "/rank*.json.gz"))
+t.check(len(ranks) == 8, "the corpus should hold the eight modded-nanogpt ranks")
+
+# Reference: each rank's mean ProfilerStep duration, straight from its JSON.
+slowest_ms = 0.0
+for path in ranks:
+    events = json.load(gzip.open(path))["traceEvents"]
+    steps = [e["dur"] for e in events
+             if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+    slowest_ms = max(slowest_ms, sum(steps) / len(steps) / 1000)
+
+# GPT of modded-nanogpt's profiled steps: 12 layers, 768 wide, 6 heads of 128, 4x MLP, 2048-token
+# sequences, 8 per GPU (train_bs_schedule[0] = 8 x 2048 x 8 tokens over 8 GPUs).
+model = ["--gpu-arch", "h100", "--num_layers", "12", "--hidden_size", "768",
+         "--num_attention_heads", "6", "--num_query_groups", "6", "--ffn_hidden_size", "3072",
+         "--swiglu", "false", "--seq_length", "2048", "--max_position_embeddings", "2048",
+         "--vocab_size", "50304", "--micro-batch-size", "8", "--global-batch-size", "64"]
+run = t.sextant("projection", "performance", *model, "--compare", *ranks)
+row = re.search(r"iteration time \(slowest rank\) +([\d.]+) +([\d.]+) +(-?[\d.]+)", run.output)
+t.check(row is not None, "no iteration row in the comparison", run)
+projected, measured, error = (float(x) for x in row.groups())
+t.check(abs(measured - slowest_ms) < 0.01,
+        f"measured iteration {measured} ms, the traces say {slowest_ms:.3f} ms", run)
+t.check(abs((projected / measured - 1) * 100 - error) < 0.1, "the error column is not projected/measured - 1", run)
+for name in ("compute", "exposed communication", "idle / pipeline bubble"):
+    t.expect_output(run, re.escape(name) + r" +[\d.]+ +[\d.]+")
+t.check(len(re.findall(r"^ +\d +4 +[\d.]+ +[\d.]+", run.output, re.M)) == 8,
+        "the measured ranks table does not list the eight ranks", run)
+
+j = t.json(t.sextant("projection", "performance", *model, "--compare", *ranks, "--json"))
+t.check(len(j["compare"]["components"]) == 4 and len(j["compare"]["ranks"]) == 8,
+        "the JSON comparison is incomplete")
+
+run = t.sextant("projection", "memory", "--compare", ranks[0], expect_status=1)
+t.expect_output(run, r"--compare belong to the timed step")
+t.passed()
