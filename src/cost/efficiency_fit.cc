@@ -228,7 +228,10 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     }
     for (const auto& [key, members] : classes) {
       if (static_cast<int>(members.size()) < min_kernels) continue;
-      auto with = [&key](const EfficiencyTable& t, double f) { return WithFraction(t, key, f); };
+      const ClassKey this_class = key;  // a structured binding cannot be captured (C++17)
+      auto with = [this_class](const EfficiencyTable& t, double f) {
+        return WithFraction(t, this_class, f);
+      };
       best[key] = BestValue(gpu, fit.table, with, 1e-3, 1.0, members);
       if (best[key]) fit.table = WithFraction(fit.table, key, *best[key]);
     }

@@ -84,10 +84,11 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces) {
     }
     m.files.push_back(file);
   }
-  for (const auto& [name, phases] : sums) {
+  for (const auto& entry : sums) {
+    const std::map<char, Sum>& phases = entry.second;  // captured below: not a binding
     MeasuredPiece p;
-    p.name = name;
-    p.communication = IsTokenExchange(name);
+    p.name = entry.first;
+    p.communication = IsTokenExchange(p.name);
     auto per_instance = [&](char phase) {
       const auto it = phases.find(phase);
       if (it == phases.end() || it->second.instances == 0) return 0.0;
