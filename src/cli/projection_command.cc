@@ -22,6 +22,8 @@
 #include "projection/projection_runner.h"
 #include "projection/search_base.h"
 #include "projection/search_report.h"
+#include "report/csv_writer.h"
+#include "report/xlsx_writer.h"
 #include "util/error.h"
 
 namespace sextant::cli {
@@ -33,7 +35,24 @@ struct SearchFlags {
   std::string objective = "tokens";
   bool mpi = false;
   unsigned threads = 0;
+  std::string csv_dir;  // top.csv and pareto.csv
+  std::string xlsx;     // one sheet each
 };
+
+// --csv-dir / --xlsx: the whole ranked list and front, for a spreadsheet. Never over an input.
+void WriteSearchExports(const SearchResult& result, const SearchFlags& f,
+                        const ProjectionOptions& o) {
+  if (f.csv_dir.empty() && f.xlsx.empty()) return;
+  std::vector<std::string> inputs;
+  for (const std::string* p : {&o.config, &o.hardware_config}) {
+    if (!p->empty()) inputs.push_back(*p);
+  }
+  const std::vector<Table> tables = SearchResultTables(result);
+  std::vector<const Table*> pointers;
+  for (const Table& t : tables) pointers.push_back(&t);
+  if (!f.csv_dir.empty()) WriteCsvDirectory(pointers, f.csv_dir, inputs);
+  if (!f.xlsx.empty()) WriteXlsx(pointers, f.xlsx, inputs);
+}
 
 SearchOptions ToSearchOptions(const ProjectionOptions& o, const SearchFlags& f) {
   SearchOptions s;
@@ -96,6 +115,9 @@ void AddProjectionCommands(CLI::App& app) {
       ->check(CLI::IsMember({"tokens", "memory"}));
   search->add_flag("--mpi", flags->mpi, "spread the search over MPI processes (run under mpirun)");
   search->add_option("--threads", flags->threads, "threads per process (default: all cores)");
+  search->add_option("--csv-dir", flags->csv_dir,
+                     "write the ranked list and the Pareto front as top.csv and pareto.csv");
+  search->add_option("--xlsx", flags->xlsx, "write them as an Excel workbook (one sheet each)");
   search->callback([opts, flags, search] {
     const SearchOptions options = ToSearchOptions(*opts, *flags);
     bool is_root = true;
@@ -111,6 +133,7 @@ void AddProjectionCommands(CLI::App& app) {
                                  options);
     }
     if (flags->mpi) AnnounceDefault(*opts);
+    WriteSearchExports(result, *flags, *opts);
     if (opts->json) {
       std::cout << SearchResultJson(result).dump(2) << "\n";
     } else {

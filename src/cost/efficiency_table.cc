@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace sextant {
 
@@ -276,9 +277,8 @@ SizeClassTable ReadClasses(const nlohmann::json& j, const char* start_key, doubl
 }  // namespace
 
 EfficiencyTable EfficiencyTable::FromJson(std::string_view text, const std::string& file) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) Bad(file, "", "is not valid JSON");
-  return FromJsonValue(j, file, "");
+  // {"gemm": {"bf16": [{...}]}} nests three levels.
+  return FromJsonValue(ParseUntrustedJson(text, file, 8, "an efficiency table"), file, "");
 }
 
 EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const std::string& file,

@@ -11,6 +11,7 @@
 
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -284,12 +285,8 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
 
 std::vector<GemmMeasurement> ParseGemmMeasurementsJson(const std::string& text,
                                                        const std::string& file) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    ThrowUserError(SourceLocation{file, -1, -1, static_cast<int64_t>(e.byte)}, "", "invalid JSON");
-  }
+  // {"gemms": [{...}]} nests three levels.
+  const nlohmann::json doc = ParseUntrustedJson(text, file, 8, "a GEMM timing table");
   const nlohmann::json* list = &doc;
   if (doc.is_object()) {
     if (!doc.contains("gemms")) ThrowUserError(SourceLocation{file}, "gemms", "missing array");

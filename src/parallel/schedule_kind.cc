@@ -52,6 +52,20 @@ const std::vector<ScheduleKind>& AllScheduleKinds() {
   return kAll;
 }
 
+std::string_view PrimusPipelineAlgorithm(ScheduleKind kind) {
+  // The pp_algorithm values of Primus's primus_pipeline.yaml, as the aliases above read them.
+  switch (kind) {
+    case ScheduleKind::k1F1B: return "1f1b";
+    case ScheduleKind::kInterleaved1F1B: return "1f1b-interleaved";
+    case ScheduleKind::kZeroBubbleH1: return "zero-bubble";
+    case ScheduleKind::kZeroBubbleHeuristic: return "zero-bubble-heuristic";
+    case ScheduleKind::kZbvFormatted: return "zbv-formatted";
+    case ScheduleKind::kZbvGreedyHalf: return "v-half";
+    case ScheduleKind::kZbvGreedyMin: return "v-min";
+    default: return "";
+  }
+}
+
 std::string_view ScheduleKindName(ScheduleKind kind) {
   switch (kind) {
     case ScheduleKind::kGPipe: return "gpipe";

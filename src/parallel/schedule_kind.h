@@ -39,6 +39,10 @@ const std::vector<ScheduleKind>& AllScheduleKinds();
 // Sextant's spelling: "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2",
 // "zerobubble-heuristic", "zbv-formatted", "zbv-greedy-half", "zbv-greedy-min", "dualpipev".
 std::string_view ScheduleKindName(ScheduleKind kind);
+// The value of Primus's YAML `pp_algorithm` (with `patch_primus_pipeline: true`) that runs
+// `kind`, or "" when Primus's pipeline patch has none (GPipe, ZB-H2, DualPipeV). 1F1B and
+// interleaved 1F1B are Megatron's own schedules and need no patch.
+std::string_view PrimusPipelineAlgorithm(ScheduleKind kind);
 
 // The names above, Primus's CLI names and its YAML `pp_algorithm` values (see the table in
 // schedule_kind.cc). "auto" and "all" are requests, not schedules: false for them as for any

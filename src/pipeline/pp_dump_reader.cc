@@ -8,6 +8,7 @@
 
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 
 namespace sextant {
 namespace {
@@ -20,49 +21,8 @@ constexpr int kMaxNesting = 8;
 // Ranks and iterations are bounded so a hostile config cannot make us open millions of files.
 constexpr int64_t kMaxPipelineRanks = 4096;
 
-void CheckNesting(std::string_view text, const std::string& file) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxNesting) {
-        ThrowUserError(
-            {file, -1, -1, static_cast<int64_t>(i)}, "",
-            fmt::format("JSON nested deeper than {} levels; not a pipeline dump", kMaxNesting));
-      }
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-}
-
 json ParseJson(std::string_view text, const std::string& file) {
-  CheckNesting(text, file);
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
-    std::string reason = e.what();
-    const size_t colon = reason.find("parse error");
-    if (colon != std::string::npos) reason = reason.substr(colon);
-    ThrowUserError({file, -1, -1, static_cast<int64_t>(e.byte > 0 ? e.byte - 1 : 0)}, "",
-                   "invalid JSON: " + reason);
-  } catch (const json::exception& e) {
-    // e.g. out_of_range 406: a number too large for a double ("1e400").
-    std::string reason = e.what();
-    const size_t bracket = reason.find("] ");
-    if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
-    ThrowUserError({file}, "", "invalid JSON: " + reason);
-  }
+  return ParseUntrustedJson(text, file, kMaxNesting, "a pipeline dump");
 }
 
 const char* TypeName(const json& value) { return value.type_name(); }

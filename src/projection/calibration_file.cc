@@ -12,6 +12,7 @@
 #include "projection/measured_kernels.h"
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 
 namespace sextant {
 namespace {
@@ -67,9 +68,9 @@ bool LooksLikeCalibrationFile(std::string_view head) {
 }
 
 CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& file) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // The table nests four levels inside the file's object.
+  const nlohmann::json j = ParseUntrustedJson(text, file, 8, "a calibration file");
   const SourceLocation where{file};
-  if (j.is_discarded()) ThrowUserError(where, "", "is not valid JSON");
   if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
     ThrowUserError(
         where, "format",

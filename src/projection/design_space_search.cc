@@ -338,6 +338,7 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
 
   SearchResult r;
   r.model = base.model.name;
+  r.moe = base.model.IsMoe();
   r.gpu = gpu.name;
   r.nodes = base.cluster.num_nodes;
   r.gpus_per_node = base.cluster.gpus_per_node;

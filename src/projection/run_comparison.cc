@@ -23,8 +23,7 @@ double Mean(const std::vector<MeasuredRank>& ranks, double MeasuredRank::*field)
   return ranks.empty() ? 0 : sum / static_cast<double>(ranks.size());
 }
 
-std::vector<Component> Components(const PerformanceReport& p,
-                                  const std::vector<MeasuredRank>& m) {
+std::vector<Component> Components(const PerformanceReport& p, const std::vector<MeasuredRank>& m) {
   const IterationBreakdown& b = p.breakdown;
   double slowest = 0;
   for (const MeasuredRank& r : m) slowest = std::max(slowest, r.iteration_ms);

@@ -20,11 +20,11 @@ namespace sextant {
 struct MeasuredRank {
   std::string file;
   int64_t rank = -1;
-  int64_t iterations = 0;        // ProfilerStep ranges (0: the window is one iteration)
-  double iteration_ms = 0;       // mean ProfilerStep duration, else the GPU span
-  double computation_ms = 0;     // GPU busy without communication
-  double exposed_comm_ms = 0;    // communication not overlapped by computation
-  double idle_ms = 0;            // GPU idle inside the window
+  int64_t iterations = 0;      // ProfilerStep ranges (0: the window is one iteration)
+  double iteration_ms = 0;     // mean ProfilerStep duration, else the GPU span
+  double computation_ms = 0;   // GPU busy without communication
+  double exposed_comm_ms = 0;  // communication not overlapped by computation
+  double idle_ms = 0;          // GPU idle inside the window
   std::map<std::string, double> collective_ms;  // kernel time per collective type
 };
 

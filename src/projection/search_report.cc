@@ -129,6 +129,50 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   return e;
 }
 
+PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe) {
+  const Candidate& c = entry.candidate;
+  PrimusOverrides o;
+  auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
+  add("tensor_model_parallel_size", std::to_string(c.tp));
+  add("sequence_parallel", c.tp > 1 ? "true" : "false");
+  add("pipeline_model_parallel_size", std::to_string(c.pp));
+  if (c.vpp > 1) add("num_virtual_stages_per_pipeline_rank", std::to_string(c.vpp));
+  add("context_parallel_size", std::to_string(c.cp));
+  if (moe) {
+    add("expert_model_parallel_size", std::to_string(c.ep));
+    add("expert_tensor_parallel_size", std::to_string(c.etp));
+  }
+  add("micro_batch_size", std::to_string(c.micro_batch_size));
+  add("use_distributed_optimizer", c.distributed_optimizer ? "true" : "false");
+  switch (c.recompute) {
+    case RecomputeGranularity::kNone: add("recompute_granularity", "null"); break;
+    case RecomputeGranularity::kSelective: add("recompute_granularity", "selective"); break;
+    case RecomputeGranularity::kFull:
+      add("recompute_granularity", "full");
+      add("recompute_method", "uniform");
+      add("recompute_num_layers", "1");
+      break;
+  }
+  const std::string_view algorithm = PrimusPipelineAlgorithm(c.schedule);
+  if (c.schedule != ScheduleKind::k1F1B && c.schedule != ScheduleKind::kInterleaved1F1B) {
+    if (algorithm.empty()) {
+      o.notes.push_back(fmt::format(
+          "schedule {} has no pp_algorithm in Primus's pipeline patch: run it with Sextant's "
+          "--pipeline-schedule-algorithm {}",
+          ScheduleKindName(c.schedule), ScheduleKindName(c.schedule)));
+    } else {
+      add("patch_primus_pipeline", "true");
+      add("pp_algorithm", std::string(algorithm));
+    }
+  }
+  return o;
+}
+
+std::vector<Table> SearchResultTables(const SearchResult& r) {
+  return {EntryTable("top", fmt::format("Top {} configurations", r.top.size()), r.top),
+          EntryTable("pareto", "Pareto front: tokens/s per GPU vs peak memory", r.pareto)};
+}
+
 std::string RenderSearchResult(const SearchResult& r) {
   std::string out =
       fmt::format("{} on {} node(s) x {} {} | global batch {} x sequence {} | ranked by {}\n\n",
@@ -150,6 +194,14 @@ std::string RenderSearchResult(const SearchResult& r) {
       c.enumerated, c.invalid, c.out_of_memory, c.evaluated, c.fully_evaluated, r.wall_s,
       r.processes, r.threads, ConfigsPerSecond(r));
   for (const std::string& a : r.assumptions) out += "  - " + a + "\n";
+  if (!r.top.empty()) {
+    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
+    out += "\nThe best configuration as Primus overrides:\n  command line:";
+    for (const auto& [key, value] : o.values) out += fmt::format(" --{} {}", key, value);
+    out += "\n  YAML, under modules.pre_trainer.overrides:\n";
+    for (const auto& [key, value] : o.values) out += fmt::format("    {}: {}\n", key, value);
+    for (const std::string& n : o.notes) out += "  note: " + n + "\n";
+  }
   return out;
 }
 
@@ -172,6 +224,12 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
   j["processes"] = r.processes;
   j["threads"] = r.threads;
   j["assumptions"] = r.assumptions;
+  if (!r.top.empty()) {
+    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [key, value] : o.values) values[key] = value;
+    j["best_as_primus_overrides"] = {{"overrides", values}, {"notes", o.notes}};
+  }
   return j;
 }
 

@@ -1,0 +1,59 @@
+#include "util/json_input.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace sextant {
+namespace {
+
+void CheckNesting(std::string_view text, const std::string& file, int max_nesting,
+                  std::string_view what) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_nesting) {
+        ThrowUserError(
+            {file, -1, -1, static_cast<int64_t>(i)}, "",
+            fmt::format("JSON nested deeper than {} levels; not {}", max_nesting, what));
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json ParseUntrustedJson(std::string_view text, const std::string& file, int max_nesting,
+                                  std::string_view what) {
+  CheckNesting(text, file, max_nesting, what);
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
+    std::string reason = e.what();
+    const size_t at = reason.find("parse error");
+    if (at != std::string::npos) reason = reason.substr(at);
+    ThrowUserError({file, -1, -1, static_cast<int64_t>(e.byte > 0 ? e.byte - 1 : 0)}, "",
+                   "invalid JSON: " + reason);
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range 406: a number too large for a double ("1e400").
+    std::string reason = e.what();
+    const size_t bracket = reason.find("] ");
+    if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
+    ThrowUserError({file}, "", "invalid JSON: " + reason);
+  }
+}
+
+}  // namespace sextant

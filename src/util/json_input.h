@@ -1,0 +1,19 @@
+// JSON that users hand over (calibration files, GEMM timings, pipeline dumps), parsed so that
+// anything malformed — bad syntax, numbers beyond a double, nesting far deeper than the format
+// has — is one UserError naming the file and the byte offset, never an escaped exception.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace sextant {
+
+// `max_nesting`: the deepest the format nests, with room to spare; deeper input is refused
+// before the parser builds the tree. `what` names the format in that message ("a pipeline
+// dump").
+nlohmann::json ParseUntrustedJson(std::string_view text, const std::string& file, int max_nesting,
+                                  std::string_view what);
+
+}  // namespace sextant

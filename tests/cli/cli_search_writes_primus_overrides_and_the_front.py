@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""`projection search` prints its best configuration as Primus overrides that reproduce it:
+the printed command line, handed to `projection performance`, gives the same tokens/s per GPU
+as the search's first row. --csv-dir and --xlsx write the ranked list and the Pareto front."""
+import csv
+import os
+import re
+import tempfile
+import zipfile
+
+import harness
+
+t = harness.Test()
+with tempfile.TemporaryDirectory() as tmp:
+    front = os.path.join(tmp, "front")
+    book = os.path.join(tmp, "front.xlsx")
+    run = t.sextant("projection", "search", "--target-nodes", "2", "--top", "3",
+                    "--csv-dir", front, "--xlsx", book)
+    best = re.search(r"^ *1 +(?:\S+ +){11}([\d.]+) ", run.output, re.M)
+    t.check(best is not None, "no first row in the ranked list", run)
+    line = re.search(r"command line: (.*)$", run.output, re.M)
+    t.check(line is not None, "no Primus command line for the best configuration", run)
+    t.expect_output(run, r"YAML, under modules\.pre_trainer\.overrides:\n    tensor_model_parallel_size: \d+")
+    again = t.sextant("projection", "performance", "--target-nodes", "2", *line.group(1).split())
+    tokens = re.search(r"tokens/s per GPU +([\d.]+)", again.output)
+    t.check(tokens is not None and abs(float(tokens.group(1)) - float(best.group(1))) < 0.1,
+            f"the overrides give {tokens and tokens.group(1)} tokens/s, the search {best.group(1)}",
+            again)
+    with open(os.path.join(front, "top.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    t.check(len(rows) == 3 and abs(float(rows[0]["tokens_per_s_per_gpu"]) - float(best.group(1))) < 0.1,
+            "top.csv is not the ranked list", run)
+    t.check(os.path.exists(os.path.join(front, "pareto.csv")), "no pareto.csv", run)
+    with zipfile.ZipFile(book) as z:
+        t.check(sum(n.startswith("xl/worksheets/sheet") for n in z.namelist()) == 2,
+                "the workbook does not hold the two sheets", run)
+    j = t.json(t.sextant("projection", "search", "--target-nodes", "2", "--top", "3", "--json"))
+    t.check(j["best_as_primus_overrides"]["overrides"]["micro_batch_size"] == rows[0]["mbs"],
+            "the JSON overrides are not the best configuration's")
+t.passed()
