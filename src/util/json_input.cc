@@ -23,9 +23,8 @@ void CheckNesting(std::string_view text, const std::string& file, int max_nestin
       in_string = true;
     } else if (c == '{' || c == '[') {
       if (++depth > max_nesting) {
-        ThrowUserError(
-            {file, -1, -1, static_cast<int64_t>(i)}, "",
-            fmt::format("JSON nested deeper than {} levels; not {}", max_nesting, what));
+        ThrowUserError({file, -1, -1, static_cast<int64_t>(i)}, "",
+                       fmt::format("JSON nested deeper than {} levels; not {}", max_nesting, what));
       }
     } else if (c == '}' || c == ']') {
       --depth;
