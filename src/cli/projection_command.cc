@@ -1,6 +1,10 @@
 // `sextant projection memory|performance|both|search`, with Primus's flag names.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -35,6 +39,7 @@ struct SearchFlags {
   std::string objective = "tokens";
   bool mpi = false;
   unsigned threads = 0;
+  double time_budget_s = 0;
   std::string csv_dir;  // top.csv and pareto.csv
   std::string xlsx;     // one sheet each
 };
@@ -54,8 +59,24 @@ void WriteSearchExports(const SearchResult& result, const SearchFlags& f,
   if (!f.xlsx.empty()) WriteXlsx(pointers, f.xlsx, inputs);
 }
 
+// A progress line on stderr while the search runs, when stderr is a terminal (a pipe or a log
+// file gets nothing); the line is cleared at the end.
+std::function<void(size_t, size_t)> TerminalProgress() {
+  if (!isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start](size_t done, size_t total) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "\rsearch: %zu of %zu layer shapes, %.1f s", done, total, s);
+    if (done == total) std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+  };
+}
+
 SearchOptions ToSearchOptions(const ProjectionOptions& o, const SearchFlags& f) {
   SearchOptions s;
+  s.time_budget_s = f.time_budget_s;
+  s.progress = TerminalProgress();
   s.top_k = f.top;
   s.objective = f.objective == "memory" ? SearchObjective::kMemory : SearchObjective::kTokens;
   s.threads = f.threads;
@@ -115,6 +136,11 @@ void AddProjectionCommands(CLI::App& app) {
       ->check(CLI::IsMember({"tokens", "memory"}));
   search->add_flag("--mpi", flags->mpi, "spread the search over MPI processes (run under mpirun)");
   search->add_option("--threads", flags->threads, "threads per process (default: all cores)");
+  search
+      ->add_option("--time-budget", flags->time_budget_s,
+                   "stop taking new layer shapes after SECONDS (the ones not reached are "
+                   "counted and said)")
+      ->check(CLI::PositiveNumber);
   search->add_option("--csv-dir", flags->csv_dir,
                      "write the ranked list and the Pareto front as top.csv and pareto.csv");
   search->add_option("--xlsx", flags->xlsx, "write them as an Excel workbook (one sheet each)");

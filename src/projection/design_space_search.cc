@@ -1,9 +1,11 @@
 #include "projection/design_space_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <tuple>
 
@@ -174,6 +176,7 @@ Partial Merge(std::vector<Partial>& parts) {
     all.counts.invalid += p.counts.invalid;
     all.counts.out_of_memory += p.counts.out_of_memory;
     all.counts.evaluated += p.counts.evaluated;
+    all.counts.shapes_skipped += p.counts.shapes_skipped;
     all.survivors.insert(all.survivors.end(), std::make_move_iterator(p.survivors.begin()),
                          std::make_move_iterator(p.survivors.end()));
     if (p.smallest &&
@@ -283,6 +286,12 @@ size_t ShortlistSize(const SearchOptions& o) {
 SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
                     Clock::time_point start, int processes, unsigned threads) {
   const GpuSpec& gpu = base.cluster.gpu;
+  if (all.survivors.empty() && all.counts.shapes_skipped > 0) {
+    ThrowUserError(fmt::format(
+        "--time-budget {:g} s ran out before any configuration that fits was found ({} layer "
+        "shapes not reached, {} candidates seen): give the search more time",
+        options.time_budget_s, all.counts.shapes_skipped, all.counts.enumerated));
+  }
   if (all.survivors.empty()) {
     if (all.smallest) {
       ThrowUserError(fmt::format(
@@ -383,6 +392,12 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
       fmt::format("AT-RISK (above {:.0f}% of HBM) configurations are kept and marked; OOM ones "
                   "are pruned",
                   kAtRiskFraction * 100)};
+  if (r.counts.shapes_skipped > 0) {
+    r.assumptions.push_back(fmt::format(
+        "--time-budget {:g} s: {} layer shapes (TP, CP, EP, ETP, micro-batch, recompute) were "
+        "not reached and are not in the ranking",
+        options.time_budget_s, r.counts.shapes_skipped));
+  }
   return r;
 }
 
@@ -403,10 +418,29 @@ Partial EvaluateShapes(const Job& base, const SearchOptions& options,
     candidates[i] = EnumerateCandidates(base, options.space, shapes[i]);
   ctx.runnable = CheckScheduleShapes(base, candidates, options.threads);
   std::vector<Partial> parts(shapes.size());
+  const Clock::time_point start = Clock::now();
+  std::atomic<size_t> finished{0};
+  std::atomic<int64_t> skipped{0};
+  std::mutex progress_mutex;
   ParallelFor(
-      shapes.size(), [&](size_t i) { EvaluateShape(ctx, candidates[i], parts[i]); },
+      shapes.size(),
+      [&](size_t i) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        if (options.time_budget_s > 0 && elapsed > options.time_budget_s) {
+          ++skipped;
+        } else {
+          EvaluateShape(ctx, candidates[i], parts[i]);
+        }
+        const size_t done = ++finished;
+        if (options.progress) {
+          const std::lock_guard<std::mutex> lock(progress_mutex);
+          options.progress(done, shapes.size());
+        }
+      },
       options.threads);
-  return Merge(parts);
+  Partial all = Merge(parts);
+  all.counts.shapes_skipped = skipped;
+  return all;
 }
 
 void CheckOptions(const Job& base, const SearchOptions& options) {
@@ -420,7 +454,8 @@ void CheckOptions(const Job& base, const SearchOptions& options) {
 
 nlohmann::json PartialJson(const Partial& p, SearchObjective objective, size_t shortlist) {
   nlohmann::json j;
-  j["counts"] = {p.counts.enumerated, p.counts.invalid, p.counts.out_of_memory, p.counts.evaluated};
+  j["counts"] = {p.counts.enumerated, p.counts.invalid, p.counts.out_of_memory, p.counts.evaluated,
+                 p.counts.shapes_skipped};
   j["survivors"] = nlohmann::json::array();
   // Only what the root can still need: the local shortlist and front.
   for (const SearchEntry& e : Shortlist(p.survivors, objective, shortlist))
@@ -437,6 +472,7 @@ Partial PartialFromJson(const nlohmann::json& j) {
   p.counts.invalid = c.at(1).get<int64_t>();
   p.counts.out_of_memory = c.at(2).get<int64_t>();
   p.counts.evaluated = c.at(3).get<int64_t>();
+  p.counts.shapes_skipped = c.at(4).get<int64_t>();
   for (const auto& e : j.at("survivors")) p.survivors.push_back(SearchEntryFromJson(e));
   if (j.contains("smallest")) p.smallest = SearchEntryFromJson(j.at("smallest"));
   p.first_invalid = j.at("first_invalid").get<std::string>();

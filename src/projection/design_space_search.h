@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct SearchOptions {
   int rerank_factor = 4;  // full re-evaluation of the best rerank_factor x top_k estimates
   unsigned threads = 0;   // 0 = all cores
   Calibration calibration;
+  // Stop taking new layer shapes after this many seconds (0 = no limit); the shapes not
+  // reached are counted and said. The re-evaluation of the shortlist still runs.
+  double time_budget_s = 0;
+  // Called after each layer shape with (shapes done, shapes in all), from one thread at a time.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // One configuration that fits, with its memory and (after re-evaluation) its performance.
@@ -59,6 +65,7 @@ struct SearchCounts {
   int64_t out_of_memory = 0;    // OOM by the memory model
   int64_t evaluated = 0;        // fit, and ranked by the analytic estimate
   int64_t fully_evaluated = 0;  // of those, re-run with the full projection
+  int64_t shapes_skipped = 0;   // layer shapes left out by --time-budget
 };
 
 struct SearchResult {

@@ -62,11 +62,9 @@ Table EntryTable(const std::string& name, const std::string& title,
 }
 
 nlohmann::json CountsJson(const SearchCounts& c) {
-  return {{"enumerated", c.enumerated},
-          {"invalid", c.invalid},
-          {"out_of_memory", c.out_of_memory},
-          {"evaluated", c.evaluated},
-          {"fully_evaluated", c.fully_evaluated}};
+  return {{"enumerated", c.enumerated},           {"invalid", c.invalid},
+          {"out_of_memory", c.out_of_memory},     {"evaluated", c.evaluated},
+          {"fully_evaluated", c.fully_evaluated}, {"layer_shapes_skipped", c.shapes_skipped}};
 }
 
 double ConfigsPerSecond(const SearchResult& r) {

@@ -23,5 +23,5 @@ t.check(alone["peak_bytes"] == rows["1f1b"]["peak_bytes"],
         f"1f1b alone {alone['peak_bytes']} != its row {rows['1f1b']['peak_bytes']}")
 
 run = t.sextant("projection", "memory", "--chrome-trace", "step.json", expect_status=1)
-t.expect_output(run, r"--chrome-trace, --pp-dump and --gemm-timings belong to the timed step")
+t.expect_output(run, r"--chrome-trace, --pp-dump, --calibration, --trace and --compare belong to the timed")
 t.passed()
