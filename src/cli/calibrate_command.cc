@@ -190,11 +190,10 @@ nlohmann::json ErrorsJson(const std::vector<ClassError>& errors) {
 }
 
 void Run(const CalibrateArgs& a) {
-  if (!a.output.empty()) {
-    std::vector<std::string> inputs = a.files;
-    inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
-    RefuseOverwritingInput(a.output, inputs);
-  }
+  std::vector<std::string> inputs = a.files;
+  inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
+  // Refused before any trace is read, not after minutes of work.
+  if (!a.output.empty()) RefuseOverwritingInput(a.output, inputs);
   const KernelSet fit_set = ReadAll(a.files);
   const GpuSpec& gpu = ChooseGpu(a.gpu_arch, fit_set);
   const EfficiencyTable base = EfficiencyTable::Default(gpu);
@@ -210,8 +209,9 @@ void Run(const CalibrateArgs& a) {
       std::find(a.op_classes.begin(), a.op_classes.end(), "floor") != a.op_classes.end();
   file.fit = FitEfficiencyTable(gpu, base, chosen, a.min_kernels, fit_floor);
   std::vector<ClassError> held_out;
+  KernelSet test_set;
   if (!a.tests.empty()) {
-    const KernelSet test_set = ReadAll(a.tests);
+    test_set = ReadAll(a.tests);
     if (!test_set.device_name.empty() && FindGpuForDevice(test_set.device_name) != &gpu) {
       ThrowUserError(SourceLocation{test_set.device_file}, "",
                      fmt::format("--test file was recorded on '{}', the fit is for {}",
@@ -219,13 +219,10 @@ void Run(const CalibrateArgs& a) {
     }
     held_out = CompareTables(gpu, base, file.fit.table, test_set.kernels);
   }
-  if (!a.output.empty()) {
-    std::vector<std::string> inputs = a.files;
-    inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
-    WriteFileAtomically(a.output, CalibrationFileJson(file), inputs);
-  }
+  const std::string calibration_json = CalibrationFileJson(file);
+  if (!a.output.empty()) WriteFileAtomically(a.output, calibration_json, inputs);
   if (a.json) {
-    nlohmann::json j = nlohmann::json::parse(CalibrationFileJson(file));
+    nlohmann::json j = nlohmann::json::parse(calibration_json);
     if (!a.tests.empty()) {
       j["held_out"] = {{"files", a.tests}, {"errors", ErrorsJson(held_out)}};
     }
@@ -251,7 +248,7 @@ void Run(const CalibrateArgs& a) {
   if (!a.tests.empty()) {
     if (a.per_kernel) {
       std::cout << RenderConsoleTable(KernelTable("held_out_kernels", "Held-out kernels", gpu, base,
-                                                  file.fit.table, ReadAll(a.tests).kernels),
+                                                  file.fit.table, test_set.kernels),
                                       90)
                 << "\n";
     }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "util/csv_reader.h"
 #include "util/error.h"
 #include "util/file_io.h"
 #include "util/json_input.h"
@@ -210,17 +211,9 @@ std::vector<std::string> SplitCsvLine(const std::string& line) {
 }
 
 double ParseNumber(const std::string& text, const SourceLocation& where, const std::string& key) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v)) {
-    ThrowUserError(where, key, fmt::format("'{}' is not a number", text));
-  }
-  return v;
+  const std::optional<double> v = ParseNumberCell(text);
+  if (!v) ThrowUserError(where, key, fmt::format("'{}' is not a number", text));
+  return *v;
 }
 
 int64_t ParseDim(double v, const SourceLocation& where, const std::string& key) {

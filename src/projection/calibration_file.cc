@@ -1,7 +1,5 @@
 #include "projection/calibration_file.h"
 
-#include <unistd.h>
-
 #include <cmath>
 
 #include <fmt/format.h>
@@ -102,13 +100,7 @@ CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& f
 
 EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source) {
   // A calibration file is small JSON; a trace may be gigabytes, so look at its head first.
-  int64_t size = 0;
-  const int fd = OpenRegularFile(path, &size);
-  std::string head(static_cast<size_t>(std::min<int64_t>(size, 512)), '\0');
-  const ssize_t got = head.empty() ? 0 : ::read(fd, head.data(), head.size());
-  ::close(fd);
-  head.resize(got > 0 ? static_cast<size_t>(got) : 0);
-  if (LooksLikeCalibrationFile(head)) {
+  if (LooksLikeCalibrationFile(ReadFileHead(path, 512))) {
     const CalibrationFile c = ParseCalibrationFile(ReadFile(path, int64_t{16} << 20), path);
     const GpuSpec* fitted_on = FindGpu(c.gpu);
     if (fitted_on == nullptr || fitted_on->name != gpu.name) {

@@ -1,7 +1,5 @@
 #include "projection/measured_kernels.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <optional>
 
@@ -26,31 +24,14 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// The first bytes of a file, to tell a timing table from a trace without reading a trace whole.
-std::string Head(const std::string& path) {
-  int64_t size = 0;
-  const int fd = OpenRegularFile(path, &size);
-  std::string head(static_cast<size_t>(std::min<int64_t>(size, 4096)), '\0');
-  const ssize_t got = head.empty() ? 0 : ::read(fd, head.data(), head.size());
-  ::close(fd);
-  head.resize(got > 0 ? static_cast<size_t>(got) : 0);
-  return head;
-}
-
 double NumberCell(const CsvTable& t, size_t row, const std::string& column) {
   const std::string& text = t.Get(row, column);
-  const SourceLocation where{t.file(), t.line(row)};
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  const std::optional<double> v = ParseNumberCell(text);
+  if (!v || *v < 0) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row)}, column,
+                   fmt::format("'{}' is not a non-negative number", text));
   }
-  if (used == 0 || used != text.size() || !std::isfinite(v) || v < 0) {
-    ThrowUserError(where, column, fmt::format("'{}' is not a non-negative number", text));
-  }
-  return v;
+  return *v;
 }
 
 // Shape dimensions stay integral and far below what would overflow the cost models' products.
@@ -215,7 +196,8 @@ MeasuredKernelFile ParseMeasuredKernelTable(std::string_view text, const std::st
 }
 
 MeasuredKernelFile ReadMeasuredKernels(const std::string& path) {
-  const std::string head = Head(path);
+  // A timing table from a trace by its first bytes, without reading a trace whole.
+  const std::string head = ReadFileHead(path, 4096);
   const size_t first = head.find_first_not_of(" \t\r\n");
   const bool timing_json = EndsWith(path, ".json") && first != std::string::npos &&
                            (head[first] == '[' || head.find("\"gemms\"") != std::string::npos);

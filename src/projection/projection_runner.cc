@@ -178,6 +178,19 @@ MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf) {
   return ProjectMemory(j, perf.in_flight);
 }
 
+namespace {
+
+// --compare: the run's traces next to the projection ("" without the flag).
+std::string ComparisonText(const PerformanceReport& perf, const ProjectionOptions& options,
+                           const std::vector<MeasuredRank>& measured) {
+  std::string text;
+  if (options.compare.empty()) return text;
+  for (const Table& t : RunComparisonTables(perf, measured)) text += "\n" + RenderConsoleTable(t);
+  return text;
+}
+
+}  // namespace
+
 void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
   const PerformanceReport perf = ProjectJobPerformance(job, options);
   WriteExports(perf, WithSchedule(job, options), options);
@@ -203,9 +216,7 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
     out << j.dump(2) << "\n";
   } else {
     out << RenderPerformanceReport(perf);
-    for (const Table& t : RunComparisonTables(perf, measured)) {
-      if (!options.compare.empty()) out << "\n" << RenderConsoleTable(t);
-    }
+    out << ComparisonText(perf, options, measured);
   }
 }
 
@@ -222,9 +233,7 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
     out << j.dump(2) << "\n";
   } else {
     out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(perf);
-    for (const Table& t : RunComparisonTables(perf, measured)) {
-      if (!options.compare.empty()) out << "\n" << RenderConsoleTable(t);
-    }
+    out << ComparisonText(perf, options, measured);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "util/csv_reader.h"
 
+#include <cmath>
+
 #include "util/error.h"
 #include "util/file_io.h"
 
@@ -92,6 +94,18 @@ const std::string& CsvTable::Get(size_t row, const std::string& column) const {
   }
   const auto& fields = rows_.at(row).fields;
   return it->second < fields.size() ? fields[it->second] : kEmpty;
+}
+
+std::optional<double> ParseNumberCell(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace sextant

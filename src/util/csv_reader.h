@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,10 @@ struct CsvRecord {
 // Throws UserError (file, line) on an unterminated quote.
 std::vector<CsvRecord> ParseCsv(std::string_view text, const std::string& file_name);
 std::vector<CsvRecord> ReadCsvFile(const std::string& path);
+
+// A cell's whole text as a finite number ("12.5", "1e3"); nullopt for anything else (empty,
+// trailing text, inf, nan, out of range).
+std::optional<double> ParseNumberCell(const std::string& text);
 
 // A CSV with a header row, addressed by column name.
 class CsvTable {

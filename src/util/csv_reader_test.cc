@@ -42,5 +42,14 @@ TEST(CsvReaderTest, ReadsThePublishedRunsTable) {
   EXPECT_EQ(t.header().size(), 38u);  // id .. data, see corpus/validation/README.md "Columns"
 }
 
+TEST(CsvReaderTest, NumberCellsAreTheWholeTextAsAFiniteNumber) {
+  EXPECT_EQ(ParseNumberCell("12.5"), 12.5);
+  EXPECT_EQ(ParseNumberCell("1e3"), 1000.0);
+  EXPECT_EQ(ParseNumberCell(""), std::nullopt);
+  EXPECT_EQ(ParseNumberCell("12x"), std::nullopt);
+  EXPECT_EQ(ParseNumberCell("inf"), std::nullopt);
+  EXPECT_EQ(ParseNumberCell("1e999"), std::nullopt);  // out of range for a double
+}
+
 }  // namespace
 }  // namespace sextant

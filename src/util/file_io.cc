@@ -67,6 +67,25 @@ std::string ReadFile(const std::string& path, int64_t max_bytes) {
                  fmt::format("file is larger than the {}-byte limit", max_bytes));
 }
 
+std::string ReadFileHead(const std::string& path, size_t max_bytes) {
+  int64_t size = 0;
+  const struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } file{OpenRegularFile(path, &size)};
+  std::string head(max_bytes, '\0');
+  size_t used = 0;
+  while (used < head.size()) {
+    const ssize_t n = ::read(file.fd, head.data() + used, head.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ThrowErrno(path, "read failed");
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  head.resize(used);
+  return head;
+}
+
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs) {
   struct stat out {};
   if (::stat(output.c_str(), &out) != 0) return;  // nothing there yet

@@ -25,6 +25,10 @@ std::string ReadFile(const std::string& path, int64_t max_bytes = kDefaultReadLi
 // Throws UserError if `output` exists and is the same file as one of `inputs` (same device and
 // inode once links are followed: ./a.json, an absolute path, a symbolic or a hard link to an
 // input are all caught).
+// At most the first `max_bytes` of the file (fewer if it is shorter): enough to tell one
+// format from another without reading a trace of gigabytes. UserError as ReadFile.
+std::string ReadFileHead(const std::string& path, size_t max_bytes);
+
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs);
 
 // A new file under a temporary name in the directory of `path`; Commit() renames it over `path`.
