@@ -66,8 +66,13 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "profiler traces of this very run (one per rank): print the projection next "
                   "to what they measured, per iteration and component");
   cmd->add_option("--trace", o.traces,
-                  "profiler trace(s) of a short run with per-layer ranges (attn(F), mlp(B), ...) "
-                  "for --profiling-mode trace|both");
+                  "profiler trace(s) of a short run for --profiling-mode trace|both: per-layer "
+                  "ranges (attn(F), mlp(B), ...) give layer times, else each rank's steps are "
+                  "measured by phase (forward, backward, optimizer, communication, idle)");
+  cmd->add_option("--scaling-nodes", o.scaling_nodes,
+                  "node counts of the scaling table (default 1, 2, 4, ... up to 4x the job's)")
+      ->delimiter(',')
+      ->check(AtLeast(1));
   cmd->add_option("--chrome-trace", o.chrome_trace, "write the simulated step as a Chrome trace");
   cmd->add_option("--pp-dump", o.pp_dump, "write the simulated step as a Primus pipeline dump");
   cmd->add_flag("--json", o.json, "machine-readable result on stdout");

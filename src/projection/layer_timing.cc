@@ -42,6 +42,9 @@ PieceTiming ToTiming(const LayerCost& c, bool recomputed, double eff) {
   t.tp_comm_s = c.forward.tp_comm + c.backward_input.tp_comm + c.backward_weight.tp_comm;
   t.cp_comm_s = c.forward.cp_comm + c.backward_input.cp_comm + c.backward_weight.cp_comm;
   t.ep_comm_s = c.forward.ep_comm + c.backward_input.ep_comm + c.backward_weight.ep_comm;
+  t.forward_comm_s = c.forward.Communication();
+  t.backward_input_comm_s = c.backward_input.Communication();
+  t.backward_weight_comm_s = c.backward_weight.Communication();
   return t;
 }
 

@@ -21,6 +21,8 @@ struct PieceTiming {
   double tp_comm_s = 0;          // forward + backward exposed communication, for the breakdown
   double cp_comm_s = 0;
   double ep_comm_s = 0;
+  // The communication inside forward_s, backward_input_s and backward_weight_s.
+  double forward_comm_s = 0, backward_input_comm_s = 0, backward_weight_comm_s = 0;
   double Backward() const { return backward_input_s + backward_weight_s; }
 };
 

@@ -146,6 +146,18 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
   ModelTimings timings = ComputeModelTimings(job, options.calibration, options.gemm_table.get());
   if (options.measured_layers) ApplyMeasuredLayers(*options.measured_layers, &timings);
+  StepAnchor anchor;
+  if (options.measured_step) {
+    const Job traced = TracedJob(*options.measured_step, job);
+    const ModelTimings at_trace =
+        ComputeModelTimings(traced, options.calibration, options.gemm_table.get());
+    const auto traced_comm = MakeCollectiveModel(traced.cluster, "auto");
+    // Only the total (before overlap) is used: the windows do not matter.
+    const DataParallelCost traced_dp = DataParallelTime(
+        traced, *traced_comm, 0, 0, at_trace, traced.training.NumMicroBatches(traced.parallel.dp));
+    anchor = AnchorOnStep(*options.measured_step, traced, at_trace, traced_dp);
+    ApplyStepAnchor(anchor, &timings);
+  }
   const bool compare_all = options.compare_all_schedules;
   const ScheduleKind chosen = ForVirtualStages(
       compare_all ? ScheduleKind::k1F1B : job.training.pipeline_schedule, job.parallel.vpp);
@@ -195,9 +207,11 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       fwd_window += staged.forward[s];
     }
   }
-  const DataParallelCost dp = DataParallelTime(job, *comm, bwd_window, fwd_window, timings, m);
+  DataParallelCost dp = DataParallelTime(job, *comm, bwd_window, fwd_window, timings, m);
+  if (anchor.dp_anchored) dp.exposed_s = anchor.dp_exposed_per_modelled * dp.total_s;
   const double step = r.simulation.step_time_s;
-  const double iteration = step + dp.exposed_s + timings.optimizer_step_s;
+  const double beyond_pipeline = dp.exposed_s + timings.optimizer_step_s + anchor.other_s;
+  const double iteration = step + beyond_pipeline;
   r.iteration_time_ms = iteration * 1e3;
   r.dp_comm_total_ms = dp.total_s * 1e3;
   const double tokens =
@@ -237,6 +251,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   b.pipeline_bubble_ms = crit->bubble_s * 1e3;
   b.dp_comm_exposed_ms = dp.exposed_s * 1e3;
   b.optimizer_ms = timings.optimizer_step_s * 1e3;
+  b.measured_idle_ms = anchor.other_s * 1e3;
 
   // One row per distinct layer type.
   std::map<std::string, bool> seen;
@@ -269,7 +284,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         StagedCosts sc;
         run_one(k, sim, ops, sc);
         sr.ran = true;
-        const double it = sim.step_time_s + dp.exposed_s + timings.optimizer_step_s;
+        const double it = sim.step_time_s + beyond_pipeline;
         sr.iteration_time_ms = it * 1e3;
         sr.bubble_ratio = CriticalRank(sim).bubble_ratio;
         sr.tokens_per_s_per_gpu = tokens / it / r.gpus;
@@ -315,6 +330,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         inner.calibration = options.calibration;
         inner.gemm_table = options.gemm_table;
         inner.measured_layers = options.measured_layers;
+        inner.measured_step = options.measured_step;
         const PerformanceReport sr = ProjectPerformance(scaled, inner);
         sp.dp = scaled.parallel.dp;
         sp.micro_batches = sr.micro_batches;

@@ -1,6 +1,7 @@
 // Iteration time, throughput, TFLOP/s and MFU of a training job (SPEC §3.5):
 //   iteration = simulated pipeline step (with P2P transfers)
-//             + exposed data-parallel communication + optimizer step.
+//             + exposed data-parallel communication + optimizer step
+//             (+ the idle time a step trace measured, under --profiling-mode trace).
 // Layer times come from the analytical cost models; the pipeline from the event simulator.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include "pipeline/schedule.h"
 #include "projection/layer_timing.h"
 #include "projection/trace_layer_times.h"
+#include "projection/trace_step_phases.h"
 
 namespace sextant {
 
@@ -28,6 +30,7 @@ struct IterationBreakdown {
   double pp_comm_ms = 0;  // P2P time on the critical rank
   double dp_comm_exposed_ms = 0;
   double optimizer_ms = 0;
+  double measured_idle_ms = 0;  // GPU idle per iteration measured in step traces, kept as is
 };
 
 struct ScalingPoint {
@@ -84,6 +87,9 @@ struct PerformanceOptions {
   std::shared_ptr<const EfficiencyTable> gemm_table;
   // Layer times measured in traces (--profiling-mode trace); null = all modelled.
   std::shared_ptr<const MeasuredLayerTimes> measured_layers;
+  // Whole steps measured in traces without per-layer ranges (--profiling-mode trace); the
+  // projection is anchored on them (trace_step_phases.h).
+  std::shared_ptr<const MeasuredStep> measured_step;
 };
 
 PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& options = {});

@@ -34,6 +34,8 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
   br.AddRow({std::string("PP send/recv (overlapped)"), b.pp_comm_ms});
   br.AddRow({std::string("DP communication, exposed"), b.dp_comm_exposed_ms});
   br.AddRow({std::string("optimizer step"), b.optimizer_ms});
+  if (b.measured_idle_ms > 0)
+    br.AddRow({std::string("idle (measured in the traces)"), b.measured_idle_ms});
   out += RenderConsoleTable(br) + "\n";
   Table lt("layers", "Per micro-batch on one GPU",
            {{"type", "piece", 0},
@@ -106,7 +108,8 @@ nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
                        {"ep_comm", b.ep_comm_ms},
                        {"pp_comm", b.pp_comm_ms},
                        {"dp_comm_exposed", b.dp_comm_exposed_ms},
-                       {"optimizer", b.optimizer_ms}};
+                       {"optimizer", b.optimizer_ms},
+                       {"measured_idle", b.measured_idle_ms}};
   j["layers"] = nlohmann::json::array();
   for (const auto& l : r.layer_types) {
     j["layers"].push_back({{"type", l.type},

@@ -30,8 +30,10 @@ std::vector<Row> Rows(const PerformanceReport& s, const PerformanceReport& m) {
           {ss.type + " layer B", "ms", ss.backward_input_s * 1e3, ms.backward_input_s * 1e3});
       rows.push_back(
           {ss.type + " layer W", "ms", ss.backward_weight_s * 1e3, ms.backward_weight_s * 1e3});
-      rows.push_back(
-          {ss.type + " layer EP communication", "ms", ss.ep_comm_s * 1e3, ms.ep_comm_s * 1e3});
+      if (ss.ep_comm_s > 0 || ms.ep_comm_s > 0) {
+        rows.push_back(
+            {ss.type + " layer EP communication", "ms", ss.ep_comm_s * 1e3, ms.ep_comm_s * 1e3});
+      }
     }
   }
   rows.push_back({"iteration time", "ms", s.iteration_time_ms, m.iteration_time_ms});
@@ -45,6 +47,9 @@ std::vector<Row> Rows(const PerformanceReport& s, const PerformanceReport& m) {
   rows.push_back({"PP send/recv", "ms", a.pp_comm_ms, b.pp_comm_ms});
   rows.push_back({"DP communication, exposed", "ms", a.dp_comm_exposed_ms, b.dp_comm_exposed_ms});
   rows.push_back({"optimizer step", "ms", a.optimizer_ms, b.optimizer_ms});
+  if (b.measured_idle_ms > 0) {
+    rows.push_back({"idle (measured in the traces)", "ms", a.measured_idle_ms, b.measured_idle_ms});
+  }
   return rows;
 }
 
@@ -68,7 +73,8 @@ Table ProfilingComparisonTable(const PerformanceReport& simulated,
     t.AddRow({r.what, r.unit, r.simulated, r.measured, Error(r)});
   }
   t.AddNote(
-      "layer rows: the layer types the trace measured, its per-layer ranges against the cost "
+      "layer rows: the layer types the trace measured (by its per-layer ranges, or by its "
+      "steps' phases spread over the pieces in the model's proportions) against the cost "
       "models; iteration rows: the whole projection with each, everything else modelled the "
       "same way");
   return t;

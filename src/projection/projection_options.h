@@ -34,6 +34,7 @@ struct ProjectionOptions {
   std::string save_benchmark;
   std::string load_benchmark;
   std::vector<std::string> traces;   // --profiling-mode trace only
+  std::vector<int> scaling_nodes;    // rows of the scaling table; empty: the default
   std::vector<std::string> compare;  // traces of the run itself, printed against the projection
   std::string chrome_trace;
   std::string pp_dump;

@@ -100,8 +100,14 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
 PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
+  p.scaling_nodes = o.scaling_nodes;
   if (o.profiling_mode == "trace" || o.profiling_mode == "both") {
-    p.measured_layers = std::make_shared<MeasuredLayerTimes>(MeasureLayerTimes(o.traces));
+    const std::vector<ProfiledFile> traces = ReadProfiledFiles(o.traces);
+    if (HasLayerRanges(traces)) {
+      p.measured_layers = std::make_shared<MeasuredLayerTimes>(MeasureLayerTimes(traces));
+    } else {
+      p.measured_step = std::make_shared<MeasuredStep>(MeasureStepPhases(traces));
+    }
   }
   if (!o.calibration.empty()) {
     std::string source;

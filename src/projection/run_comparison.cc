@@ -25,13 +25,14 @@ double Mean(const std::vector<MeasuredRank>& ranks, double MeasuredRank::*field)
 
 std::vector<Component> Components(const PerformanceReport& p, const std::vector<MeasuredRank>& m) {
   const IterationBreakdown& b = p.breakdown;
-  double slowest = 0;
-  for (const MeasuredRank& r : m) slowest = std::max(slowest, r.iteration_ms);
   const double exposed = b.tp_comm_ms + b.cp_comm_ms + b.ep_comm_ms + b.dp_comm_exposed_ms;
-  return {{"iteration time (slowest rank)", p.iteration_time_ms, slowest},
+  // Ranks of a synchronous job take the same steps: their step ranges differ only by where a
+  // short window cuts the CPU's run-ahead, so the mean over ranks is the run's step.
+  return {{"iteration time", p.iteration_time_ms, Mean(m, &MeasuredRank::iteration_ms)},
           {"compute", b.compute_ms + b.optimizer_ms, Mean(m, &MeasuredRank::computation_ms)},
           {"exposed communication", exposed, Mean(m, &MeasuredRank::exposed_comm_ms)},
-          {"idle / pipeline bubble", b.pipeline_bubble_ms, Mean(m, &MeasuredRank::idle_ms)}};
+          {"idle / pipeline bubble", b.pipeline_bubble_ms + b.measured_idle_ms,
+           Mean(m, &MeasuredRank::idle_ms)}};
 }
 
 }  // namespace
@@ -76,11 +77,16 @@ std::vector<Table> RunComparisonTables(const PerformanceReport& projected,
     summary.AddRow({c.what, c.projected, c.measured,
                     c.measured > 0 ? Cell((c.projected / c.measured - 1) * 100) : Cell()});
   }
+  double fastest = 0, slowest = 0;
+  for (const MeasuredRank& r : measured) {
+    fastest = fastest == 0 ? r.iteration_ms : std::min(fastest, r.iteration_ms);
+    slowest = std::max(slowest, r.iteration_ms);
+  }
   summary.AddNote(fmt::format(
-      "measured: mean over {} rank trace(s) (iteration: the slowest rank's mean ProfilerStep); "
-      "GPU figures are TraceLens's gpu_timeline over each traced window divided by its "
-      "ProfilerStep count; projected compute includes the optimizer step",
-      measured.size()));
+      "measured: mean over {} rank trace(s) (iteration: each rank's mean ProfilerStep, {:.2f} to "
+      "{:.2f} ms); GPU figures are TraceLens's gpu_timeline over each traced window divided by "
+      "its ProfilerStep count; projected compute includes the optimizer step",
+      measured.size(), fastest, slowest));
   Table ranks("compare_ranks", "Measured ranks, per iteration",
               {{"rank", "rank"},
                {"iterations", "iterations"},

@@ -38,8 +38,31 @@ std::string Ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3);
 
 }  // namespace
 
+std::vector<ProfiledFile> ReadProfiledFiles(const std::vector<std::string>& paths) {
+  std::vector<ProfiledFile> files;
+  for (const std::string& path : paths) files.push_back({path, ReadTraceFile(path)});
+  return files;
+}
+
+bool HasLayerRanges(const std::vector<ProfiledFile>& files) {
+  for (const ProfiledFile& f : files) {
+    for (const TraceData& trace : f.traces) {
+      for (const CpuEvent& ev : trace.cpu) {
+        if (ev.kind == CpuKind::kAnnotation && PieceAndPhase(std::string(trace.Name(ev.name)))) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces) {
-  if (traces.empty()) ThrowUserError("--profiling-mode trace needs --trace FILE...");
+  return MeasureLayerTimes(ReadProfiledFiles(traces));
+}
+
+MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files) {
+  if (files.empty()) ThrowUserError("--profiling-mode trace needs --trace FILE...");
   struct Sum {
     int64_t ns = 0, instances = 0;
   };
@@ -50,9 +73,10 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces) {
   int64_t enclosing_span_ns = 0;
   std::string enclosing_name;
   bool every_trace_enclosed = true;
-  for (const std::string& file : traces) {
+  for (const ProfiledFile& profiled : files) {
+    const std::string& file = profiled.path;
     bool found = false;
-    for (const TraceData& trace : ReadTraceFile(file)) {
+    for (const TraceData& trace : profiled.traces) {
       const std::vector<AnnotationStats> stats = SummarizeAnnotations(trace, TimelineEvents(trace));
       int64_t piece_kernels = 0;
       for (const AnnotationStats& a : stats) {
@@ -125,7 +149,7 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces) {
         Ms(m.ep_comm_s));
   }
   if (m.layers == 0) {
-    ThrowUserError(SourceLocation{traces.front()}, "user_annotation",
+    ThrowUserError(SourceLocation{files.front().path}, "user_annotation",
                    "has B or W ranges but no forward (F) ranges: a layer's forward is needed");
   }
   return m;
@@ -152,6 +176,9 @@ void ApplyMeasuredLayers(const MeasuredLayerTimes& measured, ModelTimings* timin
     layer.tp_comm_s = 0;  // inside the measured times
     layer.cp_comm_s = 0;
     layer.ep_comm_s = measured.exposed_ep_comm_s;
+    layer.forward_comm_s = comm_forward * exposed_share;
+    layer.backward_input_comm_s = comm_backward * exposed_share;
+    layer.backward_weight_comm_s = 0;
     ++replaced;
   }
   if (replaced == 0) {

@@ -11,8 +11,21 @@
 #include <vector>
 
 #include "projection/layer_timing.h"
+#include "trace/event_store.h"
 
 namespace sextant {
+
+// A profiler trace file as read: one TraceData per rank or device it holds.
+struct ProfiledFile {
+  std::string path;
+  std::vector<TraceData> traces;
+};
+
+std::vector<ProfiledFile> ReadProfiledFiles(const std::vector<std::string>& paths);
+
+// Whether any trace has a range named like a layer piece, "attn(F)", "mlp(B)" — the traces
+// MeasureLayerTimes reads; the others are measured per step (trace_step_phases.h).
+bool HasLayerRanges(const std::vector<ProfiledFile>& files);
 
 // One piece of a layer (attention, MLP, MoE dispatch, ...) per layer instance.
 struct MeasuredPiece {
@@ -41,7 +54,8 @@ struct MeasuredLayerTimes {
 
 // Reads every trace (they are ranks or steps of one run: instances add up). Throws UserError
 // naming the file when a trace has no "<piece>(F)" ranges with GPU work.
-MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces);
+MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files);
+MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces);  // reads them
 
 // Puts the measured times in place of every layer of the measured kind ("moe" when the
 // trace routes tokens, else "dense") and says in `timings->assumptions` what was measured and
