@@ -440,6 +440,20 @@ TEST(BuildJob, DefaultExampleFromTheModelLibrary) {
   EXPECT_TRUE(DefaultExamplePath().ends_with("examples/llama3.1_8B-BF16-pretrain.yaml"));
 }
 
+// Changing a library model's shape makes another model: it is not reported as the library's.
+TEST(BuildJob, ALibraryModelWithItsShapeOverriddenIsRenamed) {
+  ScopedEnvironment env;
+  JobRequest request;
+  request.use_environment = false;
+  request.overrides = {{"num_layers", "12"}, {"hidden_size", "768"}};
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.model.name, "llama3.1_8B-modified");
+  EXPECT_THAT(job.notes, Contains(HasSubstr("llama3.1_8B with num_layers 32 -> 12, hidden_size "
+                                            "4096 -> 768")));
+  request.overrides = {{"seq_length", "4096"}};  // not the model's shape
+  EXPECT_EQ(BuildJob(request).model.name, "llama3.1_8B");
+}
+
 TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "job/framework_adapter.h"
 #include "job/moe_layer_frequency.h"
@@ -44,6 +45,27 @@ constexpr std::string_view kTrackedKeys[] = {"tensor_model_parallel_size",
                                              "recompute_num_layers",
                                              "vocab_size",
                                              "make_vocab_size_divisible_by"};
+
+// A library model whose shape the configuration changed (`--num_layers 12 --hidden_size 768`)
+// is another model: it is not reported under the library's name, and the changes are said.
+void NameChangedArchitecture(const ModelSpec& library, ModelSpec& model,
+                             std::vector<std::string>& notes) {
+  std::vector<std::string> changes;
+  auto compare = [&](std::string_view key, int64_t was, int64_t is) {
+    if (was != is) changes.push_back(fmt::format("{} {} -> {}", key, was, is));
+  };
+  compare("num_layers", library.num_layers, model.num_layers);
+  compare("hidden_size", library.hidden_size, model.hidden_size);
+  compare("ffn_hidden_size", library.ffn_hidden_size, model.ffn_hidden_size);
+  compare("num_attention_heads", library.num_attention_heads, model.num_attention_heads);
+  compare("num_query_groups", library.num_query_groups, model.num_query_groups);
+  compare("vocab_size", library.vocab_size, model.vocab_size);
+  compare("num_experts", library.moe.num_experts, model.moe.num_experts);
+  if (changes.empty()) return;
+  model.name = library.name + "-modified";
+  notes.push_back(
+      fmt::format("model {}: {} with {}", model.name, library.name, fmt::join(changes, ", ")));
+}
 
 // Keys of Megatron-LM arguments Sextant reads or that commonly appear in overrides; the
 // module defaults of a Primus checkout add the rest.
@@ -601,6 +623,9 @@ class Megatron final : public FrameworkAdapter {
       }
     }
     ApplyArchitecture(ctx, job.model, library);
+    if (library != nullptr && job.model.name == library->spec.name) {
+      NameChangedArchitecture(library->spec, job.model, ctx.notes);
+    }
     ApplyTraining(ctx, job);
     ApplyParallel(ctx, job);
     if (job.model.IsMoe() && job.model.moe.router_topk <= 0) {
