@@ -123,8 +123,9 @@ class LayerCostModel::Builder {
 
   // Returns forward and backward seconds (for the CP ring overlap).
   std::pair<double, double> Attention(unsigned tags, const AttentionShape& shape) {
-    const AttentionEstimate f = m_.attention_.Forward(shape, DType::kBF16);
-    const AttentionEstimate b = m_.attention_.Backward(shape, DType::kBF16);
+    const DType half = m_.job_.training.precision.HalfPrecision();
+    const AttentionEstimate f = m_.attention_.Forward(shape, half);
+    const AttentionEstimate b = m_.attention_.Backward(shape, half);
     AddForward(tags, [&](CostParts& p) { p.attention += f.seconds; });
     cost_.backward_input.attention += b.seconds;
     cost_.flops_forward += f.flops;
@@ -458,7 +459,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
                                                            GroupFor(ParallelDim::kEP, p,
                                                                     job_.cluster.gpus_per_node)))
                  : copies_bytes;
-    c.Linear(kMoe, T_moe, H, e.num_experts, DType::kBF16);  // router stays in bf16
+    c.Linear(kMoe, T_moe, H, e.num_experts, t.precision.HalfPrecision());  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
     c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
@@ -540,8 +541,8 @@ LayerCost LayerCostModel::OutputHead() const {
     c.Comm(kOther, "LM head input-gradient all-reduce", Collective::kAllReduce,
            Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, false);
   }
-  // Megatron's output layer is a plain ColumnParallelLinear: bf16 even in FP8 recipes.
-  c.Linear(kOther, T, m.hidden_size, vocab_local, DType::kBF16);
+  // Megatron's output layer is a plain ColumnParallelLinear: 16-bit even in FP8 recipes.
+  c.Linear(kOther, T, m.hidden_size, vocab_local, t.precision.HalfPrecision());
   c.MemoryBound(kOther, CrossEntropyBytes(T, vocab_local, b, t.cross_entropy_loss_fusion));
   // Vocab-parallel cross-entropy all-reduces three fp32 values per token over TP: the logit
   // max, the target logit and the sum of exponentials (megatron/core/tensor_parallel/

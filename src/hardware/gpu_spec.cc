@@ -13,7 +13,15 @@ std::string_view FabricName(FabricKind f) { return f == FabricKind::kMesh ? "mes
 double GpuSpec::PeakTflops(DType dtype) const {
   auto it = peak_dense_tflops.find(dtype);
   if (it == peak_dense_tflops.end()) {
-    ThrowUserError(fmt::format("GPU {} has no {} tensor-core peak", name, DTypeName(dtype)));
+    std::string has;
+    for (const auto& [d, tflops] : peak_dense_tflops) {
+      has += fmt::format("{}{}", has.empty() ? "" : ", ", DTypeName(d));
+    }
+    ThrowUserError(fmt::format("GPU {} has no {} tensor-core peak (it has {}){}", name,
+                               DTypeName(dtype), has.empty() ? "none" : has,
+                               dtype == DType::kBF16 && Supports(DType::kFP16)
+                                   ? ": train in fp16 (--fp16 true --bf16 false)"
+                                   : ""));
   }
   return it->second;
 }

@@ -53,6 +53,9 @@ struct PrecisionRecipe {
   // gradients kept below the master dtype (Megatron fp16) are copied to an FP32 buffer for the
   // step (Megatron Float16OptimizerWithFloat16Params).
   bool precision_aware_optimizer = false;
+  // The 16-bit type of activations, attention and the layers FP8 recipes keep in high
+  // precision (output head, router): fp16 in Megatron's --fp16 runs, else bf16.
+  DType HalfPrecision() const { return params == DType::kFP16 ? DType::kFP16 : DType::kBF16; }
 };
 
 struct TrainingSettings {

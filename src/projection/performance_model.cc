@@ -98,7 +98,7 @@ const RankSimulation& CriticalRank(const PipelineSimulation& sim) {
 
 double PeakTflopsForMfu(const Job& job) {
   const GpuSpec& g = job.cluster.gpu;
-  const DType d = job.training.precision.params == DType::kFP16 ? DType::kFP16 : DType::kBF16;
+  const DType d = job.training.precision.HalfPrecision();
   return g.Supports(d) ? g.PeakTflops(d) : g.PeakTflops(DType::kBF16);
 }
 

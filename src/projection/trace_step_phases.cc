@@ -211,11 +211,28 @@ StepAnchor AnchorOnStep(const MeasuredStep& m, const Job& traced, const ModelTim
   // data-parallel part: gradient reduction and parameter gathering, waits for late peers
   // included.
   const double exposed_dp = std::max(0.0, m.exposed_communication_s - layer_comm * mb);
+  a.other_s = m.other_s;
+  std::string communication;
   if (dp.total_s > 0) {
     a.dp_anchored = true;
     a.dp_exposed_per_modelled = exposed_dp / dp.total_s;
+    communication = fmt::format(
+        "exposed data-parallel communication {}, scaled with the model's data-parallel "
+        "communication ({} at the traced {} GPUs)",
+        StepMs(exposed_dp), StepMs(dp.total_s), m.world_size);
+  } else if (layer_comm > 0) {
+    // No data parallelism traced: what was exposed is the layers' own (TP, CP, EP).
+    a.layer_comm_scale = m.exposed_communication_s / (layer_comm * mb);
+    communication = fmt::format(
+        "the layers' communication x {:.3f} (no data parallelism traced: the {} exposed is "
+        "theirs)",
+        a.layer_comm_scale, StepMs(m.exposed_communication_s));
+  } else {
+    a.other_s += m.exposed_communication_s;
+    communication = fmt::format(
+        "the {} of exposed communication kept (the model has none at the traced layout)",
+        StepMs(m.exposed_communication_s));
   }
-  a.other_s = m.other_s;
   a.assumptions.push_back(fmt::format(
       "measured (--profiling-mode trace): {} rank trace(s) of {} GPUs, {} iteration(s) each, "
       "{} micro-batch(es) per iteration; per iteration: forward {}, backward {}, optimizer step "
@@ -225,25 +242,27 @@ StepAnchor AnchorOnStep(const MeasuredStep& m, const Job& traced, const ModelTim
       StepMs(m.backward_s), StepMs(m.optimizer_s), StepMs(m.communication_s),
       StepMs(m.exposed_communication_s), StepMs(m.other_s), StepMs(m.step_s)));
   a.assumptions.push_back(fmt::format(
-      "anchored on the traces (no per-layer ranges: one scale per phase): the model's computation "
-      "x {:.3f} forward, x {:.3f} backward, its optimizer step x {:.3f}; exposed data-parallel "
-      "communication {}, scaled with the model's data-parallel communication ({} at the traced "
-      "{} GPUs); {} of idle per iteration kept; the traces are taken to run the projected "
-      "micro-batch, TP, CP and EP",
-      a.forward_scale, a.backward_scale, a.optimizer_scale,
-      a.dp_anchored ? StepMs(exposed_dp) : std::string("not anchored (no data parallelism traced)"),
-      StepMs(dp.total_s), m.world_size, StepMs(m.other_s)));
+      "anchored on the traces (no per-layer ranges: one scale per phase): the model's "
+      "computation x {:.3f} forward, x {:.3f} backward, its optimizer step x {:.3f}; {}; {} of "
+      "idle per iteration kept; the traces are taken to run the projected micro-batch, TP, CP "
+      "and EP",
+      a.forward_scale, a.backward_scale, a.optimizer_scale, communication, StepMs(m.other_s)));
   return a;
 }
 
 void ApplyStepAnchor(const StepAnchor& a, ModelTimings* t) {
+  const double c = a.layer_comm_scale;
   auto scale = [&](PieceTiming& p) {
-    p.forward_s = (p.forward_s - p.forward_comm_s) * a.forward_scale + p.forward_comm_s;
-    p.backward_input_s =
-        (p.backward_input_s - p.backward_input_comm_s) * a.backward_scale + p.backward_input_comm_s;
+    p.forward_s = (p.forward_s - p.forward_comm_s) * a.forward_scale + p.forward_comm_s * c;
+    p.backward_input_s = (p.backward_input_s - p.backward_input_comm_s) * a.backward_scale +
+                         p.backward_input_comm_s * c;
     p.backward_weight_s = (p.backward_weight_s - p.backward_weight_comm_s) * a.backward_scale +
-                          p.backward_weight_comm_s;
+                          p.backward_weight_comm_s * c;
     p.recompute_s *= a.backward_scale;
+    for (double* comm : {&p.forward_comm_s, &p.backward_input_comm_s, &p.backward_weight_comm_s,
+                         &p.tp_comm_s, &p.cp_comm_s, &p.ep_comm_s}) {
+      *comm *= c;
+    }
   };
   for (PieceTiming& l : t->layers) scale(l);
   scale(t->embedding);

@@ -57,7 +57,12 @@ struct StepAnchor {
   // (before overlap) at the traced layout; applies where `dp_anchored`.
   double dp_exposed_per_modelled = 0;
   bool dp_anchored = false;
-  double other_s = 0;  // measured idle per iteration, kept at every scale
+  // Without data parallelism in the traces, measured / modelled communication of the layers
+  // (TP, CP, EP), applied to theirs.
+  double layer_comm_scale = 1;
+  // Measured idle per iteration, and exposed communication neither the layers nor data
+  // parallelism account for: kept at every scale.
+  double other_s = 0;
   std::vector<std::string> assumptions;
 };
 
@@ -65,8 +70,8 @@ struct StepAnchor {
 StepAnchor AnchorOnStep(const MeasuredStep& measured, const Job& traced,
                         const ModelTimings& modelled, const DataParallelCost& dp);
 
-// Scales the computation of every piece and the optimizer step (their communication stays
-// modelled) and adds the anchor's assumptions.
+// Scales the computation of every piece and the optimizer step, and the pieces' communication
+// by layer_comm_scale, and adds the anchor's assumptions.
 void ApplyStepAnchor(const StepAnchor& anchor, ModelTimings* timings);
 
 }  // namespace sextant

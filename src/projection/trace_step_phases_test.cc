@@ -142,6 +142,28 @@ TEST(TraceStepPhasesTest, AnchorScalesEachPhaseToWhatWasMeasured) {
   EXPECT_DOUBLE_EQ(t.optimizer_step_s, 2);
 }
 
+TEST(TraceStepPhasesTest, WithoutDataParallelismTheExposedCommunicationIsTheLayers) {
+  // The pieces of the test above, traced on one data-parallel rank: the 20 exposed per
+  // iteration is the layers' TP communication, modelled 2 x 2 per micro-batch x 2 = 8: x 2.5.
+  ModelTimings t;
+  t.layers = {Piece(10, 8, 6, 2), Piece(10, 8, 6, 2)};
+  t.embedding = Piece(1, 0, 0, 0);
+  t.output = Piece(3, 2, 2, 0);
+  MeasuredStep m;
+  m.micro_batches = 2;
+  m.world_size = 2;
+  m.forward_s = 60;
+  m.backward_s = 128;
+  m.exposed_communication_s = 20;
+  const Job job = TestJob("llama3.1_8B").Cluster("H100", 1).Parallel(2).MicroBatch(1);
+  const StepAnchor a = AnchorOnStep(m, job, t, DataParallelCost{});
+  EXPECT_FALSE(a.dp_anchored);
+  EXPECT_DOUBLE_EQ(a.layer_comm_scale, 2.5);
+  ApplyStepAnchor(a, &t);
+  EXPECT_DOUBLE_EQ(t.layers[0].forward_s, 8 * 1.5 + 2 * 2.5);
+  EXPECT_DOUBLE_EQ(t.layers[0].tp_comm_s, 5);
+}
+
 TEST(TraceStepPhasesTest, ATraceOfAnotherModelIsRefused) {
   // Measured forward 0.1 per micro-batch against the model's 1: a tenth, not a training step
   // of this model.
