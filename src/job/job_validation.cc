@@ -85,14 +85,14 @@ void CheckLayerSplit(const Job& job, const Checker& check, bool allow_uneven,
     }
     return;
   }
-  if (layers % stages != 0 && allow_uneven) {
+  if (!LayersSplitEvenly(layers, p.pp, p.vpp) && allow_uneven) {
     notes.push_back(fmt::format(
         "num_layers {} does not divide over {} pipeline stages: uneven split, as Primus "
         "pads the pipeline (allow_padding_num_layers)",
         layers, stages));
     return;
   }
-  if (layers % stages != 0) {
+  if (!LayersSplitEvenly(layers, p.pp, p.vpp)) {
     check.Fail(fmt::format(
         "{} is not divisible by {} x {} (set decoder_first/last_pipeline_num_layers or "
         "pipeline_model_parallel_layout for an uneven split)",
@@ -102,6 +102,11 @@ void CheckLayerSplit(const Job& job, const Checker& check, bool allow_uneven,
 }
 
 }  // namespace
+
+bool LayersSplitEvenly(int64_t num_layers, int pp, int vpp) {
+  const int64_t stages = static_cast<int64_t>(pp) * vpp;
+  return stages > 0 && num_layers % stages == 0;
+}
 
 void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven_layers,
                  std::vector<std::string>& notes) {

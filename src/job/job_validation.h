@@ -17,4 +17,8 @@ namespace sextant {
 void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven_layers,
                  std::vector<std::string>& notes);
 
+// Whether `num_layers` split evenly over PP x VPP model chunks: ValidateJob's rule for a job
+// without a layout or first/last-stage layer counts, for callers that prune before building.
+bool LayersSplitEvenly(int64_t num_layers, int pp, int vpp);
+
 }  // namespace sextant

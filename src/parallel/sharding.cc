@@ -85,6 +85,16 @@ std::vector<int64_t> LayersPerStage(const ModelSpec& model, const ParallelPlan& 
 
 }  // namespace
 
+std::optional<FirstLastStageLayers> BalancedFirstLastStageLayers(int64_t layers, int pp) {
+  if (pp < 2 || layers < pp) return std::nullopt;
+  if (pp == 2) return FirstLastStageLayers{layers - layers / 2, layers / 2};
+  const int64_t middle = (layers + pp - 1) / pp;
+  const int64_t rest = layers - middle * (pp - 2);
+  FirstLastStageLayers split{rest - rest / 2, rest / 2};
+  if (split.last < 1 || split.first > middle) return std::nullopt;
+  return split;
+}
+
 std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan& plan,
                                       StageShape shape) {
   if (plan.pp < 1 || plan.vpp < 1) ThrowUserError("pipeline sizes must be at least 1");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/model_spec.h"
@@ -27,6 +28,17 @@ struct VirtualStage {
 // Layer placement in model order; throws UserError when the layout does not add up.
 std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan& plan,
                                       StageShape shape = StageShape::kInterleaved);
+
+// Megatron's decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers for a layer
+// count that does not divide over `pp` pipeline ranks (one chunk each): the middle ranks take
+// ceil(layers / pp) each, the first and last share the rest, the last the smaller half (it
+// also runs the LM head and loss, the first only the embedding); with two ranks, the first
+// takes the odd layer. nullopt when no such split exists (first or last would be empty or
+// larger than a middle rank).
+struct FirstLastStageLayers {
+  int64_t first = 0, last = 0;
+};
+std::optional<FirstLastStageLayers> BalancedFirstLastStageLayers(int64_t layers, int pp);
 
 // Parameters held by one GPU of a pipeline rank, split by how they are replicated.
 struct RankParams {

@@ -82,6 +82,37 @@ TEST(ShardingTest, FirstAndLastStageOverrides) {
   EXPECT_THROW(PlaceLayers(Llama2_7B(), plan), UserError);
 }
 
+// 61 layers (DeepSeek-V3, Kimi-K2) divide over no PP > 1. PP 8: middle ranks ceil(61/8) = 8,
+// 6 x 8 = 48, the rest 13 = 7 first + 6 last. PP 16: 14 x 4 = 56, 5 = 3 + 2. PP 32: 30 x 2 =
+// 60 leaves 1, no layer for one end. PP 2: 31 + 30.
+TEST(ShardingTest, BalancedFirstLastStageLayersByHand) {
+  auto split = BalancedFirstLastStageLayers(61, 8);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->first, 7);
+  EXPECT_EQ(split->last, 6);
+  split = BalancedFirstLastStageLayers(61, 16);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->first, 3);
+  EXPECT_EQ(split->last, 2);
+  EXPECT_FALSE(BalancedFirstLastStageLayers(61, 32).has_value());
+  EXPECT_FALSE(BalancedFirstLastStageLayers(61, 64).has_value());  // more ranks than layers
+  split = BalancedFirstLastStageLayers(61, 2);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->first, 31);
+  EXPECT_EQ(split->last, 30);
+  // The split places every layer: 7 + 6 x 8 + 6 on DeepSeek-V3's 61.
+  ModelSpec model = Llama2_7B();
+  model.num_layers = 61;
+  ParallelPlan plan;
+  plan.pp = 8;
+  plan.first_stage_layers = 7;
+  plan.last_stage_layers = 6;
+  const auto stages = PlaceLayers(model, plan);
+  EXPECT_EQ(stages[0].num_layers, 7);
+  EXPECT_EQ(stages[3].num_layers, 8);
+  EXPECT_EQ(stages[7].num_layers, 6);
+}
+
 TEST(ShardingTest, IndivisibleLayersAreAnError) {
   ParallelPlan plan;
   plan.pp = 3;

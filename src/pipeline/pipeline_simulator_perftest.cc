@@ -65,5 +65,26 @@ void BM_ZbvFormattedPP16M256(benchmark::State& state) {
 }
 BENCHMARK(BM_ZbvFormattedPP16M256)->Unit(benchmark::kMillisecond);
 
+// The cost-driven greedy zero-bubble schedule (ZB-H2: up to 2 PP - 1 micro-batches in
+// flight), generated with real costs as the projection does, at (PP, m) = (8, 64), (16, 128),
+// (32, 256): generation should stay close to linear in PP * m as the simulation does.
+void BM_ZeroBubbleH2Scaling(benchmark::State& state) {
+  const int pp = static_cast<int>(state.range(0));
+  const PipelineShape shape{pp, 1, pp * 8};
+  PipelineCosts costs = UniformCosts(pp, 1.0e-3, 1.0e-3, 1.0e-3, 1 << 20);
+  costs.p2p_s = {5e-5};
+  for (auto _ : state) {
+    const Schedule schedule = MakeZeroBubbleH2Schedule(shape, &costs);
+    benchmark::DoNotOptimize(SimulatePipeline(schedule, costs).step_time_s);
+  }
+  state.SetComplexityN(int64_t{pp} * pp * 8);
+}
+BENCHMARK(BM_ZeroBubbleH2Scaling)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(32)
+    ->Complexity()
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace sextant

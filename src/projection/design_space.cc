@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "job/job_validation.h"
+#include "parallel/sharding.h"
+
 namespace sextant {
 namespace {
 
@@ -79,7 +82,7 @@ std::vector<LayerShape> EnumerateLayerShapes(const Job& base, const DesignSpace&
 }
 
 std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& space,
-                                           const LayerShape& shape) {
+                                           const LayerShape& shape, int64_t* pruned) {
   const int world = base.cluster.WorldSize();
   std::vector<Candidate> out;
   const int model_parallel = shape.tp * shape.cp;
@@ -110,6 +113,17 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
             plan.tp = c.tp, plan.pp = c.pp, plan.cp = c.cp, plan.dp = c.dp;
             plan.ep = c.ep, plan.etp = c.etp;
             if (c.dp * c.cp == 1 && plan.ExpertDataParallel() == 1) continue;
+          }
+          const int chunks = ShapeOf(schedule) == StageShape::kVShape ? 2 : vpp;
+          if (!LayersSplitEvenly(base.model.num_layers, pp, chunks)) {
+            const auto split = chunks == 1 ? BalancedFirstLastStageLayers(base.model.num_layers, pp)
+                                           : std::nullopt;
+            if (!split) {
+              if (pruned != nullptr) ++*pruned;
+              continue;
+            }
+            c.first_stage_layers = split->first;
+            c.last_stage_layers = split->last;
           }
           out.push_back(c);
         }
@@ -145,8 +159,8 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   p.distributed_optimizer = c.distributed_optimizer;
   p.fsdp2 = false;
   p.layout.clear();
-  p.first_stage_layers = -1;
-  p.last_stage_layers = -1;
+  p.first_stage_layers = c.first_stage_layers;
+  p.last_stage_layers = c.last_stage_layers;
   p.pad_uneven_layers = false;
   TrainingSettings& t = job.training;
   t.micro_batch_size = c.micro_batch_size;

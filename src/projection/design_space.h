@@ -42,6 +42,8 @@ struct Candidate {
   RecomputeGranularity recompute = RecomputeGranularity::kNone;
   bool distributed_optimizer = false;
   ScheduleKind schedule = ScheduleKind::k1F1B;
+  // Uneven split (Megatron's decoder_first/last_pipeline_num_layers); -1: layers split evenly.
+  int64_t first_stage_layers = -1, last_stage_layers = -1;
 
   LayerShape Shape() const { return {tp, cp, ep, etp, micro_batch_size, recompute}; }
   ParallelPlan Sizes() const;  // a plan with these sizes and default placement
@@ -56,8 +58,11 @@ struct Candidate {
 //   distributed optimizer on only where it shards something (DP x CP > 1 or expert DP > 1),
 //   unless the space offers it alone.
 std::vector<LayerShape> EnumerateLayerShapes(const Job& base, const DesignSpace& space);
+// Where the layers do not split over PP x VPP, a one-chunk schedule gets Megatron's first/last
+// stage layer counts (BalancedFirstLastStageLayers); points with neither are pruned before
+// they are built (the job validator would refuse them) and counted in `pruned`.
 std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& space,
-                                           const LayerShape& shape);
+                                           const LayerShape& shape, int64_t* pruned = nullptr);
 
 // `base` with the candidate's parallel plan, micro-batch size, recomputation (selective:
 // Megatron's default core attention; full: uniform, every layer), optimizer sharding and

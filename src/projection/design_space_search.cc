@@ -76,10 +76,15 @@ std::map<ScheduleShape, bool> CheckScheduleShapes(const Job& base,
                                                   const std::vector<std::vector<Candidate>>& all,
                                                   unsigned threads) {
   std::map<ScheduleShape, bool> runnable;
+  // A pipeline with more model chunks than layers (plus the embedding and loss stages
+  // Megatron may count) cannot be placed, and the job validator refuses it: its schedule is not
+  // generated, which for the greedy schedules at hundreds of ranks would be most of the work.
+  const int64_t max_chunks = base.model.num_layers + 2;
   for (const auto& candidates : all) {
     for (const Candidate& c : candidates) {
       const int64_t m = MicroBatches(base, c);
-      if (m > 0) runnable.emplace(ShapeOf(c, m), false);
+      const ScheduleShape shape = ShapeOf(c, m);
+      if (m > 0 && int64_t{shape.pp} * shape.chunks <= max_chunks) runnable.emplace(shape, false);
     }
   }
   std::vector<std::pair<const ScheduleShape, bool>*> slots;
@@ -125,7 +130,8 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
       continue;
     }
     const int64_t m = job.training.NumMicroBatches(c.dp);
-    if (!ctx.runnable.at(ShapeOf(c, m))) {
+    const auto checked = ctx.runnable.find(ShapeOf(c, m));
+    if (checked == ctx.runnable.end() || !checked->second) {
       NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
                                    ScheduleKindName(c.schedule), c.pp,
                                    ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, m));
@@ -173,6 +179,7 @@ Partial Merge(std::vector<Partial>& parts) {
   Partial all;
   for (Partial& p : parts) {
     all.counts.enumerated += p.counts.enumerated;
+    all.counts.pruned += p.counts.pruned;
     all.counts.invalid += p.counts.invalid;
     all.counts.out_of_memory += p.counts.out_of_memory;
     all.counts.evaluated += p.counts.evaluated;
@@ -271,10 +278,14 @@ std::vector<SearchEntry> Shortlist(const std::vector<SearchEntry>& survivors, Se
 }
 
 std::string Describe(const Candidate& c) {
-  return fmt::format("{}, micro-batch {}, recompute {}, distributed optimizer {}, {}",
-                     DescribeParallelSizes(c.Sizes()), c.micro_batch_size,
-                     RecomputeName(c.recompute), c.distributed_optimizer ? "on" : "off",
-                     ScheduleKindName(c.schedule));
+  return fmt::format("{}{}, micro-batch {}, recompute {}, distributed optimizer {}, {}",
+                     DescribeParallelSizes(c.Sizes()),
+                     c.first_stage_layers >= 0
+                         ? fmt::format(" (first/last stage {}/{} layers)", c.first_stage_layers,
+                                       c.last_stage_layers)
+                         : "",
+                     c.micro_batch_size, RecomputeName(c.recompute),
+                     c.distributed_optimizer ? "on" : "off", ScheduleKindName(c.schedule));
 }
 
 size_t ShortlistSize(const SearchOptions& o) {
@@ -307,7 +318,10 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
         "no valid configuration of {} on {} node(s) of {} x {} among {} candidates (first "
         "reason: {})",
         base.model.name, base.cluster.num_nodes, base.cluster.gpus_per_node, gpu.name,
-        all.counts.enumerated, all.first_invalid.empty() ? "none" : all.first_invalid));
+        all.counts.enumerated,
+        !all.first_invalid.empty() ? all.first_invalid
+        : all.counts.pruned > 0    ? "the layers split evenly over none of the PP x VPP tried"
+                                   : "none"));
   }
 
   std::vector<SearchEntry> shortlist =
@@ -373,6 +387,18 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
   if (ranked.size() > static_cast<size_t>(std::max(0, options.top_k)))
     ranked.resize(static_cast<size_t>(std::max(0, options.top_k)));
   r.top = std::move(ranked);
+  // How far the analytic ranking was from the full projection on the answer's rows.
+  std::vector<double> errors;
+  for (const SearchEntry& e : r.top) {
+    if (e.iteration_time_ms > 0) {
+      errors.push_back(std::abs(e.estimated_iteration_ms / e.iteration_time_ms - 1) * 100);
+    }
+  }
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    r.estimate_error_median_pct = errors[errors.size() / 2];
+    r.estimate_error_max_pct = errors.back();
+  }
   r.processes = processes;
   r.threads = threads == 0 ? HardwareThreads() : threads;
   r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -381,14 +407,17 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
                   "settings from the config",
                   r.global_batch_size, r.seq_length),
       "grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; EP powers of "
-      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; no FSDP2, even layer "
-      "split",
+      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; no FSDP2; layers split "
+      "evenly, else (one chunk per rank) Megatron's first/last stage layer counts with the "
+      "middle stages at ceil(layers / PP)",
       "recompute: selective = Megatron's core attention, full = every layer (uniform)",
       fmt::format("ranked by an analytic step time (closed-form pipeline bubble); the best {} "
                   "and those within {:.0f}% of the estimated Pareto front re-run with the full "
                   "projection: tokens/s, TFLOP/s and MFU are what `projection performance` "
-                  "prints, memory what `projection both` prints",
-                  ShortlistSize(options), kEstimateTolerance * 100),
+                  "prints, memory what `projection both` prints; on the top {} the analytic "
+                  "iteration time is {:.1f}% from the full projection's (median; worst {:.1f}%)",
+                  ShortlistSize(options), kEstimateTolerance * 100, r.top.size(),
+                  r.estimate_error_median_pct, r.estimate_error_max_pct),
       fmt::format("AT-RISK (above {:.0f}% of HBM) configurations are kept and marked; OOM ones "
                   "are pruned",
                   kAtRiskFraction * 100)};
@@ -414,10 +443,12 @@ Partial EvaluateShapes(const Job& base, const SearchOptions& options,
                        const std::vector<LayerShape>& shapes) {
   Context ctx = MakeContext(base, options);
   std::vector<std::vector<Candidate>> candidates(shapes.size());
-  for (size_t i = 0; i < shapes.size(); ++i)
-    candidates[i] = EnumerateCandidates(base, options.space, shapes[i]);
-  ctx.runnable = CheckScheduleShapes(base, candidates, options.threads);
   std::vector<Partial> parts(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    candidates[i] = EnumerateCandidates(base, options.space, shapes[i], &parts[i].counts.pruned);
+    parts[i].counts.enumerated += parts[i].counts.pruned;
+  }
+  ctx.runnable = CheckScheduleShapes(base, candidates, options.threads);
   const Clock::time_point start = Clock::now();
   std::atomic<size_t> finished{0};
   std::atomic<int64_t> skipped{0};
@@ -454,8 +485,8 @@ void CheckOptions(const Job& base, const SearchOptions& options) {
 
 nlohmann::json PartialJson(const Partial& p, SearchObjective objective, size_t shortlist) {
   nlohmann::json j;
-  j["counts"] = {p.counts.enumerated, p.counts.invalid, p.counts.out_of_memory, p.counts.evaluated,
-                 p.counts.shapes_skipped};
+  j["counts"] = {p.counts.enumerated, p.counts.invalid,        p.counts.out_of_memory,
+                 p.counts.evaluated,  p.counts.shapes_skipped, p.counts.pruned};
   j["survivors"] = nlohmann::json::array();
   // Only what the root can still need: the local shortlist and front.
   for (const SearchEntry& e : Shortlist(p.survivors, objective, shortlist))
@@ -473,6 +504,7 @@ Partial PartialFromJson(const nlohmann::json& j) {
   p.counts.out_of_memory = c.at(2).get<int64_t>();
   p.counts.evaluated = c.at(3).get<int64_t>();
   p.counts.shapes_skipped = c.at(4).get<int64_t>();
+  p.counts.pruned = c.at(5).get<int64_t>();
   for (const auto& e : j.at("survivors")) p.survivors.push_back(SearchEntryFromJson(e));
   if (j.contains("smallest")) p.smallest = SearchEntryFromJson(j.at("smallest"));
   p.first_invalid = j.at("first_invalid").get<std::string>();

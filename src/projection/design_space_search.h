@@ -60,12 +60,15 @@ struct SearchEntry {
 };
 
 struct SearchCounts {
-  int64_t enumerated = 0;
-  int64_t invalid = 0;          // rejected by the validators or a schedule's shape rules
+  int64_t enumerated = 0;       // grid points, pruned ones included
+  int64_t pruned = 0;           // refused before being built (layers not split over PP x VPP)
+  int64_t invalid = 0;          // built, then rejected by the validators or a schedule's rules
   int64_t out_of_memory = 0;    // OOM by the memory model
   int64_t evaluated = 0;        // fit, and ranked by the analytic estimate
   int64_t fully_evaluated = 0;  // of those, re-run with the full projection
   int64_t shapes_skipped = 0;   // layer shapes left out by --time-budget
+  // Built and costed by the memory model: fitting or not.
+  int64_t Valid() const { return evaluated + out_of_memory; }
 };
 
 struct SearchResult {
@@ -78,6 +81,8 @@ struct SearchResult {
   std::vector<SearchEntry> top;     // best first by the objective, at most top_k
   std::vector<SearchEntry> pareto;  // non-dominated in (tokens/s/GPU up, peak memory down)
   double wall_s = 0;
+  // |analytic estimate / full projection - 1| of the iteration time over the top rows, in %.
+  double estimate_error_median_pct = 0, estimate_error_max_pct = 0;
   int processes = 1;
   unsigned threads = 1;  // per process
   std::vector<std::string> assumptions;

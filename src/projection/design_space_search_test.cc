@@ -42,9 +42,9 @@ SearchOptions SmallSpace() {
 
 TEST(DesignSpaceSearchTest, CountsFollowTheValidatorsByHand) {
   // 4 GPUs; micro-batch 1 or 2; distributed optimizer on; 1F1B or interleaved; GBS 4:
-  //   9 (TP, PP, VPP) points x 2 micro-batch sizes = 18 enumerated, of which invalid:
+  //   9 (TP, PP, VPP) points x 2 micro-batch sizes = 18 enumerated, of which
+  //   - TP 1 PP 4 VPP 2, mbs 1 and 2: 4 layers do not split over 4 x 2       (pruned)
   //   - TP 1 PP 1 (DP 4) mbs 2: GBS 4 not divisible by 2 x 4                 (validator)
-  //   - TP 1 PP 4 VPP 2, mbs 1 and 2: 4 layers not divisible by 4 x 2        (validator)
   //   - TP 1 PP 2 VPP 2 (DP 2) mbs 2: 1 micro-batch < PP 2 for interleaved   (schedule)
   // and the other 14 fit.
   SearchOptions o;
@@ -57,7 +57,8 @@ TEST(DesignSpaceSearchTest, CountsFollowTheValidatorsByHand) {
   o.threads = 2;
   const SearchResult r = SearchDesignSpace(TinyBase(), o);
   EXPECT_EQ(r.counts.enumerated, 18);
-  EXPECT_EQ(r.counts.invalid, 4);
+  EXPECT_EQ(r.counts.pruned, 2);
+  EXPECT_EQ(r.counts.invalid, 2);
   EXPECT_EQ(r.counts.out_of_memory, 0);
   EXPECT_EQ(r.counts.evaluated, 14);
   EXPECT_EQ(r.counts.fully_evaluated, 14);  // 4 x top 10 covers all of them

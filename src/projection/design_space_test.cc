@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "job/job_validation.h"
 #include "job/test_job.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -97,6 +99,38 @@ TEST(DesignSpaceTest, VShapeSchedulesRunTwoChunksPerRank) {
       }
     }
   }
+}
+
+TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsOrArePruned) {
+  // DeepSeek-V3's 61 layers on 64 nodes: PP > 1 only through first/last stage counts, with one
+  // chunk per rank; every point built validates; the rest is counted as pruned.
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.max_cp = 1;
+  space.recompute = {RecomputeGranularity::kNone};
+  space.distributed_optimizer = {true};
+  const Job base =
+      TestJob("deepseek_v3").Cluster("MI300X", 64).SequenceLength(4096).GlobalBatch(1024);
+  int64_t pruned = 0, uneven = 0;
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s, &pruned)) {
+      if (c.pp == 1) continue;
+      ++uneven;
+      EXPECT_EQ(c.vpp, 1);
+      EXPECT_EQ(c.first_stage_layers + c.last_stage_layers + (c.pp - 2) * ((61 + c.pp - 1) / c.pp),
+                61);
+      // Other rules (EP x ETP x PP against the world, ...) may refuse the point; the layer
+      // split never does.
+      std::vector<std::string> notes;
+      try {
+        ValidateJob(ApplyCandidate(base, c), Provenance(), false, notes);
+      } catch (const UserError& e) {
+        EXPECT_EQ(std::string(e.what()).find("layers"), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(uneven, 0);
+  EXPECT_GT(pruned, 0);  // VPP > 1, and PP 32 / 64 / ... that leave an end empty
 }
 
 TEST(DesignSpaceTest, ApplyCandidateSetsEverySearchedSetting) {

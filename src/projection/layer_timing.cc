@@ -76,11 +76,32 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   ModelTimings out;
   const auto stages = PlaceLayers(job.model, job.parallel);
   out.layers.resize(job.model.num_layers);
+  // A layer's cost depends on its index only through whether it routes tokens and its
+  // attention geometry: one evaluation per distinct kind (DeepSeek-V3: 2 for 61 layers).
+  struct Kind {
+    bool moe;
+    ModelSpec::LayerAttention attention;
+    LayerCost cost;
+  };
+  std::vector<Kind> kinds;
+  auto cost_of = [&](int64_t layer) -> const LayerCost& {
+    const bool moe = job.model.IsMoeLayer(layer);
+    const ModelSpec::LayerAttention a = job.model.AttentionOf(layer);
+    for (const Kind& k : kinds) {
+      if (k.moe == moe && k.attention.head_dim == a.head_dim &&
+          k.attention.kv_heads == a.kv_heads && k.attention.kv_tensors == a.kv_tensors &&
+          k.attention.window == a.window) {
+        return k.cost;
+      }
+    }
+    kinds.push_back({moe, a, model.TransformerLayer(layer)});
+    return kinds.back().cost;
+  };
   for (const auto& vs : stages) {
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       const int64_t layer = vs.first_layer + i;
       const bool recomputed = IsLayerRecomputed(job.training.recompute, layer, i);
-      const LayerCost cost = model.TransformerLayer(layer);
+      const LayerCost& cost = cost_of(layer);
       out.layers[layer] = ToTiming(cost, recomputed, eff);
       if (OpLevelSelectiveRecompute(job.training.recompute)) {
         // torchtitan's per-op policy saves every other matmul output and the attention

@@ -26,6 +26,12 @@ Verdict ParseVerdict(const std::string& name) {
 
 double GiB(int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 
+// "7/6" for an uneven split, "even" otherwise.
+std::string FirstLastLayers(const Candidate& c) {
+  if (c.first_stage_layers < 0) return "even";
+  return fmt::format("{}/{}", c.first_stage_layers, c.last_stage_layers);
+}
+
 Table EntryTable(const std::string& name, const std::string& title,
                  const std::vector<SearchEntry>& entries) {
   Table t(name, title,
@@ -41,6 +47,7 @@ Table EntryTable(const std::string& name, const std::string& title,
            {"recompute", "recompute", 0},
            {"dist_opt", "dist-opt", 0},
            {"schedule", "schedule", 0},
+           {"first_last_layers", "first/last layers", 0},
            {"tokens_per_s_per_gpu", "tokens/s/GPU", 1},
            {"tflops", "TFLOP/s", 1},
            {"mfu", "MFU %", 1},
@@ -54,7 +61,7 @@ Table EntryTable(const std::string& name, const std::string& title,
               int64_t{c.etp}, int64_t{c.dp}, c.micro_batch_size,
               std::string(RecomputeName(c.recompute)),
               std::string(c.distributed_optimizer ? "on" : "off"),
-              std::string(ScheduleKindName(c.schedule)), e.tokens_per_s_per_gpu,
+              std::string(ScheduleKindName(c.schedule)), FirstLastLayers(c), e.tokens_per_s_per_gpu,
               e.model_tflops_per_gpu, e.mfu * 100, GiB(e.peak_bytes), GiB(e.HeadroomBytes()),
               std::string(VerdictName(e.verdict))});
   }
@@ -62,13 +69,20 @@ Table EntryTable(const std::string& name, const std::string& title,
 }
 
 nlohmann::json CountsJson(const SearchCounts& c) {
-  return {{"enumerated", c.enumerated},           {"invalid", c.invalid},
-          {"out_of_memory", c.out_of_memory},     {"evaluated", c.evaluated},
-          {"fully_evaluated", c.fully_evaluated}, {"layer_shapes_skipped", c.shapes_skipped}};
+  return {{"enumerated", c.enumerated},
+          {"pruned", c.pruned},
+          {"invalid", c.invalid},
+          {"out_of_memory", c.out_of_memory},
+          {"evaluated", c.evaluated},
+          {"fully_evaluated", c.fully_evaluated},
+          {"layer_shapes_skipped", c.shapes_skipped},
+          {"valid", c.Valid()}};
 }
 
-double ConfigsPerSecond(const SearchResult& r) {
-  return r.wall_s > 0 ? static_cast<double>(r.counts.enumerated) / r.wall_s : 0;
+// Valid configurations (built, validated, costed by the memory model) per second: pruned and
+// invalid candidates are not work done for the answer.
+double ValidPerSecond(const SearchResult& r) {
+  return r.wall_s > 0 ? static_cast<double>(r.counts.Valid()) / r.wall_s : 0;
 }
 
 }  // namespace
@@ -81,6 +95,8 @@ nlohmann::json SearchEntryJson(const SearchEntry& e) {
           {"recompute", RecomputeName(c.recompute)},
           {"distributed_optimizer", c.distributed_optimizer},
           {"schedule", ScheduleKindName(c.schedule)},
+          {"decoder_first_pipeline_num_layers", c.first_stage_layers},
+          {"decoder_last_pipeline_num_layers", c.last_stage_layers},
           {"iteration_time_ms", e.iteration_time_ms},
           {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
           {"model_tflops_per_gpu", e.model_tflops_per_gpu},
@@ -111,6 +127,8 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   c.recompute = ParseRecompute(j.at("recompute").get<std::string>());
   c.distributed_optimizer = j.at("distributed_optimizer").get<bool>();
   c.schedule = ParseScheduleKind(j.at("schedule").get<std::string>());
+  c.first_stage_layers = j.at("decoder_first_pipeline_num_layers").get<int64_t>();
+  c.last_stage_layers = j.at("decoder_last_pipeline_num_layers").get<int64_t>();
   e.micro_batches = j.at("micro_batches").get<int64_t>();
   e.iteration_time_ms = j.at("iteration_time_ms").get<double>();
   e.tokens_per_s_per_gpu = j.at("tokens_per_s_per_gpu").get<double>();
@@ -135,6 +153,10 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe) {
   add("sequence_parallel", c.tp > 1 ? "true" : "false");
   add("pipeline_model_parallel_size", std::to_string(c.pp));
   if (c.vpp > 1) add("num_virtual_stages_per_pipeline_rank", std::to_string(c.vpp));
+  if (c.first_stage_layers >= 0) {
+    add("decoder_first_pipeline_num_layers", std::to_string(c.first_stage_layers));
+    add("decoder_last_pipeline_num_layers", std::to_string(c.last_stage_layers));
+  }
   add("context_parallel_size", std::to_string(c.cp));
   if (moe) {
     add("expert_model_parallel_size", std::to_string(c.ep));
@@ -186,11 +208,13 @@ std::string RenderSearchResult(const SearchResult& r) {
          "\n";
   const SearchCounts& c = r.counts;
   out += fmt::format(
-      "Search: {} candidates enumerated, {} invalid, {} out of memory, {} evaluated ({} re-run "
-      "with the full projection) in {:.2f} s on {} process(es) x {} thread(s): {:.0f} "
-      "configurations/s\n\nAssumptions:\n",
-      c.enumerated, c.invalid, c.out_of_memory, c.evaluated, c.fully_evaluated, r.wall_s,
-      r.processes, r.threads, ConfigsPerSecond(r));
+      "Search: {} candidates enumerated ({} pruned before being built: layers not split over "
+      "PP x VPP), {} invalid, {} out of memory, {} evaluated ({} re-run with the full "
+      "projection) in {:.2f} s on {} process(es) x {} thread(s): {:.0f} valid configurations/s "
+      "({:.0f} per thread)\n\nAssumptions:\n",
+      c.enumerated, c.pruned, c.invalid, c.out_of_memory, c.evaluated, c.fully_evaluated, r.wall_s,
+      r.processes, r.threads, ValidPerSecond(r),
+      ValidPerSecond(r) / std::max(1, r.processes * static_cast<int>(r.threads)));
   for (const std::string& a : r.assumptions) out += "  - " + a + "\n";
   if (!r.top.empty()) {
     const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
@@ -218,7 +242,9 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
   for (const SearchEntry& e : r.pareto) j["pareto"].push_back(SearchEntryJson(e));
   j["counts"] = CountsJson(r.counts);
   j["wall_time_s"] = r.wall_s;
-  j["configurations_per_s"] = ConfigsPerSecond(r);
+  j["valid_configurations_per_s"] = ValidPerSecond(r);
+  j["estimate_error_pct"] = {{"median", r.estimate_error_median_pct},
+                             {"max", r.estimate_error_max_pct}};
   j["processes"] = r.processes;
   j["threads"] = r.threads;
   j["assumptions"] = r.assumptions;

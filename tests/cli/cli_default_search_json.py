@@ -8,8 +8,9 @@ run = t.sextant("projection", "search", "--target-nodes", "1", "--top", "3", "--
 j = t.json(run)
 c = j["counts"]
 t.check(c["enumerated"] > 0, "nothing enumerated", run)
-t.check(c["enumerated"] == c["invalid"] + c["out_of_memory"] + c["evaluated"],
+t.check(c["enumerated"] == c["pruned"] + c["invalid"] + c["out_of_memory"] + c["evaluated"],
         f"counts do not add up: {c}", run)
+t.check(c["valid"] == c["out_of_memory"] + c["evaluated"], f"valid is not OOM + evaluated: {c}", run)
 top = j["top"]
 t.check(1 <= len(top) <= 3, f"{len(top)} entries in the top 3", run)
 for i, entry in enumerate(top):

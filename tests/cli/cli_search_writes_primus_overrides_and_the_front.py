@@ -16,7 +16,7 @@ with tempfile.TemporaryDirectory() as tmp:
     book = os.path.join(tmp, "front.xlsx")
     run = t.sextant("projection", "search", "--target-nodes", "2", "--top", "3",
                     "--csv-dir", front, "--xlsx", book)
-    best = re.search(r"^ *1 +(?:\S+ +){11}([\d.]+) ", run.output, re.M)
+    best = re.search(r"^ *1 +(?:\S+ +){12}([\d.]+) ", run.output, re.M)
     t.check(best is not None, "no first row in the ranked list", run)
     line = re.search(r"command line: (.*)$", run.output, re.M)
     t.check(line is not None, "no Primus command line for the best configuration", run)
