@@ -168,11 +168,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
       st.buffers.push_back({"FSDP2 gathered layers", std::llround(layer * (2 * 2.0 + 4.0)),
                             "2 layers all-gathered in bf16 + 1 layer of fp32 gradients"});
     }
-    if (plan.fsdp2 && m > 1) {
-      // Gradient accumulation under FSDP2 skips the reduce-scatter until the last micro-batch,
-      // so unsharded gradients accumulate (FP32 with an FP32 reduce dtype); with pipeline
-      // parallelism torchtitan also keeps the gathered parameters between micro-batches
-      // (reshard_after_forward is off for PP).
+    if (plan.fsdp2 && m > 1 && plan.pp > 1) {
+      // FSDP2 reduce-scatters after every backward unless told not to, so plain gradient
+      // accumulation keeps only its shards. PyTorch's pipeline stages tell it not to: a stage
+      // turns gradient sync and resharding off until its last micro-batch's backward
+      // (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync), so unsharded
+      // gradients accumulate (FP32 with an FP32 reduce dtype) and the gathered parameters
+      // stay between micro-batches.
       const double n = static_cast<double>(params.Total());
       const double bytes = n * DTypeBytes(job.training.precision.main_grads) +
                            (plan.pp > 1 ? n * DTypeBytes(job.training.precision.params) : 0.0);

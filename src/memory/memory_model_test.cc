@@ -187,6 +187,30 @@ TEST(PrimusDifferencesTest, BytesPerParameterFollowMegatron) {
   EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 16.0 / 8);
 }
 
+// FSDP2 reduce-scatters after every backward: plain gradient accumulation (PP 1) keeps only
+// shards, whatever the micro-batch count; PyTorch's pipeline stages turn the sync off until
+// the last micro-batch (torch/distributed/pipelining/stage.py), so with PP the unsharded
+// gradients and gathered parameters stay: stage 0 of PP 2 holds 2 of 4 layers.
+TEST(PrimusDifferencesTest, Fsdp2KeepsUnshardedStateOnlyUnderPipelining) {
+  auto unsharded = [](const MemoryReport& r) -> const NamedBytes* {
+    for (const NamedBytes& b : r.stages[0].buffers) {
+      if (b.name.starts_with("FSDP2 unsharded")) return &b;
+    }
+    return nullptr;
+  };
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);
+  job.parallel.fsdp2 = true;
+  ASSERT_GT(job.training.NumMicroBatches(8), 1);
+  EXPECT_EQ(unsharded(ProjectMemory(job)), nullptr);
+  Job pipelined = GptJob(4, 1024, 16, 4096, 1, 2, 8, false);
+  pipelined.parallel.fsdp2 = true;
+  const MemoryReport r = ProjectMemory(pipelined);
+  const NamedBytes* kept = unsharded(r);
+  ASSERT_NE(kept, nullptr);
+  // fp32 gradients (4 B) + bf16 parameters (2 B) of the rank's parameters.
+  EXPECT_EQ(kept->bytes, r.stages[0].params * 6);
+}
+
 // Megatron docs (distrib_optimizer.md): "fp16 param, fp16 grads" needs 20 bytes per parameter,
 // 4 + 16/d with the distributed optimizer (the step's FP32 gradient copy is sharded too).
 TEST(PrimusDifferencesTest, Fp16GradientsAddAnFp32CopyForTheStep) {

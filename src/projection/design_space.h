@@ -25,11 +25,10 @@ struct DesignSpace {
   // Every schedule Sextant simulates: GPipe (1F1B's time with more memory, ranked behind it
   // unless memory is the objective) and the cost-driven greedy ones included.
   std::vector<ScheduleKind> schedules = {
-      ScheduleKind::k1F1B,          ScheduleKind::kGPipe,
-      ScheduleKind::kInterleaved1F1B, ScheduleKind::kZeroBubbleH1,
-      ScheduleKind::kZeroBubbleH2,  ScheduleKind::kZeroBubbleHeuristic,
-      ScheduleKind::kZbvFormatted,  ScheduleKind::kZbvGreedyHalf,
-      ScheduleKind::kZbvGreedyMin,  ScheduleKind::kDualPipeV};
+      ScheduleKind::k1F1B,         ScheduleKind::kGPipe,         ScheduleKind::kInterleaved1F1B,
+      ScheduleKind::kZeroBubbleH1, ScheduleKind::kZeroBubbleH2,  ScheduleKind::kZeroBubbleHeuristic,
+      ScheduleKind::kZbvFormatted, ScheduleKind::kZbvGreedyHalf, ScheduleKind::kZbvGreedyMin,
+      ScheduleKind::kDualPipeV};
 };
 
 // What the per-layer times depend on; PP, VPP, DP, optimizer sharding and schedule do not
