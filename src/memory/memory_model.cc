@@ -64,10 +64,11 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
   const int64_t input_only = RecomputedLayerInputBytes(job);
   const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
 
+  const std::vector<RankParams> per_rank = ParamsPerRank(job.model, plan, shape);
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory st;
     st.pp_rank = rank;
-    const RankParams params = ParamsOnRank(job.model, plan, rank, shape);
+    const RankParams& params = per_rank[static_cast<size_t>(rank)];
     const ModelStateMemory state = ModelStateBytes(job, params);
     st.params = params.Total();
     st.params_bytes = state.params_bytes;

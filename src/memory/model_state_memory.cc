@@ -55,8 +55,7 @@ int DenseOptimizerShards(const ParallelPlan& plan) { return std::max(1, plan.dp 
 
 int64_t OptimizerParamsPerGpu(const Job& job) {
   int64_t most = 0;
-  for (int r = 0; r < job.parallel.pp; ++r) {
-    const RankParams p = ParamsOnRank(job.model, job.parallel, r);
+  for (const RankParams& p : ParamsPerRank(job.model, job.parallel)) {
     int64_t owned = p.Total();
     if (job.parallel.distributed_optimizer || job.parallel.fsdp2) {
       owned = p.dense / DenseOptimizerShards(job.parallel) +

@@ -1,5 +1,10 @@
 #include "model/parameter_count.h"
 
+#include <algorithm>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 namespace sextant {
 namespace {
 
@@ -120,7 +125,22 @@ ModelParams CountParameters(const ModelSpec& m, int64_t vocab_size) {
   p.output_layer = m.untie_embeddings_and_output_weights ? vocab_size * h : 0;
   p.final_norm = h * w;
   p.layers.reserve(static_cast<size_t>(m.num_layers));
-  for (int64_t i = 0; i < m.num_layers; ++i) p.layers.push_back(CountLayer(m, i));
+  // A layer's counts depend on its index only through whether it routes tokens and its
+  // attention geometry: counted once per distinct kind (the search counts models often).
+  std::vector<std::pair<std::tuple<bool, int64_t, int64_t, int, int64_t>, LayerParams>> kinds;
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    const ModelSpec::LayerAttention a = m.AttentionOf(i);
+    const auto key =
+        std::make_tuple(m.IsMoeLayer(i), a.head_dim, a.kv_heads, a.kv_tensors, a.window);
+    const auto it = std::find_if(kinds.begin(), kinds.end(),
+                                 [&](const auto& kind) { return kind.first == key; });
+    if (it != kinds.end()) {
+      p.layers.push_back(it->second);
+    } else {
+      kinds.emplace_back(key, CountLayer(m, i));
+      p.layers.push_back(kinds.back().second);
+    }
+  }
   // DeepSeek-V3 §2.2: each MTP module shares the embedding and output head with the main
   // model and adds RMSNorms on the hidden state and on the embedding (hnorm, enorm), a
   // projection M ∈ R^{h×2h} (eh_proj), one transformer block, and a final norm before the

@@ -161,23 +161,23 @@ std::vector<VirtualStage> PlaceLayers(const ModelSpec& model, const ParallelPlan
   return out;
 }
 
-RankParams ParamsOnRank(const ModelSpec& model, const ParallelPlan& plan, int pp_rank,
-                        StageShape shape) {
+std::vector<RankParams> ParamsPerRank(const ModelSpec& model, const ParallelPlan& plan,
+                                      StageShape shape) {
   const int64_t tp = plan.tp;
   const int64_t expert_shards = static_cast<int64_t>(plan.ep) * plan.etp;
   const ModelParams counts = CountParameters(model, model.PaddedVocabSize(plan.tp));
   const auto stages = PlaceLayers(model, plan, shape);
 
-  RankParams r;
-  auto add_layer = [&](const LayerParams& lp) {
-    // TP shards the weight matrices; norms, routers and row-parallel biases are replicated.
-    r.dense += (lp.attention + lp.dense_mlp + lp.shared_experts) / tp + lp.attention_bias +
-               lp.norms + lp.router;
-    r.expert += lp.routed_experts / expert_shards;
-  };
-  bool holds_embedding = false, holds_output = false;
+  std::vector<RankParams> out(static_cast<size_t>(std::max(1, plan.pp)));
+  std::vector<bool> holds_embedding(out.size(), false), holds_output(out.size(), false);
   for (const auto& st : stages) {
-    if (st.pp_rank != pp_rank) continue;
+    RankParams& r = out[static_cast<size_t>(st.pp_rank)];
+    auto add_layer = [&](const LayerParams& lp) {
+      // TP shards the weight matrices; norms, routers and row-parallel biases are replicated.
+      r.dense += (lp.attention + lp.dense_mlp + lp.shared_experts) / tp + lp.attention_bias +
+                 lp.norms + lp.router;
+      r.expert += lp.routed_experts / expert_shards;
+    };
     for (int64_t i = 0; i < st.num_layers; ++i) add_layer(counts.layers[st.first_layer + i]);
     for (int64_t i = 0; i < st.mtp_layers && i < static_cast<int64_t>(counts.mtp_layers.size());
          ++i) {
@@ -186,25 +186,32 @@ RankParams ParamsOnRank(const ModelSpec& model, const ParallelPlan& plan, int pp
     if (st.mtp_layers > 0 && model.mtp_num_layers > 0) {
       r.dense += counts.mtp_extra * st.mtp_layers / model.mtp_num_layers / tp;
     }
-    holds_embedding |= st.has_embedding;
-    holds_output |= st.has_output;
+    if (st.has_embedding) holds_embedding[static_cast<size_t>(st.pp_rank)] = true;
+    if (st.has_output) holds_output[static_cast<size_t>(st.pp_rank)] = true;
   }
-  const bool last_rank_holds_output = holds_output;
-  if (holds_embedding) {
-    r.embedding += counts.embedding / tp;  // vocab-parallel embedding
-  }
-  if (last_rank_holds_output) {
-    r.dense += counts.final_norm;
-    if (model.untie_embeddings_and_output_weights) {
-      r.embedding += counts.output_layer / tp;
-    } else if (!holds_embedding) {
-      // Tied weights across stages: Megatron keeps a copy of the word embedding on the last
-      // stage and all-reduces its gradient with the first stage.
-      r.embedding += counts.embedding / tp;
+  for (size_t rank = 0; rank < out.size(); ++rank) {
+    RankParams& r = out[rank];
+    if (holds_embedding[rank]) {
+      r.embedding += counts.embedding / tp;  // vocab-parallel embedding
     }
+    if (holds_output[rank]) {
+      r.dense += counts.final_norm;
+      if (model.untie_embeddings_and_output_weights) {
+        r.embedding += counts.output_layer / tp;
+      } else if (!holds_embedding[rank]) {
+        // Tied weights across stages: Megatron keeps a copy of the word embedding on the last
+        // stage and all-reduces its gradient with the first stage.
+        r.embedding += counts.embedding / tp;
+      }
+    }
+    r.dense += r.embedding;
   }
-  r.dense += r.embedding;
-  return r;
+  return out;
+}
+
+RankParams ParamsOnRank(const ModelSpec& model, const ParallelPlan& plan, int pp_rank,
+                        StageShape shape) {
+  return ParamsPerRank(model, plan, shape).at(static_cast<size_t>(pp_rank));
 }
 
 }  // namespace sextant

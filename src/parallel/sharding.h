@@ -50,5 +50,8 @@ struct RankParams {
 
 RankParams ParamsOnRank(const ModelSpec& model, const ParallelPlan& plan, int pp_rank,
                         StageShape shape = StageShape::kInterleaved);
+// Every pipeline rank's at once (the model is counted and placed once).
+std::vector<RankParams> ParamsPerRank(const ModelSpec& model, const ParallelPlan& plan,
+                                      StageShape shape = StageShape::kInterleaved);
 
 }  // namespace sextant

@@ -44,6 +44,10 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
 
 }  // namespace
 
+const char* ShardingName(const Candidate& c) {
+  return c.fsdp2 ? "fsdp2" : c.distributed_optimizer ? "dist-opt" : "off";
+}
+
 const char* RecomputeName(RecomputeGranularity g) {
   switch (g) {
     case RecomputeGranularity::kNone: return "none";
@@ -94,7 +98,13 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
   for (int pp : Divisors(world / model_parallel)) {
     for (int vpp = 1; vpp <= (pp > 1 ? space.max_vpp : 1); ++vpp) {
       for (ScheduleKind schedule : SchedulesFor(space, pp, vpp)) {
-        for (bool dist_opt : space.distributed_optimizer) {
+        // (distributed optimizer, FSDP2) choices: the space's optimizers, then FSDP2.
+        std::vector<std::pair<bool, bool>> shardings;
+        for (bool dist_opt : space.distributed_optimizer) shardings.emplace_back(dist_opt, false);
+        if (space.fsdp2 && world / (model_parallel * pp) * shape.cp > 1) {
+          shardings.emplace_back(false, true);
+        }
+        for (const auto& [dist_opt, fsdp2] : shardings) {
           Candidate c;
           c.tp = shape.tp;
           c.cp = shape.cp;
@@ -106,6 +116,7 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
           c.micro_batch_size = shape.micro_batch_size;
           c.recompute = shape.recompute;
           c.distributed_optimizer = dist_opt;
+          c.fsdp2 = fsdp2;
           c.schedule = schedule;
           if (dist_opt && both_optimizers) {
             // Sharding over one rank is the plain optimizer again: not a separate point.
@@ -157,7 +168,7 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   p.dp = c.dp;
   p.sequence_parallel = c.tp > 1;
   p.distributed_optimizer = c.distributed_optimizer;
-  p.fsdp2 = false;
+  p.fsdp2 = c.fsdp2;
   p.layout.clear();
   p.first_stage_layers = c.first_stage_layers;
   p.last_stage_layers = c.last_stage_layers;

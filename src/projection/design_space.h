@@ -22,6 +22,7 @@ struct DesignSpace {
   std::vector<RecomputeGranularity> recompute = {
       RecomputeGranularity::kNone, RecomputeGranularity::kSelective, RecomputeGranularity::kFull};
   std::vector<bool> distributed_optimizer = {false, true};
+  bool fsdp2 = true;  // also FSDP2 (use_torch_fsdp2) wherever DP x CP > 1 gives it something
   // Every schedule Sextant simulates: GPipe (1F1B's time with more memory, ranked behind it
   // unless memory is the objective) and the cost-driven greedy ones included.
   std::vector<ScheduleKind> schedules = {
@@ -44,6 +45,7 @@ struct Candidate {
   int64_t micro_batch_size = 1;
   RecomputeGranularity recompute = RecomputeGranularity::kNone;
   bool distributed_optimizer = false;
+  bool fsdp2 = false;  // parameters, gradients and optimizer state sharded over DP x CP
   ScheduleKind schedule = ScheduleKind::k1F1B;
   // Uneven split (Megatron's decoder_first/last_pipeline_num_layers); -1: layers split evenly.
   int64_t first_stage_layers = -1, last_stage_layers = -1;
@@ -60,6 +62,10 @@ struct Candidate {
 //   schedules, VPP 2 also the V-shape ones (two chunks per rank), VPP > 1 interleaved 1F1B
 //   distributed optimizer on only where it shards something (DP x CP > 1 or expert DP > 1),
 //   unless the space offers it alone.
+// "fsdp2", "dist-opt" or "off": how optimizer state (and under FSDP2 parameters and gradients)
+// is sharded over data parallelism.
+const char* ShardingName(const Candidate& c);
+
 std::vector<LayerShape> EnumerateLayerShapes(const Job& base, const DesignSpace& space);
 // Where the layers do not split over PP x VPP, a one-chunk schedule gets Megatron's first/last
 // stage layer counts (BalancedFirstLastStageLayers); points with neither are pruned before

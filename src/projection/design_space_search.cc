@@ -34,7 +34,7 @@ using Clock = std::chrono::steady_clock;
 // split over threads or processes.
 auto Key(const Candidate& c) {
   return std::make_tuple(c.tp, c.pp, c.vpp, c.cp, c.ep, c.etp, c.micro_batch_size,
-                         static_cast<int>(c.recompute), c.distributed_optimizer,
+                         static_cast<int>(c.recompute), c.distributed_optimizer, c.fsdp2,
                          static_cast<int>(c.schedule));
 }
 
@@ -278,14 +278,14 @@ std::vector<SearchEntry> Shortlist(const std::vector<SearchEntry>& survivors, Se
 }
 
 std::string Describe(const Candidate& c) {
-  return fmt::format("{}{}, micro-batch {}, recompute {}, distributed optimizer {}, {}",
+  return fmt::format("{}{}, micro-batch {}, recompute {}, optimizer sharding {}, {}",
                      DescribeParallelSizes(c.Sizes()),
                      c.first_stage_layers >= 0
                          ? fmt::format(" (first/last stage {}/{} layers)", c.first_stage_layers,
                                        c.last_stage_layers)
                          : "",
-                     c.micro_batch_size, RecomputeName(c.recompute),
-                     c.distributed_optimizer ? "on" : "off", ScheduleKindName(c.schedule));
+                     c.micro_batch_size, RecomputeName(c.recompute), ShardingName(c),
+                     ScheduleKindName(c.schedule));
 }
 
 size_t ShortlistSize(const SearchOptions& o) {
@@ -407,7 +407,8 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
                   "settings from the config",
                   r.global_batch_size, r.seq_length),
       "grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; EP powers of "
-      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; no FSDP2; layers split "
+      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; optimizer sharding off, "
+      "distributed or FSDP2; layers split "
       "evenly, else (one chunk per rank) Megatron's first/last stage layer counts with the "
       "middle stages at ceil(layers / PP)",
       "recompute: selective = Megatron's core attention, full = every layer (uniform)",

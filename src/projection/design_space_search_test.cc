@@ -53,6 +53,7 @@ TEST(DesignSpaceSearchTest, CountsFollowTheValidatorsByHand) {
   o.space.max_cp = 1;
   o.space.recompute = {RecomputeGranularity::kNone};
   o.space.distributed_optimizer = {true};
+  o.space.fsdp2 = false;
   o.space.schedules = {ScheduleKind::k1F1B, ScheduleKind::kInterleaved1F1B};
   o.threads = 2;
   const SearchResult r = SearchDesignSpace(TinyBase(), o);

@@ -34,6 +34,7 @@ TEST(DesignSpaceTest, FactorisesTheWorldAsTheGridRulesSay) {
   space.max_cp = 1;
   space.recompute = {RecomputeGranularity::kNone};
   space.distributed_optimizer = {true};
+  space.fsdp2 = false;
   space.schedules = {ScheduleKind::k1F1B, ScheduleKind::kInterleaved1F1B};
   const Job base = OneNode("llama3.2_1B", 4);
   EXPECT_EQ(EnumerateLayerShapes(base, space).size(), 3u);  // TP 1, 2, 4
@@ -63,8 +64,17 @@ TEST(DesignSpaceTest, DistributedOptimizerOnlyWhereItShards) {
   space.schedules = {ScheduleKind::k1F1B};
   const Job base = OneNode("llama3.2_1B", 4);
   // (TP, PP) = (1,1) (1,2) (1,4) (2,1) (2,2) (4,1), all "off"; DP > 1 and so "on" as well
-  // for (1,1) (1,2) (2,1).
-  EXPECT_EQ(CountAll(base, space), 6u + 3u);
+  // for (1,1) (1,2) (2,1), and FSDP2 for the same three.
+  EXPECT_EQ(CountAll(base, space), 6u + 3u + 3u);
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      if (c.fsdp2) {
+        EXPECT_FALSE(c.distributed_optimizer);
+        EXPECT_GT(c.dp * c.cp, 1);
+        EXPECT_TRUE(ApplyCandidate(base, c).parallel.fsdp2);
+      }
+    }
+  }
 }
 
 TEST(DesignSpaceTest, MoeShapesTryExpertSizesAndBothExpertTensorSplits) {
@@ -87,6 +97,7 @@ TEST(DesignSpaceTest, VShapeSchedulesRunTwoChunksPerRank) {
   space.max_cp = 1;
   space.recompute = {RecomputeGranularity::kNone};
   space.distributed_optimizer = {true};
+  space.fsdp2 = false;
   const Job base = OneNode("llama3.2_1B", 4);
   for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
     for (const Candidate& c : EnumerateCandidates(base, space, s)) {
@@ -109,6 +120,7 @@ TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsOrArePruned) {
   space.max_cp = 1;
   space.recompute = {RecomputeGranularity::kNone};
   space.distributed_optimizer = {true};
+  space.fsdp2 = false;
   const Job base =
       TestJob("deepseek_v3").Cluster("MI300X", 64).SequenceLength(4096).GlobalBatch(1024);
   int64_t pruned = 0, uneven = 0;

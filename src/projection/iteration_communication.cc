@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "memory/activation_memory.h"
 #include "parallel/sharding.h"
@@ -35,15 +36,40 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
   if (p.fsdp2) {
     // Per layer and micro-batch: all-gather before forward and again before backward,
     // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
-    const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(t.layers.size()));
+    // The layers are pipeline rank 0's (all of them without pipeline parallelism): its
+    // parameters are the ones gathered.
+    std::vector<const PieceTiming*> own;
+    for (const VirtualStage& vs : PlaceLayers(job.model, p)) {
+      if (vs.pp_rank != 0) continue;
+      for (int64_t i = 0; i < vs.num_layers; ++i) {
+        const size_t layer = static_cast<size_t>(vs.first_layer + i);
+        if (layer < t.layers.size()) own.push_back(&t.layers[layer]);
+      }
+    }
+    const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(own.size()));
     const int64_t per_layer = params.Total() / layers;
     const double ag =
         comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
     const double rs =
         comm.Time(Collective::kReduceScatter, static_cast<int64_t>(per_layer * grad_bytes), dense);
+    if (p.pp > 1) {
+      // PyTorch's pipeline stages keep the parameters gathered and the gradients unsharded
+      // until the last micro-batch's backward (torch/distributed/pipelining/stage.py): one
+      // gather per layer in the first forward, one reduce-scatter in the last backward.
+      double exposed = ag + rs;  // the first gather and the last scatter cannot be hidden
+      for (const PieceTiming* l : own) {
+        exposed += std::max(0.0, ag - l->forward_s) + std::max(0.0, rs - l->Backward());
+      }
+      out.total_s = (ag + rs) * layers;
+      out.exposed_s = exposed;
+      out.how =
+          "FSDP2 under pipeline parallelism: per-layer all-gather in the first forward, "
+          "reduce-scatter in the last backward, prefetched";
+      return out;
+    }
     double exposed = ag;  // the first layer's gather cannot be hidden
-    for (const auto& l : t.layers) {
-      exposed += std::max(0.0, ag - l.forward_s) + std::max(0.0, ag + rs - l.Backward());
+    for (const PieceTiming* l : own) {
+      exposed += std::max(0.0, ag - l->forward_s) + std::max(0.0, ag + rs - l->Backward());
     }
     out.total_s = (2 * ag + rs) * layers * micro_batches;
     out.exposed_s = exposed * micro_batches;

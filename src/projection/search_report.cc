@@ -45,7 +45,7 @@ Table EntryTable(const std::string& name, const std::string& title,
            {"dp", "DP", 0},
            {"mbs", "mbs", 0},
            {"recompute", "recompute", 0},
-           {"dist_opt", "dist-opt", 0},
+           {"sharding", "sharding", 0},
            {"schedule", "schedule", 0},
            {"first_last_layers", "first/last layers", 0},
            {"tokens_per_s_per_gpu", "tokens/s/GPU", 1},
@@ -59,8 +59,7 @@ Table EntryTable(const std::string& name, const std::string& title,
     const Candidate& c = e.candidate;
     t.AddRow({++rank, int64_t{c.tp}, int64_t{c.pp}, int64_t{c.vpp}, int64_t{c.cp}, int64_t{c.ep},
               int64_t{c.etp}, int64_t{c.dp}, c.micro_batch_size,
-              std::string(RecomputeName(c.recompute)),
-              std::string(c.distributed_optimizer ? "on" : "off"),
+              std::string(RecomputeName(c.recompute)), std::string(ShardingName(c)),
               std::string(ScheduleKindName(c.schedule)), FirstLastLayers(c), e.tokens_per_s_per_gpu,
               e.model_tflops_per_gpu, e.mfu * 100, GiB(e.peak_bytes), GiB(e.HeadroomBytes()),
               std::string(VerdictName(e.verdict))});
@@ -94,6 +93,7 @@ nlohmann::json SearchEntryJson(const SearchEntry& e) {
           {"micro_batches", e.micro_batches},
           {"recompute", RecomputeName(c.recompute)},
           {"distributed_optimizer", c.distributed_optimizer},
+          {"fsdp2", c.fsdp2},
           {"schedule", ScheduleKindName(c.schedule)},
           {"decoder_first_pipeline_num_layers", c.first_stage_layers},
           {"decoder_last_pipeline_num_layers", c.last_stage_layers},
@@ -126,6 +126,7 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   c.micro_batch_size = j.at("micro_batch_size").get<int64_t>();
   c.recompute = ParseRecompute(j.at("recompute").get<std::string>());
   c.distributed_optimizer = j.at("distributed_optimizer").get<bool>();
+  c.fsdp2 = j.at("fsdp2").get<bool>();
   c.schedule = ParseScheduleKind(j.at("schedule").get<std::string>());
   c.first_stage_layers = j.at("decoder_first_pipeline_num_layers").get<int64_t>();
   c.last_stage_layers = j.at("decoder_last_pipeline_num_layers").get<int64_t>();
@@ -164,6 +165,7 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe) {
   }
   add("micro_batch_size", std::to_string(c.micro_batch_size));
   add("use_distributed_optimizer", c.distributed_optimizer ? "true" : "false");
+  if (c.fsdp2) add("use_torch_fsdp2", "true");
   switch (c.recompute) {
     case RecomputeGranularity::kNone: add("recompute_granularity", "null"); break;
     case RecomputeGranularity::kSelective: add("recompute_granularity", "selective"); break;

@@ -45,6 +45,8 @@ overrides = ["--tensor_model_parallel_size", str(p["tp"]), "--pipeline_model_par
              "true" if best["distributed_optimizer"] else "false", "--recompute_granularity",
              "null" if best["recompute"] == "none" else best["recompute"],
              "--pipeline-schedule-algorithm", best["schedule"]]
+if best["fsdp2"]:
+    overrides += ["--use_torch_fsdp2", "true"]
 if best["recompute"] == "full":
     overrides += ["--recompute_method", "uniform", "--recompute_num_layers", "1"]
 run = t.sextant("projection", "performance", "--config", config, "--primus-path", primus,
