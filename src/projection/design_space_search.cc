@@ -57,13 +57,24 @@ struct Partial {
   std::string first_invalid;
 };
 
+// Whether a schedule runs a shape, and for the schedules without a closed-form bubble the
+// bubble the simulator gives it with unit costs (step_time_estimate.h).
+struct ShapeCheck {
+  bool runnable = false;
+  double uniform_bubble = 0;
+};
+
+bool NeedsUniformBubble(ScheduleKind kind) {
+  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin;
+}
+
 // Everything the per-shape workers share, read-only.
 struct Context {
   const Job& base;
   const SearchOptions& options;
   std::unique_ptr<CollectiveModel> comm;
   EfficiencyTable table;
-  std::map<ScheduleShape, bool> runnable;
+  std::map<ScheduleShape, ShapeCheck> runnable;
 };
 
 int64_t MicroBatches(const Job& base, const Candidate& c) {
@@ -72,10 +83,9 @@ int64_t MicroBatches(const Job& base, const Candidate& c) {
   return per_step > 0 && gbs % per_step == 0 ? gbs / per_step : 0;
 }
 
-std::map<ScheduleShape, bool> CheckScheduleShapes(const Job& base,
-                                                  const std::vector<std::vector<Candidate>>& all,
-                                                  unsigned threads) {
-  std::map<ScheduleShape, bool> runnable;
+std::map<ScheduleShape, ShapeCheck> CheckScheduleShapes(
+    const Job& base, const std::vector<std::vector<Candidate>>& all, unsigned threads) {
+  std::map<ScheduleShape, ShapeCheck> runnable;
   // A pipeline with more model chunks than layers (plus the embedding and loss stages
   // Megatron may count) cannot be placed, and the job validator refuses it: its schedule is not
   // generated, which for the greedy schedules at hundreds of ranks would be most of the work.
@@ -84,10 +94,11 @@ std::map<ScheduleShape, bool> CheckScheduleShapes(const Job& base,
     for (const Candidate& c : candidates) {
       const int64_t m = MicroBatches(base, c);
       const ScheduleShape shape = ShapeOf(c, m);
-      if (m > 0 && int64_t{shape.pp} * shape.chunks <= max_chunks) runnable.emplace(shape, false);
+      if (m > 0 && int64_t{shape.pp} * shape.chunks <= max_chunks)
+        runnable.emplace(shape, ShapeCheck{});
     }
   }
-  std::vector<std::pair<const ScheduleShape, bool>*> slots;
+  std::vector<std::pair<const ScheduleShape, ShapeCheck>*> slots;
   for (auto& entry : runnable) slots.push_back(&entry);
   ParallelFor(
       slots.size(),
@@ -95,12 +106,17 @@ std::map<ScheduleShape, bool> CheckScheduleShapes(const Job& base,
         const ScheduleShape& s = slots[i]->first;
         if (s.micro_batches > std::numeric_limits<int>::max()) return;
         try {
-          const PipelineShape shape{s.pp, s.chunks, static_cast<int>(s.micro_batches)};
-          const PipelineCosts costs = UniformCosts(s.pp * s.chunks, 1.0, 1.0, 1.0);
-          GenerateSchedule(s.kind, shape, &costs);
-          slots[i]->second = true;
+          const int m = static_cast<int>(s.micro_batches);
+          if (NeedsUniformBubble(s.kind)) {
+            slots[i]->second.uniform_bubble = UniformBubble(s.kind, s.pp, s.chunks, m);
+          } else {
+            const PipelineShape shape{s.pp, s.chunks, m};
+            const PipelineCosts costs = UniformCosts(s.pp * s.chunks, 1.0, 1.0, 1.0);
+            GenerateSchedule(s.kind, shape, &costs);
+          }
+          slots[i]->second.runnable = true;
         } catch (const UserError&) {
-          slots[i]->second = false;
+          slots[i]->second.runnable = false;
         }
       },
       threads);
@@ -131,7 +147,7 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
     }
     const int64_t m = job.training.NumMicroBatches(c.dp);
     const auto checked = ctx.runnable.find(ShapeOf(c, m));
-    if (checked == ctx.runnable.end() || !checked->second) {
+    if (checked == ctx.runnable.end() || !checked->second.runnable) {
       NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
                                    ScheduleKindName(c.schedule), c.pp,
                                    ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, m));
@@ -168,7 +184,8 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
       continue;
     }
     const StepEstimate estimate = EstimateIteration(job, c.schedule, *timings, *ctx.comm, ctx.table,
-                                                    ctx.options.calibration.in_training_efficiency);
+                                                    ctx.options.calibration.in_training_efficiency,
+                                                    checked->second.uniform_bubble);
     entry.estimated_iteration_ms = estimate.IterationSeconds() * 1e3;
     ++out.counts.evaluated;
     out.survivors.push_back(entry);

@@ -6,6 +6,8 @@
 #include "cost/optimizer_cost.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
+#include "pipeline/pipeline_simulator.h"
+#include "pipeline/schedule_generators.h"
 #include "projection/iteration_communication.h"
 
 namespace sextant {
@@ -27,9 +29,17 @@ void Add(StageSum& s, const PieceTiming& p) {
 
 }  // namespace
 
+double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batches) {
+  const PipelineShape shape{pp, chunks, micro_batches};
+  const PipelineCosts costs = UniformCosts(pp * chunks, 1.0, 1.0, 1.0);
+  const Schedule ops = GenerateSchedule(schedule, shape, &costs);
+  return SimulatePipeline(ops, costs).step_time_s -
+         static_cast<double>(micro_batches) * chunks * 3.0;
+}
+
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
-                               double in_training_efficiency) {
+                               double in_training_efficiency, double uniform_bubble) {
   const ParallelPlan& plan = job.parallel;
   const bool v_shape = ShapeOf(schedule) == StageShape::kVShape;
   ParallelPlan placed = plan;
@@ -79,9 +89,11 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
       step = m * slowest_stage + fill * std::max(0.0, worst.f + worst.r + worst.b - 2 * worst.w);
       break;
     case ScheduleKind::kZbvFormatted:
+      step = m * slowest_rank + fill * std::max(0.0, worst.f + worst.r + worst.b - 2 * worst.w);
+      break;
     case ScheduleKind::kZbvGreedyHalf:
     case ScheduleKind::kZbvGreedyMin:
-      step = m * slowest_rank + fill * std::max(0.0, worst.f + worst.r + worst.b - 2 * worst.w);
+      step = m * slowest_rank + std::max(uniform_bubble, 0.0) * worst.Total() / 3;
       break;
     case ScheduleKind::kDualPipeV:
       step = m * slowest_rank + std::max(0.0, pp / 2.0 - 1.0) *

@@ -31,9 +31,16 @@ struct StepEstimate {
 //   ZB-H2:       m t + (PP - 1)(F + R + B - 2W)
 //   ZBV:         m t_rank + (PP - 1)(F + R + B - 2W) of the slowest chunk
 //   DualPipeV:   m t_rank + (PP/2 - 1)(F + R + 2B - 3W) of the slowest chunk
-// plus 2 (PP - 1) P2P hops for the fill and the drain.
+//   ZBV greedy-half / greedy-min (memory-limited, no closed form): m t_rank + the bubble the
+//     simulator gives the same (PP, m) with every op 1 (`uniform_bubble`, in ops) times the
+//     slowest chunk's mean op (F + R + B + W) / 3
+// plus 2 (PP - 1) P2P hops for the fill and the drain; never less than the critical path.
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
-                               double in_training_efficiency);
+                               double in_training_efficiency, double uniform_bubble = 0);
+
+// Idle time of the busiest rank, in ops, when `schedule` runs (PP, chunks, m) with every F, B
+// and W taking 1: the step minus m x chunks x 3. Throws UserError when the shape cannot run.
+double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batches);
 
 }  // namespace sextant

@@ -118,3 +118,22 @@ TEST(StepTimeEstimateTest, UnevenStagesMeetTheCriticalPathBound) {
 
 }  // namespace
 }  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// With every op 1, 1F1B idles (PP - 1)(F + B + W) = 3 (PP - 1) on every rank (Narayanan et
+// al. 2021, §2.2: bubble (p - 1) over m): 9 for PP 4 whatever m. The memory-limited greedy V
+// schedules pay a bubble that does not grow with m either, greedy-min more than greedy-half.
+TEST(StepTimeEstimateTest, UniformBubbleOfTheSimulator) {
+  EXPECT_DOUBLE_EQ(UniformBubble(ScheduleKind::k1F1B, 4, 1, 8), 9.0);
+  EXPECT_DOUBLE_EQ(UniformBubble(ScheduleKind::k1F1B, 4, 1, 32), 9.0);
+  const double half = UniformBubble(ScheduleKind::kZbvGreedyHalf, 4, 2, 8);
+  const double min = UniformBubble(ScheduleKind::kZbvGreedyMin, 4, 2, 8);
+  EXPECT_GT(half, 0);
+  EXPECT_GT(min, half);
+  EXPECT_DOUBLE_EQ(UniformBubble(ScheduleKind::kZbvGreedyHalf, 4, 2, 16), half);
+}
+
+}  // namespace
+}  // namespace sextant
