@@ -61,6 +61,10 @@ void NameChangedArchitecture(const ModelSpec& library, ModelSpec& model,
   compare("num_query_groups", library.num_query_groups, model.num_query_groups);
   compare("vocab_size", library.vocab_size, model.vocab_size);
   compare("num_experts", library.moe.num_experts, model.moe.num_experts);
+  compare("kv_channels", library.kv_channels, model.kv_channels);
+  if (library.swiglu != model.swiglu) {
+    changes.push_back(fmt::format("swiglu {} -> {}", library.swiglu, model.swiglu));
+  }
   if (changes.empty()) return;
   model.name = library.name + "-modified";
   notes.push_back(
@@ -640,6 +644,16 @@ class Megatron final : public FrameworkAdapter {
 
     job.training.pipeline_schedule =
         ForVirtualStages(ConfiguredSchedule(ctx.config, job.parallel.pp), job.parallel.vpp);
+    // Primus reads pp_algorithm only when its pipeline patch is on: a schedule named without it
+    // does not run, and the user is told rather than left with 1F1B unawares.
+    const std::string algorithm = ctx.config.String("pp_algorithm", "1f1b-interleaved");
+    if (!ctx.config.Bool("patch_primus_pipeline", false) && algorithm != "1f1b" &&
+        algorithm != "1f1b-interleaved") {
+      ctx.notes.push_back(fmt::format(
+          "pp_algorithm {} is not used: Primus applies it only with patch_primus_pipeline true "
+          "(running {})",
+          algorithm, ScheduleKindName(job.training.pipeline_schedule)));
+    }
   }
 };
 

@@ -353,8 +353,15 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   // Notes made while simulating (schedule limits, recompute) follow the layer-time ones.
   r.assumptions.insert(r.assumptions.begin(), timings.assumptions.begin(),
                        timings.assumptions.end());
-  r.assumptions.push_back(fmt::format("data parallel: {} ({:.2f} ms total, {:.2f} ms exposed)",
-                                      dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
+  if (anchor.dp_anchored) {
+    r.assumptions.push_back(fmt::format(
+        "data parallel: {} ({:.2f} ms modelled in total); exposed {:.2f} ms: the traces' exposed "
+        "communication, scaled with the model's",
+        dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
+  } else {
+    r.assumptions.push_back(fmt::format("data parallel: {} ({:.2f} ms total, {:.2f} ms exposed)",
+                                        dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
+  }
   r.assumptions.push_back(fmt::format(
       "model FLOPs: Megatron num_floating_point_operations, causal attention ({:.3g} per "
       "iteration); MFU against the dense {} peak {:.0f} TFLOP/s",

@@ -67,16 +67,16 @@ Table ProfilingComparisonTable(const PerformanceReport& simulated,
           {{"what", "what"},
            {"unit", "unit"},
            {"simulated", "simulated", 3},
-           {"measured", "with measured layers", 3},
+           {"measured", "anchored on the traces", 3},
            {"error_pct", "simulated vs measured (%)", 1}});
   for (const Row& r : Rows(simulated, measured)) {
     t.AddRow({r.what, r.unit, r.simulated, r.measured, Error(r)});
   }
   t.AddNote(
-      "layer rows: the layer types the trace measured (by its per-layer ranges, or by its "
-      "steps' phases spread over the pieces in the model's proportions) against the cost "
-      "models; iteration rows: the whole projection with each, everything else modelled the "
-      "same way");
+      "layer rows: per-layer ranges give each piece as measured; traces without them give "
+      "one factor per phase (forward, backward), the same for every piece; iteration rows: the "
+      "whole projection with each; under per-step anchoring the data-parallel communication, "
+      "the optimizer step and the idle time come from the traces too");
   return t;
 }
 

@@ -11,7 +11,7 @@
 namespace sextant {
 
 // Rows: F, B, W of each layer type, then iteration time, tokens/s/GPU and the components of
-// the iteration. Columns: simulated, with measured layers, simulated / measured - 1.
+// the iteration. Columns: simulated, anchored on the traces, simulated / measured - 1.
 Table ProfilingComparisonTable(const PerformanceReport& simulated,
                                const PerformanceReport& measured);
 

@@ -116,9 +116,25 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
     critical_path = std::max(critical_path, reached + m * per_rank[static_cast<size_t>(r)]);
     reached += rank_forward[static_cast<size_t>(r)];
   }
+  // With one chunk per rank, the drain too: the last rank runs every F and B before its last
+  // B, whose gradient then crosses the earlier ranks' B back to rank 0, which still has at
+  // least its last W to run.
+  if (sums.size() == static_cast<size_t>(pp) && pp > 1) {
+    const StageSum& last = sums.back();
+    double back = 0;
+    for (size_t s = 0; s + 1 < sums.size(); ++s) back += sums[s].r + sums[s].b;
+    critical_path =
+        std::max(critical_path, reached - rank_forward.back() + m * (last.f + last.r + last.b) +
+                                    back + sums.front().w);
+  }
   step = std::max(step, critical_path);
   // The fill and the drain each cross PP - 1 hand-offs, as the full projection sends them.
-  step += 2 * fill * PipelineHandoffSeconds(job, comm);
+  // Interleaved 1F1B's first micro-batch crosses every chunk boundary, PP x VPP - 1 of them,
+  // each way.
+  const double hops = schedule == ScheduleKind::kInterleaved1F1B
+                          ? static_cast<double>(pp) * std::max(1, plan.vpp) - 1
+                          : fill;
+  step += 2 * hops * PipelineHandoffSeconds(job, comm);
 
   double backward_window = 0, forward_window = 0;
   for (const StageSum& s : sums) {

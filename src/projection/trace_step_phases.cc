@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "hardware/hardware_library.h"
 #include "trace/gpu_timeline.h"
 #include "util/error.h"
 
@@ -120,7 +121,10 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
     m.files.push_back(f.path);
     for (const TraceData& trace : f.traces) {
       const RankStep r = MeasureRank(trace, f.path);
-      if (m.ranks == 0) m.iterations = static_cast<int64_t>(r.iterations);
+      if (m.ranks == 0) {
+        m.iterations = static_cast<int64_t>(r.iterations);
+        m.device_name = trace.device_name;
+      }
       ++m.ranks;
       m.world_size = std::max(m.world_size, trace.world_size);
       m.step_s += r.step_s;
@@ -162,8 +166,29 @@ Job TracedJob(const MeasuredStep& measured, const Job& job) {
         "be of the job's model-parallel layout",
         measured.world_size, p.tp, p.pp, p.cp));
   }
+  if (!measured.device_name.empty()) {
+    const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
+    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
+      ThrowUserError(fmt::format(
+          "the traces ran on {} ({}), the job on {}: project the traced GPU (--gpu-arch {})",
+          gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
+    }
+  }
+  const int64_t dp = measured.world_size / model_parallel;
+  if (job.parallel.WorldSize() == measured.world_size) {
+    // On the traced GPUs the job must run the traced step: the same micro-batches per rank.
+    const int64_t expected = job.training.NumMicroBatches(static_cast<int>(dp));
+    if (expected != measured.micro_batches) {
+      ThrowUserError(fmt::format(
+          "the traces ran {} micro-batch(es) per iteration on {} GPUs, the job would run {} "
+          "(global batch {} / (micro-batch {} x DP {})): give the traced run's "
+          "--micro-batch-size and --global-batch-size",
+          measured.micro_batches, measured.world_size, expected, job.training.global_batch_size,
+          job.training.micro_batch_size, dp));
+    }
+  }
   Job traced = job;
-  traced.parallel.dp = static_cast<int>(measured.world_size / model_parallel);
+  traced.parallel.dp = static_cast<int>(dp);
   const int per_node = job.cluster.gpus_per_node;
   if (measured.world_size < per_node)
     traced.cluster.gpus_per_node = static_cast<int>(measured.world_size);

@@ -23,9 +23,10 @@ namespace sextant {
 
 struct MeasuredStep {
   std::vector<std::string> files;
-  int64_t ranks = 0;       // traces read (one per rank)
-  int64_t world_size = 0;  // of the traced run: distributedInfo, else the rank count
-  int64_t iterations = 0;  // ProfilerStep ranges of one rank (the first trace)
+  int64_t ranks = 0;        // traces read (one per rank)
+  int64_t world_size = 0;   // of the traced run: distributedInfo, else the rank count
+  std::string device_name;  // deviceProperties name of the first trace, "" when absent
+  int64_t iterations = 0;   // ProfilerStep ranges of one rank (the first trace)
   // Backward passes per iteration: runs of backward launches after forward ones.
   int64_t micro_batches = 0;
   // Per iteration, mean over the ranks (GPU figures: the traced window over its steps).
@@ -45,8 +46,9 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files);
 
 // The job as it ran in the traces: the same model, micro-batch and TP/PP/CP/EP on the traced
 // world size, with the measured micro-batches per iteration. Throws UserError when the world
-// size does not fit the job's model-parallel layout, or the job is pipelined (a rank's forward
-// is then one stage's, which the per-step phases cannot split).
+// size does not fit the job's model-parallel layout, the job is pipelined (a rank's forward
+// is then one stage's, which the per-step phases cannot split), the traces ran another GPU,
+// or the job on the traced GPUs would run another number of micro-batches than they did.
 Job TracedJob(const MeasuredStep& measured, const Job& job);
 
 struct StepAnchor {

@@ -80,9 +80,28 @@ t.check(one is not None and eight is not None, "the scaling table lacks 8 or 64 
 t.check(float(eight.group(1)) > float(one.group(1)),
         "64 GPUs should pay more data-parallel communication than 8", run)
 
+# Projected straight onto 64 GPUs (8 nodes, 8 sequences per GPU as traced): what the scaling
+# table gave.
+at64 = model[:-1] + ["512"]  # --global-batch-size 512
+run = t.sextant("projection", "performance", *at64, "--target-nodes", "8", "--profiling-mode",
+                "trace", "--trace", *ranks)
+direct = float(re.search(r"iteration time +([\d.]+) +ms", run.output).group(1))
+t.check(abs(direct - float(eight.group(1))) < 0.1,
+        f"64 GPUs projected directly {direct} ms, in the scaling table {eight.group(1)}", run)
+
+# Traces of another step are refused: another micro-batch on the traced GPUs, another GPU.
+other = list(model)
+other[other.index("--micro-batch-size") + 1] = "4"
+run = t.sextant("projection", "performance", *other, "--profiling-mode", "trace", "--trace",
+                *ranks, expect_status=1)
+t.expect_output(run, r"the traces ran 1 micro-batch\(es\) per iteration on 8 GPUs, the job would run 2")
+run = t.sextant("projection", "performance", *model[2:], "--profiling-mode", "trace", "--trace",
+                *ranks, expect_status=1)
+t.expect_output(run, r"the traces ran on H100 .*the job on MI300X")
+
 # A trace of another model (a ResNet) is refused rather than scaled onto Llama 3.1 8B.
 resnet = t.corpus("traces/TraceLens/mi300/resnet_act_checkpoint.json.gz")
-run = t.sextant("projection", "performance", "--profiling-mode", "trace", "--trace", resnet,
-                expect_status=1)
+run = t.sextant("projection", "performance", "--global-batch-size", "16", "--profiling-mode",
+                "trace", "--trace", resnet, expect_status=1)
 t.expect_output(run, r"not of this model.*resnet_act_checkpoint\.json\.gz")
 t.passed()
