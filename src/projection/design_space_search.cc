@@ -65,7 +65,8 @@ struct ShapeCheck {
 };
 
 bool NeedsUniformBubble(ScheduleKind kind) {
-  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin;
+  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin ||
+         kind == ScheduleKind::kZeroBubbleH2;
 }
 
 // Everything the per-shape workers share, read-only.

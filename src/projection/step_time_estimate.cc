@@ -87,6 +87,9 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
     case ScheduleKind::kZeroBubbleH2:
     case ScheduleKind::kZeroBubbleHeuristic:
       step = m * slowest_stage + fill * std::max(0.0, worst.f + worst.r + worst.b - 2 * worst.w);
+      if (schedule == ScheduleKind::kZeroBubbleH2) {
+        step = std::max(step, m * slowest_stage + uniform_bubble * worst.Total() / 3);
+      }
       break;
     case ScheduleKind::kZbvFormatted:
       step = m * slowest_rank + fill * std::max(0.0, worst.f + worst.r + worst.b - 2 * worst.w);

@@ -28,7 +28,8 @@ struct StepEstimate {
 //   1F1B:        sum of the stage times + (m - 1) t
 //   interleaved: (m + (PP - 1) / VPP) t_rank          (t_rank: all chunks of the slowest rank)
 //   ZB-H1:       m t + (PP - 1)(F + R + B - W)
-//   ZB-H2:       m t + (PP - 1)(F + R + B - 2W)
+//   ZB-H2:       m t + (PP - 1)(F + R + B - 2W), at least m t + the simulator's unit-cost
+//                bubble for the shape (its 2 PP - 1 in-flight cap) x the slowest stage's mean op
 //   ZBV:         m t_rank + (PP - 1)(F + R + B - 2W) of the slowest chunk
 //   DualPipeV:   m t_rank + (PP/2 - 1)(F + R + 2B - 3W) of the slowest chunk
 //   ZBV greedy-half / greedy-min (memory-limited, no closed form): m t_rank + the bubble the
