@@ -47,13 +47,7 @@ std::vector<MeasuredRank> MeasureRun(const std::vector<std::string>& traces) {
       r.iterations = static_cast<int64_t>(trace.iterations.size());
       const GpuTimeline t = ComputeGpuTimeline(trace);
       const double per = 1e-6 / static_cast<double>(std::max<int64_t>(1, r.iterations));
-      if (r.iterations > 0) {
-        double sum = 0;
-        for (const Iteration& it : trace.iterations) sum += static_cast<double>(it.dur_ns);
-        r.iteration_ms = sum * 1e-6 / static_cast<double>(r.iterations);
-      } else {
-        r.iteration_ms = static_cast<double>(t.total_ns) * 1e-6;
-      }
+      r.iteration_ms = MeanIterationNs(trace, t) * 1e-6;
       r.computation_ms = static_cast<double>(t.computation_ns) * per;
       r.exposed_comm_ms = static_cast<double>(t.exposed_communication_ns) * per;
       r.idle_ms = static_cast<double>(t.idle_ns) * per;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,11 +18,11 @@ namespace sextant {
 namespace {
 
 // "attn(F)" -> {"attn", 'F'}; anything else -> nullopt.
-std::optional<std::pair<std::string, char>> PieceAndPhase(const std::string& name) {
+std::optional<std::pair<std::string, char>> PieceAndPhase(std::string_view name) {
   if (name.size() < 4 || name.back() != ')' || name[name.size() - 3] != '(') return std::nullopt;
   const char phase = name[name.size() - 2];
   if (phase != 'F' && phase != 'B' && phase != 'W') return std::nullopt;
-  std::string piece = name.substr(0, name.size() - 3);
+  std::string piece(name.substr(0, name.size() - 3));
   if (piece.empty() || piece.size() > 64) return std::nullopt;
   return std::make_pair(piece, phase);
 }
@@ -48,7 +49,7 @@ bool HasLayerRanges(const std::vector<ProfiledFile>& files) {
   for (const ProfiledFile& f : files) {
     for (const TraceData& trace : f.traces) {
       for (const CpuEvent& ev : trace.cpu) {
-        if (ev.kind == CpuKind::kAnnotation && PieceAndPhase(std::string(trace.Name(ev.name)))) {
+        if (ev.kind == CpuKind::kAnnotation && PieceAndPhase(trace.Name(ev.name))) {
           return true;
         }
       }

@@ -99,13 +99,7 @@ RankStep MeasureRank(const TraceData& trace, const std::string& file) {
   r.communication_s = static_cast<double>(timeline.communication_ns) * per;
   r.exposed_communication_s = static_cast<double>(timeline.exposed_communication_ns) * per;
   r.other_s = static_cast<double>(timeline.idle_ns + timeline.exposed_memcpy_ns) * per;
-  if (!trace.iterations.empty()) {
-    double sum = 0;
-    for (const Iteration& it : trace.iterations) sum += static_cast<double>(it.dur_ns);
-    r.step_s = sum * 1e-9 / r.iterations;
-  } else {
-    r.step_s = static_cast<double>(timeline.total_ns) * 1e-9;
-  }
+  r.step_s = MeanIterationNs(trace, timeline) * 1e-9;
   return r;
 }
 

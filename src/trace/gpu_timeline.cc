@@ -131,4 +131,11 @@ std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace) 
   return groups;
 }
 
+double MeanIterationNs(const TraceData& trace, const GpuTimeline& timeline) {
+  if (trace.iterations.empty()) return static_cast<double>(timeline.total_ns);
+  double sum = 0;
+  for (const Iteration& it : trace.iterations) sum += static_cast<double>(it.dur_ns);
+  return sum / static_cast<double>(trace.iterations.size());
+}
+
 }  // namespace sextant

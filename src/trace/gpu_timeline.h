@@ -61,6 +61,10 @@ std::vector<uint32_t> TimelineEvents(const TraceData& trace);
 GpuTimeline ComputeGpuTimeline(const TraceData& trace);
 GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices);
 
+// One iteration of a traced window, in ns: the mean ProfilerStep duration, else (a window
+// without steps is one iteration) the timeline's GPU span.
+double MeanIterationNs(const TraceData& trace, const GpuTimeline& timeline);
+
 // TimelineEvents grouped by iteration: the ProfilerStep#N window containing the launching
 // runtime call (or, for unlinked events, the GPU start). Index i matches trace.iterations[i].
 std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace);
