@@ -65,8 +65,7 @@ struct ShapeCheck {
 };
 
 bool NeedsUniformBubble(ScheduleKind kind) {
-  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin ||
-         kind == ScheduleKind::kZeroBubbleH2;
+  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin;
 }
 
 // Everything the per-shape workers share, read-only.
@@ -136,6 +135,7 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
   std::optional<ModelTimings> timings;
   bool timings_failed = false;
   std::string timings_error;
+  PipelineStepMemo simulated_steps;  // one layer shape: the stage costs repeat across candidates
   for (const Candidate& c : candidates) {
     ++out.counts.enumerated;
     const Job job = ApplyCandidate(ctx.base, c);
@@ -184,9 +184,10 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
       NoteInvalid(out, timings_error);
       continue;
     }
-    const StepEstimate estimate = EstimateIteration(job, c.schedule, *timings, *ctx.comm, ctx.table,
-                                                    ctx.options.calibration.in_training_efficiency,
-                                                    checked->second.uniform_bubble);
+    const StepEstimate estimate =
+        EstimateIteration(job, c.schedule, *timings, *ctx.comm, ctx.table,
+                          ctx.options.calibration.in_training_efficiency,
+                          checked->second.uniform_bubble, &simulated_steps);
     entry.estimated_iteration_ms = estimate.IterationSeconds() * 1e3;
     ++out.counts.evaluated;
     out.survivors.push_back(entry);
@@ -430,13 +431,15 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
       "evenly, else (one chunk per rank) Megatron's first/last stage layer counts with the "
       "middle stages at ceil(layers / PP)",
       "recompute: selective = Megatron's core attention, full = every layer (uniform)",
-      fmt::format("ranked by an analytic step time (closed-form pipeline bubble); the best {} "
-                  "and those within {:.0f}% of the estimated Pareto front re-run with the full "
-                  "projection: tokens/s, TFLOP/s and MFU are what `projection performance` "
-                  "prints, memory what `projection both` prints; on the top {} the analytic "
-                  "iteration time is {:.1f}% from the full projection's (median; worst {:.1f}%)",
-                  ShortlistSize(options), kEstimateTolerance * 100, r.top.size(),
-                  r.estimate_error_median_pct, r.estimate_error_max_pct),
+      fmt::format(
+          "ranked by an analytic step time (closed-form pipeline bubble; zero-bubble H1 / H2 "
+          "simulated on the stage costs); the best {} "
+          "and those within {:.0f}% of the estimated Pareto front re-run with the full "
+          "projection: tokens/s, TFLOP/s and MFU are what `projection performance` "
+          "prints, memory what `projection both` prints; on the top {} the analytic "
+          "iteration time is {:.1f}% from the full projection's (median; worst {:.1f}%)",
+          ShortlistSize(options), kEstimateTolerance * 100, r.top.size(),
+          r.estimate_error_median_pct, r.estimate_error_max_pct),
       fmt::format("AT-RISK (above {:.0f}% of HBM) configurations are kept and marked; OOM ones "
                   "are pruned",
                   kAtRiskFraction * 100)};

@@ -6,6 +6,7 @@
 #include "cost/optimizer_cost.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
+#include "pipeline/pipeline_costs.h"
 #include "pipeline/pipeline_simulator.h"
 #include "pipeline/schedule_generators.h"
 #include "projection/iteration_communication.h"
@@ -27,6 +28,30 @@ void Add(StageSum& s, const PieceTiming& p) {
   s.w += p.backward_weight_s;
 }
 
+// Adds what follows the pipeline step: data-parallel communication not hidden under rank 0's
+// backward / forward windows, and the optimizer step.
+StepEstimate Finish(const Job& job, const std::vector<StageSum>& sums, double step,
+                    const ModelTimings& timings, const CollectiveModel& comm,
+                    const EfficiencyTable& table, double in_training_efficiency) {
+  double backward_window = 0, forward_window = 0;
+  for (const StageSum& s : sums) {
+    if (s.rank != 0) continue;
+    backward_window += s.b + s.w;
+    forward_window += s.f;
+  }
+  StepEstimate out;
+  out.step_s = step;
+  out.dp_exposed_s = DataParallelTime(job, comm, backward_window, forward_window, timings,
+                                      job.training.NumMicroBatches(job.parallel.dp))
+                         .exposed_s;
+  // `timings` may come from another PP / sharding: the optimizer step is charged for this one.
+  out.optimizer_s = OptimizerStepCost(job.cluster.gpu, table, job.training.precision,
+                                      job.training.optimizer, OptimizerParamsPerGpu(job))
+                        .seconds /
+                    in_training_efficiency;
+  return out;
+}
+
 }  // namespace
 
 double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batches) {
@@ -39,7 +64,8 @@ double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batche
 
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
-                               double in_training_efficiency, double uniform_bubble) {
+                               double in_training_efficiency, double uniform_bubble,
+                               PipelineStepMemo* memo) {
   const ParallelPlan& plan = job.parallel;
   const bool v_shape = ShapeOf(schedule) == StageShape::kVShape;
   ParallelPlan placed = plan;
@@ -63,10 +89,12 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
   const double m = static_cast<double>(job.training.NumMicroBatches(plan.dp));
   std::vector<double> per_rank(static_cast<size_t>(pp), 0.0);
   double slowest_stage = 0, stage_total = 0;
+  double lightest_stage = sums.empty() ? 0 : sums.front().Total();
   StageSum worst;  // component-wise maximum over stages (chunks)
   for (const StageSum& s : sums) {
     per_rank[static_cast<size_t>(s.rank)] += s.Total();
     slowest_stage = std::max(slowest_stage, s.Total());
+    lightest_stage = std::min(lightest_stage, s.Total());
     stage_total += s.Total();
     worst.f = std::max(worst.f, s.f);
     worst.r = std::max(worst.r, s.r);
@@ -75,6 +103,41 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
   }
   const double slowest_rank = *std::max_element(per_rank.begin(), per_rank.end());
   const double fill = pp - 1.0;
+
+  // ZB-H1 and ZB-H2 have no closed form on uneven stages (one more than 10% lighter than the
+  // slowest: DeepSeek-V3's first dense layers, uneven first / last splits). H2's greedy under its 2
+  // PP - 1 in-flight cap can wait on a chain of input gradients back to rank 0 at the end that no
+  // bound below captures (DeepSeek-V3 on PP 16 with 3 / 2 end-stage layers and 32
+  // micro-batches: the closed forms gave 2931 ms, the simulation 3003 ms); H1's fixed pattern
+  // idles less than (PP - 1)(F + B - W) next to light end stages (3-7% too long). Both are
+  // simulated on the candidate's own stage costs instead, once per (schedule, PP, end-stage
+  // layers, micro-batches) when the caller keeps a memo.
+  const bool uneven_stages = lightest_stage < 0.9 * slowest_stage;
+  if (uneven_stages &&
+      (schedule == ScheduleKind::kZeroBubbleH2 || schedule == ScheduleKind::kZeroBubbleH1)) {
+    const PipelineStepKey key{schedule, pp, job.parallel.first_stage_layers,
+                              job.parallel.last_stage_layers, static_cast<int64_t>(m)};
+    double step = 0;
+    const auto memoized = memo ? memo->find(key) : PipelineStepMemo::iterator{};
+    if (memo && memoized != memo->end()) {
+      step = memoized->second;
+    } else {
+      PipelineCosts costs;
+      for (const StageSum& s : sums) {
+        StageCost c;
+        c.forward_s = s.f;
+        c.recompute_s = s.r;
+        c.backward_input_s = s.b;
+        c.backward_weight_s = s.w;
+        costs.stages.push_back(c);
+      }
+      if (pp > 1) costs.p2p_s = {PipelineHandoffSeconds(job, comm)};
+      const PipelineShape shape{pp, 1, static_cast<int>(m)};
+      step = SimulatePipeline(GenerateSchedule(schedule, shape, &costs), costs).step_time_s;
+      if (memo) memo->emplace(key, step);
+    }
+    return Finish(job, sums, step, timings, comm, table, in_training_efficiency);
+  }
 
   double step = 0;
   switch (schedule) {
@@ -138,24 +201,7 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
                           ? static_cast<double>(pp) * std::max(1, plan.vpp) - 1
                           : fill;
   step += 2 * hops * PipelineHandoffSeconds(job, comm);
-
-  double backward_window = 0, forward_window = 0;
-  for (const StageSum& s : sums) {
-    if (s.rank != 0) continue;
-    backward_window += s.b + s.w;
-    forward_window += s.f;
-  }
-  StepEstimate out;
-  out.step_s = step;
-  out.dp_exposed_s = DataParallelTime(job, comm, backward_window, forward_window, timings,
-                                      job.training.NumMicroBatches(plan.dp))
-                         .exposed_s;
-  // `timings` may come from another PP / sharding: the optimizer step is charged for this one.
-  out.optimizer_s = OptimizerStepCost(job.cluster.gpu, table, job.training.precision,
-                                      job.training.optimizer, OptimizerParamsPerGpu(job))
-                        .seconds /
-                    in_training_efficiency;
-  return out;
+  return Finish(job, sums, step, timings, comm, table, in_training_efficiency);
 }
 
 }  // namespace sextant

@@ -1,9 +1,14 @@
 // A fast, analytic iteration time for ranking many candidate configurations (projection
 // search): the pipeline step from the closed-form bubble of each schedule instead of the
-// event simulation, plus data-parallel communication and the optimizer step as the full
-// projection charges them. Microseconds instead of milliseconds; the search re-runs the
-// full ProjectPerformance on the best candidates, so these numbers are never printed.
+// event simulation (the zero-bubble H1 / H2 schedules are simulated, memoized per shape), plus
+// data-parallel communication and the optimizer step as the full projection charges them.
+// Microseconds instead of milliseconds; the search re-runs the full ProjectPerformance on the best
+// candidates, so these numbers are never printed.
 #pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
 
 #include "cost/collective_model.h"
 #include "cost/efficiency_table.h"
@@ -27,18 +32,32 @@ struct StepEstimate {
 // Qi et al. 2023 for the zero-bubble family; DeepSeek-V3 report for DualPipe):
 //   1F1B:        sum of the stage times + (m - 1) t
 //   interleaved: (m + (PP - 1) / VPP) t_rank          (t_rank: all chunks of the slowest rank)
-//   ZB-H1:       m t + (PP - 1)(F + R + B - W)
-//   ZB-H2:       m t + (PP - 1)(F + R + B - 2W), at least m t + the simulator's unit-cost
-//                bubble for the shape (its 2 PP - 1 in-flight cap) x the slowest stage's mean op
+//   ZB-H1, ZB-H2: simulated on the stage costs. Their closed forms, m t + (PP - 1)(F + R + B
+//                - W) and (F + R + B - 2W), assume equal stages; with light first / last stages
+//                H1 is shorter and H2's greedy under its 2 PP - 1 in-flight cap waits on a chain
+//                of input gradients back to rank 0, both off by up to 7%
 //   ZBV:         m t_rank + (PP - 1)(F + R + B - 2W) of the slowest chunk
 //   DualPipeV:   m t_rank + (PP/2 - 1)(F + R + 2B - 3W) of the slowest chunk
 //   ZBV greedy-half / greedy-min (memory-limited, no closed form): m t_rank + the bubble the
 //     simulator gives the same (PP, m) with every op 1 (`uniform_bubble`, in ops) times the
 //     slowest chunk's mean op (F + R + B + W) / 3
 // plus 2 (PP - 1) P2P hops for the fill and the drain; never less than the critical path.
+// Simulated pipeline steps by (schedule, PP, first / last stage layers, micro-batches): with one
+// set of `timings` the stage costs depend on nothing else, so a caller evaluating many candidates
+// of one layer shape keeps one memo for them.
+struct PipelineStepKey {
+  ScheduleKind schedule = ScheduleKind::k1F1B;
+  int pp = 0;
+  int64_t first_stage_layers = 0, last_stage_layers = 0;
+  int64_t micro_batches = 0;
+  auto operator<=>(const PipelineStepKey&) const = default;
+};
+using PipelineStepMemo = std::map<PipelineStepKey, double>;
+
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
-                               double in_training_efficiency, double uniform_bubble = 0);
+                               double in_training_efficiency, double uniform_bubble = 0,
+                               PipelineStepMemo* memo = nullptr);
 
 // Idle time of the busiest rank, in ops, when `schedule` runs (PP, chunks, m) with every F, B
 // and W taking 1: the step minus m x chunks x 3. Throws UserError when the shape cannot run.

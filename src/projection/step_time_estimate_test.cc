@@ -92,28 +92,41 @@ namespace sextant {
 namespace {
 
 // DeepSeek-V3 on PP 16 with Megatron's 3 / 2 first / last stage layers (61 layers; the middle
-// ranks take 4 MoE layers each), ZB-H2, 32 micro-batches: the light first stage starts the
-// last rank only after 15 forwards have crossed the pipeline, which the uniform-stage closed
-// form leaves out (it came out 4% short); with the critical-path bound the estimate is within
-// 1% of the full projection.
-TEST(StepTimeEstimateTest, UnevenStagesMeetTheCriticalPathBound) {
+// ranks take 4 MoE layers each). The light first stage starts the last rank only after 15
+// forwards have crossed the pipeline, which the uniform-stage closed forms leave out: ZB-H1
+// meets the critical-path bound instead (the closed form alone came out 4% short). ZB-H2
+// under its 2 PP - 1 in-flight cap also waits on a chain of input gradients back to rank 0
+// at the end, which no bound captured (2.4% short with 32 micro-batches), so it is simulated
+// on the stage costs. Each within 1% of the full projection, over micro-batch counts below,
+// at and above the cap.
+TEST(StepTimeEstimateTest, UnevenStagesOfDeepSeekV3WithinOnePercent) {
   const Job base = TestJob("deepseek_v3")
                        .Cluster("MI300X", 64)
                        .SequenceLength(4096)
                        .GlobalBatch(256)
                        .OverlapGradReduceAndParamGather();
-  Candidate c;
-  c.tp = 8, c.pp = 16, c.ep = 8, c.etp = 1, c.dp = 4;
-  c.micro_batch_size = 2;
-  c.distributed_optimizer = true;
-  c.schedule = ScheduleKind::kZeroBubbleH2;
-  c.first_stage_layers = 3;
-  c.last_stage_layers = 2;
-  const Job job = ApplyCandidate(base, c);
-  PerformanceOptions o;
-  o.scaling_nodes = {64};
-  const double full = ProjectPerformance(job, o).iteration_time_ms / 1e3;
-  EXPECT_NEAR(Estimate(job, c.schedule) / full, 1.0, 0.01);
+  for (const ScheduleKind kind :
+       {ScheduleKind::k1F1B, ScheduleKind::kZeroBubbleH1, ScheduleKind::kZeroBubbleH2,
+        ScheduleKind::kZeroBubbleHeuristic}) {
+    for (const int tp : {4, 8}) {
+      for (const int64_t mbs : {1, 2, 4}) {
+        Candidate c;
+        c.tp = tp, c.pp = 16, c.ep = 8, c.etp = 1, c.dp = 512 / (16 * tp);
+        c.micro_batch_size = mbs;
+        c.distributed_optimizer = true;
+        c.schedule = kind;
+        c.first_stage_layers = 3;
+        c.last_stage_layers = 2;
+        const Job job = ApplyCandidate(base, c);
+        PerformanceOptions o;
+        o.scaling_nodes = {64};
+        const double full = ProjectPerformance(job, o).iteration_time_ms / 1e3;
+        EXPECT_NEAR(Estimate(job, c.schedule) / full, 1.0, 0.01)
+            << ScheduleKindName(kind) << " TP " << tp << " micro-batch " << mbs << ": "
+            << job.training.NumMicroBatches(c.dp) << " micro-batches";
+      }
+    }
+  }
 }
 
 }  // namespace
