@@ -128,6 +128,7 @@ TEST(CorpusWalk, MegatronLlamaExample) {
   EXPECT_EQ(job.parallel.dp, 8);
   EXPECT_EQ(job.training.micro_batch_size, 2);
   EXPECT_EQ(job.training.global_batch_size, 128);
+  EXPECT_EQ(job.training.sequences_per_data_rank, 0);  // fixed globally when scaled
   EXPECT_EQ(job.training.seq_length, 8192);
   EXPECT_TRUE(job.training.cross_entropy_loss_fusion);
   EXPECT_TRUE(job.training.overlap_grad_reduce);
@@ -162,7 +163,8 @@ TEST(CorpusWalk, MaxTextMesh) {
   EXPECT_EQ(job.model.vocab_size, 32000);
   EXPECT_EQ(job.parallel.dp, 8);  // ici_fsdp_parallelism 8
   EXPECT_TRUE(job.parallel.fsdp2);
-  EXPECT_EQ(job.training.global_batch_size, 96);  // per_device_batch_size 12 x 8 GPUs
+  EXPECT_EQ(job.training.global_batch_size, 96);        // per_device_batch_size 12 x 8 GPUs
+  EXPECT_EQ(job.training.sequences_per_data_rank, 12);  // fixed per rank when scaled
   EXPECT_EQ(job.training.micro_batch_size, 12);
   EXPECT_EQ(job.training.seq_length, 4096);
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kSelective);  // minimal_flash
@@ -178,6 +180,7 @@ TEST(CorpusWalk, TorchTitanPrimusYaml) {
   EXPECT_EQ(job.parallel.dp, 8);
   EXPECT_EQ(job.training.micro_batch_size, 6);
   EXPECT_EQ(job.training.global_batch_size, 48);  // local_batch_size 6 x DP 8
+  EXPECT_EQ(job.training.sequences_per_data_rank, 6);
   EXPECT_EQ(job.training.seq_length, 4096);
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kNone);
 }

@@ -65,6 +65,11 @@ struct TrainingSettings {
   // The configured global batch when it did not split at the requested node count and was
   // rounded to whole micro-batches (global_batch_size holds the rounded one); 0 otherwise.
   int64_t unrounded_global_batch_size = 0;
+  // Sequences per data-parallel rank when the configuration fixes the batch per rank, not
+  // globally (TorchTitan's training.local_batch_size, MaxText's per_device_batch_size, or no
+  // global batch at all): more nodes then grow the global batch with DP, as those launchers
+  // do. 0: the global batch is fixed (Megatron's global_batch_size).
+  int64_t sequences_per_data_rank = 0;
   RecomputeSpec recompute;
   PrecisionRecipe precision;
   OptimizerKind optimizer = OptimizerKind::kAdam;

@@ -253,6 +253,7 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
           "global_batch_size not set: {} = micro_batch_size x DP (no gradient accumulation)",
           t.global_batch_size));
     }
+    if (t.global_batch_size % p.dp == 0) t.sequences_per_data_rank = t.global_batch_size / p.dp;
   }
   if (ctx.micro_batches_per_step > 0) {
     const int64_t per_rank = t.global_batch_size / std::max(1, p.dp);

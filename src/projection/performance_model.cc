@@ -116,6 +116,11 @@ Job RescaleToNodes(const Job& job, int nodes) {
   }
   j.parallel.dp = world / model_parallel;
   j.cluster.num_nodes = nodes;
+  if (job.training.sequences_per_data_rank > 0) {
+    // A batch fixed per data-parallel rank (TorchTitan, MaxText) grows with DP.
+    j.training.global_batch_size = job.training.sequences_per_data_rank * j.parallel.dp;
+    return j;
+  }
   // A global batch that does not split into whole micro-batches over the new DP is rounded
   // down to whole micro-batches, at least one per rank, as Primus does (n_mb = GBS // (MBS·DP),
   // 0 forced to 1; research/primus-projection.md §3.9), and the change is said.
@@ -296,7 +301,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     }
   }
 
-  // Scaling table over node counts (GBS fixed, DP grows).
+  // Scaling table over node counts: DP grows, with the global batch fixed or, where the
+  // configuration fixes the batch per data-parallel rank, growing with it.
+  r.global_batch_grows_with_dp = job.training.sequences_per_data_rank > 0;
   std::vector<int> nodes = options.scaling_nodes;
   if (nodes.empty()) {
     for (int n = 1; n <= std::max(1, job.cluster.num_nodes * 4); n *= 2) nodes.push_back(n);

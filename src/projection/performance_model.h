@@ -70,6 +70,7 @@ struct PerformanceReport {
   IterationBreakdown breakdown;
   std::vector<PieceTiming> layer_types;  // one per distinct layer type
   std::vector<ScalingPoint> scaling;
+  bool global_batch_grows_with_dp = false;     // the scaling rows keep the batch per DP rank
   std::vector<ScheduleResult> schedules;       // filled for schedule "all"
   PipelineSimulation simulation;               // of the chosen schedule
   Schedule schedule_ops;                       // its op lists, for exports

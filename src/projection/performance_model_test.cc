@@ -152,6 +152,32 @@ TEST(PerformanceModelTest, ScalingTableGrowsDataParallelism) {
       << r.scaling[3].note;
 }
 
+// TorchTitan's training.local_batch_size and MaxText's per_device_batch_size fix the batch per
+// data-parallel rank: on more nodes the launcher runs more sequences per step, so the scaling
+// rows keep the micro-batches per rank and grow the global batch (48 = 6 x DP 8 on one node
+// -> 6 x DP 32 = 192 on four), with nothing to round and no note.
+TEST(PerformanceModelTest, ScalingKeepsABatchFixedPerDataParallelRank) {
+  Job job = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 48);
+  job.training.micro_batch_size = 6;
+  job.training.sequences_per_data_rank = 6;
+  const Job scaled = RescaleToNodes(job, 4);
+  EXPECT_EQ(scaled.parallel.dp, 32);
+  EXPECT_EQ(scaled.training.global_batch_size, 192);
+  EXPECT_TRUE(scaled.warnings.empty());
+  PerformanceOptions o;
+  o.scaling_nodes = {1, 4};
+  const PerformanceReport r = ProjectPerformance(job, o);
+  EXPECT_TRUE(r.global_batch_grows_with_dp);
+  ASSERT_EQ(r.scaling.size(), 2u);
+  EXPECT_EQ(r.scaling[1].micro_batches, 1);
+  EXPECT_EQ(r.scaling[1].note, "");
+  // A Megatron global batch stays fixed: 48 over DP 32 x 6 rounds to one micro-batch, said.
+  job.training.sequences_per_data_rank = 0;
+  EXPECT_FALSE(ProjectPerformance(job, o).global_batch_grows_with_dp);
+  EXPECT_EQ(RescaleToNodes(job, 4).training.global_batch_size, 192);
+  EXPECT_EQ(RescaleToNodes(job, 4).warnings.size(), 1u);
+}
+
 TEST(PerformanceModelTest, ScalingRoundsTheBatchDownAndLeavesOutLayoutsThatCannotRun) {
   // GBS 96 over MBS 1 x DP 64 (8 nodes): 1.5 micro-batches -> 1, a global batch of 64.
   const Job scaled = RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 96), 8);

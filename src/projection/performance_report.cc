@@ -65,7 +65,11 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
     }
     out += RenderConsoleTable(st, 70) + "\n";
   }
-  Table sc("scaling", "Scaling by data parallelism (global batch fixed)",
+  Table sc("scaling",
+           r.global_batch_grows_with_dp
+               ? "Scaling by data parallelism (batch per data-parallel rank fixed, global batch "
+                 "grows with DP)"
+               : "Scaling by data parallelism (global batch fixed)",
            {{"nodes", "nodes", 0},
             {"dp", "DP", 0},
             {"mb", "micro-batches", 0},
@@ -118,6 +122,7 @@ nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
                            {"backward_ms", l.Backward() * 1e3},
                            {"recompute_ms", l.recompute_s * 1e3}});
   }
+  j["scaling_global_batch"] = r.global_batch_grows_with_dp ? "grows with DP" : "fixed";
   j["scaling"] = nlohmann::json::array();
   for (const auto& s : r.scaling) {
     nlohmann::json row = {{"nodes", s.nodes}};
