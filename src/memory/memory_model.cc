@@ -42,7 +42,8 @@ const char* VerdictName(Verdict v) {
   return "FITS";
 }
 
-MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
+MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, MemoryDetail detail) {
+  const bool describe = detail == MemoryDetail::kFull;
   const StageShape shape = ShapeOf(job.training.pipeline_schedule);
   // V-shape schedules always run two chunks per rank, whatever VPP the config states (the
   // performance projection places them the same way).
@@ -122,9 +123,11 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
                         copies;
       }
     }
-    st.activation_parts.push_back({"transformer layers", std::llround(layers_bytes),
-                                   fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
-                                               st.in_flight_micro_batches, report.schedule)});
+    st.activation_parts.push_back(
+        {"transformer layers", std::llround(layers_bytes),
+         describe ? fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
+                                st.in_flight_micro_batches, report.schedule)
+                  : std::string()});
     if (embed_bytes > 0) {
       st.activation_parts.push_back(
           {"embedding", std::llround(embed_bytes), "int64 token ids (+ dropout mask)"});
@@ -147,8 +150,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
       const double per_entry = job.training.cross_entropy_loss_fusion || xla ? 4.0 : 8.0;
       st.activation_parts.push_back(
           {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),
-           fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",
-                       per_entry)});
+           describe ? fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",
+                                  per_entry)
+                    : std::string()});
     }
     if (working_set > 0) {
       st.activation_parts.push_back({"recompute working set", std::llround(working_set),
@@ -159,7 +163,8 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
     // ---- named buffers ----
     st.buffers.push_back(
         {"NCCL/RCCL communicators", CommunicatorBytes(world),
-         fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)});
+         describe ? fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)
+                  : std::string()});
     st.buffers.push_back({"GEMM workspaces", 32 * kMiB,
                           "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
     if (plan.fsdp2) {
@@ -208,6 +213,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight) {
     report.verdict = Verdict::kAtRisk;
   }
 
+  if (!describe) return report;
   auto& a = report.assumptions;
   a.push_back(
       fmt::format("model state: {:.2f} bytes per dense parameter ({} weights, {} gradients{})",

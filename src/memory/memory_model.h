@@ -68,6 +68,11 @@ using InFlightTable = std::vector<std::vector<double>>;
 // fragmentation and library workspaces not modelled here typically take 5-10% of HBM.
 inline constexpr double kAtRiskFraction = 0.92;
 
-MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight = {});
+// kNumbersOnly leaves out the descriptions and assumptions (the same numbers): for callers that
+// rank many candidates by peak and verdict, where formatting them would be most of the work.
+enum class MemoryDetail { kFull, kNumbersOnly };
+
+MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight = {},
+                           MemoryDetail detail = MemoryDetail::kFull);
 
 }  // namespace sextant

@@ -80,6 +80,11 @@ class Expander {
 }  // namespace
 
 std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout) {
+  // A search places the same few layouts hundreds of thousands of times (validation, memory,
+  // timing): the last one parsed on this thread is kept.
+  thread_local std::string last_layout;
+  thread_local std::vector<LayoutStage> last_stages;
+  if (!last_stages.empty() && layout == last_layout) return last_stages;
   const std::string flat = Expander(layout).Run();
   std::vector<LayoutStage> stages(1);
   for (char c : flat) {
@@ -92,6 +97,8 @@ std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout) {
       default: break;
     }
   }
+  last_layout = layout;
+  last_stages = stages;
   return stages;
 }
 

@@ -73,6 +73,7 @@ class GreedyZeroBubble {
         continue;
       }
       ++scheduled;
+      rank.finished = Finished(rank);
       for (RankState& other : ranks_) other.yielded = false;
     }
   }
@@ -84,6 +85,7 @@ class GreedyZeroBubble {
     int inputs = 0;
     int inflight = 0;
     bool yielded = false;
+    bool finished = false;  // Finished(), kept up to date: the picks below scan every rank
     std::deque<int> pending_weights;
   };
 
@@ -121,7 +123,7 @@ class GreedyZeroBubble {
     int best = -1;
     for (int r = 0; r < pp_; ++r) {
       const RankState& rank = ranks_[static_cast<size_t>(r)];
-      if (Finished(rank) || rank.yielded) continue;
+      if (rank.finished || rank.yielded) continue;
       if (best < 0 || rank.clock < ranks_[static_cast<size_t>(best)].clock) best = r;
     }
     return best;
@@ -131,7 +133,7 @@ class GreedyZeroBubble {
     double earliest = kUnknown;
     for (int r = 0; r < pp_; ++r) {
       const RankState& rank = ranks_[static_cast<size_t>(r)];
-      if (r == self || Finished(rank) || rank.clock <= t) continue;
+      if (r == self || rank.finished || rank.clock <= t) continue;
       earliest = std::min(earliest, rank.clock);
     }
     return earliest;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "job/job_validation.h"
+#include "parallel/pipeline_layout.h"
 #include "parallel/sharding.h"
 
 namespace sextant {
@@ -127,14 +128,21 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
           }
           const int chunks = ShapeOf(schedule) == StageShape::kVShape ? 2 : vpp;
           if (!LayersSplitEvenly(base.model.num_layers, pp, chunks)) {
-            const auto split = chunks == 1 ? BalancedFirstLastStageLayers(base.model.num_layers, pp)
-                                           : std::nullopt;
-            if (!split) {
+            // One chunk per rank: Megatron's first/last stage layer counts. Interleaved chunks:
+            // a layout string (V-shaped schedules place their chunks themselves).
+            if (chunks == 1) {
+              const auto split = BalancedFirstLastStageLayers(base.model.num_layers, pp);
+              if (split) {
+                c.first_stage_layers = split->first;
+                c.last_stage_layers = split->last;
+              }
+            } else if (ShapeOf(schedule) != StageShape::kVShape) {
+              c.layout = BalancedPipelineLayout(base.model.num_layers, int64_t{pp} * vpp);
+            }
+            if (c.first_stage_layers < 0 && c.layout.empty()) {
               if (pruned != nullptr) ++*pruned;
               continue;
             }
-            c.first_stage_layers = split->first;
-            c.last_stage_layers = split->last;
           }
           out.push_back(c);
         }
@@ -169,7 +177,7 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   p.sequence_parallel = c.tp > 1;
   p.distributed_optimizer = c.distributed_optimizer;
   p.fsdp2 = c.fsdp2;
-  p.layout.clear();
+  p.layout = c.layout;
   p.first_stage_layers = c.first_stage_layers;
   p.last_stage_layers = c.last_stage_layers;
   p.pad_uneven_layers = false;

@@ -49,6 +49,10 @@ struct Candidate {
   ScheduleKind schedule = ScheduleKind::k1F1B;
   // Uneven split (Megatron's decoder_first/last_pipeline_num_layers); -1: layers split evenly.
   int64_t first_stage_layers = -1, last_stage_layers = -1;
+  // Uneven split over PP x VPP > PP model chunks: Megatron's pipeline_model_parallel_layout
+  // with the embedding and the loss counted as one layer each (BalancedPipelineLayout); empty
+  // otherwise. A function of (layers, PP, VPP), so not part of a candidate's identity.
+  std::string layout;
 
   LayerShape Shape() const { return {tp, cp, ep, etp, micro_batch_size, recompute}; }
   ParallelPlan Sizes() const;  // a plan with these sizes and default placement

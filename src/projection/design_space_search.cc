@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -65,7 +66,8 @@ struct ShapeCheck {
 };
 
 bool NeedsUniformBubble(ScheduleKind kind) {
-  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin;
+  return kind == ScheduleKind::kZbvGreedyHalf || kind == ScheduleKind::kZbvGreedyMin ||
+         kind == ScheduleKind::kZeroBubbleH2;
 }
 
 // Everything the per-shape workers share, read-only.
@@ -135,9 +137,17 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
   std::optional<ModelTimings> timings;
   bool timings_failed = false;
   std::string timings_error;
-  PipelineStepMemo simulated_steps;  // one layer shape: the stage costs repeat across candidates
   for (const Candidate& c : candidates) {
     ++out.counts.enumerated;
+    // The schedule's shape first: a map lookup, where the validator parses layouts.
+    const int64_t m = MicroBatches(ctx.base, c);
+    const auto checked = ctx.runnable.find(ShapeOf(c, m));
+    if (m > 0 && (checked == ctx.runnable.end() || !checked->second.runnable)) {
+      NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
+                                   ScheduleKindName(c.schedule), c.pp,
+                                   ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, m));
+      continue;
+    }
     const Job job = ApplyCandidate(ctx.base, c);
     try {
       notes.clear();
@@ -146,19 +156,11 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
       NoteInvalid(out, e.what());
       continue;
     }
-    const int64_t m = job.training.NumMicroBatches(c.dp);
-    const auto checked = ctx.runnable.find(ShapeOf(c, m));
-    if (checked == ctx.runnable.end() || !checked->second.runnable) {
-      NoteInvalid(out, fmt::format("{} cannot run PP {} x {} chunk(s) with {} micro-batches",
-                                   ScheduleKindName(c.schedule), c.pp,
-                                   ShapeOf(c.schedule) == StageShape::kVShape ? 2 : c.vpp, m));
-      continue;
-    }
     SearchEntry entry;
     entry.candidate = c;
     entry.micro_batches = m;
     try {
-      const MemoryReport memory = ProjectMemory(job);
+      const MemoryReport memory = ProjectMemory(job, {}, MemoryDetail::kNumbersOnly);
       entry.peak_bytes = memory.peak_bytes;
       entry.peak_rank = memory.peak_rank;
       entry.capacity_bytes = memory.capacity_bytes;
@@ -187,8 +189,9 @@ void EvaluateShape(const Context& ctx, const std::vector<Candidate>& candidates,
     const StepEstimate estimate =
         EstimateIteration(job, c.schedule, *timings, *ctx.comm, ctx.table,
                           ctx.options.calibration.in_training_efficiency,
-                          checked->second.uniform_bubble, &simulated_steps);
+                          checked->second.uniform_bubble, nullptr, UnevenStages::kClosedForm);
     entry.estimated_iteration_ms = estimate.IterationSeconds() * 1e3;
+    entry.estimate_refinable = estimate.closed_form_on_uneven_stages;
     ++out.counts.evaluated;
     out.survivors.push_back(entry);
   }
@@ -259,9 +262,10 @@ double FullSpeed(const SearchEntry& e) { return e.tokens_per_s_per_gpu; }
 // re-evaluated, so a front point the estimate places slightly wrong is not lost.
 constexpr double kEstimateTolerance = 0.01;
 
-// Entries no smaller-or-equal-memory entry beats by more than kEstimateTolerance in estimated
+// Entries no smaller-or-equal-memory entry beats by more than `tolerance` in estimated
 // iteration time: the estimated Pareto front and everything close to it.
-std::vector<SearchEntry> NearEstimatedFront(std::vector<SearchEntry> entries) {
+std::vector<SearchEntry> NearEstimatedFront(std::vector<SearchEntry> entries,
+                                            double tolerance = kEstimateTolerance) {
   std::sort(entries.begin(), entries.end(), [](const SearchEntry& a, const SearchEntry& b) {
     if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
     if (a.estimated_iteration_ms != b.estimated_iteration_ms)
@@ -271,7 +275,7 @@ std::vector<SearchEntry> NearEstimatedFront(std::vector<SearchEntry> entries) {
   std::vector<SearchEntry> near;
   double fastest = std::numeric_limits<double>::infinity();
   for (SearchEntry& e : entries) {
-    if (e.estimated_iteration_ms <= fastest * (1 + kEstimateTolerance)) near.push_back(e);
+    if (e.estimated_iteration_ms <= fastest * (1 + tolerance)) near.push_back(e);
     fastest = std::min(fastest, e.estimated_iteration_ms);
   }
   return near;
@@ -302,7 +306,8 @@ std::string Describe(const Candidate& c) {
                      c.first_stage_layers >= 0
                          ? fmt::format(" (first/last stage {}/{} layers)", c.first_stage_layers,
                                        c.last_stage_layers)
-                         : "",
+                     : !c.layout.empty() ? fmt::format(" (layout {})", c.layout)
+                                         : "",
                      c.micro_batch_size, RecomputeName(c.recompute), ShardingName(c),
                      ScheduleKindName(c.schedule));
 }
@@ -310,6 +315,60 @@ std::string Describe(const Candidate& c) {
 size_t ShortlistSize(const SearchOptions& o) {
   return static_cast<size_t>(std::max(1, o.top_k)) *
          static_cast<size_t>(std::max(1, o.rerank_factor));
+}
+
+// How far a closed form on uneven stages may be from the simulation (measured up to 7%,
+// step_time_estimate.h): flagged candidates this close to the shortlist or the estimated front
+// are simulated before the shortlist is drawn, so none is kept out or let in by the closed form.
+constexpr double kClosedFormSlack = 0.10;
+
+// Replaces the closed-form estimates that are off on uneven stages by simulated ones, for the
+// flagged candidates that could reach the shortlist: within kClosedFormSlack of its last
+// member's estimate or of the estimated front. One timing set and memo per layer shape.
+void RefineUnevenEstimates(const Job& base, const SearchOptions& options, const Context& ctx,
+                           std::vector<SearchEntry>& survivors) {
+  if (survivors.empty()) return;
+  std::vector<double> times;
+  times.reserve(survivors.size());
+  for (const SearchEntry& e : survivors) times.push_back(e.estimated_iteration_ms);
+  const size_t n = std::min(ShortlistSize(options), times.size()) - 1;
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(n), times.end());
+  const double threshold = times[n] * (1 + kClosedFormSlack);
+  std::set<decltype(Key(Candidate{}))> near_front;
+  for (const SearchEntry& e : NearEstimatedFront(survivors, kClosedFormSlack)) {
+    if (e.estimate_refinable) near_front.insert(Key(e.candidate));
+  }
+  using ShapeKey = std::tuple<int, int, int, int, int64_t, int>;
+  std::map<ShapeKey, std::vector<SearchEntry*>> by_shape;
+  for (SearchEntry& e : survivors) {
+    if (!e.estimate_refinable) continue;
+    if (e.estimated_iteration_ms <= threshold || near_front.count(Key(e.candidate)) > 0) {
+      const Candidate& c = e.candidate;
+      by_shape[ShapeKey{c.tp, c.cp, c.ep, c.etp, c.micro_batch_size, static_cast<int>(c.recompute)}]
+          .push_back(&e);
+    }
+  }
+  std::vector<std::vector<SearchEntry*>*> groups;
+  for (auto& [shape, entries] : by_shape) groups.push_back(&entries);
+  ParallelFor(
+      groups.size(),
+      [&](size_t g) {
+        const std::vector<SearchEntry*>& entries = *groups[g];
+        const ModelTimings timings = ComputeModelTimings(
+            ApplyCandidate(base, entries.front()->candidate), options.calibration);
+        PipelineStepMemo memo;
+        for (SearchEntry* e : entries) {
+          const Job job = ApplyCandidate(base, e->candidate);
+          e->estimated_iteration_ms =
+              EstimateIteration(job, e->candidate.schedule, timings, *ctx.comm, ctx.table,
+                                options.calibration.in_training_efficiency, 0, &memo,
+                                UnevenStages::kSimulate)
+                  .IterationSeconds() *
+              1e3;
+          e->estimate_refinable = false;
+        }
+      },
+      options.threads);
 }
 
 // Filter 4 and the answer: full projections of the shortlist, ranked, front, counts.
@@ -493,6 +552,7 @@ Partial EvaluateShapes(const Job& base, const SearchOptions& options,
       options.threads);
   Partial all = Merge(parts);
   all.counts.shapes_skipped = skipped;
+  RefineUnevenEstimates(base, options, ctx, all.survivors);
   return all;
 }
 

@@ -48,6 +48,7 @@ struct SearchEntry {
   int64_t capacity_bytes = 0;
   Verdict verdict = Verdict::kFits;
   double estimated_iteration_ms = 0;  // analytic, for ranking only
+  bool estimate_refinable = false;    // a closed form on uneven stages: simulated near the top
   bool full = false;                  // the fields below come from ProjectPerformance
   double iteration_time_ms = 0;
   double tokens_per_s_per_gpu = 0;

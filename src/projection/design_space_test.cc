@@ -7,6 +7,7 @@
 
 #include "job/job_validation.h"
 #include "job/test_job.h"
+#include "parallel/pipeline_layout.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -112,9 +113,10 @@ TEST(DesignSpaceTest, VShapeSchedulesRunTwoChunksPerRank) {
   }
 }
 
-TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsOrArePruned) {
-  // DeepSeek-V3's 61 layers on 64 nodes: PP > 1 only through first/last stage counts, with one
-  // chunk per rank; every point built validates; the rest is counted as pruned.
+TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsLayoutsOrArePruned) {
+  // DeepSeek-V3's 61 layers on 64 nodes: PP > 1 only through first/last stage counts with one
+  // chunk per rank, and through a balanced layout string with interleaved chunks; every point
+  // built validates; the rest is counted as pruned.
   DesignSpace space;
   space.micro_batch_sizes = {1};
   space.max_cp = 1;
@@ -123,14 +125,26 @@ TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsOrArePruned) {
   space.fsdp2 = false;
   const Job base =
       TestJob("deepseek_v3").Cluster("MI300X", 64).SequenceLength(4096).GlobalBatch(1024);
-  int64_t pruned = 0, uneven = 0;
+  int64_t pruned = 0, uneven = 0, layouts = 0;
   for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
     for (const Candidate& c : EnumerateCandidates(base, space, s, &pruned)) {
       if (c.pp == 1) continue;
       ++uneven;
-      EXPECT_EQ(c.vpp, 1);
-      EXPECT_EQ(c.first_stage_layers + c.last_stage_layers + (c.pp - 2) * ((61 + c.pp - 1) / c.pp),
-                61);
+      if (c.vpp == 1 || ShapeOf(c.schedule) == StageShape::kVShape) {
+        EXPECT_TRUE(c.layout.empty());
+        EXPECT_EQ(
+            c.first_stage_layers + c.last_stage_layers + (c.pp - 2) * ((61 + c.pp - 1) / c.pp), 61);
+      } else {
+        // 61 layers + embedding + loss = 63 slots over PP x VPP stages, e.g. PP 16 x VPP 2:
+        // the embedding + 1 layer, 1 layer, 29 x 2 layers, 1 layer + the loss.
+        ++layouts;
+        EXPECT_EQ(c.first_stage_layers, -1);
+        EXPECT_EQ(c.layout, BalancedPipelineLayout(61, int64_t{c.pp} * c.vpp));
+        if (c.pp == 16 && c.vpp == 2) {
+          EXPECT_EQ(c.layout.substr(0, 13), "Et*1|t*1|t*2|");
+          EXPECT_EQ(c.layout.substr(c.layout.size() - 10), "|t*2|t*1,L");
+        }
+      }
       // Other rules (EP x ETP x PP against the world, ...) may refuse the point; the layer
       // split never does.
       std::vector<std::string> notes;
@@ -142,7 +156,8 @@ TEST(DesignSpaceTest, UnevenLayersGetFirstAndLastStageCountsOrArePruned) {
     }
   }
   EXPECT_GT(uneven, 0);
-  EXPECT_GT(pruned, 0);  // VPP > 1, and PP 32 / 64 / ... that leave an end empty
+  EXPECT_GT(layouts, 0);
+  EXPECT_GT(pruned, 0);  // PP 32 / 64 / ... that leave an end empty, PP x VPP above 63
 }
 
 TEST(DesignSpaceTest, ApplyCandidateSetsEverySearchedSetting) {

@@ -26,8 +26,10 @@ Verdict ParseVerdict(const std::string& name) {
 
 double GiB(int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 
-// "7/6" for an uneven split, "even" otherwise.
-std::string FirstLastLayers(const Candidate& c) {
+// "7/6" for first/last stage layers, "layout" for a layout string (in full in the overrides
+// and the JSON: 32 stages do not fit a column), "even" otherwise.
+std::string LayerSplit(const Candidate& c) {
+  if (!c.layout.empty()) return "layout";
   if (c.first_stage_layers < 0) return "even";
   return fmt::format("{}/{}", c.first_stage_layers, c.last_stage_layers);
 }
@@ -47,7 +49,7 @@ Table EntryTable(const std::string& name, const std::string& title,
            {"recompute", "recompute", 0},
            {"sharding", "sharding", 0},
            {"schedule", "schedule", 0},
-           {"first_last_layers", "first/last layers", 0},
+           {"layer_split", "layer split", 0},
            {"tokens_per_s_per_gpu", "tokens/s/GPU", 1},
            {"tflops", "TFLOP/s", 1},
            {"mfu", "MFU %", 1},
@@ -60,7 +62,7 @@ Table EntryTable(const std::string& name, const std::string& title,
     t.AddRow({++rank, int64_t{c.tp}, int64_t{c.pp}, int64_t{c.vpp}, int64_t{c.cp}, int64_t{c.ep},
               int64_t{c.etp}, int64_t{c.dp}, c.micro_batch_size,
               std::string(RecomputeName(c.recompute)), std::string(ShardingName(c)),
-              std::string(ScheduleKindName(c.schedule)), FirstLastLayers(c), e.tokens_per_s_per_gpu,
+              std::string(ScheduleKindName(c.schedule)), LayerSplit(c), e.tokens_per_s_per_gpu,
               e.model_tflops_per_gpu, e.mfu * 100, GiB(e.peak_bytes), GiB(e.HeadroomBytes()),
               std::string(VerdictName(e.verdict))});
   }
@@ -97,6 +99,7 @@ nlohmann::json SearchEntryJson(const SearchEntry& e) {
           {"schedule", ScheduleKindName(c.schedule)},
           {"decoder_first_pipeline_num_layers", c.first_stage_layers},
           {"decoder_last_pipeline_num_layers", c.last_stage_layers},
+          {"pipeline_model_parallel_layout", c.layout},
           {"iteration_time_ms", e.iteration_time_ms},
           {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
           {"model_tflops_per_gpu", e.model_tflops_per_gpu},
@@ -130,6 +133,7 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   c.schedule = ParseScheduleKind(j.at("schedule").get<std::string>());
   c.first_stage_layers = j.at("decoder_first_pipeline_num_layers").get<int64_t>();
   c.last_stage_layers = j.at("decoder_last_pipeline_num_layers").get<int64_t>();
+  c.layout = j.at("pipeline_model_parallel_layout").get<std::string>();
   e.micro_batches = j.at("micro_batches").get<int64_t>();
   e.iteration_time_ms = j.at("iteration_time_ms").get<double>();
   e.tokens_per_s_per_gpu = j.at("tokens_per_s_per_gpu").get<double>();
@@ -153,11 +157,16 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe) {
   add("tensor_model_parallel_size", std::to_string(c.tp));
   add("sequence_parallel", c.tp > 1 ? "true" : "false");
   add("pipeline_model_parallel_size", std::to_string(c.pp));
-  if (c.vpp > 1) add("num_virtual_stages_per_pipeline_rank", std::to_string(c.vpp));
+  // A layout's stage count gives Megatron the virtual stages (PP x VPP stages); both at once is
+  // a second source of the same number.
+  if (c.vpp > 1 && c.layout.empty()) {
+    add("num_virtual_stages_per_pipeline_rank", std::to_string(c.vpp));
+  }
   if (c.first_stage_layers >= 0) {
     add("decoder_first_pipeline_num_layers", std::to_string(c.first_stage_layers));
     add("decoder_last_pipeline_num_layers", std::to_string(c.last_stage_layers));
   }
+  if (!c.layout.empty()) add("pipeline_model_parallel_layout", c.layout);
   add("context_parallel_size", std::to_string(c.cp));
   if (moe) {
     add("expert_model_parallel_size", std::to_string(c.ep));
@@ -221,9 +230,19 @@ std::string RenderSearchResult(const SearchResult& r) {
   if (!r.top.empty()) {
     const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
     out += "\nThe best configuration as Primus overrides:\n  command line:";
-    for (const auto& [key, value] : o.values) out += fmt::format(" --{} {}", key, value);
+    // A layout string holds '|', '*' and '(': quoted for the shell and for YAML.
+    const auto special = [](const std::string& v) {
+      return v.find_first_of("|*()&;<>$ ") != std::string::npos;
+    };
+    for (const auto& [key, value] : o.values) {
+      out += special(value) ? fmt::format(" --{} '{}'", key, value)
+                            : fmt::format(" --{} {}", key, value);
+    }
     out += "\n  YAML, under modules.pre_trainer.overrides:\n";
-    for (const auto& [key, value] : o.values) out += fmt::format("    {}: {}\n", key, value);
+    for (const auto& [key, value] : o.values) {
+      out += special(value) ? fmt::format("    {}: \"{}\"\n", key, value)
+                            : fmt::format("    {}: {}\n", key, value);
+    }
     for (const std::string& n : o.notes) out += "  note: " + n + "\n";
   }
   return out;

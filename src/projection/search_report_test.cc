@@ -45,5 +45,36 @@ TEST(SearchReportTest, TheBestEntryAsPrimusOverrides) {
   EXPECT_NE(dense.notes[0].find("dualpipev"), std::string::npos);
 }
 
+// An uneven split over interleaved chunks is Megatron's pipeline_model_parallel_layout; its
+// '|', '*' and ',' are quoted on the command line and in the YAML snippet.
+TEST(SearchReportTest, ALayoutIsWrittenAndQuoted) {
+  SearchEntry e;
+  e.candidate.tp = 8;
+  e.candidate.pp = 16;
+  e.candidate.vpp = 2;
+  e.candidate.schedule = ScheduleKind::kInterleaved1F1B;
+  e.candidate.layout = "Et*1|t*1|(t*2|)*29t*1,L";
+  e.full = true;
+  e.iteration_time_ms = 100;
+  e.estimated_iteration_ms = 100;
+  const PrimusOverrides o = ToPrimusOverrides(e, /*moe=*/false);
+  EXPECT_EQ(Value(o, "pipeline_model_parallel_layout"), "Et*1|t*1|(t*2|)*29t*1,L");
+  // Megatron derives VPP from the layout's 32 stages over PP 16.
+  EXPECT_EQ(Value(o, "num_virtual_stages_per_pipeline_rank"), "<absent>");
+  EXPECT_EQ(Value(o, "decoder_first_pipeline_num_layers"), "<absent>");
+  SearchResult r;
+  r.top = {e};
+  const std::string text = RenderSearchResult(r);
+  EXPECT_NE(text.find(" --pipeline_model_parallel_layout 'Et*1|t*1|(t*2|)*29t*1,L'"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    pipeline_model_parallel_layout: \"Et*1|t*1|(t*2|)*29t*1,L\"\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" --pipeline_model_parallel_size 16 "), std::string::npos);  // unquoted
+  const SearchEntry back = SearchEntryFromJson(SearchEntryJson(e));
+  EXPECT_EQ(back.candidate.layout, e.candidate.layout);
+}
+
 }  // namespace
 }  // namespace sextant

@@ -65,7 +65,7 @@ double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batche
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
                                double in_training_efficiency, double uniform_bubble,
-                               PipelineStepMemo* memo) {
+                               PipelineStepMemo* memo, UnevenStages uneven) {
   const ParallelPlan& plan = job.parallel;
   const bool v_shape = ShapeOf(schedule) == StageShape::kVShape;
   ParallelPlan placed = plan;
@@ -104,19 +104,30 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
   const double slowest_rank = *std::max_element(per_rank.begin(), per_rank.end());
   const double fill = pp - 1.0;
 
-  // ZB-H1 and ZB-H2 have no closed form on uneven stages (one more than 10% lighter than the
-  // slowest: DeepSeek-V3's first dense layers, uneven first / last splits). H2's greedy under its 2
-  // PP - 1 in-flight cap can wait on a chain of input gradients back to rank 0 at the end that no
-  // bound below captures (DeepSeek-V3 on PP 16 with 3 / 2 end-stage layers and 32
-  // micro-batches: the closed forms gave 2931 ms, the simulation 3003 ms); H1's fixed pattern
-  // idles less than (PP - 1)(F + B - W) next to light end stages (3-7% too long). Both are
-  // simulated on the candidate's own stage costs instead, once per (schedule, PP, end-stage
-  // layers, micro-batches) when the caller keeps a memo.
-  const bool uneven_stages = lightest_stage < 0.9 * slowest_stage;
-  if (uneven_stages &&
-      (schedule == ScheduleKind::kZeroBubbleH2 || schedule == ScheduleKind::kZeroBubbleH1)) {
-    const PipelineStepKey key{schedule, pp, job.parallel.first_stage_layers,
-                              job.parallel.last_stage_layers, static_cast<int64_t>(m)};
+  // The closed forms below assume equal stages. On uneven ones (one more than 10% lighter
+  // than the slowest: DeepSeek-V3's first dense layers, first / last stage layer counts,
+  // layouts) three schedules are simulated on the candidate's own stage costs instead, once
+  // per (schedule, PP, VPP, end-stage layers, micro-batches) when the caller keeps a memo:
+  //  - ZB-H2's greedy under its 2 PP - 1 in-flight cap can wait on a chain of input gradients
+  //    back to rank 0 at the end that no bound below captures (DeepSeek-V3 on PP 16 with 3 / 2
+  //    end-stage layers and 32 micro-batches: the closed forms gave 2931 ms, the simulation
+  //    3003 ms);
+  //  - ZB-H1's fixed pattern idles less than (PP - 1)(F + B - W) next to light end stages
+  //    (3-7% too long);
+  //  - interleaved 1F1B with a layout whose first chunks are light (Kimi-K2 on PP 4 x VPP 8,
+  //    4 micro-batches: 5% too long).
+  const bool closed_form_off =
+      lightest_stage < 0.9 * slowest_stage &&
+      (schedule == ScheduleKind::kZeroBubbleH2 || schedule == ScheduleKind::kZeroBubbleH1 ||
+       schedule == ScheduleKind::kInterleaved1F1B);
+  if (closed_form_off && uneven == UnevenStages::kSimulate) {
+    const int chunks = schedule == ScheduleKind::kInterleaved1F1B ? std::max(1, plan.vpp) : 1;
+    const PipelineStepKey key{schedule,
+                              pp,
+                              chunks,
+                              job.parallel.first_stage_layers,
+                              job.parallel.last_stage_layers,
+                              static_cast<int64_t>(m)};
     double step = 0;
     const auto memoized = memo ? memo->find(key) : PipelineStepMemo::iterator{};
     if (memo && memoized != memo->end()) {
@@ -132,7 +143,7 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
         costs.stages.push_back(c);
       }
       if (pp > 1) costs.p2p_s = {PipelineHandoffSeconds(job, comm)};
-      const PipelineShape shape{pp, 1, static_cast<int>(m)};
+      const PipelineShape shape{pp, chunks, static_cast<int>(m)};
       step = SimulatePipeline(GenerateSchedule(schedule, shape, &costs), costs).step_time_s;
       if (memo) memo->emplace(key, step);
     }
@@ -201,7 +212,9 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
                           ? static_cast<double>(pp) * std::max(1, plan.vpp) - 1
                           : fill;
   step += 2 * hops * PipelineHandoffSeconds(job, comm);
-  return Finish(job, sums, step, timings, comm, table, in_training_efficiency);
+  StepEstimate out = Finish(job, sums, step, timings, comm, table, in_training_efficiency);
+  out.closed_form_on_uneven_stages = closed_form_off;
+  return out;
 }
 
 }  // namespace sextant

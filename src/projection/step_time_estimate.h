@@ -22,6 +22,9 @@ struct StepEstimate {
   double step_s = 0;        // pipeline step: steady state + closed-form bubble
   double dp_exposed_s = 0;  // data-parallel collectives not hidden under backward/forward
   double optimizer_s = 0;   // optimizer update on the busiest GPU
+  // A closed form was used on uneven stages where UnevenStages::kSimulate would simulate:
+  // the step may be off by several percent (see below).
+  bool closed_form_on_uneven_stages = false;
   double IterationSeconds() const { return step_s + dp_exposed_s + optimizer_s; }
 };
 
@@ -32,32 +35,39 @@ struct StepEstimate {
 // Qi et al. 2023 for the zero-bubble family; DeepSeek-V3 report for DualPipe):
 //   1F1B:        sum of the stage times + (m - 1) t
 //   interleaved: (m + (PP - 1) / VPP) t_rank          (t_rank: all chunks of the slowest rank)
-//   ZB-H1, ZB-H2: simulated on the stage costs. Their closed forms, m t + (PP - 1)(F + R + B
-//                - W) and (F + R + B - 2W), assume equal stages; with light first / last stages
-//                H1 is shorter and H2's greedy under its 2 PP - 1 in-flight cap waits on a chain
-//                of input gradients back to rank 0, both off by up to 7%
+//   ZB-H1:       m t + (PP - 1)(F + R + B - W)
+//   ZB-H2:       m t + (PP - 1)(F + R + B - 2W)
+//   (these three assume equal stages: on uneven ones, one more than 10% lighter than the
+//   slowest, they are simulated on the stage costs instead; the closed forms were off by up
+//   to 7% there)
 //   ZBV:         m t_rank + (PP - 1)(F + R + B - 2W) of the slowest chunk
 //   DualPipeV:   m t_rank + (PP/2 - 1)(F + R + 2B - 3W) of the slowest chunk
 //   ZBV greedy-half / greedy-min (memory-limited, no closed form): m t_rank + the bubble the
 //     simulator gives the same (PP, m) with every op 1 (`uniform_bubble`, in ops) times the
 //     slowest chunk's mean op (F + R + B + W) / 3
 // plus 2 (PP - 1) P2P hops for the fill and the drain; never less than the critical path.
-// Simulated pipeline steps by (schedule, PP, first / last stage layers, micro-batches): with one
-// set of `timings` the stage costs depend on nothing else, so a caller evaluating many candidates
-// of one layer shape keeps one memo for them.
+// Simulated pipeline steps by (schedule, PP, chunks, first / last stage layers, micro-batches):
+// with one set of `timings` the stage costs depend on nothing else, so a caller evaluating many
+// candidates of one layer shape keeps one memo for them.
 struct PipelineStepKey {
   ScheduleKind schedule = ScheduleKind::k1F1B;
   int pp = 0;
+  int chunks = 1;  // per rank; the layout is a function of (layers, PP, chunks)
   int64_t first_stage_layers = 0, last_stage_layers = 0;
   int64_t micro_batches = 0;
   auto operator<=>(const PipelineStepKey&) const = default;
 };
 using PipelineStepMemo = std::map<PipelineStepKey, double>;
 
+// kClosedForm keeps the closed forms everywhere (microseconds; a search's first pass, which
+// then refines the flagged candidates near the top), kSimulate simulates where they are off.
+enum class UnevenStages { kSimulate, kClosedForm };
+
 StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const ModelTimings& timings,
                                const CollectiveModel& comm, const EfficiencyTable& table,
                                double in_training_efficiency, double uniform_bubble = 0,
-                               PipelineStepMemo* memo = nullptr);
+                               PipelineStepMemo* memo = nullptr,
+                               UnevenStages uneven = UnevenStages::kSimulate);
 
 // Idle time of the busiest rank, in ops, when `schedule` runs (PP, chunks, m) with every F, B
 // and W taking 1: the step minus m x chunks x 3. Throws UserError when the shape cannot run.
