@@ -119,9 +119,10 @@ void CheckOpLists(const Schedule& schedule) {
 
 class Simulator {
  public:
-  Simulator(const Schedule& schedule, const PipelineCosts& costs)
+  Simulator(const Schedule& schedule, const PipelineCosts& costs, SimulationDetail detail)
       : schedule_(schedule),
         costs_(costs),
+        record_(detail == SimulationDetail::kTimeline),
         pp_(schedule.shape.pipeline_ranks),
         stages_(schedule.NumStages()),
         mbs_(schedule.shape.micro_batches),
@@ -134,7 +135,8 @@ class Simulator {
         live_chunks_(static_cast<size_t>(pp_), 0),
         live_mbs_(static_cast<size_t>(pp_), 0),
         chunks_alive_per_mb_(static_cast<size_t>(pp_) * mbs_, 0),
-        receives_(static_cast<size_t>(pp_) * 2) {}
+        receives_(static_cast<size_t>(pp_) * 2),
+        last_end_(static_cast<size_t>(pp_), 0.0) {}
 
   PipelineSimulation Run() {
     PipelineSimulation out;
@@ -143,6 +145,7 @@ class Simulator {
     out.ranks.resize(static_cast<size_t>(pp_));
     for (int r = 0; r < pp_; ++r) {
       out.ranks[static_cast<size_t>(r)].rank = r;
+      if (!record_) continue;
       const size_t ops = schedule_.ops_per_rank[static_cast<size_t>(r)].size();
       out.ranks[static_cast<size_t>(r)].timeline.reserve(ops * 2);
       receives_[static_cast<size_t>(r) * 2].reserve(ops);
@@ -188,8 +191,8 @@ class Simulator {
           break;
       }
       const double end = start + duration;
-      out.timeline.push_back(
-          {EventKindOf(op.kind), op.micro_batch, op.chunk, stage, -1, true, start, end});
+      Record(rank, out.timeline,
+             {EventKindOf(op.kind), op.micro_batch, op.chunk, stage, -1, true, start, end});
       out.busy_s += duration;
       clock = end;
       ++next;
@@ -256,20 +259,28 @@ class Simulator {
     const int boundary = std::min(from_stage, to_stage);
     const double transfer = costs_.P2PSeconds(boundary);
     RankSimulation& sender = result_->ranks[static_cast<size_t>(rank)];
-    sender.timeline.push_back({TimelineEventKind::kSend, op.micro_batch, op.chunk, from_stage,
-                               to_rank, activation, end, end + transfer});
+    Record(rank, sender.timeline,
+           {TimelineEventKind::kSend, op.micro_batch, op.chunk, from_stage, to_rank, activation,
+            end, end + transfer});
     // Receives from one sender arrive in that sender's time order; a rank has at most two
     // senders (its neighbours), so two lists per rank stay sorted and merge in linear time.
     const int slot = rank == (to_rank + pp_ - 1) % pp_ ? 0 : 1;
-    receives_[static_cast<size_t>(to_rank) * 2 + slot].push_back(
-        {TimelineEventKind::kRecv, op.micro_batch, schedule_.ChunkOfStage(to_stage), to_stage, rank,
-         activation, end, end + transfer});
+    Record(to_rank, receives_[static_cast<size_t>(to_rank) * 2 + slot],
+           {TimelineEventKind::kRecv, op.micro_batch, schedule_.ChunkOfStage(to_stage), to_stage,
+            rank, activation, end, end + transfer});
     if (!costs_.p2p_overlaps_compute) clock_[static_cast<size_t>(rank)] = end + transfer;
     const long key = static_cast<long>(Cell(from_stage, op.micro_batch)) + 1;
     if (waiting_for_[static_cast<size_t>(to_rank)] == (activation ? key : -key)) {
       waiting_for_[static_cast<size_t>(to_rank)] = 0;
       runnable.push_back(to_rank);
     }
+  }
+
+  // Keeps the event when timelines are recorded; the rank's last end time either way.
+  void Record(int rank, std::vector<TimelineEvent>& events, const TimelineEvent& e) {
+    double& last = last_end_[static_cast<size_t>(rank)];
+    last = std::max(last, e.end_s);
+    if (record_) events.push_back(e);
   }
 
   void TrackMemory(int rank, const PipelineOp& op, int64_t bytes, RankSimulation& out) {
@@ -335,7 +346,7 @@ class Simulator {
         }
         rank.timeline = std::move(merged);
       }
-      for (const TimelineEvent& e : rank.timeline) rank.end_s = std::max(rank.end_s, e.end_s);
+      rank.end_s = std::max(rank.end_s, last_end_[static_cast<size_t>(r)]);
       out.step_time_s = std::max(out.step_time_s, rank.end_s);
     }
     for (RankSimulation& rank : out.ranks) {
@@ -349,6 +360,7 @@ class Simulator {
 
   const Schedule& schedule_;
   const PipelineCosts& costs_;
+  const bool record_;
   const int pp_;
   const int stages_;
   const int mbs_;
@@ -362,15 +374,17 @@ class Simulator {
   std::vector<int> live_mbs_;
   std::vector<int> chunks_alive_per_mb_;              // [rank][mb]
   std::vector<std::vector<TimelineEvent>> receives_;  // [rank][from previous | from next]
+  std::vector<double> last_end_;  // per rank: the latest end of its events (sends, receives)
   PipelineSimulation* result_ = nullptr;
 };
 
 }  // namespace
 
-PipelineSimulation SimulatePipeline(const Schedule& schedule, const PipelineCosts& costs) {
+PipelineSimulation SimulatePipeline(const Schedule& schedule, const PipelineCosts& costs,
+                                    SimulationDetail detail) {
   CheckOpLists(schedule);
   CheckCosts(schedule, costs);
-  return Simulator(schedule, costs).Run();
+  return Simulator(schedule, costs, detail).Run();
 }
 
 double AnalyticBubbleFraction(ScheduleKind kind, const PipelineShape& shape) {

@@ -60,7 +60,12 @@ struct PipelineSimulation {
   std::vector<RankSimulation> ranks;
 };
 
-PipelineSimulation SimulatePipeline(const Schedule& schedule, const PipelineCosts& costs);
+// kStepOnly leaves every rank's timeline empty (the times, bubbles and memory peaks are the
+// same): for callers that simulate thousands of candidates and need only the step.
+enum class SimulationDetail { kTimeline, kStepOnly };
+
+PipelineSimulation SimulatePipeline(const Schedule& schedule, const PipelineCosts& costs,
+                                    SimulationDetail detail = SimulationDetail::kTimeline);
 
 // Time-weighted shares as the analytic formulas state them, for checking and reporting.
 // 1F1B / GPipe: bubble / ideal = (PP-1)/m; interleaved: (PP-1)/(VPP*m) (Narayanan et al. 2021).

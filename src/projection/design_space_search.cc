@@ -488,11 +488,12 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
       "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; optimizer sharding off, "
       "distributed or FSDP2; layers split "
       "evenly, else (one chunk per rank) Megatron's first/last stage layer counts with the "
-      "middle stages at ceil(layers / PP)",
+      "middle stages at ceil(layers / PP), or (interleaved chunks) a balanced "
+      "pipeline_model_parallel_layout with the embedding and the loss counted as layers",
       "recompute: selective = Megatron's core attention, full = every layer (uniform)",
       fmt::format(
-          "ranked by an analytic step time (closed-form pipeline bubble; zero-bubble H1 / H2 "
-          "simulated on the stage costs); the best {} "
+          "ranked by an analytic step time (closed-form pipeline bubble; interleaved, ZB-H1 "
+          "and ZB-H2 on uneven stages simulated near the top); the best {} "
           "and those within {:.0f}% of the estimated Pareto front re-run with the full "
           "projection: tokens/s, TFLOP/s and MFU are what `projection performance` "
           "prints, memory what `projection both` prints; on the top {} the analytic "

@@ -58,7 +58,7 @@ double UniformBubble(ScheduleKind schedule, int pp, int chunks, int micro_batche
   const PipelineShape shape{pp, chunks, micro_batches};
   const PipelineCosts costs = UniformCosts(pp * chunks, 1.0, 1.0, 1.0);
   const Schedule ops = GenerateSchedule(schedule, shape, &costs);
-  return SimulatePipeline(ops, costs).step_time_s -
+  return SimulatePipeline(ops, costs, SimulationDetail::kStepOnly).step_time_s -
          static_cast<double>(micro_batches) * chunks * 3.0;
 }
 
@@ -144,7 +144,9 @@ StepEstimate EstimateIteration(const Job& job, ScheduleKind schedule, const Mode
       }
       if (pp > 1) costs.p2p_s = {PipelineHandoffSeconds(job, comm)};
       const PipelineShape shape{pp, chunks, static_cast<int>(m)};
-      step = SimulatePipeline(GenerateSchedule(schedule, shape, &costs), costs).step_time_s;
+      step = SimulatePipeline(GenerateSchedule(schedule, shape, &costs), costs,
+                              SimulationDetail::kStepOnly)
+                 .step_time_s;
       if (memo) memo->emplace(key, step);
     }
     return Finish(job, sums, step, timings, comm, table, in_training_efficiency);
