@@ -178,6 +178,25 @@ TEST(PipelineSimulatorTest, ChargesTransferTimeBetweenRanks) {
   EXPECT_DOUBLE_EQ(sim.ranks[1].end_s, 8.0);
 }
 
+// The step-only mode keeps no events but the same numbers: the hand-checked 10 s step and
+// rank 1's 8 s end of the case above (its last send included), bubbles and memory peaks.
+TEST(PipelineSimulatorTest, StepOnlyModeGivesTheSameNumbersWithoutTimelines) {
+  PipelineCosts costs = UniformCosts(2, 1, 2, 0, 1 << 20);
+  costs.p2p_s = {0.5};
+  const Schedule schedule = MakeOneFOneBSchedule({2, 1, 2});
+  const PipelineSimulation full = SimulatePipeline(schedule, costs);
+  const PipelineSimulation step = SimulatePipeline(schedule, costs, SimulationDetail::kStepOnly);
+  EXPECT_DOUBLE_EQ(step.step_time_s, 10.0);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(step.ranks[r].timeline.empty());
+    EXPECT_FALSE(full.ranks[r].timeline.empty());
+    EXPECT_DOUBLE_EQ(step.ranks[r].end_s, full.ranks[r].end_s);
+    EXPECT_DOUBLE_EQ(step.ranks[r].bubble_s, full.ranks[r].bubble_s);
+    EXPECT_EQ(step.ranks[r].peak_activation_bytes, full.ranks[r].peak_activation_bytes);
+  }
+  EXPECT_DOUBLE_EQ(step.ranks[1].end_s, 8.0);
+}
+
 // Same case with blocking transfers: each send holds its rank for 0.5 s.
 // rank 0: F0 [0,1] send [1,1.5] F1 [1.5,2.5] send [2.5,3]; rank 1: F0 [1.5,2.5] BW0 [2.5,4.5]
 // send [4.5,5] F1 [5,6] BW1 [6,8] send [8,8.5]; rank 0: BW0 [5,7] BW1 [8.5,10.5].
