@@ -45,6 +45,7 @@ struct CpuEvent {
   uint32_t thread = 0;           // index into TraceData::threads
   uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
   uint32_t input_types = 0;      // raw JSON text of args "Input type"
+  uint32_t input_strides = 0;    // raw JSON text of args "Input Strides"
   uint32_t concrete_inputs = 0;  // raw JSON text of args "Concrete Inputs"
   uint32_t launched_kernel = 0;  // runtime calls: args "kernel", the kernel's name (ROCm)
   int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)

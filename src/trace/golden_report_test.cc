@@ -12,9 +12,11 @@
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
 #include "trace/op_breakdown.h"
+#include "trace/short_kernels.h"
 #include "trace/trace_runner.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -173,6 +175,62 @@ TEST_P(GoldenReportTest, KernelSummaryRowsByParentOpAndStreamMatchTraceLens) {
                  std::stod(csv.Get(r, "Percent of total time (%)")), what);
   }
   EXPECT_EQ(ours.size(), csv.size());
+}
+
+// TraceLens's short kernel study (kernels under 10 us): the histogram's 100 bins and the
+// summary by launching op, argument records and kernel name, row by row.
+TEST_P(GoldenReportTest, ShortKernelTablesMatchTraceLens) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  const GpuTimeline timeline = ComputeGpuTimeline(trace);
+  const ShortKernelStudy study = StudyShortKernels(trace);
+  const std::string dir = Corpus(std::string(g.csv_dir));
+
+  CsvTable hist = CsvTable::Read(dir + "/short_kernel_histogram.csv");
+  ASSERT_EQ(study.histogram.size(), hist.size()) << g.trace;
+  int64_t binned = 0;
+  for (size_t r = 0; r < hist.size(); ++r) {
+    const ShortKernelBin& bin = study.histogram[r];
+    const std::string what = std::string(g.trace) + " bin " + std::to_string(r);
+    EXPECT_NEAR(bin.start_us, std::stod(hist.Get(r, "bin_start")), 1e-9) << what;
+    EXPECT_NEAR(bin.end_us, std::stod(hist.Get(r, "bin_end")), 1e-9) << what;
+    EXPECT_EQ(bin.count, std::stoll(hist.Get(r, "count"))) << what;
+    binned += bin.count;
+  }
+  EXPECT_EQ(binned, study.kernels);
+
+  // An empty summary is written as an empty file.
+  const std::string summary_path = dir + "/short_kernels_summary.csv";
+  const std::string head = ReadFileHead(summary_path, 4096);
+  if (head.substr(0, head.find('\n')).find(',') == std::string::npos) {
+    EXPECT_TRUE(study.groups.empty()) << g.trace;
+    return;
+  }
+  CsvTable csv = CsvTable::Read(summary_path);
+  const bool by_op = csv.HasColumn("Parent cpu_op");
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
+           const ShortKernelGroup*>
+      ours;
+  for (const ShortKernelGroup& k : study.groups) {
+    ours[{k.parent_op, k.input_dims, k.input_strides, k.concrete_inputs, k.name}] = &k;
+  }
+  for (size_t r = 0; r < csv.size(); ++r) {
+    auto get = [&](const char* column) { return by_op ? csv.Get(r, column) : std::string(); };
+    const std::string name = csv.Get(r, "Kernel name");
+    auto it = ours.find({get("Parent cpu_op"), get("Input dims"), get("Input strides"),
+                         get("Concrete Inputs"), name});
+    ASSERT_NE(it, ours.end()) << "missing row " << get("Parent cpu_op") << " " << get("Input dims")
+                              << " " << get("Input strides") << " " << get("Concrete Inputs") << " "
+                              << name;
+    const ShortKernelGroup& k = *it->second;
+    EXPECT_EQ(k.count, std::stoll(csv.Get(r, "Short Kernel count"))) << name;
+    ExpectWithin(k.total_ns / 1e3, std::stod(csv.Get(r, "Short Kernel duration (µs) sum")), name);
+    ExpectWithin(k.total_ns / 1e3 / static_cast<double>(k.count),
+                 std::stod(csv.Get(r, "Short Kernel duration (µs) mean")), name);
+    ExpectWithin(100.0 * k.total_ns / timeline.total_ns,
+                 std::stod(csv.Get(r, "Short Kernel duration (µs) percent of total time")), name);
+  }
+  EXPECT_EQ(ours.size(), csv.size()) << g.trace;
 }
 
 TEST_P(GoldenReportTest, OpsWithDirectKernelsMatchTraceLensOpsSummary) {

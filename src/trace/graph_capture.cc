@@ -140,6 +140,7 @@ class OpImporter {
     ev.name = Reintern(capture, src.name);
     ev.input_dims = Reintern(capture, src.input_dims);
     ev.input_types = Reintern(capture, src.input_types);
+    ev.input_strides = Reintern(capture, src.input_strides);
     ev.concrete_inputs = Reintern(capture, src.concrete_inputs);
     ev.thread = Thread(capture, src.thread);
     replay_.cpu.push_back(ev);

@@ -452,7 +452,7 @@ class KinetoParser {
 
   struct Args {
     int64_t external_id = -1, correlation = -1, stream = INT64_MIN, device = INT64_MIN, bytes = -1;
-    uint32_t dims = 0, types = 0, concrete = 0;
+    uint32_t dims = 0, types = 0, concrete = 0, strides = 0;
     uint32_t kernel = 0;  // runtime calls under graph capture name the kernel they record
   };
 
@@ -506,7 +506,11 @@ class KinetoParser {
             ParseInt(Token(v), &args.correlation);
           break;
         case 13:
-          if (key == "In msg nelems") ParseInt(Token(v), &collective_.in_nelems);
+          if (key == "In msg nelems") {
+            ParseInt(Token(v), &collective_.in_nelems);
+          } else if (key == "Input Strides") {
+            if (cpu_side) args.strides = RawContainer(v);
+          }
           break;
         case 14:
           if (key == "Out msg nelems") ParseInt(Token(v), &collective_.out_nelems);
@@ -641,6 +645,7 @@ class KinetoParser {
       ev.correlation = cat == Category::kRuntime ? args.correlation : -1;
       ev.input_dims = args.dims;
       ev.input_types = args.types;
+      ev.input_strides = args.strides;
       ev.concrete_inputs = args.concrete;
       ev.launched_kernel = cat == Category::kRuntime ? args.kernel : 0;
       ev.kind = cat == Category::kCpuOp        ? CpuKind::kOp

@@ -2,6 +2,9 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 namespace sextant {
 
 std::vector<Shape> ParseInputDims(std::string_view raw) {
@@ -105,6 +108,92 @@ std::optional<bool> ParseBool(std::string_view text) {
   if (text == "True" || text == "true" || text == "1") return true;
   if (text == "False" || text == "false" || text == "0") return false;
   return std::nullopt;
+}
+
+namespace {
+
+// Python's str repr: single quotes unless the text holds a single quote and no double quote;
+// backslashes, the chosen quote and control characters escaped.
+void AppendPythonString(const std::string& text, std::string& out) {
+  const bool has_single = text.find('\'') != std::string::npos;
+  const char quote = has_single && text.find('"') == std::string::npos ? '"' : '\'';
+  out += quote;
+  for (unsigned char c : text) {
+    if (c == '\\' || c == static_cast<unsigned char>(quote)) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += quote;
+}
+
+void AppendPython(const nlohmann::json& v, std::string& out) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::array: {
+      out += '(';
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out += ", ";
+        AppendPython(v[i], out);
+      }
+      if (v.size() == 1) out += ',';  // a one-element tuple
+      out += ')';
+      break;
+    }
+    case nlohmann::json::value_t::string: AppendPythonString(v.get<std::string>(), out); break;
+    case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
+    case nlohmann::json::value_t::null: out += "None"; break;
+    case nlohmann::json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); break;
+    case nlohmann::json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
+    case nlohmann::json::value_t::number_float: {
+      // Python's repr: the shortest text that reads back, with ".0" on whole numbers.
+      std::string text = fmt::format("{}", v.get<double>());
+      if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+      out += text;
+      break;
+    }
+    default: out += v.dump(); break;  // objects do not occur in argument records
+  }
+}
+
+}  // namespace
+
+std::string PythonRepr(std::string_view raw_json) {
+  if (raw_json.empty()) return "";
+  // Argument records nest two or three deep; a hostile file's deep nesting would recurse
+  // without bound below (and in the JSON value's destructor).
+  constexpr int kMaxDepth = 32;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < raw_json.size(); ++i) {
+    const char c = raw_json[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return "";
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  const nlohmann::json v = nlohmann::json::parse(raw_json, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) return "";
+  std::string out;
+  AppendPython(v, out);
+  return out;
 }
 
 }  // namespace sextant

@@ -31,5 +31,9 @@ std::optional<int> BytesPerElement(std::string_view dtype);
 std::optional<DType> FloatFormat(std::string_view dtype);
 // "True"/"False" argument values; nullopt if absent or not a boolean.
 std::optional<bool> ParseBool(std::string_view text);
+// An argument record as TraceLens's tables spell it: the Python repr of the JSON with lists as
+// tuples ([[512], [141, 512], []] -> "((512,), (141, 512), ())", ["", "1"] -> "('', '1')").
+// Empty for an absent record or text that is not JSON.
+std::string PythonRepr(std::string_view raw_json);
 
 }  // namespace sextant

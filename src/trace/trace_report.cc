@@ -19,6 +19,7 @@
 #include "trace/op_breakdown.h"
 #include "trace/report_page.h"
 #include "trace/roofline.h"
+#include "trace/short_kernels.h"
 #include "util/close_matches.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -237,6 +238,50 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
   }
   r.tables.push_back(std::move(by_parent));
+
+  // Short kernels, as TraceLens's short kernel study tabulates them (short_kernels.h).
+  const ShortKernelStudy short_kernels = StudyShortKernels(trace);
+  Table short_hist("short_kernel_histogram",
+                   fmt::format("Kernels shorter than {:g} us: durations in {} equal bins",
+                               short_kernels.threshold_us, short_kernels.histogram.size()),
+                   {RankColumn(),
+                    {"bin_start_us", "from (us)", 4},
+                    {"bin_end_us", "to (us)", 4},
+                    {"count", "kernels", 0}});
+  for (const auto& b : short_kernels.histogram) {
+    short_hist.AddRow({rank, b.start_us, b.end_us, b.count});
+  }
+  r.tables.push_back(std::move(short_hist));
+  Table short_summary(
+      "short_kernels_summary",
+      fmt::format("Kernels shorter than {:g} us by launching op, arguments and kernel",
+                  short_kernels.threshold_us),
+      {RankColumn(),
+       {"parent_op", "parent op", 0},
+       {"input_dims", "input dims", 0},
+       {"input_strides", "input strides", 0},
+       {"concrete_inputs", "concrete inputs", 0},
+       {"name", "kernel", 0},
+       {"total_us", "total (us)", 3},
+       {"count", "count", 0},
+       {"mean_us", "mean (us)", 3},
+       {"percent_of_total", "% of total time", 3}});
+  for (const auto& k : short_kernels.groups) {
+    short_summary.AddRow(
+        {rank, k.parent_op, k.input_dims, k.input_strides, k.concrete_inputs, k.name,
+         Us(static_cast<double>(k.total_ns)), k.count,
+         Us(static_cast<double>(k.total_ns) / static_cast<double>(k.count)),
+         Pct(static_cast<double>(k.total_ns), static_cast<double>(r.timeline.total_ns))});
+  }
+  if (short_kernels.kernels > 0) {
+    short_summary.AddNote(fmt::format(
+        "{} short kernels, {:.3f} ms ({:.2f}% of total time); those whose op recorded no "
+        "shapes, strides or concrete inputs are in the histogram only, as in TraceLens",
+        short_kernels.kernels, Ms(short_kernels.total_ns),
+        Pct(static_cast<double>(short_kernels.total_ns),
+            static_cast<double>(r.timeline.total_ns))));
+  }
+  r.tables.push_back(std::move(short_summary));
 
   // Operators.
   OpKernelTimes times = ComputeOpKernelTimes(trace, selection.events);
@@ -753,6 +798,8 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
   show(report.Find("kernel_categories"), 100, {});
   show(report.Find("annotations"), top, {"cpu_ms"}, 40);
   show(report.Find("kernels"), top, {"min_us", "parent_op"}, 70);
+  show(report.Find("short_kernels_summary"), std::min<size_t>(top, 5),
+       {"input_strides", "concrete_inputs"}, 40);
   show(report.Find("ops_by_name"), top, {}, 50);
   show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
   show(report.Find("collectives"), 10, {"min_us", "max_us"});
@@ -783,7 +830,9 @@ std::string RenderReportHtml(const TraceReport& report) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
       {"GPU timeline",
        {"rank_spread", "gpu_timeline", "iterations", "iteration_stats", "annotations"}},
-      {"Kernels", {"kernel_categories", "kernels", "kernel_summary"}},
+      {"Kernels",
+       {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
+        "short_kernel_histogram"}},
       {"Operators", {"ops_by_name", "ops", "op_tree"}},
       {"Roofline", {"roofline"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
@@ -791,8 +840,9 @@ std::string RenderReportHtml(const TraceReport& report) {
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
   // tables keep their top rows per rank, and say so.
   constexpr size_t kHtmlRowsPerRank = 100;
-  const std::set<std::string> long_tables = {"kernels", "kernel_summary", "ops", "ops_by_name",
-                                             "op_tree"};
+  const std::set<std::string> long_tables = {
+      "kernels",     "kernel_summary", "short_kernels_summary", "short_kernel_histogram", "ops",
+      "ops_by_name", "op_tree"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};
