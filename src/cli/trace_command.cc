@@ -18,6 +18,7 @@
 #include "trace/trace_merge.h"
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
+#include "trace/tracelens_format.h"
 #include "util/error.h"
 #include "util/file_io.h"
 
@@ -27,6 +28,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> traces;
   std::string gpu_arch, xlsx, csv_dir, html;
+  std::string format = "sextant";  // names of the --csv files / --xlsx sheets and their columns
   std::vector<std::string> captures;
   bool json = false;
   bool mpi = false;
@@ -38,6 +40,33 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
   std::vector<const Table*> out;
   for (const auto& t : tables) out.push_back(&t);
   return out;
+}
+
+// --format tracelens: TraceLens's file, sheet and column names (trace/tracelens_format.h). One
+// rank's tables go straight into the directory / workbook, as TraceLens writes one report per
+// trace; several ranks get a directory (rank<N>/) or a sheet suffix (_rank<N>) each.
+void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
+                          const std::vector<std::string>& inputs) {
+  const bool several = report.ranks.size() > 1;
+  std::vector<Table> sheets;
+  for (const RankReport& rank : report.ranks) {
+    std::vector<Table> tables = TraceLensTables(rank);
+    if (!args.csv_dir.empty()) {
+      const std::string dir =
+          several ? fmt::format("{}/rank{}", args.csv_dir, rank.rank) : args.csv_dir;
+      WriteCsvDirectory(Pointers(tables), dir, inputs);
+    }
+    for (Table& t : tables) {
+      if (!several) {
+        sheets.push_back(std::move(t));
+        continue;
+      }
+      Table renamed(fmt::format("{}_rank{}", t.name(), rank.rank), t.title(), t.columns());
+      for (const auto& row : t.rows()) renamed.AddRow(row);
+      sheets.push_back(std::move(renamed));
+    }
+  }
+  if (!args.xlsx.empty()) WriteXlsx(Pointers(sheets), args.xlsx, inputs);
 }
 
 void RunReport(const ReportArgs& args) {
@@ -68,8 +97,12 @@ void RunReport(const ReportArgs& args) {
       }
     }
   }
-  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs);
-  if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, inputs);
+  if (args.format == "tracelens") {
+    WriteTraceLensFormat(report, args, inputs);
+  } else {
+    if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs);
+    if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, inputs);
+  }
   if (!args.html.empty()) WriteReportHtml(report, args.html, inputs);
   if (args.json) {
     std::printf("%s\n", ReportToJson(report).dump(1).c_str());
@@ -160,6 +193,11 @@ void AddTraceCommands(CLI::App& app) {
   report->add_option("--csv", report_args->csv_dir,
                      "write one CSV file per table into this directory");
   report->add_option("--html", report_args->html, "write a self-contained HTML report");
+  report
+      ->add_option("--format", report_args->format,
+                   "names of the --csv files, --xlsx sheets and their columns: sextant (every "
+                   "table) or tracelens (TraceLens's names, for the tables that match its rows)")
+      ->check(CLI::IsMember({"sextant", "tracelens"}));
   report->add_flag("--json", report_args->json, "print the result as JSON");
   report
       ->add_option("--capture", report_args->captures,

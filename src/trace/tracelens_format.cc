@@ -1,0 +1,110 @@
+#include "trace/tracelens_format.h"
+
+#include <string>
+#include <variant>
+
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+namespace {
+
+struct ColumnName {
+  const char* tracelens;  // TraceLens's header
+  const char* ours;       // the key of Sextant's column holding the same numbers
+};
+
+struct TableName {
+  const char* tracelens;  // TraceLens's file / sheet name
+  const char* ours;
+  std::vector<ColumnName> columns;
+};
+
+// Each of these tables matches TraceLens's row by row on the corpus's golden reports
+// (golden_report_test.cc); TraceLens's "Parent op category" (its op taxonomy) is not given.
+const std::vector<TableName>& Names() {
+  static const std::vector<TableName> names = {
+      {"kernel_summary",
+       "kernel_summary",
+       {{"Parent cpu_op", "parent_op"},
+        {"Kernel name", "name"},
+        {"Kernel stream", "stream"},
+        {"Kernel duration (µs)_sum", "total_us"},
+        {"Kernel duration (µs)_count", "count"},
+        {"Kernel duration (µs)_mean", "mean_us"},
+        {"Kernel duration (µs)_min", "min_us"},
+        {"Kernel duration (µs)_max", "max_us"},
+        {"Percent of kernels time (%)", "percent_of_kernels"},
+        {"Percent of total time (%)", "percent_of_total"}}},
+      {"short_kernel_histogram",
+       "short_kernel_histogram",
+       {{"bin_start", "bin_start_us"}, {"bin_end", "bin_end_us"}, {"count", "count"}}},
+      {"short_kernels_summary",
+       "short_kernels_summary",
+       {{"Parent cpu_op", "parent_op"},
+        {"Input dims", "input_dims"},
+        {"Input strides", "input_strides"},
+        {"Concrete Inputs", "concrete_inputs"},
+        {"Kernel name", "name"},
+        {"Short Kernel duration (µs) sum", "total_us"},
+        {"Short Kernel count", "count"},
+        {"Short Kernel duration (µs) mean", "mean_us"},
+        {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
+  };
+  return names;
+}
+
+}  // namespace
+
+std::vector<Table> TraceLensTables(const RankReport& rank) {
+  std::vector<Table> out;
+  // gpu_timeline: TraceLens's rows in its order, "time ms" and "percent" of total_time.
+  Table timeline("gpu_timeline", "GPU timeline",
+                 {{"type", "type", 0}, {"time ms", "time ms", 6}, {"percent", "percent", 4}});
+  const double total = static_cast<double>(rank.timeline.total_ns);
+  for (const auto& [type, ns] : TraceLensTimelineRows(rank.timeline)) {
+    timeline.AddRow({std::string(type), static_cast<double>(ns) / 1e6,
+                     total > 0 ? 100.0 * static_cast<double>(ns) / total : 0.0});
+  }
+  out.push_back(std::move(timeline));
+  for (const TableName& name : Names()) {
+    const Table* ours = nullptr;
+    for (const Table& t : rank.tables) {
+      if (t.name() == name.ours) ours = &t;
+    }
+    if (ours == nullptr) continue;
+    // A trace without CPU ops (no kernel has a launching op): TraceLens's GPU-only report has
+    // no op columns.
+    const int parent = ours->ColumnIndex("parent_op");
+    bool gpu_only = parent >= 0 && !ours->empty();
+    for (const auto& row : ours->rows()) {
+      gpu_only = gpu_only && std::get<std::string>(row[static_cast<size_t>(parent)]).empty();
+    }
+    std::vector<Column> columns;
+    std::vector<int> from;
+    for (const ColumnName& c : name.columns) {
+      const int index = ours->ColumnIndex(c.ours);
+      if (index < 0) continue;
+      const std::string key = c.ours;
+      if (gpu_only && (key == "parent_op" || key == "input_dims" || key == "input_strides" ||
+                       key == "concrete_inputs")) {
+        continue;
+      }
+      from.push_back(index);
+      Column column = ours->columns()[static_cast<size_t>(index)];
+      column.key = c.tracelens;
+      column.header = c.tracelens;
+      columns.push_back(std::move(column));
+    }
+    Table t(name.tracelens, ours->title(), columns);
+    for (const auto& row : ours->rows()) {
+      std::vector<Cell> cells;
+      cells.reserve(from.size());
+      for (int i : from) cells.push_back(row[static_cast<size_t>(i)]);
+      t.AddRow(std::move(cells));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace sextant

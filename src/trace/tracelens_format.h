@@ -1,0 +1,18 @@
+// Sextant's trace tables under TraceLens's names (generate_perf_report_pytorch: one CSV file or
+// XLSX sheet per table, its column headers), so that scripts and spreadsheets written against
+// TraceLens's reports read Sextant's. Only the tables whose rows match TraceLens's (tested
+// against its golden reports) are given; docs/trace.md lists them and the columns left out.
+#pragma once
+
+#include <vector>
+
+#include "report/table.h"
+#include "trace/trace_report.h"
+
+namespace sextant {
+
+// One rank's tables, named and headed as TraceLens writes them, without the rank column:
+// gpu_timeline, kernel_summary, short_kernel_histogram, short_kernels_summary.
+std::vector<Table> TraceLensTables(const RankReport& rank);
+
+}  // namespace sextant
