@@ -124,13 +124,19 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.compiled = false;
   d.local_batch = true;
   d.uneven_pp_ends = true;
+  // Its "memory: X GiB" log line is the device memory monitor's max_reserved
+  // (torchtitan/components/metrics.py, DeviceMemoryMonitor.get_peak_stats).
+  d.memory_log_reserved = true;
   d.flops = FlopConvention::kMegatronCore;
-  d.source = "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md";
+  d.source =
+      "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md, "
+      "components/metrics.py";
   t.push_back(d);
 
   // llm-foundry: FSDP FULL_SHARD, flash attention through attn_impl, fused low-precision
   // LayerNorm, amp_fp8 through TE's DelayedScaling (scripts/train/benchmarking/README.md).
   d.name = "llm-foundry";
+  d.memory_log_reserved = false;
   d.fp8_current_scaling = false;
   d.compiled = true;
   d.local_batch = false;

@@ -36,6 +36,9 @@ struct FrameworkDefaults {
   bool full_recompute;         // its published runs recompute every layer unless stated
   bool deepep;                 // MoE token dispatch through DeepEP-style kernels
   bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
+  // Its memory log is what the caching allocator reserved (max_memory_reserved), not what
+  // tensors held (max_memory_allocated).
+  bool memory_log_reserved;
   FlopConvention flops;
   std::string_view source;  // where these defaults are documented
 };

@@ -43,10 +43,12 @@ TEST(FrameworkDefaultsTest, PyTorchNativeStacksShardEverythingAndUseSdpaAttentio
   EXPECT_FALSE(titan.cudnn_attention);
   EXPECT_FALSE(titan.compiled);  // eager unless compile.enable
   EXPECT_TRUE(titan.local_batch);
+  EXPECT_TRUE(titan.memory_log_reserved);  // its log line is max_reserved
   EXPECT_TRUE(titan.fp8_current_scaling);  // torchao float8 "tensorwise"
   const FrameworkDefaults& foundry = DefaultsForFramework("llm-foundry");
   EXPECT_TRUE(foundry.fsdp);
   EXPECT_FALSE(foundry.local_batch);
+  EXPECT_FALSE(foundry.memory_log_reserved);
   EXPECT_FALSE(foundry.fp8_current_scaling);  // TE DelayedScaling
   EXPECT_EQ(DefaultsForFramework("nemo").flops, FlopConvention::kNemo);
 }

@@ -206,6 +206,8 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     report.stages.push_back(std::move(st));
   }
 
+  report.reserved_peak_bytes =
+      std::llround(static_cast<double>(report.peak_bytes) * kCachingAllocatorReserve);
   const double cap = static_cast<double>(report.capacity_bytes);
   if (cap > 0 && report.peak_bytes > report.capacity_bytes) {
     report.verdict = Verdict::kOom;
@@ -236,6 +238,11 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
                   "library workspaces are not modelled in full",
                   kAtRiskFraction * 100));
+  a.push_back(fmt::format(
+      "reserved by the caching allocator at the peak: {:.2f} GiB = peak x {:.3f} (median "
+      "reserved / allocated of the training-step snapshots in the corpus; what "
+      "torch.cuda.max_memory_reserved and torchtitan's memory log report)",
+      static_cast<double>(report.reserved_peak_bytes) / kGiB, kCachingAllocatorReserve));
   for (const auto& n : job.notes) a.push_back(n);
   return report;
 }

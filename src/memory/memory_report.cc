@@ -113,6 +113,7 @@ nlohmann::json MemoryReportJson(const MemoryReport& r) {
   }
   j["peak_bytes"] = r.peak_bytes;
   j["peak_pp_rank"] = r.peak_rank;
+  j["reserved_peak_bytes"] = r.reserved_peak_bytes;
   j["capacity_bytes"] = r.capacity_bytes;
   j["verdict"] = VerdictName(r.verdict);
   if (!r.schedules.empty()) {

@@ -168,6 +168,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
       FactCell(t, row, "framework"), FactCell(t, row, "framework_version"), &known_framework);
   r.framework = std::string(stack.name);
   r.flops = stack.flops;
+  r.reserved_memory = stack.memory_log_reserved;
   std::vector<std::string> assumed;
   if (!known_framework) {
     assumed.push_back(FactCell(t, row, "framework").empty()

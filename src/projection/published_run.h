@@ -20,8 +20,9 @@ struct PublishedRun {
   std::string vendor;     // "AMD" or "NVIDIA"
   std::string framework;  // canonical name of the row's training stack (framework_defaults.h)
   FlopConvention flops = FlopConvention::kMegatronCore;  // how the source counts model FLOPs
-  std::optional<Job> job;  // empty when the row lacks what a projection needs
-  std::string reason;      // why `job` is empty
+  bool reserved_memory = false;  // its memory rows are the allocator's reserved bytes
+  std::optional<Job> job;        // empty when the row lacks what a projection needs
+  std::string reason;            // why `job` is empty
 };
 
 PublishedRun ReadPublishedRun(const CsvTable& table, size_t row);

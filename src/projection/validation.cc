@@ -35,12 +35,15 @@ std::string SourceFamily(const std::string& id) {
 }
 
 // Memory rows: the sources report the largest rank's peak (torchtitan: max over ranks of the
-// allocator's reserved bytes, GiB; Primus-Pipeline: "GB"). Time rows are predicted by the
-// performance model when it is linked in (see PerformancePredictor in projection/).
+// allocator's reserved bytes, GiB; Primus-Pipeline: "GB"), compared with the reserved peak
+// where the row's framework logs reserved memory, else the allocated one. Time rows are
+// predicted by the performance model when it is linked in (see PerformancePredictor).
 std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& why) {
   const MemoryReport r = ProjectMemory(*run.job);
-  if (run.metric_name == "peak_memory_gib") return ToGiB(r.peak_bytes);
-  if (run.metric_name == "peak_memory_gb") return r.peak_bytes / 1e9;
+  const double bytes =
+      static_cast<double>(run.reserved_memory ? r.reserved_peak_bytes : r.peak_bytes);
+  if (run.metric_name == "peak_memory_gib") return bytes / kGiB;
+  if (run.metric_name == "peak_memory_gb") return bytes / 1e9;
   why = "unknown memory metric " + run.metric_name;
   return std::nullopt;
 }
