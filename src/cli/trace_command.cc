@@ -142,6 +142,8 @@ void RunDiff(const DiffArgs& args) {
     out["timeline"] = TableRowsToJson(tables[0]);
     out["kernels"] = TableRowsToJson(tables[1]);
     out["ops"] = TableRowsToJson(tables[2]);
+    out["op_shapes"] = TableRowsToJson(tables[3]);
+    out["roofline"] = TableRowsToJson(tables[4]);
     out["per_iteration"] = diff.per_iteration;
     out["warnings"] = diff.warnings;
     std::printf("%s\n", out.dump(1).c_str());

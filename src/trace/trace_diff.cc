@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "trace/kernel_summary.h"
 #include "trace/op_breakdown.h"
+#include "trace/roofline.h"
 
 namespace sextant {
 
@@ -108,6 +111,54 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   }
   for (auto& [name, row] : ops) diff.ops.push_back(std::move(row));
   Finish(diff.ops);
+
+  // The same ops by input shape: a regression confined to one shape (a GEMM that lost its
+  // tuned kernel, a sequence length that fell off a fast path) shows here and not by name.
+  std::map<std::pair<std::string, std::string>, DiffRow> shapes;
+  const OpKernelTimes base_times = ComputeOpKernelTimes(base);
+  const OpKernelTimes new_times = ComputeOpKernelTimes(next);
+  for (const auto& o : SummarizeOps(base, base_times, true)) {
+    DiffRow& r = shapes[{o.name, o.input_dims}];
+    r.name = o.name;
+    r.shape = o.input_dims;
+    r.base_count += o.count;
+    r.base_ns += scaled(o.direct_kernel_ns, base_scale);
+    r.base_cpu_ns += scaled(o.cpu_ns, base_scale);
+  }
+  for (const auto& o : SummarizeOps(next, new_times, true)) {
+    DiffRow& r = shapes[{o.name, o.input_dims}];
+    r.name = o.name;
+    r.shape = o.input_dims;
+    r.new_count += o.count;
+    r.new_ns += scaled(o.direct_kernel_ns, new_scale);
+    r.new_cpu_ns += scaled(o.cpu_ns, new_scale);
+  }
+  for (auto& [key, row] : shapes) {
+    if (row.base_ns > 0 || row.new_ns > 0) diff.op_shapes.push_back(std::move(row));
+  }
+  Finish(diff.op_shapes);
+
+  // Modelled ops (GEMMs, attention, elementwise, norms) by signature: the achieved rate says
+  // whether a time change is the same work done slower or different work.
+  std::map<std::tuple<std::string, std::string, std::string>, DiffRow> rates;
+  for (const auto& row : ComputeRoofline(base, base_times, nullptr)) {
+    DiffRow& r = rates[{row.name, row.input_dims, row.input_types}];
+    r.name = row.name;
+    r.shape = row.input_dims + " " + row.input_types;
+    r.base_count = row.count;
+    r.base_ns = scaled(row.kernel_ns, base_scale);
+    r.base_tflops = row.achieved_tflops;
+  }
+  for (const auto& row : ComputeRoofline(next, new_times, nullptr)) {
+    DiffRow& r = rates[{row.name, row.input_dims, row.input_types}];
+    r.name = row.name;
+    r.shape = row.input_dims + " " + row.input_types;
+    r.new_count = row.count;
+    r.new_ns = scaled(row.kernel_ns, new_scale);
+    r.new_tflops = row.achieved_tflops;
+  }
+  for (auto& [key, row] : rates) diff.roofline.push_back(std::move(row));
+  Finish(diff.roofline);
   return diff;
 }
 
@@ -170,6 +221,46 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   tables.push_back(
       rows_table("kernel_diff", "Kernels by time change (GPU time)", diff.kernels, false));
   tables.push_back(rows_table("op_diff", "Ops by change in direct kernel time", diff.ops, true));
+
+  Table shapes("op_shape_diff", "Ops by input shape, by change in direct kernel time",
+               {{"name", "op", 0},
+                {"shape", "input dims", 0},
+                {"status", "status", 0},
+                {"base_count", "base count", 0},
+                {"new_count", "new count", 0},
+                {"base_us", "base (us)", 1},
+                {"new_us", "new (us)", 1},
+                {"delta_us", "delta (us)", 1},
+                {"delta_percent", "delta (%)", 1}});
+  for (size_t i = 0; i < diff.op_shapes.size() && (top == 0 || i < top); ++i) {
+    const DiffRow& r = diff.op_shapes[i];
+    shapes.AddRow({r.name, r.shape, r.status, r.base_count, r.new_count, us(r.base_ns),
+                   us(r.new_ns), us(r.delta_ns()), pct(r.base_ns, r.delta_ns())});
+  }
+  tables.push_back(std::move(shapes));
+
+  auto rate = [](double tflops) -> Cell {
+    if (tflops <= 0) return std::monostate{};
+    return tflops;
+  };
+  Table roofline("roofline_diff",
+                 "Modelled ops by signature: achieved TFLOP/s and time, base vs new",
+                 {{"name", "op", 0},
+                  {"shape", "input dims and types", 0},
+                  {"status", "status", 0},
+                  {"base_count", "base count", 0},
+                  {"new_count", "new count", 0},
+                  {"base_tflops", "base TFLOP/s", 2},
+                  {"new_tflops", "new TFLOP/s", 2},
+                  {"base_us", "base (us)", 1},
+                  {"new_us", "new (us)", 1},
+                  {"delta_us", "delta (us)", 1}});
+  for (size_t i = 0; i < diff.roofline.size() && (top == 0 || i < top); ++i) {
+    const DiffRow& r = diff.roofline[i];
+    roofline.AddRow({r.name, r.shape, r.status, r.base_count, r.new_count, rate(r.base_tflops),
+                     rate(r.new_tflops), us(r.base_ns), us(r.new_ns), us(r.delta_ns())});
+  }
+  tables.push_back(std::move(roofline));
   return tables;
 }
 

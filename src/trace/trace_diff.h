@@ -14,13 +14,15 @@ namespace sextant {
 
 struct DiffRow {
   std::string name;
+  std::string shape;  // op shape rows: the op's input dims; roofline rows: dims and types
   int64_t base_count = 0;
   int64_t new_count = 0;
   int64_t base_ns = 0;  // kernels: total duration; ops: direct kernel time
   int64_t new_ns = 0;
   int64_t base_cpu_ns = 0;  // ops only
   int64_t new_cpu_ns = 0;
-  std::string status;  // new, vanished, slower, faster, unchanged
+  double base_tflops = 0, new_tflops = 0;  // roofline rows: achieved rate (0: absent)
+  std::string status;                      // new, vanished, slower, faster, unchanged
   int64_t delta_ns() const { return new_ns - base_ns; }
 };
 
@@ -29,6 +31,8 @@ struct TraceDiff {
   GpuTimeline base_timeline, new_timeline;
   std::vector<DiffRow> kernels;  // largest |Δ| first
   std::vector<DiffRow> ops;
+  std::vector<DiffRow> op_shapes;  // ops by (name, input dims): which shapes changed
+  std::vector<DiffRow> roofline;   // modelled ops by signature: achieved TFLOP/s before/after
   // When the two traces profile different numbers of iterations (ProfilerStep#N), every time
   // (timeline, kernels, ops) is per iteration, so the comparison is of like with like; counts
   // stay totals.
@@ -39,7 +43,8 @@ struct TraceDiff {
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next);
 std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, int64_t new_ns);
 
-// Tables "timeline_diff", "kernel_diff", "op_diff" (at most `top` rows each, 0 = all).
+// Tables "timeline_diff", "kernel_diff", "op_diff", "op_shape_diff", "roofline_diff" (at most
+// `top` rows each, 0 = all).
 std::vector<Table> DiffTables(const TraceDiff& diff, size_t top);
 
 }  // namespace sextant

@@ -86,7 +86,7 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
   EXPECT_EQ(d.new_timeline.total_ns, 144'000);
   EXPECT_EQ(d.new_timeline.idle_ns, 0);
   std::vector<Table> tables = DiffTables(d, 0);
-  ASSERT_EQ(tables.size(), 3u);
+  ASSERT_EQ(tables.size(), 5u);  // timeline, kernels, ops, op shapes, roofline
   const Table& timeline = tables[0];
   EXPECT_EQ(timeline.name(), "timeline_diff");
   int type = timeline.ColumnIndex("type"), delta = timeline.ColumnIndex("delta_ms");
@@ -159,6 +159,53 @@ TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
   EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 989'999), "faster");
   EXPECT_EQ(DiffStatus(2, 1, 1'000'000, 1'000'000), "unchanged");  // counts alone do not count
   EXPECT_EQ(DiffStatus(0, 0, 0, 0), "unchanged");
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// aten::mm at two shapes, 1024^3 and 512^3, each launching one GEMM. In the new trace only the
+// large one slows down, from 100 to 200 us: by name the op is 50% slower, by shape the change
+// sits in one row, and the roofline rows give its rate, 2 x 1024^3 FLOP / 100 us = 21.47
+// TFLOP/s before and 10.74 after; the small one stays at 2 x 512^3 / 20 us = 13.42.
+TraceData TwoShapes(double large_us) {
+  const char* large = R"("Input Dims": [[1024, 1024], [1024, 1024]], )"
+                      R"("Input type": ["c10::BFloat16", "c10::BFloat16"])";
+  const char* small = R"("Input Dims": [[512, 512], [512, 512]], )"
+                      R"("Input type": ["c10::BFloat16", "c10::BFloat16"])";
+  return KinetoTraceBuilder()
+      .CpuOp("aten::mm", 0, 10, large)
+      .Launch(2, 5, 1)
+      .CpuOp("aten::mm", 20, 10, small)
+      .Launch(22, 5, 2)
+      .Kernel("gemm_large", 40, large_us, 1)
+      .Kernel("gemm_small", 40 + large_us, 20, 2)
+      .LaunchFlow(1, 2, 40)
+      .LaunchFlow(2, 22, 40 + large_us)
+      .Parse();
+}
+
+TEST(TraceDiffTest, OpShapesAndRatesLocateTheRegression) {
+  const TraceDiff d = DiffTraces(TwoShapes(100), TwoShapes(200));
+  ASSERT_EQ(d.op_shapes.size(), 2u);
+  EXPECT_EQ(d.op_shapes[0].shape, "[[1024, 1024], [1024, 1024]]");
+  EXPECT_EQ(d.op_shapes[0].status, "slower");
+  EXPECT_EQ(d.op_shapes[0].delta_ns(), 100'000);
+  EXPECT_EQ(d.op_shapes[1].shape, "[[512, 512], [512, 512]]");
+  EXPECT_EQ(d.op_shapes[1].status, "unchanged");
+  ASSERT_EQ(d.roofline.size(), 2u);
+  EXPECT_NEAR(d.roofline[0].base_tflops, 2.0 * 1024 * 1024 * 1024 / 100e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(d.roofline[0].new_tflops, 2.0 * 1024 * 1024 * 1024 / 200e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(d.roofline[1].base_tflops, 2.0 * 512 * 512 * 512 / 20e-6 / 1e12, 1e-9);
+  EXPECT_EQ(d.roofline[1].status, "unchanged");
+  const std::vector<Table> tables = DiffTables(d, 0);
+  ASSERT_EQ(tables.size(), 5u);
+  EXPECT_EQ(tables[3].name(), "op_shape_diff");
+  EXPECT_EQ(tables[4].name(), "roofline_diff");
+  EXPECT_EQ(tables[4].size(), 2u);
 }
 
 }  // namespace
