@@ -202,6 +202,8 @@ TEST(MultiRankTest, DiffOfTraceWithItselfIsUnchangedAndAgainstAnotherFindsChange
   TraceData a = ReadKinetoTrace(files[0]);
   TraceDiff same = DiffTraces(a, a);
   for (const auto& k : same.kernels) EXPECT_EQ(k.status, "unchanged") << k.name;
+  for (const auto& o : same.op_shapes) EXPECT_EQ(o.status, "unchanged") << o.name << o.shape;
+  for (const auto& o : same.roofline) EXPECT_EQ(o.base_tflops, o.new_tflops) << o.name;
   TraceData b = ReadKinetoTrace(files[1]);
   TraceDiff d = DiffTraces(a, b);
   ASSERT_FALSE(d.kernels.empty());
@@ -214,7 +216,7 @@ TEST(MultiRankTest, DiffOfTraceWithItselfIsUnchangedAndAgainstAnotherFindsChange
   EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 1'005'000), "unchanged");  // within 1%
   EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 1'200'000), "slower");
   auto tables = DiffTables(d, 5);
-  EXPECT_EQ(tables.size(), 3u);
+  EXPECT_EQ(tables.size(), 5u);  // timeline, kernels, ops, op shapes, roofline
   EXPECT_LE(tables[1].size(), 5u);
 }
 
