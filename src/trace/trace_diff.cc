@@ -94,15 +94,17 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
   Finish(diff.kernels);
 
+  const OpKernelTimes base_times = ComputeOpKernelTimes(base);
+  const OpKernelTimes new_times = ComputeOpKernelTimes(next);
   std::map<std::string, DiffRow> ops;
-  for (const auto& o : SummarizeOps(base, ComputeOpKernelTimes(base), false)) {
+  for (const auto& o : SummarizeOps(base, base_times, false)) {
     DiffRow& r = ops[o.name];
     r.name = o.name;
     r.base_count = o.count;
     r.base_ns = scaled(o.direct_kernel_ns, base_scale);
     r.base_cpu_ns = scaled(o.cpu_ns, base_scale);
   }
-  for (const auto& o : SummarizeOps(next, ComputeOpKernelTimes(next), false)) {
+  for (const auto& o : SummarizeOps(next, new_times, false)) {
     DiffRow& r = ops[o.name];
     r.name = o.name;
     r.new_count = o.count;
@@ -115,8 +117,6 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   // The same ops by input shape: a regression confined to one shape (a GEMM that lost its
   // tuned kernel, a sequence length that fell off a fast path) shows here and not by name.
   std::map<std::pair<std::string, std::string>, DiffRow> shapes;
-  const OpKernelTimes base_times = ComputeOpKernelTimes(base);
-  const OpKernelTimes new_times = ComputeOpKernelTimes(next);
   for (const auto& o : SummarizeOps(base, base_times, true)) {
     DiffRow& r = shapes[{o.name, o.input_dims}];
     r.name = o.name;
@@ -185,13 +185,21 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
                      (new_ns - base_ns) / 1e6, pct(base_ns, new_ns - base_ns)});
   }
   tables.push_back(std::move(timeline));
+  // `shape`: a column for DiffRow::shape with this header (nullptr: none); `cpu`: the CPU
+  // time columns of op rows.
   auto rows_table = [&](const char* name, const char* title, const std::vector<DiffRow>& list,
-                        bool cpu) {
-    std::vector<Column> cols = {
-        {"name", cpu ? "op" : "kernel", 0}, {"status", "status", 0},
-        {"base_count", "base count", 0},    {"new_count", "new count", 0},
-        {"base_us", "base (us)", 1},        {"new_us", "new (us)", 1},
-        {"delta_us", "delta (us)", 1},      {"delta_percent", "delta (%)", 1}};
+                        const char* what, const char* shape, bool cpu) {
+    std::vector<Column> cols = {{"name", what, 0}};
+    if (shape) cols.push_back({"shape", shape, 0});
+    for (const Column& c : std::initializer_list<Column>{{"status", "status", 0},
+                                                         {"base_count", "base count", 0},
+                                                         {"new_count", "new count", 0},
+                                                         {"base_us", "base (us)", 1},
+                                                         {"new_us", "new (us)", 1},
+                                                         {"delta_us", "delta (us)", 1},
+                                                         {"delta_percent", "delta (%)", 1}}) {
+      cols.push_back(c);
+    }
     if (cpu) {
       cols.push_back({"base_cpu_ms", "base CPU (ms)", 3});
       cols.push_back({"new_cpu_ms", "new CPU (ms)", 3});
@@ -199,9 +207,13 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
     Table t(name, title, cols);
     for (size_t i = 0; i < list.size() && (top == 0 || i < top); ++i) {
       const DiffRow& r = list[i];
-      std::vector<Cell> cells = {
-          r.name,        r.status,     r.base_count,     r.new_count,
-          us(r.base_ns), us(r.new_ns), us(r.delta_ns()), pct(r.base_ns, r.delta_ns())};
+      std::vector<Cell> cells = {r.name};
+      if (shape) cells.emplace_back(std::in_place_type<std::string>, r.shape);
+      for (Cell& c :
+           std::vector<Cell>{r.status, r.base_count, r.new_count, us(r.base_ns), us(r.new_ns),
+                             us(r.delta_ns()), pct(r.base_ns, r.delta_ns())}) {
+        cells.push_back(std::move(c));
+      }
       if (cpu) {
         // Constructed in place: a moved temporary variant trips GCC 12's
         // -Wmaybe-uninitialized on the (inactive) string member.
@@ -218,26 +230,13 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
     if (!note.empty()) t.AddNote(note);
     return t;
   };
+  tables.push_back(rows_table("kernel_diff", "Kernels by time change (GPU time)", diff.kernels,
+                              "kernel", nullptr, false));
   tables.push_back(
-      rows_table("kernel_diff", "Kernels by time change (GPU time)", diff.kernels, false));
-  tables.push_back(rows_table("op_diff", "Ops by change in direct kernel time", diff.ops, true));
-
-  Table shapes("op_shape_diff", "Ops by input shape, by change in direct kernel time",
-               {{"name", "op", 0},
-                {"shape", "input dims", 0},
-                {"status", "status", 0},
-                {"base_count", "base count", 0},
-                {"new_count", "new count", 0},
-                {"base_us", "base (us)", 1},
-                {"new_us", "new (us)", 1},
-                {"delta_us", "delta (us)", 1},
-                {"delta_percent", "delta (%)", 1}});
-  for (size_t i = 0; i < diff.op_shapes.size() && (top == 0 || i < top); ++i) {
-    const DiffRow& r = diff.op_shapes[i];
-    shapes.AddRow({r.name, r.shape, r.status, r.base_count, r.new_count, us(r.base_ns),
-                   us(r.new_ns), us(r.delta_ns()), pct(r.base_ns, r.delta_ns())});
-  }
-  tables.push_back(std::move(shapes));
+      rows_table("op_diff", "Ops by change in direct kernel time", diff.ops, "op", nullptr, true));
+  tables.push_back(rows_table("op_shape_diff",
+                              "Ops by input shape, by change in direct kernel time", diff.op_shapes,
+                              "op", "input dims", false));
 
   auto rate = [](double tflops) -> Cell {
     if (tflops <= 0) return std::monostate{};
