@@ -97,6 +97,13 @@ struct Iteration {
   int64_t dur_ns = 0;
 };
 
+// A Python frame that reruns forward ops during backward (activation checkpointing).
+struct RecomputeRegion {
+  uint32_t thread = 0;  // index into TraceData::threads
+  int64_t ts_ns = 0;
+  int64_t end_ns = 0;
+};
+
 struct TraceData {
   std::string path;
   int64_t rank = -1;  // distributedInfo.rank, -1 if absent
@@ -112,6 +119,7 @@ struct TraceData {
   std::vector<GpuEvent> gpu;
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
+  std::vector<RecomputeRegion> recompute_regions;
 
   bool has_launch_flows = false;        // the trace has CPU->GPU flow events at all
   size_t graph_kernels_attributed = 0;  // graph-replayed kernels given a captured op

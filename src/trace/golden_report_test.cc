@@ -12,6 +12,8 @@
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
 #include "trace/op_breakdown.h"
+#include "trace/op_category.h"
+#include "trace/recompute.h"
 #include "trace/short_kernels.h"
 #include "trace/trace_runner.h"
 #include "util/corpus_path.h"
@@ -288,6 +290,82 @@ TEST_P(GraphReplayReportTest, CapturedOpsMatchTraceLensOpsSummary) {
     ++compared;
   }
   EXPECT_GE(compared, 13u);
+}
+
+// TraceLens's ops_summary_by_category rows, summed over what else a report splits them by
+// (the inference report's parent_module), keyed by (op category, is_recompute).
+using CategoryKey = std::pair<std::string, std::string>;
+std::map<CategoryKey, std::pair<int64_t, double>> GoldenOpCategories(const std::string& csv_dir) {
+  CsvTable csv = CsvTable::Read(Corpus(csv_dir + "/ops_summary_by_category.csv"));
+  std::map<CategoryKey, std::pair<int64_t, double>> rows;
+  const bool has_recompute = csv.HasColumn("is_recompute");
+  for (size_t r = 0; r < csv.size(); ++r) {
+    auto& row = rows[{csv.Get(r, "op category"),
+                      has_recompute && csv.Get(r, "is_recompute") == "True" ? "yes" : "no"}];
+    row.first += std::stoll(csv.Get(r, "Count"));
+    row.second += std::stod(csv.Get(r, "total_direct_kernel_time_ms"));
+  }
+  return rows;
+}
+
+void ExpectOpCategoriesMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  std::map<CategoryKey, const OpCategoryStats*> ours;
+  auto rows = SummarizeOpCategories(trace, TimelineEvents(trace), recompute.cpu);
+  for (const auto& row : rows) ours[{row.category, row.recompute ? "yes" : "no"}] = &row;
+  const auto golden = GoldenOpCategories(csv_dir);
+  ASSERT_FALSE(golden.empty());
+  for (const auto& [key, expected] : golden) {
+    const std::string what = csv_dir + " " + key.first + " recompute " + key.second;
+    auto it = ours.find(key);
+    ASSERT_NE(it, ours.end()) << what;
+    EXPECT_EQ(it->second->count, expected.first) << what;
+    ExpectWithin(it->second->direct_kernel_ns / 1e6, expected.second, what);
+  }
+  EXPECT_EQ(ours.size(), golden.size()) << csv_dir;
+}
+
+TEST_P(GoldenReportTest, OpCategoriesMatchTraceLens) {
+  const Golden& g = GetParam();
+  TraceData trace = ReadKinetoTrace(Corpus(g.trace));
+  if (!HasOpsSummary(g)) {
+    EXPECT_TRUE(SummarizeOpCategories(trace, TimelineEvents(trace), {}).empty())
+        << "a GPU-only trace has no op or runtime call to file its kernels under";
+    return;
+  }
+  ExpectOpCategoriesMatchTraceLens(trace, g.csv_dir);
+}
+
+TEST_P(GraphReplayReportTest, CapturedOpCategoriesMatchTraceLens) {
+  const Golden& g = GetParam();
+  TraceData replay = ReadKinetoTrace(Corpus(g.trace));
+  TraceData capture = ReadKinetoTrace(Corpus(g.capture));
+  AttributeGraphReplays(replay, {&capture});
+  ExpectOpCategoriesMatchTraceLens(replay, g.csv_dir);
+}
+
+// ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
+// timeline and op categories are split by whether the work reruns forward ops in backward.
+TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::string dir = "TraceLens/mi300/resnet_act_checkpoint_recompute_perf_report_csvs";
+  TraceData trace = ReadKinetoTrace(Corpus("TraceLens/mi300/resnet_act_checkpoint.json.gz"));
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  ASSERT_TRUE(recompute.any());
+  auto [outside, inside] = SplitByRecompute(recompute, TimelineEvents(trace));
+  const std::map<std::string, double> ours[2] = {TimelineMs(ComputeGpuTimeline(trace, outside)),
+                                                 TimelineMs(ComputeGpuTimeline(trace, inside))};
+  CsvTable csv = CsvTable::Read(Corpus(dir + "/gpu_timeline.csv"));
+  ASSERT_EQ(csv.size(), 16u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string& type = csv.Get(r, "type");
+    const auto& side = ours[csv.Get(r, "is_recompute") == "True" ? 1 : 0];
+    auto it = side.find(type);
+    ASSERT_NE(it, side.end()) << type;
+    ExpectWithin(it->second, std::stod(csv.Get(r, "time ms")),
+                 type + " recompute " + csv.Get(r, "is_recompute"));
+  }
+  ExpectOpCategoriesMatchTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

@@ -23,7 +23,8 @@ enum class Category : uint8_t {
   kKernel,
   kMemcpy,
   kMemset,
-  kFlow
+  kFlow,
+  kPythonFunction  // kept only for activation-recompute regions (RecomputeRegion)
 };
 
 Category Classify(std::string_view cat) {
@@ -62,12 +63,20 @@ Category Classify(std::string_view cat) {
       break;
     case 15:
       if (cat == "user_annotation") return Category::kAnnotation;
+      if (cat == "python_function") return Category::kPythonFunction;
       break;
     case 16:
       if (cat == "async_cpu_to_gpu") return Category::kFlow;
       break;
   }
   return Category::kSkip;
+}
+
+// torch.utils.checkpoint's recompute_fn frame: the forward ops rerun during backward
+// (TraceLens's detect_recompute looks for the same frame).
+bool IsRecomputeFunction(std::string_view name) {
+  return name.find("torch/utils/checkpoint.py") != std::string_view::npos &&
+         name.find("recompute_fn") != std::string_view::npos;
 }
 
 std::string_view Trim(std::string_view token) {
@@ -600,8 +609,16 @@ class KinetoParser {
         std::string_view text;
         if (String(v, &text)) cat = Classify(text);
         have_cat = true;
-        if (cat == Category::kSkip) return;  // python_function, Trace, instants: not needed
+        if (cat == Category::kSkip) return;  // Trace, instants: not needed
+        if (cat == Category::kPythonFunction && name != 0 && !IsRecomputeFunction(out_.Name(name)))
+          return;
       } else if (key == "name") {
+        if (cat == Category::kPythonFunction) {
+          // Python frames are most of a trace with stacks: only a recompute frame is kept,
+          // and the others are not interned.
+          std::string_view text;
+          if (!String(v, &text) || !IsRecomputeFunction(text)) return;
+        }
         name = InternString(v);
       } else if (key == "pid") {
         pid = ProcessOrThread(v);
@@ -614,7 +631,7 @@ class KinetoParser {
       } else if (key == "id") {
         ParseInt(Token(v), &flow_id);
       } else if (key == "args") {
-        if (have_cat && cat != Category::kFlow) {
+        if (have_cat && cat != Category::kFlow && cat != Category::kPythonFunction) {
           ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation,
                     cat == Category::kRuntime);
         }
@@ -635,6 +652,11 @@ class KinetoParser {
     constexpr int64_t kMaxDurationNs = int64_t{1} << 40, kMaxTimestampNs = int64_t{1} << 61;
     dur = std::clamp<int64_t>(dur, 0, kMaxDurationNs);
     ts = std::clamp<int64_t>(ts, -kMaxTimestampNs, kMaxTimestampNs);
+    if (cat == Category::kPythonFunction) {
+      if (name == 0 || !IsRecomputeFunction(out_.Name(name))) return;
+      out_.recompute_regions.push_back(RecomputeRegion{ThreadIndex(pid, tid), ts, ts + dur});
+      return;
+    }
     if (cat == Category::kCpuOp || cat == Category::kAnnotation || cat == Category::kRuntime) {
       CpuEvent ev;
       ev.ts_ns = ts;

@@ -46,6 +46,19 @@ int32_t ParentOp(const TraceData& trace, int32_t idx) {
 
 }  // namespace
 
+std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
+  std::vector<int32_t> call(trace.cpu.size());
+  // Parents precede children, so a parent's call is known when its child is reached.
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    call[i] = static_cast<int32_t>(i);
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp) continue;
+    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
+    if (parent >= 0 && trace.cpu[parent].name == ev.name) call[i] = call[parent];
+  }
+  return call;
+}
+
 std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
                                   bool by_shape) {
   struct Key {
@@ -59,25 +72,21 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     std::unordered_map<uint32_t, int64_t> parents;
   };
   std::map<Key, Acc> groups;
-  // An op that calls itself (aten::arange → aten::arange(out=), aten::to → aten::to) is one
-  // call: the inner one's kernels count as the outermost one's direct kernels, and the inner
-  // one is not counted again (TraceLens's ops_summary counts such an op once). Parents
-  // precede children, so the outermost same-name ancestor is known when a child is reached.
-  std::vector<int32_t> outermost(trace.cpu.size(), -1);
+  // An op that calls itself is one call (SameNameOutermostOp): the inner one's kernels count
+  // as the outermost one's direct kernels, and the inner one is not counted again.
+  const std::vector<int32_t> call = SameNameOutermostOp(trace);
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
-    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
-    if (parent >= 0 && trace.cpu[parent].name == ev.name) {
-      int32_t top = outermost[parent] >= 0 ? outermost[parent] : parent;
-      outermost[i] = top;
-      const CpuEvent& outer = trace.cpu[top];
+    if (call[i] != static_cast<int32_t>(i)) {
+      const CpuEvent& outer = trace.cpu[call[i]];
       Key key{outer.name, by_shape ? outer.input_dims : 0u, by_shape ? outer.input_types : 0u};
       OpStats& s = groups[key].stats;
       s.direct_kernel_ns += times.direct_ns[i];
       s.kernels += times.kernel_count[i];
       continue;
     }
+    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
     Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
     Acc& acc = groups[key];
     OpStats& s = acc.stats;

@@ -17,6 +17,8 @@
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
+#include "trace/op_category.h"
+#include "trace/recompute.h"
 #include "trace/report_page.h"
 #include "trace/roofline.h"
 #include "trace/short_kernels.h"
@@ -45,6 +47,28 @@ Table TimelineTable(int64_t rank, const GpuTimeline& t) {
   for (const auto& [name, ns] : rows) {
     table.AddRow({rank, std::string(name), Ms(ns),
                   Pct(static_cast<double>(ns), static_cast<double>(t.total_ns))});
+  }
+  return table;
+}
+
+// TraceLens's timeline with recompute detection: the activities outside activation
+// recomputation and those inside, each as a timeline of its own (the second's idle time is
+// everything it does not cover).
+Table RecomputeTimelineTable(int64_t rank, const GpuTimeline& outside, const GpuTimeline& inside) {
+  Table table("recompute_timeline",
+              "GPU timeline split by activation recomputation (TraceLens definitions)",
+              {RankColumn(),
+               {"is_recompute", "recompute", 0},
+               {"type", "type", 0},
+               {"time_ms", "time (ms)", 3},
+               {"percent", "% of total", 2}});
+  for (const auto* t : {&outside, &inside}) {
+    if (t->total_ns == 0) continue;
+    const std::string recompute = t == &inside ? "yes" : "no";
+    for (const auto& [name, ns] : TraceLensTimelineRows(*t)) {
+      table.AddRow({rank, recompute, std::string(name), Ms(ns),
+                    Pct(static_cast<double>(ns), static_cast<double>(t->total_ns))});
+    }
   }
   return table;
 }
@@ -159,6 +183,12 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   }
   r.timeline = ComputeGpuTimeline(trace, selection.events);
   r.tables.push_back(TimelineTable(rank, r.timeline));
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  if (recompute.any()) {
+    auto [outside, inside] = SplitByRecompute(recompute, selection.events);
+    r.tables.push_back(RecomputeTimelineTable(rank, ComputeGpuTimeline(trace, outside),
+                                              ComputeGpuTimeline(trace, inside)));
+  }
   r.tables.push_back(IterationTable(rank, trace));
   r.tables.push_back(IterationStatsTable(rank, trace));
   Table annotations("annotations", "GPU work inside user annotations (record_function ranges)",
@@ -337,6 +367,29 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   }
   if (!ops_by_name_note.empty()) ops_by_name.AddNote(ops_by_name_note);
   r.tables.push_back(std::move(ops_by_name));
+  Table op_categories("ops_by_category",
+                      "GPU time of ops by TraceLens op category (ops that launch kernels)",
+                      {RankColumn(),
+                       {"category", "op category", 0},
+                       {"is_recompute", "recompute", 0},
+                       {"count", "calls", 0},
+                       {"direct_kernel_ms", "direct kernels (ms)", 3},
+                       {"percent", "% of op kernel time", 2},
+                       {"cumulative_percent", "cumulative %", 2}});
+  {
+    auto rows = SummarizeOpCategories(trace, selection.events, recompute.cpu);
+    int64_t total_ns = 0;
+    for (const auto& c : rows) total_ns += c.direct_kernel_ns;
+    double cumulative = 0;
+    for (const auto& c : rows) {
+      const double pct =
+          Pct(static_cast<double>(c.direct_kernel_ns), static_cast<double>(total_ns));
+      cumulative += pct;
+      op_categories.AddRow({rank, c.category, std::string(c.recompute ? "yes" : "no"), c.count,
+                            Ms(c.direct_kernel_ns), pct, cumulative});
+    }
+  }
+  r.tables.push_back(std::move(op_categories));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),
               {"path", "op path", 0},
@@ -700,6 +753,13 @@ nlohmann::json ReportToJson(const TraceReport& report) {
     j["iteration_times"] = rows_of("iterations", r.rank);
     auto stats = rows_of("iteration_stats", r.rank);
     j["iteration_stats"] = stats.empty() ? nlohmann::json::object() : stats[0];
+    // Every other per-rank table under its own name, so that the JSON holds all of them.
+    const std::set<std::string> written = {"iterations", "iteration_stats", "launch", "ranks"};
+    for (const Table& table : report.tables) {
+      if (table.ColumnIndex("rank") < 0 || written.count(table.name()) || j.contains(table.name()))
+        continue;
+      j[table.name()] = rows_of(table.name(), r.rank);
+    }
     out["ranks"].push_back(std::move(j));
   }
   if (const Table* t = report.Find("cross_rank_collectives"))
@@ -795,12 +855,18 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
   show(report.Find("rank_spread"), 100, {});
   show(report.Find("gpu_timeline"), 100, {});
   show(report.Find("iteration_stats"), 100, {});
+  show(report.Find("recompute_timeline"), 100, {});
   show(report.Find("kernel_categories"), 100, {});
   show(report.Find("annotations"), top, {"cpu_ms"}, 40);
   show(report.Find("kernels"), top, {"min_us", "parent_op"}, 70);
   show(report.Find("short_kernels_summary"), std::min<size_t>(top, 5),
        {"input_strides", "concrete_inputs"}, 40);
   show(report.Find("ops_by_name"), top, {}, 50);
+  // The recompute column says something only when a trace has recompute frames.
+  if (report.Find("recompute_timeline") != nullptr)
+    show(report.Find("ops_by_category"), top, {"cumulative_percent"});
+  else
+    show(report.Find("ops_by_category"), top, {"cumulative_percent", "is_recompute"});
   show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
   show(report.Find("collectives"), 10, {"min_us", "max_us"});
   show(report.Find("idle"), 6, {});
@@ -829,11 +895,12 @@ std::string RenderReportHtml(const TraceReport& report) {
   sections.push_back({"Overview", {}, {report.Find("ranks")}});
   const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
       {"GPU timeline",
-       {"rank_spread", "gpu_timeline", "iterations", "iteration_stats", "annotations"}},
+       {"rank_spread", "gpu_timeline", "recompute_timeline", "iterations", "iteration_stats",
+        "annotations"}},
       {"Kernels",
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
-      {"Operators", {"ops_by_name", "ops", "op_tree"}},
+      {"Operators", {"ops_by_category", "ops_by_name", "ops", "op_tree"}},
       {"Roofline", {"roofline"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};

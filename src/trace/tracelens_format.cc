@@ -20,7 +20,7 @@ struct TableName {
 };
 
 // Each of these tables matches TraceLens's row by row on the corpus's golden reports
-// (golden_report_test.cc); TraceLens's "Parent op category" (its op taxonomy) is not given.
+// (golden_report_test.cc); kernel_summary's "Parent op category" is not given.
 const std::vector<TableName>& Names() {
   static const std::vector<TableName> names = {
       {"kernel_summary",
@@ -49,29 +49,64 @@ const std::vector<TableName>& Names() {
         {"Short Kernel count", "count"},
         {"Short Kernel duration (µs) mean", "mean_us"},
         {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
+      {"ops_summary_by_category",
+       "ops_by_category",
+       {{"op category", "category"},
+        {"is_recompute", "is_recompute"},
+        {"Count", "count"},
+        {"total_direct_kernel_time_ms", "direct_kernel_ms"},
+        {"Percentage (%)", "percent"},
+        {"Cumulative Percentage (%)", "cumulative_percent"}}},
   };
   return names;
+}
+
+const Table* FindTable(const RankReport& rank, std::string_view name) {
+  for (const Table& t : rank.tables) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+// TraceLens writes its recompute flag as Python prints a bool.
+Cell PythonBool(const Cell& yes_no) {
+  return std::string(std::get<std::string>(yes_no) == "yes" ? "True" : "False");
 }
 
 }  // namespace
 
 std::vector<Table> TraceLensTables(const RankReport& rank) {
   std::vector<Table> out;
+  // With recompute detection TraceLens splits its timeline (and its op tables) by the flag.
+  const Table* recompute = FindTable(rank, "recompute_timeline");
   // gpu_timeline: TraceLens's rows in its order, "time ms" and "percent" of total_time.
   Table timeline("gpu_timeline", "GPU timeline",
                  {{"type", "type", 0}, {"time ms", "time ms", 6}, {"percent", "percent", 4}});
-  const double total = static_cast<double>(rank.timeline.total_ns);
-  for (const auto& [type, ns] : TraceLensTimelineRows(rank.timeline)) {
-    timeline.AddRow({std::string(type), static_cast<double>(ns) / 1e6,
-                     total > 0 ? 100.0 * static_cast<double>(ns) / total : 0.0});
+  if (recompute != nullptr) {
+    timeline = Table("gpu_timeline", "GPU timeline",
+                     {{"type", "type", 0},
+                      {"time ms", "time ms", 6},
+                      {"percent", "percent", 4},
+                      {"is_recompute", "is_recompute", 0}});
+    const int flag = recompute->ColumnIndex("is_recompute"), type = recompute->ColumnIndex("type"),
+              ms = recompute->ColumnIndex("time_ms"), pct = recompute->ColumnIndex("percent");
+    for (const auto& row : recompute->rows()) {
+      timeline.AddRow({row[static_cast<size_t>(type)], row[static_cast<size_t>(ms)],
+                       row[static_cast<size_t>(pct)], PythonBool(row[static_cast<size_t>(flag)])});
+    }
+  } else {
+    const double total = static_cast<double>(rank.timeline.total_ns);
+    for (const auto& [type, ns] : TraceLensTimelineRows(rank.timeline)) {
+      timeline.AddRow({std::string(type), static_cast<double>(ns) / 1e6,
+                       total > 0 ? 100.0 * static_cast<double>(ns) / total : 0.0});
+    }
   }
   out.push_back(std::move(timeline));
   for (const TableName& name : Names()) {
-    const Table* ours = nullptr;
-    for (const Table& t : rank.tables) {
-      if (t.name() == name.ours) ours = &t;
-    }
-    if (ours == nullptr) continue;
+    const Table* ours = FindTable(rank, name.ours);
+    // TraceLens writes no category sheet for a trace without ops.
+    if (ours == nullptr || (ours->empty() && name.ours == std::string_view("ops_by_category")))
+      continue;
     // A trace without CPU ops (no kernel has a launching op): TraceLens's GPU-only report has
     // no op columns.
     const int parent = ours->ColumnIndex("parent_op");
@@ -89,6 +124,7 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
                        key == "concrete_inputs")) {
         continue;
       }
+      if (key == "is_recompute" && recompute == nullptr) continue;
       from.push_back(index);
       Column column = ours->columns()[static_cast<size_t>(index)];
       column.key = c.tracelens;
@@ -99,7 +135,10 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     for (const auto& row : ours->rows()) {
       std::vector<Cell> cells;
       cells.reserve(from.size());
-      for (int i : from) cells.push_back(row[static_cast<size_t>(i)]);
+      for (size_t c = 0; c < from.size(); ++c) {
+        const Cell& cell = row[static_cast<size_t>(from[c])];
+        cells.push_back(columns[c].key == "is_recompute" ? PythonBool(cell) : cell);
+      }
       t.AddRow(std::move(cells));
     }
     out.push_back(std::move(t));

@@ -1,0 +1,367 @@
+#include "trace/op_category.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "trace/gpu_timeline.h"
+
+namespace sextant {
+namespace {
+
+struct NamedCategory {
+  std::string_view op;
+  std::string_view category;
+};
+
+// Op name -> category, as TraceLens files them (header comment: its perf-model map, the
+// classes' categories and the category-only tables). Sorted by name for binary search.
+constexpr NamedCategory kOpCategories[] = {
+    {"ConvBiasReLU_", "CONV_fwd"},
+    {"ConvBiasReLU_Backward", "CONV_bwd"},
+    {"ConvBias_", "CONV_fwd"},
+    {"ConvBias_Backward", "CONV_bwd"},
+    {"CrossEntropyFunction", "CrossEntropy_fwd"},
+    {"CrossEntropyFunctionBackward", "CrossEntropy_bwd"},
+    {"DaoAILab::_causal_conv1d_bwd_cpp", "SSM_bwd"},
+    {"DaoAILab::_causal_conv1d_fwd_cpp", "SSM_fwd"},
+    {"EvoformerAttention", "SDPA_fwd"},
+    {"FlashAttnFunc", "SDPA_fwd"},
+    {"FlashAttnFuncBackward", "SDPA_bwd"},
+    {"FusedAttnFuncBackward", "SDPA_bwd"},
+    {"FusedRoPEFunc", "RoPE_fwd"},
+    {"FusedRoPEFuncBackward", "RoPE_bwd"},
+    {"LigerSiLUMulFunction", "elementwise"},
+    {"MambaSplitConv1dScanCombinedFn", "SSM_fwd"},
+    {"MambaSplitConv1dScanCombinedFnBackward", "SSM_bwd"},
+    {"MoECombine", "MoE_comm_fwd"},
+    {"MoECombineBackward", "MoE_comm_bwd"},
+    {"MoEDispatch", "MoE_comm_fwd"},
+    {"MoEDispatchBackward", "MoE_comm_bwd"},
+    {"TokenPermuteMaskMap", "MoE_comm_fwd"},
+    {"TokenPermuteMaskMapBackward", "MoE_comm_bwd"},
+    {"_C::silu_and_mul", "elementwise"},
+    {"_C_cache_ops::concat_and_cache_mla", "InferenceAttention"},
+    {"_C_cache_ops::reshape_and_cache_flash", "InferenceAttention"},
+    {"_C_custom_ar::all_reduce", "CustomCollective"},
+    {"_C_custom_ar::qr_all_reduce", "CustomCollective"},
+    {"_LayerNormLinearBackward_wgrad_mm", "GEMM"},
+    {"_LayerNormLinearBackward_xgrad_mm", "GEMM"},
+    {"_LayerNormLinear_yfwd_mm", "GEMM"},
+    {"_LinearBackward_wgrad_mm", "GEMM"},
+    {"_LinearBackward_xgrad_mm", "GEMM"},
+    {"_Linear_yfwd_mm", "GEMM"},
+    {"_OperationFuserAutogradFunction", "MoE_comm_fwd"},
+    {"_OperationFuserAutogradFunctionBackward", "MoE_comm_bwd"},
+    {"_moe_C::moe_align_block_size", "MoE_aux"},
+    {"aiter::_flash_attn_backward", "SDPA_bwd"},
+    {"aiter::_flash_attn_forward", "SDPA_fwd"},
+    {"aiter::_fuse_rmsnorm_fp4_quant", "RMSNorm"},
+    {"aiter::_gemm_a16w16_asm", "GEMM"},
+    {"aiter::_gemm_a4w4_asm", "GEMM"},
+    {"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", "GEMM"},
+    {"aiter::_groupnorm_run", "NORM_fwd"},
+    {"aiter::add_rmsnorm", "RMSNorm"},
+    {"aiter::all_gather_reg", "CustomCollective"},
+    {"aiter::batched_gemm_a16wfp4_", "GEMM"},
+    {"aiter::biased_grouped_topk_hip", "MoE_aux"},
+    {"aiter::ck_moe_stage1", "MoE_unfused"},
+    {"aiter::ck_moe_stage2", "MoE_unfused"},
+    {"aiter::dynamic_per_group_scaled_quant", "GroupQuant"},
+    {"aiter::dynamic_per_group_scaled_quant_fp4", "GroupQuant"},
+    {"aiter::dynamic_per_tensor_quant", "GroupQuant"},
+    {"aiter::dynamic_per_token_scaled_quant", "GroupQuant"},
+    {"aiter::flatmm_a8w8_blockscale_asm", "GEMM"},
+    {"aiter::fmha_v3_fwd", "SDPA_fwd"},
+    {"aiter::fmha_v3_varlen_fwd", "InferenceAttention"},
+    {"aiter::fmoe_fp8_blockscale_g1u1", "MoE_fused"},
+    {"aiter::fmoe_g1u1", "MoE_fused"},
+    {"aiter::fused_add_rmsnorm_pad_", "RMSNorm"},
+    {"aiter::fused_allreduce_rmsnorm", "CustomCollective"},
+    {"aiter::fused_allreduce_rmsnorm_", "CustomCollective"},
+    {"aiter::fused_dynamic_mx_quant_moe_sort_hip", "GroupQuant"},
+    {"aiter::fused_dynamic_mxfp4_quant_moe_sort_hip", "MoE_aux"},
+    {"aiter::fused_qk_rope_cat_and_cache_mla", "RoPE_fwd"},
+    {"aiter::fused_qk_rope_concat_and_cache_mla", "RoPE_fwd"},
+    {"aiter::gelu_and_mul", "elementwise"},
+    {"aiter::gelu_tanh_and_mul", "elementwise"},
+    {"aiter::gemm_a16w16", "GEMM"},
+    {"aiter::gemm_a16w16_atomic_", "GEMM"},
+    {"aiter::gemm_a4w4", "GEMM"},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_ck", "GEMM"},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_cktile", "GEMM"},
+    {"aiter::gemm_a8w8_blockscale_ck", "GEMM"},
+    {"aiter::gemm_a8w8_blockscale_cktile", "GEMM"},
+    {"aiter::gemm_a8w8_bpreshuffle", "GEMM"},
+    {"aiter::gemm_a8w8_bpreshuffle_ck", "GEMM"},
+    {"aiter::gemm_a8w8_ck", "GEMM"},
+    {"aiter::gemm_afp4wfp4_", "GEMM"},
+    {"aiter::get_mla_metadata_v1", "InferenceAttention"},
+    {"aiter::gfx950_a8w8_blockscale_asm", "GEMM"},
+    {"aiter::grouped_topk", "MoE_aux"},
+    {"aiter::indexer_score_topk", "InferenceAttention"},
+    {"aiter::linear_attention_with_output_base", "InferenceAttention"},
+    {"aiter::mha_batch_prefill", "InferenceAttention"},
+    {"aiter::mha_bwd", "SDPA_bwd"},
+    {"aiter::mha_fwd", "SDPA_fwd"},
+    {"aiter::mha_varlen_fwd", "InferenceAttention"},
+    {"aiter::mhc_fused_post_pre_gemm_sqrsum", "mHC"},
+    {"aiter::mhc_post", "mHC"},
+    {"aiter::mhc_pre_big_fuse_rmsnorm", "mHC"},
+    {"aiter::mhc_pre_gemm_sqrsum", "mHC"},
+    {"aiter::mixed_sample_outer_exponential", "elementwise"},
+    {"aiter::moe_align_block_size", "MoE_aux"},
+    {"aiter::moe_cktile2stages_gemm1_ck", "MoE_unfused"},
+    {"aiter::moe_cktile2stages_gemm2_ck", "MoE_unfused"},
+    {"aiter::moe_fused_gate", "MoE_aux"},
+    {"aiter::moe_sorting_fwd", "MoE_aux"},
+    {"aiter::moe_sorting_opus_fwd", "MoE_aux"},
+    {"aiter::moe_sum", "MoE_aux"},
+    {"aiter::mxfp4_moe_sort_hip", "MoE_aux"},
+    {"aiter::pa_decode_gluon", "InferenceAttention"},
+    {"aiter::pa_sparse_prefill_opus_fwd", "InferenceAttention"},
+    {"aiter::reduce_scatter", "CustomCollective"},
+    {"aiter::rms_norm", "RMSNorm"},
+    {"aiter::rmsnorm", "RMSNorm"},
+    {"aiter::rmsnorm2d_fwd_ck", "RMSNorm"},
+    {"aiter::rmsnorm2d_fwd_with_add_ck", "RMSNorm"},
+    {"aiter::rmsnorm2d_fwd_with_dynamicquant_ck", "RMSNorm"},
+    {"aiter::rmsnorm_quant", "RMSNorm"},
+    {"aiter::rope_cached_positions_2c_fwd_impl", "RoPE_fwd"},
+    {"aiter::silu_and_mul", "elementwise"},
+    {"aiter::topk_sigmoid", "MoE_aux"},
+    {"aiter::topk_softmax", "MoE_aux"},
+    {"aiter::topk_softmax_asm", "MoE_aux"},
+    {"aiter::topk_softplus", "MoE_aux"},
+    {"aiter::wrapper_fmha_v3_bwd", "SDPA_bwd"},
+    {"aiter::wrapper_fmha_v3_fwd", "SDPA_fwd"},
+    {"aten::_efficient_attention_backward", "SDPA_bwd"},
+    {"aten::_efficient_attention_forward", "SDPA_fwd"},
+    {"aten::_fused_rms_norm", "NORM_fwd"},
+    {"aten::_fused_rms_norm_backward", "NORM_bwd"},
+    {"aten::_scaled_dot_product_cudnn_attention", "SDPA_fwd"},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", "SDPA_bwd"},
+    {"aten::_scaled_dot_product_efficient_attention", "SDPA_fwd"},
+    {"aten::_scaled_dot_product_efficient_attention_backward", "SDPA_bwd"},
+    {"aten::_scaled_dot_product_flash_attention", "SDPA_fwd"},
+    {"aten::_scaled_dot_product_flash_attention_backward", "SDPA_bwd"},
+    {"aten::_scaled_mm", "GEMM"},
+    {"aten::add", "elementwise"},
+    {"aten::add_", "elementwise"},
+    {"aten::addmm", "GEMM"},
+    {"aten::amax", "reduce"},
+    {"aten::amin", "reduce"},
+    {"aten::baddbmm", "GEMM"},
+    {"aten::batch_norm", "NORM_fwd"},
+    {"aten::batch_norm_backward", "NORM_bwd"},
+    {"aten::bmm", "GEMM"},
+    {"aten::clamp_max", "elementwise"},
+    {"aten::clamp_max_", "elementwise"},
+    {"aten::clamp_min", "elementwise"},
+    {"aten::clamp_min_", "elementwise"},
+    {"aten::convolution", "CONV_fwd"},
+    {"aten::convolution_backward", "CONV_bwd"},
+    {"aten::copy", "elementwise"},
+    {"aten::copy_", "elementwise"},
+    {"aten::cudnn_batch_norm", "NORM_fwd"},
+    {"aten::cudnn_batch_norm_backward", "NORM_bwd"},
+    {"aten::cudnn_convolution", "CONV_fwd"},
+    {"aten::cudnn_group_norm", "NORM_fwd"},
+    {"aten::cudnn_group_norm_backward", "NORM_bwd"},
+    {"aten::cudnn_instance_norm", "NORM_fwd"},
+    {"aten::cudnn_instance_norm_backward", "NORM_bwd"},
+    {"aten::cudnn_layer_norm", "NORM_fwd"},
+    {"aten::cudnn_layer_norm_backward", "NORM_bwd"},
+    {"aten::cudnn_rms_norm_backward", "NORM_bwd"},
+    {"aten::cumprod", "reduce"},
+    {"aten::cumsum", "reduce"},
+    {"aten::div", "elementwise"},
+    {"aten::div_", "elementwise"},
+    {"aten::group_norm", "NORM_fwd"},
+    {"aten::group_norm_backward", "NORM_bwd"},
+    {"aten::instance_norm", "NORM_fwd"},
+    {"aten::instance_norm_backward", "NORM_bwd"},
+    {"aten::layer_norm", "NORM_fwd"},
+    {"aten::layer_norm_backward", "NORM_bwd"},
+    {"aten::linalg_norm", "reduce"},
+    {"aten::logsumexp", "reduce"},
+    {"aten::max", "reduce"},
+    {"aten::mean", "reduce"},
+    {"aten::min", "reduce"},
+    {"aten::miopen_batch_norm", "NORM_fwd"},
+    {"aten::miopen_batch_norm_backward", "NORM_bwd"},
+    {"aten::miopen_convolution", "CONV_fwd"},
+    {"aten::miopen_group_norm", "NORM_fwd"},
+    {"aten::miopen_group_norm_backward", "NORM_bwd"},
+    {"aten::miopen_instance_norm", "NORM_fwd"},
+    {"aten::miopen_instance_norm_backward", "NORM_bwd"},
+    {"aten::miopen_layer_norm", "NORM_fwd"},
+    {"aten::miopen_layer_norm_backward", "NORM_bwd"},
+    {"aten::miopen_rms_norm_backward", "NORM_bwd"},
+    {"aten::mm", "GEMM"},
+    {"aten::mul", "elementwise"},
+    {"aten::mul_", "elementwise"},
+    {"aten::native_batch_norm", "NORM_fwd"},
+    {"aten::native_batch_norm_backward", "NORM_bwd"},
+    {"aten::native_group_norm", "NORM_fwd"},
+    {"aten::native_group_norm_backward", "NORM_bwd"},
+    {"aten::native_instance_norm", "NORM_fwd"},
+    {"aten::native_instance_norm_backward", "NORM_bwd"},
+    {"aten::native_layer_norm", "NORM_fwd"},
+    {"aten::native_layer_norm_backward", "NORM_bwd"},
+    {"aten::native_rms_norm_backward", "NORM_bwd"},
+    {"aten::neg", "elementwise"},
+    {"aten::norm", "reduce"},
+    {"aten::pow", "elementwise"},
+    {"aten::replication_pad1d", "elementwise"},
+    {"aten::replication_pad2d", "elementwise"},
+    {"aten::replication_pad3d", "elementwise"},
+    {"aten::rms_norm_backward", "NORM_bwd"},
+    {"aten::rsqrt", "elementwise"},
+    {"aten::sigmoid", "elementwise"},
+    {"aten::sigmoid_backward", "elementwise"},
+    {"aten::silu", "elementwise"},
+    {"aten::std", "reduce"},
+    {"aten::sum", "reduce"},
+    {"aten::threshold_backward", "elementwise"},
+    {"aten::upsample_nearest1d", "elementwise"},
+    {"aten::upsample_nearest2d", "elementwise"},
+    {"aten::upsample_nearest3d", "elementwise"},
+    {"aten::var", "reduce"},
+    {"bitsandbytes::int8_linear_matmul", "GEMM"},
+    {"flash_attn::_flash_attn_backward", "SDPA_bwd"},
+    {"flash_attn::_flash_attn_forward", "SDPA_fwd"},
+    {"flash_attn::_flash_attn_varlen_backward", "SDPA_bwd"},
+    {"flash_attn::_flash_attn_varlen_forward", "SDPA_fwd"},
+    {"flash_attn_3::fwd", "SDPA_fwd"},
+    {"primus::fused_ln_modulate", "NORM_fwd"},
+    {"primus::fused_ln_modulate_backward", "NORM_bwd"},
+    {"primus::quantize_mxfp4_dual", "elementwise"},
+    {"primus_turbo::grouped_gemm", "GroupedGEMM_fwd"},
+    {"primus_turbo::grouped_gemm_impl", "GroupedGEMM_fwd"},
+    {"primus_turbo::grouped_gemm_variable_k", "GroupedGEMM_fwd"},
+    {"primus_turbo::grouped_gemm_variable_k_impl", "GroupedGEMM_fwd"},
+    {"primus_turbo::hipblaslt_gemm_fp4", "GEMM"},
+    {"primus_turbo::hipblaslt_gemm_fp8", "GEMM"},
+    {"primus_turbo::quantize_fp8_tensorwise", "elementwise"},
+    {"primus_turbo::quantize_mxfp4_dual", "elementwise"},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm", "GroupedGEMM_fwd"},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k", "GroupedGEMM_fwd"},
+    {"primus_turbo_cpp_extension::grouped_gemm", "GroupedGEMM_fwd"},
+    {"primus_turbo_cpp_extension::grouped_gemm_variable_k", "GroupedGEMM_fwd"},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "GEMM"},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "GEMM"},
+    {"primus_turbo_cpp_extension::quantize_fp8_tensorwise", "elementwise"},
+    {"primus_turbo_cpp_extension::quantize_mxfp4_dual", "elementwise"},
+    {"sgl_kernel::all_reduce_reg", "CustomCollective"},
+    {"sgl_kernel::qr_all_reduce", "CustomCollective"},
+    {"sgl_kernel::rotary_embedding", "RoPE_fwd"},
+    {"sgl_kernel::silu_and_mul", "elementwise"},
+    {"sglang::reg_all_gather_into_tensor", "CustomCollective"},
+    {"sglang::store_cache", "InferenceAttention"},
+    {"sglang_profiler::attention_paged_attention_ragged", "InferenceAttention"},
+    {"sglang_profiler::batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant_"
+     "batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant",
+     "GEMM"},
+    {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", "GEMM"},
+    {"sglang_profiler::fused_moe_triton_kernels_fused_append_shared_experts", "MoE_aux"},
+    {"sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel", "MoE_unfused"},
+    {"sglang_profiler::fused_mxfp4_quant_fused_flatten_mxfp4_quant", "GroupQuant"},
+    {"sglang_profiler::fused_mxfp4_quant_fused_rms_mxfp4_quant", "RMSNorm"},
+    {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale", "GEMM"},
+    {"sglang_profiler::gemm_kernels_flydsl_hgemm", "GEMM"},
+    {"sglang_profiler::quant_dynamic_mxfp4_quant", "GroupQuant"},
+    {"sglang_profiler::tilelang_kernel_tilelang_sparse_fwd", "InferenceAttention"},
+    {"tex_ts::te_gemm_ts", "GEMM"},
+    {"trtllm::cublas_scaled_mm", "GEMM"},
+    {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", "GEMM"},
+    {"vllm::gdn_attention_core", "InferenceAttention"},
+    {"vllm::gemm_with_dynamic_quant", "GEMM"},
+    {"vllm::rocm_aiter_rmsnorm_fp8_group_quant", "RMSNorm"},
+    {"vllm::rocm_aiter_rmsnorm_with_add_fp8_group_quant", "RMSNorm"},
+    {"vllm::rocm_aiter_triton_add_rmsnorm_pad", "RMSNorm"},
+    {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", "GEMM"},
+    {"vllm::rocm_unquantized_gemm", "GEMM"},
+    {"vllm::triton_per_token_group_quant_fp8", "GroupQuant"},
+    {"vllm::unified_attention_with_output", "InferenceAttention"},
+};
+
+constexpr bool SortedByName() {
+  for (size_t i = 1; i < std::size(kOpCategories); ++i)
+    if (!(kOpCategories[i - 1].op < kOpCategories[i].op)) return false;
+  return true;
+}
+static_assert(SortedByName(), "kOpCategories must stay sorted by op name");
+
+}  // namespace
+
+std::string_view TraceLensOpCategory(std::string_view op_name, std::string_view first_kernel) {
+  auto it = std::lower_bound(std::begin(kOpCategories), std::end(kOpCategories), op_name,
+                             [](const NamedCategory& e, std::string_view n) { return e.op < n; });
+  if (it != std::end(kOpCategories) && it->op == op_name) return it->category;
+  // OP_CATEGORY_PATTERNS: name prefixes.
+  if (op_name.starts_with("triton")) return "triton";
+  if (op_name.starts_with("record_param_comms")) return "record_param_comms";
+  // The kernel-name fallback: an op the table does not name is filed by its first kernel
+  // when that is one of ATen's own element-wise, reduce or multi_tensor_apply kernels.
+  if (first_kernel.starts_with("void at::native")) {
+    if (first_kernel.find("elementwise") != std::string_view::npos) return "elementwise";
+    if (first_kernel.find("reduce") != std::string_view::npos) return "reduce";
+    if (first_kernel.find("multi_tensor_apply") != std::string_view::npos)
+      return "multi_tensor_apply";
+  }
+  return "other";
+}
+
+std::vector<OpCategoryStats> SummarizeOpCategories(const TraceData& trace,
+                                                   const std::vector<uint32_t>& events,
+                                                   const std::vector<uint8_t>& recompute_cpu) {
+  // A trace without ops (recorded GPU-only) has no launcher to file kernels under; TraceLens
+  // writes no category sheet for it either.
+  if (std::none_of(trace.cpu.begin(), trace.cpu.end(),
+                   [](const CpuEvent& ev) { return ev.kind == CpuKind::kOp; }))
+    return {};
+  // A nested call with the op's own name is one call (as in SummarizeOps): its kernels are
+  // the outermost call's.
+  const std::vector<int32_t> call = SameNameOutermostOp(trace);
+  // Each activity's launcher: the call of the innermost op around its runtime call, else the
+  // runtime call itself. Collective kernels are left out, as TraceLens's kernel launchers
+  // leave them out.
+  std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
+  std::vector<int64_t> kernels(trace.cpu.size(), 0), direct_ns(trace.cpu.size(), 0);
+  for (uint32_t i : events) {
+    const GpuEvent& g = trace.gpu[i];
+    const int32_t launcher = g.op >= 0 ? call[g.op] : g.launcher;
+    if (launcher < 0 || IsCommunicationKernelName(trace.Name(g.name))) continue;
+    kernels[launcher]++;
+    direct_ns[launcher] += g.dur_ns;
+    int32_t& first = first_kernel[launcher];
+    if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
+  }
+  std::map<std::pair<std::string_view, bool>, OpCategoryStats> rows;
+  std::unordered_map<uint64_t, std::string_view> by_name_and_kernel;
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    if (kernels[i] == 0) continue;
+    const CpuEvent& ev = trace.cpu[i];
+    const uint32_t kernel_name = first_kernel[i] >= 0 ? trace.gpu[first_kernel[i]].name : 0;
+    auto [it, fresh] = by_name_and_kernel.try_emplace((uint64_t{ev.name} << 32) | kernel_name, "");
+    if (fresh) it->second = TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
+    const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
+    OpCategoryStats& row = rows[{it->second, recompute}];
+    row.category = std::string(it->second);
+    row.recompute = recompute;
+    row.count++;
+    row.direct_kernel_ns += direct_ns[i];
+  }
+  std::vector<OpCategoryStats> out;
+  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.direct_kernel_ns > b.direct_kernel_ns;
+  });
+  return out;
+}
+
+}  // namespace sextant

@@ -1,0 +1,45 @@
+// TraceLens's op-category taxonomy (its ops_summary_by_category sheet): each op that launches
+// GPU work directly gets one category from its name (GEMM, CONV_fwd, NORM_bwd, SDPA_fwd,
+// InferenceAttention, RMSNorm, RoPE_fwd, MoE_unfused, elementwise, reduce, triton, ...), or,
+// for an op the taxonomy does not name, from its first kernel (an ATen elementwise, reduce
+// or multi_tensor_apply kernel), else "other". Sextant's own kernel categories
+// (kernel_category.h) answer a different question, where GPU time goes by kind of kernel;
+// this one lets a TraceLens user's spreadsheets and scripts read Sextant's table.
+//
+// Source: AMD-AGI/TraceLens @171dd747 (the version that wrote the corpus's reference
+// reports): PerfModel/torch_op_mapping.py (op_to_perf_model_class_map, the element-wise,
+// norm and reduce lists, CATEGORY_ONLY_OP_MAPPING, OP_CATEGORY_PATTERNS, the kernel-name
+// fallback), the `category` of each perf-model class in PerfModel/perf_model.py and
+// PerfModel/extensions/*, and the pseudo-op tables of extensions/pseudo_ops_perf_utils.py.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/event_store.h"
+#include "trace/op_breakdown.h"
+
+namespace sextant {
+
+// The category of an op launching GPU work; `first_kernel` is the name of the first kernel
+// it launched ("" if unknown).
+std::string_view TraceLensOpCategory(std::string_view op_name, std::string_view first_kernel);
+
+struct OpCategoryStats {
+  std::string category;
+  bool recompute = false;  // launched inside activation recomputation (recompute.h)
+  int64_t count = 0;       // op calls that launched GPU work themselves
+  int64_t direct_kernel_ns = 0;
+};
+
+// One row per category (and per recompute flag when `recompute_cpu` is non-empty: one flag
+// per trace.cpu event), largest direct kernel time first, over the GPU activities `events`
+// (the timeline's). A kernel launched outside any op counts under its runtime call; a trace
+// with no op at all gives no rows.
+std::vector<OpCategoryStats> SummarizeOpCategories(const TraceData& trace,
+                                                   const std::vector<uint32_t>& events,
+                                                   const std::vector<uint8_t>& recompute_cpu);
+
+}  // namespace sextant
