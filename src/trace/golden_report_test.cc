@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
+#include "trace/gemm_calls.h"
 #include "trace/gpu_timeline.h"
 #include "trace/graph_capture.h"
 #include "trace/kernel_summary.h"
@@ -344,6 +348,65 @@ TEST_P(GraphReplayReportTest, CapturedOpCategoriesMatchTraceLens) {
   ExpectOpCategoriesMatchTraceLens(replay, g.csv_dir);
 }
 
+// TraceLens's GEMM sheet: one row per (primitive, M, N, K, bias, strides, dtypes, batch[,
+// recompute]), every row compared. Standard deviations get 2 % (TraceLens takes kernel times
+// as differences of float microsecond timestamps, whose rounding moves a spread of a few
+// nanoseconds; means and sums are unaffected).
+void ExpectGemmCallsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
+  const std::string path = Corpus(csv_dir + "/GEMM.csv");
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  auto groups = SummarizeGemmCalls(trace, ComputeOpKernelTimes(trace), recompute.cpu);
+  if (!std::filesystem::exists(path)) {
+    EXPECT_TRUE(groups.empty()) << csv_dir << " has GEMM calls but TraceLens wrote no GEMM sheet";
+    return;
+  }
+  CsvTable csv = CsvTable::Read(path);
+  const bool split = csv.HasColumn("is_recompute");
+  std::map<std::string, const GemmCallGroup*> ours;
+  auto key_of = [&](const std::string& name, auto m, auto n, auto k, const std::string& bias,
+                    const std::string& sa, const std::string& sb, const std::string& dt, auto b,
+                    const std::string& rc) {
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", name, m, n, k, bias, sa, sb, dt, b,
+                       split ? rc : "");
+  };
+  for (const auto& g : groups) {
+    ours[key_of(g.name, g.m, g.n, g.k, g.bias ? "True" : "False", g.stride_a, g.stride_b,
+                g.dtype_a_b, g.batch, g.recompute ? "True" : "False")] = &g;
+  }
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string key =
+        key_of(csv.Get(r, "name"), csv.Get(r, "param: M"), csv.Get(r, "param: N"),
+               csv.Get(r, "param: K"), csv.Get(r, "param: bias"), csv.Get(r, "param: stride_A"),
+               csv.Get(r, "param: stride_B"), csv.Get(r, "param: dtype_A_B"),
+               csv.Get(r, "param: B"), split ? csv.Get(r, "is_recompute") : "");
+    auto it = ours.find(key);
+    ASSERT_NE(it, ours.end()) << csv_dir << " no row " << key;
+    const GemmCallGroup& g = *it->second;
+    EXPECT_EQ(g.kernel_us.n, std::stoll(csv.Get(r, "name_count"))) << key;
+    ExpectWithin(g.gflops, std::stod(csv.Get(r, "GFLOPS_first")), key + " GFLOPS");
+    ExpectWithin(g.bytes / (1 << 20), std::stod(csv.Get(r, "Data Moved (MB)_first")), key + " MB");
+    ExpectWithin(g.kernel_us.sum, std::stod(csv.Get(r, "Kernel Time (µs)_sum")), key + " sum");
+    ExpectWithin(g.kernel_us.median, std::stod(csv.Get(r, "Kernel Time (µs)_median")), key);
+    ExpectWithin(g.kernel_us.min, std::stod(csv.Get(r, "Kernel Time (µs)_min")), key + " min");
+    ExpectWithin(g.kernel_us.max, std::stod(csv.Get(r, "Kernel Time (µs)_max")), key + " max");
+    ExpectWithin(g.tflops.mean, std::stod(csv.Get(r, "TFLOPS/s_mean")), key + " TFLOP/s");
+    ExpectWithin(g.tbps.max, std::stod(csv.Get(r, "TB/s_max")), key + " TB/s");
+    const std::string& std_text = csv.Get(r, "Kernel Time (µs)_std");
+    if (std_text.empty()) {
+      EXPECT_TRUE(std::isnan(g.kernel_us.std)) << key << ": one call has no spread";
+    } else {
+      EXPECT_NEAR(g.kernel_us.std, std::stod(std_text), 0.02 * std::stod(std_text) + 1e-6) << key;
+    }
+  }
+  EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
+}
+
+TEST_P(GoldenReportTest, GemmCallsMatchTraceLensGemmSheet) {
+  const Golden& g = GetParam();
+  ExpectGemmCallsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+}
+
 // ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
 // timeline and op categories are split by whether the work reruns forward ops in backward.
 TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
@@ -366,6 +429,7 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
                  type + " recompute " + csv.Get(r, "is_recompute"));
   }
   ExpectOpCategoriesMatchTraceLens(trace, dir);
+  ExpectGemmCallsMatchTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

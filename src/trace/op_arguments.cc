@@ -137,16 +137,17 @@ void AppendPythonString(const std::string& text, std::string& out) {
   out += quote;
 }
 
-void AppendPython(const nlohmann::json& v, std::string& out) {
+void AppendPython(const nlohmann::json& v, PythonSequence as, std::string& out) {
   switch (v.type()) {
     case nlohmann::json::value_t::array: {
-      out += '(';
+      const bool tuple = as == PythonSequence::kTuple;
+      out += tuple ? '(' : '[';
       for (size_t i = 0; i < v.size(); ++i) {
         if (i > 0) out += ", ";
-        AppendPython(v[i], out);
+        AppendPython(v[i], as, out);
       }
-      if (v.size() == 1) out += ',';  // a one-element tuple
-      out += ')';
+      if (tuple && v.size() == 1) out += ',';  // a one-element tuple
+      out += tuple ? ')' : ']';
       break;
     }
     case nlohmann::json::value_t::string: AppendPythonString(v.get<std::string>(), out); break;
@@ -167,7 +168,7 @@ void AppendPython(const nlohmann::json& v, std::string& out) {
 
 }  // namespace
 
-std::string PythonRepr(std::string_view raw_json) {
+std::string PythonRepr(std::string_view raw_json, PythonSequence as) {
   if (raw_json.empty()) return "";
   // Argument records nest two or three deep; a hostile file's deep nesting would recurse
   // without bound below (and in the JSON value's destructor).
@@ -192,7 +193,7 @@ std::string PythonRepr(std::string_view raw_json) {
   const nlohmann::json v = nlohmann::json::parse(raw_json, nullptr, /*allow_exceptions=*/false);
   if (v.is_discarded()) return "";
   std::string out;
-  AppendPython(v, out);
+  AppendPython(v, as, out);
   return out;
 }
 

@@ -31,9 +31,12 @@ std::optional<int> BytesPerElement(std::string_view dtype);
 std::optional<DType> FloatFormat(std::string_view dtype);
 // "True"/"False" argument values; nullopt if absent or not a boolean.
 std::optional<bool> ParseBool(std::string_view text);
-// An argument record as TraceLens's tables spell it: the Python repr of the JSON with lists as
-// tuples ([[512], [141, 512], []] -> "((512,), (141, 512), ())", ["", "1"] -> "('', '1')").
-// Empty for an absent record or text that is not JSON.
-std::string PythonRepr(std::string_view raw_json);
+// An argument record as TraceLens's tables spell it: the Python repr of the JSON, with lists
+// as tuples where TraceLens groups by the record ([[512], [141, 512], []] ->
+// "((512,), (141, 512), ())", ["", "1"] -> "('', '1')") or as lists where it shows the record
+// as read ("[[512], [141, 512], []]", "['', '1']"). Empty for an absent record or text that
+// is not JSON.
+enum class PythonSequence { kTuple, kList };
+std::string PythonRepr(std::string_view raw_json, PythonSequence as = PythonSequence::kTuple);
 
 }  // namespace sextant

@@ -24,5 +24,16 @@ TEST(OpArgumentsTest, ParsesShapesTypesAndConcreteInputs) {
   EXPECT_EQ(NumElements({2, 3, 4}), 24);
 }
 
+// TraceLens groups by argument records as tuples and shows the first call's as lists.
+TEST(OpArgumentsTest, PythonReprAsTuplesOrLists) {
+  EXPECT_EQ(PythonRepr("[[512], [141, 512], []]"), "((512,), (141, 512), ())");
+  EXPECT_EQ(PythonRepr("[[512], [141, 512], []]", PythonSequence::kList),
+            "[[512], [141, 512], []]");
+  EXPECT_EQ(PythonRepr(R"(["c10::BFloat16", "Scalar"])", PythonSequence::kList),
+            "['c10::BFloat16', 'Scalar']");
+  EXPECT_EQ(PythonRepr(R"(["", "1", 0.5, true])", PythonSequence::kList), "['', '1', 0.5, True]");
+  EXPECT_EQ(PythonRepr("not json", PythonSequence::kList), "");
+}
+
 }  // namespace
 }  // namespace sextant

@@ -14,6 +14,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "trace/annotation_summary.h"
+#include "trace/gemm_calls.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
@@ -69,6 +70,65 @@ Table RecomputeTimelineTable(int64_t rank, const GpuTimeline& outside, const Gpu
       table.AddRow({rank, recompute, std::string(name), Ms(ns),
                     Pct(static_cast<double>(ns), static_cast<double>(t->total_ns))});
     }
+  }
+  return table;
+}
+
+// A number, or an empty cell where there is none (NaN: a rate without kernel time, the
+// spread of one call), as TraceLens's CSV files leave it.
+Cell Number(double v) { return std::isfinite(v) ? Cell(v) : Cell(); }
+
+Table GemmCallsTable(int64_t rank, const std::vector<GemmCallGroup>& groups) {
+  std::vector<Column> columns = {RankColumn(),
+                                 {"name", "op", 0},
+                                 {"m", "M", 0},
+                                 {"n", "N", 0},
+                                 {"k", "K", 0},
+                                 {"bias", "bias", 0},
+                                 {"stride_a", "stride A", 0},
+                                 {"stride_b", "stride B", 0},
+                                 {"dtype_a_b", "dtypes A, B", 0},
+                                 {"batch", "batch", 0},
+                                 {"is_recompute", "recompute", 0},
+                                 {"gflops", "GFLOP/call", 3},
+                                 {"mib", "MiB/call", 3},
+                                 {"flops_per_byte", "FLOP/B", 1}};
+  for (const char* stat : {"mean", "median", "std", "min", "max"})
+    columns.push_back({fmt::format("tbps_{}", stat), fmt::format("TB/s {}", stat), 3});
+  for (const char* stat : {"mean", "median", "std", "min", "max"})
+    columns.push_back({fmt::format("tflops_{}", stat), fmt::format("TFLOP/s {}", stat), 2});
+  for (const char* key : {"input_dims", "input_types", "input_strides", "concrete_inputs"})
+    columns.push_back({key, key, 0});
+  for (const char* stat : {"mean", "median", "std", "min", "max", "sum"})
+    columns.push_back({fmt::format("kernel_us_{}", stat), fmt::format("kernel us {}", stat), 2});
+  columns.push_back({"count", "calls", 0});
+  Table table("gemm_calls",
+              "GEMM primitive calls by shape, layout and dtype (TraceLens's GEMM sheet)",
+              std::move(columns));
+  for (const auto& g : groups) {
+    std::vector<Cell> row = {rank,
+                             g.name,
+                             g.m,
+                             g.n,
+                             g.k,
+                             std::string(g.bias ? "True" : "False"),
+                             g.stride_a,
+                             g.stride_b,
+                             g.dtype_a_b,
+                             g.batch,
+                             std::string(g.recompute ? "yes" : "no"),
+                             g.gflops,
+                             g.bytes / (1024.0 * 1024.0),
+                             Number(g.bytes > 0 ? g.gflops * 1e9 / g.bytes : NAN)};
+    for (const CallStats* s : {&g.tbps, &g.tflops})
+      for (double v : {s->mean, s->median, s->std, s->min, s->max}) row.push_back(Number(v));
+    for (const std::string* a :
+         {&g.input_dims, &g.input_types, &g.input_strides, &g.concrete_inputs})
+      row.push_back(*a);
+    const CallStats& t = g.kernel_us;
+    for (double v : {t.mean, t.median, t.std, t.min, t.max, t.sum}) row.push_back(Number(v));
+    row.push_back(t.n);
+    table.AddRow(std::move(row));
   }
   return table;
 }
@@ -390,6 +450,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
   }
   r.tables.push_back(std::move(op_categories));
+  r.tables.push_back(GemmCallsTable(rank, SummarizeGemmCalls(trace, times, recompute.cpu)));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),
               {"path", "op path", 0},
@@ -901,15 +962,20 @@ std::string RenderReportHtml(const TraceReport& report) {
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
       {"Operators", {"ops_by_category", "ops_by_name", "ops", "op_tree"}},
-      {"Roofline", {"roofline"}},
+      {"Roofline", {"roofline", "gemm_calls"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
   // tables keep their top rows per rank, and say so.
   constexpr size_t kHtmlRowsPerRank = 100;
-  const std::set<std::string> long_tables = {
-      "kernels",     "kernel_summary", "short_kernels_summary", "short_kernel_histogram", "ops",
-      "ops_by_name", "op_tree"};
+  const std::set<std::string> long_tables = {"kernels",
+                                             "kernel_summary",
+                                             "short_kernels_summary",
+                                             "short_kernel_histogram",
+                                             "ops",
+                                             "ops_by_name",
+                                             "op_tree",
+                                             "gemm_calls"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};

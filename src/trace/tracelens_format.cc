@@ -49,6 +49,42 @@ const std::vector<TableName>& Names() {
         {"Short Kernel count", "count"},
         {"Short Kernel duration (µs) mean", "mean_us"},
         {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
+      {"GEMM",
+       "gemm_calls",
+       {{"name", "name"},
+        {"param: M", "m"},
+        {"param: N", "n"},
+        {"param: K", "k"},
+        {"param: bias", "bias"},
+        {"param: stride_A", "stride_a"},
+        {"param: stride_B", "stride_b"},
+        {"param: dtype_A_B", "dtype_a_b"},
+        {"param: B", "batch"},
+        {"is_recompute", "is_recompute"},
+        {"GFLOPS_first", "gflops"},
+        {"Data Moved (MB)_first", "mib"},
+        {"FLOPS/Byte_first", "flops_per_byte"},
+        {"TB/s_mean", "tbps_mean"},
+        {"TB/s_median", "tbps_median"},
+        {"TB/s_std", "tbps_std"},
+        {"TB/s_min", "tbps_min"},
+        {"TB/s_max", "tbps_max"},
+        {"TFLOPS/s_mean", "tflops_mean"},
+        {"TFLOPS/s_median", "tflops_median"},
+        {"TFLOPS/s_std", "tflops_std"},
+        {"TFLOPS/s_min", "tflops_min"},
+        {"TFLOPS/s_max", "tflops_max"},
+        {"Input Dims_first", "input_dims"},
+        {"Input type_first", "input_types"},
+        {"Input Strides_first", "input_strides"},
+        {"Concrete Inputs_first", "concrete_inputs"},
+        {"Kernel Time (µs)_mean", "kernel_us_mean"},
+        {"Kernel Time (µs)_median", "kernel_us_median"},
+        {"Kernel Time (µs)_std", "kernel_us_std"},
+        {"Kernel Time (µs)_min", "kernel_us_min"},
+        {"Kernel Time (µs)_max", "kernel_us_max"},
+        {"Kernel Time (µs)_sum", "kernel_us_sum"},
+        {"name_count", "count"}}},
       {"ops_summary_by_category",
        "ops_by_category",
        {{"op category", "category"},
@@ -105,7 +141,10 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
   for (const TableName& name : Names()) {
     const Table* ours = FindTable(rank, name.ours);
     // TraceLens writes no category sheet for a trace without ops.
-    if (ours == nullptr || (ours->empty() && name.ours == std::string_view("ops_by_category")))
+    // TraceLens writes no category sheet for a trace without ops, and no GEMM sheet without
+    // GEMM calls.
+    if (ours == nullptr || (ours->empty() && (name.ours == std::string_view("ops_by_category") ||
+                                              name.ours == std::string_view("gemm_calls"))))
       continue;
     // A trace without CPU ops (no kernel has a launching op): TraceLens's GPU-only report has
     // no op columns.
