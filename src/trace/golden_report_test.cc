@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "trace/gemm_calls.h"
 #include "trace/gpu_timeline.h"
 #include "trace/graph_capture.h"
 #include "trace/kernel_summary.h"
 #include "trace/kineto_reader.h"
 #include "trace/op_breakdown.h"
 #include "trace/op_category.h"
+#include "trace/perf_sheets.h"
 #include "trace/recompute.h"
 #include "trace/short_kernels.h"
 #include "trace/trace_runner.h"
@@ -348,63 +348,69 @@ TEST_P(GraphReplayReportTest, CapturedOpCategoriesMatchTraceLens) {
   ExpectOpCategoriesMatchTraceLens(replay, g.csv_dir);
 }
 
-// TraceLens's GEMM sheet: one row per (primitive, M, N, K, bias, strides, dtypes, batch[,
-// recompute]), every row compared. Standard deviations get 2 % (TraceLens takes kernel times
-// as differences of float microsecond timestamps, whose rounding moves a spread of a few
-// nanoseconds; means and sums are unaffected).
-void ExpectGemmCallsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
-  const std::string path = Corpus(csv_dir + "/GEMM.csv");
+// TraceLens's perf sheets (GEMM, UnaryElementwise, BinaryElementwise): one row per (op,
+// parameters[, recompute]), every row compared. Standard deviations get 2 % and 0.25 ns
+// (TraceLens takes kernel times as differences of float microsecond timestamps, whose rounding
+// moves a spread of a few nanoseconds; means and sums are unaffected).
+void ExpectPerfSheetsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
   const RecomputeFlags recompute = MarkRecompute(trace);
-  auto groups = SummarizeGemmCalls(trace, ComputeOpKernelTimes(trace), recompute.cpu);
-  if (!std::filesystem::exists(path)) {
-    EXPECT_TRUE(groups.empty()) << csv_dir << " has GEMM calls but TraceLens wrote no GEMM sheet";
-    return;
-  }
-  CsvTable csv = CsvTable::Read(path);
-  const bool split = csv.HasColumn("is_recompute");
-  std::map<std::string, const GemmCallGroup*> ours;
-  auto key_of = [&](const std::string& name, auto m, auto n, auto k, const std::string& bias,
-                    const std::string& sa, const std::string& sb, const std::string& dt, auto b,
-                    const std::string& rc) {
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", name, m, n, k, bias, sa, sb, dt, b,
-                       split ? rc : "");
-  };
-  for (const auto& g : groups) {
-    ours[key_of(g.name, g.m, g.n, g.k, g.bias ? "True" : "False", g.stride_a, g.stride_b,
-                g.dtype_a_b, g.batch, g.recompute ? "True" : "False")] = &g;
-  }
-  ASSERT_GE(csv.size(), 1u);
-  for (size_t r = 0; r < csv.size(); ++r) {
-    const std::string key =
-        key_of(csv.Get(r, "name"), csv.Get(r, "param: M"), csv.Get(r, "param: N"),
-               csv.Get(r, "param: K"), csv.Get(r, "param: bias"), csv.Get(r, "param: stride_A"),
-               csv.Get(r, "param: stride_B"), csv.Get(r, "param: dtype_A_B"),
-               csv.Get(r, "param: B"), split ? csv.Get(r, "is_recompute") : "");
-    auto it = ours.find(key);
-    ASSERT_NE(it, ours.end()) << csv_dir << " no row " << key;
-    const GemmCallGroup& g = *it->second;
-    EXPECT_EQ(g.kernel_us.n, std::stoll(csv.Get(r, "name_count"))) << key;
-    ExpectWithin(g.gflops, std::stod(csv.Get(r, "GFLOPS_first")), key + " GFLOPS");
-    ExpectWithin(g.bytes / (1 << 20), std::stod(csv.Get(r, "Data Moved (MB)_first")), key + " MB");
-    ExpectWithin(g.kernel_us.sum, std::stod(csv.Get(r, "Kernel Time (µs)_sum")), key + " sum");
-    ExpectWithin(g.kernel_us.median, std::stod(csv.Get(r, "Kernel Time (µs)_median")), key);
-    ExpectWithin(g.kernel_us.min, std::stod(csv.Get(r, "Kernel Time (µs)_min")), key + " min");
-    ExpectWithin(g.kernel_us.max, std::stod(csv.Get(r, "Kernel Time (µs)_max")), key + " max");
-    ExpectWithin(g.tflops.mean, std::stod(csv.Get(r, "TFLOPS/s_mean")), key + " TFLOP/s");
-    ExpectWithin(g.tbps.max, std::stod(csv.Get(r, "TB/s_max")), key + " TB/s");
-    const std::string& std_text = csv.Get(r, "Kernel Time (µs)_std");
-    if (std_text.empty()) {
-      EXPECT_TRUE(std::isnan(g.kernel_us.std)) << key << ": one call has no spread";
-    } else {
-      EXPECT_NEAR(g.kernel_us.std, std::stod(std_text), 0.02 * std::stod(std_text) + 1e-6) << key;
+  for (const PerfSheet& sheet :
+       SummarizePerfSheets(trace, ComputeOpKernelTimes(trace), recompute.cpu)) {
+    const std::string path = Corpus(csv_dir + "/" + std::string(sheet.tracelens_name) + ".csv");
+    if (!std::filesystem::exists(path)) {
+      EXPECT_TRUE(sheet.groups.empty())
+          << csv_dir << " has " << sheet.tracelens_name << " calls but TraceLens wrote no sheet";
+      continue;
     }
+    CsvTable csv = CsvTable::Read(path);
+    const bool split = csv.HasColumn("is_recompute");
+    std::map<std::string, const PerfSheetGroup*> ours;
+    for (const auto& g : sheet.groups) {
+      std::string key = g.name;
+      for (const auto& p : g.params) key += "|" + p;
+      if (split) key += g.recompute ? "|True" : "|False";
+      ours[key] = &g;
+    }
+    ASSERT_GE(csv.size(), 1u);
+    for (size_t r = 0; r < csv.size(); ++r) {
+      std::string key = csv.Get(r, "name");
+      for (std::string_view p : sheet.params) key += "|" + csv.Get(r, "param: " + std::string(p));
+      if (split) key += "|" + csv.Get(r, "is_recompute");
+      auto it = ours.find(key);
+      ASSERT_NE(it, ours.end()) << csv_dir << " " << sheet.tracelens_name << " no row " << key;
+      const PerfSheetGroup& g = *it->second;
+      EXPECT_EQ(g.kernel_us.n, std::stoll(csv.Get(r, "name_count"))) << key;
+      // An empty cell is TraceLens's NaN (no byte count, no rate without kernel time, no
+      // spread of one call): ours must be NaN there too.
+      auto expect = [&](double ours, const std::string& column, double relative,
+                        double absolute = 1e-6) {
+        const std::string& text = csv.Get(r, column);
+        if (text.empty()) {
+          EXPECT_TRUE(std::isnan(ours)) << key << " " << column << ": " << ours;
+        } else {
+          const double golden = std::stod(text);
+          EXPECT_NEAR(ours, golden, relative * std::fabs(golden) + absolute)
+              << key << " " << column;
+        }
+      };
+      expect(g.gflops, "GFLOPS_first", 1e-3);
+      expect(g.bytes / (1 << 20), "Data Moved (MB)_first", 1e-3);
+      expect(g.kernel_us.sum, "Kernel Time (µs)_sum", 1e-3);
+      expect(g.kernel_us.median, "Kernel Time (µs)_median", 1e-3);
+      expect(g.kernel_us.min, "Kernel Time (µs)_min", 1e-3);
+      expect(g.kernel_us.max, "Kernel Time (µs)_max", 1e-3);
+      expect(g.tflops.mean, "TFLOPS/s_mean", 1e-3);
+      expect(g.tbps.median, "TB/s_median", 1e-3);
+      // A double holds a microsecond timestamp of ~1.7e12 to 2.4e-4 µs.
+      expect(g.kernel_us.std, "Kernel Time (µs)_std", 2e-2, 2.5e-4);
+    }
+    EXPECT_EQ(ours.size(), csv.size()) << csv_dir << " " << sheet.tracelens_name;
   }
-  EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
 }
 
-TEST_P(GoldenReportTest, GemmCallsMatchTraceLensGemmSheet) {
+TEST_P(GoldenReportTest, PerfSheetsMatchTraceLens) {
   const Golden& g = GetParam();
-  ExpectGemmCallsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+  ExpectPerfSheetsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
 }
 
 // ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
@@ -429,7 +435,7 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
                  type + " recompute " + csv.Get(r, "is_recompute"));
   }
   ExpectOpCategoriesMatchTraceLens(trace, dir);
-  ExpectGemmCallsMatchTraceLens(trace, dir);
+  ExpectPerfSheetsMatchTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

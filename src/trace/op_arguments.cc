@@ -1,5 +1,8 @@
 #include "trace/op_arguments.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <charconv>
 
 #include <fmt/format.h>
@@ -88,6 +91,19 @@ std::optional<int> BytesPerElement(std::string_view t) {
       t.find("Float8") != std::string_view::npos || t.find("float4") != std::string_view::npos) {
     return 1;
   }
+  return std::nullopt;
+}
+
+std::optional<int> TraceLensBytesPerElement(std::string_view dtype) {
+  std::string t(dtype);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "double" || t == "long int") return 8;
+  if (t == "float" || t == "scalar" || t == "int") return 4;
+  if (t == "c10::half" || t == "c10::bfloat16") return 2;
+  if (t == "c10::float8_e4m3fnuz" || t == "c10::float8_e4m3fn" || t == "c10::float8_e5m2" ||
+      t == "c10::float8_e8m0fnu" || t == "unsigned char" || t == "signed char" || t == "fp8" ||
+      t == "c10::float4_e2m1fn_x2" || t == "fp4")
+    return 1;
   return std::nullopt;
 }
 

@@ -25,6 +25,10 @@ int64_t NumElements(const Shape& shape);
 // Bytes per element of a PyTorch dtype name ("c10::BFloat16" -> 2, "float" -> 4, "long int"
 // -> 8, fp8 types -> 1); nullopt if unknown. Follows TraceLens PerfModel's dtype table.
 std::optional<int> BytesPerElement(std::string_view dtype);
+// TraceLens's own table (PerfModel/utils.py name2bpe), which its perf sheets price bytes with:
+// case-insensitive, a Python "Scalar" argument counts 4 bytes, and bool, short and the
+// capitalised aliases are unknown. Used where Sextant's tables must read as TraceLens's.
+std::optional<int> TraceLensBytesPerElement(std::string_view dtype);
 // The floating-point format of a PyTorch dtype name, for pricing the op with Sextant's cost
 // models: BFloat16 -> bf16, Half -> fp16, float -> fp32, Float8_* -> fp8, float4 -> fp4;
 // nullopt for integer, boolean and unknown types.

@@ -14,11 +14,11 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "trace/annotation_summary.h"
-#include "trace/gemm_calls.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
 #include "trace/op_category.h"
+#include "trace/perf_sheets.h"
 #include "trace/recompute.h"
 #include "trace/report_page.h"
 #include "trace/roofline.h"
@@ -78,21 +78,16 @@ Table RecomputeTimelineTable(int64_t rank, const GpuTimeline& outside, const Gpu
 // spread of one call), as TraceLens's CSV files leave it.
 Cell Number(double v) { return std::isfinite(v) ? Cell(v) : Cell(); }
 
-Table GemmCallsTable(int64_t rank, const std::vector<GemmCallGroup>& groups) {
-  std::vector<Column> columns = {RankColumn(),
-                                 {"name", "op", 0},
-                                 {"m", "M", 0},
-                                 {"n", "N", 0},
-                                 {"k", "K", 0},
-                                 {"bias", "bias", 0},
-                                 {"stride_a", "stride A", 0},
-                                 {"stride_b", "stride B", 0},
-                                 {"dtype_a_b", "dtypes A, B", 0},
-                                 {"batch", "batch", 0},
-                                 {"is_recompute", "recompute", 0},
-                                 {"gflops", "GFLOP/call", 3},
-                                 {"mib", "MiB/call", 3},
-                                 {"flops_per_byte", "FLOP/B", 1}};
+Table PerfSheetTable(int64_t rank, const PerfSheet& sheet) {
+  std::vector<Column> columns = {RankColumn(), {"name", "op", 0}};
+  // The family's parameters keep TraceLens's names ("M", "shape_in1", ...).
+  for (std::string_view param : sheet.params)
+    columns.push_back({std::string(param), std::string(param), 0});
+  for (Column c : std::vector<Column>{{"is_recompute", "recompute", 0},
+                                      {"gflops", "GFLOP/call", 3},
+                                      {"mib", "MiB/call", 3},
+                                      {"flops_per_byte", "FLOP/B", 1}})
+    columns.push_back(std::move(c));
   for (const char* stat : {"mean", "median", "std", "min", "max"})
     columns.push_back({fmt::format("tbps_{}", stat), fmt::format("TB/s {}", stat), 3});
   for (const char* stat : {"mean", "median", "std", "min", "max"})
@@ -102,24 +97,14 @@ Table GemmCallsTable(int64_t rank, const std::vector<GemmCallGroup>& groups) {
   for (const char* stat : {"mean", "median", "std", "min", "max", "sum"})
     columns.push_back({fmt::format("kernel_us_{}", stat), fmt::format("kernel us {}", stat), 2});
   columns.push_back({"count", "calls", 0});
-  Table table("gemm_calls",
-              "GEMM primitive calls by shape, layout and dtype (TraceLens's GEMM sheet)",
-              std::move(columns));
-  for (const auto& g : groups) {
-    std::vector<Cell> row = {rank,
-                             g.name,
-                             g.m,
-                             g.n,
-                             g.k,
-                             std::string(g.bias ? "True" : "False"),
-                             g.stride_a,
-                             g.stride_b,
-                             g.dtype_a_b,
-                             g.batch,
-                             std::string(g.recompute ? "yes" : "no"),
-                             g.gflops,
-                             g.bytes / (1024.0 * 1024.0),
-                             Number(g.bytes > 0 ? g.gflops * 1e9 / g.bytes : NAN)};
+  Table table(std::string(sheet.table), std::string(sheet.title), std::move(columns));
+  for (const auto& g : sheet.groups) {
+    std::vector<Cell> row = {rank, g.name};
+    for (const std::string& p : g.params) row.push_back(p);
+    row.push_back(std::string(g.recompute ? "yes" : "no"));
+    row.push_back(g.gflops);
+    row.push_back(Number(g.bytes / (1024.0 * 1024.0)));
+    row.push_back(Number(g.bytes > 0 ? g.gflops * 1e9 / g.bytes : NAN));
     for (const CallStats* s : {&g.tbps, &g.tflops})
       for (double v : {s->mean, s->median, s->std, s->min, s->max}) row.push_back(Number(v));
     for (const std::string* a :
@@ -450,7 +435,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
   }
   r.tables.push_back(std::move(op_categories));
-  r.tables.push_back(GemmCallsTable(rank, SummarizeGemmCalls(trace, times, recompute.cpu)));
+  for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
+    r.tables.push_back(PerfSheetTable(rank, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),
               {"path", "op path", 0},
@@ -962,7 +948,8 @@ std::string RenderReportHtml(const TraceReport& report) {
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
       {"Operators", {"ops_by_category", "ops_by_name", "ops", "op_tree"}},
-      {"Roofline", {"roofline", "gemm_calls"}},
+      {"Roofline",
+       {"roofline", "gemm_calls", "unary_elementwise_calls", "binary_elementwise_calls"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
@@ -975,7 +962,9 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "ops",
                                              "ops_by_name",
                                              "op_tree",
-                                             "gemm_calls"};
+                                             "gemm_calls",
+                                             "unary_elementwise_calls",
+                                             "binary_elementwise_calls"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "trace/gpu_timeline.h"
+#include "trace/perf_sheets.h"
 
 namespace sextant {
 namespace {
@@ -21,79 +22,84 @@ struct TableName {
 
 // Each of these tables matches TraceLens's row by row on the corpus's golden reports
 // (golden_report_test.cc); kernel_summary's "Parent op category" is not given.
+// A perf sheet's columns (perf_sheets.h): its parameters keep TraceLens's names behind
+// "param: ", the rest are these.
+const std::vector<ColumnName>& PerfSheetColumns() {
+  static const std::vector<ColumnName> columns = {{"is_recompute", "is_recompute"},
+                                                  {"GFLOPS_first", "gflops"},
+                                                  {"Data Moved (MB)_first", "mib"},
+                                                  {"FLOPS/Byte_first", "flops_per_byte"},
+                                                  {"TB/s_mean", "tbps_mean"},
+                                                  {"TB/s_median", "tbps_median"},
+                                                  {"TB/s_std", "tbps_std"},
+                                                  {"TB/s_min", "tbps_min"},
+                                                  {"TB/s_max", "tbps_max"},
+                                                  {"TFLOPS/s_mean", "tflops_mean"},
+                                                  {"TFLOPS/s_median", "tflops_median"},
+                                                  {"TFLOPS/s_std", "tflops_std"},
+                                                  {"TFLOPS/s_min", "tflops_min"},
+                                                  {"TFLOPS/s_max", "tflops_max"},
+                                                  {"Input Dims_first", "input_dims"},
+                                                  {"Input type_first", "input_types"},
+                                                  {"Input Strides_first", "input_strides"},
+                                                  {"Concrete Inputs_first", "concrete_inputs"},
+                                                  {"Kernel Time (µs)_mean", "kernel_us_mean"},
+                                                  {"Kernel Time (µs)_median", "kernel_us_median"},
+                                                  {"Kernel Time (µs)_std", "kernel_us_std"},
+                                                  {"Kernel Time (µs)_min", "kernel_us_min"},
+                                                  {"Kernel Time (µs)_max", "kernel_us_max"},
+                                                  {"Kernel Time (µs)_sum", "kernel_us_sum"},
+                                                  {"name_count", "count"}};
+  return columns;
+}
+
 const std::vector<TableName>& Names() {
-  static const std::vector<TableName> names = {
-      {"kernel_summary",
-       "kernel_summary",
-       {{"Parent cpu_op", "parent_op"},
-        {"Kernel name", "name"},
-        {"Kernel stream", "stream"},
-        {"Kernel duration (µs)_sum", "total_us"},
-        {"Kernel duration (µs)_count", "count"},
-        {"Kernel duration (µs)_mean", "mean_us"},
-        {"Kernel duration (µs)_min", "min_us"},
-        {"Kernel duration (µs)_max", "max_us"},
-        {"Percent of kernels time (%)", "percent_of_kernels"},
-        {"Percent of total time (%)", "percent_of_total"}}},
-      {"short_kernel_histogram",
-       "short_kernel_histogram",
-       {{"bin_start", "bin_start_us"}, {"bin_end", "bin_end_us"}, {"count", "count"}}},
-      {"short_kernels_summary",
-       "short_kernels_summary",
-       {{"Parent cpu_op", "parent_op"},
-        {"Input dims", "input_dims"},
-        {"Input strides", "input_strides"},
-        {"Concrete Inputs", "concrete_inputs"},
-        {"Kernel name", "name"},
-        {"Short Kernel duration (µs) sum", "total_us"},
-        {"Short Kernel count", "count"},
-        {"Short Kernel duration (µs) mean", "mean_us"},
-        {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
-      {"GEMM",
-       "gemm_calls",
-       {{"name", "name"},
-        {"param: M", "m"},
-        {"param: N", "n"},
-        {"param: K", "k"},
-        {"param: bias", "bias"},
-        {"param: stride_A", "stride_a"},
-        {"param: stride_B", "stride_b"},
-        {"param: dtype_A_B", "dtype_a_b"},
-        {"param: B", "batch"},
-        {"is_recompute", "is_recompute"},
-        {"GFLOPS_first", "gflops"},
-        {"Data Moved (MB)_first", "mib"},
-        {"FLOPS/Byte_first", "flops_per_byte"},
-        {"TB/s_mean", "tbps_mean"},
-        {"TB/s_median", "tbps_median"},
-        {"TB/s_std", "tbps_std"},
-        {"TB/s_min", "tbps_min"},
-        {"TB/s_max", "tbps_max"},
-        {"TFLOPS/s_mean", "tflops_mean"},
-        {"TFLOPS/s_median", "tflops_median"},
-        {"TFLOPS/s_std", "tflops_std"},
-        {"TFLOPS/s_min", "tflops_min"},
-        {"TFLOPS/s_max", "tflops_max"},
-        {"Input Dims_first", "input_dims"},
-        {"Input type_first", "input_types"},
-        {"Input Strides_first", "input_strides"},
-        {"Concrete Inputs_first", "concrete_inputs"},
-        {"Kernel Time (µs)_mean", "kernel_us_mean"},
-        {"Kernel Time (µs)_median", "kernel_us_median"},
-        {"Kernel Time (µs)_std", "kernel_us_std"},
-        {"Kernel Time (µs)_min", "kernel_us_min"},
-        {"Kernel Time (µs)_max", "kernel_us_max"},
-        {"Kernel Time (µs)_sum", "kernel_us_sum"},
-        {"name_count", "count"}}},
-      {"ops_summary_by_category",
-       "ops_by_category",
-       {{"op category", "category"},
-        {"is_recompute", "is_recompute"},
-        {"Count", "count"},
-        {"total_direct_kernel_time_ms", "direct_kernel_ms"},
-        {"Percentage (%)", "percent"},
-        {"Cumulative Percentage (%)", "cumulative_percent"}}},
-  };
+  static const std::vector<TableName> names = [] {
+    std::vector<TableName> n = {
+        {"kernel_summary",
+         "kernel_summary",
+         {{"Parent cpu_op", "parent_op"},
+          {"Kernel name", "name"},
+          {"Kernel stream", "stream"},
+          {"Kernel duration (µs)_sum", "total_us"},
+          {"Kernel duration (µs)_count", "count"},
+          {"Kernel duration (µs)_mean", "mean_us"},
+          {"Kernel duration (µs)_min", "min_us"},
+          {"Kernel duration (µs)_max", "max_us"},
+          {"Percent of kernels time (%)", "percent_of_kernels"},
+          {"Percent of total time (%)", "percent_of_total"}}},
+        {"short_kernel_histogram",
+         "short_kernel_histogram",
+         {{"bin_start", "bin_start_us"}, {"bin_end", "bin_end_us"}, {"count", "count"}}},
+        {"short_kernels_summary",
+         "short_kernels_summary",
+         {{"Parent cpu_op", "parent_op"},
+          {"Input dims", "input_dims"},
+          {"Input strides", "input_strides"},
+          {"Concrete Inputs", "concrete_inputs"},
+          {"Kernel name", "name"},
+          {"Short Kernel duration (µs) sum", "total_us"},
+          {"Short Kernel count", "count"},
+          {"Short Kernel duration (µs) mean", "mean_us"},
+          {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
+        {"ops_summary_by_category",
+         "ops_by_category",
+         {{"op category", "category"},
+          {"is_recompute", "is_recompute"},
+          {"Count", "count"},
+          {"total_direct_kernel_time_ms", "direct_kernel_ms"},
+          {"Percentage (%)", "percent"},
+          {"Cumulative Percentage (%)", "cumulative_percent"}}},
+    };
+    // The perf sheets: name, then the parameters (the columns between "name" and
+    // "is_recompute" of Sextant's table; filled in per table below), then the rest.
+    for (const auto& [table, sheet] : PerfSheetNames()) {
+      std::vector<ColumnName> columns = {{"name", "name"}};
+      for (const ColumnName& c : PerfSheetColumns()) columns.push_back(c);
+      n.push_back({sheet.data(), table.data(), std::move(columns)});
+    }
+    return n;
+  }();
   return names;
 }
 
@@ -143,9 +149,23 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     // TraceLens writes no category sheet for a trace without ops.
     // TraceLens writes no category sheet for a trace without ops, and no GEMM sheet without
     // GEMM calls.
-    if (ours == nullptr || (ours->empty() && (name.ours == std::string_view("ops_by_category") ||
-                                              name.ours == std::string_view("gemm_calls"))))
+    const bool perf_sheet = ours != nullptr && ours->ColumnIndex("kernel_us_sum") >= 0;
+    if (ours == nullptr ||
+        (ours->empty() && (perf_sheet || name.ours == std::string_view("ops_by_category"))))
       continue;
+    // A perf sheet's parameters sit between its "name" and "is_recompute" columns.
+    std::vector<ColumnName> wanted = name.columns;
+    std::vector<std::string> param_headers;
+    if (perf_sheet) {
+      const int first = ours->ColumnIndex("name") + 1, last = ours->ColumnIndex("is_recompute");
+      for (int c = first; c < last; ++c)
+        param_headers.push_back("param: " + ours->columns()[static_cast<size_t>(c)].key);
+      for (int c = first; c < last; ++c) {
+        wanted.insert(wanted.begin() + (c - first + 1),
+                      ColumnName{param_headers[static_cast<size_t>(c - first)].c_str(),
+                                 ours->columns()[static_cast<size_t>(c)].key.c_str()});
+      }
+    }
     // A trace without CPU ops (no kernel has a launching op): TraceLens's GPU-only report has
     // no op columns.
     const int parent = ours->ColumnIndex("parent_op");
@@ -155,7 +175,7 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     }
     std::vector<Column> columns;
     std::vector<int> from;
-    for (const ColumnName& c : name.columns) {
+    for (const ColumnName& c : wanted) {
       const int index = ours->ColumnIndex(c.ours);
       if (index < 0) continue;
       const std::string key = c.ours;

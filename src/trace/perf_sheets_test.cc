@@ -1,0 +1,164 @@
+#include "trace/perf_sheets.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+PerfSheet Sheet(const TraceData& trace, std::string_view name) {
+  for (PerfSheet& sheet : SummarizePerfSheets(trace, ComputeOpKernelTimes(trace), {}))
+    if (sheet.tracelens_name == name) return sheet;
+  ADD_FAILURE() << "no sheet " << name;
+  return {};
+}
+PerfSheet GemmSheet(const TraceData& trace) { return Sheet(trace, "GEMM"); }
+
+TEST(SummarizeCallsTest, PandasStatisticsOverNumbers) {
+  // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, median 4.5, sample std sqrt(32 / 7).
+  CallStats s = SummarizeCalls({2, 4, 4, 4, 5, 5, 7, 9, NAN});
+  EXPECT_EQ(s.n, 8);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  EXPECT_DOUBLE_EQ(s.median, 4.5);
+  EXPECT_DOUBLE_EQ(s.std, std::sqrt(32.0 / 7));
+  EXPECT_DOUBLE_EQ(s.min, 2);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+  EXPECT_DOUBLE_EQ(s.sum, 40);
+  CallStats one = SummarizeCalls({3});
+  EXPECT_DOUBLE_EQ(one.median, 3);
+  EXPECT_TRUE(std::isnan(one.std)) << "pandas' sample std of one value";
+  EXPECT_TRUE(std::isnan(SummarizeCalls({NAN}).mean));
+}
+
+// aten::linear -> aten::addmm twice with the same operands (10 and 30 µs of kernels), and an
+// aten::mm with transposed B: the sheet has the primitives, not the linear around them.
+TEST(GemmSheetTest, GroupsPrimitiveCallsByShapeLayoutAndDtype) {
+  const std::string addmm_args =
+      R"("Input Dims": [[64], [8, 32], [32, 64]], )"
+      R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"], )"
+      R"("Input Strides": [[1], [32, 1], [1, 32]], "Concrete Inputs": ["", "", ""])";
+  const std::string mm_args =
+      R"("Input Dims": [[128, 256], [256, 512]], "Input type": ["float", "float"], )"
+      R"("Input Strides": [[256, 1], [1, 256]])";
+  TraceData trace = KinetoTraceBuilder()
+                        .CpuOp("aten::linear", 0, 20, addmm_args)
+                        .CpuOp("aten::addmm", 1, 10, addmm_args)
+                        .Launch(2, 1, 1)
+                        .CpuOp("aten::linear", 30, 20, addmm_args)
+                        .CpuOp("aten::addmm", 31, 10, addmm_args)
+                        .Launch(32, 1, 2)
+                        .CpuOp("aten::mm", 60, 10, mm_args)
+                        .Launch(61, 1, 3)
+                        .Kernel("gemm_a", 5, 10, 1)
+                        .Kernel("gemm_a", 40, 30, 2)
+                        .Kernel("gemm_b", 80, 4, 3)
+                        .Parse();
+  auto groups = GemmSheet(trace).groups;
+  ASSERT_EQ(groups.size(), 2u);
+  const PerfSheetGroup& addmm = groups[0];
+  EXPECT_EQ(addmm.name, "aten::addmm");
+  // M, N, K, bias, stride_A, stride_B, dtype_A_B, B.
+  EXPECT_EQ(addmm.params, (std::vector<std::string>{"8", "64", "32", "True", "(32, 1)", "(1, 32)",
+                                                    "('c10::BFloat16', 'c10::BFloat16')", "1"}));
+  EXPECT_EQ(addmm.input_dims, "[[64], [8, 32], [32, 64]]");
+  EXPECT_EQ(addmm.concrete_inputs, "['', '', '']");
+  // 2·8·64·32 + 8·64 FLOPs; (8·32 + 32·64 + 8·64 + 64)·2 bytes.
+  EXPECT_DOUBLE_EQ(addmm.gflops, (2.0 * 8 * 64 * 32 + 8 * 64) / 1e9);
+  EXPECT_DOUBLE_EQ(addmm.bytes, (8 * 32 + 32 * 64 + 8 * 64 + 64) * 2.0);
+  EXPECT_EQ(addmm.kernel_us.n, 2);
+  EXPECT_DOUBLE_EQ(addmm.kernel_us.sum, 40);
+  EXPECT_DOUBLE_EQ(addmm.kernel_us.median, 20);
+  EXPECT_DOUBLE_EQ(addmm.tflops.max, (2.0 * 8 * 64 * 32 + 8 * 64) / 1e12 / 10e-6);
+  const PerfSheetGroup& mm = groups[1];
+  EXPECT_EQ(mm.name, "aten::mm");
+  EXPECT_EQ(mm.params, (std::vector<std::string>{"128", "512", "256", "False", "(256, 1)",
+                                                 "(1, 256)", "('float', 'float')", "1"}));
+  EXPECT_TRUE(std::isnan(mm.kernel_us.std));
+}
+
+TEST(GemmSheetTest, CallsWithoutShapesAreLeftOut) {
+  TraceData trace = KinetoTraceBuilder()
+                        .CpuOp("aten::mm", 0, 10)
+                        .Launch(1, 1, 1)
+                        .Kernel("gemm", 5, 10, 1)
+                        .Parse();
+  EXPECT_TRUE(GemmSheet(trace).groups.empty());
+}
+
+// aten::copy_(dst [4, 8] bf16, src [4, 8] float): 32 elements read as fp32 and written as
+// bf16; aten::sigmoid(x [2, 3] half) has no output argument: in and out are half.
+TEST(UnaryElementwiseSheetTest, ShapeDtypesStridesAndBytes) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::copy_", 0, 10,
+                 R"("Input Dims": [[4, 8], [4, 8], []], "Input type": ["c10::BFloat16", )"
+                 R"("float", "Scalar"], "Input Strides": [[8, 1], [1, 4], []])")
+          .Launch(1, 1, 1)
+          .CpuOp("aten::sigmoid", 20, 10,
+                 R"("Input Dims": [[2, 3]], "Input type": ["c10::Half"], )"
+                 R"("Input Strides": [[3, 1]])")
+          .Launch(21, 1, 2)
+          .Kernel("copy", 5, 4, 1)
+          .Kernel("sigmoid", 25, 2, 2)
+          .Parse();
+  PerfSheet sheet = Sheet(trace, "UnaryElementwise");
+  ASSERT_EQ(sheet.groups.size(), 2u);
+  const PerfSheetGroup& copy = sheet.groups[0];
+  EXPECT_EQ(copy.params,
+            (std::vector<std::string>{"(4, 8)", "('c10::BFloat16', 'float')", "(8, 1)", "(1, 4)"}));
+  EXPECT_DOUBLE_EQ(copy.gflops, 32 / 1e9);
+  EXPECT_DOUBLE_EQ(copy.bytes, 32 * 2 + 32 * 4);  // TraceLens: input dtype first, then output
+  const PerfSheetGroup& sigmoid = sheet.groups[1];
+  EXPECT_EQ(sigmoid.params,
+            (std::vector<std::string>{"(2, 3)", "('c10::Half', None)", "(3, 1)", ""}));
+  EXPECT_DOUBLE_EQ(sigmoid.bytes, 6 * 2 + 6 * 2);
+}
+
+// aten::add(x [8, 1, 16] float, y [4, 16] bf16, alpha): broadcast output [8, 4, 16] in the
+// wider dtype (4 bytes); aten::mul by a Python scalar counts it as 4 bytes (TraceLens's dtype
+// table); a bool operand has no size there; a non-broadcastable pair is left out.
+TEST(BinaryElementwiseSheetTest, BroadcastOutputAndItsDtype) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::add", 0, 10,
+                 R"("Input Dims": [[8, 1, 16], [4, 16], []], "Input type": ["float", )"
+                 R"("c10::BFloat16", "Scalar"], "Input Strides": [[16, 16, 1], [16, 1], []])")
+          .Launch(1, 1, 1)
+          .CpuOp("aten::mul", 20, 10,
+                 R"("Input Dims": [[5], []], "Input type": ["float", "Scalar"], )"
+                 R"("Input Strides": [[1], []])")
+          .Launch(21, 1, 2)
+          .CpuOp("aten::mul", 40, 10,
+                 R"("Input Dims": [[5], [3]], "Input type": ["float", "float"], )"
+                 R"("Input Strides": [[1], [1]])")
+          .Launch(41, 1, 3)
+          .CpuOp("aten::div", 60, 10,
+                 R"("Input Dims": [[5], [5]], "Input type": ["float", "bool"], )"
+                 R"("Input Strides": [[1], [1]])")
+          .Launch(61, 1, 4)
+          .Kernel("add", 5, 8, 1)
+          .Kernel("mul", 25, 2, 2)
+          .Kernel("mul", 45, 2, 3)
+          .Kernel("div", 65, 1, 4)
+          .Parse();
+  PerfSheet sheet = Sheet(trace, "BinaryElementwise");
+  ASSERT_EQ(sheet.groups.size(), 3u);
+  const PerfSheetGroup& add = sheet.groups[0];
+  EXPECT_EQ(add.params,
+            (std::vector<std::string>{"(8, 1, 16)", "(4, 16)", "('float', 'c10::BFloat16', None)",
+                                      "(16, 16, 1)", "(16, 1)", ""}));
+  EXPECT_DOUBLE_EQ(add.gflops, 8 * 4 * 16 / 1e9);
+  EXPECT_DOUBLE_EQ(add.bytes, 128 * 4 + 64 * 2 + 512 * 4);
+  const PerfSheetGroup& mul = sheet.groups[1];
+  EXPECT_EQ(mul.params[1], "()");
+  EXPECT_DOUBLE_EQ(mul.bytes, 5 * 4 + 1 * 4 + 5 * 4);
+  const PerfSheetGroup& div = sheet.groups[2];
+  EXPECT_TRUE(std::isnan(div.bytes));
+  EXPECT_TRUE(std::isnan(div.tbps.mean));
+}
+
+}  // namespace
+}  // namespace sextant
