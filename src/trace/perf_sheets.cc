@@ -1,13 +1,17 @@
 #include "trace/perf_sheets.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trace/op_arguments.h"
@@ -32,6 +36,9 @@ struct Priced {
   std::vector<std::string> params;
   double flops = 0;
   double bytes = kNaN;
+  // Parameters that are Python floats for this call: pandas then prints the whole column of
+  // the sheet as floats ("16.0").
+  std::vector<size_t> float_params;
 };
 
 // Python's repr of a tuple of ints: "(16, 559)", "(5,)", "()".
@@ -80,7 +87,8 @@ std::optional<Priced> PriceGemm(const CallArgs& a) {
        stride(first + 1), PyTuple({TypeAt(a, first), TypeAt(a, first + 1)}),
        std::to_string(static_cast<int64_t>(g.batch))},
       cost->flops,
-      cost->bytes};
+      cost->bytes,
+      {}};
 }
 
 // op_shape, dtype_in_out, stride_input, stride_output. The output is the second argument
@@ -113,7 +121,8 @@ std::optional<Priced> PriceUnary(const CallArgs& a) {
   const double n_in = static_cast<double>(NumElements(in));
   Priced p{{Tuple(op_shape), PyTuple({a.types[0], dtype_out}), Tuple(a.strides[0]), stride_out},
            n,
-           kNaN};
+           kNaN,
+           {}};
   if (bpe_in && bpe_out) p.bytes = n_in * *bpe_in + n * *bpe_out;
   return p;
 }
@@ -151,9 +160,336 @@ std::optional<Priced> PriceBinary(const CallArgs& a) {
   Priced p{{Tuple(s1), Tuple(s2), PyTuple({a.types[0], a.types[1], dtype_out}), Tuple(a.strides[0]),
             Tuple(a.strides[1]), stride_out},
            n,
-           kNaN};
+           kNaN,
+           {}};
   if (b1 && b2 && bo) p.bytes = n1 * *b1 + n2 * *b2 + n * *bo;
   return p;
+}
+
+// Python's repr of a float: the shortest text that reads back, ".0" on whole numbers.
+std::string PyFloat(double v) {
+  std::string text = fmt::format("{}", v);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+// num_input_elems, num_output_elems, dtype_in_out, reduce_type. TraceLens reads the reduced
+// dimensions from non-string concrete inputs, which Kineto never writes (it records them as
+// text): its output is one element, or the whole input for a cumulative op. One FLOP per
+// input element; the input read and the output written once.
+std::optional<Priced> PriceReduce(const CallArgs& a) {
+  if (a.dims.empty()) return std::nullopt;
+  const double n_in = static_cast<double>(NumElements(a.dims[0]));
+  const bool cumulative = a.name.find("cumsum") != std::string_view::npos ||
+                          a.name.find("cumprod") != std::string_view::npos;
+  const double n_out = cumulative ? n_in : 1;
+  std::string_view type = "sum";
+  if (a.name.find("mean") != std::string_view::npos)
+    type = "mean";
+  else if (a.name.find("max") != std::string_view::npos)
+    type = "max";
+  else if (a.name.find("min") != std::string_view::npos)
+    type = "min";
+  else if (a.name.find("norm") != std::string_view::npos)
+    type = "norm";
+  std::optional<std::string> dtype_in = TypeAt(a, 0);
+  Priced p{{fmt::format("{}", static_cast<int64_t>(n_in)),
+            fmt::format("{}", static_cast<int64_t>(n_out)), PyTuple({dtype_in, std::nullopt}),
+            std::string(type)},
+           n_in,
+           kNaN,
+           {}};
+  std::optional<int> bpe = dtype_in ? TraceLensBytesPerElement(*dtype_in) : std::nullopt;
+  if (bpe) p.bytes = (n_in + n_out) * *bpe;
+  return p;
+}
+
+// B, N_Q, H_Q, N_KV, H_KV, d_h_qk, d_h_v, dropout, causal, flash_impl, dtype_A_B for ATen's
+// scaled-dot-product kernels ([B, H, N, d] operands). FLOPs 2·B·H_Q·N_Q·N_KV·(d_qk + d_v),
+// halved when causal (a causal call with N_Q != N_KV is left out, as TraceLens's model
+// raises); bytes Q, K, V read and O written at 2 bytes each, whatever the dtype (TraceLens's
+// default).
+std::optional<Priced> PriceSdpa(const CallArgs& a) {
+  if (a.dims.size() < 3) return std::nullopt;
+  const Shape &q = a.dims[0], &k = a.dims[1], &v = a.dims[2];
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4) return std::nullopt;
+  if (q[0] != k[0] || q[0] != v[0] || k[1] != v[1] || k[2] != v[2] || q[3] != k[3])
+    return std::nullopt;
+  const double B = q[0], Hq = q[1], Nq = q[2], Hkv = k[1], Nkv = k[2], dqk = q[3], dv = v[3];
+  const bool flash = a.name == "aten::_scaled_dot_product_flash_attention";
+  const size_t dropout_at = flash ? 3 : 5;
+  auto concrete = [&](size_t i) { return i < a.concrete.size() ? a.concrete[i] : ""; };
+  double dropout = 0;
+  const std::string dropout_text = concrete(dropout_at);
+  if (!dropout_text.empty() && dropout_text != "None") {
+    char* end = nullptr;
+    const double value = std::strtod(dropout_text.c_str(), &end);
+    if (end != dropout_text.c_str()) dropout = value;
+  }
+  std::string causal_text = concrete(dropout_at + 1);
+  std::transform(causal_text.begin(), causal_text.end(), causal_text.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  const bool causal = causal_text == "true";
+  if (causal && Nq != Nkv) return std::nullopt;
+  double flops = 2 * B * Hq * Nq * Nkv * dqk + 2 * B * Hq * Nq * dv * Nkv;
+  if (causal) flops /= 2;
+  const double bytes =
+      (B * Nq * Hq * dqk + B * Nkv * Hkv * dqk + B * Nkv * Hkv * dv + B * Nq * Hq * dv) * 2;
+  auto i = [](double x) { return std::to_string(static_cast<int64_t>(x)); };
+  return Priced{
+      {i(B), i(Nq), i(Hq), i(Nkv), i(Hkv), i(dqk), i(dv), PyFloat(dropout),
+       causal ? "True" : "False", flash ? "True" : "False", PyTuple({TypeAt(a, 0), TypeAt(a, 1)})},
+      flops,
+      bytes,
+      {}};
+}
+
+// A list literal of a concrete input ("[16, 32, 32]", "[True, False]") as its items' text.
+std::vector<std::string> ListItems(const std::string& text) {
+  std::vector<std::string> items;
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return items;
+  std::string item;
+  for (char c : text.substr(1, text.size() - 2)) {
+    if (c == ',') {
+      items.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+// The product of an int list literal; nullopt if it is not one.
+std::optional<double> ListProduct(const std::string& text) {
+  std::vector<std::string> items = ListItems(text);
+  if (items.empty()) return std::nullopt;
+  double product = 1;
+  for (const std::string& item : items) {
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (end == item.c_str() || *end != '\0') return std::nullopt;
+    product *= static_cast<double>(v);
+  }
+  return product;
+}
+
+// Normalisations: op_shape, dtype_in_out, stride_input, stride_output, num_channels,
+// has_bias, is_affine, is_training and, for backward ops, output_mask. TraceLens's
+// Normalization classes (BatchNorm, LayerNorm, GroupNorm, InstanceNorm, RMSNorm and their
+// backward ops), read as it reads them: an argument "is not None" when it is recorded at all,
+// `training` true when its concrete input is any text, the channels of a layer or RMS norm
+// the product of its normalized shape, a group norm's backward channels C / groups.
+std::optional<Priced> PriceNorm(const CallArgs& a) {
+  std::string_view n = a.name;
+  auto concrete = [&](size_t i) { return i < a.concrete.size() ? a.concrete[i] : std::string(); };
+  auto has_arg = [&](size_t i) { return i < a.dims.size(); };
+  const bool backward = n.ends_with("_backward");
+  enum { kBatch, kLayer, kGroup, kInstance, kRms } kind;
+  if (n.find("batch_norm") != std::string_view::npos)
+    kind = kBatch;
+  else if (n.find("layer_norm") != std::string_view::npos)
+    kind = kLayer;
+  else if (n.find("group_norm") != std::string_view::npos)
+    kind = kGroup;
+  else if (n.find("instance_norm") != std::string_view::npos)
+    kind = kInstance;
+  else
+    kind = kRms;
+  if (kind == kInstance && backward) return std::nullopt;  // TraceLens has no model
+  size_t input = backward ? 1 : 0;
+  const bool miopen_or_cudnn_bn_bwd =
+      n == "aten::cudnn_batch_norm_backward" || n == "aten::miopen_batch_norm_backward";
+  if (miopen_or_cudnn_bn_bwd) input = 0;
+  if (!has_arg(input) || input >= a.types.size() || input >= a.strides.size()) return std::nullopt;
+  const Shape& shape = a.dims[input];
+  const double elems = static_cast<double>(NumElements(shape));
+  double channels = 0;
+  bool float_channels = false, has_bias = true, affine = true, training = true;
+  std::vector<bool> mask;
+  bool has_mask = false;
+  auto parse_mask = [&](const std::string& text) {
+    for (const std::string& item : ListItems(text)) mask.push_back(item == "True");
+    has_mask = !mask.empty();
+    return has_mask;
+  };
+  switch (kind) {
+    case kBatch:
+      if (shape.size() < 2) return std::nullopt;
+      channels = static_cast<double>(shape[1]);
+      if (!backward) {
+        affine = has_arg(2);
+        training = !concrete(5).empty();
+      } else {
+        affine = has_arg(2);
+        training = miopen_or_cudnn_bn_bwd ? false : !concrete(7).empty();
+        mask = {miopen_or_cudnn_bn_bwd || has_arg(0)};
+        has_mask = true;
+      }
+      break;
+    case kLayer: {
+      std::optional<double> c = ListProduct(concrete(backward ? 2 : 1));
+      if (!c) return std::nullopt;
+      channels = *c;
+      if (!backward) {
+        has_bias = has_arg(3);
+        affine = has_arg(2);
+      } else {
+        if (!parse_mask(concrete(7)) || mask.size() < 3) return std::nullopt;
+        affine = mask[1];
+        has_bias = mask[2];
+      }
+      break;
+    }
+    case kGroup:
+      if (shape.size() < 2) return std::nullopt;
+      if (!backward) {
+        channels = static_cast<double>(shape[1]);
+        affine = has_arg(2);
+      } else {
+        const long long groups = std::strtoll(concrete(8).c_str(), nullptr, 10);
+        if (groups <= 0 || !parse_mask(concrete(9))) return std::nullopt;
+        channels = static_cast<double>(shape[1]) / static_cast<double>(groups);
+        float_channels = true;  // a Python division
+        affine = has_arg(5);
+      }
+      break;
+    case kInstance:
+      if (shape.size() < 2) return std::nullopt;
+      channels = static_cast<double>(shape[1]);
+      affine = has_arg(2);
+      training = !concrete(5).empty();
+      break;
+    case kRms: {
+      std::optional<double> c = ListProduct(concrete(backward ? 2 : 1));
+      if (!c) return std::nullopt;
+      channels = *c;
+      has_bias = false;
+      training = false;
+      affine = has_arg(backward ? 4 : 2);
+      if (backward && !parse_mask(concrete(5))) return std::nullopt;
+      break;
+    }
+  }
+  if (channels <= 0) return std::nullopt;
+  std::optional<int> bpe = TraceLensBytesPerElement(a.types[input]);
+  double flops = 0, bytes = kNaN;
+  const double per_channel = elems / channels;
+  if (kind == kRms && !backward) {
+    flops = per_channel * (2 * channels + 2) + elems * (affine ? 2 : 1);
+    if (bpe) bytes = 2 * elems * *bpe + (affine ? channels * *bpe : 0);
+  } else if (kind == kRms) {
+    flops = (affine ? elems : 0) + elems;
+    if (mask.size() > 0 && mask[0]) flops += 6 * elems;
+    if (mask.size() > 1 && mask[1] && affine) flops += elems + (per_channel > 1 ? elems : 0);
+    if (bpe) bytes = 3 * elems * *bpe + (affine ? 2 * channels * *bpe : 0);
+  } else if (!backward) {
+    flops = channels * 3 + (training ? elems * 3 : 0) + channels * 3 + 2 * elems;
+    const double weights = 2 + (affine ? 1 + (has_bias ? 1 : 0) : 0) + (training ? 2 : 0);
+    if (bpe) bytes = 2 * elems * *bpe + weights * channels * *bpe;
+  } else {
+    double f = (training ? 0 : 3) + 4 * per_channel;
+    if (!mask.empty() && mask[0]) {
+      if (training) f += 5 * per_channel;
+    } else {
+      f += 2 * per_channel;
+    }
+    flops = channels * f;
+    if (bpe) {
+      double b = elems * *bpe + elems * *bpe * (!mask.empty() && mask[0] && training ? 2 : 1);
+      if (training) b += channels * *bpe;
+      if (affine) {
+        b += channels * *bpe;
+        if (training) b += channels * *bpe * (has_bias ? 2 : 1);
+      }
+      bytes = b;
+    }
+  }
+  std::string mask_text;
+  if (has_mask) {
+    mask_text = "[";
+    for (size_t i = 0; i < mask.size(); ++i)
+      mask_text += (i ? ", " : "") + std::string(mask[i] ? "True" : "False");
+    mask_text += "]";
+  }
+  auto py_bool = [](bool b) { return std::string(b ? "True" : "False"); };
+  return Priced{
+      {Tuple(shape), PyTuple({a.types[input], std::nullopt}), Tuple(a.strides[input]), "",
+       float_channels ? PyFloat(channels) : fmt::format("{}", static_cast<int64_t>(channels)),
+       py_bool(has_bias), py_bool(affine), py_bool(training), mask_text},
+      flops,
+      bytes,
+      float_channels ? std::vector<size_t>{4} : std::vector<size_t>{}};
+}
+
+// aten::convolution: convNd, input_shape, filter_shape, dtype_input_weight, input_stride,
+// weight_stride, bias, stride, padding, dilation, transposed_conv, output_padding, groups, from
+// the shapes and the concrete stride/padding/dilation/transposed/output_padding/groups.
+// FLOPs 2·prod(filter[1:]) per output element (per input element when transposed), plus one
+// per output element with a bias; bytes input, filter, bias and output once. TraceLens takes
+// a bias to be there when the op has exactly three inputs, which aten::convolution never has
+// (it records nine), so its sheet never counts one; followed here.
+std::optional<Priced> PriceConv(const CallArgs& a) {
+  if (a.dims.size() < 2 || a.concrete.size() < 9 || a.types.size() < 2) return std::nullopt;
+  const Shape &x = a.dims[0], &w = a.dims[1];
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) return std::nullopt;
+  if (a.types[0] != a.types[1]) return std::nullopt;  // TraceLens's model raises
+  const size_t nd = x.size() - 2;
+  auto tuple_arg = [&](size_t i, int64_t fallback) -> std::optional<Shape> {
+    if (a.concrete[i].empty()) return Shape(nd, fallback);
+    std::vector<std::string> items = ListItems(a.concrete[i]);
+    Shape v;
+    for (const std::string& item : items) {
+      char* end = nullptr;
+      const long long n = std::strtoll(item.c_str(), &end, 10);
+      if (end == item.c_str() || *end != '\0') return std::nullopt;
+      v.push_back(n);
+    }
+    if (v.size() == 1) v = Shape(nd, v[0]);
+    if (v.size() != nd) return std::nullopt;
+    return v;
+  };
+  std::optional<Shape> stride = tuple_arg(3, 1), padding = tuple_arg(4, 0),
+                       dilation = tuple_arg(5, 1), output_padding = tuple_arg(7, 0);
+  if (!stride || !padding || !dilation || !output_padding) return std::nullopt;
+  if (a.concrete[6] != "True" && a.concrete[6] != "False") return std::nullopt;
+  const bool transposed = a.concrete[6] == "True";
+  char* end = nullptr;
+  const long long groups = std::strtoll(a.concrete[8].c_str(), &end, 10);
+  if (end == a.concrete[8].c_str()) return std::nullopt;
+  Shape out = {x[0], transposed ? w[1] : w[0]};
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t in = x[2 + i], k = w[2 + i], s = (*stride)[i], p = (*padding)[i],
+                  d = (*dilation)[i];
+    if (s == 0) return std::nullopt;
+    if (transposed) {
+      out.push_back((in - 1) * s - 2 * p + d * (k - 1) + (*output_padding)[i] + 1);
+    } else {
+      // Python's int() of the float quotient: truncation toward zero.
+      out.push_back(static_cast<int64_t>(
+          static_cast<double>(in + 2 * p - d * (k - 1) - 1) / static_cast<double>(s) + 1));
+    }
+  }
+  const bool bias = a.dims.size() == 3;
+  const double per_element = 2 * static_cast<double>(NumElements(Shape(w.begin() + 1, w.end())));
+  const double n_out = static_cast<double>(NumElements(out));
+  double flops = (transposed ? static_cast<double>(NumElements(x)) : n_out) * per_element;
+  if (bias) flops += n_out;
+  double bytes = kNaN;
+  if (std::optional<int> bpe = TraceLensBytesPerElement(a.types[0])) {
+    bytes = (static_cast<double>(NumElements(x)) + static_cast<double>(NumElements(w)) +
+             (bias ? static_cast<double>(out[1]) : 0) + n_out) *
+            *bpe;
+  }
+  auto stride_of = [&](size_t i) { return i < a.strides.size() ? Tuple(a.strides[i]) : ""; };
+  return Priced{{fmt::format("conv{}d", nd), Tuple(x), Tuple(w), PyTuple({a.types[0], a.types[1]}),
+                 stride_of(0), stride_of(1), bias ? "True" : "False", Tuple(*stride),
+                 Tuple(*padding), Tuple(*dilation), transposed ? "True" : "False",
+                 Tuple(*output_padding), fmt::format("{}", groups)},
+                flops,
+                bytes,
+                {}};
 }
 
 struct Family {
@@ -161,6 +497,9 @@ struct Family {
   std::vector<std::string_view> params;
   std::vector<std::string_view> ops;  // TraceLens's op_to_perf_model_class_map entries
   std::function<std::optional<Priced>(const CallArgs&)> price;
+  // A parameter only some ops have (a backward op's output_mask): TraceLens's sheet has its
+  // column only when some row has a value.
+  std::string_view optional_param = "";
 };
 
 const std::vector<Family>& Families() {
@@ -170,7 +509,8 @@ const std::vector<Family>& Families() {
        "GEMM primitive calls by shape, layout and dtype (TraceLens's GEMM sheet)",
        {"M", "N", "K", "bias", "stride_A", "stride_B", "dtype_A_B", "B"},
        {"aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm"},
-       PriceGemm},
+       PriceGemm,
+       ""},
       {"UnaryElementwise",
        "unary_elementwise_calls",
        "Unary element-wise op calls by shape, dtype and strides (TraceLens's UnaryElementwise)",
@@ -178,7 +518,8 @@ const std::vector<Family>& Families() {
        {"aten::copy", "aten::copy_", "aten::clamp_min", "aten::clamp_min_", "aten::clamp_max",
         "aten::clamp_max_", "aten::sigmoid", "aten::rsqrt", "aten::silu", "aten::neg", "aten::pow",
         "aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d"},
-       PriceUnary},
+       PriceUnary,
+       ""},
       {"BinaryElementwise",
        "binary_elementwise_calls",
        "Binary element-wise op calls by shapes, dtypes and strides (TraceLens's "
@@ -187,7 +528,77 @@ const std::vector<Family>& Families() {
         "stride_output"},
        {"aten::div", "aten::div_", "aten::mul", "aten::mul_", "aten::add", "aten::add_",
         "aten::sigmoid_backward", "aten::threshold_backward"},
-       PriceBinary},
+       PriceBinary,
+       ""},
+      {"SDPA_fwd",
+       "sdpa_fwd_calls",
+       "Scaled-dot-product attention calls by geometry (TraceLens's SDPA_fwd)",
+       {"B", "N_Q", "H_Q", "N_KV", "H_KV", "d_h_qk", "d_h_v", "dropout", "causal", "flash_impl",
+        "dtype_A_B"},
+       {"aten::_scaled_dot_product_flash_attention",
+        "aten::_scaled_dot_product_efficient_attention",
+        "aten::_scaled_dot_product_cudnn_attention"},
+       PriceSdpa,
+       ""},
+      {"Reduce_fwd",
+       "reduce_calls",
+       "Reduction calls by size and dtype (TraceLens's Reduce_fwd)",
+       {"num_input_elems", "num_output_elems", "dtype_in_out", "reduce_type"},
+       {"aten::sum", "aten::mean", "aten::max", "aten::min", "aten::norm", "aten::linalg_norm",
+        "aten::std", "aten::var", "aten::logsumexp", "aten::cumsum", "aten::cumprod", "aten::amin",
+        "aten::amax"},
+       PriceReduce,
+       ""},
+      {"Normalization",
+       "norm_calls",
+       "Normalisation calls by shape, dtype and mode (TraceLens's Normalization)",
+       {"op_shape", "dtype_in_out", "stride_input", "stride_output", "num_channels", "has_bias",
+        "is_affine", "is_training", "output_mask"},
+       {"aten::batch_norm",
+        "aten::native_batch_norm",
+        "aten::miopen_batch_norm",
+        "aten::cudnn_batch_norm",
+        "aten::layer_norm",
+        "aten::native_layer_norm",
+        "aten::miopen_layer_norm",
+        "aten::cudnn_layer_norm",
+        "aten::group_norm",
+        "aten::native_group_norm",
+        "aten::miopen_group_norm",
+        "aten::cudnn_group_norm",
+        "aten::instance_norm",
+        "aten::native_instance_norm",
+        "aten::miopen_instance_norm",
+        "aten::cudnn_instance_norm",
+        "aten::_fused_rms_norm",
+        "aten::batch_norm_backward",
+        "aten::native_batch_norm_backward",
+        "aten::miopen_batch_norm_backward",
+        "aten::cudnn_batch_norm_backward",
+        "aten::layer_norm_backward",
+        "aten::native_layer_norm_backward",
+        "aten::miopen_layer_norm_backward",
+        "aten::cudnn_layer_norm_backward",
+        "aten::group_norm_backward",
+        "aten::native_group_norm_backward",
+        "aten::miopen_group_norm_backward",
+        "aten::cudnn_group_norm_backward",
+        "aten::rms_norm_backward",
+        "aten::native_rms_norm_backward",
+        "aten::miopen_rms_norm_backward",
+        "aten::cudnn_rms_norm_backward",
+        "aten::_fused_rms_norm_backward"},
+       PriceNorm,
+       "output_mask"},
+      {"CONV_fwd",
+       "conv_fwd_calls",
+       "Convolution calls by shape, layout and geometry (TraceLens's CONV_fwd)",
+       {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
+        "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
+        "output_padding", "groups"},
+       {"aten::convolution"},
+       PriceConv,
+       ""},
   };
   return families;
 }
@@ -236,6 +647,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
   };
   std::vector<std::map<std::tuple<std::string, std::vector<std::string>, bool>, Acc>> groups(
       families.size());
+  std::vector<std::set<size_t>> float_params(families.size());
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
@@ -265,6 +677,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
     auto key = std::make_tuple(std::string(args.name), priced->params, recompute);
     Acc& acc = groups[known->second][key];
+    for (size_t p : priced->float_params) float_params[known->second].insert(p);
     if (acc.kernel_us.empty()) {
       PerfSheetGroup& g = acc.group;
       g.name = args.name;
@@ -287,10 +700,26 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
     PerfSheet sheet{
         families[f].tracelens_name, families[f].table, families[f].title, families[f].params, {}};
     for (auto& [key, acc] : groups[f]) {
+      // A column holding one float prints all its integers as floats.
+      for (size_t p : float_params[f]) {
+        std::string& text = acc.group.params[p];
+        if (text.find('.') == std::string::npos) text += ".0";
+      }
       acc.group.kernel_us = SummarizeCalls(std::move(acc.kernel_us));
       acc.group.tflops = SummarizeCalls(std::move(acc.tflops));
       acc.group.tbps = SummarizeCalls(std::move(acc.tbps));
       sheet.groups.push_back(std::move(acc.group));
+    }
+    // An optional parameter no row has is not a column.
+    if (!families[f].optional_param.empty()) {
+      auto at = std::find(sheet.params.begin(), sheet.params.end(), families[f].optional_param);
+      const size_t index = static_cast<size_t>(at - sheet.params.begin());
+      if (at != sheet.params.end() &&
+          std::all_of(sheet.groups.begin(), sheet.groups.end(),
+                      [&](const PerfSheetGroup& g) { return g.params[index].empty(); })) {
+        sheet.params.erase(at);
+        for (PerfSheetGroup& g : sheet.groups) g.params.erase(g.params.begin() + index);
+      }
     }
     std::stable_sort(sheet.groups.begin(), sheet.groups.end(), [](const auto& a, const auto& b) {
       return a.kernel_us.sum > b.kernel_us.sum;

@@ -160,5 +160,75 @@ TEST(BinaryElementwiseSheetTest, BroadcastOutputAndItsDtype) {
   EXPECT_TRUE(std::isnan(div.tbps.mean));
 }
 
+// One call of each, priced by hand from TraceLens's formulas (perf_sheets.h).
+TEST(PerfSheetsTest, AttentionReduceNormAndConvolution) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::_scaled_dot_product_flash_attention", 0, 10,
+                 R"("Input Dims": [[2, 4, 128, 64], [2, 4, 128, 64], [2, 4, 128, 64], [], [], )"
+                 R"([], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", )"
+                 R"("Scalar", "Scalar", "Scalar", "Scalar"], "Input Strides": [[], [], [], [], )"
+                 R"([], [], []], "Concrete Inputs": ["", "", "", "0.", "True", "False", ""])")
+          .Launch(1, 1, 1)
+          .CpuOp("aten::cumsum", 20, 10,
+                 R"("Input Dims": [[4, 8], [], []], "Input type": ["float", "Scalar", ""], )"
+                 R"("Input Strides": [[8, 1], [], []], "Concrete Inputs": ["", "1", ""])")
+          .Launch(21, 1, 2)
+          .CpuOp("aten::layer_norm", 40, 10,
+                 R"("Input Dims": [[2, 8, 16], [], [16], [16], [], []], "Input type": )"
+                 R"(["c10::BFloat16", "", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"], )"
+                 R"("Input Strides": [[128, 16, 1], [], [1], [1], [], []], )"
+                 R"("Concrete Inputs": ["", "[16]", "", "", "1e-05", "True"])")
+          .Launch(41, 1, 3)
+          .CpuOp("aten::convolution", 60, 10,
+                 R"("Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], [], [], []], )"
+                 R"("Input type": ["float", "float", "", "ScalarList", "ScalarList", )"
+                 R"("ScalarList", "Scalar", "ScalarList", "Scalar"], "Input Strides": )"
+                 R"([[192, 64, 8, 1], [27, 9, 3, 1], [], [], [], [], [], [], []], )"
+                 R"("Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", )"
+                 R"("[0, 0]", "1"])")
+          .Launch(61, 1, 4)
+          .Kernel("attn", 5, 10, 1)
+          .Kernel("scan", 25, 2, 2)
+          .Kernel("ln", 45, 3, 3)
+          .Kernel("conv", 65, 4, 4)
+          .Parse();
+  const PerfSheet sdpa = Sheet(trace, "SDPA_fwd");
+  ASSERT_EQ(sdpa.groups.size(), 1u);
+  EXPECT_EQ(sdpa.groups[0].params,
+            (std::vector<std::string>{"2", "128", "4", "128", "4", "64", "64", "0.0", "True",
+                                      "True", "('c10::BFloat16', 'c10::BFloat16')"}));
+  // QK and PV: 2·B·H·N·N·d each, halved for causal; Q, K, V, O at 2 bytes.
+  EXPECT_DOUBLE_EQ(sdpa.groups[0].gflops, 2.0 * 2 * 2 * 4 * 128 * 128 * 64 / 2 / 1e9);
+  EXPECT_DOUBLE_EQ(sdpa.groups[0].bytes, 4.0 * 2 * 128 * 4 * 64 * 2);
+
+  const PerfSheet reduce = Sheet(trace, "Reduce_fwd");
+  ASSERT_EQ(reduce.groups.size(), 1u);
+  EXPECT_EQ(reduce.groups[0].params,
+            (std::vector<std::string>{"32", "32", "('float', None)", "sum"}));
+  EXPECT_DOUBLE_EQ(reduce.groups[0].bytes, (32 + 32) * 4.0);
+
+  const PerfSheet norm = Sheet(trace, "Normalization");
+  ASSERT_EQ(norm.groups.size(), 1u);
+  EXPECT_EQ(norm.params.size(), 8u) << "no backward op: no output_mask column";
+  EXPECT_EQ(norm.groups[0].params,
+            (std::vector<std::string>{"(2, 8, 16)", "('c10::BFloat16', None)", "(128, 16, 1)", "",
+                                      "16", "True", "True", "True"}));
+  // Channel work 3C twice, training statistics 3n, normalise 2n; activations in and out plus
+  // six per-channel tensors (mean, variance, scale, shift, two running statistics).
+  EXPECT_DOUBLE_EQ(norm.groups[0].gflops, (3 * 16 + 3 * 256 + 3 * 16 + 2 * 256) / 1e9);
+  EXPECT_DOUBLE_EQ(norm.groups[0].bytes, 2 * 256 * 2.0 + 6 * 16 * 2.0);
+
+  const PerfSheet conv = Sheet(trace, "CONV_fwd");
+  ASSERT_EQ(conv.groups.size(), 1u);
+  EXPECT_EQ(conv.groups[0].params,
+            (std::vector<std::string>{
+                "conv2d", "(1, 3, 8, 8)", "(4, 3, 3, 3)", "('float', 'float')", "(192, 64, 8, 1)",
+                "(27, 9, 3, 1)", "False", "(1, 1)", "(1, 1)", "(1, 1)", "False", "(0, 0)", "1"}));
+  // Output (1, 4, 8, 8): 256 elements of 2·3·3·3 FLOPs; input 192, filter 108, output 256.
+  EXPECT_DOUBLE_EQ(conv.groups[0].gflops, 256 * 54 / 1e9);
+  EXPECT_DOUBLE_EQ(conv.groups[0].bytes, (192 + 108 + 256) * 4.0);
+}
+
 }  // namespace
 }  // namespace sextant

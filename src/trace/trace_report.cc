@@ -949,7 +949,8 @@ std::string RenderReportHtml(const TraceReport& report) {
         "short_kernel_histogram"}},
       {"Operators", {"ops_by_category", "ops_by_name", "ops", "op_tree"}},
       {"Roofline",
-       {"roofline", "gemm_calls", "unary_elementwise_calls", "binary_elementwise_calls"}},
+       {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
+        "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
@@ -964,7 +965,11 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "op_tree",
                                              "gemm_calls",
                                              "unary_elementwise_calls",
-                                             "binary_elementwise_calls"};
+                                             "binary_elementwise_calls",
+                                             "sdpa_fwd_calls",
+                                             "reduce_calls",
+                                             "norm_calls",
+                                             "conv_fwd_calls"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};

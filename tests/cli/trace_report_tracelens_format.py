@@ -18,10 +18,14 @@ import harness
 OMITTED = {"Parent op category", "process_name_first", "process_label_first",
            "thread_name_first", "Compute Spec", "kernel_details__summarize_kernel_stats",
            "trunc_kernel_details", "UID_first", "param: transpose"}
-SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise"]
+SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
+          "Normalization", "CONV_fwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary_by_category",
          "short_kernel_histogram", "short_kernels_summary"]
+# A perf sheet's rows are keyed by the op and every parameter column.
+PARAMS = "params"
 KEYS = {
+    "SDPA_fwd": PARAMS, "Reduce_fwd": PARAMS, "Normalization": PARAMS, "CONV_fwd": PARAMS,
     "GEMM": ["name", "param: M", "param: N", "param: K", "param: bias", "param: stride_A",
              "param: stride_B", "param: dtype_A_B", "param: B", "is_recompute"],
     "UnaryElementwise": ["name", "param: op_shape", "param: dtype_in_out", "param: stride_input",
@@ -95,7 +99,11 @@ for trace, reference in cases:
             expected = [c for c in ref_header if c not in OMITTED]
             t.check(ours_header == expected,
                     f"{trace} {name}: header {ours_header}, TraceLens {ref_header}")
-            keys = [k for k in KEYS[name] if k in ref_header]
+            if KEYS[name] == PARAMS:
+                keys = ["name"] + [c for c in ref_header if c.startswith("param: ")] + \
+                    [c for c in ["is_recompute"] if c in ref_header]
+            else:
+                keys = [k for k in KEYS[name] if k in ref_header]
             by_key = {tuple(r[k] for k in keys): r for r in ours}
             t.check(len(ours) == len(ref), f"{trace} {name}: {len(ours)} rows, TraceLens {len(ref)}")
             for r in ref:
