@@ -315,7 +315,8 @@ std::map<CategoryKey, std::pair<int64_t, double>> GoldenOpCategories(const std::
 void ExpectOpCategoriesMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
   const RecomputeFlags recompute = MarkRecompute(trace);
   std::map<CategoryKey, const OpCategoryStats*> ours;
-  auto rows = SummarizeOpCategories(trace, TimelineEvents(trace), recompute.cpu);
+  auto rows =
+      SummarizeOpCategories(FindKernelLaunchers(trace, TimelineEvents(trace), recompute.cpu));
   for (const auto& row : rows) ours[{row.category, row.recompute ? "yes" : "no"}] = &row;
   const auto golden = GoldenOpCategories(csv_dir);
   ASSERT_FALSE(golden.empty());
@@ -329,11 +330,49 @@ void ExpectOpCategoriesMatchTraceLens(const TraceData& trace, const std::string&
   EXPECT_EQ(ours.size(), golden.size()) << csv_dir;
 }
 
+// TraceLens's ops_summary: every op that launches kernels itself, by name (and recompute
+// flag), with its count, direct and subtree kernel time and categories; every row compared.
+void ExpectLauncherOpsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  const auto rows =
+      SummarizeLauncherOps(trace, FindKernelLaunchers(trace, TimelineEvents(trace), recompute.cpu),
+                           ComputeOpKernelTimes(trace));
+  CsvTable csv = CsvTable::Read(Corpus(csv_dir + "/ops_summary.csv"));
+  const bool split = csv.HasColumn("is_recompute");
+  std::map<std::string, const LauncherOpStats*> ours;
+  for (const auto& row : rows)
+    ours[row.name + (split ? (row.recompute ? "|True" : "|False") : "")] = &row;
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string key = csv.Get(r, "name") + (split ? "|" + csv.Get(r, "is_recompute") : "");
+    auto it = ours.find(key);
+    ASSERT_NE(it, ours.end()) << csv_dir << " missing op " << key;
+    const LauncherOpStats& o = *it->second;
+    EXPECT_EQ(o.count, std::stoll(csv.Get(r, "Count"))) << key;
+    ExpectWithin(o.direct_kernel_ns / 1e3, std::stod(csv.Get(r, "total_direct_kernel_time_sum")),
+                 key + " direct");
+    ExpectWithin(o.subtree_kernel_ns / 1e3, std::stod(csv.Get(r, "total_subtree_kernel_time_sum")),
+                 key + " subtree");
+    std::string categories = "[";
+    for (size_t c = 0; c < o.categories.size(); ++c)
+      categories += (c ? ", '" : "'") + o.categories[c] + "'";
+    EXPECT_EQ(categories + "]", csv.Get(r, "Categories")) << key;
+  }
+  EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
+}
+
+TEST_P(GoldenReportTest, LauncherOpsMatchTraceLensOpsSummary) {
+  const Golden& g = GetParam();
+  if (!HasOpsSummary(g)) return;  // OpCategoriesMatchTraceLens checks a GPU-only trace
+  ExpectLauncherOpsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+}
+
 TEST_P(GoldenReportTest, OpCategoriesMatchTraceLens) {
   const Golden& g = GetParam();
   TraceData trace = ReadKinetoTrace(Corpus(g.trace));
   if (!HasOpsSummary(g)) {
-    EXPECT_TRUE(SummarizeOpCategories(trace, TimelineEvents(trace), {}).empty())
+    EXPECT_TRUE(
+        SummarizeOpCategories(FindKernelLaunchers(trace, TimelineEvents(trace), {})).empty())
         << "a GPU-only trace has no op or runtime call to file its kernels under";
     return;
   }
@@ -436,6 +475,7 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   }
   ExpectOpCategoriesMatchTraceLens(trace, dir);
   ExpectPerfSheetsMatchTraceLens(trace, dir);
+  ExpectLauncherOpsMatchTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

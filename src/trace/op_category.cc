@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -316,32 +317,30 @@ std::string_view TraceLensOpCategory(std::string_view op_name, std::string_view 
   return "other";
 }
 
-std::vector<OpCategoryStats> SummarizeOpCategories(const TraceData& trace,
-                                                   const std::vector<uint32_t>& events,
-                                                   const std::vector<uint8_t>& recompute_cpu) {
+std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
+                                                const std::vector<uint32_t>& events,
+                                                const std::vector<uint8_t>& recompute_cpu) {
   // A trace without ops (recorded GPU-only) has no launcher to file kernels under; TraceLens
-  // writes no category sheet for it either.
+  // writes no launcher tables for it either.
   if (std::none_of(trace.cpu.begin(), trace.cpu.end(),
                    [](const CpuEvent& ev) { return ev.kind == CpuKind::kOp; }))
     return {};
-  // A nested call with the op's own name is one call (as in SummarizeOps): its kernels are
-  // the outermost call's.
-  const std::vector<int32_t> call = SameNameOutermostOp(trace);
-  // Each activity's launcher: the call of the innermost op around its runtime call, else the
-  // runtime call itself. Collective kernels are left out, as TraceLens's kernel launchers
-  // leave them out.
+  // Each activity's launcher: the innermost op around its runtime call, else the runtime call
+  // itself. An op nested in one of its own name (aten::arange -> aten::arange(out=)) is the
+  // launcher, not the outer call, which launches nothing itself. Collective kernels are left
+  // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
   std::vector<int64_t> kernels(trace.cpu.size(), 0), direct_ns(trace.cpu.size(), 0);
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
-    const int32_t launcher = g.op >= 0 ? call[g.op] : g.launcher;
+    const int32_t launcher = g.op >= 0 ? g.op : g.launcher;
     if (launcher < 0 || IsCommunicationKernelName(trace.Name(g.name))) continue;
     kernels[launcher]++;
     direct_ns[launcher] += g.dur_ns;
     int32_t& first = first_kernel[launcher];
     if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
   }
-  std::map<std::pair<std::string_view, bool>, OpCategoryStats> rows;
+  std::vector<KernelLauncher> out;
   std::unordered_map<uint64_t, std::string_view> by_name_and_kernel;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     if (kernels[i] == 0) continue;
@@ -349,15 +348,52 @@ std::vector<OpCategoryStats> SummarizeOpCategories(const TraceData& trace,
     const uint32_t kernel_name = first_kernel[i] >= 0 ? trace.gpu[first_kernel[i]].name : 0;
     auto [it, fresh] = by_name_and_kernel.try_emplace((uint64_t{ev.name} << 32) | kernel_name, "");
     if (fresh) it->second = TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
-    const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
-    OpCategoryStats& row = rows[{it->second, recompute}];
-    row.category = std::string(it->second);
-    row.recompute = recompute;
+    out.push_back({static_cast<int32_t>(i), it->second,
+                   !recompute_cpu.empty() && recompute_cpu[i] != 0, kernels[i], direct_ns[i]});
+  }
+  return out;
+}
+
+std::vector<OpCategoryStats> SummarizeOpCategories(const std::vector<KernelLauncher>& launchers) {
+  std::map<std::pair<std::string_view, bool>, OpCategoryStats> rows;
+  for (const KernelLauncher& l : launchers) {
+    OpCategoryStats& row = rows[{l.category, l.recompute}];
+    row.category = std::string(l.category);
+    row.recompute = l.recompute;
     row.count++;
-    row.direct_kernel_ns += direct_ns[i];
+    row.direct_kernel_ns += l.direct_ns;
   }
   std::vector<OpCategoryStats> out;
   for (auto& [key, row] : rows) out.push_back(std::move(row));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.direct_kernel_ns > b.direct_kernel_ns;
+  });
+  return out;
+}
+
+std::vector<LauncherOpStats> SummarizeLauncherOps(const TraceData& trace,
+                                                  const std::vector<KernelLauncher>& launchers,
+                                                  const OpKernelTimes& times) {
+  std::map<std::pair<uint32_t, bool>, LauncherOpStats> rows;
+  std::map<std::pair<uint32_t, bool>, std::set<std::string_view>> categories;
+  for (const KernelLauncher& l : launchers) {
+    const CpuEvent& ev = trace.cpu[l.cpu];
+    LauncherOpStats& row = rows[{ev.name, l.recompute}];
+    if (row.count == 0) {
+      row.name = std::string(trace.Name(ev.name));
+      row.recompute = l.recompute;
+    }
+    row.count++;
+    row.direct_kernel_ns += l.direct_ns;
+    // A runtime call standing for its own kernels has no subtree beyond them.
+    row.subtree_kernel_ns += ev.kind == CpuKind::kOp ? times.subtree_ns[l.cpu] : l.direct_ns;
+    categories[{ev.name, l.recompute}].insert(l.category);
+  }
+  std::vector<LauncherOpStats> out;
+  for (auto& [key, row] : rows) {
+    for (std::string_view c : categories[key]) row.categories.emplace_back(c);
+    out.push_back(std::move(row));
+  }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.direct_kernel_ns > b.direct_kernel_ns;
   });

@@ -27,19 +27,47 @@ namespace sextant {
 // it launched ("" if unknown).
 std::string_view TraceLensOpCategory(std::string_view op_name, std::string_view first_kernel);
 
+// An op call that launches GPU work itself (TraceLens's kernel launcher): the innermost op
+// around the runtime calls of its kernels, or a runtime call with no op around it.
+// Collective kernels do not make a launcher, as in TraceLens.
+struct KernelLauncher {
+  int32_t cpu = -1;  // index into trace.cpu
+  std::string_view category;
+  bool recompute = false;  // launched inside activation recomputation (recompute.h)
+  int64_t kernels = 0;     // direct, non-collective
+  int64_t direct_ns = 0;
+};
+
+// Over the GPU activities `events` (the timeline's); `recompute_cpu` holds one flag per
+// trace.cpu event, or is empty. A trace with no op at all has no launchers.
+std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
+                                                const std::vector<uint32_t>& events,
+                                                const std::vector<uint8_t>& recompute_cpu);
+
 struct OpCategoryStats {
   std::string category;
-  bool recompute = false;  // launched inside activation recomputation (recompute.h)
-  int64_t count = 0;       // op calls that launched GPU work themselves
+  bool recompute = false;
+  int64_t count = 0;  // launcher calls
   int64_t direct_kernel_ns = 0;
 };
 
-// One row per category (and per recompute flag when `recompute_cpu` is non-empty: one flag
-// per trace.cpu event), largest direct kernel time first, over the GPU activities `events`
-// (the timeline's). A kernel launched outside any op counts under its runtime call; a trace
-// with no op at all gives no rows.
-std::vector<OpCategoryStats> SummarizeOpCategories(const TraceData& trace,
-                                                   const std::vector<uint32_t>& events,
-                                                   const std::vector<uint8_t>& recompute_cpu);
+// TraceLens's ops_summary_by_category: one row per category and recompute flag, largest
+// direct kernel time first.
+std::vector<OpCategoryStats> SummarizeOpCategories(const std::vector<KernelLauncher>& launchers);
+
+struct LauncherOpStats {
+  std::string name;
+  bool recompute = false;
+  int64_t count = 0;
+  int64_t direct_kernel_ns = 0;
+  int64_t subtree_kernel_ns = 0;        // the calls' subtrees (OpKernelTimes)
+  std::vector<std::string> categories;  // sorted
+};
+
+// TraceLens's ops_summary: the launchers by op name (and recompute flag), largest direct
+// kernel time first.
+std::vector<LauncherOpStats> SummarizeLauncherOps(const TraceData& trace,
+                                                  const std::vector<KernelLauncher>& launchers,
+                                                  const OpKernelTimes& times);
 
 }  // namespace sextant

@@ -76,7 +76,7 @@ TEST(SummarizeOpCategoriesTest, CountsCallsAndDirectTimePerCategory) {
                         .Kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*)", 52, 50, 5)
                         .Kernel("orphan", 110, 3, 6)
                         .Parse();
-  auto rows = SummarizeOpCategories(trace, TimelineEvents(trace), {});
+  auto rows = SummarizeOpCategories(FindKernelLaunchers(trace, TimelineEvents(trace), {}));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].category, "GEMM");
   EXPECT_EQ(rows[0].count, 1);
@@ -112,7 +112,7 @@ TEST(SummarizeOpCategoriesTest, SplitsRecomputedCallsByTheirPythonFrame) {
   ASSERT_EQ(trace.recompute_regions.size(), 1u) << "only the recompute frame is kept";
   const RecomputeFlags flags = MarkRecompute(trace);
   ASSERT_TRUE(flags.any());
-  auto rows = SummarizeOpCategories(trace, TimelineEvents(trace), flags.cpu);
+  auto rows = SummarizeOpCategories(FindKernelLaunchers(trace, TimelineEvents(trace), flags.cpu));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_FALSE(rows[0].recompute);
   EXPECT_EQ(rows[0].count, 2);

@@ -421,8 +421,10 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                        {"direct_kernel_ms", "direct kernels (ms)", 3},
                        {"percent", "% of op kernel time", 2},
                        {"cumulative_percent", "cumulative %", 2}});
+  const std::vector<KernelLauncher> launchers =
+      FindKernelLaunchers(trace, selection.events, recompute.cpu);
   {
-    auto rows = SummarizeOpCategories(trace, selection.events, recompute.cpu);
+    auto rows = SummarizeOpCategories(launchers);
     int64_t total_ns = 0;
     for (const auto& c : rows) total_ns += c.direct_kernel_ns;
     double cumulative = 0;
@@ -435,6 +437,38 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
   }
   r.tables.push_back(std::move(op_categories));
+  Table launcher_ops("launcher_ops",
+                     "Ops that launch GPU work themselves, by name (TraceLens's ops_summary)",
+                     {RankColumn(),
+                      {"name", "op", 0},
+                      {"is_recompute", "recompute", 0},
+                      {"count", "calls", 0},
+                      {"direct_kernel_us", "direct kernels (us)", 1},
+                      {"subtree_kernel_us", "subtree kernels (us)", 1},
+                      {"categories", "op categories", 0},
+                      {"percent", "% of op kernel time", 2},
+                      {"cumulative_percent", "cumulative %", 2}});
+  {
+    auto rows = SummarizeLauncherOps(trace, launchers, times);
+    int64_t total_ns = 0;
+    for (const auto& o : rows) total_ns += o.direct_kernel_ns;
+    double cumulative = 0;
+    for (const auto& o : rows) {
+      const double pct =
+          Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(total_ns));
+      cumulative += pct;
+      // The categories as TraceLens prints its sorted list: ['CONV_bwd'].
+      std::string categories = "[";
+      for (size_t c = 0; c < o.categories.size(); ++c)
+        categories += (c ? ", '" : "'") + o.categories[c] + "'";
+      categories += "]";
+      launcher_ops.AddRow({rank, o.name, std::string(o.recompute ? "yes" : "no"), o.count,
+                           Us(static_cast<double>(o.direct_kernel_ns)),
+                           Us(static_cast<double>(o.subtree_kernel_ns)), categories, pct,
+                           cumulative});
+    }
+  }
+  r.tables.push_back(std::move(launcher_ops));
   for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
     r.tables.push_back(PerfSheetTable(rank, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
@@ -947,7 +981,7 @@ std::string RenderReportHtml(const TraceReport& report) {
       {"Kernels",
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
-      {"Operators", {"ops_by_category", "ops_by_name", "ops", "op_tree"}},
+      {"Operators", {"ops_by_category", "launcher_ops", "ops_by_name", "ops", "op_tree"}},
       {"Roofline",
        {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
         "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls"}},
@@ -962,6 +996,7 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "short_kernel_histogram",
                                              "ops",
                                              "ops_by_name",
+                                             "launcher_ops",
                                              "op_tree",
                                              "gemm_calls",
                                              "unary_elementwise_calls",

@@ -12,6 +12,7 @@ namespace {
 struct ColumnName {
   const char* tracelens;  // TraceLens's header
   const char* ours;       // the key of Sextant's column holding the same numbers
+  double scale = 1;       // TraceLens's unit per ours (1e-3: its ms from our µs)
 };
 
 struct TableName {
@@ -82,6 +83,18 @@ const std::vector<TableName>& Names() {
           {"Short Kernel count", "count"},
           {"Short Kernel duration (µs) mean", "mean_us"},
           {"Short Kernel duration (µs) percent of total time", "percent_of_total"}}},
+        {"ops_summary",
+         "launcher_ops",
+         {{"name", "name"},
+          {"is_recompute", "is_recompute"},
+          {"total_direct_kernel_time_sum", "direct_kernel_us"},
+          {"total_subtree_kernel_time_sum", "subtree_kernel_us"},
+          {"total_direct_kernel_time_ms", "direct_kernel_us", 1e-3},
+          {"total_subtree_kernel_time_ms", "subtree_kernel_us", 1e-3},
+          {"Count", "count"},
+          {"Categories", "categories"},
+          {"Percentage (%)", "percent"},
+          {"Cumulative Percentage (%)", "cumulative_percent"}}},
         {"ops_summary_by_category",
          "ops_by_category",
          {{"op category", "category"},
@@ -151,7 +164,8 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     // GEMM calls.
     const bool perf_sheet = ours != nullptr && ours->ColumnIndex("kernel_us_sum") >= 0;
     if (ours == nullptr ||
-        (ours->empty() && (perf_sheet || name.ours == std::string_view("ops_by_category"))))
+        (ours->empty() && (perf_sheet || name.ours == std::string_view("ops_by_category") ||
+                           name.ours == std::string_view("launcher_ops"))))
       continue;
     // A perf sheet's parameters sit between its "name" and "is_recompute" columns.
     std::vector<ColumnName> wanted = name.columns;
@@ -175,6 +189,7 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     }
     std::vector<Column> columns;
     std::vector<int> from;
+    std::vector<double> scale;
     for (const ColumnName& c : wanted) {
       const int index = ours->ColumnIndex(c.ours);
       if (index < 0) continue;
@@ -185,6 +200,7 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       }
       if (key == "is_recompute" && recompute == nullptr) continue;
       from.push_back(index);
+      scale.push_back(c.scale);
       Column column = ours->columns()[static_cast<size_t>(index)];
       column.key = c.tracelens;
       column.header = c.tracelens;
@@ -196,7 +212,12 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       cells.reserve(from.size());
       for (size_t c = 0; c < from.size(); ++c) {
         const Cell& cell = row[static_cast<size_t>(from[c])];
-        cells.push_back(columns[c].key == "is_recompute" ? PythonBool(cell) : cell);
+        if (columns[c].key == "is_recompute")
+          cells.push_back(PythonBool(cell));
+        else if (scale[c] != 1 && std::holds_alternative<double>(cell))
+          cells.push_back(std::get<double>(cell) * scale[c]);
+        else
+          cells.push_back(cell);
       }
       t.AddRow(std::move(cells));
     }

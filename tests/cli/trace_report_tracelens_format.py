@@ -20,7 +20,7 @@ OMITTED = {"Parent op category", "process_name_first", "process_label_first",
            "trunc_kernel_details", "UID_first", "param: transpose"}
 SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
           "Normalization", "CONV_fwd"]
-FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary_by_category",
+FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
          "short_kernel_histogram", "short_kernels_summary"]
 # A perf sheet's rows are keyed by the op and every parameter column.
 PARAMS = "params"
@@ -35,6 +35,7 @@ KEYS = {
                           "param: stride_input2", "param: stride_output", "is_recompute"],
     "gpu_timeline": ["type", "is_recompute"],
     "ops_summary_by_category": ["op category", "is_recompute"],
+    "ops_summary": ["name", "is_recompute"],
     "kernel_summary": ["Parent cpu_op", "Kernel name", "Kernel stream"],
     "short_kernel_histogram": ["bin_start"],
     "short_kernels_summary": ["Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
@@ -80,7 +81,7 @@ cases = [("h100/gaunernst_bert-small-uncased__1016001.json.gz",
 for trace, reference in cases:
     # A sheet is written when the trace has calls of its family (none without CPU ops).
     files = [f for f in FILES
-             if not (f in SHEETS or f == "ops_summary_by_category") or
+             if not (f in SHEETS or f.startswith("ops_summary")) or
              os.path.exists(t.corpus(base + reference + "/" + f + ".csv"))]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "csv")
