@@ -331,10 +331,15 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
   std::vector<int64_t> kernels(trace.cpu.size(), 0), direct_ns(trace.cpu.size(), 0);
+  // Whether a kernel name is a collective's, decided once per name.
+  std::unordered_map<uint32_t, bool> collective;
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
     const int32_t launcher = g.op >= 0 ? g.op : g.launcher;
-    if (launcher < 0 || IsCommunicationKernelName(trace.Name(g.name))) continue;
+    if (launcher < 0) continue;
+    auto [known, fresh] = collective.try_emplace(g.name, false);
+    if (fresh) known->second = IsCommunicationKernelName(trace.Name(g.name));
+    if (known->second) continue;
     kernels[launcher]++;
     direct_ns[launcher] += g.dur_ns;
     int32_t& first = first_kernel[launcher];

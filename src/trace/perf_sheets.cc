@@ -1,6 +1,7 @@
 #include "trace/perf_sheets.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -648,6 +649,8 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
   std::vector<std::map<std::tuple<std::string, std::vector<std::string>, bool>, Acc>> groups(
       families.size());
   std::vector<std::set<size_t>> float_params(families.size());
+  std::map<std::array<uint32_t, 5>, std::optional<Priced>> priced_by_record;
+  std::map<std::pair<std::array<uint32_t, 5>, bool>, Acc*> group_of;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
@@ -660,33 +663,46 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
       }
     }
     if (known->second < 0) continue;
-    CallArgs args;
-    args.name = trace.Name(ev.name);
-    args.raw_dims = trace.Name(ev.input_dims);
-    args.raw_types = trace.Name(ev.input_types);
-    args.raw_strides = trace.Name(ev.input_strides);
-    args.raw_concrete = trace.Name(ev.concrete_inputs);
-    args.dims = ParseInputDims(args.raw_dims);
-    args.types = ParseStringList(args.raw_types);
-    args.strides = ParseInputDims(args.raw_strides);
-    args.concrete = ParseStringList(args.raw_concrete);
-    // A call the family cannot price is left out, as TraceLens leaves out a call whose perf
-    // model raises.
-    std::optional<Priced> priced = families[known->second].price(args);
+    // Calls repeat a few argument records many times: each is parsed and priced once.
+    const std::array<uint32_t, 5> record = {ev.name, ev.input_dims, ev.input_types,
+                                            ev.input_strides, ev.concrete_inputs};
+    auto [cached, first_time] = priced_by_record.try_emplace(record);
+    if (!first_time && !cached->second) continue;
+    const std::string_view name = trace.Name(ev.name);
+    if (first_time) {
+      CallArgs args;
+      args.name = name;
+      args.raw_dims = trace.Name(ev.input_dims);
+      args.raw_types = trace.Name(ev.input_types);
+      args.raw_strides = trace.Name(ev.input_strides);
+      args.raw_concrete = trace.Name(ev.concrete_inputs);
+      args.dims = ParseInputDims(args.raw_dims);
+      args.types = ParseStringList(args.raw_types);
+      args.strides = ParseInputDims(args.raw_strides);
+      args.concrete = ParseStringList(args.raw_concrete);
+      // A call the family cannot price is left out, as TraceLens leaves out a call whose
+      // perf model raises.
+      cached->second = families[known->second].price(args);
+    }
+    const std::optional<Priced>& priced = cached->second;
     if (!priced) continue;
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
-    auto key = std::make_tuple(std::string(args.name), priced->params, recompute);
-    Acc& acc = groups[known->second][key];
-    for (size_t p : priced->float_params) float_params[known->second].insert(p);
+    // The group of this record and flag, found once (std::map nodes do not move).
+    Acc*& group = group_of[{record, recompute}];
+    if (group == nullptr) {
+      group = &groups[known->second][std::make_tuple(std::string(name), priced->params, recompute)];
+      for (size_t p : priced->float_params) float_params[known->second].insert(p);
+    }
+    Acc& acc = *group;
     if (acc.kernel_us.empty()) {
       PerfSheetGroup& g = acc.group;
-      g.name = args.name;
+      g.name = name;
       g.params = priced->params;
       g.recompute = recompute;
-      g.input_dims = PythonRepr(args.raw_dims, PythonSequence::kList);
-      g.input_types = PythonRepr(args.raw_types, PythonSequence::kList);
-      g.input_strides = PythonRepr(args.raw_strides, PythonSequence::kList);
-      g.concrete_inputs = PythonRepr(args.raw_concrete, PythonSequence::kList);
+      g.input_dims = PythonRepr(trace.Name(ev.input_dims), PythonSequence::kList);
+      g.input_types = PythonRepr(trace.Name(ev.input_types), PythonSequence::kList);
+      g.input_strides = PythonRepr(trace.Name(ev.input_strides), PythonSequence::kList);
+      g.concrete_inputs = PythonRepr(trace.Name(ev.concrete_inputs), PythonSequence::kList);
       g.gflops = priced->flops / 1e9;
       g.bytes = priced->bytes;
     }
