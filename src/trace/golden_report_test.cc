@@ -361,6 +361,56 @@ void ExpectLauncherOpsMatchTraceLens(const TraceData& trace, const std::string& 
   EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
 }
 
+// TraceLens's ops_unique_args: the launchers by name, category, thread and argument records;
+// every row compared (count, and the mean, median, min, max and sum of direct and subtree
+// kernel time).
+void ExpectLauncherArgsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  const auto rows =
+      SummarizeLauncherArgs(trace, FindKernelLaunchers(trace, TimelineEvents(trace), recompute.cpu),
+                            ComputeOpKernelTimes(trace));
+  CsvTable csv = CsvTable::Read(Corpus(csv_dir + "/ops_unique_args.csv"));
+  const bool split = csv.HasColumn("is_recompute");
+  // TraceLens splits by thread name, which Kineto writes as "thread <tid> (<name>)".
+  std::map<std::string, const LauncherArgsStats*> ours;
+  for (const auto& row : rows) {
+    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
+                     trace.threads[row.thread].tid, row.input_dims, row.input_types,
+                     row.input_strides, row.concrete_inputs,
+                     split ? (row.recompute ? "True" : "False") : "")] = &row;
+  }
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string& thread = csv.Get(r, "thread_name");
+    ASSERT_TRUE(thread.starts_with("thread ")) << thread;
+    const std::string key =
+        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
+                    std::stoll(thread.substr(7)), csv.Get(r, "Input Dims"),
+                    csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
+                    csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
+    auto it = ours.find(key);
+    ASSERT_NE(it, ours.end()) << csv_dir << " missing row " << key;
+    const LauncherArgsStats& o = *it->second;
+    EXPECT_EQ(o.direct_us.n, std::stoll(csv.Get(r, "operation_count"))) << key;
+    for (const auto& [stats, column] : {std::pair{&o.direct_us, "total_direct_kernel_time"},
+                                        std::pair{&o.subtree_us, "total_subtree_kernel_time"}}) {
+      const std::string c = column;
+      ExpectWithin(stats->mean, std::stod(csv.Get(r, c + "_mean")), key + " mean");
+      ExpectWithin(stats->median, std::stod(csv.Get(r, c + "_median")), key + " median");
+      ExpectWithin(stats->min, std::stod(csv.Get(r, c + "_min")), key + " min");
+      ExpectWithin(stats->max, std::stod(csv.Get(r, c + "_max")), key + " max");
+      ExpectWithin(stats->sum, std::stod(csv.Get(r, c + "_sum")), key + " sum");
+    }
+  }
+  EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
+}
+
+TEST_P(GoldenReportTest, LauncherArgsMatchTraceLensOpsUniqueArgs) {
+  const Golden& g = GetParam();
+  if (!HasOpsSummary(g)) return;  // OpCategoriesMatchTraceLens checks a GPU-only trace
+  ExpectLauncherArgsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+}
+
 TEST_P(GoldenReportTest, LauncherOpsMatchTraceLensOpsSummary) {
   const Golden& g = GetParam();
   if (!HasOpsSummary(g)) return;  // OpCategoriesMatchTraceLens checks a GPU-only trace
@@ -476,6 +526,7 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   ExpectOpCategoriesMatchTraceLens(trace, dir);
   ExpectPerfSheetsMatchTraceLens(trace, dir);
   ExpectLauncherOpsMatchTraceLens(trace, dir);
+  ExpectLauncherArgsMatchTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

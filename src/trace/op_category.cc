@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "trace/gpu_timeline.h"
+#include "trace/op_arguments.h"
 
 namespace sextant {
 namespace {
@@ -402,6 +403,58 @@ std::vector<LauncherOpStats> SummarizeLauncherOps(const TraceData& trace,
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.direct_kernel_ns > b.direct_kernel_ns;
   });
+  return out;
+}
+
+std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
+                                                     const std::vector<KernelLauncher>& launchers,
+                                                     const OpKernelTimes& times) {
+  struct Acc {
+    LauncherArgsStats stats;
+    std::vector<double> direct, subtree;
+  };
+  // Records group by their Python text, as TraceLens's do: the same record may be written
+  // with different spacing. An absent record is Python's None.
+  std::unordered_map<uint32_t, std::string> repr_of;
+  auto repr = [&](uint32_t raw) -> const std::string& {
+    auto [it, fresh] = repr_of.try_emplace(raw);
+    if (fresh) {
+      it->second = PythonRepr(trace.Name(raw));
+      if (it->second.empty()) it->second = "None";
+    }
+    return it->second;
+  };
+  std::map<std::tuple<uint32_t, std::string_view, uint32_t, std::string, std::string, std::string,
+                      std::string, bool>,
+           Acc>
+      groups;
+  for (const KernelLauncher& l : launchers) {
+    const CpuEvent& ev = trace.cpu[l.cpu];
+    Acc& acc = groups[{ev.name, l.category, ev.thread, repr(ev.input_dims), repr(ev.input_types),
+                       repr(ev.input_strides), repr(ev.concrete_inputs), l.recompute}];
+    if (acc.direct.empty()) {
+      LauncherArgsStats& s = acc.stats;
+      s.name = std::string(trace.Name(ev.name));
+      s.category = std::string(l.category);
+      s.recompute = l.recompute;
+      s.thread = ev.thread;
+      s.input_dims = repr(ev.input_dims);
+      s.input_types = repr(ev.input_types);
+      s.input_strides = repr(ev.input_strides);
+      s.concrete_inputs = repr(ev.concrete_inputs);
+    }
+    acc.direct.push_back(static_cast<double>(l.direct_ns) / 1e3);
+    acc.subtree.push_back(
+        static_cast<double>(ev.kind == CpuKind::kOp ? times.subtree_ns[l.cpu] : l.direct_ns) / 1e3);
+  }
+  std::vector<LauncherArgsStats> out;
+  for (auto& [key, acc] : groups) {
+    acc.stats.direct_us = SummarizeCalls(std::move(acc.direct));
+    acc.stats.subtree_us = SummarizeCalls(std::move(acc.subtree));
+    out.push_back(std::move(acc.stats));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.direct_us.sum > b.direct_us.sum; });
   return out;
 }
 

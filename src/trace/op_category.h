@@ -20,6 +20,7 @@
 
 #include "trace/event_store.h"
 #include "trace/op_breakdown.h"
+#include "trace/perf_sheets.h"
 
 namespace sextant {
 
@@ -69,5 +70,21 @@ struct LauncherOpStats {
 std::vector<LauncherOpStats> SummarizeLauncherOps(const TraceData& trace,
                                                   const std::vector<KernelLauncher>& launchers,
                                                   const OpKernelTimes& times);
+
+struct LauncherArgsStats {
+  std::string name;
+  std::string category;
+  bool recompute = false;
+  uint32_t thread = 0;  // index into TraceData::threads (TraceLens groups by thread name)
+  // The argument records as TraceLens groups them (Python tuples, perf_sheets' PythonRepr).
+  std::string input_dims, input_types, input_strides, concrete_inputs;
+  CallStats direct_us, subtree_us;  // over the group's calls
+};
+
+// TraceLens's ops_unique_args: the launchers grouped by name, category, thread and argument
+// records (and recompute flag), largest summed direct kernel time first.
+std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
+                                                     const std::vector<KernelLauncher>& launchers,
+                                                     const OpKernelTimes& times);
 
 }  // namespace sextant

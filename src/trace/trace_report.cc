@@ -469,6 +469,57 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
   }
   r.tables.push_back(std::move(launcher_ops));
+  {
+    std::vector<Column> columns = {RankColumn(),
+                                   {"name", "op", 0},
+                                   {"category", "op category", 0},
+                                   {"thread", "thread", 0},
+                                   {"input_dims", "input dims", 0},
+                                   {"input_types", "input types", 0},
+                                   {"input_strides", "input strides", 0},
+                                   {"concrete_inputs", "concrete inputs", 0},
+                                   {"is_recompute", "recompute", 0},
+                                   {"count", "calls", 0}};
+    // Direct and subtree statistics in pairs, as TraceLens orders them.
+    for (const char* stat : {"mean", "median", "std", "min", "max", "sum"}) {
+      columns.push_back({fmt::format("direct_us_{}", stat), fmt::format("direct us {}", stat), 2});
+      columns.push_back(
+          {fmt::format("subtree_us_{}", stat), fmt::format("subtree us {}", stat), 2});
+    }
+    columns.push_back({"percent", "% of op kernel time", 2});
+    columns.push_back({"cumulative_percent", "cumulative %", 2});
+    Table launcher_args("launcher_op_args",
+                        "Ops that launch GPU work, by argument records (TraceLens's "
+                        "ops_unique_args)",
+                        std::move(columns));
+    auto rows = SummarizeLauncherArgs(trace, launchers, times);
+    double total_us = 0;
+    for (const auto& o : rows) total_us += o.direct_us.sum;
+    double cumulative = 0;
+    for (const auto& o : rows) {
+      const double pct = Pct(o.direct_us.sum, total_us);
+      cumulative += pct;
+      std::vector<Cell> row = {rank,
+                               o.name,
+                               o.category,
+                               trace.threads[o.thread].tid,
+                               o.input_dims,
+                               o.input_types,
+                               o.input_strides,
+                               o.concrete_inputs,
+                               std::string(o.recompute ? "yes" : "no"),
+                               o.direct_us.n};
+      for (auto stat : {&CallStats::mean, &CallStats::median, &CallStats::std, &CallStats::min,
+                        &CallStats::max, &CallStats::sum}) {
+        row.push_back(Number(o.direct_us.*stat));
+        row.push_back(Number(o.subtree_us.*stat));
+      }
+      row.push_back(pct);
+      row.push_back(cumulative);
+      launcher_args.AddRow(std::move(row));
+    }
+    r.tables.push_back(std::move(launcher_args));
+  }
   for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
     r.tables.push_back(PerfSheetTable(rank, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
@@ -981,7 +1032,8 @@ std::string RenderReportHtml(const TraceReport& report) {
       {"Kernels",
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
-      {"Operators", {"ops_by_category", "launcher_ops", "ops_by_name", "ops", "op_tree"}},
+      {"Operators",
+       {"ops_by_category", "launcher_ops", "launcher_op_args", "ops_by_name", "ops", "op_tree"}},
       {"Roofline",
        {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
         "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls"}},
@@ -997,6 +1049,7 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "ops",
                                              "ops_by_name",
                                              "launcher_ops",
+                                             "launcher_op_args",
                                              "op_tree",
                                              "gemm_calls",
                                              "unary_elementwise_calls",

@@ -95,6 +95,30 @@ const std::vector<TableName>& Names() {
           {"Categories", "categories"},
           {"Percentage (%)", "percent"},
           {"Cumulative Percentage (%)", "cumulative_percent"}}},
+        {"ops_unique_args",
+         "launcher_op_args",
+         {{"name", "name"},
+          {"op category", "category"},
+          {"Input Dims", "input_dims"},
+          {"Input type", "input_types"},
+          {"Input Strides", "input_strides"},
+          {"Concrete Inputs", "concrete_inputs"},
+          {"is_recompute", "is_recompute"},
+          {"operation_count", "count"},
+          {"total_direct_kernel_time_mean", "direct_us_mean"},
+          {"total_subtree_kernel_time_mean", "subtree_us_mean"},
+          {"total_direct_kernel_time_median", "direct_us_median"},
+          {"total_subtree_kernel_time_median", "subtree_us_median"},
+          {"total_direct_kernel_time_std", "direct_us_std"},
+          {"total_subtree_kernel_time_std", "subtree_us_std"},
+          {"total_direct_kernel_time_min", "direct_us_min"},
+          {"total_subtree_kernel_time_min", "subtree_us_min"},
+          {"total_direct_kernel_time_max", "direct_us_max"},
+          {"total_subtree_kernel_time_max", "subtree_us_max"},
+          {"total_direct_kernel_time_sum", "direct_us_sum"},
+          {"total_subtree_kernel_time_sum", "subtree_us_sum"},
+          {"Percentage (%)", "percent"},
+          {"Cumulative Percentage (%)", "cumulative_percent"}}},
         {"ops_summary_by_category",
          "ops_by_category",
          {{"op category", "category"},
@@ -165,7 +189,8 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     const bool perf_sheet = ours != nullptr && ours->ColumnIndex("kernel_us_sum") >= 0;
     if (ours == nullptr ||
         (ours->empty() && (perf_sheet || name.ours == std::string_view("ops_by_category") ||
-                           name.ours == std::string_view("launcher_ops"))))
+                           name.ours == std::string_view("launcher_ops") ||
+                           name.ours == std::string_view("launcher_op_args"))))
       continue;
     // A perf sheet's parameters sit between its "name" and "is_recompute" columns.
     std::vector<ColumnName> wanted = name.columns;
