@@ -410,9 +410,46 @@ function drawKernels() {
   draw();
 }
 
+// ---- 4. a rank filter over every table with a rank column ----
+// Shows one rank's rows (or all) in all of them at once; the page's row cap per rank still
+// applies (the tables' notes say so).
+function rankFilter() {
+  var tables = [];
+  var ranks = {};
+  Array.prototype.forEach.call(document.querySelectorAll('table'), function (t) {
+    var th = t.querySelector('thead th');
+    if (!th || th.textContent !== 'rank') return;
+    tables.push(t);
+    Array.prototype.forEach.call(t.querySelectorAll('tbody tr'), function (tr) {
+      ranks[tr.cells[0].textContent] = true;
+    });
+  });
+  var list = Object.keys(ranks).sort(function (a, b) { return +a - +b; });
+  if (list.length < 2) return;
+  var bar = h('div', {class: 'sx-ctl', id: 'sx-rank-filter'});
+  var label = h('label', {}, bar, 'tables: rank ');
+  var sel = h('select', {}, label);
+  h('option', {value: ''}, sel, 'all ' + list.length);
+  list.forEach(function (r) {
+    h('option', {value: r}, sel, r + (+r === spanEnds[1] ? ' (slowest)' :
+                                     +r === spanEnds[0] ? ' (fastest)' : ''));
+  });
+  sel.addEventListener('change', function () {
+    tables.forEach(function (t) {
+      Array.prototype.forEach.call(t.querySelectorAll('tbody tr'), function (tr) {
+        tr.style.display = !sel.value || tr.cells[0].textContent === sel.value ? '' : 'none';
+      });
+    });
+  });
+  var first = document.querySelector('section');
+  if (first) first.parentNode.insertBefore(bar, first);
+  else app.appendChild(bar);
+}
+
 drawTimeline();
 drawRoofline();
 drawKernels();
+rankFilter();
 })();
 )JS";
 }

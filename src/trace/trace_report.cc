@@ -1033,15 +1033,20 @@ std::string RenderReportHtml(const TraceReport& report) {
        {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
         "short_kernel_histogram"}},
       {"Operators",
-       {"ops_by_category", "launcher_ops", "launcher_op_args", "ops_by_name", "ops", "op_tree"}},
+       // launcher_op_args, the widest (argument records of every launcher), is left to the
+       // machine outputs: launcher_ops and ops show the same calls.
+       {"ops_by_category", "launcher_ops", "ops_by_name", "ops", "op_tree"}},
       {"Roofline",
        {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
         "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
-  // tables keep their top rows per rank, and say so.
-  constexpr size_t kHtmlRowsPerRank = 100;
+  // tables keep their top rows per rank, and say so. The rows per rank shrink as ranks grow,
+  // so that a long table holds about 800 rows however many ranks there are (at least 10
+  // each); --csv, --xlsx and --json keep every row.
+  const size_t kHtmlRowsPerRank =
+      std::max<size_t>(10, std::min<size_t>(100, 800 / std::max<size_t>(1, report.ranks.size())));
   const std::set<std::string> long_tables = {"kernels",
                                              "kernel_summary",
                                              "short_kernels_summary",
@@ -1049,7 +1054,6 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "ops",
                                              "ops_by_name",
                                              "launcher_ops",
-                                             "launcher_op_args",
                                              "op_tree",
                                              "gemm_calls",
                                              "unary_elementwise_calls",

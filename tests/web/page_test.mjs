@@ -1,7 +1,10 @@
 // Opens one page of `sextant serve` or an exported HTML file in headless Chromium and checks
 // that it loads without console or page errors and shows what it should:
-//   node tests/web/page_test.mjs --url URL [--expect CSS-SELECTOR]... [--screenshot PNG]
-// Each --expect selector must match at least one element. Exit status 1 on any failure.
+//   node tests/web/page_test.mjs --url URL [--expect CSS-SELECTOR]... [--rank-filter RANK]
+//                                [--screenshot PNG]
+// Each --expect selector must match at least one element. --rank-filter picks RANK in the
+// trace report's table rank filter: every table with a rank column must then show rows of
+// that rank only, and some. Exit status 1 on any failure.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +13,7 @@ import puppeteer from 'puppeteer-core';
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 function parseArgs(argv) {
-  const opts = { url: '', expect: [], screenshot: '' };
+  const opts = { url: '', expect: [], screenshot: '', rankFilter: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -20,6 +23,7 @@ function parseArgs(argv) {
     if (a === '--url') opts.url = value();
     else if (a === '--expect') opts.expect.push(value());
     else if (a === '--screenshot') opts.screenshot = value();
+    else if (a === '--rank-filter') opts.rankFilter = value();
     else throw new Error(`unknown argument ${a}`);
   }
   if (!opts.url) throw new Error('--url is required');
@@ -64,6 +68,26 @@ try {
   for (const selector of opts.expect) {
     const n = await page.$$eval(selector, (els) => els.length);
     report(n > 0, `shows ${selector}`, `${n} element(s)`);
+  }
+  if (opts.rankFilter) {
+    const shown = await page.evaluate((rank) => {
+      const sel = document.querySelector('#sx-rank-filter select');
+      if (!sel) return null;
+      sel.value = rank;
+      sel.dispatchEvent(new Event('change'));
+      const seen = {};
+      document.querySelectorAll('table').forEach((t) => {
+        const th = t.querySelector('thead th');
+        if (!th || th.textContent !== 'rank') return;
+        t.querySelectorAll('tbody tr').forEach((tr) => {
+          if (tr.style.display !== 'none') seen[tr.cells[0].textContent] = true;
+        });
+      });
+      return Object.keys(seen);
+    }, opts.rankFilter);
+    report(shown !== null && shown.length === 1 && shown[0] === opts.rankFilter,
+      `rank filter ${opts.rankFilter}`, shown === null ? 'no filter on the page' :
+        `ranks of the visible rows: ${shown.join(', ') || 'none'}`);
   }
   if (opts.screenshot) {
     // The first screen of the page: long report pages would give images of many megabytes.

@@ -103,6 +103,16 @@ def main():
                        check=True, capture_output=True)
         browser("pp_view_test.mjs", "--url", "file://" + html, "--dump", pp8, "--dump", vpp2)
 
+        # 1b. trace report --html of two ranks: the table rank filter shows one rank's rows.
+        print("== trace report --html: two ranks, the tables filtered to rank 1")
+        megatron = os.path.join(corpus, "traces", "llm_training", "megatron-tp2-v100")
+        report = os.path.join(tmp, "report.html")
+        subprocess.run([sextant, "trace", "report", os.path.join(megatron, "rank0.pt.trace.json"),
+                        os.path.join(megatron, "rank1.pt.trace.json"), "--html", report],
+                       check=True, capture_output=True)
+        browser("page_test.mjs", "--url", "file://" + report, "--expect", "#sx-rank-filter select",
+                "--rank-filter", "1", screenshot="trace-report-two-ranks.png")
+
         # 2. A schedule Sextant simulated: its --pp-dump, viewed beside the config it came from.
         print("== pp view: Sextant's simulated dump of an interleaved PP 4 config, and the config")
         config = os.path.join(ROOT, "examples", "llama3.1_8B-BF16-pretrain.yaml")
