@@ -424,24 +424,29 @@ std::optional<Priced> PriceNorm(const CallArgs& a) {
       float_channels ? std::vector<size_t>{4} : std::vector<size_t>{}};
 }
 
-// aten::convolution: convNd, input_shape, filter_shape, dtype_input_weight, input_stride,
-// weight_stride, bias, stride, padding, dilation, transposed_conv, output_padding, groups, from
-// the shapes and the concrete stride/padding/dilation/transposed/output_padding/groups.
-// FLOPs 2·prod(filter[1:]) per output element (per input element when transposed), plus one
-// per output element with a bias; bytes input, filter, bias and output once. TraceLens takes
-// a bias to be there when the op has exactly three inputs, which aten::convolution never has
-// (it records nine), so its sheet never counts one; followed here.
-std::optional<Priced> PriceConv(const CallArgs& a) {
-  if (a.dims.size() < 2 || a.concrete.size() < 9 || a.types.size() < 2) return std::nullopt;
-  const Shape &x = a.dims[0], &w = a.dims[1];
-  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) return std::nullopt;
-  if (a.types[0] != a.types[1]) return std::nullopt;  // TraceLens's model raises
-  const size_t nd = x.size() - 2;
+// A convolution's geometry from its recorded arguments: input x and filter w at `x_at` and
+// `x_at + 1`, stride, padding, dilation, transposed, output_padding and groups as concrete
+// inputs from `concrete_at` (aten::convolution: 0 and 3; convolution_backward, whose first
+// argument is the output gradient: 1 and 4).
+struct ConvGeometry {
+  Shape x, w, out, stride, padding, dilation, output_padding;
+  bool transposed = false;
+  long long groups = 1;
+};
+
+std::optional<ConvGeometry> ReadConv(const CallArgs& a, size_t x_at, size_t concrete_at) {
+  if (a.dims.size() < x_at + 2 || a.concrete.size() < concrete_at + 6 || a.types.size() < x_at + 2)
+    return std::nullopt;
+  ConvGeometry g;
+  g.x = a.dims[x_at];
+  g.w = a.dims[x_at + 1];
+  if (g.x.size() < 3 || g.x.size() > 5 || g.w.size() != g.x.size()) return std::nullopt;
+  if (a.types[x_at] != a.types[x_at + 1]) return std::nullopt;  // TraceLens's model raises
+  const size_t nd = g.x.size() - 2;
   auto tuple_arg = [&](size_t i, int64_t fallback) -> std::optional<Shape> {
     if (a.concrete[i].empty()) return Shape(nd, fallback);
-    std::vector<std::string> items = ListItems(a.concrete[i]);
     Shape v;
-    for (const std::string& item : items) {
+    for (const std::string& item : ListItems(a.concrete[i])) {
       char* end = nullptr;
       const long long n = std::strtoll(item.c_str(), &end, 10);
       if (end == item.c_str() || *end != '\0') return std::nullopt;
@@ -451,46 +456,111 @@ std::optional<Priced> PriceConv(const CallArgs& a) {
     if (v.size() != nd) return std::nullopt;
     return v;
   };
-  std::optional<Shape> stride = tuple_arg(3, 1), padding = tuple_arg(4, 0),
-                       dilation = tuple_arg(5, 1), output_padding = tuple_arg(7, 0);
+  std::optional<Shape> stride = tuple_arg(concrete_at, 1), padding = tuple_arg(concrete_at + 1, 0),
+                       dilation = tuple_arg(concrete_at + 2, 1),
+                       output_padding = tuple_arg(concrete_at + 4, 0);
   if (!stride || !padding || !dilation || !output_padding) return std::nullopt;
-  if (a.concrete[6] != "True" && a.concrete[6] != "False") return std::nullopt;
-  const bool transposed = a.concrete[6] == "True";
+  const std::string& transposed = a.concrete[concrete_at + 3];
+  if (transposed != "True" && transposed != "False") return std::nullopt;
+  g.transposed = transposed == "True";
+  const std::string& groups = a.concrete[concrete_at + 5];
   char* end = nullptr;
-  const long long groups = std::strtoll(a.concrete[8].c_str(), &end, 10);
-  if (end == a.concrete[8].c_str()) return std::nullopt;
-  Shape out = {x[0], transposed ? w[1] : w[0]};
+  g.groups = std::strtoll(groups.c_str(), &end, 10);
+  if (end == groups.c_str()) return std::nullopt;
+  g.stride = *stride;
+  g.padding = *padding;
+  g.dilation = *dilation;
+  g.output_padding = *output_padding;
+  g.out = {g.x[0], g.transposed ? g.w[1] : g.w[0]};
   for (size_t i = 0; i < nd; ++i) {
-    const int64_t in = x[2 + i], k = w[2 + i], s = (*stride)[i], p = (*padding)[i],
-                  d = (*dilation)[i];
-    if (s == 0) return std::nullopt;
-    if (transposed) {
-      out.push_back((in - 1) * s - 2 * p + d * (k - 1) + (*output_padding)[i] + 1);
+    const int64_t in = g.x[2 + i], k = g.w[2 + i], st = g.stride[i], p = g.padding[i],
+                  d = g.dilation[i];
+    if (st == 0) return std::nullopt;
+    if (g.transposed) {
+      g.out.push_back((in - 1) * st - 2 * p + d * (k - 1) + g.output_padding[i] + 1);
     } else {
       // Python's int() of the float quotient: truncation toward zero.
-      out.push_back(static_cast<int64_t>(
-          static_cast<double>(in + 2 * p - d * (k - 1) - 1) / static_cast<double>(s) + 1));
+      g.out.push_back(static_cast<int64_t>(
+          static_cast<double>(in + 2 * p - d * (k - 1) - 1) / static_cast<double>(st) + 1));
     }
   }
-  const bool bias = a.dims.size() == 3;
-  const double per_element = 2 * static_cast<double>(NumElements(Shape(w.begin() + 1, w.end())));
-  const double n_out = static_cast<double>(NumElements(out));
-  double flops = (transposed ? static_cast<double>(NumElements(x)) : n_out) * per_element;
-  if (bias) flops += n_out;
-  double bytes = kNaN;
-  if (std::optional<int> bpe = TraceLensBytesPerElement(a.types[0])) {
-    bytes = (static_cast<double>(NumElements(x)) + static_cast<double>(NumElements(w)) +
-             (bias ? static_cast<double>(out[1]) : 0) + n_out) *
-            *bpe;
-  }
+  return g;
+}
+
+double Elements(const Shape& s) { return static_cast<double>(NumElements(s)); }
+double ElementsFrom(const Shape& s, size_t first) {
+  return static_cast<double>(
+      NumElements(Shape(s.begin() + static_cast<std::ptrdiff_t>(first), s.end())));
+}
+
+// TraceLens's CONV.flops_func: 2·prod(w[1:]) per element of `per` (the output, or the input
+// when transposed), plus one per output element with a bias.
+double ConvFlops(const Shape& x, const Shape& w, const Shape& out, bool bias, bool transposed) {
+  return (transposed ? Elements(x) : Elements(out)) * 2 * ElementsFrom(w, 1) +
+         (bias ? Elements(out) : 0);
+}
+
+Priced ConvParams(const CallArgs& a, const ConvGeometry& g, size_t x_at, std::string bias) {
   auto stride_of = [&](size_t i) { return i < a.strides.size() ? Tuple(a.strides[i]) : ""; };
-  return Priced{{fmt::format("conv{}d", nd), Tuple(x), Tuple(w), PyTuple({a.types[0], a.types[1]}),
-                 stride_of(0), stride_of(1), bias ? "True" : "False", Tuple(*stride),
-                 Tuple(*padding), Tuple(*dilation), transposed ? "True" : "False",
-                 Tuple(*output_padding), fmt::format("{}", groups)},
-                flops,
-                bytes,
-                {}};
+  return Priced{
+      {fmt::format("conv{}d", g.x.size() - 2), Tuple(g.x), Tuple(g.w),
+       PyTuple({a.types[x_at], a.types[x_at + 1]}), stride_of(x_at), stride_of(x_at + 1),
+       std::move(bias), Tuple(g.stride), Tuple(g.padding), Tuple(g.dilation),
+       g.transposed ? "True" : "False", Tuple(g.output_padding), fmt::format("{}", g.groups)},
+      0,
+      kNaN,
+      {}};
+}
+
+// aten::convolution: convNd, input_shape, filter_shape, dtype_input_weight, input_stride,
+// weight_stride, bias, stride, padding, dilation, transposed_conv, output_padding, groups.
+// FLOPs as ConvFlops; bytes input, filter, bias and output once. TraceLens takes a bias to
+// be there when the op has exactly three inputs, which aten::convolution never has (it
+// records nine), so its sheet never counts one; followed here.
+std::optional<Priced> PriceConv(const CallArgs& a) {
+  std::optional<ConvGeometry> g = ReadConv(a, 0, 3);
+  if (!g) return std::nullopt;
+  const bool bias = a.dims.size() == 3;
+  Priced p = ConvParams(a, *g, 0, bias ? "True" : "False");
+  p.flops = ConvFlops(g->x, g->w, g->out, bias, g->transposed);
+  if (std::optional<int> bpe = TraceLensBytesPerElement(a.types[0])) {
+    p.bytes = (Elements(g->x) + Elements(g->w) + (bias ? static_cast<double>(g->out[1]) : 0) +
+               Elements(g->out)) *
+              *bpe;
+  }
+  return p;
+}
+
+// aten::convolution_backward (grad_output, input, weight, bias_sizes, ...): the same
+// parameters read from input and weight. FLOPs of the input gradient (a transposed
+// convolution of the output gradient) and of the weight gradient; bytes of both, each
+// reading two of output gradient, input and weight and writing the third. TraceLens's bias
+// is Python's `and` chain over bias_sizes, so a recorded empty list prints as "[]" and counts
+// as none; followed here.
+std::optional<Priced> PriceConvBwd(const CallArgs& a) {
+  std::optional<ConvGeometry> g = ReadConv(a, 1, 4);
+  if (!g) return std::nullopt;
+  std::string bias_text = "False";
+  bool bias = false;
+  if (a.dims.size() > 3) {
+    bias = !a.dims[3].empty();
+    bias_text = bias ? "True" : "[]";
+  }
+  Priced p = ConvParams(a, *g, 1, bias_text);
+  auto t = [](const Shape& s) {
+    Shape r = s;
+    std::swap(r[0], r[1]);
+    return r;
+  };
+  const double input_grad = ConvFlops(g->out, g->w, g->x, false, !g->transposed);
+  const double weight_grad = g->transposed ? ConvFlops(t(g->out), t(g->x), t(g->w), false, false)
+                                           : ConvFlops(t(g->x), t(g->out), t(g->w), false, false);
+  p.flops = input_grad + weight_grad + (bias ? Elements(g->out) : 0);
+  if (std::optional<int> bpe = TraceLensBytesPerElement(a.types[1])) {
+    p.bytes = 2 * (Elements(g->out) + Elements(g->w) + Elements(g->x)) * *bpe +
+              (bias ? Elements(g->out) + static_cast<double>(g->out[1]) : 0);
+  }
+  return p;
 }
 
 struct Family {
@@ -599,6 +669,15 @@ const std::vector<Family>& Families() {
         "output_padding", "groups"},
        {"aten::convolution"},
        PriceConv,
+       ""},
+      {"CONV_bwd",
+       "conv_bwd_calls",
+       "Convolution backward calls by shape, layout and geometry (TraceLens's CONV_bwd)",
+       {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
+        "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
+        "output_padding", "groups"},
+       {"aten::convolution_backward"},
+       PriceConvBwd,
        ""},
   };
   return families;

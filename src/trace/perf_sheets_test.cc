@@ -230,5 +230,30 @@ TEST(PerfSheetsTest, AttentionReduceNormAndConvolution) {
   EXPECT_DOUBLE_EQ(conv.groups[0].bytes, (192 + 108 + 256) * 4.0);
 }
 
+// convolution_backward(grad_out [2, 4, 8, 8], x [2, 3, 8, 8], w [4, 3, 3, 3], bias_sizes [],
+// stride 1, padding 1): input gradient 2·prod(w[1:]) per output-gradient element, weight
+// gradient 2·N·H·W per filter element; bytes of both at 2 bytes.
+TEST(PerfSheetsTest, ConvolutionBackward) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::convolution_backward", 0, 10,
+                 R"("Input Dims": [[2, 4, 8, 8], [2, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], )"
+                 R"([], [], [], []], "Input type": ["c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "", "", "", "", "", "", "", ""], "Input Strides": )"
+                 R"([[256, 64, 8, 1], [192, 64, 8, 1], [27, 9, 3, 1], [], [], [], [], [], [], )"
+                 R"([], []], "Concrete Inputs": ["", "", "", "[0]", "[1, 1]", "[1, 1]", )"
+                 R"("[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])")
+          .Launch(1, 1, 1)
+          .Kernel("dgrad", 5, 10, 1)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "CONV_bwd");
+  ASSERT_EQ(sheet.groups.size(), 1u);
+  EXPECT_EQ(sheet.groups[0].params[1], "(2, 3, 8, 8)");
+  EXPECT_EQ(sheet.groups[0].params[6], "[]");
+  const double out = 2 * 4 * 8 * 8, x = 2 * 3 * 8 * 8, w = 4 * 3 * 3 * 3;
+  EXPECT_DOUBLE_EQ(sheet.groups[0].gflops, (out * 2 * 27 + w * 2 * (2 * 8 * 8)) / 1e9);
+  EXPECT_DOUBLE_EQ(sheet.groups[0].bytes, 2 * (out + w + x) * 2);
+}
+
 }  // namespace
 }  // namespace sextant

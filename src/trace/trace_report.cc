@@ -1038,7 +1038,8 @@ std::string RenderReportHtml(const TraceReport& report) {
        {"ops_by_category", "launcher_ops", "ops_by_name", "ops", "op_tree"}},
       {"Roofline",
        {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
-        "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls"}},
+        "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls",
+        "conv_bwd_calls"}},
       {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
       {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
@@ -1061,7 +1062,8 @@ std::string RenderReportHtml(const TraceReport& report) {
                                              "sdpa_fwd_calls",
                                              "reduce_calls",
                                              "norm_calls",
-                                             "conv_fwd_calls"};
+                                             "conv_fwd_calls",
+                                             "conv_bwd_calls"};
   std::deque<Table> shortened;
   for (const auto& [heading, names] : groups) {
     HtmlSection s{heading, {}, {}};

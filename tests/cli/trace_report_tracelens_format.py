@@ -21,7 +21,7 @@ OMITTED = {"Parent op category", "process_name_first", "process_label_first",
            "trunc_kernel_details", "UID_first", "param: transpose", "process_name",
            "process_label", "thread_name", "ex_UID", "kernel_details_summary"}
 SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
-          "Normalization", "CONV_fwd"]
+          "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
                   "ops_unique_args",
          "short_kernel_histogram", "short_kernels_summary"]
@@ -29,6 +29,7 @@ FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_
 PARAMS = "params"
 KEYS = {
     "SDPA_fwd": PARAMS, "Reduce_fwd": PARAMS, "Normalization": PARAMS, "CONV_fwd": PARAMS,
+    "CONV_bwd": PARAMS,
     "GEMM": ["name", "param: M", "param: N", "param: K", "param: bias", "param: stride_A",
              "param: stride_B", "param: dtype_A_B", "param: B", "is_recompute"],
     "UnaryElementwise": ["name", "param: op_shape", "param: dtype_in_out", "param: stride_input",
