@@ -1,5 +1,7 @@
 #include "trace/op_arguments.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cctype>
 
@@ -72,8 +74,16 @@ std::vector<std::string> ParseStringList(std::string_view raw) {
 }
 
 int64_t NumElements(const Shape& shape) {
+  // A hostile record's dimensions may not fit their product: it saturates instead of
+  // overflowing.
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    int64_t product = 0;
+    if (__builtin_mul_overflow(n, d, &product))
+      return (n < 0) != (d < 0) ? std::numeric_limits<int64_t>::min()
+                                : std::numeric_limits<int64_t>::max();
+    n = product;
+  }
   return n;
 }
 

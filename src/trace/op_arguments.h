@@ -20,7 +20,7 @@ using Shape = std::vector<int64_t>;
 std::vector<Shape> ParseInputDims(std::string_view raw);
 // The strings of a JSON list of strings (non-strings become "").
 std::vector<std::string> ParseStringList(std::string_view raw);
-// Element count of a shape (1 for a scalar shape []).
+// Element count of a shape (1 for a scalar shape []); saturates at the int64 limits.
 int64_t NumElements(const Shape& shape);
 // Bytes per element of a PyTorch dtype name ("c10::BFloat16" -> 2, "float" -> 4, "long int"
 // -> 8, fp8 types -> 1); nullopt if unknown. Follows TraceLens PerfModel's dtype table.

@@ -35,5 +35,12 @@ TEST(OpArgumentsTest, PythonReprAsTuplesOrLists) {
   EXPECT_EQ(PythonRepr("not json", PythonSequence::kList), "");
 }
 
+TEST(OpArgumentsTest, ElementCountSaturatesOnHostileDims) {
+  EXPECT_EQ(NumElements({2, 3, 4}), 24);
+  EXPECT_EQ(NumElements({}), 1);
+  EXPECT_EQ(NumElements({int64_t{1} << 40, int64_t{1} << 40}), INT64_MAX);
+  EXPECT_EQ(NumElements({-(int64_t{1} << 40), int64_t{1} << 40}), INT64_MIN);
+}
+
 }  // namespace
 }  // namespace sextant

@@ -467,6 +467,12 @@ std::optional<ConvGeometry> ReadConv(const CallArgs& a, size_t x_at, size_t conc
   char* end = nullptr;
   g.groups = std::strtoll(groups.c_str(), &end, 10);
   if (end == groups.c_str()) return std::nullopt;
+  // Real geometries are far below 2^31; a hostile one beyond it would overflow below.
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  for (const Shape* v : {&g.x, &g.w, &*stride, &*padding, &*dilation, &*output_padding}) {
+    for (int64_t d : *v)
+      if (d < -kLimit || d > kLimit) return std::nullopt;
+  }
   g.stride = *stride;
   g.padding = *padding;
   g.dilation = *dilation;
