@@ -21,6 +21,7 @@
 #include "trace/perf_sheets.h"
 #include "trace/recompute.h"
 #include "trace/report_page.h"
+#include "trace/report_tables.h"
 #include "trace/roofline.h"
 #include "trace/short_kernels.h"
 #include "util/close_matches.h"
@@ -921,10 +922,12 @@ Table TopPerRank(const Table& table, size_t n) {
   }
   for (const auto& note : table.notes()) out.AddNote(note);
   if (dropped > 0) {
-    out.AddNote(
-        fmt::format("{} of {} rows shown ({} per rank); every row is in --json, --csv "
-                    "and --xlsx",
-                    out.size(), table.size(), n));
+    out.AddNote(rank_col >= 0 ? fmt::format("{} of {} rows shown ({} per rank); every row is in "
+                                            "--json, --csv and --xlsx",
+                                            out.size(), table.size(), n)
+                              : fmt::format("{} of {} rows shown; every row is in --json, --csv "
+                                            "and --xlsx",
+                                            out.size(), table.size()));
   }
   return out;
 }
@@ -983,34 +986,16 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
     }
     out += RenderConsoleTable(WithoutColumns(shown, drop), width) + "\n";
   };
-  show(report.Find("ranks"), 1000, {"file"});
-  show(report.Find("rank_spread"), 100, {});
-  show(report.Find("gpu_timeline"), 100, {});
-  show(report.Find("iteration_stats"), 100, {});
-  show(report.Find("recompute_timeline"), 100, {});
-  show(report.Find("kernel_categories"), 100, {});
-  show(report.Find("annotations"), top, {"cpu_ms"}, 40);
-  show(report.Find("kernels"), top, {"min_us", "parent_op"}, 70);
-  show(report.Find("short_kernels_summary"), std::min<size_t>(top, 5),
-       {"input_strides", "concrete_inputs"}, 40);
-  show(report.Find("ops_by_name"), top, {}, 50);
-  // The recompute column says something only when a trace has recompute frames.
-  if (report.Find("recompute_timeline") != nullptr)
-    show(report.Find("ops_by_category"), top, {"cumulative_percent"});
-  else
-    show(report.Find("ops_by_category"), top, {"cumulative_percent", "is_recompute"});
-  show(report.Find("roofline"), 8, {"input_types", "family", "note"}, 40);
-  show(report.Find("collectives"), 10, {"min_us", "max_us"});
-  show(report.Find("idle"), 6, {});
-  show(report.Find("launch"), 100, {});
-  show(report.Find("cross_rank_summary"), 100, {});
-  if (const Table* t = report.Find("cross_rank_collectives"); t && !t->empty()) {
-    Table head = *t;
-    head.Truncate(10);
-    if (t->size() > 10)
-      head.AddNote(
-          fmt::format("{} of {} instances shown; all are in --json/--csv/--xlsx", 10, t->size()));
-    out += RenderConsoleTable(head) + "\n";
+  // Every table the registry shows on the console, in its order. A recompute column says
+  // something only when the trace has recompute frames.
+  const bool recompute = report.Find("recompute_timeline") != nullptr;
+  for (const TablePresentation& p : ReportTablePresentations()) {
+    if (p.console_rows == TablePresentation::kNone) continue;
+    const size_t rows =
+        p.console_rows == TablePresentation::kTop ? std::min(top, p.console_cap) : p.console_rows;
+    std::vector<std::string> hidden(p.console_hidden.begin(), p.console_hidden.end());
+    if (!recompute) hidden.push_back("is_recompute");
+    show(report.Find(std::string(p.name)), rows, hidden, p.console_width);
   }
   return out;
 }
@@ -1024,69 +1009,36 @@ std::string RenderReportHtml(const TraceReport& report) {
   std::vector<HtmlSection> sections;
   // The GPU time of every rank, the roofline and the top kernels are drawn by the page's
   // script (report_page.h) from the rows of the tables below.
-  sections.push_back({"Overview", {}, {report.Find("ranks")}});
-  const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
-      {"GPU timeline",
-       {"rank_spread", "gpu_timeline", "recompute_timeline", "iterations", "iteration_stats",
-        "annotations"}},
-      {"Kernels",
-       {"kernel_categories", "kernels", "kernel_summary", "short_kernels_summary",
-        "short_kernel_histogram"}},
-      {"Operators",
-       // launcher_op_args, the widest (argument records of every launcher), is left to the
-       // machine outputs: launcher_ops and ops show the same calls.
-       {"ops_by_category", "launcher_ops", "ops_by_name", "ops", "op_tree"}},
-      {"Roofline",
-       {"roofline", "gemm_calls", "sdpa_fwd_calls", "unary_elementwise_calls",
-        "binary_elementwise_calls", "reduce_calls", "norm_calls", "conv_fwd_calls",
-        "conv_bwd_calls"}},
-      {"Communication", {"collectives", "cross_rank_summary", "cross_rank_collectives"}},
-      {"Idle time and launches", {"idle", "launch"}}};
   // A page with every kernel and op of many ranks is too heavy for a browser: the long
   // tables keep their top rows per rank, and say so. The rows per rank shrink as ranks grow,
   // so that a long table holds about 800 rows however many ranks there are (at least 10
   // each); --csv, --xlsx and --json keep every row.
   const size_t kHtmlRowsPerRank =
       std::max<size_t>(10, std::min<size_t>(100, 800 / std::max<size_t>(1, report.ranks.size())));
-  const std::set<std::string> long_tables = {"kernels",
-                                             "kernel_summary",
-                                             "short_kernels_summary",
-                                             "short_kernel_histogram",
-                                             "ops",
-                                             "ops_by_name",
-                                             "launcher_ops",
-                                             "op_tree",
-                                             "gemm_calls",
-                                             "unary_elementwise_calls",
-                                             "binary_elementwise_calls",
-                                             "sdpa_fwd_calls",
-                                             "reduce_calls",
-                                             "norm_calls",
-                                             "conv_fwd_calls",
-                                             "conv_bwd_calls"};
   std::deque<Table> shortened;
-  for (const auto& [heading, names] : groups) {
-    HtmlSection s{heading, {}, {}};
-    for (const auto& name : names) {
-      const Table* t = report.Find(name);
-      if (!t) continue;
-      if (long_tables.count(name) > 0) {
-        shortened.push_back(TopPerRank(*t, kHtmlRowsPerRank));
-        t = &shortened.back();
-      }
-      s.tables.push_back(t);
+  // Sections in the registry's order, each with its tables.
+  for (const TablePresentation& p : ReportTablePresentations()) {
+    if (p.html_section.empty()) continue;
+    if (sections.empty() || sections.back().heading != p.html_section)
+      sections.push_back({std::string(p.html_section), {}, {}});
+    const Table* t = report.Find(std::string(p.name));
+    if (!t) continue;
+    if (p.html_long) {
+      shortened.push_back(TopPerRank(*t, kHtmlRowsPerRank));
+      t = &shortened.back();
     }
-    if (heading == "Kernels") {
-      if (const Table* t = report.Find("kernel_categories")) {
-        BarChart chart{"GPU time by category (all ranks)", "ms", {}};
-        std::map<std::string, double> by;
-        for (const auto& row : t->rows())
-          by[std::get<std::string>(row[1])] += std::get<double>(row[3]);
-        for (const auto& [k, v] : by) chart.bars.push_back({k, v});
-        s.charts.push_back(std::move(chart));
-      }
+    sections.back().tables.push_back(t);
+  }
+  for (HtmlSection& s : sections) {
+    if (s.heading != "Kernels") continue;
+    if (const Table* t = report.Find("kernel_categories")) {
+      BarChart chart{"GPU time by category (all ranks)", "ms", {}};
+      std::map<std::string, double> by;
+      for (const auto& row : t->rows())
+        by[std::get<std::string>(row[1])] += std::get<double>(row[3]);
+      for (const auto& [k, v] : by) chart.bars.push_back({k, v});
+      s.charts.push_back(std::move(chart));
     }
-    sections.push_back(std::move(s));
   }
   HtmlPage page("Sextant trace report", std::move(sections));
   page.data = ReportChartData(report);

@@ -1,0 +1,60 @@
+#include "trace/report_tables.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "trace/trace_report.h"
+#include "trace/trace_test_util.h"
+
+namespace sextant {
+namespace {
+
+// One rank's trace with an op, a kernel, a collective and a recompute frame, so that every
+// table an analysis can add is there.
+TraceData RankTrace(int rank) {
+  return KinetoTraceBuilder()
+      .Annotation("ProfilerStep#1", 0, 200)
+      .CpuOp("aten::mm", 10, 20,
+             R"("Input Dims": [[8, 16], [16, 32]], "Input type": ["float", "float"], )"
+             R"("Input Strides": [[16, 1], [32, 1]])")
+      .Launch(11, 1, 1)
+      .Event(R"({"ph": "X", "cat": "python_function", "name": "torch/utils/checkpoint.py)"
+             R"((1500): recompute_fn", "pid": 1, "tid": 1, "ts": 40, "dur": 20})")
+      .CpuOp(
+          "record_param_comms", 42, 10,
+          R"("Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024, )"
+          R"("Group size": 2, "dtype": "Float", "Process Group Name": "0", "Sequence number": 1)")
+      .Launch(43, 1, 2)
+      .Kernel("gemm", 15, 10, 1)
+      .Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 45, 20, 2)
+      .TopLevel("distributedInfo", fmt::format(R"({{"rank": {}, "world_size": 2}})", rank))
+      .Parse(fmt::format("rank{}.json", rank));
+}
+
+TEST(ReportTablesTest, EveryTableOfAReportIsPresentedOnce) {
+  std::set<std::string_view> names;
+  for (const TablePresentation& p : ReportTablePresentations()) {
+    EXPECT_TRUE(names.insert(p.name).second) << "twice: " << p.name;
+    EXPECT_FALSE(p.console_rows == 0 && p.console_hidden.size() > 0) << p.name;
+  }
+  std::vector<RankReport> ranks;
+  for (int r = 0; r < 2; ++r) ranks.push_back(AnalyzeTrace(RankTrace(r), {}, r));
+  TraceReport report = CombineReports(std::move(ranks));
+  ASSERT_NE(report.Find("recompute_timeline"), nullptr);
+  ASSERT_NE(report.Find("rank_spread"), nullptr);
+  for (const Table& t : report.tables)
+    EXPECT_NE(FindTablePresentation(t.name()), nullptr) << t.name() << " has no presentation";
+  // The page has a section for each table the registry puts on it.
+  const std::string page = RenderReportHtml(report);
+  for (const TablePresentation& p : ReportTablePresentations()) {
+    if (p.html_section.empty() || report.Find(std::string(p.name)) == nullptr) continue;
+    EXPECT_NE(page.find("<h3 id=\"" + std::string(p.name) + "\">"), std::string::npos) << p.name;
+  }
+  EXPECT_EQ(page.find("<h3 id=\"launcher_op_args\">"), std::string::npos)
+      << "the widest table stays in the machine outputs";
+}
+
+}  // namespace
+}  // namespace sextant
