@@ -440,6 +440,22 @@ TEST(BuildJob, DefaultExampleFromTheModelLibrary) {
   EXPECT_TRUE(DefaultExamplePath().ends_with("examples/llama3.1_8B-BF16-pretrain.yaml"));
 }
 
+// Megatron's precision keys: fp8 with its recipe, and fp4 (Primus's MXFP4 examples set
+// fp4: e2m1 with fp4_recipe: mxfp4), which a false value leaves off.
+TEST(BuildJob, Fp8AndFp4PrecisionKeys) {
+  ScopedEnvironment env;
+  JobRequest request;
+  request.use_environment = false;
+  request.overrides = {{"fp8", "hybrid"}, {"fp8_recipe", "mxfp8"}};
+  EXPECT_EQ(BuildJob(request).training.precision.gemm, DType::kMXFP8);
+  request.overrides = {{"fp4", "e2m1"}, {"fp4_recipe", "mxfp4"}};
+  const Job fp4 = BuildJob(request);
+  EXPECT_EQ(fp4.training.precision.gemm, DType::kFP4);
+  EXPECT_EQ(fp4.training.precision.params, DType::kBF16) << "weights stay bf16";
+  request.overrides = {{"fp4", "false"}};
+  EXPECT_EQ(BuildJob(request).training.precision.gemm, DType::kBF16);
+}
+
 // Changing a library model's shape makes another model: it is not reported as the library's.
 TEST(BuildJob, ALibraryModelWithItsShapeOverriddenIsRenamed) {
   ScopedEnvironment env;

@@ -139,6 +139,8 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "fp8",
                                               "fp8_recipe",
                                               "fp8_param_gather",
+                                              "fp4",
+                                              "fp4_recipe",
                                               "bf16",
                                               "fp16",
                                               "cross_entropy_loss_fusion",
@@ -416,6 +418,15 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     p.gemm = c.String("fp8_recipe", "") == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
     p.fp8_current_scaling = c.String("fp8_recipe", "") == "tensorwise";
+  }
+  // FP4 training (Megatron-Core arguments.py --fp4-format e2m1 with --fp4-recipe; Primus's
+  // Megatron backend adds the mxfp4 recipe): the GEMMs run in FP4 and, as with FP8, keep the
+  // quantised inputs for backward.
+  const ConfigNode* fp4 = c.Find("fp4");
+  if (fp4 != nullptr && !fp4->IsNull()) {
+    const std::string value = *ReadString(*fp4, "fp4");
+    if (!(value == "false" || value == "False" || value == "0" || value.empty()))
+      p.gemm = DType::kFP4;
   }
   // Megatron accumulates and all-reduces gradients in the parameter dtype unless
   // accumulate_allreduce_grads_in_fp32 is set, which arguments.py forces for bf16.
