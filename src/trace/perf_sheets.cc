@@ -53,6 +53,10 @@ std::string Tuple(const Shape& shape) {
   return out + ")";
 }
 
+// A whole number held as a double, as its digits (a hostile size may exceed int64, which a
+// cast would not survive).
+std::string Whole(double x) { return fmt::format("{:.0f}", x); }
+
 // Python's repr of a string, or None.
 std::string PyStr(const std::optional<std::string>& s) {
   return s ? PythonRepr(nlohmann::json(*s).dump()) : "None";
@@ -83,10 +87,8 @@ std::optional<Priced> PriceGemm(const CallArgs& a) {
   const GemmDims& g = cost->gemm;
   const bool bias = cost->flops > 2 * g.batch * g.m * g.n * g.k;
   return Priced{
-      {std::to_string(static_cast<int64_t>(g.m)), std::to_string(static_cast<int64_t>(g.n)),
-       std::to_string(static_cast<int64_t>(g.k)), bias ? "True" : "False", stride(first),
-       stride(first + 1), PyTuple({TypeAt(a, first), TypeAt(a, first + 1)}),
-       std::to_string(static_cast<int64_t>(g.batch))},
+      {Whole(g.m), Whole(g.n), Whole(g.k), bias ? "True" : "False", stride(first),
+       stride(first + 1), PyTuple({TypeAt(a, first), TypeAt(a, first + 1)}), Whole(g.batch)},
       cost->flops,
       cost->bytes,
       {}};
@@ -194,9 +196,7 @@ std::optional<Priced> PriceReduce(const CallArgs& a) {
   else if (a.name.find("norm") != std::string_view::npos)
     type = "norm";
   std::optional<std::string> dtype_in = TypeAt(a, 0);
-  Priced p{{fmt::format("{}", static_cast<int64_t>(n_in)),
-            fmt::format("{}", static_cast<int64_t>(n_out)), PyTuple({dtype_in, std::nullopt}),
-            std::string(type)},
+  Priced p{{Whole(n_in), Whole(n_out), PyTuple({dtype_in, std::nullopt}), std::string(type)},
            n_in,
            kNaN,
            {}};
@@ -236,7 +236,7 @@ std::optional<Priced> PriceSdpa(const CallArgs& a) {
   if (causal) flops /= 2;
   const double bytes =
       (B * Nq * Hq * dqk + B * Nkv * Hkv * dqk + B * Nkv * Hkv * dv + B * Nq * Hq * dv) * 2;
-  auto i = [](double x) { return std::to_string(static_cast<int64_t>(x)); };
+  auto i = Whole;
   return Priced{
       {i(B), i(Nq), i(Hq), i(Nkv), i(Hkv), i(dqk), i(dv), PyFloat(dropout),
        causal ? "True" : "False", flash ? "True" : "False", PyTuple({TypeAt(a, 0), TypeAt(a, 1)})},
@@ -415,13 +415,12 @@ std::optional<Priced> PriceNorm(const CallArgs& a) {
     mask_text += "]";
   }
   auto py_bool = [](bool b) { return std::string(b ? "True" : "False"); };
-  return Priced{
-      {Tuple(shape), PyTuple({a.types[input], std::nullopt}), Tuple(a.strides[input]), "",
-       float_channels ? PyFloat(channels) : fmt::format("{}", static_cast<int64_t>(channels)),
-       py_bool(has_bias), py_bool(affine), py_bool(training), mask_text},
-      flops,
-      bytes,
-      float_channels ? std::vector<size_t>{4} : std::vector<size_t>{}};
+  return Priced{{Tuple(shape), PyTuple({a.types[input], std::nullopt}), Tuple(a.strides[input]), "",
+                 float_channels ? PyFloat(channels) : Whole(channels), py_bool(has_bias),
+                 py_bool(affine), py_bool(training), mask_text},
+                flops,
+                bytes,
+                float_channels ? std::vector<size_t>{4} : std::vector<size_t>{}};
 }
 
 // A convolution's geometry from its recorded arguments: input x and filter w at `x_at` and

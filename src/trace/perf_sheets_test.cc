@@ -255,5 +255,28 @@ TEST(PerfSheetsTest, ConvolutionBackward) {
   EXPECT_DOUBLE_EQ(sheet.groups[0].bytes, 2 * (out + w + x) * 2);
 }
 
+// A hostile trace's sizes beyond int64 are printed, not cast (which would be undefined).
+TEST(PerfSheetsTest, SizesBeyondInt64AreStillPrinted) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::mm", 0, 10,
+                 R"("Input Dims": [[9223372036854775807, 4], [4, 9223372036854775807]], )"
+                 R"("Input type": ["float", "float"], "Input Strides": [[4, 1], [1, 4]])")
+          .Launch(1, 1, 1)
+          .CpuOp("aten::sum", 20, 10,
+                 R"("Input Dims": [[9223372036854775807, 9223372036854775807]], )"
+                 R"("Input type": ["float"], "Input Strides": [[1, 1]])")
+          .Launch(21, 1, 2)
+          .Kernel("gemm", 5, 10, 1)
+          .Kernel("sum", 25, 1, 2)
+          .Parse();
+  const PerfSheet gemm = Sheet(trace, "GEMM");
+  ASSERT_EQ(gemm.groups.size(), 1u);
+  EXPECT_EQ(gemm.groups[0].params[0], "9223372036854775808");  // the double nearest 2^63 - 1
+  const PerfSheet reduce = Sheet(trace, "Reduce_fwd");
+  ASSERT_EQ(reduce.groups.size(), 1u);
+  EXPECT_EQ(reduce.groups[0].params[0], "9223372036854775808");  // saturated at INT64_MAX
+}
+
 }  // namespace
 }  // namespace sextant
