@@ -44,8 +44,9 @@ int32_t ParentOp(const TraceData& trace, int32_t idx) {
   return p;
 }
 
-}  // namespace
-
+// For each CPU event, the call it belongs to: an op nested in an op of its own name
+// (aten::arange -> aten::arange(out=), aten::to -> aten::to) is part of the outermost such
+// op's call (TraceLens counts it once); every other event is its own call.
 std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
   std::vector<int32_t> call(trace.cpu.size());
   // Parents precede children, so a parent's call is known when its child is reached.
@@ -58,6 +59,8 @@ std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
   }
   return call;
 }
+
+}  // namespace
 
 std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
                                   bool by_shape) {

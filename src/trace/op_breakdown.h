@@ -24,11 +24,6 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace);
 // The same over GPU activities already selected (a report holds its TimelineEvents).
 OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uint32_t>& events);
 
-// For each CPU event, the call it belongs to: an op nested in an op of its own name
-// (aten::arange -> aten::arange(out=), aten::to -> aten::to) is part of the outermost such
-// op's call (TraceLens counts it once); every other event is its own call.
-std::vector<int32_t> SameNameOutermostOp(const TraceData& trace);
-
 struct OpStats {
   std::string name;
   std::string input_dims;   // raw "Input Dims" text ("" when shapes were not recorded)

@@ -355,7 +355,7 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
     auto [it, fresh] = by_name_and_kernel.try_emplace((uint64_t{ev.name} << 32) | kernel_name, "");
     if (fresh) it->second = TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
     out.push_back({static_cast<int32_t>(i), it->second,
-                   !recompute_cpu.empty() && recompute_cpu[i] != 0, kernels[i], direct_ns[i]});
+                   !recompute_cpu.empty() && recompute_cpu[i] != 0, direct_ns[i]});
   }
   return out;
 }

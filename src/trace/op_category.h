@@ -35,8 +35,7 @@ struct KernelLauncher {
   int32_t cpu = -1;  // index into trace.cpu
   std::string_view category;
   bool recompute = false;  // launched inside activation recomputation (recompute.h)
-  int64_t kernels = 0;     // direct, non-collective
-  int64_t direct_ns = 0;
+  int64_t direct_ns = 0;   // its direct, non-collective kernels
 };
 
 // Over the GPU activities `events` (the timeline's); `recompute_cpu` holds one flag per

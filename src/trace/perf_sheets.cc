@@ -578,6 +578,21 @@ struct Family {
   std::string_view optional_param = "";
 };
 
+// CONV_fwd's and CONV_bwd's parameters (ConvParams fills them in this order).
+const std::vector<std::string_view> kConvParams = {"convNd",
+                                                   "input_shape",
+                                                   "filter_shape",
+                                                   "dtype_input_weight",
+                                                   "input_stride",
+                                                   "weight_stride",
+                                                   "bias",
+                                                   "stride",
+                                                   "padding",
+                                                   "dilation",
+                                                   "transposed_conv",
+                                                   "output_padding",
+                                                   "groups"};
+
 const std::vector<Family>& Families() {
   static const std::vector<Family> families = {
       {"GEMM",
@@ -669,18 +684,14 @@ const std::vector<Family>& Families() {
       {"CONV_fwd",
        "conv_fwd_calls",
        "Convolution calls by shape, layout and geometry (TraceLens's CONV_fwd)",
-       {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
-        "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
-        "output_padding", "groups"},
+       kConvParams,
        {"aten::convolution"},
        PriceConv,
        ""},
       {"CONV_bwd",
        "conv_bwd_calls",
        "Convolution backward calls by shape, layout and geometry (TraceLens's CONV_bwd)",
-       {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
-        "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
-        "output_padding", "groups"},
+       kConvParams,
        {"aten::convolution_backward"},
        PriceConvBwd,
        ""},

@@ -37,6 +37,22 @@ double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole 
 
 Column RankColumn() { return {"rank", "rank", 0}; }
 
+std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+// Each row's percent of the weights' total, and the running total of those percents (the
+// rows in table order, largest first).
+std::vector<std::pair<double, double>> Shares(const std::vector<double>& weights) {
+  double total = 0;
+  for (double w : weights) total += w;
+  std::vector<std::pair<double, double>> shares;
+  double cumulative = 0;
+  for (double w : weights) {
+    cumulative += Pct(w, total);
+    shares.emplace_back(Pct(w, total), cumulative);
+  }
+  return shares;
+}
+
 Table TimelineTable(int64_t rank, const GpuTimeline& t) {
   // Row names and order follow TraceLens's gpu_timeline sheet, plus memset_time.
   Table table("gpu_timeline", "GPU timeline (TraceLens definitions)",
@@ -66,7 +82,7 @@ Table RecomputeTimelineTable(int64_t rank, const GpuTimeline& outside, const Gpu
                {"percent", "% of total", 2}});
   for (const auto* t : {&outside, &inside}) {
     if (t->total_ns == 0) continue;
-    const std::string recompute = t == &inside ? "yes" : "no";
+    const std::string recompute = YesNo(t == &inside);
     for (const auto& [name, ns] : TraceLensTimelineRows(*t)) {
       table.AddRow({rank, recompute, std::string(name), Ms(ns),
                     Pct(static_cast<double>(ns), static_cast<double>(t->total_ns))});
@@ -102,7 +118,7 @@ Table PerfSheetTable(int64_t rank, const PerfSheet& sheet) {
   for (const auto& g : sheet.groups) {
     std::vector<Cell> row = {rank, g.name};
     for (const std::string& p : g.params) row.push_back(p);
-    row.push_back(std::string(g.recompute ? "yes" : "no"));
+    row.push_back(YesNo(g.recompute));
     row.push_back(g.gflops);
     row.push_back(Number(g.bytes / (1024.0 * 1024.0)));
     row.push_back(Number(g.bytes > 0 ? g.gflops * 1e9 / g.bytes : NAN));
@@ -426,15 +442,13 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
       FindKernelLaunchers(trace, selection.events, recompute.cpu);
   {
     auto rows = SummarizeOpCategories(launchers);
-    int64_t total_ns = 0;
-    for (const auto& c : rows) total_ns += c.direct_kernel_ns;
-    double cumulative = 0;
-    for (const auto& c : rows) {
-      const double pct =
-          Pct(static_cast<double>(c.direct_kernel_ns), static_cast<double>(total_ns));
-      cumulative += pct;
-      op_categories.AddRow({rank, c.category, std::string(c.recompute ? "yes" : "no"), c.count,
-                            Ms(c.direct_kernel_ns), pct, cumulative});
+    std::vector<double> weights;
+    for (const auto& c : rows) weights.push_back(static_cast<double>(c.direct_kernel_ns));
+    const auto shares = Shares(weights);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& c = rows[i];
+      op_categories.AddRow({rank, c.category, YesNo(c.recompute), c.count, Ms(c.direct_kernel_ns),
+                            shares[i].first, shares[i].second});
     }
   }
   r.tables.push_back(std::move(op_categories));
@@ -451,22 +465,20 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                       {"cumulative_percent", "cumulative %", 2}});
   {
     auto rows = SummarizeLauncherOps(trace, launchers, times);
-    int64_t total_ns = 0;
-    for (const auto& o : rows) total_ns += o.direct_kernel_ns;
-    double cumulative = 0;
-    for (const auto& o : rows) {
-      const double pct =
-          Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(total_ns));
-      cumulative += pct;
+    std::vector<double> weights;
+    for (const auto& o : rows) weights.push_back(static_cast<double>(o.direct_kernel_ns));
+    const auto shares = Shares(weights);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& o = rows[i];
       // The categories as TraceLens prints its sorted list: ['CONV_bwd'].
       std::string categories = "[";
       for (size_t c = 0; c < o.categories.size(); ++c)
         categories += (c ? ", '" : "'") + o.categories[c] + "'";
       categories += "]";
-      launcher_ops.AddRow({rank, o.name, std::string(o.recompute ? "yes" : "no"), o.count,
+      launcher_ops.AddRow({rank, o.name, YesNo(o.recompute), o.count,
                            Us(static_cast<double>(o.direct_kernel_ns)),
-                           Us(static_cast<double>(o.subtree_kernel_ns)), categories, pct,
-                           cumulative});
+                           Us(static_cast<double>(o.subtree_kernel_ns)), categories,
+                           shares[i].first, shares[i].second});
     }
   }
   r.tables.push_back(std::move(launcher_ops));
@@ -494,12 +506,11 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                         "ops_unique_args)",
                         std::move(columns));
     auto rows = SummarizeLauncherArgs(trace, launchers, times);
-    double total_us = 0;
-    for (const auto& o : rows) total_us += o.direct_us.sum;
-    double cumulative = 0;
-    for (const auto& o : rows) {
-      const double pct = Pct(o.direct_us.sum, total_us);
-      cumulative += pct;
+    std::vector<double> weights;
+    for (const auto& o : rows) weights.push_back(o.direct_us.sum);
+    const auto shares = Shares(weights);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& o = rows[i];
       std::vector<Cell> row = {rank,
                                o.name,
                                o.category,
@@ -508,15 +519,15 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                                o.input_types,
                                o.input_strides,
                                o.concrete_inputs,
-                               std::string(o.recompute ? "yes" : "no"),
+                               YesNo(o.recompute),
                                o.direct_us.n};
       for (auto stat : {&CallStats::mean, &CallStats::median, &CallStats::std, &CallStats::min,
                         &CallStats::max, &CallStats::sum}) {
         row.push_back(Number(o.direct_us.*stat));
         row.push_back(Number(o.subtree_us.*stat));
       }
-      row.push_back(pct);
-      row.push_back(cumulative);
+      row.push_back(shares[i].first);
+      row.push_back(shares[i].second);
       launcher_args.AddRow(std::move(row));
     }
     r.tables.push_back(std::move(launcher_args));
@@ -770,7 +781,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                     r.world_size >= 0 ? Cell(r.world_size) : Cell(), static_cast<int64_t>(r.events),
                     static_cast<double>(r.input_bytes) / 1e6, r.iterations, Ms(r.timeline.busy_ns),
                     Ms(r.timeline.total_ns), Ms(r.timeline.exposed_communication_ns),
-                    std::string(r.truncated ? "yes" : "no")});
+                    YesNo(r.truncated)});
   }
   report.tables.push_back(std::move(summary));
   if (ranks.size() >= 2) report.tables.push_back(RankSpreadTable(ranks));
