@@ -19,6 +19,9 @@ struct TableName {
   const char* tracelens;  // TraceLens's file / sheet name
   const char* ours;
   std::vector<ColumnName> columns;
+  // TraceLens writes no file for it when it has no rows (the op tables of a trace without
+  // ops, a perf sheet without such calls).
+  bool omit_when_empty = false;
 };
 
 // Each of these tables matches TraceLens's row by row on the corpus's golden reports
@@ -94,7 +97,8 @@ const std::vector<TableName>& Names() {
           {"Count", "count"},
           {"Categories", "categories"},
           {"Percentage (%)", "percent"},
-          {"Cumulative Percentage (%)", "cumulative_percent"}}},
+          {"Cumulative Percentage (%)", "cumulative_percent"}},
+         true},
         {"ops_unique_args",
          "launcher_op_args",
          {{"name", "name"},
@@ -118,7 +122,8 @@ const std::vector<TableName>& Names() {
           {"total_direct_kernel_time_sum", "direct_us_sum"},
           {"total_subtree_kernel_time_sum", "subtree_us_sum"},
           {"Percentage (%)", "percent"},
-          {"Cumulative Percentage (%)", "cumulative_percent"}}},
+          {"Cumulative Percentage (%)", "cumulative_percent"}},
+         true},
         {"ops_summary_by_category",
          "ops_by_category",
          {{"op category", "category"},
@@ -126,14 +131,15 @@ const std::vector<TableName>& Names() {
           {"Count", "count"},
           {"total_direct_kernel_time_ms", "direct_kernel_ms"},
           {"Percentage (%)", "percent"},
-          {"Cumulative Percentage (%)", "cumulative_percent"}}},
+          {"Cumulative Percentage (%)", "cumulative_percent"}},
+         true},
     };
     // The perf sheets: name, then the parameters (the columns between "name" and
     // "is_recompute" of Sextant's table; filled in per table below), then the rest.
     for (const auto& [table, sheet] : PerfSheetNames()) {
       std::vector<ColumnName> columns = {{"name", "name"}};
       for (const ColumnName& c : PerfSheetColumns()) columns.push_back(c);
-      n.push_back({sheet.data(), table.data(), std::move(columns)});
+      n.push_back({sheet.data(), table.data(), std::move(columns), true});
     }
     return n;
   }();
@@ -183,15 +189,8 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
   out.push_back(std::move(timeline));
   for (const TableName& name : Names()) {
     const Table* ours = FindTable(rank, name.ours);
-    // TraceLens writes no category sheet for a trace without ops.
-    // TraceLens writes no category sheet for a trace without ops, and no GEMM sheet without
-    // GEMM calls.
-    const bool perf_sheet = ours != nullptr && ours->ColumnIndex("kernel_us_sum") >= 0;
-    if (ours == nullptr ||
-        (ours->empty() && (perf_sheet || name.ours == std::string_view("ops_by_category") ||
-                           name.ours == std::string_view("launcher_ops") ||
-                           name.ours == std::string_view("launcher_op_args"))))
-      continue;
+    if (ours == nullptr || (ours->empty() && name.omit_when_empty)) continue;
+    const bool perf_sheet = ours->ColumnIndex("kernel_us_sum") >= 0;
     // A perf sheet's parameters sit between its "name" and "is_recompute" columns.
     std::vector<ColumnName> wanted = name.columns;
     std::vector<std::string> param_headers;
