@@ -41,6 +41,8 @@ unsigned ModuleBit(const std::string& name) {
 }
 
 unsigned SelectiveMask(const RecomputeSpec& spec) {
+  // MaxText's "..._except_mlp" policies save no MLP output: the MLP or MoE block re-runs.
+  if (spec.matmul_outputs_only && !spec.save_mlp_outputs) return kCoreAttn | kMlp | kMoe;
   if (spec.modules.empty()) return kCoreAttn;  // Megatron's default selective recompute
   unsigned mask = 0;
   for (const std::string& m : spec.modules) mask |= ModuleBit(m);
@@ -110,6 +112,17 @@ class LayerCostModel::Builder {
     int64_t tokens = 0;
     for (int64_t t : group_tokens) tokens += t;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
+  }
+
+  // A matmul of an activation with a constant (a routing mask): its forward GEMM and, in
+  // backward, only the activation's gradient (nothing to train in the mask).
+  void MaskMatmul(unsigned tags, const GemmShape& forward, const GemmShape& backward, DType dtype) {
+    const GemmEstimate f = m_.gemm_.Estimate(forward, dtype);
+    const GemmEstimate b = m_.gemm_.Estimate(backward, dtype);
+    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    cost_.backward_input.gemm += b.seconds;
+    cost_.flops_forward += f.flops;
+    cost_.flops_backward += b.flops;
   }
 
   // FP8 / MX / FP4 GEMM inputs are cast (and transposed) from bf16 first.
@@ -244,6 +257,13 @@ class LayerCostModel::Builder {
   LayerCost cost_;
   std::vector<Item> items_;
 };
+
+int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
+                              double capacity_factor) {
+  if (sequence <= 0 || topk <= 0 || experts <= 0 || capacity_factor <= 0) return 0;
+  const double per_expert = std::ceil(static_cast<double>(sequence * topk) / experts);
+  return static_cast<int64_t>(std::max(per_expert * capacity_factor, capacity_factor));
+}
 
 double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group) {
   const int nodes = ep_group.Nodes();
@@ -449,35 +469,82 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const int64_t k = e.router_topk;
     const int64_t local_experts = CeilDiv(e.num_experts, p.ep);
     const int64_t expert_ffn = CeilDiv(e.ffn_hidden_size, p.etp);
-    const int64_t copies_bytes = static_cast<int64_t>(T_moe * k * H * b);
+    const MoeExpertCompute layout = t.moe_expert_compute;
+    // Rows each local expert computes, and the rows this rank sends through the all-to-all.
+    std::vector<int64_t> per_expert;
+    int64_t exchanged_rows = T_moe * k;
+    int64_t row_len = 0, capacity = 0;  // kCapacitySlots: per sequence (CP shard)
+    switch (layout) {
+      case MoeExpertCompute::kGroupedTokens:
+        // Balanced routing: this rank's experts receive tokens·top-k copies, x ETP after the
+        // expert-TP gather.
+        per_expert = SplitTokens(T_moe * k * p.etp, local_experts);
+        break;
+      case MoeExpertCompute::kCapacitySlots: {
+        row_len = t.seq_length / p.cp;
+        capacity = MaxTextExpertCapacity(row_len, k, e.num_experts, e.capacity_factor);
+        // Every expert computes all its capacity slots, filled or not; with EP a rank's local
+        // experts take the slots of the EP group's sequences.
+        const int64_t rows = t.micro_batch_size;
+        per_expert.assign(local_experts, rows * capacity * p.ep);
+        exchanged_rows = rows * capacity * e.num_experts;
+        break;
+      }
+      case MoeExpertCompute::kEveryExpert:
+        per_expert.assign(local_experts, T_moe * p.ep);
+        exchanged_rows = T_moe * e.num_experts;
+        break;
+    }
+    const int64_t copies_bytes = static_cast<int64_t>(static_cast<double>(exchanged_rows) * H * b);
     // DeepEP crosses the network once per destination node, not once per expert copy. The
     // all-to-all's NVLink share shrinks with it, which understates the forwarding hop; it runs
     // beside the network share and is far shorter whenever the group spans nodes.
     const int64_t dispatch_bytes =
-        t.deepep ? static_cast<int64_t>(copies_bytes *
-                                        DeepEpNetworkShare(e.num_experts, k,
-                                                           GroupFor(ParallelDim::kEP, p,
-                                                                    job_.cluster.gpus_per_node)))
-                 : copies_bytes;
-    c.Linear(kMoe, T_moe, H, e.num_experts, t.precision.HalfPrecision());  // never FP8
+        t.deepep && layout == MoeExpertCompute::kGroupedTokens
+            ? static_cast<int64_t>(
+                  copies_bytes *
+                  DeepEpNetworkShare(e.num_experts, k,
+                                     GroupFor(ParallelDim::kEP, p, job_.cluster.gpus_per_node)))
+            : copies_bytes;
+    const DType half = t.precision.HalfPrecision();
+    c.Linear(kMoe, T_moe, H, e.num_experts, half);  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
-    c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    if (layout == MoeExpertCompute::kGroupedTokens) {
+      c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    } else if (layout == MoeExpertCompute::kCapacitySlots) {
+      // dispatch "BSM,BSEC -> EBCM" per sequence: [E·C, M] = maskᵀ[E·C, S] · x[S, M]; its
+      // input gradient is mask · dY. MaxText keeps both einsums out of quantisation
+      // (get_einsum, DISPATCH/COMBINE), so they run in the compute dtype.
+      const int64_t slots = e.num_experts * capacity;
+      const int64_t rows = t.micro_batch_size;
+      c.MaskMatmul(kMoe, {slots, H, row_len, rows}, {row_len, H, slots, rows}, half);
+    }
     c.Comm(kMoe, "MoE dispatch all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
     c.Comm(kMoe, "MoE dispatch expert-TP all-gather", Collective::kAllGather,
            Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
-    // Balanced routing: this rank's experts receive tokens·top-k copies, x ETP after the
-    // expert-TP gather.
-    const std::vector<int64_t> per_expert = SplitTokens(T_moe * k * p.etp, local_experts);
+    int64_t expert_rows = 0;
+    for (int64_t r : per_expert) expert_rows += r;
     c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, g);
-    c.MemoryBound(kMoe | kMoeAct, activation(T_moe * k * p.etp, expert_ffn));
+    c.MemoryBound(kMoe | kMoeAct, activation(expert_rows, expert_ffn));
     c.GroupedLinear(kMoe, per_expert, expert_ffn, H, g);
     c.Comm(kMoe, "MoE combine expert-TP reduce-scatter", Collective::kReduceScatter,
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
-    c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    if (layout == MoeExpertCompute::kGroupedTokens) {
+      c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    } else if (layout == MoeExpertCompute::kCapacitySlots) {
+      // combine "EBCM,BSEC -> BSM": [S, M] = mask[S, E·C] · y[E·C, M]; gradient maskᵀ · dY.
+      const int64_t slots = e.num_experts * capacity;
+      const int64_t rows = t.micro_batch_size;
+      c.MaskMatmul(kMoe, {row_len, H, slots, rows}, {slots, H, row_len, rows}, half);
+    } else {
+      // weight_sum "BSEM,BSE -> BSM": reads every expert's output once.
+      const double bytes = static_cast<double>(T_moe) * (e.num_experts + 1) * H * b;
+      c.MemoryBound(kMoe, OpBytes{bytes, bytes});
+    }
     if (e.shared_expert_ffn_hidden_size > 0) {
       tensor_parallel_mlp(kMoe | kSharedExperts, e.shared_expert_ffn_hidden_size, "shared experts");
     }

@@ -71,6 +71,12 @@ struct LayerCost {
   double Recompute() const { return recompute.Total(); }
 };
 
+// Expert capacity of one sequence in MaxText's dense_matmul (layers/moe.py generate_masks):
+// int(max(ceil(sequence x top-k / experts) x capacity_factor, capacity_factor)); 0 without a
+// positive capacity factor.
+int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
+                              double capacity_factor);
+
 // DeepEP's dispatch sends a token over the network once per destination node and fans it out
 // to that node's experts over NVLink (DeepEP README, "normal kernels": NVLink-to-RDMA
 // forwarding; DeepSeek-V3 report, arXiv 2412.19437, §3.2.2). The network therefore carries

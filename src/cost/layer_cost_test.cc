@@ -310,6 +310,64 @@ TEST(LayerCostTest, MoeLayerRoutesTopKCopiesToTheLocalExperts) {
   EXPECT_DOUBLE_EQ(c.forward.memory_bound, expected_mb);
 }
 
+// MaxText layers/moe.py generate_masks: capacity = int(max(ceil(S·k/E)·cf, cf)).
+TEST(LayerCostTest, MaxTextCapacityPerSequence) {
+  EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 256, 1.25), 160);  // ceil(128)·1.25
+  EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 256, 4.0), 512);
+  EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 128, 1.0), 256);  // Qwen3-30B-A3B
+  EXPECT_EQ(MaxTextExpertCapacity(1000, 2, 3, 1.0), 667);    // ceil(666.7)
+  EXPECT_EQ(MaxTextExpertCapacity(4, 1, 8, 2.0), 2);         // ceil(0.5) = 1, x 2
+  EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 256, 0.0), 0);    // dropless: no capacity
+  EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 256, -1.0), 0);
+}
+
+TEST(LayerCostTest, CapacitySlotsAddDispatchAndCombineEinsums) {
+  Job job = SmallMoe();
+  const LayerCostModel grouped_model = Ideal(job);
+  const LayerCost grouped = grouped_model.TransformerLayer(0);
+  job.training.moe_expert_compute = MoeExpertCompute::kCapacitySlots;
+  job.model.moe.capacity_factor = 1.25;
+  const LayerCostModel model = Ideal(job);
+  const LayerCost c = model.TransformerLayer(0);
+  // Capacity int(ceil(1024·2/8)·1.25) = 320 slots per expert and sequence: 8 x 320 = 2560
+  // slots; each of the 4 local experts takes the 320 slots of both EP ranks' sequences (640).
+  const double grouped_experts = 4 * (2.0 * 512 * 1024 * 1024 + 2.0 * 512 * 1024 * 512);
+  const double slot_experts = 4 * (2.0 * 640 * 1024 * 1024 + 2.0 * 640 * 1024 * 512);
+  // dispatch [2560, 1024] = maskᵀ[2560, 1024 tokens] · x[1024, 1024] and combine the
+  // transpose: 2·2560·1024·1024 FLOPs each, forward and (input gradient only) backward.
+  const double einsum = 2.0 * 2560 * 1024 * 1024;
+  EXPECT_DOUBLE_EQ(c.flops_forward,
+                   grouped.flops_forward - grouped_experts + slot_experts + 2 * einsum);
+  // Expert backward is twice its forward (input and weight gradients), the einsums once each.
+  EXPECT_DOUBLE_EQ(c.flops_backward,
+                   grouped.flops_backward - 2 * grouped_experts + 2 * slot_experts + 2 * einsum);
+  // The all-to-all reshards every slot: 2560 x 1024 x 2 B.
+  for (const CommCall& call : c.comms) {
+    if (call.op == Collective::kAllToAll) {
+      EXPECT_EQ(call.bytes, 2560 * 1024 * 2);
+    }
+  }
+  // No token sort: the einsums replace permute and unpermute.
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double permute = mb.Time(PermuteBytes(1024, 2, 1024, 2, true).forward);
+  EXPECT_NEAR(c.forward.memory_bound,
+              grouped.forward.memory_bound - 2 * permute -
+                  mb.Time(SwiGluBytes(2048, 512, 2).forward) +
+                  mb.Time(SwiGluBytes(2560, 512, 2).forward),
+              1e-15);
+}
+
+TEST(LayerCostTest, EveryExpertRunsEveryToken) {
+  Job job = SmallMoe();
+  const LayerCost grouped = Ideal(job).TransformerLayer(0);
+  job.training.moe_expert_compute = MoeExpertCompute::kEveryExpert;
+  const LayerCost c = Ideal(job).TransformerLayer(0);
+  // "BSM,EMH -> BSEH": all 1024 tokens through all 8 experts, 4 local x 2048 rows.
+  const double grouped_experts = 4 * (2.0 * 512 * 1024 * 1024 + 2.0 * 512 * 1024 * 512);
+  const double every_expert = 4 * (2.0 * 2048 * 1024 * 1024 + 2.0 * 2048 * 1024 * 512);
+  EXPECT_DOUBLE_EQ(c.flops_forward, grouped.flops_forward - grouped_experts + every_expert);
+}
+
 TEST(LayerCostTest, RaggedExpertLoadAndSharedExperts) {
   Job job = SmallMoe();
   job.training.seq_length = 1022;  // 2044 copies over 4 experts: 511 each

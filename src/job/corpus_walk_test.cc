@@ -169,6 +169,31 @@ TEST(CorpusWalk, MaxTextMesh) {
   EXPECT_EQ(job.training.seq_length, 4096);
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kSelective);  // minimal_flash
   EXPECT_EQ(job.training.precision.params, DType::kBF16);
+  // optax updates the bf16 parameters in place (no master copy); AdamW's moments follow the
+  // weight dtype (mu_dtype unset), gradients are fp32 (grad_dtype in base.yml).
+  EXPECT_EQ(job.training.precision.main_params, DType::kBF16);
+  EXPECT_EQ(job.training.precision.exp_avg, DType::kBF16);
+  EXPECT_EQ(job.training.precision.exp_avg_sq, DType::kBF16);
+  EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
+}
+
+// Primus's MaxText MoE examples run dense_matmul (sparse_matmul: false) with capacity_factor 1:
+// one-hot dispatch/combine einsums and experts on capacity slots.
+TEST(CorpusWalk, MaxTextDenseMatmulMoe) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const Job qwen = Build("examples/maxtext/configs/MI300X/qwen3_30B_A3B-bf16-pretrain.yaml");
+  EXPECT_EQ(qwen.training.moe_expert_compute, MoeExpertCompute::kCapacitySlots);
+  EXPECT_DOUBLE_EQ(qwen.model.moe.capacity_factor, 1.0);
+  EXPECT_TRUE(qwen.training.recompute.matmul_outputs_only);  // remat_policy "minimal"
+  EXPECT_TRUE(qwen.training.recompute.save_mlp_outputs);
+  const Job mixtral = Build("examples/maxtext/configs/MI300X/mixtral_8x7B-bf16-pretrain.yaml");
+  // save_dot_with_context_except_mlp: attention projections and context saved, MLP re-run.
+  EXPECT_TRUE(mixtral.training.recompute.matmul_outputs_only);
+  EXPECT_TRUE(mixtral.training.recompute.save_attention_context);
+  EXPECT_FALSE(mixtral.training.recompute.save_mlp_outputs);
+  // The dense llama example keeps the sorted (default) layout.
+  const Job llama = Build("examples/maxtext/configs/MI300X/llama2_7B-bf16-pretrain.yaml");
+  EXPECT_EQ(llama.training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
 }
 
 TEST(CorpusWalk, TorchTitanPrimusYaml) {

@@ -56,12 +56,15 @@ std::vector<FrameworkDefaults> BuildTable() {
 
   // Megatron-Bridge: Megatron-Core recipes whose FP8 default is current (per-tensor) scaling
   // ("fp8_cs"; Blackwell recipes name MXFP8 explicitly), and whose MoE recipes dispatch tokens
-  // with the flex dispatcher on DeepEP (moe_flex_dispatcher_backend="deepep") (Megatron-Bridge
-  // performance summary; scripts/performance/configs/*/..._workload_base_configs.py).
+  // with the flex dispatcher on DeepEP / HybridEP (moe_flex_dispatcher_backend) (Megatron-Bridge
+  // performance summary; scripts/performance/configs/*/..._workload_base_configs.py). The
+  // 1F1B all-to-all overlap is off unless a recipe turns it on: WorkloadBaseConfig's
+  // moe_a2a_overlap defaults to False (scripts/performance/utils/utils.py), and only some
+  // recipes set it (DeepSeek-V3 and gpt-oss MXFP8, Qwen3-235B on H100).
   d.name = "megatron-bridge";
   d.fp8_current_scaling = true;
   d.deepep = true;
-  d.ep_overlap = true;  // moe_a2a_overlap=True in the same recipes
+  d.ep_overlap = false;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
   t.push_back(d);
@@ -147,10 +150,12 @@ std::vector<FrameworkDefaults> BuildTable() {
   // MaxText (JAX/XLA): every device on the fsdp mesh axis by default (ici_fsdp_parallelism
   // -1), XLA-fused elementwise code, cuDNN flash attention on GPUs (attention:
   // cudnn_flash_te) (MaxText/configs/base.yml).
+  // Its capacity_factor is read only by dense_matmul (layers/moe.py generate_masks).
   d.name = "maxtext";
   d.cudnn_attention = true;
   d.fp8_current_scaling = true;
-  d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml";
+  d.capacity_dense_dispatch = true;
+  d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;
 }

@@ -36,6 +36,9 @@ struct FrameworkDefaults {
   bool full_recompute;         // its published runs recompute every layer unless stated
   bool deepep;                 // MoE token dispatch through DeepEP-style kernels
   bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
+  // A stated MoE capacity factor means its experts run on one-hot capacity slots (MaxText's
+  // dense_matmul, the only path that reads capacity_factor); elsewhere it only drops tokens.
+  bool capacity_dense_dispatch;
   // Its memory log is what the caching allocator reserved (max_memory_reserved), not what
   // tensors held (max_memory_allocated).
   bool memory_log_reserved;

@@ -26,14 +26,30 @@ struct RecomputeSpec {
   // TorchTitan's per-op selective policy (selective_ac_option = "op"): every other matmul
   // output is saved, the other matmuls and all memory-bound ops are recomputed.
   bool per_op_policy = false;
-  // XLA's dots-with-no-batch-dims policies (MaxText remat_policy "minimal", "minimal_flash"):
-  // every projection matmul output is saved (and the flash-attention context with
-  // minimal_flash); norms, activations and attention scores are recomputed.
+  // MaxText's named-projection policies (remat_policy "minimal", "minimal_flash",
+  // "save_dot_*"): the projection matmul outputs are saved (and the flash-attention context
+  // where named); norms, activations and attention scores are recomputed.
   bool matmul_outputs_only = false;
   bool save_attention_context = false;
+  // False for the "..._except_mlp" policies: the MLP / expert outputs are not saved, so the
+  // whole MLP block runs again in backward.
+  bool save_mlp_outputs = true;
 };
 
 enum class OptimizerKind { kAdam, kSgd, kMuon };
+
+// How the routed experts' matmuls are laid out.
+enum class MoeExpertCompute {
+  // Tokens sorted by expert, one grouped GEMM over tokens x top-k copies (Megatron, torchtitan,
+  // MaxText sparse_matmul).
+  kGroupedTokens,
+  // MaxText dense_matmul with capacity_factor > 0 (layers/moe.py): one-hot dispatch and
+  // combine einsums over [sequence, expert, capacity] masks, experts run on every capacity slot.
+  kCapacitySlots,
+  // MaxText dense_matmul with capacity_factor <= 0: every token through every expert, outputs
+  // summed with the router weights ("BSM,EMH -> BSEH").
+  kEveryExpert,
+};
 
 // Storage dtypes of the training state. Defaults are Megatron's mixed-precision recipe:
 // BF16 weights, FP32 main grads, FP32 master weights and Adam moments.
@@ -89,6 +105,7 @@ struct TrainingSettings {
   // The EP all-to-all partly hidden behind compute: Primus Turbo's DeepEP as Primus's own
   // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
   bool ep_overlap = false;
+  MoeExpertCompute moe_expert_compute = MoeExpertCompute::kGroupedTokens;
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;

@@ -236,11 +236,17 @@ class MaxText final : public FrameworkAdapter {
       r.granularity = RecomputeGranularity::kFull;
       r.num_layers = 1;
     } else if (remat == "minimal" || remat == "minimal_flash") {
-      // jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims (MaxText
-      // layers/decoders.py), minimal_flash also saving the attention context.
+      // The named projection outputs (MaxText layers/decoders.py minimal_policy:
+      // query/key/value/out_proj, mlpwi_0/1, mlpwo), minimal_flash also saving the context.
       r.granularity = RecomputeGranularity::kSelective;
       r.matmul_outputs_only = true;
       r.save_attention_context = remat == "minimal_flash";
+    } else if (remat == "save_dot_with_context_except_mlp" || remat == "save_dot_except_mlp") {
+      // Attention projections (and the context) saved, every MLP output recomputed.
+      r.granularity = RecomputeGranularity::kSelective;
+      r.matmul_outputs_only = true;
+      r.save_attention_context = remat == "save_dot_with_context_except_mlp";
+      r.save_mlp_outputs = false;
     } else if (remat != "none") {
       r.granularity = RecomputeGranularity::kSelective;
       r.modules = {"core_attn"};
@@ -259,6 +265,19 @@ class MaxText final : public FrameworkAdapter {
     if (!compute) c.Fail("dtype", fmt::format("unknown dtype \"{}\"", compute_dtype));
     precision.params = *weights;
     precision.gemm = *compute;
+    // optax keeps no master copy: parameters are updated in weight_dtype. AdamW stores its
+    // first moment in mu_dtype ("" = weight_dtype, base.yml) and its second in the parameters'
+    // dtype (optax scale_by_adam); gradients are kept in grad_dtype (base.yml: float32).
+    precision.main_params = precision.params;
+    precision.exp_avg_sq = precision.params;
+    const std::string mu_dtype = c.String("mu_dtype", "");
+    const std::optional<DType> mu = mu_dtype.empty() ? weights : ParseDType(mu_dtype);
+    if (!mu) c.Fail("mu_dtype", fmt::format("unknown dtype \"{}\"", mu_dtype));
+    precision.exp_avg = *mu;
+    const std::string grad_dtype = c.String("grad_dtype", "float32");
+    const std::optional<DType> grads = ParseDType(grad_dtype);
+    if (!grads) c.Fail("grad_dtype", fmt::format("unknown dtype \"{}\"", grad_dtype));
+    precision.main_grads = *grads;
     const std::string quantization = c.String("quantization", "");
     if (quantization.find("fp8") != std::string::npos) {
       precision.gemm = DType::kFP8;
@@ -272,6 +291,24 @@ class MaxText final : public FrameworkAdapter {
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
     t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
+    // Expert matmuls (layers/moe.py; base.yml: sparse_matmul true, capacity_factor -1):
+    // sparse_matmul sorts tokens into a grouped GEMM; dense_matmul dispatches through one-hot
+    // capacity masks when capacity_factor > 0 and runs every expert on every token otherwise.
+    if (job.model.IsMoe() && !c.Bool("sparse_matmul", true)) {
+      const double capacity_factor = c.Double("capacity_factor", -1.0);
+      if (capacity_factor > 0) {
+        t.moe_expert_compute = MoeExpertCompute::kCapacitySlots;
+        job.model.moe.capacity_factor = capacity_factor;
+        ctx.notes.push_back(fmt::format(
+            "MaxText dense_matmul: one-hot dispatch/combine einsums, experts on capacity slots "
+            "(capacity_factor {})",
+            capacity_factor));
+      } else {
+        t.moe_expert_compute = MoeExpertCompute::kEveryExpert;
+        ctx.notes.push_back(
+            "MaxText dense_matmul without capacity_factor: every token through every expert");
+      }
+    }
     t.flash_attention = c.String("attention", "cudnn_flash_te").find("flash") != std::string::npos;
   }
 

@@ -76,19 +76,36 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
                            static_cast<int64_t>(std::llround(shard / 2 * tokens))};
   }
   if (job.training.recompute.granularity == RecomputeGranularity::kSelective &&
-      job.training.recompute.matmul_outputs_only && !m.IsMoeLayer(layer) &&
-      m.attention == AttentionType::kStandard) {
-    // XLA's checkpoint_dots_with_no_batch_dims lets projection outputs be saved, and JAX keeps
-    // those the backward pass uses: Q, K, V (attention backward), the output projection (to
-    // recompute the residual sum the next norm reads), gate and up (SwiGLU backward); plus the
-    // flash-attention context and its fp32 log-sum-exp under minimal_flash, and the layer
-    // input the scan carries. Norm outputs and the SwiGLU product are recomputed; the down
-    // projection's output is not needed by any backward.
+      job.training.recompute.matmul_outputs_only && m.attention == AttentionType::kStandard) {
+    // MaxText's minimal policies let the named projection outputs be saved (layers/decoders.py
+    // minimal_policy: save_only_these_names; checkpoint_dots_with_no_batch_dims before
+    // August 2025, the same tensors in a dense layer), and JAX keeps those the backward uses: Q, K,
+    // V (attention backward), the output projection (to recompute the residual sum the next norm
+    // reads), gate and up (SwiGLU backward); plus the flash-attention context and its fp32
+    // log-sum-exp under minimal_flash, and the layer input the scan carries. Norm outputs and the
+    // SwiGLU product are recomputed; the down projection's output is not needed by any backward.
     const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
     const bool context = job.training.recompute.save_attention_context;
     const double attn_shard = 2.0 * (q + 2 * kv) + (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
     const double attn_repl = 2.0 * h + 2.0 * h;  // layer input, output projection
-    const double mlp_shard = 2.0 * f * (m.swiglu ? 2.0 : 1.0);
+    const double gate = m.swiglu ? 2.0 : 1.0;
+    const bool save_mlp = job.training.recompute.save_mlp_outputs;
+    double mlp_shard = save_mlp ? 2.0 * f * gate : 0.0;
+    if (m.IsMoeLayer(layer) && !save_mlp) {
+      mlp_shard = 0.0;
+    } else if (m.IsMoeLayer(layer)) {
+      // Routed experts keep mlpwi_0/mlpwi_1 and mlpwo, which the combine's backward reads (its
+      // mask carries the router weights), per routed copy or capacity slot; shared experts
+      // keep gate and up like a dense MLP. Router logits and the dispatched input are
+      // recomputed.
+      const MoeSpec& e = m.moe;
+      double copies = static_cast<double>(e.router_topk);
+      if (e.capacity_factor > 0) copies *= e.capacity_factor;
+      const double etp = std::max(1, p.etp);
+      const double per_copy = 2.0 * static_cast<double>(e.ffn_hidden_size) * gate / etp + 2.0 * h;
+      mlp_shard =
+          copies * per_copy * t + 2.0 * static_cast<double>(e.shared_expert_ffn_hidden_size) * gate;
+    }
     const double mlp_repl = 0.0;
     return LayerActivation{
         static_cast<int64_t>(std::llround((attn_repl / sp_div + attn_shard / t) * tokens)),
@@ -163,6 +180,12 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     double per_copy = lin * h + 2.0 * h;  // permuted expert input + expert output (unpermute)
     if (RecomputesModule(job, "moe")) {
       per_copy = 0;
+    } else if (job.training.recompute.matmul_outputs_only) {
+      // MaxText's minimal policies save named projections only (layers/decoders.py
+      // minimal_policy): of the routed experts mlpwi_0 and mlpwi_1 (gate and up) and mlpwo,
+      // which the combine's backward reads (its mask carries the router weights); the
+      // dispatched expert input and the activation output are recomputed.
+      per_copy = 2.0 * fe * gate / etp + 2.0 * h;
     } else {
       double act = 2.0 * fe * gate / etp;
       if (!RecomputesModule(job, "moe_act")) act += act_output * lin * fe / etp;

@@ -111,5 +111,19 @@ TEST(CorpusProjection, SmallPrimusExamplesFitOneNodeOfTheirGpu) {
   EXPECT_GE(checked, 60);
 }
 
+// AMD's MI355X Mixtral 8x7B MaxText example states its measured peak: "bs11 peaks ~270-274 GB
+// / 288 GB HBM" (examples/maxtext/configs/MI355X/mixtral_8x7B-bf16-pretrain.yaml). The
+// projection (bf16 AdamW state without a master copy, capacity-slot experts, the named tensors
+// of remat_policy "minimal") must land within 20% of it.
+TEST(CorpusProjection, MaxTextMixtralPeakMatchesAmdsMeasurement) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::optional<Job> job =
+      BuildExample(kPrimus + "/examples/maxtext/configs/MI355X/mixtral_8x7B-bf16-pretrain.yaml");
+  ASSERT_TRUE(job.has_value());
+  const MemoryReport m = RunMemoryProjection(*job, ProjectionOptions{});
+  const double measured = 272e9;
+  EXPECT_NEAR(m.peak_bytes / measured, 1.0, 0.20) << m.peak_bytes / 1e9 << " GB";
+}
+
 }  // namespace
 }  // namespace sextant

@@ -136,6 +136,15 @@ std::string StatedPipelineLayout(const std::string& text) {
   return std::regex_search(text, m, kLayout) ? m[1].str() : "";
 }
 
+// An MoE expert capacity factor the row's text states ("capacity factor 1.25",
+// "capacity_factor 4"), or 0.
+double StatedCapacityFactor(const std::string& text) {
+  static const std::regex kFactor(R"(capacity[ _]factor\s*[=:]?\s*([0-9]+(?:\.[0-9]+)?))",
+                                  std::regex::icase);
+  std::smatch m;
+  return std::regex_search(text, m, kFactor) ? std::stod(m[1].str()) : 0.0;
+}
+
 // A network bandwidth the row's text states, in bytes/s per node: "800 Gbps" (per node) or
 // "400 Gb/s per GPU"; 0 when none is stated. Only bits per second count ("150 GB/s" intra-node
 // figures are bytes and name NVLink, not the network).
@@ -340,6 +349,10 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   tr.ep_overlap =
       r.moe && (overlap.empty() ? stack.ep_overlap && tr.deepep : Contains(overlap, "ep"));
+  if (const double factor = StatedCapacityFactor(t.Get(row, "notes")); r.moe && factor > 0) {
+    job.model.moe.capacity_factor = factor;
+    if (stack.capacity_dense_dispatch) tr.moe_expert_compute = MoeExpertCompute::kCapacitySlots;
+  }
   const int64_t virtual_stages = int64_t{p.pp} * std::max(1, p.vpp);
   if (p.pp > 1 && job.model.num_layers % virtual_stages != 0) {
     if (std::string layout = StatedPipelineLayout(t.Get(row, "notes")); !layout.empty()) {

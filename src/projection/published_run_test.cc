@@ -122,5 +122,45 @@ TEST(PublishedRunFacts, UnknownFrameworkIsSaidAndFp4IsRefused) {
   EXPECT_EQ(fp4.reason, "FP4 GEMMs are not modelled");
 }
 
+// Qwen3-30B-A3B on 8 MI355X under `framework`, with `notes` as the row's text.
+PublishedRun MoeRowWithNotes(const std::string& framework, const std::string& notes) {
+  const std::string header =
+      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden\n";
+  const std::string row =
+      "m-1,Qwen3-30B-A3B,48,2048,,32,4,151936,4096,128,MI355X,8,8,1,1,8,1,8,,4,32,bf16,full,,"
+      "tokens_per_sec_per_gpu,1000,\"" +
+      notes + "\"," + framework + ",,,,,,,8,768\n";
+  return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
+}
+
+TEST(PublishedRunFacts, AStatedCapacityFactorIsReadFromTheRowsText) {
+  // MaxText reads capacity_factor only in dense_matmul (layers/moe.py): the experts run on
+  // capacity slots behind one-hot dispatch/combine einsums.
+  const PublishedRun maxtext = MoeRowWithNotes("maxtext", "Token-dropping, capacity factor 4.");
+  ASSERT_TRUE(maxtext.job) << maxtext.reason;
+  EXPECT_DOUBLE_EQ(maxtext.job->model.moe.capacity_factor, 4.0);
+  EXPECT_EQ(maxtext.job->training.moe_expert_compute, MoeExpertCompute::kCapacitySlots);
+  const PublishedRun spelled = MoeRowWithNotes("maxtext", "dense_matmul, capacity_factor 1.25");
+  ASSERT_TRUE(spelled.job) << spelled.reason;
+  EXPECT_DOUBLE_EQ(spelled.job->model.moe.capacity_factor, 1.25);
+  // Megatron drops tokens beyond capacity but keeps its sorted grouped GEMM.
+  const PublishedRun megatron = MoeRowWithNotes("megatron-core", "capacity factor 1.5");
+  ASSERT_TRUE(megatron.job) << megatron.reason;
+  EXPECT_EQ(megatron.job->training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
+  const PublishedRun dropless = MoeRowWithNotes("maxtext", "dropless grouped GEMM");
+  ASSERT_TRUE(dropless.job) << dropless.reason;
+  EXPECT_EQ(dropless.job->training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
+  EXPECT_DOUBLE_EQ(dropless.job->model.moe.capacity_factor, 0.0);
+}
+
+TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
+  // WorkloadBaseConfig.moe_a2a_overlap defaults to False in Megatron-Bridge's performance
+  // scripts; an "ep" in the overlap column turns it on.
+  const PublishedRun plain = MoeRowWithNotes("megatron-bridge", "");
+  ASSERT_TRUE(plain.job) << plain.reason;
+  EXPECT_TRUE(plain.job->training.deepep);
+  EXPECT_FALSE(plain.job->training.ep_overlap);
+}
+
 }  // namespace
 }  // namespace sextant
