@@ -13,6 +13,31 @@ StringPool::StringPool() {
   ids_.emplace(std::string_view(), 0);
 }
 
+namespace {
+
+std::string_view Lookup(const TraceData& t, const std::map<int64_t, uint32_t>& names,
+                        uint32_t thread) {
+  if (thread >= t.threads.size()) return {};
+  auto it = names.find(t.threads[thread].pid);
+  return it == names.end() ? std::string_view() : t.Name(it->second);
+}
+
+}  // namespace
+
+std::string_view TraceData::ThreadName(uint32_t thread) const {
+  if (thread >= threads.size()) return {};
+  auto it = thread_names.find({threads[thread].pid, threads[thread].tid});
+  return it == thread_names.end() ? std::string_view() : Name(it->second);
+}
+
+std::string_view TraceData::ProcessName(uint32_t thread) const {
+  return Lookup(*this, process_names, thread);
+}
+
+std::string_view TraceData::ProcessLabel(uint32_t thread) const {
+  return Lookup(*this, process_labels, thread);
+}
+
 uint32_t StringPool::Intern(std::string_view text) {
   auto it = ids_.find(text);
   if (it != ids_.end()) return it->second;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -120,6 +121,12 @@ struct TraceData {
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
   std::vector<RecomputeRegion> recompute_regions;
+  // Profiler metadata ('M' events): process_name and process_labels per pid, thread_name per
+  // (pid, tid), as interned strings. Kineto writes "python3" / "CPU" / "thread 25286
+  // (python3)"; traces without metadata leave them empty.
+  std::map<int64_t, uint32_t> process_names;
+  std::map<int64_t, uint32_t> process_labels;
+  std::map<std::pair<int64_t, int64_t>, uint32_t> thread_names;
 
   bool has_launch_flows = false;        // the trace has CPU->GPU flow events at all
   size_t graph_kernels_attributed = 0;  // graph-replayed kernels given a captured op
@@ -131,6 +138,10 @@ struct TraceData {
   std::vector<std::string> warnings;
 
   std::string_view Name(uint32_t id) const { return strings.Get(id); }
+  // The metadata names of a thread (index into `threads`) and of its process; "" if unnamed.
+  std::string_view ThreadName(uint32_t thread) const;
+  std::string_view ProcessName(uint32_t thread) const;
+  std::string_view ProcessLabel(uint32_t thread) const;
 };
 
 // Sorts events, nests CPU events per thread, links runtime calls to GPU activities

@@ -371,23 +371,22 @@ void ExpectLauncherArgsMatchTraceLens(const TraceData& trace, const std::string&
                             ComputeOpKernelTimes(trace));
   CsvTable csv = CsvTable::Read(Corpus(csv_dir + "/ops_unique_args.csv"));
   const bool split = csv.HasColumn("is_recompute");
-  // TraceLens splits by thread name, which Kineto writes as "thread <tid> (<name>)".
+  // TraceLens splits by process and thread name, which the trace's metadata events give.
   std::map<std::string, const LauncherArgsStats*> ours;
   for (const auto& row : rows) {
-    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
-                     trace.threads[row.thread].tid, row.input_dims, row.input_types,
+    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
+                     trace.ProcessName(row.thread), trace.ProcessLabel(row.thread),
+                     trace.ThreadName(row.thread), row.input_dims, row.input_types,
                      row.input_strides, row.concrete_inputs,
                      split ? (row.recompute ? "True" : "False") : "")] = &row;
   }
   ASSERT_GE(csv.size(), 1u);
   for (size_t r = 0; r < csv.size(); ++r) {
-    const std::string& thread = csv.Get(r, "thread_name");
-    ASSERT_TRUE(thread.starts_with("thread ")) << thread;
-    const std::string key =
-        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
-                    std::stoll(thread.substr(7)), csv.Get(r, "Input Dims"),
-                    csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
-                    csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
+    const std::string key = fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
+        csv.Get(r, "process_name"), csv.Get(r, "process_label"), csv.Get(r, "thread_name"),
+        csv.Get(r, "Input Dims"), csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
+        csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
     auto it = ours.find(key);
     ASSERT_NE(it, ours.end()) << csv_dir << " missing row " << key;
     const LauncherArgsStats& o = *it->second;

@@ -592,6 +592,7 @@ class KinetoParser {
     uint32_t name = 0;
     int64_t pid = 0, tid = 0, ts = 0, dur = 0, flow_id = -1;
     bool have_ts = false;
+    uint32_t metadata = 0;  // 'M' events: args.name or args.labels
     Args args;
     collective_ = CollectiveMeta{};
     for (auto field_result : obj) {
@@ -604,7 +605,7 @@ class KinetoParser {
       if (key == "ph") {
         std::string_view text;
         if (String(v, &text) && !text.empty()) ph = text[0];
-        if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return;
+        if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't' && ph != 'M') return;
       } else if (key == "cat") {
         std::string_view text;
         if (String(v, &text)) cat = Classify(text);
@@ -631,11 +632,17 @@ class KinetoParser {
       } else if (key == "id") {
         ParseInt(Token(v), &flow_id);
       } else if (key == "args") {
-        if (have_cat && cat != Category::kFlow && cat != Category::kPythonFunction) {
+        if (ph == 'M') {
+          metadata = MetadataText(v);
+        } else if (have_cat && cat != Category::kFlow && cat != Category::kPythonFunction) {
           ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation,
                     cat == Category::kRuntime);
         }
       }
+    }
+    if (ph == 'M') {
+      StoreMetadata(name, pid, tid, metadata);
+      return;
     }
     if (!have_cat || !have_ts || cat == Category::kSkip) return;
     if (cat == Category::kFlow) {
@@ -703,6 +710,32 @@ class KinetoParser {
     g.collective = CollectiveIndex();
     out_.gpu.push_back(g);
     gpu_pid_tid_.emplace_back(pid, tid);
+  }
+
+  // The text of a metadata event's args: "name" (process_name, thread_name) or "labels"
+  // (process_labels), interned; 0 if neither is a string.
+  uint32_t MetadataText(od::value& value) {
+    od::object obj;
+    if (value.get_object().get(obj) != simdjson::SUCCESS) return 0;
+    for (auto field_result : obj) {
+      Check(field_result.error(), nullptr);
+      od::field&& field = std::move(field_result).value_unsafe();
+      std::string_view key = Key(field);
+      if (key == "name" || key == "labels") return InternString(field.value());
+    }
+    return 0;
+  }
+
+  void StoreMetadata(uint32_t name, int64_t pid, int64_t tid, uint32_t text) {
+    if (text == 0) return;
+    std::string_view kind = out_.Name(name);
+    if (kind == "process_name") {
+      out_.process_names[pid] = text;
+    } else if (kind == "process_labels") {
+      out_.process_labels[pid] = text;
+    } else if (kind == "thread_name") {
+      out_.thread_names[{pid, tid}] = text;
+    }
   }
 
   void ParseDeviceProperties(od::value& value) {

@@ -155,6 +155,29 @@ std::string ErrorOf(std::string_view json) {
   return "";
 }
 
+// Kineto's metadata events name processes and threads (what TraceLens prints as
+// process_name / process_label / thread_name); other metadata and odd shapes are ignored.
+TEST(KinetoReaderTest, ReadsProcessAndThreadNamesFromMetadata) {
+  TraceData t = Parse(R"json({"traceEvents": [
+    {"name": "process_name", "ph": "M", "ts": 1, "pid": 42, "tid": 0, "args": {"name": "python3"}},
+    {"name": "process_labels", "ph": "M", "ts": 1, "pid": 42, "tid": 0, "args": {"labels": "CPU"}},
+    {"name": "process_sort_index", "ph": "M", "ts": 1, "pid": 42, "tid": 0, "args": {"sort_index": 5}},
+    {"name": "thread_name", "ph": "M", "ts": 1, "pid": 42, "tid": 7, "args": {"name": "thread 7 (python3)"}},
+    {"name": "thread_name", "ph": "M", "ts": 1, "pid": 42, "tid": 8, "args": {"name": 17}},
+    {"name": "process_name", "ph": "M", "pid": "Spans", "tid": 0, "args": []},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 42, "tid": 7, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 42, "tid": 8, "ts": 10, "dur": 5}
+  ]})json");
+  ASSERT_EQ(t.threads.size(), 2u);
+  EXPECT_EQ(t.ProcessName(0), "python3");
+  EXPECT_EQ(t.ProcessLabel(0), "CPU");
+  EXPECT_EQ(t.ThreadName(0), "thread 7 (python3)");
+  EXPECT_EQ(t.ThreadName(1), "");  // a name that is not a string is no name
+  EXPECT_EQ(t.ProcessName(1), "python3");
+  EXPECT_EQ(t.ThreadName(99), "");
+  EXPECT_EQ(t.cpu.size(), 2u);  // metadata adds no events
+}
+
 TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_NE(ErrorOf("").find("empty file"), std::string::npos);
   EXPECT_NE(ErrorOf("hello").find("not JSON"), std::string::npos);

@@ -794,6 +794,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
       g.name = name;
       g.params = priced->params;
       g.recompute = recompute;
+      g.thread = ev.thread;
       g.input_dims = PythonRepr(trace.Name(ev.input_dims), PythonSequence::kList);
       g.input_types = PythonRepr(trace.Name(ev.input_types), PythonSequence::kList);
       g.input_strides = PythonRepr(trace.Name(ev.input_strides), PythonSequence::kList);

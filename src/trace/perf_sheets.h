@@ -38,6 +38,7 @@ struct PerfSheetGroup {
   std::string name;
   std::vector<std::string> params;  // the sheet's parameters, as TraceLens prints them
   bool recompute = false;
+  uint32_t thread = 0;  // the first call's thread (index into TraceData::threads)
   // The first call's argument records, as TraceLens shows them (Python lists).
   std::string input_dims, input_types, input_strides, concrete_inputs;
   double gflops = 0;  // one call

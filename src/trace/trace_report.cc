@@ -95,7 +95,7 @@ Table RecomputeTimelineTable(int64_t rank, const GpuTimeline& outside, const Gpu
 // spread of one call), as TraceLens's CSV files leave it.
 Cell Number(double v) { return std::isfinite(v) ? Cell(v) : Cell(); }
 
-Table PerfSheetTable(int64_t rank, const PerfSheet& sheet) {
+Table PerfSheetTable(int64_t rank, const TraceData& trace, const PerfSheet& sheet) {
   std::vector<Column> columns = {RankColumn(), {"name", "op", 0}};
   // The family's parameters keep TraceLens's names ("M", "shape_in1", ...).
   for (std::string_view param : sheet.params)
@@ -109,6 +109,9 @@ Table PerfSheetTable(int64_t rank, const PerfSheet& sheet) {
     columns.push_back({fmt::format("tbps_{}", stat), fmt::format("TB/s {}", stat), 3});
   for (const char* stat : {"mean", "median", "std", "min", "max"})
     columns.push_back({fmt::format("tflops_{}", stat), fmt::format("TFLOP/s {}", stat), 2});
+  // The first call's thread, where TraceLens puts it (before the argument records).
+  for (const char* key : {"process_name", "process_label", "thread_name"})
+    columns.push_back({key, key, 0});
   for (const char* key : {"input_dims", "input_types", "input_strides", "concrete_inputs"})
     columns.push_back({key, key, 0});
   for (const char* stat : {"mean", "median", "std", "min", "max", "sum"})
@@ -124,6 +127,9 @@ Table PerfSheetTable(int64_t rank, const PerfSheet& sheet) {
     row.push_back(Number(g.bytes > 0 ? g.gflops * 1e9 / g.bytes : NAN));
     for (const CallStats* s : {&g.tbps, &g.tflops})
       for (double v : {s->mean, s->median, s->std, s->min, s->max}) row.push_back(Number(v));
+    row.push_back(std::string(trace.ProcessName(g.thread)));
+    row.push_back(std::string(trace.ProcessLabel(g.thread)));
+    row.push_back(std::string(trace.ThreadName(g.thread)));
     for (const std::string* a :
          {&g.input_dims, &g.input_types, &g.input_strides, &g.concrete_inputs})
       row.push_back(*a);
@@ -487,6 +493,9 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                                    {"name", "op", 0},
                                    {"category", "op category", 0},
                                    {"thread", "thread", 0},
+                                   {"process_name", "process", 0},
+                                   {"process_label", "process label", 0},
+                                   {"thread_name", "thread name", 0},
                                    {"input_dims", "input dims", 0},
                                    {"input_types", "input types", 0},
                                    {"input_strides", "input strides", 0},
@@ -515,6 +524,9 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                                o.name,
                                o.category,
                                trace.threads[o.thread].tid,
+                               std::string(trace.ProcessName(o.thread)),
+                               std::string(trace.ProcessLabel(o.thread)),
+                               std::string(trace.ThreadName(o.thread)),
                                o.input_dims,
                                o.input_types,
                                o.input_strides,
@@ -533,7 +545,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     r.tables.push_back(std::move(launcher_args));
   }
   for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
-    r.tables.push_back(PerfSheetTable(rank, sheet));
+    r.tables.push_back(PerfSheetTable(rank, trace, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),
               {"path", "op path", 0},

@@ -15,11 +15,11 @@ import zipfile
 import harness
 
 # Documented omissions (docs/trace.md): kernel_summary's op category; the GEMM sheet's
-# process/thread names, compute spec, kernel details, first UID and ROCm transpose flags.
-OMITTED = {"Parent op category", "process_name_first", "process_label_first",
-           "thread_name_first", "Compute Spec", "kernel_details__summarize_kernel_stats",
-           "trunc_kernel_details", "UID_first", "param: transpose", "process_name",
-           "process_label", "thread_name", "ex_UID", "kernel_details_summary"}
+# compute spec, kernel details, first UID and ROCm transpose flags. Process and thread names
+# (from the trace's metadata events) are compared like every other column.
+OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kernel_stats",
+           "trunc_kernel_details", "UID_first", "param: transpose", "ex_UID",
+           "kernel_details_summary"}
 SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
           "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
@@ -40,7 +40,7 @@ KEYS = {
     "gpu_timeline": ["type", "is_recompute"],
     "ops_summary_by_category": ["op category", "is_recompute"],
     "ops_summary": ["name", "is_recompute"],
-    "ops_unique_args": ["name", "op category", "Input Dims", "Input type",
+    "ops_unique_args": ["name", "op category", "thread_name", "Input Dims", "Input type",
                         "Input Strides", "Concrete Inputs", "is_recompute"],
     "kernel_summary": ["Parent cpu_op", "Kernel name", "Kernel stream"],
     "short_kernel_histogram": ["bin_start"],
@@ -116,8 +116,7 @@ for trace, reference in cases:
             else:
                 keys = [k for k in KEYS[name] if k in ref_header and k not in OMITTED]
             by_key = {tuple(r[k] for k in keys): r for r in ours}
-            # Rows told apart only by an omitted column (ops_unique_args' thread name) are
-            # compared by the C++ golden test, which knows the threads.
+            # Rows told apart only by an omitted column are compared by the C++ golden test.
             ambiguous = {k for k, n in collections.Counter(
                 tuple(r[k] for k in keys) for r in ref).items() if n > 1}
             t.check(len(ours) == len(ref), f"{trace} {name}: {len(ours)} rows, TraceLens {len(ref)}")
