@@ -102,7 +102,7 @@ GpuSpec Mi350x() {
 GpuSpec Mi355x() {
   GpuSpec g = Mi350x();  // same die, liquid-cooled, higher clock and power
   g.name = "MI355X";
-  g.aliases = {"gfx950", "mi355x_oam"};
+  g.aliases = {"mi355", "gfx950", "mi355x_oam"};  // "MI355": Primus's mlperf directories
   g.device_names = {"mi355"};
   g.description = "AMD Instinct MI355X OAM (CDNA 4, liquid-cooled)";
   g.source = "AMD Instinct MI355X data sheet; AMD CDNA 4 architecture white paper (2025)";

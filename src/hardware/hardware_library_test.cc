@@ -106,6 +106,7 @@ TEST(FindGpu, AcceptsNamesAndAliasesInAnyCase) {
   EXPECT_EQ(FindGpu("mi300x")->name, "MI300X");
   EXPECT_EQ(FindGpu("gfx942")->name, "MI300X");
   EXPECT_EQ(FindGpu("GFX950")->name, "MI355X");
+  EXPECT_EQ(FindGpu("MI355")->name, "MI355X");  // Primus's mlperf/gpt_oss_20b/configs/MI355
   EXPECT_EQ(FindGpu("h100_sxm")->name, "H100");
   EXPECT_EQ(FindGpu("H100-SXM")->name, "H100");
   EXPECT_EQ(FindGpu("a100_80gb")->name, "A100");
