@@ -72,6 +72,36 @@ Category Classify(std::string_view cat) {
   return Category::kSkip;
 }
 
+// The keys of an event that the reader uses. One switch on the length and the first bytes
+// instead of a chain of string comparisons: every event passes here once per key.
+enum class EventKey { kOther, kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kArgs };
+
+EventKey ClassifyEventKey(std::string_view key) {
+  const char* k = key.data();
+  switch (key.size()) {
+    case 2:
+      if (k[0] == 'p' && k[1] == 'h') return EventKey::kPh;
+      if (k[0] == 't' && k[1] == 's') return EventKey::kTs;
+      if (k[0] == 'i' && k[1] == 'd') return EventKey::kId;
+      break;
+    case 3:
+      if (k[1] == 'i' && k[2] == 'd') {
+        if (k[0] == 'p') return EventKey::kPid;
+        if (k[0] == 't') return EventKey::kTid;
+      } else if (k[0] == 'c' && k[1] == 'a' && k[2] == 't') {
+        return EventKey::kCat;
+      } else if (k[0] == 'd' && k[1] == 'u' && k[2] == 'r') {
+        return EventKey::kDur;
+      }
+      break;
+    case 4:
+      if (std::memcmp(k, "name", 4) == 0) return EventKey::kName;
+      if (std::memcmp(k, "args", 4) == 0) return EventKey::kArgs;
+      break;
+  }
+  return EventKey::kOther;
+}
+
 // torch.utils.checkpoint's recompute_fn frame: the forward ops rerun during backward
 // (TraceLens's detect_recompute looks for the same frame).
 bool IsRecomputeFunction(std::string_view name) {
@@ -87,7 +117,29 @@ std::string_view Trim(std::string_view token) {
   return token;
 }
 
+// Plain decimal integers of up to 18 digits (ids, pids, tids: nearly every number an event
+// carries), without the generality of std::from_chars; false for anything else.
+// A raw token may carry the whitespace before the next comma.
+inline bool ParseShortDecimal(std::string_view token, int64_t* out) {
+  const size_t first = token.size() > 0 && token[0] == '-' ? 1 : 0;
+  size_t end = first;
+  int64_t v = 0;
+  for (; end < token.size() && end - first < 18; ++end) {
+    const unsigned digit = static_cast<unsigned char>(token[end]) - '0';
+    if (digit > 9) break;
+    v = v * 10 + digit;
+  }
+  if (end == first) return false;
+  for (size_t j = end; j < token.size(); ++j) {
+    const char c = token[j];
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return false;
+  }
+  *out = first ? -v : v;
+  return true;
+}
+
 bool ParseInt(std::string_view token, int64_t* out) {
+  if (ParseShortDecimal(token, out)) return true;
   token = Trim(token);
   if (!token.empty() && token.front() == '"') {  // some writers quote numbers
     token.remove_prefix(1);
@@ -602,42 +654,46 @@ class KinetoParser {
       od::field&& field = std::move(field_result).value_unsafe();
       std::string_view key = Key(field);
       od::value& v = field.value();
-      if (key == "ph") {
-        std::string_view text;
-        if (String(v, &text) && !text.empty()) ph = text[0];
-        if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't' && ph != 'M') return;
-      } else if (key == "cat") {
-        std::string_view text;
-        if (String(v, &text)) cat = Classify(text);
-        have_cat = true;
-        if (cat == Category::kSkip) return;  // Trace, instants: not needed
-        if (cat == Category::kPythonFunction && name != 0 && !IsRecomputeFunction(out_.Name(name)))
-          return;
-      } else if (key == "name") {
-        if (cat == Category::kPythonFunction) {
-          // Python frames are most of a trace with stacks: only a recompute frame is kept,
-          // and the others are not interned.
+      switch (ClassifyEventKey(key)) {
+        case EventKey::kPh: {
           std::string_view text;
-          if (!String(v, &text) || !IsRecomputeFunction(text)) return;
+          if (String(v, &text) && !text.empty()) ph = text[0];
+          if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't' && ph != 'M') return;
+          break;
         }
-        name = InternString(v);
-      } else if (key == "pid") {
-        pid = ProcessOrThread(v);
-      } else if (key == "tid") {
-        tid = ProcessOrThread(v);
-      } else if (key == "ts") {
-        have_ts = ParseMicrosecondsToNs(Token(v), &ts);
-      } else if (key == "dur") {
-        ParseMicrosecondsToNs(Token(v), &dur);
-      } else if (key == "id") {
-        ParseInt(Token(v), &flow_id);
-      } else if (key == "args") {
-        if (ph == 'M') {
-          metadata = MetadataText(v);
-        } else if (have_cat && cat != Category::kFlow && cat != Category::kPythonFunction) {
-          ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation,
-                    cat == Category::kRuntime);
+        case EventKey::kCat: {
+          std::string_view text;
+          if (String(v, &text)) cat = Classify(text);
+          have_cat = true;
+          if (cat == Category::kSkip) return;  // Trace, instants: not needed
+          if (cat == Category::kPythonFunction && name != 0 &&
+              !IsRecomputeFunction(out_.Name(name)))
+            return;
+          break;
         }
+        case EventKey::kName:
+          if (cat == Category::kPythonFunction) {
+            // Python frames are most of a trace with stacks: only a recompute frame is kept,
+            // and the others are not interned.
+            std::string_view text;
+            if (!String(v, &text) || !IsRecomputeFunction(text)) return;
+          }
+          name = InternString(v);
+          break;
+        case EventKey::kPid: pid = ProcessOrThread(v); break;
+        case EventKey::kTid: tid = ProcessOrThread(v); break;
+        case EventKey::kTs: have_ts = ParseMicrosecondsToNs(Token(v), &ts); break;
+        case EventKey::kDur: ParseMicrosecondsToNs(Token(v), &dur); break;
+        case EventKey::kId: ParseInt(Token(v), &flow_id); break;
+        case EventKey::kArgs:
+          if (ph == 'M') {
+            metadata = MetadataText(v);
+          } else if (have_cat && cat != Category::kFlow && cat != Category::kPythonFunction) {
+            ParseArgs(v, args, cat == Category::kCpuOp || cat == Category::kAnnotation,
+                      cat == Category::kRuntime);
+          }
+          break;
+        case EventKey::kOther: break;
       }
     }
     if (ph == 'M') {

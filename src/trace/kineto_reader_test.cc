@@ -178,6 +178,26 @@ TEST(KinetoReaderTest, ReadsProcessAndThreadNamesFromMetadata) {
   EXPECT_EQ(t.cpu.size(), 2u);  // metadata adds no events
 }
 
+// Integers take a short path for plain decimals (up to 18 digits, whitespace after them) and
+// the general one for the rest; both read the same values.
+TEST(KinetoReaderTest, ReadsIdsOfEveryLengthAndSpacing) {
+  TraceData t = Parse(R"json({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 7 , "tid": -3 , "ts": 10, "dur": 5,
+     "args": {"External id": 123456789012345678 , "Sequence number": 1}},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 7, "tid": -3, "ts": 20, "dur": 5,
+     "args": {"External id": 1234567890123456789}},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 7, "tid": -3, "ts": 30, "dur": 5,
+     "args": {"External id": "42"}}
+  ]})json");
+  ASSERT_EQ(t.cpu.size(), 3u);
+  ASSERT_EQ(t.threads.size(), 1u);
+  EXPECT_EQ(t.threads[0].pid, 7);
+  EXPECT_EQ(t.threads[0].tid, -3);
+  EXPECT_EQ(t.cpu[0].external_id, 123456789012345678);
+  EXPECT_EQ(t.cpu[1].external_id, 1234567890123456789);
+  EXPECT_EQ(t.cpu[2].external_id, 42);
+}
+
 TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_NE(ErrorOf("").find("empty file"), std::string::npos);
   EXPECT_NE(ErrorOf("hello").find("not JSON"), std::string::npos);
