@@ -116,13 +116,21 @@ class LayerCostModel::Builder {
 
   // A matmul of an activation with a constant (a routing mask): its forward GEMM and, in
   // backward, only the activation's gradient (nothing to train in the mask).
-  void MaskMatmul(unsigned tags, const GemmShape& forward, const GemmShape& backward, DType dtype) {
+  // `mask_gradient`, when the mask carries trainable weights (MaxText's combine mask holds the
+  // router weights), is the GEMM of the mask's own gradient.
+  void MaskMatmul(unsigned tags, const GemmShape& forward, const GemmShape& backward, DType dtype,
+                  const GemmShape* mask_gradient = nullptr) {
     const GemmEstimate f = m_.gemm_.Estimate(forward, dtype);
     const GemmEstimate b = m_.gemm_.Estimate(backward, dtype);
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
     cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
+    if (mask_gradient) {
+      const GemmEstimate g = m_.gemm_.Estimate(*mask_gradient, dtype);
+      cost_.backward_input.gemm += g.seconds;
+      cost_.flops_backward += g.flops;
+    }
   }
 
   // FP8 / MX / FP4 GEMM inputs are cast (and transposed) from bf16 first.
@@ -260,7 +268,9 @@ class LayerCostModel::Builder {
 
 int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
                               double capacity_factor) {
-  if (sequence <= 0 || topk <= 0 || experts <= 0 || capacity_factor <= 0) return 0;
+  if (sequence <= 0 || topk <= 0 || experts <= 0 || !(capacity_factor > 0)) return 0;
+  // Readers bound the factor (kMaxCapacityFactor); beyond it the count would not fit int64.
+  capacity_factor = std::min(capacity_factor, kMaxCapacityFactor);
   const double per_expert = std::ceil(static_cast<double>(sequence * topk) / experts);
   return static_cast<int64_t>(std::max(per_expert * capacity_factor, capacity_factor));
 }
@@ -481,17 +491,20 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
         per_expert = SplitTokens(T_moe * k * p.etp, local_experts);
         break;
       case MoeExpertCompute::kCapacitySlots: {
+        // Training masks span the whole sequence (generate_masks; the per-CP-shard variant
+        // is for inference), so the capacity comes from the full length while this rank holds
+        // 1/CP of its tokens; TP shards the slots like the grouped path's tokens.
         row_len = t.seq_length / p.cp;
-        capacity = MaxTextExpertCapacity(row_len, k, e.num_experts, e.capacity_factor);
+        capacity = MaxTextExpertCapacity(t.seq_length, k, e.num_experts, e.capacity_factor);
         // Every expert computes all its capacity slots, filled or not; with EP a rank's local
         // experts take the slots of the EP group's sequences.
-        const int64_t rows = t.micro_batch_size;
-        per_expert.assign(local_experts, rows * capacity * p.ep);
-        exchanged_rows = rows * capacity * e.num_experts;
+        const int64_t slots = CeilDiv(t.micro_batch_size * capacity * e.num_experts, p.cp * tp);
+        per_expert.assign(local_experts, CeilDiv(slots * p.ep * p.etp, e.num_experts));
+        exchanged_rows = slots;
         break;
       }
       case MoeExpertCompute::kEveryExpert:
-        per_expert.assign(local_experts, T_moe * p.ep);
+        per_expert.assign(local_experts, T_moe * p.ep * p.etp);
         exchanged_rows = T_moe * e.num_experts;
         break;
     }
@@ -518,7 +531,8 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       // (get_einsum, DISPATCH/COMBINE), so they run in the compute dtype.
       const int64_t slots = e.num_experts * capacity;
       const int64_t rows = t.micro_batch_size;
-      c.MaskMatmul(kMoe, {slots, H, row_len, rows}, {row_len, H, slots, rows}, half);
+      const int64_t width = CeilDiv(H, tp);
+      c.MaskMatmul(kMoe, {slots, width, row_len, rows}, {row_len, width, slots, rows}, half);
     }
     c.Comm(kMoe, "MoE dispatch all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
@@ -537,9 +551,14 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     } else if (layout == MoeExpertCompute::kCapacitySlots) {
       // combine "EBCM,BSEC -> BSM": [S, M] = mask[S, E·C] · y[E·C, M]; gradient maskᵀ · dY.
+      // The combine mask holds the router weights, so backward also forms its gradient
+      // dMask[S, E·C] = dY[S, M] · yᵀ[M, E·C].
       const int64_t slots = e.num_experts * capacity;
       const int64_t rows = t.micro_batch_size;
-      c.MaskMatmul(kMoe, {row_len, H, slots, rows}, {slots, H, row_len, rows}, half);
+      const int64_t width = CeilDiv(H, tp);
+      const GemmShape mask_gradient{row_len, slots, width, rows};
+      c.MaskMatmul(kMoe, {row_len, width, slots, rows}, {slots, width, row_len, rows}, half,
+                   &mask_gradient);
     } else {
       // weight_sum "BSEM,BSE -> BSM": reads every expert's output once.
       const double bytes = static_cast<double>(T_moe) * (e.num_experts + 1) * H * b;

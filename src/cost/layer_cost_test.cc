@@ -338,9 +338,11 @@ TEST(LayerCostTest, CapacitySlotsAddDispatchAndCombineEinsums) {
   const double einsum = 2.0 * 2560 * 1024 * 1024;
   EXPECT_DOUBLE_EQ(c.flops_forward,
                    grouped.flops_forward - grouped_experts + slot_experts + 2 * einsum);
-  // Expert backward is twice its forward (input and weight gradients), the einsums once each.
+  // Expert backward is twice its forward (input and weight gradients); each einsum has its
+  // input gradient, and the combine also the gradient of its mask, which holds the router
+  // weights: dMask [1024, 2560] = dY [1024, 1024] · yᵀ [1024, 2560].
   EXPECT_DOUBLE_EQ(c.flops_backward,
-                   grouped.flops_backward - 2 * grouped_experts + 2 * slot_experts + 2 * einsum);
+                   grouped.flops_backward - 2 * grouped_experts + 2 * slot_experts + 3 * einsum);
   // The all-to-all reshards every slot: 2560 x 1024 x 2 B.
   for (const CommCall& call : c.comms) {
     if (call.op == Collective::kAllToAll) {

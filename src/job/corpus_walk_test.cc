@@ -191,6 +191,21 @@ TEST(CorpusWalk, MaxTextDenseMatmulMoe) {
   EXPECT_TRUE(mixtral.training.recompute.matmul_outputs_only);
   EXPECT_TRUE(mixtral.training.recompute.save_attention_context);
   EXPECT_FALSE(mixtral.training.recompute.save_mlp_outputs);
+  // A capacity factor no one could run is refused by name, not cast to an integer.
+  JobRequest request;
+  request.config_path =
+      kPrimus + "/examples/maxtext/configs/MI300X/qwen3_30B_A3B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  for (const char* bad : {"inf", "1e300", "nan"}) {
+    request.overrides = {{"capacity_factor", bad}};
+    try {
+      BuildJob(request);
+      ADD_FAILURE() << "capacity_factor " << bad << " was accepted";
+    } catch (const UserError& e) {
+      EXPECT_THAT(e.what(), testing::HasSubstr("capacity_factor")) << bad;
+    }
+  }
   // The dense llama example keeps the sorted (default) layout.
   const Job llama = Build("examples/maxtext/configs/MI300X/llama2_7B-bf16-pretrain.yaml");
   EXPECT_EQ(llama.training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);

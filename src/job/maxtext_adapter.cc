@@ -1,5 +1,6 @@
 // MaxText (JAX) configs: a device mesh of ici_* (within a node) and dcn_* (across nodes)
 // axes, each -1 for "the rest". Key names and defaults: MaxText configs/base.yml.
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -235,14 +236,16 @@ class MaxText final : public FrameworkAdapter {
     if (remat == "full") {
       r.granularity = RecomputeGranularity::kFull;
       r.num_layers = 1;
-    } else if (remat == "minimal" || remat == "minimal_flash") {
+    } else if (remat == "minimal" || remat == "minimal_flash" || remat == "minimal_with_context") {
       // The named projection outputs (MaxText layers/decoders.py minimal_policy:
       // query/key/value/out_proj, mlpwi_0/1, mlpwo), minimal_flash also saving the context.
       r.granularity = RecomputeGranularity::kSelective;
       r.matmul_outputs_only = true;
-      r.save_attention_context = remat == "minimal_flash";
-    } else if (remat == "save_dot_with_context_except_mlp" || remat == "save_dot_except_mlp") {
-      // Attention projections (and the context) saved, every MLP output recomputed.
+      r.save_attention_context = remat != "minimal";
+    } else if (remat == "save_dot_with_context_except_mlp" || remat == "save_dot_except_mlp" ||
+               remat == "save_dot_except_mlpwi") {
+      // Attention projections (and the context) saved, the MLP recomputed (save_dot_except_mlpwi
+      // also keeps mlpwo, which no backward reads: the same tensors).
       r.granularity = RecomputeGranularity::kSelective;
       r.matmul_outputs_only = true;
       r.save_attention_context = remat == "save_dot_with_context_except_mlp";
@@ -270,6 +273,7 @@ class MaxText final : public FrameworkAdapter {
     // dtype (optax scale_by_adam); gradients are kept in grad_dtype (base.yml: float32).
     precision.main_params = precision.params;
     precision.exp_avg_sq = precision.params;
+    precision.precision_aware_optimizer = true;  // the update reads the gradients as they are
     const std::string mu_dtype = c.String("mu_dtype", "");
     const std::optional<DType> mu = mu_dtype.empty() ? weights : ParseDType(mu_dtype);
     if (!mu) c.Fail("mu_dtype", fmt::format("unknown dtype \"{}\"", mu_dtype));
@@ -296,6 +300,10 @@ class MaxText final : public FrameworkAdapter {
     // capacity masks when capacity_factor > 0 and runs every expert on every token otherwise.
     if (job.model.IsMoe() && !c.Bool("sparse_matmul", true)) {
       const double capacity_factor = c.Double("capacity_factor", -1.0);
+      if (!std::isfinite(capacity_factor) || capacity_factor > kMaxCapacityFactor) {
+        c.Fail("capacity_factor",
+               fmt::format("must be a number up to {} (-1 or 0: no capacity)", kMaxCapacityFactor));
+      }
       if (capacity_factor > 0) {
         t.moe_expert_compute = MoeExpertCompute::kCapacitySlots;
         job.model.moe.capacity_factor = capacity_factor;

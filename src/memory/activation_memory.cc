@@ -32,6 +32,17 @@ int64_t TokensPerRank(const Job& job) {
 
 namespace {
 
+// Expert rows per token: top-k, times the capacity factor when slots are padded; every expert
+// when MaxText's dense_matmul runs without a capacity (job.h MoeExpertCompute).
+double RoutedCopiesPerToken(const Job& job) {
+  const MoeSpec& e = job.model.moe;
+  if (job.training.moe_expert_compute == MoeExpertCompute::kEveryExpert)
+    return static_cast<double>(e.num_experts);
+  double copies = static_cast<double>(e.router_topk);
+  if (e.capacity_factor > 0) copies *= e.capacity_factor;
+  return copies;
+}
+
 // Widths per token of a standard-attention layer's projections: Q, K and V together counted
 // as 2·kv (kv_tensors / 2 per head when K and V share one projection), and the dense MLP.
 struct ProjectionWidths {
@@ -99,8 +110,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
       // keep gate and up like a dense MLP. Router logits and the dispatched input are
       // recomputed.
       const MoeSpec& e = m.moe;
-      double copies = static_cast<double>(e.router_topk);
-      if (e.capacity_factor > 0) copies *= e.capacity_factor;
+      const double copies = RoutedCopiesPerToken(job);
       const double etp = std::max(1, p.etp);
       const double per_copy = 2.0 * static_cast<double>(e.ffn_hidden_size) * gate / etp + 2.0 * h;
       mlp_shard =
@@ -170,9 +180,7 @@ LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
     const MoeSpec& e = m.moe;
     mlp_repl += lin * h;                                   // router / dispatcher input
     mlp_repl += 4.0 * static_cast<double>(e.num_experts);  // fp32 router logits
-    // Routed copies per token: top-k (times the capacity factor when tokens are padded).
-    double copies = static_cast<double>(e.router_topk);
-    if (e.capacity_factor > 0) copies *= e.capacity_factor;
+    const double copies = RoutedCopiesPerToken(job);
     const double etp = std::max(1, p.etp);
     const double fe = static_cast<double>(e.ffn_hidden_size);
     // Tokens reach the experts sequence-sharded when SP is on (one TP rank's share each).

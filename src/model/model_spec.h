@@ -28,6 +28,10 @@ struct MlaSpec {
   int64_t v_head_dim = 0;
 };
 
+// The largest expert capacity factor a configuration may state (MaxText's examples use 1-4;
+// beyond the expert count the padding exceeds every token routed to every expert).
+inline constexpr double kMaxCapacityFactor = 1024.0;
+
 struct MoeSpec {
   int64_t num_experts = 0;  // 0 = dense model
   int64_t router_topk = 0;

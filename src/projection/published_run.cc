@@ -137,12 +137,16 @@ std::string StatedPipelineLayout(const std::string& text) {
 }
 
 // An MoE expert capacity factor the row's text states ("capacity factor 1.25",
-// "capacity_factor 4"), or 0.
+// "capacity_factor 4", "capacity factor of 1.25", "capacity-factor .5"), or 0. A factor beyond
+// kMaxCapacityFactor is not a capacity anyone runs: it is ignored like an unreadable one.
 double StatedCapacityFactor(const std::string& text) {
-  static const std::regex kFactor(R"(capacity[ _]factor\s*[=:]?\s*([0-9]+(?:\.[0-9]+)?))",
-                                  std::regex::icase);
+  static const std::regex kFactor(
+      R"(capacity[ _-]factor\s*(?:of|[=:])?\s*([0-9]{1,6}(?:\.[0-9]{1,6})?|\.[0-9]{1,6}))",
+      std::regex::icase);
   std::smatch m;
-  return std::regex_search(text, m, kFactor) ? std::stod(m[1].str()) : 0.0;
+  if (!std::regex_search(text, m, kFactor)) return 0.0;
+  const double factor = std::strtod(m[1].str().c_str(), nullptr);
+  return factor <= kMaxCapacityFactor ? factor : 0.0;
 }
 
 // A network bandwidth the row's text states, in bytes/s per node: "800 Gbps" (per node) or

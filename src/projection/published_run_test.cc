@@ -147,6 +147,13 @@ TEST(PublishedRunFacts, AStatedCapacityFactorIsReadFromTheRowsText) {
   const PublishedRun megatron = MoeRowWithNotes("megatron-core", "capacity factor 1.5");
   ASSERT_TRUE(megatron.job) << megatron.reason;
   EXPECT_EQ(megatron.job->training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
+  const PublishedRun worded = MoeRowWithNotes("maxtext", "dense, capacity factor of .5");
+  ASSERT_TRUE(worded.job) << worded.reason;
+  EXPECT_DOUBLE_EQ(worded.job->model.moe.capacity_factor, 0.5);
+  // A factor no one runs is not taken as one (nor cast to an integer).
+  const PublishedRun huge = MoeRowWithNotes("maxtext", "capacity factor 999999");
+  ASSERT_TRUE(huge.job) << huge.reason;
+  EXPECT_EQ(huge.job->training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
   const PublishedRun dropless = MoeRowWithNotes("maxtext", "dropless grouped GEMM");
   ASSERT_TRUE(dropless.job) << dropless.reason;
   EXPECT_EQ(dropless.job->training.moe_expert_compute, MoeExpertCompute::kGroupedTokens);
