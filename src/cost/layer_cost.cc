@@ -41,8 +41,14 @@ unsigned ModuleBit(const std::string& name) {
 }
 
 unsigned SelectiveMask(const RecomputeSpec& spec) {
-  // MaxText's "..._except_mlp" policies save no MLP output: the MLP or MoE block re-runs.
-  if (spec.matmul_outputs_only && !spec.save_mlp_outputs) return kCoreAttn | kMlp | kMoe;
+  if (spec.matmul_outputs_only) {
+    // MaxText's named-projection policies: attention re-runs unless its context is saved
+    // (flash attention's backward needs Q, K, V, the output and its log-sum-exp, all kept),
+    // and the "..._except_mlp" ones re-run the MLP or MoE block.
+    unsigned mask = spec.save_attention_context ? 0u : kCoreAttn;
+    if (!spec.save_mlp_outputs) mask |= kMlp | kMoe;
+    return mask;
+  }
   if (spec.modules.empty()) return kCoreAttn;  // Megatron's default selective recompute
   unsigned mask = 0;
   for (const std::string& m : spec.modules) mask |= ModuleBit(m);

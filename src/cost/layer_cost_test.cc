@@ -236,6 +236,26 @@ TEST(LayerCostTest, RecomputeFollowsTheGranularity) {
   }
 }
 
+// MaxText's named-projection policies (layers/decoders.py): "minimal" re-runs the attention
+// (its context is not saved), "minimal_with_context" re-runs nothing of the layer's GEMMs,
+// "save_dot_with_context_except_mlp" re-runs the MLP.
+TEST(LayerCostTest, MaxTextRematPoliciesRecomputeWhatTheyDoNotSave) {
+  Job job = Llama8B();
+  job.training.recompute.granularity = RecomputeGranularity::kSelective;
+  job.training.recompute.matmul_outputs_only = true;
+  const LayerCost minimal = Ideal(job).TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(minimal.Recompute(), minimal.forward.attention);
+  job.training.recompute.save_attention_context = true;
+  EXPECT_DOUBLE_EQ(Ideal(job).TransformerLayer(0).Recompute(), 0);
+  job.training.recompute.save_mlp_outputs = false;
+  const LayerCostModel model = Ideal(job);
+  const LayerCost except_mlp = model.TransformerLayer(0);
+  const GemmModel& g = model.gemm();
+  EXPECT_DOUBLE_EQ(except_mlp.recompute.gemm, g.Time({4096, 28672, 4096}, DType::kBF16) +
+                                                  g.Time({4096, 4096, 14336}, DType::kBF16));
+  EXPECT_DOUBLE_EQ(except_mlp.recompute.attention, 0);
+}
+
 TEST(LayerCostTest, IsLayerRecomputedFollowsMegatronMethods) {
   RecomputeSpec none;
   EXPECT_FALSE(IsLayerRecomputed(none, 3, 0));
