@@ -526,6 +526,10 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
                                      GroupFor(ParallelDim::kEP, p, job_.cluster.gpus_per_node)))
             : copies_bytes;
     const DType half = t.precision.HalfPrecision();
+    // kCapacitySlots: the one-hot einsums work per sequence on E·C slots of H/TP features.
+    const int64_t mask_slots = e.num_experts * capacity;
+    const int64_t sequences = t.micro_batch_size;
+    const int64_t mask_width = CeilDiv(H, tp);
     c.Linear(kMoe, T_moe, H, e.num_experts, half);  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
@@ -535,10 +539,8 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       // dispatch "BSM,BSEC -> EBCM" per sequence: [E·C, M] = maskᵀ[E·C, S] · x[S, M]; its
       // input gradient is mask · dY. MaxText keeps both einsums out of quantisation
       // (get_einsum, DISPATCH/COMBINE), so they run in the compute dtype.
-      const int64_t slots = e.num_experts * capacity;
-      const int64_t rows = t.micro_batch_size;
-      const int64_t width = CeilDiv(H, tp);
-      c.MaskMatmul(kMoe, {slots, width, row_len, rows}, {row_len, width, slots, rows}, half);
+      c.MaskMatmul(kMoe, {mask_slots, mask_width, row_len, sequences},
+                   {row_len, mask_width, mask_slots, sequences}, half);
     }
     c.Comm(kMoe, "MoE dispatch all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
@@ -559,12 +561,9 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       // combine "EBCM,BSEC -> BSM": [S, M] = mask[S, E·C] · y[E·C, M]; gradient maskᵀ · dY.
       // The combine mask holds the router weights, so backward also forms its gradient
       // dMask[S, E·C] = dY[S, M] · yᵀ[M, E·C].
-      const int64_t slots = e.num_experts * capacity;
-      const int64_t rows = t.micro_batch_size;
-      const int64_t width = CeilDiv(H, tp);
-      const GemmShape mask_gradient{row_len, slots, width, rows};
-      c.MaskMatmul(kMoe, {row_len, width, slots, rows}, {slots, width, row_len, rows}, half,
-                   &mask_gradient);
+      const GemmShape mask_gradient{row_len, mask_slots, mask_width, sequences};
+      c.MaskMatmul(kMoe, {row_len, mask_width, mask_slots, sequences},
+                   {mask_slots, mask_width, row_len, sequences}, half, &mask_gradient);
     } else {
       // weight_sum "BSEM,BSE -> BSM": reads every expert's output once.
       const double bytes = static_cast<double>(T_moe) * (e.num_experts + 1) * H * b;
