@@ -131,6 +131,7 @@ TEST(CorpusWalk, MegatronLlamaExample) {
   EXPECT_EQ(job.training.sequences_per_data_rank, 0);  // fixed globally when scaled
   EXPECT_EQ(job.training.seq_length, 8192);
   EXPECT_TRUE(job.training.cross_entropy_loss_fusion);
+  EXPECT_EQ(job.training.cross_entropy_impl, CrossEntropyImpl::kTransformerEngine);  // "te"
   EXPECT_TRUE(job.training.overlap_grad_reduce);
 }
 

@@ -38,6 +38,9 @@ struct RecomputeSpec {
 
 enum class OptimizerKind { kAdam, kSgd, kMuon };
 
+// The fused cross-entropy kernel (TrainingSettings::cross_entropy_impl).
+enum class CrossEntropyImpl { kNative, kTransformerEngine };
+
 // How the routed experts' matmuls are laid out.
 enum class MoeExpertCompute {
   // Tokens sorted by expert, one grouped GEMM over tokens x top-k copies (Megatron, torchtitan,
@@ -99,6 +102,12 @@ struct TrainingSettings {
   // their saved inputs instead of being stored.
   bool compiled_graph = false;
   bool cross_entropy_loss_fusion = false;
+  // Which fused cross-entropy runs (Megatron --cross-entropy-fusion-impl, default "native").
+  // Native upcasts the logits to fp32 and keeps the fp32 softmax for backward
+  // (megatron/core/fusions/fused_cross_entropy.py); Transformer Engine's Triton kernel keeps the
+  // bf16 logits and overwrites them with their gradient in backward
+  // (transformer_engine/pytorch/triton/cross_entropy.py, cross_entropy_backward returns _input).
+  CrossEntropyImpl cross_entropy_impl = CrossEntropyImpl::kNative;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool deepep = false;  // DeepEP / Turbo dispatch+combine kernels (one network copy per node)

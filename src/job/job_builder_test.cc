@@ -198,6 +198,17 @@ TEST(BuildJob, UnknownOverrideKeyListsCloseMatches) {
   EXPECT_NO_THROW(BuildJob(TinyRequest({{"hidden_dropout", "0.0"}, {"train_iters", "10"}})));
 }
 
+// Megatron's --cross-entropy-fusion-impl takes native (the default) or te.
+TEST(BuildJob, CrossEntropyFusionImpl) {
+  EXPECT_EQ(BuildJob(TinyRequest()).training.cross_entropy_impl, CrossEntropyImpl::kNative);
+  EXPECT_EQ(
+      BuildJob(TinyRequest({{"cross_entropy_fusion_impl", "te"}})).training.cross_entropy_impl,
+      CrossEntropyImpl::kTransformerEngine);
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"cross_entropy_fusion_impl", "apex"}})),
+      AllOf(HasSubstr("cross_entropy_fusion_impl"), HasSubstr("'apex' is not native or te")));
+}
+
 TEST(BuildJob, TensorParallelMustDivideHeads) {
   const std::string error = ErrorOf(TinyRequest({{"tensor_model_parallel_size", "3"}}));
   EXPECT_THAT(

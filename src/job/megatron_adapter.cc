@@ -144,6 +144,7 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "bf16",
                                               "fp16",
                                               "cross_entropy_loss_fusion",
+                                              "cross_entropy_fusion_impl",
                                               "use_flash_attn",
                                               "optimizer",
                                               "use_precision_aware_optimizer",
@@ -347,6 +348,14 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   t.attention_dropout = c.Double("attention_dropout", t.attention_dropout);
   t.flash_attention = c.Bool("use_flash_attn", t.flash_attention);
   t.cross_entropy_loss_fusion = c.Bool("cross_entropy_loss_fusion", t.cross_entropy_loss_fusion);
+  // Megatron's --cross-entropy-fusion-impl: choices native | te, default native.
+  if (const std::string impl = c.String("cross_entropy_fusion_impl", "native"); impl == "te") {
+    t.cross_entropy_impl = CrossEntropyImpl::kTransformerEngine;
+  } else if (impl == "native") {
+    t.cross_entropy_impl = CrossEntropyImpl::kNative;
+  } else {
+    c.Fail("cross_entropy_fusion_impl", fmt::format("'{}' is not native or te", impl));
+  }
   t.overlap_grad_reduce = c.Bool("overlap_grad_reduce", t.overlap_grad_reduce);
   t.overlap_param_gather = c.Bool("overlap_param_gather", t.overlap_param_gather);
   t.deepep = c.Bool("use_turbo_deepep", false) || c.Bool("moe_enable_deepep", false);

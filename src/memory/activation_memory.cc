@@ -251,7 +251,17 @@ int64_t OutputActivationBytes(const Job& job) {
   // A compiled loss keeps the bf16 logits and recomputes the softmax from them.
   const bool compact = job.training.cross_entropy_loss_fusion || job.training.compiled_graph;
   bytes += (compact ? 2.0 : 4.0) * tokens * v / t;
+  if (InPlaceCrossEntropy(job.training)) {
+    // Transformer Engine's kernel keeps the bf16 logits themselves (their gradient later
+    // overwrites them) and an fp32 max / sum / target logit per token.
+    bytes += 12.0 * tokens / sp_div;
+  }
   return static_cast<int64_t>(std::llround(bytes));
+}
+
+bool InPlaceCrossEntropy(const TrainingSettings& training) {
+  return training.cross_entropy_loss_fusion &&
+         training.cross_entropy_impl == CrossEntropyImpl::kTransformerEngine;
 }
 
 }  // namespace sextant

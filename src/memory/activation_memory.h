@@ -43,6 +43,10 @@ int64_t EmbeddingActivationBytes(const Job& job);
 // Final norm, LM head input, logits and loss (fused or unfused cross-entropy), per micro-batch.
 int64_t OutputActivationBytes(const Job& job);
 
+// The fused loss is Transformer Engine's Triton cross-entropy, which writes the logits'
+// gradient into the logits themselves: no loss transient on top of what is stored.
+bool InPlaceCrossEntropy(const TrainingSettings& training);
+
 // Tokens of one micro-batch held by one GPU (sequence split by CP).
 int64_t TokensPerRank(const Job& job);
 

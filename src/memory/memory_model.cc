@@ -135,11 +135,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     if (output_bytes > 0) {
       st.activation_parts.push_back(
           {"LM head + loss", std::llround(output_bytes),
-           job.training.cross_entropy_loss_fusion ? "fused cross-entropy: bf16 logits gradient"
-           : job.training.compiled_graph          ? "compiled loss: bf16 logits, softmax recomputed"
-                                                  : "unfused cross-entropy: fp32 softmax"});
+           InPlaceCrossEntropy(job.training)
+               ? "TE cross-entropy: bf16 logits, gradient written in place"
+           : job.training.cross_entropy_loss_fusion ? "fused cross-entropy: bf16 logits gradient"
+           : job.training.compiled_graph ? "compiled loss: bf16 logits, softmax recomputed"
+                                         : "unfused cross-entropy: fp32 softmax"});
     }
-    if (output_bytes > 0) {
+    if (output_bytes > 0 && !InPlaceCrossEntropy(job.training)) {
       // While the last micro-batch computes its loss, the logits and their gradient exist on
       // top of what is stored: bf16 logits + bf16 gradient (fused cross-entropy), plus the
       // fp32 gradient of the upcast copy when the loss is unfused.
@@ -147,6 +149,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       // MaxText (XLA) computes the logits in the loss dtype directly and its only transient is
       // their gradient: 4 bytes per logit in fp32.
       const bool xla = job.framework == "maxtext";
+      // (Transformer Engine's kernel works in place on the stored logits: nothing on top.)
       const double per_entry = job.training.cross_entropy_loss_fusion || xla ? 4.0 : 8.0;
       st.activation_parts.push_back(
           {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),

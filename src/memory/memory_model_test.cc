@@ -265,6 +265,34 @@ TEST(MemoryModelTest, LossTransientPerFramework) {
   EXPECT_EQ(transient(job), std::llround(4 * logits));
 }
 
+// Megatron's native fused loss upcasts the logits and keeps the fp32 softmax; while it runs the
+// bf16 logits exist too (6 bytes per logit at the peak: 2 stored + 4 transient in the model).
+// Transformer Engine's Triton kernel keeps the bf16 logits, overwrites them with their gradient
+// in backward and adds an fp32 max / sum / target logit per token
+// (transformer_engine/pytorch/triton/cross_entropy.py): 2 bytes per logit + 12 per token.
+TEST(MemoryModelTest, TransformerEngineCrossEntropyWorksInPlace) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
+  job.training.cross_entropy_loss_fusion = true;
+  auto part = [](const Job& j, const std::string& name) {
+    for (const auto& p : ProjectMemory(j).stages.back().activation_parts) {
+      if (p.name == name) return p.bytes;
+    }
+    return int64_t{-1};
+  };
+  const double tokens = 1.0 * job.training.micro_batch_size * job.training.seq_length;
+  const double logits = tokens * job.model.PaddedVocabSize(1);
+  const double norm_and_head_inputs = 4.0 * 1024 * tokens;  // 2 B each of h per token
+  EXPECT_EQ(part(job, "loss transient"), std::llround(4 * logits));
+  EXPECT_EQ(part(job, "LM head + loss"), std::llround(norm_and_head_inputs + 2 * logits));
+  job.training.cross_entropy_impl = CrossEntropyImpl::kTransformerEngine;
+  EXPECT_EQ(part(job, "loss transient"), -1);
+  EXPECT_EQ(part(job, "LM head + loss"),
+            std::llround(norm_and_head_inputs + 2 * logits + 12 * tokens));
+  // Without the fusion flag Megatron runs its unfused loss whatever the impl says.
+  job.training.cross_entropy_loss_fusion = false;
+  EXPECT_EQ(part(job, "loss transient"), std::llround(8 * logits));
+}
+
 TEST(MemoryModelTest, FullRecomputeKeepsOnlyLayerInputs) {
   Job job = GptJob(8, 1024, 16, 4096, 1, 1, 1, false);
   job.training.recompute.granularity = RecomputeGranularity::kFull;

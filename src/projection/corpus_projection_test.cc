@@ -79,10 +79,7 @@ TEST(CorpusProjection, EveryBuildableExperimentProjects) {
 TEST(CorpusProjection, SmallPrimusExamplesFitOneNodeOfTheirGpu) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   // Configs the projection still calls OOM. Each must stay OOM, so that a fix removes its line.
-  const std::map<std::string, std::string> known_oom = {
-      {"megatron/configs/MI325X/qwen3_30B_A3B-BF16-pretrain.yaml",
-       "104% of 256 GB: the config notes that it only fits on the legacy grouped-GEMM path"},
-  };
+  const std::map<std::string, std::string> known_oom = {};
   int checked = 0;
   for (const char* framework : {"megatron", "torchtitan", "maxtext"}) {
     const fs::path root = kPrimus + "/examples/" + framework + "/configs";
