@@ -20,6 +20,7 @@
 #include "trace/recompute.h"
 #include "trace/short_kernels.h"
 #include "trace/trace_runner.h"
+#include "trace/unified_perf.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
 #include "util/file_io.h"
@@ -503,6 +504,76 @@ TEST_P(GoldenReportTest, PerfSheetsMatchTraceLens) {
 
 // ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
 // timeline and op categories are split by whether the work reruns forward ops in backward.
+// TraceLens's unified_perf_summary: every row (op or synthetic kernel row) by name, category,
+// process and thread names, argument records and recompute flag; count, CPU duration, kernel
+// time statistics, FLOPs and bytes of the modelled ops, their TFLOP/s, and each row's share.
+void ExpectUnifiedPerfMatchesTraceLens(const TraceData& trace, const std::string& csv_dir) {
+  const RecomputeFlags recompute = MarkRecompute(trace);
+  const auto rows = SummarizeUnifiedPerf(trace, TimelineEvents(trace), recompute.cpu);
+  CsvTable csv = CsvTable::Read(Corpus(csv_dir + "/unified_perf_summary.csv"));
+  const bool split = csv.HasColumn("is_recompute");
+  double total_us = 0;
+  std::map<std::string, const UnifiedPerfRow*> ours;
+  for (const auto& row : rows) {
+    total_us += row.kernel_us.sum;
+    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
+                     trace.ProcessName(row.thread), trace.ProcessLabel(row.thread),
+                     trace.ThreadName(row.thread), row.input_dims, row.input_types,
+                     row.input_strides, row.concrete_inputs,
+                     split ? (row.recompute ? "True" : "False") : "")] = &row;
+  }
+  ASSERT_GE(csv.size(), 1u);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string key = fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
+        csv.Get(r, "process_name"), csv.Get(r, "process_label"), csv.Get(r, "thread_name"),
+        csv.Get(r, "Input Dims"), csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
+        csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
+    auto it = ours.find(key);
+    if (it == ours.end()) {
+      std::string same_name;  // our rows of that op, to show how they differ
+      for (const auto& [k, row] : ours)
+        if (row->name == csv.Get(r, "name")) same_name += "\n  ours: " + k;
+      ADD_FAILURE() << csv_dir << " missing row " << key << same_name;
+      continue;
+    }
+    const UnifiedPerfRow& o = *it->second;
+    EXPECT_EQ(o.kernel_us.n, std::stoll(csv.Get(r, "operation_count"))) << key;
+    EXPECT_EQ(o.has_perf_model ? "True" : "False", csv.Get(r, "has_perf_model")) << key;
+    auto expect = [&](double ours, const std::string& column, double relative = 1e-3) {
+      const std::string& text = csv.Get(r, column);
+      if (text.empty()) {
+        EXPECT_TRUE(std::isnan(ours)) << key << " " << column << ": " << ours;
+      } else {
+        const double golden = std::stod(text);
+        EXPECT_NEAR(ours, golden, relative * std::fabs(golden) + 1e-6) << key << " " << column;
+      }
+    };
+    expect(o.duration_us.sum, "total_duration_us");
+    expect(o.duration_us.mean, "mean_duration_us");
+    expect(o.duration_us.median, "duration_us_median");
+    expect(o.kernel_us.sum, "Kernel Time (µs)_sum");
+    expect(o.kernel_us.mean, "Kernel Time (µs)_mean");
+    expect(o.kernel_us.min, "Kernel Time (µs)_min");
+    expect(o.kernel_us.max, "Kernel Time (µs)_max");
+    expect(o.gflops, "GFLOPS");
+    expect(o.mib, "Data Moved (MB)");
+    expect(o.tflops.mean, "TFLOPS/s_mean");
+    expect(o.tbps.median, "TB/s_median");
+    expect(100 * o.kernel_us.sum / total_us, "Percentage (%)");
+  }
+  EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
+}
+
+TEST_P(GoldenReportTest, UnifiedPerfSummaryMatchesTraceLens) {
+  const Golden& g = GetParam();
+  if (!HasOpsSummary(g)) return;  // a GPU-only trace has no ops and TraceLens no such table
+  // Triton kernels of torch.compile have a perf model in TraceLens and none in Sextant: the
+  // deliberate difference docs/trace.md lists.
+  if (std::string(g.trace).find("torch_compile_triton") != std::string::npos) return;
+  ExpectUnifiedPerfMatchesTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+}
+
 TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::string dir = "TraceLens/mi300/resnet_act_checkpoint_recompute_perf_report_csvs";
@@ -526,6 +597,7 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   ExpectPerfSheetsMatchTraceLens(trace, dir);
   ExpectLauncherOpsMatchTraceLens(trace, dir);
   ExpectLauncherArgsMatchTraceLens(trace, dir);
+  ExpectUnifiedPerfMatchesTraceLens(trace, dir);
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

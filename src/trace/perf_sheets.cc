@@ -701,6 +701,51 @@ const std::vector<Family>& Families() {
 
 }  // namespace
 
+namespace {
+
+// The family naming an op, or -1.
+int FamilyOf(std::string_view op_name) {
+  const std::vector<Family>& families = Families();
+  for (size_t f = 0; f < families.size(); ++f) {
+    const auto& ops = families[f].ops;
+    if (std::find(ops.begin(), ops.end(), op_name) != ops.end()) return static_cast<int>(f);
+  }
+  return -1;
+}
+
+CallArgs ReadCallArgs(const TraceData& trace, const CpuEvent& ev) {
+  CallArgs args;
+  args.name = trace.Name(ev.name);
+  args.raw_dims = trace.Name(ev.input_dims);
+  args.raw_types = trace.Name(ev.input_types);
+  args.raw_strides = trace.Name(ev.input_strides);
+  args.raw_concrete = trace.Name(ev.concrete_inputs);
+  args.dims = ParseInputDims(args.raw_dims);
+  args.types = ParseStringList(args.raw_types);
+  args.strides = ParseInputDims(args.raw_strides);
+  args.concrete = ParseStringList(args.raw_concrete);
+  return args;
+}
+
+}  // namespace
+
+bool HasPerfModel(std::string_view op_name) { return FamilyOf(op_name) >= 0; }
+
+std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call) {
+  const int f = FamilyOf(trace.Name(call.name));
+  if (f < 0 || call.input_dims == 0) return std::nullopt;
+  const Family& family = Families()[static_cast<size_t>(f)];
+  std::optional<Priced> priced = family.price(ReadCallArgs(trace, call));
+  if (!priced) return std::nullopt;
+  PricedCall out;
+  out.sheet = family.tracelens_name;
+  out.names = family.params;
+  out.params = std::move(priced->params);
+  out.flops = priced->flops;
+  out.bytes = priced->bytes;
+  return out;
+}
+
 std::vector<std::pair<std::string_view, std::string_view>> PerfSheetNames() {
   std::vector<std::pair<std::string_view, std::string_view>> names;
   for (const Family& f : Families()) names.emplace_back(f.table, f.tracelens_name);
@@ -750,13 +795,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
     auto [known, fresh] = family_of.try_emplace(ev.name, -1);
-    if (fresh) {
-      for (size_t f = 0; f < families.size(); ++f) {
-        const auto& ops = families[f].ops;
-        if (std::find(ops.begin(), ops.end(), trace.Name(ev.name)) != ops.end())
-          known->second = static_cast<int>(f);
-      }
-    }
+    if (fresh) known->second = FamilyOf(trace.Name(ev.name));
     if (known->second < 0) continue;
     // Calls repeat a few argument records many times: each is parsed and priced once.
     const std::array<uint32_t, 5> record = {ev.name, ev.input_dims, ev.input_types,
@@ -765,19 +804,9 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
     if (!first_time && !cached->second) continue;
     const std::string_view name = trace.Name(ev.name);
     if (first_time) {
-      CallArgs args;
-      args.name = name;
-      args.raw_dims = trace.Name(ev.input_dims);
-      args.raw_types = trace.Name(ev.input_types);
-      args.raw_strides = trace.Name(ev.input_strides);
-      args.raw_concrete = trace.Name(ev.concrete_inputs);
-      args.dims = ParseInputDims(args.raw_dims);
-      args.types = ParseStringList(args.raw_types);
-      args.strides = ParseInputDims(args.raw_strides);
-      args.concrete = ParseStringList(args.raw_concrete);
       // A call the family cannot price is left out, as TraceLens leaves out a call whose
       // perf model raises.
-      cached->second = families[known->second].price(args);
+      cached->second = families[known->second].price(ReadCallArgs(trace, ev));
     }
     const std::optional<Priced>& priced = cached->second;
     if (!priced) continue;

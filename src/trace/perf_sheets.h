@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,22 @@ struct PerfSheet {
   std::vector<std::string_view> params;  // TraceLens's parameter names ("M", "shape_in1", ...)
   std::vector<PerfSheetGroup> groups;    // largest total kernel time first
 };
+
+// One call as its family's perf model prices it (TraceLens's compute_perf_metrics).
+struct PricedCall {
+  std::string_view sheet;               // TraceLens's sheet ("GEMM", ...)
+  std::vector<std::string_view> names;  // the family's parameter names
+  std::vector<std::string> params;      // their values, as the sheet prints them
+  double flops = 0;
+  double bytes = 0;  // NaN where a dtype's size is unknown
+};
+
+// Whether a family names the op (TraceLens's op_to_perf_model_class_map, for the families
+// Sextant has).
+bool HasPerfModel(std::string_view op_name);
+// The call priced by its family; nullopt when no family names the op or its family cannot
+// price these arguments (TraceLens's perf model raises).
+std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call);
 
 // (Sextant's table, TraceLens's sheet) of every family, in SummarizePerfSheets' order.
 std::vector<std::pair<std::string_view, std::string_view>> PerfSheetNames();

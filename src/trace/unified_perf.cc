@@ -1,0 +1,293 @@
+#include "trace/unified_perf.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "trace/gpu_timeline.h"
+#include "trace/op_arguments.h"
+#include "trace/op_category.h"
+
+namespace sextant {
+namespace {
+
+constexpr double kNotANumber = std::numeric_limits<double>::quiet_NaN();
+
+// A parameter value as Python prints it inside a dict: numbers, booleans, None and tuples as
+// the sheet shows them, anything else as a quoted string.
+std::string DictValue(const std::string& text) {
+  if (text.empty()) return "None";
+  if (text == "True" || text == "False" || text == "None" || text.front() == '(' ||
+      text.front() == '[') {
+    return text;
+  }
+  double number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc() && end == text.data() + text.size()) return text;
+  return "'" + text + "'";
+}
+
+std::string ParamsDict(const PricedCall& call) {
+  std::string out = "{";
+  for (size_t i = 0; i < call.names.size() && i < call.params.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + std::string(call.names[i]) + "': " + DictValue(call.params[i]);
+  }
+  return out + "}";
+}
+
+// One collected call: an op, or a kernel no collected op covers (synthetic).
+struct UnifiedCall {
+  int32_t cpu = -1;   // the op (or the synthetic row's parent event)
+  int32_t args = -1;  // the event whose argument records the row shows (-1: none)
+  bool synthetic = false;
+  std::string name;
+  std::vector<uint32_t> kernels;  // indices into trace.gpu, by start
+};
+
+struct UnifiedGroup {
+  UnifiedPerfRow row;
+  std::vector<double> duration, kernel, tflops, tbps;
+  std::vector<std::pair<std::pair<uint32_t, int64_t>, std::vector<double>>> kernels;
+  size_t order = 0;
+};
+
+}  // namespace
+
+std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
+                                                 const std::vector<uint32_t>& events,
+                                                 const std::vector<uint8_t>& recompute_cpu) {
+  const size_t n = trace.cpu.size();
+  if (std::none_of(trace.cpu.begin(), trace.cpu.end(),
+                   [](const CpuEvent& ev) { return ev.kind == CpuKind::kOp; }))
+    return {};
+  std::unordered_map<uint32_t, bool> comm_name;
+  auto is_comm = [&](uint32_t name) {
+    auto [it, fresh] = comm_name.try_emplace(name, false);
+    if (fresh) it->second = IsCommunicationKernelName(trace.Name(name));
+    return it->second;
+  };
+  // GPU activities each op launched itself, and in its subtree; collectives among them.
+  std::vector<int64_t> direct(n, 0), subtree(n, 0);
+  std::vector<uint8_t> comm(n, 0);
+  for (uint32_t i : events) {
+    const GpuEvent& g = trace.gpu[i];
+    if (g.op < 0) continue;
+    direct[g.op]++;
+    if (is_comm(g.name)) comm[g.op] = 1;
+  }
+  subtree = direct;
+  // Children follow their parents in trace.cpu: one backward pass fills every subtree.
+  std::unordered_map<uint32_t, bool> modelled_name;
+  std::vector<uint8_t> modelled(n, 0), modelled_below(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp) continue;
+    auto [it, fresh] = modelled_name.try_emplace(ev.name, false);
+    if (fresh) it->second = HasPerfModel(trace.Name(ev.name));
+    modelled[i] = it->second;
+  }
+  for (size_t i = n; i-- > 0;) {
+    const int32_t p = trace.cpu[i].parent;
+    if (p < 0) continue;
+    subtree[p] += subtree[i];
+    comm[p] |= comm[i];
+    modelled_below[p] |= modelled_below[i] | (modelled[i] && subtree[i] > 0);
+  }
+  // The op tree: each op's nearest enclosing op (other events are transparent).
+  std::vector<int32_t> parent_op(n, -1);
+  std::vector<std::vector<int32_t>> children(n);
+  std::vector<int32_t> roots;
+  for (size_t i = 0; i < n; ++i) {
+    if (trace.cpu[i].kind != CpuKind::kOp) continue;
+    int32_t p = trace.cpu[i].parent;
+    while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
+    parent_op[i] = p;
+    (p >= 0 ? children[p] : roots).push_back(static_cast<int32_t>(i));
+  }
+  // From each root down: an op with a perf model is taken whole; else, when some op below has
+  // one, its children are visited; else an op launching kernels itself is taken whole (not
+  // when it launches collectives); else its children are visited.
+  std::vector<uint8_t> collected(n, 0);
+  std::vector<int32_t> order;
+  std::vector<int32_t> stack(roots.rbegin(), roots.rend());
+  while (!stack.empty()) {
+    const int32_t i = stack.back();
+    stack.pop_back();
+    if (subtree[i] == 0) continue;
+    bool take = false, descend = false;
+    if (modelled[i]) {
+      take = true;
+    } else if (modelled_below[i]) {
+      descend = true;
+    } else if (direct[i] > 0) {
+      take = !comm[i];
+    } else {
+      descend = true;
+    }
+    if (take) {
+      collected[i] = 1;
+      order.push_back(i);
+    }
+    if (descend) stack.insert(stack.end(), children[i].rbegin(), children[i].rend());
+  }
+  // Each event's nearest collected ancestor (or itself).
+  std::vector<int32_t> covered_by(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t p = trace.cpu[i].parent;
+    covered_by[i] = collected[i] ? static_cast<int32_t>(i) : (p >= 0 ? covered_by[p] : -1);
+  }
+  std::vector<UnifiedCall> calls(order.size());
+  std::vector<int32_t> call_of(n, -1);
+  for (size_t c = 0; c < order.size(); ++c) {
+    calls[c].cpu = calls[c].args = order[c];
+    calls[c].name = std::string(trace.Name(trace.cpu[order[c]].name));
+    call_of[order[c]] = static_cast<int32_t>(c);
+  }
+  std::vector<uint32_t> by_start(events);
+  std::sort(by_start.begin(), by_start.end(),
+            [&](uint32_t a, uint32_t b) { return trace.gpu[a].ts_ns < trace.gpu[b].ts_ns; });
+  // Each op's first kernel of its own: TraceLens names an op's category from it when the
+  // op's name does not (its kernel launchers carry their direct kernels).
+  std::vector<int32_t> first_direct(n, -1);
+  std::vector<UnifiedCall> synthetic;
+  for (uint32_t i : by_start) {
+    const GpuEvent& g = trace.gpu[i];
+    if (g.op >= 0 && first_direct[g.op] < 0) first_direct[g.op] = static_cast<int32_t>(i);
+    if (g.op >= 0 && covered_by[g.op] >= 0) {
+      calls[call_of[covered_by[g.op]]].kernels.push_back(i);
+      continue;
+    }
+    if (is_comm(g.name)) continue;
+    // Not under a collected op: a row of its own under its innermost op, else under the
+    // runtime call that launched it.
+    const int32_t parent = g.op >= 0 ? g.op : g.launcher;
+    if (parent < 0) continue;
+    UnifiedCall s;
+    s.cpu = parent;
+    s.args = g.op;
+    s.synthetic = true;
+    s.name = std::string(trace.Name(trace.cpu[parent].name)) + "->" +
+             std::string(trace.Name(g.name)) + " (Synthetic Op)";
+    s.kernels = {i};
+    synthetic.push_back(std::move(s));
+  }
+  for (UnifiedCall& s : synthetic) calls.push_back(std::move(s));
+
+  std::map<std::string, UnifiedGroup> groups;
+  std::map<std::pair<uint32_t, uint32_t>, std::string> category_of;  // (name, first kernel)
+  std::map<std::array<uint32_t, 5>, std::optional<PricedCall>> priced_by_record;
+  for (size_t c = 0; c < calls.size(); ++c) {
+    const UnifiedCall& call = calls[c];
+    if (call.kernels.empty()) continue;
+    const CpuEvent& ev = trace.cpu[call.cpu];
+    const bool has_model = !call.synthetic && modelled[call.cpu];
+    std::optional<PricedCall> priced;
+    if (has_model) {
+      const std::array<uint32_t, 5> record = {ev.name, ev.input_dims, ev.input_types,
+                                              ev.input_strides, ev.concrete_inputs};
+      auto [it, fresh] = priced_by_record.try_emplace(record);
+      if (fresh) it->second = PriceCall(trace, ev);
+      // A call its perf model cannot price is left out, as TraceLens leaves it out.
+      if (!it->second) continue;
+      priced = it->second;
+    }
+    // A synthetic row copies its parent op, own kernels included; its name is in no table.
+    const int32_t own = first_direct[call.cpu];
+    const std::string_view first_kernel = own >= 0 ? trace.Name(trace.gpu[own].name) : "";
+    std::string synthetic_category;
+    std::string& category = call.synthetic
+                                ? synthetic_category
+                                : category_of[{ev.name, own >= 0 ? trace.gpu[own].name : 0}];
+    if (category.empty()) {
+      category = std::string(
+          TraceLensOpCategory(call.synthetic ? call.name : trace.Name(ev.name), first_kernel));
+    }
+    const CpuEvent* args = call.args >= 0 ? &trace.cpu[call.args] : nullptr;
+    auto repr = [&](uint32_t id) {
+      return args != nullptr && id != 0 ? PythonRepr(trace.Name(id)) : std::string();
+    };
+    const bool recompute = !recompute_cpu.empty() && recompute_cpu[call.cpu] != 0;
+    UnifiedPerfRow key;
+    key.name = call.name;
+    key.category = category;
+    key.recompute = recompute;
+    key.thread = ev.thread;
+    if (args != nullptr) {
+      key.input_dims = repr(args->input_dims);
+      key.input_types = repr(args->input_types);
+      key.input_strides = repr(args->input_strides);
+      key.concrete_inputs = repr(args->concrete_inputs);
+    }
+    const std::string group_key =
+        key.name + '\x1f' + key.category + '\x1f' + std::string(trace.ProcessName(ev.thread)) +
+        '\x1f' + std::string(trace.ProcessLabel(ev.thread)) + '\x1f' +
+        std::string(trace.ThreadName(ev.thread)) + '\x1f' + key.input_dims + '\x1f' +
+        key.input_types + '\x1f' + key.input_strides + '\x1f' + key.concrete_inputs + '\x1f' +
+        (recompute ? "1" : "0");
+    auto [it, fresh] = groups.try_emplace(group_key);
+    UnifiedGroup& group = it->second;
+    if (fresh) {
+      group.row = std::move(key);
+      group.row.first_cpu = call.cpu;
+      group.order = c;
+      group.row.has_perf_model = priced.has_value();
+      group.row.gflops = group.row.mib = group.row.flops_per_byte = kNotANumber;
+      if (priced) {
+        group.row.gflops = priced->flops / 1e9;
+        group.row.mib = priced->bytes / (1 << 20);
+        group.row.flops_per_byte = priced->flops / priced->bytes;
+        group.row.perf_params = ParamsDict(*priced);
+      }
+    }
+    double kernel_ns = 0;
+    for (uint32_t k : call.kernels) {
+      const GpuEvent& g = trace.gpu[k];
+      kernel_ns += static_cast<double>(g.dur_ns);
+      const std::pair<uint32_t, int64_t> id = {g.name, g.stream};
+      auto at = std::find_if(group.kernels.begin(), group.kernels.end(),
+                             [&](const auto& entry) { return entry.first == id; });
+      if (at == group.kernels.end()) {
+        group.kernels.push_back({id, {}});
+        at = group.kernels.end() - 1;
+      }
+      at->second.push_back(static_cast<double>(g.dur_ns) / 1e3);
+    }
+    const double us = kernel_ns / 1e3;
+    group.duration.push_back(static_cast<double>(ev.dur_ns) / 1e3);
+    group.kernel.push_back(us);
+    if (priced) {
+      group.tflops.push_back(us > 0 ? priced->flops / 1e12 / (us / 1e6) : kNotANumber);
+      group.tbps.push_back(us > 0 ? priced->bytes / 1e12 / (us / 1e6) : kNotANumber);
+    }
+  }
+  std::vector<UnifiedGroup*> sorted;
+  for (auto& [key, group] : groups) {
+    UnifiedPerfRow& row = group.row;
+    row.duration_us = SummarizeCalls(std::move(group.duration));
+    row.kernel_us = SummarizeCalls(std::move(group.kernel));
+    row.tflops = SummarizeCalls(std::move(group.tflops));
+    row.tbps = SummarizeCalls(std::move(group.tbps));
+    for (auto& [id, durations] : group.kernels) {
+      row.kernels.push_back(
+          {std::string(trace.Name(id.first)), id.second, SummarizeCalls(std::move(durations))});
+    }
+    sorted.push_back(&group);
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const UnifiedGroup* a, const UnifiedGroup* b) {
+    if (a->row.kernel_us.sum != b->row.kernel_us.sum)
+      return a->row.kernel_us.sum > b->row.kernel_us.sum;
+    return a->order < b->order;
+  });
+  std::vector<UnifiedPerfRow> out;
+  out.reserve(sorted.size());
+  for (UnifiedGroup* g : sorted) out.push_back(std::move(g->row));
+  return out;
+}
+
+}  // namespace sextant
