@@ -741,6 +741,7 @@ std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call
   out.sheet = family.tracelens_name;
   out.names = family.params;
   out.params = std::move(priced->params);
+  out.optional_param = family.optional_param;
   out.flops = priced->flops;
   out.bytes = priced->bytes;
   return out;

@@ -62,6 +62,7 @@ struct PricedCall {
   std::string_view sheet;               // TraceLens's sheet ("GEMM", ...)
   std::vector<std::string_view> names;  // the family's parameter names
   std::vector<std::string> params;      // their values, as the sheet prints them
+  std::string_view optional_param;      // a parameter only some ops have ("" when none)
   double flops = 0;
   double bytes = 0;  // NaN where a dtype's size is unknown
 };

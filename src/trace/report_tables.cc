@@ -31,6 +31,8 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       // The widest (argument records of every launcher): launcher_ops and ops show the same
       // calls on the page.
       {"launcher_op_args", "", false, P::kNone, P::kTop, {}, 60},
+      // As wide, with every call's kernel sequence: for spreadsheets and scripts.
+      {"unified_perf", "", false, P::kNone, P::kTop, {}, 60},
       {"roofline", "Roofline", false, 8, P::kTop, {"input_types", "family", "note"}, 40},
       {"gemm_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"sdpa_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},

@@ -24,6 +24,7 @@
 #include "trace/report_tables.h"
 #include "trace/roofline.h"
 #include "trace/short_kernels.h"
+#include "trace/unified_perf.h"
 #include "util/close_matches.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -139,6 +140,117 @@ Table PerfSheetTable(int64_t rank, const TraceData& trace, const PerfSheet& shee
     table.AddRow(std::move(row));
   }
   return table;
+}
+
+// A number as Python prints it inside a repr (shortest round trip).
+std::string PyNumber(double v) {
+  if (!std::isfinite(v)) return "nan";
+  std::string text = fmt::format("{}", v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// TraceLens's kernel_details_summary of a row: per kernel and stream, the count and the
+// statistics of its durations (its trunc_kernel_details: name cut to 64 characters, the mean).
+std::pair<std::string, std::string> KernelDetails(const UnifiedPerfRow& row) {
+  std::string full = "[", short_form = "[";
+  for (size_t i = 0; i < row.kernels.size(); ++i) {
+    const UnifiedPerfKernel& k = row.kernels[i];
+    const std::string sep = i > 0 ? ", " : "";
+    full += fmt::format(
+        "{}{{'name': '{}', 'stream': {}, 'count': {}, 'total_duration_us': {}, "
+        "'mean_duration_us': {}, 'median_duration_us': {}, 'std_dev_duration_us': {}, "
+        "'min_duration_us': {}, 'max_duration_us': {}}}",
+        sep, k.name, k.stream, k.us.n, PyNumber(k.us.sum), PyNumber(k.us.mean),
+        PyNumber(k.us.median), PyNumber(k.us.std), PyNumber(k.us.min), PyNumber(k.us.max));
+    const std::string name = k.name.size() > 64 ? k.name.substr(0, 64) + "..." : k.name;
+    short_form += fmt::format("{}{{'name': '{}', 'stream': {}, 'mean_duration_us': {}}}", sep, name,
+                              k.stream, PyNumber(std::round(k.us.mean * 100) / 100));
+  }
+  return {full + "]", short_form + "]"};
+}
+
+Table UnifiedPerfTable(int64_t rank, const TraceData& trace, const std::vector<uint32_t>& events,
+                       const std::vector<uint8_t>& recompute_cpu) {
+  std::vector<Column> columns = {RankColumn(),
+                                 {"name", "op", 0},
+                                 {"category", "op category", 0},
+                                 {"thread", "thread", 0},
+                                 {"process_name", "process", 0},
+                                 {"process_label", "process label", 0},
+                                 {"thread_name", "thread name", 0},
+                                 {"input_dims", "input dims", 0},
+                                 {"input_types", "input types", 0},
+                                 {"input_strides", "input strides", 0},
+                                 {"concrete_inputs", "concrete inputs", 0},
+                                 {"is_recompute", "recompute", 0},
+                                 {"count", "calls", 0},
+                                 {"has_perf_model", "perf model", 0},
+                                 {"gflops", "GFLOP per call", 4},
+                                 {"mib", "MiB per call", 3},
+                                 {"flops_per_byte", "FLOP/byte", 2}};
+  for (const char* stat : {"sum", "mean", "median", "std", "min", "max"})
+    columns.push_back({fmt::format("cpu_us_{}", stat), fmt::format("CPU us {}", stat), 2});
+  for (const char* stat : {"sum", "mean", "median", "std", "min", "max"}) {
+    columns.push_back({fmt::format("kernel_us_{}", stat), fmt::format("kernel us {}", stat), 2});
+  }
+  for (const char* stat : {"mean", "median", "std", "min", "max"})
+    columns.push_back({fmt::format("tflops_{}", stat), fmt::format("TFLOP/s {}", stat), 2});
+  for (const char* stat : {"mean", "median", "std", "min", "max"})
+    columns.push_back({fmt::format("tbps_{}", stat), fmt::format("TB/s {}", stat), 3});
+  columns.push_back({"percent", "% of kernel time", 2});
+  columns.push_back({"cumulative_percent", "cumulative %", 2});
+  columns.push_back({"perf_params", "perf-model parameters", 0});
+  columns.push_back({"kernels", "kernels", 0});
+  columns.push_back({"kernels_short", "kernels (short)", 0});
+  Table t("unified_perf",
+          "Every op with a perf model or launching kernels itself, by argument records "
+          "(TraceLens's unified_perf_summary)",
+          std::move(columns));
+  const std::vector<UnifiedPerfRow> rows = SummarizeUnifiedPerf(trace, events, recompute_cpu);
+  std::vector<double> weights;
+  for (const auto& row : rows) weights.push_back(row.kernel_us.sum);
+  const auto shares = Shares(weights);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const UnifiedPerfRow& o = rows[i];
+    std::vector<Cell> row = {rank,
+                             o.name,
+                             o.category,
+                             trace.threads[o.thread].tid,
+                             std::string(trace.ProcessName(o.thread)),
+                             std::string(trace.ProcessLabel(o.thread)),
+                             std::string(trace.ThreadName(o.thread)),
+                             o.input_dims,
+                             o.input_types,
+                             o.input_strides,
+                             o.concrete_inputs,
+                             YesNo(o.recompute),
+                             o.kernel_us.n,
+                             YesNo(o.has_perf_model),
+                             Number(o.gflops),
+                             Number(o.mib),
+                             Number(o.flops_per_byte)};
+    for (const CallStats* stats : {&o.duration_us, &o.kernel_us}) {
+      for (auto stat : {&CallStats::sum, &CallStats::mean, &CallStats::median, &CallStats::std,
+                        &CallStats::min, &CallStats::max}) {
+        row.push_back(Number(stats->*stat));
+      }
+    }
+    for (const CallStats* stats : {&o.tflops, &o.tbps}) {
+      for (auto stat : {&CallStats::mean, &CallStats::median, &CallStats::std, &CallStats::min,
+                        &CallStats::max}) {
+        row.push_back(Number(stats->*stat));
+      }
+    }
+    row.push_back(shares[i].first);
+    row.push_back(shares[i].second);
+    row.push_back(o.perf_params);
+    auto [full, short_form] = KernelDetails(o);
+    row.push_back(std::move(full));
+    row.push_back(std::move(short_form));
+    t.AddRow(std::move(row));
+  }
+  return t;
 }
 
 Table IterationTable(int64_t rank, const TraceData& trace) {
@@ -544,6 +656,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
     r.tables.push_back(std::move(launcher_args));
   }
+  r.tables.push_back(UnifiedPerfTable(rank, trace, selection.events, recompute.cpu));
   for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
     r.tables.push_back(PerfSheetTable(rank, trace, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",

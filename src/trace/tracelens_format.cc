@@ -130,6 +130,51 @@ const std::vector<TableName>& Names() {
           {"Percentage (%)", "percent"},
           {"Cumulative Percentage (%)", "cumulative_percent"}},
          true},
+        {"unified_perf_summary",
+         "unified_perf",
+         {{"name", "name"},
+          {"op category", "category"},
+          {"process_name", "process_name"},
+          {"process_label", "process_label"},
+          {"thread_name", "thread_name"},
+          {"Input Dims", "input_dims"},
+          {"Input type", "input_types"},
+          {"Input Strides", "input_strides"},
+          {"Concrete Inputs", "concrete_inputs"},
+          {"is_recompute", "is_recompute"},
+          {"operation_count", "count"},
+          {"total_duration_us", "cpu_us_sum"},
+          {"mean_duration_us", "cpu_us_mean"},
+          {"std_duration_us", "cpu_us_std"},
+          {"GFLOPS", "gflops"},
+          {"Data Moved (MB)", "mib"},
+          {"FLOPS/Byte", "flops_per_byte"},
+          {"TB/s_mean", "tbps_mean"},
+          {"TB/s_std", "tbps_std"},
+          {"TFLOPS/s_mean", "tflops_mean"},
+          {"TFLOPS/s_std", "tflops_std"},
+          {"Kernel Time (µs)_mean", "kernel_us_mean"},
+          {"Kernel Time (µs)_std", "kernel_us_std"},
+          {"Kernel Time (µs)_sum", "kernel_us_sum"},
+          {"duration_us_median", "cpu_us_median"},
+          {"duration_us_min", "cpu_us_min"},
+          {"duration_us_max", "cpu_us_max"},
+          {"TB/s_median", "tbps_median"},
+          {"TB/s_min", "tbps_min"},
+          {"TB/s_max", "tbps_max"},
+          {"TFLOPS/s_median", "tflops_median"},
+          {"TFLOPS/s_min", "tflops_min"},
+          {"TFLOPS/s_max", "tflops_max"},
+          {"Kernel Time (µs)_median", "kernel_us_median"},
+          {"Kernel Time (µs)_min", "kernel_us_min"},
+          {"Kernel Time (µs)_max", "kernel_us_max"},
+          {"kernel_details_summary", "kernels"},
+          {"trunc_kernel_details", "kernels_short"},
+          {"perf_params", "perf_params"},
+          {"has_perf_model", "has_perf_model"},
+          {"Percentage (%)", "percent"},
+          {"Cumulative Percentage (%)", "cumulative_percent"}},
+         true},
         {"ops_summary_by_category",
          "ops_by_category",
          {{"op category", "category"},
@@ -196,7 +241,9 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
   for (const TableName& name : Names()) {
     const Table* ours = FindTable(rank, name.ours);
     if (ours == nullptr || (ours->empty() && name.omit_when_empty)) continue;
-    const bool perf_sheet = ours->ColumnIndex("kernel_us_sum") >= 0;
+    bool perf_sheet = false;
+    for (const auto& [table, sheet] : PerfSheetNames())
+      perf_sheet = perf_sheet || table == name.ours;
     // A perf sheet's parameters sit between its "name" and "is_recompute" columns.
     std::vector<ColumnName> wanted = name.columns;
     std::vector<std::string> param_headers;
@@ -242,7 +289,7 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       cells.reserve(from.size());
       for (size_t c = 0; c < from.size(); ++c) {
         const Cell& cell = row[static_cast<size_t>(from[c])];
-        if (columns[c].key == "is_recompute")
+        if (columns[c].key == "is_recompute" || columns[c].key == "has_perf_model")
           cells.push_back(PythonBool(cell));
         else if (scale[c] != 1 && std::holds_alternative<double>(cell))
           cells.push_back(std::get<double>(cell) * scale[c]);

@@ -32,10 +32,27 @@ std::string DictValue(const std::string& text) {
   return "'" + text + "'";
 }
 
-std::string ParamsDict(const PricedCall& call) {
-  std::string out = "{";
+std::string ParamsDict(const PricedCall& call, std::string_view op) {
+  std::vector<size_t> order;
   for (size_t i = 0; i < call.names.size() && i < call.params.size(); ++i) {
-    if (i > 0) out += ", ";
+    // A parameter this op does not have (a forward norm's output_mask) is not in its dict.
+    if (call.params[i].empty() && call.names[i] == call.optional_param) continue;
+    // The batch of a GEMM: first in a batched GEMM's model (TraceLens's aten_bmm,
+    // aten_baddbmm), last in aten_mm's and aten_addmm's.
+    if (call.sheet == "GEMM" && call.names[i] == "B") {
+      if (call.params[i].empty()) continue;
+      if (op == "aten::bmm" || op == "aten::baddbmm") {
+        order.insert(order.begin(), i);
+        continue;
+      }
+      order.push_back(i);
+    } else {
+      order.push_back(i);
+    }
+  }
+  std::string out = "{";
+  for (size_t i : order) {
+    if (out.size() > 1) out += ", ";
     out += "'" + std::string(call.names[i]) + "': " + DictValue(call.params[i]);
   }
   return out + "}";
@@ -53,7 +70,8 @@ struct UnifiedCall {
 struct UnifiedGroup {
   UnifiedPerfRow row;
   std::vector<double> duration, kernel, tflops, tbps;
-  std::vector<std::pair<std::pair<uint32_t, int64_t>, std::vector<double>>> kernels;
+  std::vector<std::pair<uint32_t, int64_t>> positions;  // the first call's kernels
+  std::vector<std::vector<double>> position_us;
   size_t order = 0;
 };
 
@@ -242,21 +260,20 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
         group.row.gflops = priced->flops / 1e9;
         group.row.mib = priced->bytes / (1 << 20);
         group.row.flops_per_byte = priced->flops / priced->bytes;
-        group.row.perf_params = ParamsDict(*priced);
+        group.row.perf_params = ParamsDict(*priced, trace.Name(ev.name));
       }
     }
     double kernel_ns = 0;
-    for (uint32_t k : call.kernels) {
-      const GpuEvent& g = trace.gpu[k];
-      kernel_ns += static_cast<double>(g.dur_ns);
-      const std::pair<uint32_t, int64_t> id = {g.name, g.stream};
-      auto at = std::find_if(group.kernels.begin(), group.kernels.end(),
-                             [&](const auto& entry) { return entry.first == id; });
-      if (at == group.kernels.end()) {
-        group.kernels.push_back({id, {}});
-        at = group.kernels.end() - 1;
-      }
-      at->second.push_back(static_cast<double>(g.dur_ns) / 1e3);
+    for (uint32_t k : call.kernels) kernel_ns += static_cast<double>(trace.gpu[k].dur_ns);
+    if (fresh) {
+      for (uint32_t k : call.kernels)
+        group.positions.push_back({trace.gpu[k].name, trace.gpu[k].stream});
+      group.position_us.resize(group.positions.size());
+    }
+    if (call.kernels.size() == group.positions.size()) {
+      for (size_t k = 0; k < call.kernels.size(); ++k)
+        group.position_us[k].push_back(static_cast<double>(trace.gpu[call.kernels[k]].dur_ns) /
+                                       1e3);
     }
     const double us = kernel_ns / 1e3;
     group.duration.push_back(static_cast<double>(ev.dur_ns) / 1e3);
@@ -273,10 +290,23 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     row.kernel_us = SummarizeCalls(std::move(group.kernel));
     row.tflops = SummarizeCalls(std::move(group.tflops));
     row.tbps = SummarizeCalls(std::move(group.tbps));
-    for (auto& [id, durations] : group.kernels) {
-      row.kernels.push_back(
-          {std::string(trace.Name(id.first)), id.second, SummarizeCalls(std::move(durations))});
+    for (size_t k = 0; k < group.positions.size(); ++k) {
+      const size_t calls = group.position_us[k].size();
+      UnifiedPerfKernel kernel{std::string(trace.Name(group.positions[k].first)),
+                               group.positions[k].second,
+                               SummarizeCalls(std::move(group.position_us[k]))};
+      // numpy's std: over n, not n - 1.
+      if (calls >= 1) {
+        kernel.us.std = calls == 1
+                            ? 0.0
+                            : kernel.us.std * std::sqrt((calls - 1.0) / static_cast<double>(calls));
+      }
+      row.kernels.push_back(std::move(kernel));
     }
+    std::stable_sort(row.kernels.begin(), row.kernels.end(), [](const auto& a, const auto& b) {
+      if (a.us.sum != b.us.sum) return a.us.sum < b.us.sum;
+      return a.name < b.name;
+    });
     sorted.push_back(&group);
   }
   std::sort(sorted.begin(), sorted.end(), [](const UnifiedGroup* a, const UnifiedGroup* b) {

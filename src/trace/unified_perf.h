@@ -23,10 +23,12 @@
 
 namespace sextant {
 
+// One position of the group's kernel sequence (TraceLens lines up each call's kernels by
+// position, taking names from the first call).
 struct UnifiedPerfKernel {
   std::string name;
   int64_t stream = 0;
-  CallStats us;  // over the group's launches of this kernel
+  CallStats us;  // over the calls; std is the population's (numpy's default)
 };
 
 struct UnifiedPerfRow {
@@ -45,7 +47,9 @@ struct UnifiedPerfRow {
   std::string perf_params;
   CallStats kernel_us;  // GPU time of each call's kernels
   CallStats tflops, tbps;
-  std::vector<UnifiedPerfKernel> kernels;  // by first launch
+  // Shortest total first (TraceLens's order); calls whose kernel count differs from the
+  // first call's are left out of it, as TraceLens leaves them out.
+  std::vector<UnifiedPerfKernel> kernels;
 };
 
 // Over the GPU activities `events` (the timeline's); `recompute_cpu` holds one flag per

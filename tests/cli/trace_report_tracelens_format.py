@@ -6,9 +6,11 @@ ops, the MI210 GPU-only trace, and the MI300X ResNet trace whose report TraceLen
 activation recomputation): times and counts to 1e-4 relative, FLOPs, bytes and rates to 1e-3. kernel_summary's "Parent op
 category" column is the one documented omission; a GPU-only report has no op columns and no
 op-category file, in TraceLens's and here."""
+import ast
 import collections
 import csv
 import os
+import re
 import tempfile
 import zipfile
 
@@ -20,10 +22,14 @@ import harness
 OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kernel_stats",
            "trunc_kernel_details", "UID_first", "param: transpose", "ex_UID",
            "kernel_details_summary"}
+# unified_perf_summary omits the compute spec and TraceLens's event UIDs; it writes the
+# kernel details, whose numbers TraceLens prints as numpy reprs (np.float64(...)), so they
+# are compared with those reprs unwrapped; its GEMM parameters lack the ROCm transpose flags.
+OMITTED_IN = {"unified_perf_summary": {"Compute Spec", "ex_UID"}}
 SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
           "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
-                  "ops_unique_args",
+                  "ops_unique_args", "unified_perf_summary",
          "short_kernel_histogram", "short_kernels_summary"]
 # A perf sheet's rows are keyed by the op and every parameter column.
 PARAMS = "params"
@@ -42,6 +48,8 @@ KEYS = {
     "ops_summary": ["name", "is_recompute"],
     "ops_unique_args": ["name", "op category", "thread_name", "Input Dims", "Input type",
                         "Input Strides", "Concrete Inputs", "is_recompute"],
+    "unified_perf_summary": ["name", "op category", "thread_name", "Input Dims", "Input type",
+                             "Input Strides", "Concrete Inputs", "is_recompute"],
     "kernel_summary": ["Parent cpu_op", "Kernel name", "Kernel stream"],
     "short_kernel_histogram": ["bin_start"],
     "short_kernels_summary": ["Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
@@ -58,7 +66,19 @@ def read(path):
     return list(rows[0].keys()) if rows else text.splitlines()[0].split(","), rows
 
 
+def unwrap(text):
+    """TraceLens's kernel details as plain Python literals, its perf parameters without the
+    ROCm GEMM transpose flags."""
+    text = re.sub(r"np\.float64\(([^)]*)\)", r"\1", text)
+    return re.sub(r", 'transpose': \([^)]*\)", "", text)
+
+
 def close(a, b, column):
+    if column in ("kernel_details_summary", "trunc_kernel_details", "perf_params"):
+        if column == "perf_params":
+            return a == unwrap(b)
+        # The short form rounds to 0.01 µs: a mean on a rounding boundary may land either side.
+        return kernel_details_close(a, unwrap(b), 1.1e-2 if column.startswith("trunc") else 2.5e-3)
     try:
         x, y = float(a), float(b)
     except ValueError:
@@ -81,6 +101,27 @@ def close(a, b, column):
     return abs(x - y) <= 1e-4 * max(abs(x), abs(y)) + 1e-9
 
 
+def kernel_details_close(a, b, absolute):
+    """The same kernels in the same order, each number to 1e-4 (std to 2 %)."""
+    try:
+        mine, theirs = ast.literal_eval(a), ast.literal_eval(b)
+    except (ValueError, SyntaxError):
+        return False
+    if len(mine) != len(theirs):
+        return False
+    for x, y in zip(mine, theirs):
+        if x.keys() != y.keys():
+            return False
+        for key in x:
+            if isinstance(x[key], float) and isinstance(y[key], (int, float)):
+                tolerance = 2e-2 if key.startswith("std") else 1e-4
+                if abs(x[key] - y[key]) > tolerance * max(abs(x[key]), abs(y[key])) + absolute:
+                    return False
+            elif x[key] != y[key]:
+                return False
+    return True
+
+
 t = harness.Test()
 base = "traces/TraceLens/"
 cases = [("h100/gaunernst_bert-small-uncased__1016001.json.gz",
@@ -91,7 +132,7 @@ cases = [("h100/gaunernst_bert-small-uncased__1016001.json.gz",
 for trace, reference in cases:
     # A sheet is written when the trace has calls of its family (none without CPU ops).
     files = [f for f in FILES
-             if not (f in SHEETS or f.startswith("ops_")) or
+             if not (f in SHEETS or f.startswith(("ops_", "unified_"))) or
              os.path.exists(t.corpus(base + reference + "/" + f + ".csv"))]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "csv")
@@ -107,14 +148,15 @@ for trace, reference in cases:
             compared += 1
             ours_header, ours = read(os.path.join(out, name + ".csv"))
             ref_header, ref = read(t.corpus(base + reference + "/" + name + ".csv"))
-            expected = [c for c in ref_header if c not in OMITTED]
+            omitted = OMITTED_IN.get(name, OMITTED)
+            expected = [c for c in ref_header if c not in omitted]
             t.check(ours_header == expected,
                     f"{trace} {name}: header {ours_header}, TraceLens {ref_header}")
             if KEYS[name] == PARAMS:
                 keys = ["name"] + [c for c in ref_header if c.startswith("param: ")] + \
                     [c for c in ["is_recompute"] if c in ref_header]
             else:
-                keys = [k for k in KEYS[name] if k in ref_header and k not in OMITTED]
+                keys = [k for k in KEYS[name] if k in ref_header and k not in omitted]
             by_key = {tuple(r[k] for k in keys): r for r in ours}
             # Rows told apart only by an omitted column are compared by the C++ golden test.
             ambiguous = {k for k, n in collections.Counter(
@@ -130,7 +172,8 @@ for trace, reference in cases:
                 for column in expected:
                     # Rows of equal time come in no set order (pandas sorts unstably), so a
                     # running total over them is not comparable row by row.
-                    if name == "ops_unique_args" and column.startswith("Cumulative"):
+                    if name in ("ops_unique_args", "unified_perf_summary") and \
+                            column.startswith("Cumulative"):
                         continue
                     if column in r:
                         t.check(close(mine[column], r[column], column),
