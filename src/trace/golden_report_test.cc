@@ -502,8 +502,6 @@ TEST_P(GoldenReportTest, PerfSheetsMatchTraceLens) {
   ExpectPerfSheetsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
 }
 
-// ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
-// timeline and op categories are split by whether the work reruns forward ops in backward.
 // TraceLens's unified_perf_summary: every row (op or synthetic kernel row) by name, category,
 // process and thread names, argument records and recompute flag; count, CPU duration, kernel
 // time statistics, FLOPs and bytes of the modelled ops, their TFLOP/s, and each row's share.
@@ -574,6 +572,8 @@ TEST_P(GoldenReportTest, UnifiedPerfSummaryMatchesTraceLens) {
   ExpectUnifiedPerfMatchesTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
 }
 
+// ResNet with activation checkpointing, reported by TraceLens with recompute detection: its
+// timeline and op categories are split by whether the work reruns forward ops in backward.
 TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::string dir = "TraceLens/mi300/resnet_act_checkpoint_recompute_perf_report_csvs";

@@ -150,6 +150,45 @@ std::string PyNumber(double v) {
   return text;
 }
 
+// Python's repr of a str: single quotes unless the text holds one and no double quote;
+// backslashes, the quote and control characters escaped; other characters kept.
+std::string PyString(std::string_view text) {
+  const bool double_quoted =
+      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
+  const char quote = double_quoted ? '"' : '\'';
+  std::string out(1, quote);
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
+// The first `n` characters (UTF-8 code points, as Python counts them) of `text`.
+std::string_view FirstCharacters(std::string_view text, size_t n) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    // A byte that does not continue a multi-byte character starts the next one.
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && chars++ == n) {
+      return text.substr(0, i);
+    }
+  }
+  return text;
+}
+
 // TraceLens's kernel_details_summary of a row: per kernel and stream, the count and the
 // statistics of its durations (its trunc_kernel_details: name cut to 64 characters, the mean).
 std::pair<std::string, std::string> KernelDetails(const UnifiedPerfRow& row) {
@@ -158,14 +197,17 @@ std::pair<std::string, std::string> KernelDetails(const UnifiedPerfRow& row) {
     const UnifiedPerfKernel& k = row.kernels[i];
     const std::string sep = i > 0 ? ", " : "";
     full += fmt::format(
-        "{}{{'name': '{}', 'stream': {}, 'count': {}, 'total_duration_us': {}, "
+        "{}{{'name': {}, 'stream': {}, 'count': {}, 'total_duration_us': {}, "
         "'mean_duration_us': {}, 'median_duration_us': {}, 'std_dev_duration_us': {}, "
         "'min_duration_us': {}, 'max_duration_us': {}}}",
-        sep, k.name, k.stream, k.us.n, PyNumber(k.us.sum), PyNumber(k.us.mean),
+        sep, PyString(k.name), k.stream, k.us.n, PyNumber(k.us.sum), PyNumber(k.us.mean),
         PyNumber(k.us.median), PyNumber(k.us.std), PyNumber(k.us.min), PyNumber(k.us.max));
-    const std::string name = k.name.size() > 64 ? k.name.substr(0, 64) + "..." : k.name;
-    short_form += fmt::format("{}{{'name': '{}', 'stream': {}, 'mean_duration_us': {}}}", sep, name,
-                              k.stream, PyNumber(std::round(k.us.mean * 100) / 100));
+    const std::string_view cut = FirstCharacters(k.name, 64);
+    const std::string name = cut.size() < k.name.size() ? std::string(cut) + "..." : k.name;
+    // numpy's round: half to even.
+    short_form +=
+        fmt::format("{}{{'name': {}, 'stream': {}, 'mean_duration_us': {}}}", sep, PyString(name),
+                    k.stream, PyNumber(std::nearbyint(k.us.mean * 100) / 100));
   }
   return {full + "]", short_form + "]"};
 }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "trace/gpu_timeline.h"
+#include "trace/intervals.h"
 #include "trace/op_arguments.h"
 #include "trace/op_category.h"
 
@@ -72,6 +73,7 @@ struct UnifiedGroup {
   std::vector<double> duration, kernel, tflops, tbps;
   std::vector<std::pair<uint32_t, int64_t>> positions;  // the first call's kernels
   std::vector<std::vector<double>> position_us;
+  int64_t kernel_ns = 0;  // exact, for the order of rows
   size_t order = 0;
 };
 
@@ -168,8 +170,8 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     call_of[order[c]] = static_cast<int32_t>(c);
   }
   std::vector<uint32_t> by_start(events);
-  std::sort(by_start.begin(), by_start.end(),
-            [&](uint32_t a, uint32_t b) { return trace.gpu[a].ts_ns < trace.gpu[b].ts_ns; });
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](uint32_t a, uint32_t b) { return trace.gpu[a].ts_ns < trace.gpu[b].ts_ns; });
   // Each op's first kernel of its own: TraceLens names an op's category from it when the
   // op's name does not (its kernel launchers carry their direct kernels).
   std::vector<int32_t> first_direct(n, -1);
@@ -211,8 +213,8 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
                                               ev.input_strides, ev.concrete_inputs};
       auto [it, fresh] = priced_by_record.try_emplace(record);
       if (fresh) it->second = PriceCall(trace, ev);
-      // A call its perf model cannot price is left out, as TraceLens leaves it out.
-      if (!it->second) continue;
+      // A call its model cannot price (no shapes recorded, arguments it does not read) stays
+      // a modelled row without FLOPs or bytes: TraceLens keeps such a row and its kernel time.
       priced = it->second;
     }
     // A synthetic row copies its parent op, own kernels included; its name is in no table.
@@ -254,17 +256,22 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       group.row = std::move(key);
       group.row.first_cpu = call.cpu;
       group.order = c;
-      group.row.has_perf_model = priced.has_value();
+      group.row.has_perf_model = has_model;
       group.row.gflops = group.row.mib = group.row.flops_per_byte = kNotANumber;
       if (priced) {
         group.row.gflops = priced->flops / 1e9;
         group.row.mib = priced->bytes / (1 << 20);
-        group.row.flops_per_byte = priced->flops / priced->bytes;
+        if (priced->bytes > 0) group.row.flops_per_byte = priced->flops / priced->bytes;
         group.row.perf_params = ParamsDict(*priced, trace.Name(ev.name));
       }
     }
-    double kernel_ns = 0;
-    for (uint32_t k : call.kernels) kernel_ns += static_cast<double>(trace.gpu[k].dur_ns);
+    // The call's GPU busy time: its kernels' union (TraceLens's GPUEventAnalyser busy_time),
+    // so that kernels overlapping on two streams count once.
+    std::vector<Interval> spans;
+    spans.reserve(call.kernels.size());
+    for (uint32_t k : call.kernels) spans.push_back({trace.gpu[k].ts_ns, trace.gpu[k].end_ns()});
+    const int64_t kernel_ns = TotalLength(MergeIntervals(std::move(spans)));
+    group.kernel_ns += kernel_ns;
     if (fresh) {
       for (uint32_t k : call.kernels)
         group.positions.push_back({trace.gpu[k].name, trace.gpu[k].stream});
@@ -275,12 +282,13 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
         group.position_us[k].push_back(static_cast<double>(trace.gpu[call.kernels[k]].dur_ns) /
                                        1e3);
     }
-    const double us = kernel_ns / 1e3;
+    const double us = static_cast<double>(kernel_ns) / 1e3;
     group.duration.push_back(static_cast<double>(ev.dur_ns) / 1e3);
     group.kernel.push_back(us);
-    if (priced) {
-      group.tflops.push_back(us > 0 ? priced->flops / 1e12 / (us / 1e6) : kNotANumber);
-      group.tbps.push_back(us > 0 ? priced->bytes / 1e12 / (us / 1e6) : kNotANumber);
+    if (has_model) {
+      const bool rated = priced && us > 0;
+      group.tflops.push_back(rated ? priced->flops / 1e12 / (us / 1e6) : kNotANumber);
+      group.tbps.push_back(rated ? priced->bytes / 1e12 / (us / 1e6) : kNotANumber);
     }
   }
   std::vector<UnifiedGroup*> sorted;
@@ -309,9 +317,13 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     });
     sorted.push_back(&group);
   }
-  std::sort(sorted.begin(), sorted.end(), [](const UnifiedGroup* a, const UnifiedGroup* b) {
-    if (a->row.kernel_us.sum != b->row.kernel_us.sum)
-      return a->row.kernel_us.sum > b->row.kernel_us.sum;
+  // Largest kernel total first (in whole nanoseconds: summed microsecond doubles would order
+  // equal totals by rounding noise); ties by the first call's position in the trace.
+  std::sort(sorted.begin(), sorted.end(), [&](const UnifiedGroup* a, const UnifiedGroup* b) {
+    if (a->kernel_ns != b->kernel_ns) return a->kernel_ns > b->kernel_ns;
+    const CpuEvent& x = trace.cpu[a->row.first_cpu];
+    const CpuEvent& y = trace.cpu[b->row.first_cpu];
+    if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
     return a->order < b->order;
   });
   std::vector<UnifiedPerfRow> out;
