@@ -45,7 +45,7 @@ struct UnifiedPerfRow {
   // parameters the model read, as a Python dict ("{'M': 141, ...}").
   double gflops = 0, mib = 0, flops_per_byte = 0;
   std::string perf_params;
-  CallStats kernel_us;  // GPU time of each call's kernels
+  CallStats kernel_us;  // each call's GPU busy time (the union of its kernels)
   CallStats tflops, tbps;
   // Shortest total first (TraceLens's order); calls whose kernel count differs from the
   // first call's are left out of it, as TraceLens leaves them out.
