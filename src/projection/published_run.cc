@@ -341,8 +341,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.attention_dropout = stack.dropout;
   tr.pipeline_schedule = ForVirtualStages(ScheduleKind::k1F1B, p.vpp);
   // DeepEP dispatch/combine kernels, where the row names them or its framework uses them.
+  // Primus Turbo's sync-free MoE (any stage) runs on Turbo's DeepEP: Primus turns DeepEP on
+  // with it (research/primus-projection.md §1.2, --sync-free-stage).
   const std::string stack_text = FactCell(t, row, "framework_version") + " " + t.Get(row, "notes");
-  tr.deepep = r.moe && (stack.deepep || Contains(stack_text, "deepep"));
+  tr.deepep = r.moe && (stack.deepep || Contains(stack_text, "deepep") ||
+                        Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free"));
   const std::string overlap = Lower(FactCell(t, row, "overlap"));
   if (overlap.empty()) {
     tr.overlap_grad_reduce = stack.overlap_grad_reduce;

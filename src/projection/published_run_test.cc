@@ -169,5 +169,22 @@ TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
   EXPECT_FALSE(plain.job->training.ep_overlap);
 }
 
+TEST(PublishedRunFacts, TurboSyncFreeMoeRunsOnDeepEp) {
+  // Primus's sync-free MoE (any stage) turns Turbo's DeepEP on; a Primus row that names
+  // neither dispatches with the all-to-all.
+  const PublishedRun plain = MoeRowWithNotes("primus-megatron", "baseline");
+  ASSERT_TRUE(plain.job) << plain.reason;
+  EXPECT_FALSE(plain.job->training.deepep);
+  for (const char* notes : {"sync-free stage 2, use_turbo_grouped_gemm",
+                            "'best configuration', turbo_sync_free_moe_stage 1"}) {
+    const PublishedRun sync_free = MoeRowWithNotes("primus-megatron", notes);
+    ASSERT_TRUE(sync_free.job) << sync_free.reason;
+    EXPECT_TRUE(sync_free.job->training.deepep) << notes;
+    // Primus overlaps Turbo's DeepEP dispatch and combine unless the row's overlap column
+    // says otherwise (it is empty here).
+    EXPECT_TRUE(sync_free.job->training.ep_overlap) << notes;
+  }
+}
+
 }  // namespace
 }  // namespace sextant
