@@ -441,10 +441,13 @@ TEST_P(GraphReplayReportTest, CapturedOpCategoriesMatchTraceLens) {
 // parameters[, recompute]), every row compared. Standard deviations get 2 % and 0.25 ns
 // (TraceLens takes kernel times as differences of float microsecond timestamps, whose rounding
 // moves a spread of a few nanoseconds; means and sums are unaffected).
-void ExpectPerfSheetsMatchTraceLens(const TraceData& trace, const std::string& csv_dir) {
+// `only`: the sheets to compare (empty: every one).
+void ExpectPerfSheetsMatchTraceLens(const TraceData& trace, const std::string& csv_dir,
+                                    const std::set<std::string>& only = {}) {
   const RecomputeFlags recompute = MarkRecompute(trace);
   for (const PerfSheet& sheet :
        SummarizePerfSheets(trace, ComputeOpKernelTimes(trace), recompute.cpu)) {
+    if (!only.empty() && only.count(std::string(sheet.tracelens_name)) == 0) continue;
     const std::string path = Corpus(csv_dir + "/" + std::string(sheet.tracelens_name) + ".csv");
     if (!std::filesystem::exists(path)) {
       EXPECT_TRUE(sheet.groups.empty())
@@ -500,6 +503,16 @@ void ExpectPerfSheetsMatchTraceLens(const TraceData& trace, const std::string& c
 TEST_P(GoldenReportTest, PerfSheetsMatchTraceLens) {
   const Golden& g = GetParam();
   ExpectPerfSheetsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
+}
+
+// The GEMM sheet of a graph-replay inference report: the captured aten GEMMs and the ROCm
+// inference stacks' own (aiter::gemm_a16w16, vllm::rocm_unquantized_gemm), every row.
+TEST_P(GraphReplayReportTest, CapturedGemmSheetMatchesTraceLens) {
+  const Golden& g = GetParam();
+  TraceData replay = ReadKinetoTrace(Corpus(g.trace));
+  TraceData capture = ReadKinetoTrace(Corpus(g.capture));
+  AttributeGraphReplays(replay, {&capture});
+  ExpectPerfSheetsMatchTraceLens(replay, g.csv_dir, {"GEMM"});
 }
 
 // TraceLens's unified_perf_summary: every row (op or synthetic kernel row) by name, category,

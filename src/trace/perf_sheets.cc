@@ -86,6 +86,18 @@ std::optional<Priced> PriceGemm(const CallArgs& a) {
   auto stride = [&](size_t i) { return i < a.strides.size() ? Tuple(a.strides[i]) : ""; };
   const GemmDims& g = cost->gemm;
   const bool bias = cost->flops > 2 * g.batch * g.m * g.n * g.k;
+  if (a.name == "vllm::rocm_unquantized_gemm" || a.name == "aiter::gemm_a16w16") {
+    // Their models record no strides and name three dtypes: x, weight, and the bias's
+    // (vLLM; '' without one) or again x's (aiter's output follows its input).
+    const std::optional<std::string> third = a.name == "aiter::gemm_a16w16" ? TypeAt(a, 0)
+                                             : a.types.size() > 2           ? TypeAt(a, 2)
+                                                                  : std::optional<std::string>("");
+    return Priced{{Whole(g.m), Whole(g.n), Whole(g.k), bias ? "True" : "False", "", "",
+                   PyTuple({TypeAt(a, 0), TypeAt(a, 1), third}), "1"},
+                  cost->flops,
+                  cost->bytes,
+                  {}};
+  }
   return Priced{
       {Whole(g.m), Whole(g.n), Whole(g.k), bias ? "True" : "False", stride(first),
        stride(first + 1), PyTuple({TypeAt(a, first), TypeAt(a, first + 1)}), Whole(g.batch)},
@@ -599,7 +611,8 @@ const std::vector<Family>& Families() {
        "gemm_calls",
        "GEMM primitive calls by shape, layout and dtype (TraceLens's GEMM sheet)",
        {"M", "N", "K", "bias", "stride_A", "stride_B", "dtype_A_B", "B"},
-       {"aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm"},
+       {"aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm",
+        "vllm::rocm_unquantized_gemm", "aiter::gemm_a16w16"},
        PriceGemm,
        ""},
       {"UnaryElementwise",

@@ -91,6 +91,16 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
     if (a.size() != 3 || b.size() != 3) return std::nullopt;
     return Gemm(a[0], a[1], b[2], a[2], off == 1, bpe);
   }
+  // Vendor GEMMs of ROCm inference stacks: x[M, K] · w[N, K]ᵀ (+ bias[N]). Argument layouts
+  // from TraceLens's extension perf models (PerfModel/extensions/perf_model_extensions.py:
+  // vllm_rocm_unquantized_gemm takes (x, weight, bias); gemm_a16w16 takes (x, w, bias,
+  // dtype, ...)).
+  if (name == "vllm::rocm_unquantized_gemm" || name == "aiter::gemm_a16w16") {
+    const Shape &x = dim(0), &w = dim(1);
+    if (x.size() != 2 || w.size() != 2 || x[1] != w[1]) return std::nullopt;
+    const bool bias = dims.size() > 2 && !dim(2).empty();
+    return Gemm(1, x[0], w[0], x[1], bias, bpe);
+  }
   if (name == "aten::linear") {
     const Shape &x = dim(0), &w = dim(1);
     if (x.empty() || w.size() != 2 || x.back() != w[1]) return std::nullopt;

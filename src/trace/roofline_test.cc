@@ -40,6 +40,27 @@ TEST(RooflineTest, AddmmCountsBiasAndLinearFoldsBatch) {
 
 // Golden SDPA_fwd sheet (same trace): B 8, N 4096, H 16, d 128, not causal ->
 // GFLOPS_first 1099.511627776, Data Moved 512 MiB.
+// ROCm inference GEMMs take the weight as [N, K]: vLLM's x[8192, 2880] · w[5120, 2880]ᵀ +
+// bias[5120] is 2·M·N·K + M·N FLOPs over bf16 x, w, output and bias; TraceLens's vLLM report
+// prints 241.63385344 GFLOP and 153.134765625 MB for this call.
+TEST(RooflineTest, VendorGemmsTakeTheWeightTransposed) {
+  auto vllm = ModelOpCost("vllm::rocm_unquantized_gemm", "[[8192, 2880], [5120, 2880], [5120]]",
+                          R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])", "");
+  ASSERT_TRUE(vllm);
+  EXPECT_DOUBLE_EQ(vllm->flops, 2.0 * 8192 * 5120 * 2880 + 8192.0 * 5120);
+  EXPECT_DOUBLE_EQ(vllm->bytes, (8192.0 * 2880 + 2880.0 * 5120 + 8192.0 * 5120 + 5120) * 2);
+  EXPECT_NEAR(vllm->flops / 1e9, 241.63385344, 1e-8);
+  EXPECT_NEAR(vllm->bytes / (1 << 20), 153.134765625, 1e-9);
+  // aiter's gemm_a16w16(x, w, bias=None, dtype, ...): no bias.
+  auto aiter = ModelOpCost("aiter::gemm_a16w16", "[[32, 4096], [24576, 4096], [], [], []]",
+                           R"(["c10::BFloat16", "c10::BFloat16", "", "Scalar", ""])", "");
+  ASSERT_TRUE(aiter);
+  EXPECT_DOUBLE_EQ(aiter->flops, 2.0 * 32 * 24576 * 4096);
+  // Inner dimensions that disagree are not a GEMM.
+  EXPECT_FALSE(ModelOpCost("aiter::gemm_a16w16", "[[32, 4096], [24576, 2048]]",
+                           R"(["c10::BFloat16", "c10::BFloat16"])", ""));
+}
+
 TEST(RooflineTest, FlashAttentionMatchesTraceLensGoldenAndHalvesCausal) {
   const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
   const char* types =
