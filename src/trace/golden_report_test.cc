@@ -505,14 +505,15 @@ TEST_P(GoldenReportTest, PerfSheetsMatchTraceLens) {
   ExpectPerfSheetsMatchTraceLens(ReadKinetoTrace(Corpus(g.trace)), g.csv_dir);
 }
 
-// The GEMM sheet of a graph-replay inference report: the captured aten GEMMs and the ROCm
-// inference stacks' own (aiter::gemm_a16w16, vllm::rocm_unquantized_gemm), every row.
-TEST_P(GraphReplayReportTest, CapturedGemmSheetMatchesTraceLens) {
+// The GEMM and RMSNorm_fwd sheets of a graph-replay inference report: the captured aten GEMMs
+// and the ROCm inference stacks' own GEMMs (aiter::gemm_a16w16, vllm::rocm_unquantized_gemm)
+// and RMSNorms (aiter::rmsnorm, rms_norm, add_rmsnorm, rmsnorm2d_fwd_with_add_ck), every row.
+TEST_P(GraphReplayReportTest, CapturedGemmAndRmsNormSheetsMatchTraceLens) {
   const Golden& g = GetParam();
   TraceData replay = ReadKinetoTrace(Corpus(g.trace));
   TraceData capture = ReadKinetoTrace(Corpus(g.capture));
   AttributeGraphReplays(replay, {&capture});
-  ExpectPerfSheetsMatchTraceLens(replay, g.csv_dir, {"GEMM"});
+  ExpectPerfSheetsMatchTraceLens(replay, g.csv_dir, {"GEMM", "RMSNorm_fwd"});
 }
 
 // TraceLens's unified_perf_summary: every row (op or synthetic kernel row) by name, category,

@@ -435,6 +435,49 @@ std::optional<Priced> PriceNorm(const CallArgs& a) {
                 float_channels ? std::vector<size_t>{4} : std::vector<size_t>{}};
 }
 
+// The RMSNorm ops of ROCm inference stacks (TraceLens's RMSNorm_fwd sheet, its
+// PerfModel/extensions/rmsnorm_perf_model_extensions.py): where each op keeps its input and
+// weight, whether it adds the residual first, and the core RMSNorm roofline
+//   FLOPs = rows·(2·C + 2) + 2·elements (rsqrt per row, scale and weight per element)
+//   bytes = input + output + weight
+// (PerfModel/perf_model.py RMSNorm, affine, inference); the fused residual add adds one FLOP
+// per element and reads input and residual, writes output and the new residual.
+std::optional<Priced> PriceVendorRmsNorm(const CallArgs& a) {
+  size_t input = 0, weight = 1;
+  bool residual_add = false;
+  if (a.name == "aiter::rmsnorm") {
+    input = 1;
+    weight = 2;
+  } else if (a.name == "aiter::rmsnorm2d_fwd_with_add_ck" || a.name == "aiter::add_rmsnorm") {
+    input = 1;
+    weight = 4;
+    residual_add = true;
+  }
+  if (weight >= a.dims.size() || input >= a.types.size() || input >= a.strides.size() ||
+      a.dims[weight].empty()) {
+    return std::nullopt;
+  }
+  const Shape& shape = a.dims[input];
+  const double elems = static_cast<double>(NumElements(shape));
+  const double channels = static_cast<double>(a.dims[weight][0]);
+  const std::optional<int> bpe = TraceLensBytesPerElement(a.types[input]);
+  if (elems <= 0 || channels <= 0) return std::nullopt;
+  Priced p;
+  p.params = {Tuple(shape),
+              PyTuple({TypeAt(a, input), std::nullopt}),
+              Tuple(a.strides[input]),
+              "",
+              Whole(channels),
+              "False",
+              "True",
+              "False"};
+  p.flops = elems / channels * (2 * channels + 2) + 2 * elems + (residual_add ? elems : 0);
+  if (bpe) {
+    p.bytes = residual_add ? (4 * elems + channels) * *bpe : (2 * elems + channels) * *bpe;
+  }
+  return p;
+}
+
 // A convolution's geometry from its recorded arguments: input x and filter w at `x_at` and
 // `x_at + 1`, stride, padding, dilation, transposed, output_padding and groups as concrete
 // inputs from `concrete_at` (aten::convolution: 0 and 3; convolution_backward, whose first
@@ -694,6 +737,15 @@ const std::vector<Family>& Families() {
         "aten::_fused_rms_norm_backward"},
        PriceNorm,
        "output_mask"},
+      {"RMSNorm_fwd",
+       "rmsnorm_calls",
+       "RMSNorm calls of ROCm inference stacks by shape and dtype (TraceLens's RMSNorm_fwd)",
+       {"op_shape", "dtype_in_out", "stride_input", "stride_output", "num_channels", "has_bias",
+        "is_affine", "is_training"},
+       {"aiter::rms_norm", "aiter::rmsnorm", "aiter::rmsnorm2d_fwd_with_add_ck",
+        "aiter::add_rmsnorm"},
+       PriceVendorRmsNorm,
+       ""},
       {"CONV_fwd",
        "conv_fwd_calls",
        "Convolution calls by shape, layout and geometry (TraceLens's CONV_fwd)",
