@@ -478,6 +478,37 @@ std::optional<Priced> PriceVendorRmsNorm(const CallArgs& a) {
   return p;
 }
 
+// sgl_kernel::rotary_embedding(positions, query, key, head_size, cos_sin_cache, ...): RoPE in
+// place on the rotated slice of every query and key head (TraceLens's
+// sgl_kernel_rotary_embedding, PerfModel/extensions/perf_model_extensions.py):
+//   elements = tokens · (query heads + key heads) · rot_dim
+//   FLOPs = 3 · elements (4 multiplies and 2 adds per pair), bytes = 2 · elements (read and
+//   write) in the query's dtype (2 bytes when unknown).
+std::optional<Priced> PriceSglRotary(const CallArgs& a) {
+  if (a.dims.size() < 3 || a.dims[1].size() < 2 || a.dims[2].size() < 2) return std::nullopt;
+  const Shape &q = a.dims[1], &k = a.dims[2];
+  double head_size = static_cast<double>(q.back());
+  if (a.concrete.size() > 3 && !a.concrete[3].empty()) {
+    char* end = nullptr;
+    const double stated = std::strtod(a.concrete[3].c_str(), &end);
+    if (end == a.concrete[3].c_str() || *end != '\0' || !(stated > 0)) return std::nullopt;
+    head_size = std::floor(stated);
+  }
+  double rot_dim = head_size;
+  if (a.dims.size() > 4 && a.dims[4].size() > 1) rot_dim = static_cast<double>(a.dims[4][1]);
+  if (!(head_size > 0)) return std::nullopt;
+  // Python's floor division of the flattened head widths.
+  const double q_heads = std::floor(static_cast<double>(q[1]) / head_size);
+  const double k_heads = std::floor(static_cast<double>(k[1]) / head_size);
+  const double elements = static_cast<double>(q[0]) * (q_heads + k_heads) * rot_dim;
+  Priced p;
+  p.params = {Whole(elements)};
+  p.flops = 3 * elements;
+  p.bytes =
+      2 * elements * TraceLensBytesPerElement(a.types.size() > 1 ? a.types[1] : "").value_or(2);
+  return p;
+}
+
 // A convolution's geometry from its recorded arguments: input x and filter w at `x_at` and
 // `x_at + 1`, stride, padding, dilation, transposed, output_padding and groups as concrete
 // inputs from `concrete_at` (aten::convolution: 0 and 3; convolution_backward, whose first
@@ -745,6 +776,13 @@ const std::vector<Family>& Families() {
        {"aiter::rms_norm", "aiter::rmsnorm", "aiter::rmsnorm2d_fwd_with_add_ck",
         "aiter::add_rmsnorm"},
        PriceVendorRmsNorm,
+       ""},
+      {"RoPE_fwd",
+       "rope_calls",
+       "Rotary-embedding calls of ROCm inference stacks by size (TraceLens's RoPE_fwd)",
+       {"num_elements"},
+       {"sgl_kernel::rotary_embedding"},
+       PriceSglRotary,
        ""},
       {"CONV_fwd",
        "conv_fwd_calls",
