@@ -501,6 +501,7 @@ std::optional<Priced> PriceSglRotary(const CallArgs& a) {
   const double q_heads = std::floor(static_cast<double>(q[1]) / head_size);
   const double k_heads = std::floor(static_cast<double>(k[1]) / head_size);
   const double elements = static_cast<double>(q[0]) * (q_heads + k_heads) * rot_dim;
+  if (!(elements > 0) || !std::isfinite(elements)) return std::nullopt;
   Priced p;
   p.params = {Whole(elements)};
   p.flops = 3 * elements;

@@ -88,6 +88,54 @@ TEST(GemmSheetTest, CallsWithoutShapesAreLeftOut) {
   EXPECT_TRUE(GemmSheet(trace).groups.empty());
 }
 
+// aiter's fused residual add + RMSNorm on x[8192, 2880]: RMSNorm's rows·(2C + 2) + 2·elements
+// FLOPs plus one per element for the add; input and residual read, output and new residual
+// written, the weight read once. TraceLens's vLLM report prints 0.117981184 GFLOP and
+// 180.0054931640625 MB for this call.
+TEST(RmsNormSheetTest, AiterResidualAddRmsNorm) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aiter::rmsnorm2d_fwd_with_add_ck", 0, 10,
+                 R"("Input Dims": [[8192, 2880], [8192, 2880], [8192, 2880], [8192, 2880], )"
+                 R"([2880], [], []], "Input type": ["c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"], )"
+                 R"("Input Strides": [[2880, 1], [2880, 1], [2880, 1], [2880, 1], [1], [], []])")
+          .Launch(1, 1, 1)
+          .Kernel("rmsnorm_kernel", 5, 10, 1)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "RMSNorm_fwd");
+  ASSERT_EQ(sheet.groups.size(), 1u);
+  const PerfSheetGroup& g = sheet.groups[0];
+  const double elems = 8192.0 * 2880;
+  EXPECT_DOUBLE_EQ(g.gflops * 1e9, 8192.0 * (2 * 2880 + 2) + 2 * elems + elems);
+  EXPECT_NEAR(g.gflops, 0.117981184, 1e-12);
+  EXPECT_DOUBLE_EQ(g.bytes, (4 * elems + 2880) * 2);
+  EXPECT_NEAR(g.bytes / (1 << 20), 180.0054931640625, 1e-9);
+  EXPECT_EQ(g.params[0], "(8192, 2880)");
+  EXPECT_EQ(g.params[1], "('c10::BFloat16', None)");
+  EXPECT_EQ(g.params[4], "2880");
+}
+
+// SGLang's rotary embedding on 32 tokens: query 4096 wide and key 1024 wide in heads of 128
+// (Concrete Inputs[3]) make 32 + 8 heads, all 128 lanes rotated: 163840 elements, 3 FLOPs and
+// 4 bytes (bf16 read and write) each, as TraceLens's sglang report prints.
+TEST(RopeSheetTest, SglangRotaryEmbedding) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("sgl_kernel::rotary_embedding", 0, 10,
+                 R"("Input Dims": [[32], [32, 4096], [32, 1024], [], [40960, 128], []], )"
+                 R"("Input type": ["long int", "c10::BFloat16", "c10::BFloat16", "Scalar", )"
+                 R"("float", "Scalar"], "Concrete Inputs": ["", "", "", "128", "", "True"])")
+          .Launch(1, 1, 1)
+          .Kernel("rotary_embedding_kernel", 5, 5, 1)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "RoPE_fwd");
+  ASSERT_EQ(sheet.groups.size(), 1u);
+  EXPECT_EQ(sheet.groups[0].params[0], "163840");
+  EXPECT_DOUBLE_EQ(sheet.groups[0].gflops, 3 * 163840 / 1e9);
+  EXPECT_DOUBLE_EQ(sheet.groups[0].bytes, 2 * 163840 * 2.0);
+}
+
 // aten::copy_(dst [4, 8] bf16, src [4, 8] float): 32 elements read as fp32 and written as
 // bf16; aten::sigmoid(x [2, 3] half) has no output argument: in and out are half.
 TEST(UnaryElementwiseSheetTest, ShapeDtypesStridesAndBytes) {
