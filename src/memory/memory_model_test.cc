@@ -274,7 +274,8 @@ TEST(MemoryModelTest, TransformerEngineCrossEntropyWorksInPlace) {
   Job job = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
   job.training.cross_entropy_loss_fusion = true;
   auto part = [](const Job& j, const std::string& name) {
-    for (const auto& p : ProjectMemory(j).stages.back().activation_parts) {
+    const MemoryReport report = ProjectMemory(j);  // outlives the loop over its parts
+    for (const auto& p : report.stages.back().activation_parts) {
       if (p.name == name) return p.bytes;
     }
     return int64_t{-1};
