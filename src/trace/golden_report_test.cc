@@ -362,6 +362,23 @@ void ExpectLauncherOpsMatchTraceLens(const TraceData& trace, const std::string& 
   EXPECT_EQ(ours.size(), csv.size()) << csv_dir;
 }
 
+// A group of op calls keyed as TraceLens groups ops_unique_args and unified_perf_summary: name,
+// category, process and thread names, argument records and (`split`) the recompute flag.
+template <typename Group>
+std::string OurRecordKey(const TraceData& trace, const Group& row, bool split) {
+  return fmt::format(
+      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category, trace.ProcessName(row.thread),
+      trace.ProcessLabel(row.thread), trace.ThreadName(row.thread), row.input_dims, row.input_types,
+      row.input_strides, row.concrete_inputs, split ? (row.recompute ? "True" : "False") : "");
+}
+std::string GoldenRecordKey(const CsvTable& csv, size_t r, bool split) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
+                     csv.Get(r, "process_name"), csv.Get(r, "process_label"),
+                     csv.Get(r, "thread_name"), csv.Get(r, "Input Dims"), csv.Get(r, "Input type"),
+                     csv.Get(r, "Input Strides"), csv.Get(r, "Concrete Inputs"),
+                     split ? csv.Get(r, "is_recompute") : "");
+}
+
 // TraceLens's ops_unique_args: the launchers by name, category, thread and argument records;
 // every row compared (count, and the mean, median, min, max and sum of direct and subtree
 // kernel time).
@@ -375,19 +392,11 @@ void ExpectLauncherArgsMatchTraceLens(const TraceData& trace, const std::string&
   // TraceLens splits by process and thread name, which the trace's metadata events give.
   std::map<std::string, const LauncherArgsStats*> ours;
   for (const auto& row : rows) {
-    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
-                     trace.ProcessName(row.thread), trace.ProcessLabel(row.thread),
-                     trace.ThreadName(row.thread), row.input_dims, row.input_types,
-                     row.input_strides, row.concrete_inputs,
-                     split ? (row.recompute ? "True" : "False") : "")] = &row;
+    ours[OurRecordKey(trace, row, split)] = &row;
   }
   ASSERT_GE(csv.size(), 1u);
   for (size_t r = 0; r < csv.size(); ++r) {
-    const std::string key = fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
-        csv.Get(r, "process_name"), csv.Get(r, "process_label"), csv.Get(r, "thread_name"),
-        csv.Get(r, "Input Dims"), csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
-        csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
+    const std::string key = GoldenRecordKey(csv, r, split);
     auto it = ours.find(key);
     ASSERT_NE(it, ours.end()) << csv_dir << " missing row " << key;
     const LauncherArgsStats& o = *it->second;
@@ -528,19 +537,11 @@ void ExpectUnifiedPerfMatchesTraceLens(const TraceData& trace, const std::string
   std::map<std::string, const UnifiedPerfRow*> ours;
   for (const auto& row : rows) {
     total_us += row.kernel_us.sum;
-    ours[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.name, row.category,
-                     trace.ProcessName(row.thread), trace.ProcessLabel(row.thread),
-                     trace.ThreadName(row.thread), row.input_dims, row.input_types,
-                     row.input_strides, row.concrete_inputs,
-                     split ? (row.recompute ? "True" : "False") : "")] = &row;
+    ours[OurRecordKey(trace, row, split)] = &row;
   }
   ASSERT_GE(csv.size(), 1u);
   for (size_t r = 0; r < csv.size(); ++r) {
-    const std::string key = fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", csv.Get(r, "name"), csv.Get(r, "op category"),
-        csv.Get(r, "process_name"), csv.Get(r, "process_label"), csv.Get(r, "thread_name"),
-        csv.Get(r, "Input Dims"), csv.Get(r, "Input type"), csv.Get(r, "Input Strides"),
-        csv.Get(r, "Concrete Inputs"), split ? csv.Get(r, "is_recompute") : "");
+    const std::string key = GoldenRecordKey(csv, r, split);
     auto it = ours.find(key);
     if (it == ours.end()) {
       std::string same_name;  // our rows of that op, to show how they differ

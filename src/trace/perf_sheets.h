@@ -1,4 +1,5 @@
-// TraceLens's per-op-family perf sheets (GEMM, UnaryElementwise, BinaryElementwise): every
+// TraceLens's per-op-family perf sheets (GEMM, UnaryElementwise, BinaryElementwise, SDPA_fwd,
+// Reduce_fwd, Normalization, RMSNorm_fwd, RoPE_fwd, CONV_fwd, CONV_bwd): every
 // call of an op the family names, grouped by the op's name and the family's parameters (for a
 // GEMM: M, N, K, bias, the strides and dtypes of A and B, batch; for an element-wise op: its
 // shapes, dtypes and strides) and, where the trace has recompute frames, by activation
@@ -10,7 +11,8 @@
 // outermost modelled op instead. Source: AMD-AGI/TraceLens @171dd747 PerfModel/perf_model.py
 // (get_param_details, flops and bytes of aten_mm, aten_addmm, aten_bmm, aten_baddbmm,
 // aten_scaled_mm, aten_unary_elementwise, aten_upsample_nearest, aten_binary_elementwise),
-// PerfModel/torch_op_mapping.py (which ops each family holds) and TreePerf/tree_perf.py
+// PerfModel/torch_op_mapping.py (which ops each family holds), PerfModel/extensions/ (the ROCm
+// inference stacks' GEMMs, RMSNorms and rotary embedding) and TreePerf/tree_perf.py
 // (summarize_df_perf_metrics: group by name and parameters, the first call's FLOPs and bytes,
 // mean/median/std/min/max of the per-call rates and times).
 #pragma once

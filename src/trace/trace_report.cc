@@ -212,25 +212,46 @@ std::pair<std::string, std::string> KernelDetails(const UnifiedPerfRow& row) {
   return {full + "]", short_form + "]"};
 }
 
+// The leading columns of a table of op-call groups keyed by their argument records
+// (launcher_op_args, unified_perf), and one group's cells for them.
+std::vector<Column> OpRecordColumns() {
+  return {RankColumn(),
+          {"name", "op", 0},
+          {"category", "op category", 0},
+          {"thread", "thread", 0},
+          {"process_name", "process", 0},
+          {"process_label", "process label", 0},
+          {"thread_name", "thread name", 0},
+          {"input_dims", "input dims", 0},
+          {"input_types", "input types", 0},
+          {"input_strides", "input strides", 0},
+          {"concrete_inputs", "concrete inputs", 0},
+          {"is_recompute", "recompute", 0}};
+}
+template <typename Group>
+std::vector<Cell> OpRecordCells(int64_t rank, const TraceData& trace, const Group& o) {
+  return {rank,
+          o.name,
+          o.category,
+          trace.threads[o.thread].tid,
+          std::string(trace.ProcessName(o.thread)),
+          std::string(trace.ProcessLabel(o.thread)),
+          std::string(trace.ThreadName(o.thread)),
+          o.input_dims,
+          o.input_types,
+          o.input_strides,
+          o.concrete_inputs,
+          YesNo(o.recompute)};
+}
+
 Table UnifiedPerfTable(int64_t rank, const TraceData& trace, const std::vector<uint32_t>& events,
                        const std::vector<uint8_t>& recompute_cpu) {
-  std::vector<Column> columns = {RankColumn(),
-                                 {"name", "op", 0},
-                                 {"category", "op category", 0},
-                                 {"thread", "thread", 0},
-                                 {"process_name", "process", 0},
-                                 {"process_label", "process label", 0},
-                                 {"thread_name", "thread name", 0},
-                                 {"input_dims", "input dims", 0},
-                                 {"input_types", "input types", 0},
-                                 {"input_strides", "input strides", 0},
-                                 {"concrete_inputs", "concrete inputs", 0},
-                                 {"is_recompute", "recompute", 0},
-                                 {"count", "calls", 0},
+  std::vector<Column> columns = OpRecordColumns();
+  columns.insert(columns.end(), {{"count", "calls", 0},
                                  {"has_perf_model", "perf model", 0},
                                  {"gflops", "GFLOP per call", 4},
                                  {"mib", "MiB per call", 3},
-                                 {"flops_per_byte", "FLOP/byte", 2}};
+                                 {"flops_per_byte", "FLOP/byte", 2}});
   for (const char* stat : {"sum", "mean", "median", "std", "min", "max"})
     columns.push_back({fmt::format("cpu_us_{}", stat), fmt::format("CPU us {}", stat), 2});
   for (const char* stat : {"sum", "mean", "median", "std", "min", "max"}) {
@@ -255,23 +276,9 @@ Table UnifiedPerfTable(int64_t rank, const TraceData& trace, const std::vector<u
   const auto shares = Shares(weights);
   for (size_t i = 0; i < rows.size(); ++i) {
     const UnifiedPerfRow& o = rows[i];
-    std::vector<Cell> row = {rank,
-                             o.name,
-                             o.category,
-                             trace.threads[o.thread].tid,
-                             std::string(trace.ProcessName(o.thread)),
-                             std::string(trace.ProcessLabel(o.thread)),
-                             std::string(trace.ThreadName(o.thread)),
-                             o.input_dims,
-                             o.input_types,
-                             o.input_strides,
-                             o.concrete_inputs,
-                             YesNo(o.recompute),
-                             o.kernel_us.n,
-                             YesNo(o.has_perf_model),
-                             Number(o.gflops),
-                             Number(o.mib),
-                             Number(o.flops_per_byte)};
+    std::vector<Cell> row = OpRecordCells(rank, trace, o);
+    row.insert(row.end(), {o.kernel_us.n, YesNo(o.has_perf_model), Number(o.gflops), Number(o.mib),
+                           Number(o.flops_per_byte)});
     for (const CallStats* stats : {&o.duration_us, &o.kernel_us}) {
       for (auto stat : {&CallStats::sum, &CallStats::mean, &CallStats::median, &CallStats::std,
                         &CallStats::min, &CallStats::max}) {
@@ -643,19 +650,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   }
   r.tables.push_back(std::move(launcher_ops));
   {
-    std::vector<Column> columns = {RankColumn(),
-                                   {"name", "op", 0},
-                                   {"category", "op category", 0},
-                                   {"thread", "thread", 0},
-                                   {"process_name", "process", 0},
-                                   {"process_label", "process label", 0},
-                                   {"thread_name", "thread name", 0},
-                                   {"input_dims", "input dims", 0},
-                                   {"input_types", "input types", 0},
-                                   {"input_strides", "input strides", 0},
-                                   {"concrete_inputs", "concrete inputs", 0},
-                                   {"is_recompute", "recompute", 0},
-                                   {"count", "calls", 0}};
+    std::vector<Column> columns = OpRecordColumns();
+    columns.push_back({"count", "calls", 0});
     // Direct and subtree statistics in pairs, as TraceLens orders them.
     for (const char* stat : {"mean", "median", "std", "min", "max", "sum"}) {
       columns.push_back({fmt::format("direct_us_{}", stat), fmt::format("direct us {}", stat), 2});
@@ -674,19 +670,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     const auto shares = Shares(weights);
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& o = rows[i];
-      std::vector<Cell> row = {rank,
-                               o.name,
-                               o.category,
-                               trace.threads[o.thread].tid,
-                               std::string(trace.ProcessName(o.thread)),
-                               std::string(trace.ProcessLabel(o.thread)),
-                               std::string(trace.ThreadName(o.thread)),
-                               o.input_dims,
-                               o.input_types,
-                               o.input_strides,
-                               o.concrete_inputs,
-                               YesNo(o.recompute),
-                               o.direct_us.n};
+      std::vector<Cell> row = OpRecordCells(rank, trace, o);
+      row.push_back(o.direct_us.n);
       for (auto stat : {&CallStats::mean, &CallStats::median, &CallStats::std, &CallStats::min,
                         &CallStats::max, &CallStats::sum}) {
         row.push_back(Number(o.direct_us.*stat));

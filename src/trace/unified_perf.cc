@@ -61,8 +61,7 @@ std::string ParamsDict(const PricedCall& call, std::string_view op) {
 
 // One collected call: an op, or a kernel no collected op covers (synthetic).
 struct UnifiedCall {
-  int32_t cpu = -1;   // the op (or the synthetic row's parent event)
-  int32_t args = -1;  // the event whose argument records the row shows (-1: none)
+  int32_t cpu = -1;  // the op, or the synthetic row's parent (an op or a runtime call)
   bool synthetic = false;
   std::string name;
   std::vector<uint32_t> kernels;  // indices into trace.gpu, by start
@@ -93,7 +92,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     return it->second;
   };
   // GPU activities each op launched itself, and in its subtree; collectives among them.
-  std::vector<int64_t> direct(n, 0), subtree(n, 0);
+  std::vector<int64_t> direct(n, 0);
   std::vector<uint8_t> comm(n, 0);
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
@@ -101,8 +100,6 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     direct[g.op]++;
     if (is_comm(g.name)) comm[g.op] = 1;
   }
-  subtree = direct;
-  // Children follow their parents in trace.cpu: one backward pass fills every subtree.
   std::unordered_map<uint32_t, bool> modelled_name;
   std::vector<uint8_t> modelled(n, 0), modelled_below(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -112,6 +109,8 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     if (fresh) it->second = HasPerfModel(trace.Name(ev.name));
     modelled[i] = it->second;
   }
+  // Children follow their parents in trace.cpu: one backward pass fills every subtree.
+  std::vector<int64_t> subtree = direct;
   for (size_t i = n; i-- > 0;) {
     const int32_t p = trace.cpu[i].parent;
     if (p < 0) continue;
@@ -120,14 +119,12 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     modelled_below[p] |= modelled_below[i] | (modelled[i] && subtree[i] > 0);
   }
   // The op tree: each op's nearest enclosing op (other events are transparent).
-  std::vector<int32_t> parent_op(n, -1);
   std::vector<std::vector<int32_t>> children(n);
   std::vector<int32_t> roots;
   for (size_t i = 0; i < n; ++i) {
     if (trace.cpu[i].kind != CpuKind::kOp) continue;
     int32_t p = trace.cpu[i].parent;
     while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
-    parent_op[i] = p;
     (p >= 0 ? children[p] : roots).push_back(static_cast<int32_t>(i));
   }
   // From each root down: an op with a perf model is taken whole; else, when some op below has
@@ -165,7 +162,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   std::vector<UnifiedCall> calls(order.size());
   std::vector<int32_t> call_of(n, -1);
   for (size_t c = 0; c < order.size(); ++c) {
-    calls[c].cpu = calls[c].args = order[c];
+    calls[c].cpu = order[c];
     calls[c].name = std::string(trace.Name(trace.cpu[order[c]].name));
     call_of[order[c]] = static_cast<int32_t>(c);
   }
@@ -190,7 +187,6 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     if (parent < 0) continue;
     UnifiedCall s;
     s.cpu = parent;
-    s.args = g.op;
     s.synthetic = true;
     s.name = std::string(trace.Name(trace.cpu[parent].name)) + "->" +
              std::string(trace.Name(g.name)) + " (Synthetic Op)";
@@ -228,7 +224,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       category = std::string(
           TraceLensOpCategory(call.synthetic ? call.name : trace.Name(ev.name), first_kernel));
     }
-    const CpuEvent* args = call.args >= 0 ? &trace.cpu[call.args] : nullptr;
+    // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
+    // call has none).
+    const CpuEvent* args = ev.kind == CpuKind::kOp ? &ev : nullptr;
     auto repr = [&](uint32_t id) {
       return args != nullptr && id != 0 ? PythonRepr(trace.Name(id)) : std::string();
     };
