@@ -40,6 +40,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.fp16_main_grads = false;
   d.fp8_current_scaling = false;
   d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
+  // validate_args: "if args.expert_tensor_parallel_size is None: ... =
+  // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
+  d.expert_tp_follows_tp = true;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-LM README (performance benchmarking); megatron/training/arguments.py";
   t.push_back(d);
@@ -90,7 +93,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.cudnn_attention = false;
   d.dropout = 0.1;
   d.fp16_main_grads = true;
-  d.compiled = true;  // fused bias-GeLU, fused LayerNorm and softmax kernels
+  d.compiled = true;              // fused bias-GeLU, fused LayerNorm and softmax kernels
+  d.expert_tp_follows_tp = true;  // MoE layers took the layer's TP before the option existed
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Korthikanti et al. 2022 (arXiv 2205.05198); Megatron-LM arguments.py of 2022";
   t.push_back(d);
@@ -107,6 +111,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // attention only with --use-flash-attn, fp16 gradients).
   d.name = "megatron-deepspeed";
   d.version = "";
+  // DeepSpeed MoE keeps experts whole unless --enable-expert-tensor-parallelism.
+  d.expert_tp_follows_tp = false;
   d.full_recompute = false;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "microsoft/Megatron-DeepSpeed megatron/arguments.py";
@@ -155,6 +161,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.cudnn_attention = true;
   d.fp8_current_scaling = true;
   d.capacity_dense_dispatch = true;
+  // Expert weights are sharded over the tensor axis like the dense MLP's (layers/moe.py
+  // logical axes "mlp" -> tensor).
+  d.expert_tp_follows_tp = true;
   d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;

@@ -36,6 +36,9 @@ struct FrameworkDefaults {
   bool full_recompute;         // its published runs recompute every layer unless stated
   bool deepep;                 // MoE token dispatch through DeepEP-style kernels
   bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
+  // Expert layers split over the tensor-parallel group when no expert TP size is given
+  // (Megatron: expert_tensor_parallel_size defaults to tensor_model_parallel_size).
+  bool expert_tp_follows_tp;
   // A stated MoE capacity factor means its experts run on one-hot capacity slots (MaxText's
   // dense_matmul, the only path that reads capacity_factor); elsewhere it only drops tokens.
   bool capacity_dense_dispatch;

@@ -53,6 +53,15 @@ TEST(FrameworkDefaultsTest, PyTorchNativeStacksShardEverythingAndUseSdpaAttentio
   EXPECT_EQ(DefaultsForFramework("nemo").flops, FlopConvention::kNemo);
 }
 
+TEST(FrameworkDefaultsTest, MegatronStacksSplitExpertsOverTensorParallelism) {
+  // arguments.py validate_args: expert_tensor_parallel_size defaults to the TP size.
+  for (const char* name : {"megatron-core", "nemo", "megatron-bridge", "primus-megatron"}) {
+    EXPECT_TRUE(DefaultsForFramework(name).expert_tp_follows_tp) << name;
+  }
+  EXPECT_FALSE(DefaultsForFramework("torchtitan").expert_tp_follows_tp);  // degree 1
+  EXPECT_FALSE(DefaultsForFramework("megatron-deepspeed").expert_tp_follows_tp);
+}
+
 TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion) {
   const auto& all = AllFrameworkDefaults();
   ASSERT_GE(all.size(), 8u);

@@ -263,6 +263,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
       SizeCell(t, row, "dp", "data_parallel_size", provenance).value_or(gpus / dense));
   if (p.dp < 1) return fail("data-parallel size cannot be derived");
   p.sequence_parallel = p.tp > 1;
+  // The table has no expert-TP column: the framework's rule decides.
+  p.etp = stack.expert_tp_follows_tp ? p.tp : 1;
 
   TrainingSettings& tr = job.training;
   tr.seq_length = *seq;

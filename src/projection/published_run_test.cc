@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -123,13 +124,15 @@ TEST(PublishedRunFacts, UnknownFrameworkIsSaidAndFp4IsRefused) {
 }
 
 // Qwen3-30B-A3B on 8 MI355X under `framework`, with `notes` as the row's text.
-PublishedRun MoeRowWithNotes(const std::string& framework, const std::string& notes) {
+// Qwen3-30B-A3B on one MI355X node; `tp` x `ep` must divide the 8 GPUs.
+PublishedRun MoeRowWithNotes(const std::string& framework, const std::string& notes, int tp = 1,
+                             int ep = 8) {
   const std::string header =
       kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden\n";
-  const std::string row =
-      "m-1,Qwen3-30B-A3B,48,2048,,32,4,151936,4096,128,MI355X,8,8,1,1,8,1,8,,4,32,bf16,full,,"
-      "tokens_per_sec_per_gpu,1000,\"" +
-      notes + "\"," + framework + ",,,,,,,8,768\n";
+  const std::string row = fmt::format(
+      "m-1,Qwen3-30B-A3B,48,2048,,32,4,151936,4096,128,MI355X,8,8,{},1,{},1,{},,4,{},bf16,full,,"
+      "tokens_per_sec_per_gpu,1000,\"{}\",{},,,,,,,8,768\n",
+      tp, 8 / tp, ep, 4 * (8 / tp), notes, framework);
   return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
 }
 
@@ -184,6 +187,22 @@ TEST(PublishedRunFacts, TurboSyncFreeMoeRunsOnDeepEp) {
     // says otherwise (it is empty here).
     EXPECT_TRUE(sync_free.job->training.ep_overlap) << notes;
   }
+}
+
+TEST(PublishedRunFacts, ExpertTensorParallelismFollowsTheFrameworksRule) {
+  // Megatron's validate_args sets expert_tensor_parallel_size to tensor_model_parallel_size
+  // when it is not given; torchtitan's expert_tensor_parallel_degree defaults to 1.
+  for (const char* megatron : {"nemo", "megatron-bridge", "primus-megatron", "megatron-core"}) {
+    const PublishedRun run = MoeRowWithNotes(megatron, "", /*tp=*/2, /*ep=*/4);
+    ASSERT_TRUE(run.job) << run.reason;
+    EXPECT_EQ(run.job->parallel.etp, 2) << megatron;
+  }
+  const PublishedRun titan = MoeRowWithNotes("torchtitan", "", /*tp=*/2, /*ep=*/4);
+  ASSERT_TRUE(titan.job) << titan.reason;
+  EXPECT_EQ(titan.job->parallel.etp, 1);
+  const PublishedRun deepspeed = MoeRowWithNotes("megatron-deepspeed", "", /*tp=*/2, /*ep=*/4);
+  ASSERT_TRUE(deepspeed.job) << deepspeed.reason;
+  EXPECT_EQ(deepspeed.job->parallel.etp, 1);
 }
 
 }  // namespace

@@ -97,7 +97,6 @@ TEST(ValidationTest, TimeRowsMeetTheAccuracyTargets) {
       {"amd-moepkg",
        "DeepSeek-V2 (PP4 EP8) and V2-Lite on MI355X: 46-73% too fast at PP4 EP8; MI355X "
        "all-to-all and grouped-GEMM efficiency are not modelled"},
-      {"dgxc-grok1", "Grok-1 on H100: the FP8 rows 33-36% too fast (bf16 rows within 10%)"},
       {"dgxc-llama4mav",
        "Llama 4 Maverick on GB200 NVL72: 19-34% too fast with the rack's NVLink domain "
        "(H100 rows within 8%)"},
