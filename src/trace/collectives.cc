@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -91,6 +93,55 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
     if (c.group_size < 0 && trace.world_size > 0) c.group_size = trace.world_size;
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+std::vector<CollectiveCallGroup> GroupCollectiveCalls(const TraceData& trace) {
+  using Key =
+      std::tuple<std::string_view, std::string_view, std::string_view, int64_t, std::string_view,
+                 int64_t, int64_t, std::string_view, std::string_view, int64_t>;
+  std::map<Key, std::vector<double>> durations;
+  std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kKernel || !g.own_collective || g.collective < 0) continue;
+    int8_t& flag = is_comm[g.name];
+    if (flag < 0) flag = IsCommunicationKernelName(trace.Name(g.name)) ? 1 : 0;
+    if (!flag) continue;
+    const CollectiveMeta& m = trace.collectives[static_cast<size_t>(g.collective)];
+    if (!m.pg_ranks || !m.name || !m.dtype || !m.in_split || !m.out_split || m.group_size < 0 ||
+        m.in_nelems < 0 || m.out_nelems < 0) {
+      continue;
+    }
+    const std::string_view group = m.pg_name ? trace.Name(m.pg_name) : "Unknown_Group";
+    durations[{group, trace.Name(m.pg_ranks), trace.Name(m.name), m.group_size, trace.Name(m.dtype),
+               m.in_nelems, m.out_nelems, trace.Name(m.in_split), trace.Name(m.out_split),
+               g.stream}]
+        .push_back(static_cast<double>(g.dur_ns) / 1e3);
+  }
+  std::vector<CollectiveCallGroup> out;
+  for (auto& [key, us] : durations) {
+    CollectiveCallGroup c;
+    std::string_view pg, ranks, name, dtype, in_split, out_split;
+    std::tie(pg, ranks, name, c.group_size, dtype, c.in_nelems, c.out_nelems, in_split, out_split,
+             c.stream) = key;
+    c.process_group = pg;
+    c.pg_ranks = ranks;
+    c.name = name;
+    c.dtype = dtype;
+    c.in_split = in_split;
+    c.out_split = out_split;
+    // TraceLens's sizes are MiB of the dtype it knows (NcclAnalyser.dtype2bytes).
+    const int element = CollectiveDtypeBytes(dtype);
+    const double mib = 1024.0 * 1024.0;
+    c.in_mib = element > 0 ? static_cast<double>(c.in_nelems) * element / mib : std::nan("");
+    c.out_mib = element > 0 ? static_cast<double>(c.out_nelems) * element / mib : std::nan("");
+    c.dur_us = SummarizeCalls(std::move(us));
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CollectiveCallGroup& a, const CollectiveCallGroup& b) {
+                     return a.dur_us.sum > b.dur_us.sum;
+                   });
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "trace/event_store.h"
+#include "trace/perf_sheets.h"
 
 namespace sextant {
 
@@ -53,6 +54,20 @@ struct CollectiveSummary {
 // Grouped by (type, process group, size), largest total time first.
 std::vector<CollectiveSummary> SummarizeCollectives(
     const std::vector<CollectiveInstance>& instances);
+
+// One rank's collective kernels grouped the way TraceLens's coll_analysis groups them
+// (NcclAnalyser.build_df_summary_long): by process group name and ranks, collective name,
+// group size, dtype, element counts, split sizes and stream, from the metadata PyTorch records
+// on the kernel itself. A kernel missing any of those (but the group name) is left out, as
+// pandas' groupby drops rows with an empty key; a missing group name reads "Unknown_Group".
+struct CollectiveCallGroup {
+  std::string process_group, pg_ranks, name, dtype, in_split, out_split;
+  int64_t group_size = 0, in_nelems = 0, out_nelems = 0, stream = 0;
+  double in_mib = 0, out_mib = 0;  // NaN when the dtype's size is unknown
+  CallStats dur_us;                // each kernel's duration
+};
+// Largest total duration first.
+std::vector<CollectiveCallGroup> GroupCollectiveCalls(const TraceData& trace);
 
 struct CrossRankCollective {
   std::string key;  // "pg 0 seq 12" or "allreduce #3"

@@ -1,6 +1,8 @@
 #include "trace/collectives.h"
 #include "trace/gpu_timeline.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "trace/trace_test_util.h"
@@ -140,6 +142,47 @@ TEST(CollectivesTest, TypesAndElementSizes) {
   EXPECT_EQ(CollectiveDtypeBytes("ComplexFloat"), 0);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor("all_to_all", 8), 7.0 / 8);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor("allreduce", 1), 1.0);
+}
+
+// Kernels that carry their collective's metadata themselves (PyTorch 2.4+ on ROCm and CUDA):
+// grouped by it, as TraceLens's coll_analysis does.
+TEST(CollectivesTest, CallsGroupByTheKernelsOwnMetadata) {
+  auto meta = [](const char* name, int64_t nelems, const char* dtype, const char* splits) {
+    return fmt::format(
+        R"("Collective name": "{}", "In msg nelems": {}, "Out msg nelems": {}, )"
+        R"("Group size": 8, "dtype": "{}", "In split size": {}, "Out split size": {}, )"
+        R"("Process Group Name": "0", "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]")",
+        name, nelems, nelems, dtype, splits, splits);
+  };
+  const char* kNccl = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
+  TraceData t =
+      KinetoTraceBuilder()
+          // Two all-reduces of 1 Mi bf16 elements: 100 and 300 µs.
+          .Kernel(kNccl, 0, 100, 1, 4, 0, meta("allreduce", 1 << 20, "BFloat16", "\"[]\""))
+          .Kernel(kNccl, 200, 300, 2, 4, 0, meta("allreduce", 1 << 20, "BFloat16", "\"[]\""))
+          // An all-to-all whose splits are a JSON list, in an fp8 dtype TraceLens has no size
+          // for: 50 µs.
+          .Kernel(kNccl, 600, 50, 3, 4, 0, meta("all_to_all", 64, "Float8_e4m3fn", "[8, 8]"))
+          // No metadata (the launching op's does not count): left out.
+          .Kernel(kNccl, 700, 10, 4, 4)
+          .Parse();
+  const std::vector<CollectiveCallGroup> calls = GroupCollectiveCalls(t);
+  ASSERT_EQ(calls.size(), 2u);
+  const CollectiveCallGroup& ar = calls[0];  // 400 µs before 50 µs
+  EXPECT_EQ(ar.name, "allreduce");
+  EXPECT_EQ(ar.process_group, "0");
+  EXPECT_EQ(ar.pg_ranks, "[0, 1, 2, 3, 4, 5, 6, 7]");
+  EXPECT_EQ(ar.in_split, "[]");
+  EXPECT_EQ(ar.stream, 4);
+  EXPECT_EQ(ar.dur_us.n, 2);
+  EXPECT_DOUBLE_EQ(ar.dur_us.sum, 400);
+  EXPECT_DOUBLE_EQ(ar.dur_us.mean, 200);
+  EXPECT_NEAR(ar.dur_us.std, 141.42135623730951, 1e-9);  // sqrt(2 x 100^2 / (2 - 1))
+  EXPECT_DOUBLE_EQ(ar.in_mib, 2.0);                      // 1 Mi x 2 B
+  const CollectiveCallGroup& a2a = calls[1];
+  EXPECT_EQ(a2a.in_split, "[8, 8]");
+  EXPECT_TRUE(std::isnan(a2a.dur_us.std));  // one call
+  EXPECT_DOUBLE_EQ(a2a.in_mib, 64.0 / (1 << 20));
 }
 
 }  // namespace

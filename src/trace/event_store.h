@@ -70,6 +70,7 @@ struct GpuEvent {
   int32_t launcher = -1;    // index of the runtime CpuEvent that launched it (BuildLinks)
   int32_t op = -1;          // innermost cpu_op enclosing the launcher (BuildLinks)
   GpuKind kind = GpuKind::kKernel;
+  bool own_collective = false;  // `collective` was recorded on the kernel, not its launcher
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };
 
@@ -85,6 +86,10 @@ struct CollectiveMeta {
   int64_t seq = -1;
   uint64_t comms_id = 0;  // may exceed INT64_MAX
   bool has_comms_id = false;
+  // As recorded (a string such as "[0, 1, 2, 3]" or a JSON list's compact text); 0 if absent.
+  uint32_t pg_ranks = 0;
+  uint32_t in_split = 0;
+  uint32_t out_split = 0;
 };
 
 struct ThreadInfo {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/collectives.h"
 #include "trace/gpu_timeline.h"
 #include "trace/graph_capture.h"
 #include "trace/kernel_summary.h"
@@ -613,6 +614,44 @@ TEST(RecomputeGoldenReportTest, TimelineAndOpCategoriesSplitLikeTraceLens) {
   ExpectLauncherOpsMatchTraceLens(trace, dir);
   ExpectLauncherArgsMatchTraceLens(trace, dir);
   ExpectUnifiedPerfMatchesTraceLens(trace, dir);
+}
+
+// TraceLens's coll_analysis of the same ResNet step: the kernels that carry their collective's
+// metadata, grouped by it. Five RCCL kernels without metadata are in neither table.
+TEST(CollectiveGoldenReportTest, CollectiveCallsMatchTraceLensCollAnalysis) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::string dir = "TraceLens/mi300/resnet_act_checkpoint_recompute_perf_report_csvs";
+  const TraceData trace = ReadKinetoTrace(Corpus("TraceLens/mi300/resnet_act_checkpoint.json.gz"));
+  const std::vector<CollectiveCallGroup> ours = GroupCollectiveCalls(trace);
+  CsvTable csv = CsvTable::Read(Corpus(dir + "/coll_analysis.csv"));
+  ASSERT_EQ(csv.size(), 4u);
+  ASSERT_EQ(ours.size(), csv.size());
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const CollectiveCallGroup& o = ours[r];  // both largest total first
+    const std::string key = csv.Get(r, "Collective name") + " " + csv.Get(r, "dtype");
+    EXPECT_EQ(o.process_group, csv.Get(r, "Process Group Name")) << key;
+    EXPECT_EQ(o.pg_ranks, csv.Get(r, "Process Group Ranks")) << key;
+    EXPECT_EQ(o.name, csv.Get(r, "Collective name")) << key;
+    EXPECT_EQ(o.dtype, csv.Get(r, "dtype")) << key;
+    EXPECT_EQ(o.in_split, csv.Get(r, "In split size")) << key;
+    EXPECT_EQ(o.out_split, csv.Get(r, "Out split size")) << key;
+    EXPECT_EQ(o.group_size, std::llround(std::stod(csv.Get(r, "Group size")))) << key;
+    EXPECT_EQ(o.in_nelems, std::llround(std::stod(csv.Get(r, "In msg nelems")))) << key;
+    EXPECT_EQ(o.out_nelems, std::llround(std::stod(csv.Get(r, "Out msg nelems")))) << key;
+    EXPECT_EQ(o.stream, std::stoll(csv.Get(r, "stream"))) << key;
+    EXPECT_EQ(o.dur_us.n, std::stoll(csv.Get(r, "operation_count"))) << key;
+    auto expect = [&](double value, const char* column, double relative) {
+      const double golden = std::stod(csv.Get(r, column));
+      EXPECT_NEAR(value, golden, relative * std::fabs(golden) + 1e-9) << key << " " << column;
+    };
+    expect(o.in_mib, "In msg size (MB)_first", 1e-3);
+    expect(o.out_mib, "Out msg size (MB)_first", 1e-3);
+    expect(o.dur_us.sum, "dur_sum", 1e-4);
+    expect(o.dur_us.mean, "dur_mean", 1e-4);
+    expect(o.dur_us.std, "dur_std", 1e-4);
+    expect(o.dur_us.min, "dur_min", 1e-4);
+    expect(o.dur_us.max, "dur_max", 1e-4);
+  }
 }
 
 // TraceLens's JAX report: one GPU timeline per device (gpu_pid), from an XPlane profile.

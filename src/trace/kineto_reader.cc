@@ -571,10 +571,15 @@ class KinetoParser {
             ParseInt(Token(v), &collective_.in_nelems);
           } else if (key == "Input Strides") {
             if (cpu_side) args.strides = RawContainer(v);
+          } else if (key == "In split size") {
+            collective_.in_split = ListOrString(v);
           }
           break;
         case 14:
-          if (key == "Out msg nelems") ParseInt(Token(v), &collective_.out_nelems);
+          if (key == "Out msg nelems")
+            ParseInt(Token(v), &collective_.out_nelems);
+          else if (key == "Out split size")
+            collective_.out_split = ListOrString(v);
           break;
         case 15:
           if (key == "Concrete Inputs") {
@@ -585,6 +590,9 @@ class KinetoParser {
           break;
         case 18:
           if (key == "Process Group Name") collective_.pg_name = InternString(v);
+          break;
+        case 19:
+          if (key == "Process Group Ranks") collective_.pg_ranks = ListOrString(v);
           break;
         case 25:
           if (key == "Process Group Description") collective_.pg_desc = InternString(v);
@@ -610,6 +618,14 @@ class KinetoParser {
     std::string_view text;
     if (!String(v, &text)) return 0;
     return out_.strings.Intern(text);
+  }
+
+  // A value PyTorch writes as a string ("[0, 1, 2, 3]") in some versions and as a JSON list
+  // in others: the string's text, or the list's compact spelling.
+  uint32_t ListOrString(od::value& v) {
+    const std::string_view token = Trim(Token(v));
+    if (!token.empty() && token.front() == '"') return InternString(v);
+    return RawContainer(v);
   }
 
   void ParseEvents(od::array& events) {
@@ -764,6 +780,7 @@ class KinetoParser {
       }
     }
     g.collective = CollectiveIndex();
+    g.own_collective = g.collective >= 0;
     out_.gpu.push_back(g);
     gpu_pid_tid_.emplace_back(pid, tid);
   }

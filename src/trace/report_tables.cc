@@ -45,6 +45,8 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"conv_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_bwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"collectives", "Communication", false, 10, P::kTop, {"min_us", "max_us"}, 60},
+      // Every kernel's own metadata, for spreadsheets and TraceLens's scripts.
+      {"collective_calls", "", false, P::kNone, P::kTop, {}, 60},
       {"cross_rank_summary", "Communication", false, 100, P::kTop, {}, 60},
       {"cross_rank_collectives", "Communication", false, 10, P::kTop, {}, 60},
       {"idle", "Idle time and launches", false, 6, P::kTop, {}, 60},

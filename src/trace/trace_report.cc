@@ -791,6 +791,36 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  s.busbw_gbps > 0 ? Cell(s.busbw_gbps) : Cell()});
   }
   r.tables.push_back(std::move(coll));
+  Table calls("collective_calls",
+              "Collective kernels per process group, message and stream (TraceLens's "
+              "coll_analysis)",
+              {RankColumn(),
+               {"process_group", "process group", 0},
+               {"pg_ranks", "group ranks", 0},
+               {"collective", "collective", 0},
+               {"group_size", "ranks", 0},
+               {"dtype", "dtype", 0},
+               {"in_nelems", "in elements", 0},
+               {"out_nelems", "out elements", 0},
+               {"in_split", "in splits", 0},
+               {"out_split", "out splits", 0},
+               {"stream", "stream", 0},
+               {"in_mib", "in (MiB)", 3},
+               {"out_mib", "out (MiB)", 3},
+               {"dur_us_sum", "total (us)", 1},
+               {"dur_us_mean", "mean (us)", 1},
+               {"dur_us_std", "std (us)", 1},
+               {"dur_us_min", "min (us)", 1},
+               {"dur_us_max", "max (us)", 1},
+               {"count", "count", 0}});
+  auto number = [](double v) { return std::isnan(v) ? Cell() : Cell(v); };
+  for (const CollectiveCallGroup& c : GroupCollectiveCalls(trace)) {
+    calls.AddRow({rank, c.process_group, c.pg_ranks, c.name, c.group_size, c.dtype, c.in_nelems,
+                  c.out_nelems, c.in_split, c.out_split, c.stream, number(c.in_mib),
+                  number(c.out_mib), c.dur_us.sum, c.dur_us.mean, number(c.dur_us.std),
+                  c.dur_us.min, c.dur_us.max, c.dur_us.n});
+  }
+  r.tables.push_back(std::move(calls));
 
   // Idle time and launches.
   Table idle("idle", "Idle time per stream by cause",

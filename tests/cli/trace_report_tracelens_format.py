@@ -30,7 +30,7 @@ SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_f
           "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
                   "ops_unique_args", "unified_perf_summary",
-         "short_kernel_histogram", "short_kernels_summary"]
+         "short_kernel_histogram", "short_kernels_summary", "coll_analysis"]
 # A perf sheet's rows are keyed by the op and every parameter column.
 PARAMS = "params"
 KEYS = {
@@ -52,9 +52,20 @@ KEYS = {
                              "Input Strides", "Concrete Inputs", "is_recompute"],
     "kernel_summary": ["Parent cpu_op", "Kernel name", "Kernel stream"],
     "short_kernel_histogram": ["bin_start"],
+    "coll_analysis": ["rank", "Process Group Name", "Process Group Ranks", "Collective name",
+                      "Group size", "dtype", "In msg nelems", "Out msg nelems", "In split size",
+                      "Out split size", "stream"],
     "short_kernels_summary": ["Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
                               "Kernel name"],
 }
+
+
+def norm(text):
+    """A key cell: numbers by value (pandas writes a column with gaps as floats, 8.0)."""
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
 
 
 def read(path):
@@ -132,7 +143,7 @@ cases = [("h100/gaunernst_bert-small-uncased__1016001.json.gz",
 for trace, reference in cases:
     # A sheet is written when the trace has calls of its family (none without CPU ops).
     files = [f for f in FILES
-             if not (f in SHEETS or f.startswith(("ops_", "unified_"))) or
+             if not (f in SHEETS or f.startswith(("ops_", "unified_", "coll_"))) or
              os.path.exists(t.corpus(base + reference + "/" + f + ".csv"))]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "csv")
@@ -157,15 +168,15 @@ for trace, reference in cases:
                     [c for c in ["is_recompute"] if c in ref_header]
             else:
                 keys = [k for k in KEYS[name] if k in ref_header and k not in omitted]
-            by_key = {tuple(r[k] for k in keys): r for r in ours}
+            by_key = {tuple(norm(r[k]) for k in keys): r for r in ours}
             # Rows told apart only by an omitted column are compared by the C++ golden test.
             ambiguous = {k for k, n in collections.Counter(
-                tuple(r[k] for k in keys) for r in ref).items() if n > 1}
+                tuple(norm(r[k]) for k in keys) for r in ref).items() if n > 1}
             t.check(len(ours) == len(ref), f"{trace} {name}: {len(ours)} rows, TraceLens {len(ref)}")
             for r in ref:
-                if tuple(r[k] for k in keys) in ambiguous:
+                if tuple(norm(r[k]) for k in keys) in ambiguous:
                     continue
-                mine = by_key.get(tuple(r[k] for k in keys))
+                mine = by_key.get(tuple(norm(r[k]) for k in keys))
                 if name == "short_kernel_histogram":
                     mine = ours[ref.index(r)]
                 t.check(mine is not None, f"{trace} {name}: no row {tuple(r[k] for k in keys)}")
