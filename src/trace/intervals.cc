@@ -51,4 +51,43 @@ std::vector<Interval> UnionIntervals(const std::vector<Interval>& a,
   return MergeIntervals(std::move(all));
 }
 
+std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups) {
+  std::vector<int64_t> length(groups, 0);
+  std::vector<int64_t> last_begin(groups, INT64_MIN), max_end(groups, INT64_MIN);
+  std::vector<uint8_t> overlapping(groups, 0);
+  bool any = false;
+  for (const GroupedInterval& item : items) {
+    const uint32_t g = item.group;
+    length[g] += std::max<int64_t>(0, item.span.end - item.span.begin);
+    // Out of order: an overlap with an earlier item may be hidden, so merge to be sure.
+    if (item.span.begin < max_end[g] || item.span.begin < last_begin[g]) {
+      overlapping[g] = 1;
+      any = true;
+    }
+    last_begin[g] = item.span.begin;
+    max_end[g] = std::max(max_end[g], item.span.end);
+  }
+  if (!any) return length;
+  std::vector<GroupedInterval> rest;
+  for (const GroupedInterval& item : items) {
+    if (overlapping[item.group]) rest.push_back(item);
+  }
+  std::sort(rest.begin(), rest.end(), [](const GroupedInterval& a, const GroupedInterval& b) {
+    return a.group != b.group ? a.group < b.group : a.span.begin < b.span.begin;
+  });
+  for (size_t i = 0; i < rest.size();) {
+    const uint32_t g = rest[i].group;
+    int64_t total = 0, begin = rest[i].span.begin, end = rest[i].span.end;
+    for (; i < rest.size() && rest[i].group == g; ++i) {
+      if (rest[i].span.begin > end) {
+        total += std::max<int64_t>(0, end - begin);
+        begin = rest[i].span.begin;
+      }
+      end = std::max(end, rest[i].span.end);
+    }
+    length[g] = total + std::max<int64_t>(0, end - begin);
+  }
+  return length;
+}
+
 }  // namespace sextant

@@ -23,4 +23,15 @@ std::vector<Interval> SubtractIntervals(const std::vector<Interval>& a,
 std::vector<Interval> UnionIntervals(const std::vector<Interval>& a,
                                      const std::vector<Interval>& b);
 
+// An interval that belongs to a group (a kernel and the op that launched it).
+struct GroupedInterval {
+  uint32_t group = 0;
+  Interval span;
+};
+// Per group (0 .. groups - 1), the length of the union of its intervals: the busy time of an
+// op's kernels as TraceLens's GPUEventAnalyser measures it. That is their summed length unless
+// two of a group's intervals overlap (a kernel launched with programmatic dependent launch
+// starts before its predecessor ends; two streams); only such groups are sorted and merged.
+std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups);
+
 }  // namespace sextant

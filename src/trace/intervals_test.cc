@@ -16,5 +16,20 @@ TEST(IntervalsTest, UnionAndDifference) {
   EXPECT_EQ(TotalLength(UnionIntervals(a, b)), 31);
 }
 
+TEST(IntervalsTest, UnionLengthPerGroupMergesOnlyOverlappingGroups) {
+  // Group 0: [0, 10) and [20, 25): 15, as summed. Group 1: [0, 4) then [2, 30) (a kernel
+  // launched with programmatic dependent launch starts before its predecessor ends): the
+  // union [0, 30) is 30, not 4 + 28. Group 2: out of order, [50, 60) before [40, 55): 20.
+  // Group 3 has nothing.
+  const std::vector<GroupedInterval> items = {{0, {0, 10}}, {1, {0, 4}},   {0, {20, 25}},
+                                              {1, {2, 30}}, {2, {50, 60}}, {2, {40, 55}}};
+  const std::vector<int64_t> length = UnionLengthByGroup(items, 4);
+  ASSERT_EQ(length.size(), 4u);
+  EXPECT_EQ(length[0], 15);
+  EXPECT_EQ(length[1], 30);
+  EXPECT_EQ(length[2], 20);
+  EXPECT_EQ(length[3], 0);
+}
+
 }  // namespace
 }  // namespace sextant

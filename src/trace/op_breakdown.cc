@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "trace/gpu_timeline.h"
+#include "trace/intervals.h"
 
 namespace sextant {
 
@@ -15,23 +16,71 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace) {
 
 OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uint32_t>& events) {
   OpKernelTimes t;
-  t.direct_ns.assign(trace.cpu.size(), 0);
-  t.subtree_ns.assign(trace.cpu.size(), 0);
-  t.kernel_count.assign(trace.cpu.size(), 0);
+  const size_t n = trace.cpu.size();
+  t.kernel_count.assign(n, 0);
   // The timeline's activities only: a memset whose launch carries no flow is outside
-  // TraceLens's op tree too, so op times agree with its ops_summary.
+  // TraceLens's op tree too, so op times agree with its ops_summary. Times are busy times
+  // (the union of the kernels' intervals), as TraceLens's GPUEventAnalyser takes them.
+  std::vector<GroupedInterval> direct;
+  direct.reserve(events.size());
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
     if (g.op < 0) continue;
-    t.direct_ns[g.op] += g.dur_ns;
+    direct.push_back({static_cast<uint32_t>(g.op), {g.ts_ns, g.end_ns()}});
     t.kernel_count[g.op]++;
   }
+  t.direct_ns = UnionLengthByGroup(direct, n);
   // Children follow their parents in trace.cpu (sorted by thread, start), so one backward
-  // pass accumulates every subtree.
-  for (size_t i = 0; i < trace.cpu.size(); ++i) t.subtree_ns[i] = t.direct_ns[i];
-  for (size_t i = trace.cpu.size(); i-- > 0;) {
-    int32_t parent = trace.cpu[i].parent;
-    if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
+  // pass accumulates every subtree, and a subtree is the index range [i, last[i]].
+  t.subtree_ns = t.direct_ns;
+  std::vector<size_t> last(n);
+  for (size_t i = 0; i < n; ++i) last[i] = i;
+  for (size_t i = n; i-- > 0;) {
+    const int32_t parent = trace.cpu[i].parent;
+    if (parent < 0) continue;
+    t.subtree_ns[parent] += t.subtree_ns[i];
+    last[parent] = std::max(last[parent], last[i]);
+  }
+  // Summed subtrees are exact unless kernels of two different ops of one tree overlap; find
+  // the trees where they do and take their ops' subtrees as unions. A tree is rooted at its
+  // outermost op: kernels of other top-level ops (another stream's) do not count.
+  std::vector<uint32_t> root(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t parent = trace.cpu[i].parent;
+    root[i] = parent >= 0 && trace.cpu[root[parent]].kind == CpuKind::kOp
+                  ? root[parent]
+                  : static_cast<uint32_t>(i);
+  }
+  std::vector<GroupedInterval> by_root = direct;
+  std::vector<int64_t> root_sum(n, 0);
+  for (GroupedInterval& item : by_root) {
+    item.group = root[item.group];
+    root_sum[item.group] += item.span.end - item.span.begin;
+  }
+  const std::vector<int64_t> root_busy = UnionLengthByGroup(by_root, n);
+  std::vector<uint8_t> overlapping_tree(n, 0);
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (root_busy[i] < root_sum[i]) overlapping_tree[i] = any = 1;
+  }
+  if (!any) return t;
+  // Kernels ordered by the index of their op: a subtree's kernels are one run of them.
+  std::vector<GroupedInterval> by_op;
+  for (const GroupedInterval& item : direct) {
+    if (overlapping_tree[root[item.group]]) by_op.push_back(item);
+  }
+  std::stable_sort(
+      by_op.begin(), by_op.end(),
+      [](const GroupedInterval& a, const GroupedInterval& b) { return a.group < b.group; });
+  std::vector<Interval> spans;
+  for (size_t i = 0; i < n; ++i) {
+    if (!overlapping_tree[root[i]] || t.subtree_ns[i] == 0) continue;
+    auto from =
+        std::lower_bound(by_op.begin(), by_op.end(), static_cast<uint32_t>(i),
+                         [](const GroupedInterval& a, uint32_t op) { return a.group < op; });
+    spans.clear();
+    for (auto it = from; it != by_op.end() && it->group <= last[i]; ++it) spans.push_back(it->span);
+    t.subtree_ns[i] = TotalLength(MergeIntervals(spans));
   }
   return t;
 }

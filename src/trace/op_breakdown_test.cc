@@ -74,6 +74,31 @@ TEST(OpBreakdownTest, DirectAndSubtreeKernelTimePerEvent) {
   EXPECT_EQ(times.subtree_ns[step], 59'000);
 }
 
+// FlashAttention 3 on Hopper launches its attention kernel with programmatic dependent launch:
+// it starts while the scheduling kernel before it still runs. An op's kernel time is the busy
+// time of its kernels (TraceLens's GPUEventAnalyser), not their summed durations (µs):
+//   op [0, 50) -> prepare [10, 13.2) and attention [11.4, 65.5): busy 55.5, summed 57.3
+//   its parent [0, 100) also launches a copy [70, 75): subtree 60.5
+TEST(OpBreakdownTest, OverlappingKernelsCountOnceInDirectAndSubtreeTime) {
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("outer", 0, 100)
+                    .CpuOp("flash_attn_3::fwd", 0, 50)
+                    .Launch(1, 2, 1)
+                    .Launch(4, 2, 2)
+                    .Launch(60, 2, 3)
+                    .Kernel("prepare_varlen_num_blocks_kernel", 10, 3.2, 1)
+                    .Kernel("FlashAttnFwdSm90", 11.4, 54.1, 2)
+                    .Kernel("copy", 70, 5, 3)
+                    .Parse();
+  const OpKernelTimes times = ComputeOpKernelTimes(t);
+  const int32_t attention = FindCpu(t, "flash_attn_3::fwd", 0), outer = FindCpu(t, "outer", 0);
+  EXPECT_EQ(times.direct_ns[attention], 55'500);
+  EXPECT_EQ(times.kernel_count[attention], 2);
+  EXPECT_EQ(times.subtree_ns[attention], 55'500);
+  EXPECT_EQ(times.direct_ns[outer], 5'000);
+  EXPECT_EQ(times.subtree_ns[outer], 60'500);
+}
+
 TEST(OpBreakdownTest, ByNameSumsCallsAndDropsOpsWithoutGpuWork) {
   TraceData t = StepTrace();
   std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/false);

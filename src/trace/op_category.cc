@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "trace/gpu_timeline.h"
+#include "trace/intervals.h"
 #include "trace/op_arguments.h"
 
 namespace sextant {
@@ -331,7 +332,8 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   // launcher, not the outer call, which launches nothing itself. Collective kernels are left
   // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
-  std::vector<int64_t> kernels(trace.cpu.size(), 0), direct_ns(trace.cpu.size(), 0);
+  std::vector<int64_t> kernels(trace.cpu.size(), 0);
+  std::vector<GroupedInterval> launched;  // busy time per launcher, as TraceLens takes it
   // Whether a kernel name is a collective's, decided once per name.
   std::unordered_map<uint32_t, bool> collective;
   for (uint32_t i : events) {
@@ -342,10 +344,11 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
     if (fresh) known->second = IsCommunicationKernelName(trace.Name(g.name));
     if (known->second) continue;
     kernels[launcher]++;
-    direct_ns[launcher] += g.dur_ns;
+    launched.push_back({static_cast<uint32_t>(launcher), {g.ts_ns, g.end_ns()}});
     int32_t& first = first_kernel[launcher];
     if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
   }
+  const std::vector<int64_t> direct_ns = UnionLengthByGroup(launched, trace.cpu.size());
   std::vector<KernelLauncher> out;
   std::unordered_map<uint64_t, std::string_view> by_name_and_kernel;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
