@@ -13,14 +13,16 @@ bool Is(std::string_view name, std::initializer_list<std::string_view> names) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::optional<OpCost> Gemm(double batch, double m, double n, double k, bool bias, int bpe) {
+// `out_bpe`: the output's element size when it differs from the inputs' (0: the same).
+std::optional<OpCost> Gemm(double batch, double m, double n, double k, bool bias, int bpe,
+                           int out_bpe = 0) {
   if (batch <= 0 || m <= 0 || n <= 0 || k <= 0) return std::nullopt;
   OpCost c;
   c.family = "GEMM";
   c.matrix = true;
   c.bytes_per_element = bpe;
   c.flops = batch * (2 * m * n * k + (bias ? m * n : 0));
-  c.bytes = batch * (m * k + k * n + m * n + (bias ? n : 0)) * bpe;
+  c.bytes = batch * ((m * k + k * n + (bias ? n : 0)) * bpe + m * n * (out_bpe ? out_bpe : bpe));
   c.gemm = {batch, m, n, k};
   return c;
 }
@@ -78,7 +80,17 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
     const Shape &a = dim(0), &b = dim(1);
     if (a.size() != 2 || b.size() != 2) return std::nullopt;
     bool bias = name == "aten::_scaled_mm" && dims.size() > 2 && dim(2).size() == 1;
-    return Gemm(1, a[0], b[1], a[1], bias, bpe);
+    int out_bpe = 0;
+    if (name == "aten::_scaled_mm") {
+      // The product of 8-bit inputs is written wider: in the dtype of the `.out` overload's
+      // out tensor (its ninth argument) when the record has one, else 16-bit (TraceLens's
+      // aten_scaled_mm assumes "for fp8 the output dtype is fp16").
+      if (dims.size() >= 9 && dim(8).size() == 2 && types.size() >= 9) {
+        out_bpe = BytesPerElement(types[8]).value_or(0);
+      }
+      if (out_bpe == 0 && bpe == 1) out_bpe = 2;
+    }
+    return Gemm(1, a[0], b[1], a[1], bias, bpe, out_bpe);
   }
   if (name == "aten::addmm") {
     const Shape &a = dim(1), &b = dim(2);

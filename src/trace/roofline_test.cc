@@ -1,5 +1,7 @@
 #include "trace/roofline.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
@@ -43,6 +45,32 @@ TEST(RooflineTest, AddmmCountsBiasAndLinearFoldsBatch) {
 // ROCm inference GEMMs take the weight as [N, K]: vLLM's x[8192, 2880] · w[5120, 2880]ᵀ +
 // bias[5120] is 2·M·N·K + M·N FLOPs over bf16 x, w, output and bias; TraceLens's vLLM report
 // prints 241.63385344 GFLOP and 153.134765625 MB for this call.
+// torch._scaled_mm of FP8 operands writes a wider product. The modded-nanogpt H100 trace's LM
+// head records the `.out` overload: A[16384, 768] and B[768, 50304] in e4m3 (1 B), the out
+// tensor [16384, 50304] in bf16: 12.6 + 38.6 + 1648.4 MB = 1620.84 MiB (TraceLens, run on the
+// same trace, reports 1620.84375). Its weight-gradient GEMM writes fp32: 4 B per output.
+// Without an out tensor the product is taken as 16-bit, as TraceLens assumes.
+TEST(RooflineTest, ScaledMmWritesItsOutputInTheOutTensorsDtype) {
+  const std::string types8 =
+      R"(["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "", "", "Scalar", )"
+      R"("Scalar", )";
+  auto head = ModelOpCost("aten::_scaled_mm",
+                          "[[16384, 768], [768, 50304], [], [], [], [], [], [], [16384, 50304]]",
+                          types8 + R"("c10::BFloat16"])", "");
+  ASSERT_TRUE(head);
+  EXPECT_DOUBLE_EQ(head->bytes, 16384.0 * 768 + 768.0 * 50304 + 16384.0 * 50304 * 2);
+  EXPECT_NEAR(head->bytes / (1 << 20), 1620.84375, 1e-9);
+  auto wgrad = ModelOpCost("aten::_scaled_mm",
+                           "[[768, 16384], [16384, 50304], [], [], [], [], [], [], [768, 50304]]",
+                           types8 + R"("float"])", "");
+  ASSERT_TRUE(wgrad);
+  EXPECT_DOUBLE_EQ(wgrad->bytes, 768.0 * 16384 + 16384.0 * 50304 + 768.0 * 50304 * 4);
+  auto plain = ModelOpCost("aten::_scaled_mm", "[[64, 32], [32, 16], [], []]",
+                           R"(["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"])", "");
+  ASSERT_TRUE(plain);
+  EXPECT_DOUBLE_EQ(plain->bytes, 64.0 * 32 + 32.0 * 16 + 64.0 * 16 * 2);
+}
+
 TEST(RooflineTest, VendorGemmsTakeTheWeightTransposed) {
   auto vllm = ModelOpCost("vllm::rocm_unquantized_gemm", "[[8192, 2880], [5120, 2880], [5120]]",
                           R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])", "");
