@@ -282,6 +282,13 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
     for (const auto& row : ours->rows()) {
       gpu_only = gpu_only && std::get<std::string>(row[static_cast<size_t>(parent)]).empty();
     }
+    // unified_perf_summary has rate columns only when some op has a perf model (TraceLens
+    // adds them from its perf-model rows).
+    const int modelled = ours->ColumnIndex("has_perf_model");
+    bool any_model = modelled < 0;
+    for (const auto& row : ours->rows()) {
+      any_model = any_model || std::get<std::string>(row[static_cast<size_t>(modelled)]) == "yes";
+    }
     std::vector<Column> columns;
     std::vector<int> from;
     std::vector<double> scale;
@@ -289,6 +296,10 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       const int index = ours->ColumnIndex(c.ours);
       if (index < 0) continue;
       const std::string key = c.ours;
+      if (!any_model && (key == "gflops" || key == "mib" || key == "flops_per_byte" ||
+                         key.rfind("tbps_", 0) == 0 || key.rfind("tflops_", 0) == 0)) {
+        continue;
+      }
       if (gpu_only && (key == "parent_op" || key == "input_dims" || key == "input_strides" ||
                        key == "concrete_inputs")) {
         continue;
