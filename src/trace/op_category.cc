@@ -417,26 +417,12 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
     std::vector<double> direct, subtree;
   };
   // Records group by their Python text, as TraceLens's do: the same record may be written
-  // with different spacing. An absent record is Python's None, unless no launcher of the
-  // trace has that record at all (recorded without record_shapes): TraceLens then has no such
-  // column to group by and leaves its cells empty.
-  std::array<bool, 4> recorded = {false, false, false, false};
-  for (const KernelLauncher& l : launchers) {
-    const CpuEvent& ev = trace.cpu[l.cpu];
-    recorded[0] = recorded[0] || ev.input_dims != 0;
-    recorded[1] = recorded[1] || ev.input_types != 0;
-    recorded[2] = recorded[2] || ev.input_strides != 0;
-    recorded[3] = recorded[3] || ev.concrete_inputs != 0;
-  }
+  // with different spacing. An absent record (a runtime call launching kernels itself, a
+  // trace recorded without record_shapes) is an empty cell, as in TraceLens's reports.
   std::unordered_map<uint32_t, std::string> repr_of;
-  static const std::string kEmpty;
-  auto repr = [&](uint32_t raw, int record) -> const std::string& {
-    if (!recorded[static_cast<size_t>(record)]) return kEmpty;
+  auto repr = [&](uint32_t raw) -> const std::string& {
     auto [it, fresh] = repr_of.try_emplace(raw);
-    if (fresh) {
-      it->second = PythonRepr(trace.Name(raw));
-      if (it->second.empty()) it->second = "None";
-    }
+    if (fresh) it->second = PythonRepr(trace.Name(raw));
     return it->second;
   };
   std::map<std::tuple<uint32_t, std::string_view, uint32_t, std::string, std::string, std::string,
@@ -445,19 +431,18 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
       groups;
   for (const KernelLauncher& l : launchers) {
     const CpuEvent& ev = trace.cpu[l.cpu];
-    Acc& acc =
-        groups[{ev.name, l.category, ev.thread, repr(ev.input_dims, 0), repr(ev.input_types, 1),
-                repr(ev.input_strides, 2), repr(ev.concrete_inputs, 3), l.recompute}];
+    Acc& acc = groups[{ev.name, l.category, ev.thread, repr(ev.input_dims), repr(ev.input_types),
+                       repr(ev.input_strides), repr(ev.concrete_inputs), l.recompute}];
     if (acc.direct.empty()) {
       LauncherArgsStats& s = acc.stats;
       s.name = std::string(trace.Name(ev.name));
       s.category = std::string(l.category);
       s.recompute = l.recompute;
       s.thread = ev.thread;
-      s.input_dims = repr(ev.input_dims, 0);
-      s.input_types = repr(ev.input_types, 1);
-      s.input_strides = repr(ev.input_strides, 2);
-      s.concrete_inputs = repr(ev.concrete_inputs, 3);
+      s.input_dims = repr(ev.input_dims);
+      s.input_types = repr(ev.input_types);
+      s.input_strides = repr(ev.input_strides);
+      s.concrete_inputs = repr(ev.concrete_inputs);
     }
     acc.direct.push_back(static_cast<double>(l.direct_ns) / 1e3);
     acc.subtree.push_back(

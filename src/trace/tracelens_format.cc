@@ -312,6 +312,15 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       column.header = c.tracelens;
       columns.push_back(std::move(column));
     }
+    // Process and thread names come from metadata events; TraceLens writes "Unknown" for a
+    // thread or process that has none.
+    std::vector<bool> unknown_when_empty;
+    for (const Column& column : columns) {
+      const std::string& k = column.key;
+      unknown_when_empty.push_back(k.rfind("process_name", 0) == 0 ||
+                                   k.rfind("process_label", 0) == 0 ||
+                                   k.rfind("thread_name", 0) == 0);
+    }
     Table t(name.tracelens, ours->title(), columns);
     for (const auto& row : ours->rows()) {
       std::vector<Cell> cells;
@@ -320,6 +329,9 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
         const Cell& cell = row[static_cast<size_t>(from[c])];
         if (columns[c].key == "is_recompute" || columns[c].key == "has_perf_model")
           cells.push_back(PythonBool(cell));
+        else if (unknown_when_empty[c] && std::holds_alternative<std::string>(cell) &&
+                 std::get<std::string>(cell).empty())
+          cells.push_back(std::string("Unknown"));  // no metadata event names it
         else if (scale[c] != 1 && std::holds_alternative<double>(cell))
           cells.push_back(std::get<double>(cell) * scale[c]);
         else
