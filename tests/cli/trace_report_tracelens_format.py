@@ -6,132 +6,12 @@ ops, the MI210 GPU-only trace, and the MI300X ResNet trace whose report TraceLen
 activation recomputation): times and counts to 1e-4 relative, FLOPs, bytes and rates to 1e-3. kernel_summary's "Parent op
 category" column is the one documented omission; a GPU-only report has no op columns and no
 op-category file, in TraceLens's and here."""
-import ast
-import collections
-import csv
 import os
-import re
 import tempfile
 import zipfile
 
 import harness
-
-# Documented omissions (docs/trace.md): kernel_summary's op category; the GEMM sheet's
-# compute spec, kernel details, first UID and ROCm transpose flags. Process and thread names
-# (from the trace's metadata events) are compared like every other column.
-OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kernel_stats",
-           "trunc_kernel_details", "UID_first", "param: transpose", "ex_UID",
-           "kernel_details_summary"}
-# unified_perf_summary omits the compute spec and TraceLens's event UIDs; it writes the
-# kernel details, whose numbers TraceLens prints as numpy reprs (np.float64(...)), so they
-# are compared with those reprs unwrapped; its GEMM parameters lack the ROCm transpose flags.
-OMITTED_IN = {"unified_perf_summary": {"Compute Spec", "ex_UID"}}
-SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
-          "Normalization", "CONV_fwd", "CONV_bwd"]
-FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
-                  "ops_unique_args", "unified_perf_summary",
-         "short_kernel_histogram", "short_kernels_summary", "coll_analysis"]
-# A perf sheet's rows are keyed by the op and every parameter column.
-PARAMS = "params"
-KEYS = {
-    "SDPA_fwd": PARAMS, "Reduce_fwd": PARAMS, "Normalization": PARAMS, "CONV_fwd": PARAMS,
-    "CONV_bwd": PARAMS,
-    "GEMM": ["name", "param: M", "param: N", "param: K", "param: bias", "param: stride_A",
-             "param: stride_B", "param: dtype_A_B", "param: B", "is_recompute"],
-    "UnaryElementwise": ["name", "param: op_shape", "param: dtype_in_out", "param: stride_input",
-                         "param: stride_output", "is_recompute"],
-    "BinaryElementwise": ["name", "param: shape_in1", "param: shape_in2",
-                          "param: dtype_in1_in2_out", "param: stride_input1",
-                          "param: stride_input2", "param: stride_output", "is_recompute"],
-    "gpu_timeline": ["type", "is_recompute"],
-    "ops_summary_by_category": ["op category", "is_recompute"],
-    "ops_summary": ["name", "is_recompute"],
-    "ops_unique_args": ["name", "op category", "thread_name", "Input Dims", "Input type",
-                        "Input Strides", "Concrete Inputs", "is_recompute"],
-    "unified_perf_summary": ["name", "op category", "thread_name", "Input Dims", "Input type",
-                             "Input Strides", "Concrete Inputs", "is_recompute"],
-    "kernel_summary": ["Parent cpu_op", "Kernel name", "Kernel stream"],
-    "short_kernel_histogram": ["bin_start"],
-    "coll_analysis": ["rank", "Process Group Name", "Process Group Ranks", "Collective name",
-                      "Group size", "dtype", "In msg nelems", "Out msg nelems", "In split size",
-                      "Out split size", "stream"],
-    "short_kernels_summary": ["Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
-                              "Kernel name"],
-}
-
-
-def norm(text):
-    """A key cell: numbers by value (pandas writes a column with gaps as floats, 8.0)."""
-    try:
-        return repr(float(text))
-    except ValueError:
-        return text
-
-
-def read(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        text = f.read()
-    if not text.strip():
-        return [], []
-    rows = list(csv.DictReader(text.splitlines()))
-    return list(rows[0].keys()) if rows else text.splitlines()[0].split(","), rows
-
-
-def unwrap(text):
-    """TraceLens's kernel details as plain Python literals, its perf parameters without the
-    ROCm GEMM transpose flags."""
-    text = re.sub(r"np\.float64\(([^)]*)\)", r"\1", text)
-    return re.sub(r", 'transpose': \([^)]*\)", "", text)
-
-
-def close(a, b, column):
-    if column in ("kernel_details_summary", "trunc_kernel_details", "perf_params"):
-        if column == "perf_params":
-            return a == unwrap(b)
-        # The short form rounds to 0.01 µs: a mean on a rounding boundary may land either side.
-        return kernel_details_close(a, unwrap(b), 1.1e-2 if column.startswith("trunc") else 2.5e-3)
-    try:
-        x, y = float(a), float(b)
-    except ValueError:
-        return a == b
-    # TraceLens takes kernel times as differences of float microsecond timestamps: their
-    # rounding moves a spread of a few nanoseconds by up to 1 % (means and sums agree to 1e-6).
-    # A double holds a microsecond timestamp of ~1.7e12 to 2.4e-4 µs: one call's kernel time
-    # may be that far from ours.
-    if column.endswith("_std"):
-        return abs(x - y) <= 2e-2 * max(abs(x), abs(y)) + 2.5e-4
-    if column.startswith("Kernel Time") or (column.startswith("total_") and
-                                            column.endswith(("_mean", "_median", "_min",
-                                                             "_max", "_sum"))):
-        return abs(x - y) <= 1e-4 * max(abs(x), abs(y)) + 2.5e-4
-    # FLOPs, bytes and rates: 1e-3, as for TraceLens's roofline numbers.
-    # A share of a total of many short kernels carries their timestamp rounding too.
-    if column.split("_")[0] in ("GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TB/s", "TFLOPS/s",
-                                "Percentage (%)"):
-        return abs(x - y) <= 1e-3 * max(abs(x), abs(y)) + 1e-9
-    return abs(x - y) <= 1e-4 * max(abs(x), abs(y)) + 1e-9
-
-
-def kernel_details_close(a, b, absolute):
-    """The same kernels in the same order, each number to 1e-4 (std to 2 %)."""
-    try:
-        mine, theirs = ast.literal_eval(a), ast.literal_eval(b)
-    except (ValueError, SyntaxError):
-        return False
-    if len(mine) != len(theirs):
-        return False
-    for x, y in zip(mine, theirs):
-        if x.keys() != y.keys():
-            return False
-        for key in x:
-            if isinstance(x[key], float) and isinstance(y[key], (int, float)):
-                tolerance = 2e-2 if key.startswith("std") else 1e-4
-                if abs(x[key] - y[key]) > tolerance * max(abs(x[key]), abs(y[key])) + absolute:
-                    return False
-            elif x[key] != y[key]:
-                return False
-    return True
-
+from tracelens_compare import FILES, SHEETS, compare
 
 t = harness.Test()
 base = "traces/TraceLens/"
@@ -154,42 +34,12 @@ for trace, reference in cases:
         compared = 0
         for name in files:
             # The recompute report was written without the short-kernel study.
-            if not os.path.exists(t.corpus(base + reference + "/" + name + ".csv")):
+            reference_csv = t.corpus(base + reference + "/" + name + ".csv")
+            if not os.path.exists(reference_csv):
                 continue
             compared += 1
-            ours_header, ours = read(os.path.join(out, name + ".csv"))
-            ref_header, ref = read(t.corpus(base + reference + "/" + name + ".csv"))
-            omitted = OMITTED_IN.get(name, OMITTED)
-            expected = [c for c in ref_header if c not in omitted]
-            t.check(ours_header == expected,
-                    f"{trace} {name}: header {ours_header}, TraceLens {ref_header}")
-            if KEYS[name] == PARAMS:
-                keys = ["name"] + [c for c in ref_header if c.startswith("param: ")] + \
-                    [c for c in ["is_recompute"] if c in ref_header]
-            else:
-                keys = [k for k in KEYS[name] if k in ref_header and k not in omitted]
-            by_key = {tuple(norm(r[k]) for k in keys): r for r in ours}
-            # Rows told apart only by an omitted column are compared by the C++ golden test.
-            ambiguous = {k for k, n in collections.Counter(
-                tuple(norm(r[k]) for k in keys) for r in ref).items() if n > 1}
-            t.check(len(ours) == len(ref), f"{trace} {name}: {len(ours)} rows, TraceLens {len(ref)}")
-            for r in ref:
-                if tuple(norm(r[k]) for k in keys) in ambiguous:
-                    continue
-                mine = by_key.get(tuple(norm(r[k]) for k in keys))
-                if name == "short_kernel_histogram":
-                    mine = ours[ref.index(r)]
-                t.check(mine is not None, f"{trace} {name}: no row {tuple(r[k] for k in keys)}")
-                for column in expected:
-                    # Rows of equal time come in no set order (pandas sorts unstably), so a
-                    # running total over them is not comparable row by row.
-                    if name in ("ops_unique_args", "unified_perf_summary") and \
-                            column.startswith("Cumulative"):
-                        continue
-                    if column in r:
-                        t.check(close(mine[column], r[column], column),
-                                f"{trace} {name} {tuple(r[k] for k in keys)} {column}: "
-                                f"{mine[column]}, TraceLens {r[column]}")
+            for problem in compare(os.path.join(out, name + ".csv"), reference_csv, name):
+                t.check(False, f"{trace} {name}: {problem}")
         t.check(compared >= 2, f"{trace}: {compared} files compared")
         with zipfile.ZipFile(os.path.join(d, "report.xlsx")) as z:
             workbook = z.read("xl/workbook.xml").decode()
