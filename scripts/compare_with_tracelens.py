@@ -42,6 +42,7 @@ def main():
             if run.returncode != 0:
                 print(f"  TraceLens failed ({run.returncode}): "
                       f"{(run.stderr.strip().splitlines() or [''])[-1]}")
+                failed = True
                 continue
             run = subprocess.run([args.sextant, "trace", "report", trace, "--format",
                                   "tracelens", "--csv", ours], capture_output=True, text=True)
@@ -52,7 +53,9 @@ def main():
             mine, reference = set(os.listdir(ours)), set(os.listdir(theirs))
             only = sorted(reference - mine)
             if only:
+                # Tables Sextant does not write yet (docs/trace.md lists them): a difference.
                 print(f"  only TraceLens writes: {', '.join(only)}")
+                failed = True
             for name in sorted(mine & reference):
                 table = name[:-len(".csv")]
                 problems = compare(os.path.join(ours, name), os.path.join(theirs, name), table)

@@ -263,8 +263,10 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
       SizeCell(t, row, "dp", "data_parallel_size", provenance).value_or(gpus / dense));
   if (p.dp < 1) return fail("data-parallel size cannot be derived");
   p.sequence_parallel = p.tp > 1;
-  // The table has no expert-TP column: the framework's rule decides.
+  // The table has no expert-TP column: the framework's rule decides. A run whose TP x EP x PP
+  // does not divide its GPUs cannot have used ETP = TP, so it set ETP to 1.
   p.etp = stack.expert_tp_follows_tp ? p.tp : 1;
+  if (gpus > 0 && gpus % (int64_t{p.etp} * p.ep * p.pp) != 0) p.etp = 1;
 
   TrainingSettings& tr = job.training;
   tr.seq_length = *seq;

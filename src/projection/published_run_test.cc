@@ -123,8 +123,8 @@ TEST(PublishedRunFacts, UnknownFrameworkIsSaidAndFp4IsRefused) {
   EXPECT_EQ(fp4.reason, "FP4 GEMMs are not modelled");
 }
 
-// Qwen3-30B-A3B on 8 MI355X under `framework`, with `notes` as the row's text.
-// Qwen3-30B-A3B on one MI355X node; `tp` x `ep` must divide the 8 GPUs.
+// Qwen3-30B-A3B on one MI355X node under `framework`, with `notes` as the row's text; `tp` x
+// `ep` must divide the 8 GPUs unless the test wants the run refused or corrected.
 PublishedRun MoeRowWithNotes(const std::string& framework, const std::string& notes, int tp = 1,
                              int ep = 8) {
   const std::string header =
@@ -197,6 +197,10 @@ TEST(PublishedRunFacts, ExpertTensorParallelismFollowsTheFrameworksRule) {
     ASSERT_TRUE(run.job) << run.reason;
     EXPECT_EQ(run.job->parallel.etp, 2) << megatron;
   }
+  // TP 2 x EP 8 = 16 does not divide 8 GPUs: the run must have set ETP to 1.
+  const PublishedRun narrow = MoeRowWithNotes("megatron-core", "", /*tp=*/2, /*ep=*/8);
+  ASSERT_TRUE(narrow.job) << narrow.reason;
+  EXPECT_EQ(narrow.job->parallel.etp, 1);
   const PublishedRun titan = MoeRowWithNotes("torchtitan", "", /*tp=*/2, /*ep=*/4);
   ASSERT_TRUE(titan.job) << titan.reason;
   EXPECT_EQ(titan.job->parallel.etp, 1);

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -102,17 +103,34 @@ std::vector<CollectiveCallGroup> GroupCollectiveCalls(const TraceData& trace) {
                  int64_t, int64_t, std::string_view, std::string_view, int64_t>;
   std::map<Key, std::vector<double>> durations;
   std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
+  // The collective kernels TraceLens keeps: linked to their launch (a correlation or
+  // External id).
+  std::vector<const GpuEvent*> kernels;
   for (const GpuEvent& g : trace.gpu) {
-    if (g.kind != GpuKind::kKernel || !g.own_collective || g.collective < 0) continue;
+    if (g.kind != GpuKind::kKernel || (g.correlation < 0 && g.external_id < 0)) continue;
     int8_t& flag = is_comm[g.name];
     if (flag < 0) flag = IsCommunicationKernelName(trace.Name(g.name)) ? 1 : 0;
-    if (!flag) continue;
+    if (flag) kernels.push_back(&g);
+  }
+  // With no process group named anywhere and one stream, TraceLens matches collectives by
+  // their order on it and names the group "all"; else a missing name is "Unknown_Group".
+  bool any_group = false;
+  std::set<int64_t> streams;
+  for (const GpuEvent* g : kernels) {
+    any_group = any_group || (g->own_collective && g->collective >= 0 &&
+                              trace.collectives[static_cast<size_t>(g->collective)].pg_name);
+    streams.insert(g->stream);
+  }
+  const std::string_view unnamed = !any_group && streams.size() <= 1 ? "all" : "Unknown_Group";
+  for (const GpuEvent* kernel : kernels) {
+    const GpuEvent& g = *kernel;
+    if (!g.own_collective || g.collective < 0) continue;
     const CollectiveMeta& m = trace.collectives[static_cast<size_t>(g.collective)];
     if (!m.pg_ranks || !m.name || !m.dtype || !m.in_split || !m.out_split || m.group_size < 0 ||
         m.in_nelems < 0 || m.out_nelems < 0) {
       continue;
     }
-    const std::string_view group = m.pg_name ? trace.Name(m.pg_name) : "Unknown_Group";
+    const std::string_view group = m.pg_name ? trace.Name(m.pg_name) : unnamed;
     durations[{group, trace.Name(m.pg_ranks), trace.Name(m.name), m.group_size, trace.Name(m.dtype),
                m.in_nelems, m.out_nelems, trace.Name(m.in_split), trace.Name(m.out_split),
                g.stream}]

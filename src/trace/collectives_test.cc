@@ -163,7 +163,9 @@ TEST(CollectivesTest, CallsGroupByTheKernelsOwnMetadata) {
           // An all-to-all whose splits are a JSON list, in an fp8 dtype TraceLens has no size
           // for: 50 µs.
           .Kernel(kNccl, 600, 50, 3, 4, 0, meta("all_to_all", 64, "Float8_e4m3fn", "[8, 8]"))
-          // No metadata (the launching op's does not count): left out.
+          // No metadata of its own: left out, although the op that launched it has some.
+          .CpuOp("record_param_comms", 690, 5, meta("allreduce", 1 << 20, "BFloat16", "\"[]\""))
+          .Launch(691, 1, 4)
           .Kernel(kNccl, 700, 10, 4, 4)
           .Parse();
   const std::vector<CollectiveCallGroup> calls = GroupCollectiveCalls(t);
@@ -180,9 +182,32 @@ TEST(CollectivesTest, CallsGroupByTheKernelsOwnMetadata) {
   EXPECT_NEAR(ar.dur_us.std, 141.42135623730951, 1e-9);  // sqrt(2 x 100^2 / (2 - 1))
   EXPECT_DOUBLE_EQ(ar.in_mib, 2.0);                      // 1 Mi x 2 B
   const CollectiveCallGroup& a2a = calls[1];
-  EXPECT_EQ(a2a.in_split, "[8, 8]");
+  EXPECT_EQ(a2a.in_split, "(8, 8)");        // a JSON list reads as the tuple TraceLens makes of it
   EXPECT_TRUE(std::isnan(a2a.dur_us.std));  // one call
   EXPECT_DOUBLE_EQ(a2a.in_mib, 64.0 / (1 << 20));
+}
+
+// Without any process group name and on one stream, TraceLens names the group "all"; a kernel
+// not linked to its launch (no correlation or External id) is left out.
+TEST(CollectivesTest, CallsWithoutAGroupNameOnOneStreamAreAll) {
+  const std::string meta =
+      R"("Collective name": "allreduce", "In msg nelems": 4, "Out msg nelems": 4, )"
+      R"("Group size": 2, "dtype": "Float", "In split size": "[]", "Out split size": "[]", )"
+      R"("Process Group Ranks": "[0, 1]")";
+  const char* kNccl = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
+  TraceData t =
+      KinetoTraceBuilder()
+          .Kernel(kNccl, 0, 10, 1, 4, 0, meta)
+          // Unlinked: no correlation or External id at all.
+          .Event(R"json({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_Generic()", )json"
+                 R"json("pid": 0, "tid": 4, "ts": 20, "dur": 30, "args": {"stream": 4, )json" +
+                 meta + "}}")
+          .Parse();
+  const std::vector<CollectiveCallGroup> calls = GroupCollectiveCalls(t);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].process_group, "all");
+  EXPECT_EQ(calls[0].dur_us.n, 1);
+  EXPECT_DOUBLE_EQ(calls[0].dur_us.sum, 10);
 }
 
 }  // namespace

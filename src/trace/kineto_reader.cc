@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "trace/op_arguments.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -621,11 +622,14 @@ class KinetoParser {
   }
 
   // A value PyTorch writes as a string ("[0, 1, 2, 3]") in some versions and as a JSON list
-  // in others: the string's text, or the list's compact spelling.
+  // in others: the string's text, or the list as Python prints the tuple TraceLens makes of
+  // it ("(8, 8)"); 0 for null.
   uint32_t ListOrString(od::value& v) {
     const std::string_view token = Trim(Token(v));
     if (!token.empty() && token.front() == '"') return InternString(v);
-    return RawContainer(v);
+    if (token == "null") return 0;
+    const uint32_t raw = RawContainer(v);
+    return raw ? out_.strings.Intern(PythonRepr(out_.Name(raw))) : 0;
   }
 
   void ParseEvents(od::array& events) {

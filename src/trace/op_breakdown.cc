@@ -31,25 +31,54 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
   }
   t.direct_ns = UnionLengthByGroup(direct, n);
   // Children follow their parents in trace.cpu (sorted by thread, start), so one backward
-  // pass accumulates every subtree, and a subtree is the index range [i, last[i]].
+  // pass accumulates every subtree.
   t.subtree_ns = t.direct_ns;
-  std::vector<size_t> last(n);
-  for (size_t i = 0; i < n; ++i) last[i] = i;
   for (size_t i = n; i-- > 0;) {
     const int32_t parent = trace.cpu[i].parent;
-    if (parent < 0) continue;
-    t.subtree_ns[parent] += t.subtree_ns[i];
-    last[parent] = std::max(last[parent], last[i]);
+    if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
   }
   // Summed subtrees are exact unless kernels of two different ops of one tree overlap; find
   // the trees where they do and take their ops' subtrees as unions. A tree is rooted at its
   // outermost op: kernels of other top-level ops (another stream's) do not count.
-  std::vector<uint32_t> root(n);
+  // Positions in a depth-first walk make each subtree one run of positions, whatever order
+  // the events were stored in (ops imported from a graph capture are appended).
+  std::vector<uint32_t> child_start(n + 1, 0), children;
   for (size_t i = 0; i < n; ++i) {
-    const int32_t parent = trace.cpu[i].parent;
-    root[i] = parent >= 0 && trace.cpu[root[parent]].kind == CpuKind::kOp
-                  ? root[parent]
-                  : static_cast<uint32_t>(i);
+    if (trace.cpu[i].parent >= 0) child_start[static_cast<size_t>(trace.cpu[i].parent) + 1]++;
+  }
+  for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
+  children.resize(child_start[n]);
+  {
+    std::vector<uint32_t> next(child_start.begin(), child_start.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t parent = trace.cpu[i].parent;
+      if (parent >= 0) children[next[static_cast<size_t>(parent)]++] = static_cast<uint32_t>(i);
+    }
+  }
+  std::vector<uint32_t> position(n, 0), size(n, 1), root(n, 0);
+  {
+    std::vector<uint32_t> preorder, stack;
+    preorder.reserve(n);
+    for (size_t r = 0; r < n; ++r) {
+      if (trace.cpu[r].parent >= 0) continue;
+      stack.push_back(static_cast<uint32_t>(r));
+      root[r] = static_cast<uint32_t>(r);
+      while (!stack.empty()) {
+        const uint32_t i = stack.back();
+        stack.pop_back();
+        position[i] = static_cast<uint32_t>(preorder.size());
+        preorder.push_back(i);
+        for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) {
+          const uint32_t child = children[c];
+          root[child] = trace.cpu[root[i]].kind == CpuKind::kOp ? root[i] : child;
+          stack.push_back(child);
+        }
+      }
+    }
+    for (size_t k = preorder.size(); k-- > 0;) {
+      const int32_t parent = trace.cpu[preorder[k]].parent;
+      if (parent >= 0) size[static_cast<size_t>(parent)] += size[preorder[k]];
+    }
   }
   std::vector<GroupedInterval> by_root = direct;
   std::vector<int64_t> root_sum(n, 0);
@@ -58,28 +87,37 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
     root_sum[item.group] += item.span.end - item.span.begin;
   }
   const std::vector<int64_t> root_busy = UnionLengthByGroup(by_root, n);
+  by_root = {};
   std::vector<uint8_t> overlapping_tree(n, 0);
   bool any = false;
   for (size_t i = 0; i < n; ++i) {
     if (root_busy[i] < root_sum[i]) overlapping_tree[i] = any = 1;
   }
   if (!any) return t;
-  // Kernels ordered by the index of their op: a subtree's kernels are one run of them.
-  std::vector<GroupedInterval> by_op;
+  // The kernels of those trees by the position of their op.
+  std::vector<GroupedInterval> by_position;
   for (const GroupedInterval& item : direct) {
-    if (overlapping_tree[root[item.group]]) by_op.push_back(item);
+    if (overlapping_tree[root[item.group]])
+      by_position.push_back({position[item.group], item.span});
   }
   std::stable_sort(
-      by_op.begin(), by_op.end(),
+      by_position.begin(), by_position.end(),
       [](const GroupedInterval& a, const GroupedInterval& b) { return a.group < b.group; });
+  // Every op re-reads the kernels below it: depth x kernels in all. Past a budget (only a
+  // pathological nesting reaches it) the remaining ops keep their summed subtree times.
+  int64_t budget = 32 * static_cast<int64_t>(by_position.size()) + (int64_t{1} << 22);
   std::vector<Interval> spans;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n && budget > 0; ++i) {
     if (!overlapping_tree[root[i]] || t.subtree_ns[i] == 0) continue;
+    const uint32_t first = position[i], end = position[i] + size[i];
     auto from =
-        std::lower_bound(by_op.begin(), by_op.end(), static_cast<uint32_t>(i),
-                         [](const GroupedInterval& a, uint32_t op) { return a.group < op; });
+        std::lower_bound(by_position.begin(), by_position.end(), first,
+                         [](const GroupedInterval& a, uint32_t pos) { return a.group < pos; });
     spans.clear();
-    for (auto it = from; it != by_op.end() && it->group <= last[i]; ++it) spans.push_back(it->span);
+    for (auto it = from; it != by_position.end() && it->group < end; ++it) {
+      spans.push_back(it->span);
+    }
+    budget -= static_cast<int64_t>(spans.size()) + 1;
     t.subtree_ns[i] = TotalLength(MergeIntervals(spans));
   }
   return t;

@@ -99,6 +99,28 @@ TEST(OpBreakdownTest, OverlappingKernelsCountOnceInDirectAndSubtreeTime) {
   EXPECT_EQ(times.subtree_ns[outer], 60'500);
 }
 
+// Kernels of two sibling ops overlap (launched onto two streams): each op's own time is its
+// kernel, and their parent's subtree is the union, not the sum (µs):
+//   parent [0, 100): a [0, 40) -> k1 [10, 30) on stream 7; b [40, 80) -> k2 [25, 50) on 8
+//   parent subtree [10, 50) = 40, not 20 + 25
+TEST(OpBreakdownTest, OverlappingKernelsOfSiblingOpsCountOnceInTheirParent) {
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("parent", 0, 100)
+                    .CpuOp("a", 0, 40)
+                    .Launch(1, 2, 1)
+                    .CpuOp("b", 40, 40)
+                    .Launch(41, 2, 2)
+                    .Kernel("k1", 10, 20, 1, /*stream=*/7)
+                    .Kernel("k2", 25, 25, 2, /*stream=*/8)
+                    .Parse();
+  const OpKernelTimes times = ComputeOpKernelTimes(t);
+  const int32_t parent = FindCpu(t, "parent", 0), a = FindCpu(t, "a", 0), b = FindCpu(t, "b", 40);
+  EXPECT_EQ(times.subtree_ns[a], 20'000);
+  EXPECT_EQ(times.subtree_ns[b], 25'000);
+  EXPECT_EQ(times.direct_ns[parent], 0);
+  EXPECT_EQ(times.subtree_ns[parent], 40'000);
+}
+
 TEST(OpBreakdownTest, ByNameSumsCallsAndDropsOpsWithoutGpuWork) {
   TraceData t = StepTrace();
   std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), /*by_shape=*/false);

@@ -118,6 +118,22 @@ TEST(SummarizeLauncherArgsTest, AbsentRecordsAreEmptyCells) {
   }
 }
 
+// A launcher's direct kernel time is the busy time of its kernels: FlashAttention 3's attention
+// kernel starts (programmatic dependent launch) while its scheduling kernel still runs (µs):
+// [10, 13.2) and [11.4, 65.5) give 55.5, not 57.3.
+TEST(SummarizeOpCategoriesTest, DirectTimeIsTheBusyTimeOfOverlappingKernels) {
+  TraceData trace = KinetoTraceBuilder()
+                        .CpuOp("flash_attn_3::fwd", 0, 50)
+                        .Launch(1, 2, 1)
+                        .Launch(4, 2, 2)
+                        .Kernel("prepare_varlen_num_blocks_kernel", 10, 3.2, 1)
+                        .Kernel("FlashAttnFwdSm90", 11.4, 54.1, 2)
+                        .Parse();
+  const auto launchers = FindKernelLaunchers(trace, TimelineEvents(trace), {});
+  ASSERT_EQ(launchers.size(), 1u);
+  EXPECT_EQ(launchers[0].direct_ns, 55'500);
+}
+
 // torch.utils.checkpoint reruns the forward under its recompute_fn frame during backward:
 // the same op inside that frame is a row of its own, and so is its timeline.
 TEST(SummarizeOpCategoriesTest, SplitsRecomputedCallsByTheirPythonFrame) {

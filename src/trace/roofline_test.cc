@@ -40,11 +40,6 @@ TEST(RooflineTest, AddmmCountsBiasAndLinearFoldsBatch) {
   EXPECT_FALSE(ModelOpCost("aten::mm", "", "", ""));
 }
 
-// Golden SDPA_fwd sheet (same trace): B 8, N 4096, H 16, d 128, not causal ->
-// GFLOPS_first 1099.511627776, Data Moved 512 MiB.
-// ROCm inference GEMMs take the weight as [N, K]: vLLM's x[8192, 2880] · w[5120, 2880]ᵀ +
-// bias[5120] is 2·M·N·K + M·N FLOPs over bf16 x, w, output and bias; TraceLens's vLLM report
-// prints 241.63385344 GFLOP and 153.134765625 MB for this call.
 // torch._scaled_mm of FP8 operands writes a wider product. The modded-nanogpt H100 trace's LM
 // head records the `.out` overload: A[16384, 768] and B[768, 50304] in e4m3 (1 B), the out
 // tensor [16384, 50304] in bf16: 12.6 + 38.6 + 1648.4 MB = 1620.84 MiB (TraceLens, run on the
@@ -71,6 +66,9 @@ TEST(RooflineTest, ScaledMmWritesItsOutputInTheOutTensorsDtype) {
   EXPECT_DOUBLE_EQ(plain->bytes, 64.0 * 32 + 32.0 * 16 + 64.0 * 16 * 2);
 }
 
+// ROCm inference GEMMs take the weight as [N, K]: vLLM's x[8192, 2880] · w[5120, 2880]ᵀ +
+// bias[5120] is 2·M·N·K + M·N FLOPs over bf16 x, w, output and bias; TraceLens's vLLM report
+// prints 241.63385344 GFLOP and 153.134765625 MB for this call.
 TEST(RooflineTest, VendorGemmsTakeTheWeightTransposed) {
   auto vllm = ModelOpCost("vllm::rocm_unquantized_gemm", "[[8192, 2880], [5120, 2880], [5120]]",
                           R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])", "");
@@ -89,6 +87,8 @@ TEST(RooflineTest, VendorGemmsTakeTheWeightTransposed) {
                            R"(["c10::BFloat16", "c10::BFloat16"])", ""));
 }
 
+// Golden SDPA_fwd sheet (same trace): B 8, N 4096, H 16, d 128, not causal ->
+// GFLOPS_first 1099.511627776, Data Moved 512 MiB.
 TEST(RooflineTest, FlashAttentionMatchesTraceLensGoldenAndHalvesCausal) {
   const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
   const char* types =
