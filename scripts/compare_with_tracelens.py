@@ -6,6 +6,11 @@ TraceLens is a side-by-side reference, not a dependency: point --tracelens at a 
 AMD-AGI/TraceLens and give a Python that has pandas (Debian: apt-get install python3-pandas
 python3-tqdm python3-openpyxl, then --python /usr/bin/python3).
 
+Reading the output: TraceLens subtracts float microsecond timestamps (about 1.7e12, held to
+2.4e-4 us), so its kernel times carry that rounding; a sum over hundreds of kernels, or a time
+in ms, may then differ from Sextant's exact nanoseconds in the fourth significant digit.
+Documented differences of definition are listed in docs/trace.md.
+
 Usage: scripts/compare_with_tracelens.py --tracelens DIR [--python PY] [--sextant BIN] TRACE...
 """
 import argparse

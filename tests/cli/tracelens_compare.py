@@ -87,14 +87,14 @@ def close(a, b, column):
         return a == b
     # TraceLens takes kernel times as differences of float microsecond timestamps: their
     # rounding moves a spread of a few nanoseconds by up to 1 % (means and sums agree to 1e-6).
-    # A double holds a microsecond timestamp of ~1.7e12 to 2.4e-4 µs: one call's kernel time
-    # may be that far from ours.
+    # A double holds a microsecond timestamp of ~1.7e12 to 2.4e-4 µs, and a kernel time is
+    # the difference of two: one call's may be 4.9e-4 µs from ours.
     if column.endswith("_std"):
-        return abs(x - y) <= 2e-2 * max(abs(x), abs(y)) + 2.5e-4
+        return abs(x - y) <= 2e-2 * max(abs(x), abs(y)) + 5e-4
     if column.startswith("Kernel Time") or (column.startswith("total_") and
                                             column.endswith(("_mean", "_median", "_min",
                                                              "_max", "_sum"))):
-        return abs(x - y) <= 1e-4 * max(abs(x), abs(y)) + 2.5e-4
+        return abs(x - y) <= 1e-4 * max(abs(x), abs(y)) + 5e-4
     # FLOPs, bytes and rates: 1e-3, as for TraceLens's roofline numbers.
     # A share of a total of many short kernels carries their timestamp rounding too.
     if column.split("_")[0] in ("GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TB/s", "TFLOPS/s",
@@ -160,7 +160,7 @@ def compare(ours_path, ref_path, name):
         for column in expected:
             # Rows of equal time come in no set order (pandas sorts unstably), so a running
             # total over them is not comparable row by row.
-            if name in ("ops_unique_args", "unified_perf_summary") and \
+            if name in ("ops_summary", "ops_unique_args", "unified_perf_summary") and \
                     column.startswith("Cumulative"):
                 continue
             if column in r and column in mine and not close(mine[column], r[column], column):
