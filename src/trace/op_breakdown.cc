@@ -30,55 +30,70 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
     t.kernel_count[g.op]++;
   }
   t.direct_ns = UnionLengthByGroup(direct, n);
-  // Children follow their parents in trace.cpu (sorted by thread, start), so one backward
-  // pass accumulates every subtree.
-  t.subtree_ns = t.direct_ns;
-  for (size_t i = n; i-- > 0;) {
-    const int32_t parent = trace.cpu[i].parent;
-    if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
-  }
-  // Summed subtrees are exact unless kernels of two different ops of one tree overlap; find
-  // the trees where they do and take their ops' subtrees as unions. A tree is rooted at its
-  // outermost op: kernels of other top-level ops (another stream's) do not count.
-  // Positions in a depth-first walk make each subtree one run of positions, whatever order
-  // the events were stored in (ops imported from a graph capture are appended).
-  std::vector<uint32_t> child_start(n + 1, 0), children;
-  for (size_t i = 0; i < n; ++i) {
-    if (trace.cpu[i].parent >= 0) child_start[static_cast<size_t>(trace.cpu[i].parent) + 1]++;
-  }
-  for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
-  children.resize(child_start[n]);
-  {
+  // A depth-first walk of the CPU event trees: `preorder` lists events parents first, and
+  // each subtree is one run of `position`s. Built only when needed: in a trace as read,
+  // parents already precede their children (trace.cpu is sorted by thread and start), but ops
+  // imported from a graph capture are appended in the order their kernels ran.
+  std::vector<uint32_t> preorder, position, size;
+  auto walk = [&] {
+    std::vector<uint32_t> child_start(n + 1, 0), children, stack;
+    for (size_t i = 0; i < n; ++i) {
+      if (trace.cpu[i].parent >= 0) child_start[static_cast<size_t>(trace.cpu[i].parent) + 1]++;
+    }
+    for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
+    children.resize(child_start[n]);
     std::vector<uint32_t> next(child_start.begin(), child_start.end() - 1);
     for (size_t i = 0; i < n; ++i) {
       const int32_t parent = trace.cpu[i].parent;
       if (parent >= 0) children[next[static_cast<size_t>(parent)]++] = static_cast<uint32_t>(i);
     }
-  }
-  std::vector<uint32_t> position(n, 0), size(n, 1), root(n, 0);
-  {
-    std::vector<uint32_t> preorder, stack;
+    preorder.clear();
     preorder.reserve(n);
+    position.assign(n, 0);
+    size.assign(n, 1);
     for (size_t r = 0; r < n; ++r) {
       if (trace.cpu[r].parent >= 0) continue;
       stack.push_back(static_cast<uint32_t>(r));
-      root[r] = static_cast<uint32_t>(r);
       while (!stack.empty()) {
         const uint32_t i = stack.back();
         stack.pop_back();
         position[i] = static_cast<uint32_t>(preorder.size());
         preorder.push_back(i);
-        for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) {
-          const uint32_t child = children[c];
-          root[child] = trace.cpu[root[i]].kind == CpuKind::kOp ? root[i] : child;
-          stack.push_back(child);
-        }
+        for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) stack.push_back(children[c]);
       }
     }
     for (size_t k = preorder.size(); k-- > 0;) {
       const int32_t parent = trace.cpu[preorder[k]].parent;
       if (parent >= 0) size[static_cast<size_t>(parent)] += size[preorder[k]];
     }
+  };
+  bool parents_first = true;
+  for (size_t i = 0; i < n && parents_first; ++i) {
+    parents_first = trace.cpu[i].parent < static_cast<int32_t>(i);
+  }
+  if (!parents_first) walk();
+  auto parents_then_children = [&](size_t k) {
+    return parents_first ? k : static_cast<size_t>(preorder[k]);
+  };
+  const size_t walked = parents_first ? n : preorder.size();  // events reached from a root
+  // Subtrees accumulate from the children up.
+  t.subtree_ns = t.direct_ns;
+  for (size_t k = walked; k-- > 0;) {
+    const size_t i = parents_then_children(k);
+    const int32_t parent = trace.cpu[i].parent;
+    if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
+  }
+  // Summed subtrees are exact unless kernels of two different ops of one tree overlap; find
+  // the trees where they do and take their ops' subtrees as unions. A tree is rooted at its
+  // outermost op: kernels of other top-level ops (another stream's) do not count.
+  std::vector<uint32_t> root(n);
+  for (size_t i = 0; i < n; ++i) root[i] = static_cast<uint32_t>(i);
+  for (size_t k = 0; k < walked; ++k) {
+    const size_t i = parents_then_children(k);
+    const int32_t parent = trace.cpu[i].parent;
+    root[i] = parent >= 0 && trace.cpu[root[parent]].kind == CpuKind::kOp
+                  ? root[parent]
+                  : static_cast<uint32_t>(i);
   }
   std::vector<GroupedInterval> by_root = direct;
   std::vector<int64_t> root_sum(n, 0);
@@ -94,6 +109,7 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
     if (root_busy[i] < root_sum[i]) overlapping_tree[i] = any = 1;
   }
   if (!any) return t;
+  if (preorder.empty()) walk();
   // The kernels of those trees by the position of their op.
   std::vector<GroupedInterval> by_position;
   for (const GroupedInterval& item : direct) {

@@ -52,7 +52,11 @@ KEYS = {
 
 
 def norm(text):
-    """A key cell: numbers by value (pandas writes a column with gaps as floats, 8.0)."""
+    """A key cell: numbers by value (pandas writes a column with gaps as floats, 8.0), and a
+    missing parameter as empty (TraceLens's reports in the corpus leave it empty, its current
+    release writes None, or nan in a column pandas read as numbers)."""
+    if text in ("None", "nan"):
+        return ""
     try:
         return repr(float(text))
     except ValueError:
@@ -84,7 +88,7 @@ def close(a, b, column):
     try:
         x, y = float(a), float(b)
     except ValueError:
-        return a == b
+        return norm(a) == norm(b)
     # TraceLens takes kernel times as differences of float microsecond timestamps: their
     # rounding moves a spread of a few nanoseconds by up to 1 % (means and sums agree to 1e-6).
     # A double holds a microsecond timestamp of ~1.7e12 to 2.4e-4 µs, and a kernel time is
