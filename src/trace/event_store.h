@@ -42,6 +42,9 @@ struct CpuEvent {
   int64_t dur_ns = 0;
   int64_t external_id = -1;
   int64_t correlation = -1;  // runtime calls: links to the GPU activities they launched
+  // Ops: the autograd sequence number (args "Sequence number"), shared by a forward op and
+  // the backward node autograd made of it; -1 if not recorded.
+  int64_t sequence = -1;
   uint32_t name = 0;
   uint32_t thread = 0;           // index into TraceData::threads
   uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent

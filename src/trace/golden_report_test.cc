@@ -455,8 +455,8 @@ TEST_P(GraphReplayReportTest, CapturedOpCategoriesMatchTraceLens) {
 void ExpectPerfSheetsMatchTraceLens(const TraceData& trace, const std::string& csv_dir,
                                     const std::set<std::string>& only = {}) {
   const RecomputeFlags recompute = MarkRecompute(trace);
-  for (const PerfSheet& sheet :
-       SummarizePerfSheets(trace, ComputeOpKernelTimes(trace), recompute.cpu)) {
+  for (const PerfSheet& sheet : SummarizePerfSheets(trace, TimelineEvents(trace),
+                                                    ComputeOpKernelTimes(trace), recompute.cpu)) {
     if (!only.empty() && only.count(std::string(sheet.tracelens_name)) == 0) continue;
     const std::string path = Corpus(csv_dir + "/" + std::string(sheet.tracelens_name) + ".csv");
     if (!std::filesystem::exists(path)) {

@@ -513,7 +513,8 @@ class KinetoParser {
   }
 
   struct Args {
-    int64_t external_id = -1, correlation = -1, stream = INT64_MIN, device = INT64_MIN, bytes = -1;
+    int64_t external_id = -1, correlation = -1, stream = INT64_MIN, device = INT64_MIN, bytes = -1,
+            sequence = -1;
     uint32_t dims = 0, types = 0, concrete = 0, strides = 0;
     uint32_t kernel = 0;  // runtime calls under graph capture name the kernel they record
   };
@@ -587,6 +588,8 @@ class KinetoParser {
             if (cpu_side) args.concrete = RawContainer(v);
           } else if (key == "Collective name") {
             collective_.name = InternString(v);
+          } else if (key == "Sequence number") {
+            if (cpu_side) ParseInt(Token(v), &args.sequence);
           }
           break;
         case 18:
@@ -748,6 +751,7 @@ class KinetoParser {
       ev.thread = ThreadIndex(pid, tid);
       ev.external_id = args.external_id;
       ev.correlation = cat == Category::kRuntime ? args.correlation : -1;
+      ev.sequence = cat == Category::kCpuOp ? args.sequence : -1;
       ev.input_dims = args.dims;
       ev.input_types = args.types;
       ev.input_strides = args.strides;

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "trace/autograd_links.h"
+#include "trace/intervals.h"
 #include "trace/op_arguments.h"
 #include "trace/roofline.h"
 
@@ -255,6 +257,31 @@ std::optional<Priced> PriceSdpa(const CallArgs& a) {
       flops,
       bytes,
       {}};
+}
+
+// The backward of an attention call, as TraceLens's SDPA.flops_bwd / bytes_bwd price it
+// (PerfModel/perf_model.py): flash attention recomputes Q K^T, then dV = P^T dO, dP = dO V^T,
+// dQ = dS K and dK = dS^T Q, each 2 FLOPs per multiply-add, plus summing the gradients of
+// the H_Q / H_KV query heads that share a K/V head; the softmax is not counted. Causal
+// attention does half. Bytes: Q, K, V and dO read, dQ, dK and dV written, at 2 bytes per
+// element as the forward's.
+std::optional<Priced> PriceSdpaBackward(const CallArgs& a) {
+  std::optional<Priced> p = PriceSdpa(a);
+  if (!p) return std::nullopt;
+  const Shape &q = a.dims[0], &k = a.dims[1], &v = a.dims[2];
+  const double B = q[0], Hq = q[1], Nq = q[2], Hkv = k[1], Nkv = k[2], dqk = q[3], dv = v[3];
+  const bool flash = p->params[9] == "True", causal = p->params[8] == "True";
+  const double group_sum = std::floor(Hq / Hkv) - 1;                 // Python's H_Q // H_KV - 1
+  double flops = flash ? B * Hq * 2 * Nq * Nkv * dqk : 0;            // recomputed Q K^T
+  flops += B * Hq * 2 * Nkv * Nq * dv + B * Nkv * dv * group_sum;    // dV
+  flops += B * Hq * 2 * Nq * Nkv * dv;                               // dP
+  flops += B * Hq * 2 * Nq * Nkv * dqk;                              // dQ
+  flops += B * Hq * 2 * Nkv * Nq * dqk + B * Nkv * dqk * group_sum;  // dK
+  if (causal) flops /= 2;
+  p->flops = flops;
+  p->bytes = 2 * (2 * B * Nq * Hq * dqk + 2 * B * Nkv * Hkv * dqk + 2 * B * Nkv * Hkv * dv +
+                  B * Nq * Hq * dv);
+  return p;
 }
 
 // A list literal of a concrete input ("[16, 32, 32]", "[True, False]") as its items' text.
@@ -663,6 +690,10 @@ struct Family {
   // A parameter only some ops have (a backward op's output_mask): TraceLens's sheet has its
   // column only when some row has a value.
   std::string_view optional_param = "";
+  // A backward sheet names its forward sheet and lists no ops: its rows are the forward
+  // family's calls that autograd differentiated (autograd_links.h), with `price` pricing
+  // their backward and the kernel time of the backward nodes paired with them.
+  std::string_view backward_of = "";
 };
 
 // CONV_fwd's and CONV_bwd's parameters (ConvParams fills them in this order).
@@ -719,6 +750,16 @@ const std::vector<Family>& Families() {
         "aten::_scaled_dot_product_cudnn_attention"},
        PriceSdpa,
        ""},
+      {"SDPA_bwd",
+       "sdpa_bwd_calls",
+       "Backward of scaled-dot-product attention calls, by the forward's geometry (TraceLens's "
+       "SDPA_bwd)",
+       {"B", "N_Q", "H_Q", "N_KV", "H_KV", "d_h_qk", "d_h_v", "dropout", "causal", "flash_impl",
+        "dtype_A_B"},
+       {},
+       PriceSdpaBackward,
+       "",
+       "SDPA_fwd"},
       {"Reduce_fwd",
        "reduce_calls",
        "Reduction calls by size and dtype (TraceLens's Reduce_fwd)",
@@ -728,6 +769,16 @@ const std::vector<Family>& Families() {
         "aten::amax"},
        PriceReduce,
        ""},
+      // TraceLens's Reduce.flops_bwd and bytes_bwd equal the forward's: grad_input is written
+      // once per input element and grad_output read once per output element.
+      {"Reduce_bwd",
+       "reduce_bwd_calls",
+       "Backward of reduction calls, by the forward's size and dtype (TraceLens's Reduce_bwd)",
+       {"num_input_elems", "num_output_elems", "dtype_in_out", "reduce_type"},
+       {},
+       PriceReduce,
+       "",
+       "Reduce_fwd"},
       {"Normalization",
        "norm_calls",
        "Normalisation calls by shape, dtype and mode (TraceLens's Normalization)",
@@ -882,11 +933,107 @@ CallStats SummarizeCalls(std::vector<double> values) {
   return s;
 }
 
-std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKernelTimes& times,
+namespace {
+
+// Kernel busy time of the backward work of each forward call that has a backward sheet
+// (TraceLens's compute_perf_metrics with bwd=True): the union of the kernels under every
+// backward node paired with the call or with an op nested inside it. -1 for a call whose own
+// backward node is missing (TraceLens leaves such a call out of the sheet).
+std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
+                                         const std::vector<uint32_t>& events,
+                                         const OpKernelTimes& times,
+                                         const std::vector<int32_t>& backward_of,
+                                         const std::vector<uint8_t>& wanted) {
+  const size_t n = trace.cpu.size();
+  std::vector<int64_t> busy(n, -1);
+  // Backward nodes of each wanted call: its own and those of the ops nested in it.
+  std::vector<std::vector<uint32_t>> nodes_of(n);
+  for (size_t j = 0; j < n; ++j) {
+    if (backward_of[j] < 0) continue;
+    size_t depth = 0;
+    for (int32_t a = static_cast<int32_t>(j); a >= 0 && depth < n; a = trace.cpu[a].parent) {
+      if (wanted[static_cast<size_t>(a)] && backward_of[static_cast<size_t>(a)] >= 0)
+        nodes_of[static_cast<size_t>(a)].push_back(static_cast<uint32_t>(backward_of[j]));
+      ++depth;
+    }
+  }
+  // One node: its subtree's busy time is known. Several: the union over their kernels.
+  std::vector<std::vector<uint32_t>> calls_of_node;  // node -> calls counting it, when shared
+  std::vector<int32_t> slot_of_node(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<uint32_t>& nodes = nodes_of[i];
+    if (nodes.empty()) continue;
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    if (nodes.size() == 1) {
+      busy[i] = times.subtree_ns[nodes[0]];
+      continue;
+    }
+    for (uint32_t node : nodes) {
+      if (slot_of_node[node] < 0) {
+        slot_of_node[node] = static_cast<int32_t>(calls_of_node.size());
+        calls_of_node.emplace_back();
+      }
+      calls_of_node[static_cast<size_t>(slot_of_node[node])].push_back(static_cast<uint32_t>(i));
+    }
+  }
+  if (calls_of_node.empty()) return busy;
+  std::vector<GroupedInterval> intervals;
+  for (uint32_t e : events) {
+    const GpuEvent& g = trace.gpu[e];
+    size_t depth = 0;
+    for (int32_t a = g.op; a >= 0 && depth < n; a = trace.cpu[a].parent, ++depth) {
+      const int32_t slot = slot_of_node[static_cast<size_t>(a)];
+      if (slot < 0) continue;
+      for (uint32_t call : calls_of_node[static_cast<size_t>(slot)])
+        intervals.push_back({call, {g.ts_ns, g.end_ns()}});
+    }
+  }
+  const std::vector<int64_t> unions = UnionLengthByGroup(intervals, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (nodes_of[i].size() > 1) busy[i] = unions[i];
+  }
+  return busy;
+}
+
+}  // namespace
+
+std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
+                                           const std::vector<uint32_t>& events,
+                                           const OpKernelTimes& times,
                                            const std::vector<uint8_t>& recompute_cpu) {
   const std::vector<Family>& families = Families();
+  // Each forward family's backward sheet (-1: none).
+  std::vector<int> backward_family(families.size(), -1);
+  for (size_t b = 0; b < families.size(); ++b) {
+    if (families[b].backward_of.empty()) continue;
+    for (size_t f = 0; f < families.size(); ++f) {
+      if (families[f].tracelens_name == families[b].backward_of)
+        backward_family[f] = static_cast<int>(b);
+    }
+  }
   // The family of each op name id (-1: none), decided once per name.
   std::map<uint32_t, int> family_of;
+  auto family_of_event = [&](const CpuEvent& ev) {
+    auto [known, fresh] = family_of.try_emplace(ev.name, -1);
+    if (fresh) known->second = FamilyOf(trace.Name(ev.name));
+    return known->second;
+  };
+  // Backward work of the calls of families with a backward sheet.
+  const std::vector<int32_t> backward_of = PairForwardWithBackward(trace);
+  std::vector<int64_t> backward_ns;
+  if (!backward_of.empty()) {
+    std::vector<uint8_t> wanted(trace.cpu.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < trace.cpu.size(); ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || backward_of[i] < 0) continue;
+      const int f = family_of_event(ev);
+      wanted[i] = f >= 0 && backward_family[static_cast<size_t>(f)] >= 0;
+      any = any || wanted[i];
+    }
+    if (any) backward_ns = BackwardKernelTimes(trace, events, times, backward_of, wanted);
+  }
   struct Acc {
     PerfSheetGroup group;
     std::vector<double> kernel_us, tflops, tbps;
@@ -894,33 +1041,32 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
   std::vector<std::map<std::tuple<std::string, std::vector<std::string>, bool>, Acc>> groups(
       families.size());
   std::vector<std::set<size_t>> float_params(families.size());
-  std::map<std::array<uint32_t, 5>, std::optional<Priced>> priced_by_record;
-  std::map<std::pair<std::array<uint32_t, 5>, bool>, Acc*> group_of;
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+  using Record = std::array<uint32_t, 5>;
+  // Per (family, argument record): the call priced once; per (family, record, recompute):
+  // its group, found once (std::map nodes do not move).
+  std::map<std::pair<int, Record>, std::optional<Priced>> priced_by_record;
+  std::map<std::tuple<int, Record, bool>, Acc*> group_of;
+  auto add_call = [&](int f, size_t i, int64_t kernel_ns) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
-    auto [known, fresh] = family_of.try_emplace(ev.name, -1);
-    if (fresh) known->second = FamilyOf(trace.Name(ev.name));
-    if (known->second < 0) continue;
     // Calls repeat a few argument records many times: each is parsed and priced once.
-    const std::array<uint32_t, 5> record = {ev.name, ev.input_dims, ev.input_types,
-                                            ev.input_strides, ev.concrete_inputs};
-    auto [cached, first_time] = priced_by_record.try_emplace(record);
-    if (!first_time && !cached->second) continue;
+    const Record record = {ev.name, ev.input_dims, ev.input_types, ev.input_strides,
+                           ev.concrete_inputs};
+    auto [cached, first_time] = priced_by_record.try_emplace({f, record});
+    if (!first_time && !cached->second) return;
     const std::string_view name = trace.Name(ev.name);
     if (first_time) {
       // A call the family cannot price is left out, as TraceLens leaves out a call whose
       // perf model raises.
-      cached->second = families[known->second].price(ReadCallArgs(trace, ev));
+      cached->second = families[static_cast<size_t>(f)].price(ReadCallArgs(trace, ev));
     }
     const std::optional<Priced>& priced = cached->second;
-    if (!priced) continue;
+    if (!priced) return;
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
-    // The group of this record and flag, found once (std::map nodes do not move).
-    Acc*& group = group_of[{record, recompute}];
+    Acc*& group = group_of[{f, record, recompute}];
     if (group == nullptr) {
-      group = &groups[known->second][std::make_tuple(std::string(name), priced->params, recompute)];
-      for (size_t p : priced->float_params) float_params[known->second].insert(p);
+      group = &groups[static_cast<size_t>(f)]
+                     [std::make_tuple(std::string(name), priced->params, recompute)];
+      for (size_t p : priced->float_params) float_params[static_cast<size_t>(f)].insert(p);
     }
     Acc& acc = *group;
     if (acc.kernel_us.empty()) {
@@ -936,10 +1082,19 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKerne
       g.gflops = priced->flops / 1e9;
       g.bytes = priced->bytes;
     }
-    const double us = static_cast<double>(times.subtree_ns[i]) / 1e3;
+    const double us = static_cast<double>(kernel_ns) / 1e3;
     acc.kernel_us.push_back(us);
     acc.tflops.push_back(us > 0 ? priced->flops / 1e12 / (us / 1e6) : kNaN);
     acc.tbps.push_back(us > 0 ? priced->bytes / 1e12 / (us / 1e6) : kNaN);
+  };
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
+    const int f = family_of_event(ev);
+    if (f < 0) continue;
+    add_call(f, i, times.subtree_ns[i]);
+    const int b = backward_family[static_cast<size_t>(f)];
+    if (b >= 0 && !backward_ns.empty() && backward_ns[i] >= 0) add_call(b, i, backward_ns[i]);
   }
   std::vector<PerfSheet> sheets;
   for (size_t f = 0; f < families.size(); ++f) {

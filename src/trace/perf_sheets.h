@@ -1,5 +1,6 @@
 // TraceLens's per-op-family perf sheets (GEMM, UnaryElementwise, BinaryElementwise, SDPA_fwd,
-// Reduce_fwd, Normalization, RMSNorm_fwd, RoPE_fwd, CONV_fwd, CONV_bwd): every
+// SDPA_bwd, Reduce_fwd, Reduce_bwd, Normalization, RMSNorm_fwd, RoPE_fwd, CONV_fwd,
+// CONV_bwd): every
 // call of an op the family names, grouped by the op's name and the family's parameters (for a
 // GEMM: M, N, K, bias, the strides and dtypes of A and B, batch; for an element-wise op: its
 // shapes, dtypes and strides) and, where the trace has recompute frames, by activation
@@ -79,9 +80,14 @@ std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call
 // (Sextant's table, TraceLens's sheet) of every family, in SummarizePerfSheets' order.
 std::vector<std::pair<std::string_view, std::string_view>> PerfSheetNames();
 
-// Every family, in a fixed order, each with its groups (possibly none). `recompute_cpu` (one
-// flag per trace.cpu event, or empty) splits groups by activation recomputation.
-std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace, const OpKernelTimes& times,
+// Every family, in a fixed order, each with its groups (possibly none). `times` are over the
+// GPU activities `events` (the report's timeline); `recompute_cpu` (one flag per trace.cpu
+// event, or empty) splits groups by activation recomputation. Backward sheets (SDPA_bwd,
+// Reduce_bwd) hold the forward calls autograd differentiated (autograd_links.h), priced by
+// the backward model, with the kernel time of their backward nodes.
+std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
+                                           const std::vector<uint32_t>& events,
+                                           const OpKernelTimes& times,
                                            const std::vector<uint8_t>& recompute_cpu);
 
 }  // namespace sextant

@@ -4,13 +4,15 @@
 
 #include <cmath>
 
+#include "trace/gpu_timeline.h"
 #include "trace/trace_test_util.h"
 
 namespace sextant {
 namespace {
 
 PerfSheet Sheet(const TraceData& trace, std::string_view name) {
-  for (PerfSheet& sheet : SummarizePerfSheets(trace, ComputeOpKernelTimes(trace), {}))
+  for (PerfSheet& sheet :
+       SummarizePerfSheets(trace, TimelineEvents(trace), ComputeOpKernelTimes(trace), {}))
     if (sheet.tracelens_name == name) return sheet;
   ADD_FAILURE() << "no sheet " << name;
   return {};
@@ -324,6 +326,97 @@ TEST(PerfSheetsTest, SizesBeyondInt64AreStillPrinted) {
   const PerfSheet reduce = Sheet(trace, "Reduce_fwd");
   ASSERT_EQ(reduce.groups.size(), 1u);
   EXPECT_EQ(reduce.groups[0].params[0], "9223372036854775808");  // saturated at INT64_MAX
+}
+
+// aten::mean over a [4, 8] bf16 tensor (sequence 5); its backward node on the autograd thread
+// launches two kernels (10 µs under an aten::div inside MeanBackward1, 4 µs directly under
+// MeanBackward1). Reduce_bwd has the forward call's parameters, TraceLens's backward model
+// (32 FLOPs; (32 + 1) x 2 bytes) and the backward node's 14 µs; Reduce_fwd keeps the
+// forward's own 3 µs.
+TEST(BackwardSheetTest, ReduceBackwardTakesTheBackwardNodesKernels) {
+  const std::string mean_args =
+      R"("Input Dims": [[4, 8], [], [], []], )"
+      R"("Input type": ["c10::BFloat16", "ScalarList", "Scalar", ""], "Sequence number": 5)";
+  TraceData trace = KinetoTraceBuilder()
+                        .CpuOp("aten::mean", 10, 10, mean_args)
+                        .Launch(11, 1, 1)
+                        .CpuOp("autograd::engine::evaluate_function: MeanBackward1", 100, 30,
+                               R"("Sequence number": 5)", 2)
+                        .CpuOp("MeanBackward1", 101, 20, R"("Sequence number": 5)", 2)
+                        .CpuOp("aten::div", 102, 5, "", 2)
+                        .Launch(103, 1, 2, 2)
+                        .Launch(110, 1, 3, 2)
+                        .Kernel("reduce_kernel", 20, 3, 1)
+                        .Kernel("div_kernel", 150, 10, 2)
+                        .Kernel("mul_kernel", 160, 4, 3)
+                        .Parse();
+  const PerfSheet forward = Sheet(trace, "Reduce_fwd");
+  ASSERT_EQ(forward.groups.size(), 1u);
+  EXPECT_DOUBLE_EQ(forward.groups[0].kernel_us.sum, 3);
+  const PerfSheet backward = Sheet(trace, "Reduce_bwd");
+  ASSERT_EQ(backward.groups.size(), 1u);
+  const PerfSheetGroup& g = backward.groups[0];
+  EXPECT_EQ(g.name, "aten::mean");
+  EXPECT_EQ(g.params, (std::vector<std::string>{"32", "1", "('c10::BFloat16', None)", "mean"}));
+  EXPECT_DOUBLE_EQ(g.gflops, 32e-9);
+  EXPECT_DOUBLE_EQ(g.bytes, 66);
+  EXPECT_EQ(g.kernel_us.n, 1);
+  EXPECT_DOUBLE_EQ(g.kernel_us.sum, 14);
+  EXPECT_DOUBLE_EQ(g.tbps.mean, 66 / 1e12 / 14e-6);
+}
+
+// Flash SDPA with Q [1, 2, 4, 8] and K, V [1, 1, 4, 8] (two query heads per K/V head), not
+// causal; an op nested in it has a backward node of its own, whose kernel overlaps the SDPA
+// node's on another stream. SDPA_bwd, by hand from TraceLens's SDPA.flops_bwd: recomputed
+// Q K^T 2·2·4·4·8 = 512, dV 512 + 4·8·(2 - 1) = 544, dP 512, dQ 512, dK 544: 2624 FLOPs;
+// bytes (Q 64 + K 32 + V 32 + dO 64 + dQ 64 + dK 32 + dV 32) x 2 = 640. Kernel time is the
+// union of both nodes' kernels, [200, 210] and [205, 220]: 20 µs, not 25.
+TEST(BackwardSheetTest, SdpaBackwardIsPricedByTheBackwardModelOverItsNodesKernels) {
+  const std::string sdpa_args =
+      R"("Input Dims": [[1, 2, 4, 8], [1, 1, 4, 8], [1, 1, 4, 8], [], [], []], )"
+      R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", ""], )"
+      R"("Concrete Inputs": ["", "", "", "0.0", "False", ""], "Sequence number": 7)";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::_scaled_dot_product_flash_attention", 10, 20, sdpa_args)
+          .CpuOp("aten::_flash_attention_forward", 12, 5, R"("Sequence number": 8)")
+          .CpuOp("autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0",
+                 100, 20, R"("Sequence number": 7)", 2)
+          .Launch(101, 1, 10, 2)
+          .CpuOp("autograd::engine::evaluate_function: FlashAttentionForwardBackward0", 130, 20,
+                 R"("Sequence number": 8)", 2)
+          .Launch(131, 1, 11, 2)
+          .Kernel("attn_bwd_a", 200, 10, 10, 7)
+          .Kernel("attn_bwd_b", 205, 15, 11, 8)
+          .Parse();
+  const PerfSheet backward = Sheet(trace, "SDPA_bwd");
+  ASSERT_EQ(backward.groups.size(), 1u);
+  const PerfSheetGroup& g = backward.groups[0];
+  EXPECT_EQ(g.name, "aten::_scaled_dot_product_flash_attention");
+  ASSERT_EQ(g.params.size(), 11u);
+  // B, N_Q, H_Q, N_KV, H_KV, d_h_qk, d_h_v, dropout, causal, flash_impl.
+  EXPECT_EQ(std::vector<std::string>(g.params.begin(), g.params.begin() + 10),
+            (std::vector<std::string>{"1", "4", "2", "4", "1", "8", "8", "0.0", "False", "True"}));
+  EXPECT_DOUBLE_EQ(g.gflops, 2624e-9);
+  EXPECT_DOUBLE_EQ(g.bytes, 640);
+  EXPECT_DOUBLE_EQ(g.kernel_us.sum, 20);
+  EXPECT_TRUE(Sheet(trace, "Reduce_bwd").groups.empty());
+}
+
+// A forward call whose own backward node is missing is left out of the backward sheet, as
+// TraceLens leaves it out, even when an op nested in it has one.
+TEST(BackwardSheetTest, CallWithoutItsOwnBackwardNodeIsLeftOut) {
+  const std::string mean_args =
+      R"("Input Dims": [[4, 8]], "Input type": ["float"], "Sequence number": 5)";
+  TraceData trace = KinetoTraceBuilder()
+                        .CpuOp("aten::mean", 10, 10, mean_args)
+                        .CpuOp("aten::sum", 11, 5, R"("Sequence number": 6)")
+                        .CpuOp("autograd::engine::evaluate_function: SumBackward0", 100, 30,
+                               R"("Sequence number": 6)", 2)
+                        .Launch(101, 1, 1, 2)
+                        .Kernel("k", 150, 10, 1)
+                        .Parse();
+  EXPECT_TRUE(Sheet(trace, "Reduce_bwd").groups.empty());
 }
 
 }  // namespace

@@ -684,7 +684,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     r.tables.push_back(std::move(launcher_args));
   }
   r.tables.push_back(UnifiedPerfTable(rank, trace, selection.events, recompute.cpu));
-  for (const PerfSheet& sheet : SummarizePerfSheets(trace, times, recompute.cpu))
+  for (const PerfSheet& sheet : SummarizePerfSheets(trace, selection.events, times, recompute.cpu))
     r.tables.push_back(PerfSheetTable(rank, trace, sheet));
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),

@@ -17,16 +17,16 @@ OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kern
 # kernel details, whose numbers TraceLens prints as numpy reprs (np.float64(...)), so they
 # are compared with those reprs unwrapped; its GEMM parameters lack the ROCm transpose flags.
 OMITTED_IN = {"unified_perf_summary": {"Compute Spec", "ex_UID"}}
-SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "Reduce_fwd",
-          "Normalization", "CONV_fwd", "CONV_bwd"]
+SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "SDPA_bwd",
+          "Reduce_fwd", "Reduce_bwd", "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
                   "ops_unique_args", "unified_perf_summary",
          "short_kernel_histogram", "short_kernels_summary", "coll_analysis"]
 # A perf sheet's rows are keyed by the op and every parameter column.
 PARAMS = "params"
 KEYS = {
-    "SDPA_fwd": PARAMS, "Reduce_fwd": PARAMS, "Normalization": PARAMS, "CONV_fwd": PARAMS,
-    "CONV_bwd": PARAMS,
+    "SDPA_fwd": PARAMS, "SDPA_bwd": PARAMS, "Reduce_fwd": PARAMS, "Reduce_bwd": PARAMS,
+    "Normalization": PARAMS, "CONV_fwd": PARAMS, "CONV_bwd": PARAMS,
     "GEMM": ["name", "param: M", "param: N", "param: K", "param: bias", "param: stride_A",
              "param: stride_B", "param: dtype_A_B", "param: B", "is_recompute"],
     "UnaryElementwise": ["name", "param: op_shape", "param: dtype_in_out", "param: stride_input",
