@@ -30,14 +30,10 @@ std::vector<int32_t> PairForwardWithBackward(const TraceData& trace) {
       for (size_t k = begin; k < end; ++k) {
         const CpuEvent& ev = trace.cpu[numbered[k].second];
         if (ev.thread == autograd_thread) continue;  // the backward node and ops under it
-        // The latest start is the innermost op that recorded the number; an op starting at
-        // the same microsecond as its parent is the shorter of the two.
-        if (forward < 0) {
-          forward = numbered[k].second;
-          continue;
-        }
-        const CpuEvent& best = trace.cpu[static_cast<size_t>(forward)];
-        if (ev.ts_ns > best.ts_ns || (ev.ts_ns == best.ts_ns && ev.dur_ns < best.dur_ns))
+        // The latest start is the innermost op that recorded the number. On the same start
+        // the first wins: TraceLens keeps the first in the file, where Kineto writes the
+        // enclosing op first, and trace.cpu orders equal starts longest first.
+        if (forward < 0 || ev.ts_ns > trace.cpu[static_cast<size_t>(forward)].ts_ns)
           forward = numbered[k].second;
       }
       if (forward >= 0) backward_of[static_cast<size_t>(forward)] = static_cast<int32_t>(node);

@@ -4,7 +4,8 @@
 // on the autograd thread. Paired as TraceLens pairs them (AMD-AGI/TraceLens @171dd747
 // Trace2Tree/trace_to_tree.py, link_all_fwd_bwd_events): per sequence number, the
 // evaluate_function event is the backward, and the forward is the latest-starting event with
-// that number on another thread (the innermost op that recorded it).
+// that number on another thread (the innermost op that recorded it; on the same start, the
+// enclosing op, which TraceLens finds first in the file).
 #pragma once
 
 #include <cstdint>

@@ -37,17 +37,19 @@ TEST(PairForwardWithBackwardTest, InnermostForwardOpPairsWithTheEngineEvent) {
   EXPECT_EQ(backward[Find(trace, "MeanBackward1")], -1) << "on the autograd thread";
 }
 
-// Parent and child starting in the same microsecond: the child (the shorter) is innermost.
-TEST(PairForwardWithBackwardTest, SameStartPicksTheInnerOp) {
+// Parent and child starting in the same microsecond: the enclosing op pairs, as in TraceLens,
+// which keeps the first in the file (Kineto writes the enclosing op first; here the child is
+// written first, and the pairing still takes the parent).
+TEST(PairForwardWithBackwardTest, SameStartPairsTheEnclosingOp) {
   TraceData trace = KinetoTraceBuilder()
-                        .CpuOp("aten::mean", 10, 20, R"("Sequence number": 9)")
                         .CpuOp("aten::sum", 10, 5, R"("Sequence number": 9)")
+                        .CpuOp("aten::mean", 10, 20, R"("Sequence number": 9)")
                         .CpuOp("autograd::engine::evaluate_function: MeanBackward1", 100, 30,
                                R"("Sequence number": 9)", 2)
                         .Parse();
   const std::vector<int32_t> backward = PairForwardWithBackward(trace);
-  EXPECT_GE(backward[Find(trace, "aten::sum")], 0);
-  EXPECT_EQ(backward[Find(trace, "aten::mean")], -1);
+  EXPECT_GE(backward[Find(trace, "aten::mean")], 0);
+  EXPECT_EQ(backward[Find(trace, "aten::sum")], -1);
 }
 
 TEST(PairForwardWithBackwardTest, NoSequenceNumbersNoPairs) {

@@ -270,6 +270,7 @@ std::optional<Priced> PriceSdpaBackward(const CallArgs& a) {
   if (!p) return std::nullopt;
   const Shape &q = a.dims[0], &k = a.dims[1], &v = a.dims[2];
   const double B = q[0], Hq = q[1], Nq = q[2], Hkv = k[1], Nkv = k[2], dqk = q[3], dv = v[3];
+  if (Hkv <= 0) return std::nullopt;  // TraceLens's H_Q // H_KV raises
   const bool flash = p->params[9] == "True", causal = p->params[8] == "True";
   const double group_sum = std::floor(Hq / Hkv) - 1;                 // Python's H_Q // H_KV - 1
   double flops = flash ? B * Hq * 2 * Nq * Nkv * dqk : 0;            // recomputed Q K^T

@@ -403,6 +403,33 @@ TEST(BackwardSheetTest, SdpaBackwardIsPricedByTheBackwardModelOverItsNodesKernel
   EXPECT_TRUE(Sheet(trace, "Reduce_bwd").groups.empty());
 }
 
+// Memory-efficient (not flash) causal attention with three query heads on two K/V heads
+// (H_Q // H_KV - 1 = 0 extra head sums): no recomputed Q K^T; dV, dP, dQ, dK each
+// 2·3·4·4·8 = 768, halved for causal: 1536 FLOPs. Bytes: Q 96 + K 64 + V 64 + dO 96 + dQ 96
+// + dK 64 + dV 64 = 544 elements x 2.
+TEST(BackwardSheetTest, CausalEfficientAttentionBackward) {
+  const std::string sdpa_args =
+      R"("Input Dims": [[1, 3, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], [], [], [], [], []], )"
+      R"("Input type": ["float", "float", "float", "", "Scalar", "Scalar", "Scalar", ""], )"
+      R"("Concrete Inputs": ["", "", "", "", "True", "0.0", "True", ""], "Sequence number": 3)";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::_scaled_dot_product_efficient_attention", 10, 20, sdpa_args)
+          .CpuOp("autograd::engine::evaluate_function: ScaledDotProductEfficientAttentionBackward0",
+                 100, 20, R"("Sequence number": 3)", 2)
+          .Launch(101, 1, 1, 2)
+          .Kernel("attn_bwd", 200, 8, 1)
+          .Parse();
+  const PerfSheet backward = Sheet(trace, "SDPA_bwd");
+  ASSERT_EQ(backward.groups.size(), 1u);
+  const PerfSheetGroup& g = backward.groups[0];
+  EXPECT_EQ(g.params[8], "True");   // causal
+  EXPECT_EQ(g.params[9], "False");  // flash_impl
+  EXPECT_DOUBLE_EQ(g.gflops, 1536e-9);
+  EXPECT_DOUBLE_EQ(g.bytes, 1088);
+  EXPECT_DOUBLE_EQ(g.kernel_us.sum, 8);
+}
+
 // A forward call whose own backward node is missing is left out of the backward sheet, as
 // TraceLens leaves it out, even when an op nested in it has one.
 TEST(BackwardSheetTest, CallWithoutItsOwnBackwardNodeIsLeftOut) {
