@@ -936,6 +936,10 @@ CallStats SummarizeCalls(std::vector<double> values) {
 
 namespace {
 
+// Enclosing ops searched above an op or kernel. PyTorch's op stacks are tens deep; the bound
+// keeps a hostile trace of a million nested ops from costing a million steps per event.
+constexpr size_t kMaxNesting = 256;
+
 // Kernel busy time of the backward work of each forward call that has a backward sheet
 // (TraceLens's compute_perf_metrics with bwd=True): the union of the kernels under every
 // backward node paired with the call or with an op nested inside it. -1 for a call whose own
@@ -952,7 +956,8 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
   for (size_t j = 0; j < n; ++j) {
     if (backward_of[j] < 0) continue;
     size_t depth = 0;
-    for (int32_t a = static_cast<int32_t>(j); a >= 0 && depth < n; a = trace.cpu[a].parent) {
+    for (int32_t a = static_cast<int32_t>(j); a >= 0 && depth < kMaxNesting;
+         a = trace.cpu[a].parent) {
       if (wanted[static_cast<size_t>(a)] && backward_of[static_cast<size_t>(a)] >= 0)
         nodes_of[static_cast<size_t>(a)].push_back(static_cast<uint32_t>(backward_of[j]));
       ++depth;
@@ -979,16 +984,21 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
     }
   }
   if (calls_of_node.empty()) return busy;
+  // A kernel counts once per call whose backward holds it: a few times in a real trace. A
+  // hostile one (calls nested hundreds deep, each with nodes) could ask for billions; past
+  // the budget the calls with several nodes are left out instead.
+  const size_t budget = 16 * (events.size() + n) + (size_t{1} << 20);
   std::vector<GroupedInterval> intervals;
   for (uint32_t e : events) {
     const GpuEvent& g = trace.gpu[e];
     size_t depth = 0;
-    for (int32_t a = g.op; a >= 0 && depth < n; a = trace.cpu[a].parent, ++depth) {
+    for (int32_t a = g.op; a >= 0 && depth < kMaxNesting; a = trace.cpu[a].parent, ++depth) {
       const int32_t slot = slot_of_node[static_cast<size_t>(a)];
       if (slot < 0) continue;
       for (uint32_t call : calls_of_node[static_cast<size_t>(slot)])
         intervals.push_back({call, {g.ts_ns, g.end_ns()}});
     }
+    if (intervals.size() > budget) return busy;
   }
   const std::vector<int64_t> unions = UnionLengthByGroup(intervals, n);
   for (size_t i = 0; i < n; ++i) {

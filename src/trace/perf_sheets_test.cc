@@ -430,6 +430,27 @@ TEST(BackwardSheetTest, CausalEfficientAttentionBackward) {
   EXPECT_DOUBLE_EQ(g.kernel_us.sum, 8);
 }
 
+// 2000 reductions nested in one another, each with a backward node and one 1 µs kernel: the
+// search above each op stops 256 levels up, so the sheet is built in bounded work; every call
+// has a row, and the innermost call's time is its own node's kernel.
+TEST(BackwardSheetTest, DeeplyNestedCallsStayBounded) {
+  constexpr int kDepth = 2000;
+  KinetoTraceBuilder b;
+  const std::string args = R"("Input Dims": [[4]], "Input type": ["float"], "Sequence number": )";
+  for (int i = 0; i < kDepth; ++i)
+    b.CpuOp("aten::sum", 10 + i * 0.001, 100 - i * 0.002, args + std::to_string(i));
+  for (int i = 0; i < kDepth; ++i) {
+    b.CpuOp("autograd::engine::evaluate_function: SumBackward0", 1000 + i * 10, 5,
+            R"("Sequence number": )" + std::to_string(i), 2);
+    b.Launch(1001 + i * 10, 1, 100 + i, 2);
+    b.Kernel("k", 5000 + i * 10, 1, 100 + i);
+  }
+  const PerfSheet backward = Sheet(b.Parse(), "Reduce_bwd");
+  ASSERT_EQ(backward.groups.size(), 1u);
+  EXPECT_EQ(backward.groups[0].kernel_us.n, kDepth);
+  EXPECT_DOUBLE_EQ(backward.groups[0].kernel_us.min, 1);
+}
+
 // A forward call whose own backward node is missing is left out of the backward sheet, as
 // TraceLens leaves it out, even when an op nested in it has one.
 TEST(BackwardSheetTest, CallWithoutItsOwnBackwardNodeIsLeftOut) {
