@@ -958,7 +958,7 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
     size_t depth = 0;
     for (int32_t a = static_cast<int32_t>(j); a >= 0 && depth < kMaxNesting;
          a = trace.cpu[a].parent) {
-      if (wanted[static_cast<size_t>(a)] && backward_of[static_cast<size_t>(a)] >= 0)
+      if (wanted[static_cast<size_t>(a)])  // wanted calls have a node of their own
         nodes_of[static_cast<size_t>(a)].push_back(static_cast<uint32_t>(backward_of[j]));
       ++depth;
     }
