@@ -17,6 +17,7 @@
 
 #include "trace/autograd_links.h"
 #include "trace/intervals.h"
+#include "trace/iteration_annotation.h"
 #include "trace/op_arguments.h"
 #include "trace/roofline.h"
 
@@ -33,6 +34,7 @@ struct CallArgs {
   std::vector<std::string> types;
   std::vector<Shape> strides;  // empty when strides were not recorded
   std::vector<std::string> concrete;
+  std::string_view annotation;  // the enclosing user annotation (families that read it)
 };
 
 struct Priced {
@@ -286,6 +288,96 @@ std::optional<Priced> PriceSdpaBackward(const CallArgs& a) {
 }
 
 // A list literal of a concrete input ("[16, 32, 32]", "[True, False]") as its items' text.
+// Variable-length attention of LLM inference servers (TraceLens's InferenceAttention,
+// PerfModel/extensions/attention_perf_model_extensions.py). One call runs a whole step's
+// batch, described by the sums of its iteration annotation (iteration_annotation.h): context
+// (prefill) chunks attend to their cached prefix and causally within themselves, generation
+// (decode) tokens to their whole cache. QK^T and PV at 2 FLOPs per multiply-add:
+//   FLOPs = H_Q (2 c_sqsk - c_sqsq)(d_qk + d_v) + 2 H_Q g_sqsk (d_qk + d_v)
+// (a chunk's own sq x sq square counts half). Bytes: Q read and O written for the step's
+// c_sq + g_sq tokens, the new tokens' K and V, at the query's dtype; the cached (sk - sq)
+// tokens' K and V at the cache's. How the call's arguments give the geometry:
+enum class AttentionArgs {
+  kQkv,          // q [N, H_Q, d], k [.., N_KV, H_KV, d_v]: vLLM's unified attention, aiter's
+                 // mha_varlen_fwd (d_v read from k, as TraceLens does)
+  kQkvVFromV,    // the same with d_v from v's last dimension: aiter's fmha_v3_varlen_fwd and
+                 // mha_batch_prefill (MLA's Q/K and V head sizes differ)
+  kPagedRagged,  // SGLang's aiter paged attention: q third, paged K and V caches
+                 // [pages, page size, H_KV, d] fourth and fifth; N_KV = c_sk + g_sk
+};
+
+std::optional<Priced> PriceInferenceAttention(const CallArgs& a, AttentionArgs layout) {
+  const std::optional<ChunkStats> st = ParseChunkStats(a.annotation);
+  // TraceLens has no estimate without the sums, and raises on a step without tokens.
+  if (!st || (st->c_sq == 0 && st->g_sq == 0)) return std::nullopt;
+  const bool paged = layout == AttentionArgs::kPagedRagged;
+  const size_t q_at = paged ? 2 : 0;
+  if (a.dims.size() <= q_at + (paged ? 2 : 1) || a.types.size() <= q_at) return std::nullopt;
+  const Shape& q = a.dims[q_at];
+  const Shape& k = a.dims[q_at + 1];
+  if (q.size() != 3 || k.size() < (paged ? 2u : 3u)) return std::nullopt;
+  const double Nq = static_cast<double>(q[0]), Hq = static_cast<double>(q[1]),
+               dqk = static_cast<double>(q[2]);
+  double Nkv, Hkv, dv;
+  if (paged) {
+    if (a.dims[4].empty()) return std::nullopt;
+    Hkv = static_cast<double>(k[k.size() - 2]);
+    dv = static_cast<double>(a.dims[4].back());
+    Nkv = static_cast<double>(st->c_sk) + static_cast<double>(st->g_sk);
+  } else {
+    Nkv = static_cast<double>(k[k.size() - 3]);
+    Hkv = static_cast<double>(k[k.size() - 2]);
+    dv = static_cast<double>(k.back());
+    if (layout == AttentionArgs::kQkvVFromV && a.dims.size() > 2 && !a.dims[2].empty())
+      dv = static_cast<double>(a.dims[2].back());
+  }
+  const std::string dtype_q = a.types[q_at];
+  const std::string dtype_kv = paged ? "" : a.types.size() > 1 ? a.types[1] : dtype_q;
+  const double bpe = TraceLensBytesPerElement(dtype_q).value_or(2);
+  const double bpe_kv = paged ? bpe : TraceLensBytesPerElement(dtype_kv).value_or(bpe);
+  auto d = [](int64_t v) { return static_cast<double>(v); };
+  const double flops =
+      Hq * (2 * d(st->c_sqsk) - d(st->c_sqsq)) * (dqk + dv) + 2 * Hq * d(st->g_sqsk) * (dqk + dv);
+  const double per_query = Hq * (dqk + dv) + Hkv * (dqk + dv);
+  const double bytes =
+      (d(st->c_sq) + d(st->g_sq)) * per_query * bpe +
+      (d(st->c_sk) - d(st->c_sq) + d(st->g_sk) - d(st->g_sq)) * Hkv * (dqk + dv) * bpe_kv;
+  auto i = Whole;
+  std::vector<std::string> params = {"1",
+                                     i(Nq),
+                                     i(Hq),
+                                     i(Hkv),
+                                     i(Hkv),
+                                     i(Nkv),
+                                     i(Hkv),
+                                     i(dqk),
+                                     i(dv),
+                                     "0.0",
+                                     "False",
+                                     "True",
+                                     i(d(st->c_sq)),
+                                     i(d(st->c_sk)),
+                                     i(d(st->c_sqsq)),
+                                     i(d(st->c_sqsk)),
+                                     i(d(st->g_sq)),
+                                     i(d(st->g_sk)),
+                                     i(d(st->g_sqsq)),
+                                     i(d(st->g_sqsk)),
+                                     dtype_q};
+  if (!paged) params.push_back(dtype_kv);
+  return Priced{std::move(params), flops, bytes, {}};
+}
+
+// SGLang's store_cache: the step's new K and V rows scattered into the paged cache, a pure
+// copy (TraceLens's sglang_store_cache, PerfModel/extensions/perf_model_extensions.py):
+// k and v read, as many cache rows written: 4 x elements of k x bytes per element.
+std::optional<Priced> PriceStoreCache(const CallArgs& a) {
+  if (a.dims.empty() || a.types.empty()) return std::nullopt;
+  const double elements = static_cast<double>(NumElements(a.dims[0]));
+  const double bpe = TraceLensBytesPerElement(a.types[0]).value_or(2);
+  return Priced{{Tuple(a.dims[0]), Whole(elements), a.types[0]}, 0, 4 * elements * bpe, {}};
+}
+
 std::vector<std::string> ListItems(const std::string& text) {
   std::vector<std::string> items;
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return items;
@@ -695,6 +787,8 @@ struct Family {
   // family's calls that autograd differentiated (autograd_links.h), with `price` pricing
   // their backward and the kernel time of the backward nodes paired with them.
   std::string_view backward_of = "";
+  // Its model reads the step's iteration annotation (inference attention).
+  bool reads_annotation = false;
 };
 
 // CONV_fwd's and CONV_bwd's parameters (ConvParams fills them in this order).
@@ -711,6 +805,16 @@ const std::vector<std::string_view> kConvParams = {"convNd",
                                                    "transposed_conv",
                                                    "output_padding",
                                                    "groups"};
+
+// The sheet of inference attention calls holds several families (TraceLens's
+// InferenceAttention category): its columns are the union of theirs.
+constexpr std::string_view kInferenceAttentionTitle =
+    "Attention calls of LLM inference servers by geometry and step (TraceLens's "
+    "InferenceAttention_fwd)";
+const std::vector<std::string_view> kInferenceAttentionParams = {
+    "B",     "N_Q",     "H_Q",    "H_V",        "H_K",     "N_KV",    "H_KV",   "d_h_qk",
+    "d_h_v", "dropout", "causal", "flash_impl", "c_sq",    "c_sk",    "c_sqsq", "c_sqsk",
+    "g_sq",  "g_sk",    "g_sqsq", "g_sqsk",     "dtype_Q", "dtype_KV"};
 
 const std::vector<Family>& Families() {
   static const std::vector<Family> families = {
@@ -837,6 +941,41 @@ const std::vector<Family>& Families() {
        {"sgl_kernel::rotary_embedding"},
        PriceSglRotary,
        ""},
+      {"InferenceAttention_fwd",
+       "inference_attention_calls",
+       kInferenceAttentionTitle,
+       kInferenceAttentionParams,
+       {"vllm::unified_attention_with_output", "aiter::mha_varlen_fwd"},
+       [](const CallArgs& a) { return PriceInferenceAttention(a, AttentionArgs::kQkv); },
+       "",
+       "",
+       true},
+      {"InferenceAttention_fwd",
+       "inference_attention_calls",
+       kInferenceAttentionTitle,
+       kInferenceAttentionParams,
+       {"aiter::fmha_v3_varlen_fwd", "aiter::mha_batch_prefill"},
+       [](const CallArgs& a) { return PriceInferenceAttention(a, AttentionArgs::kQkvVFromV); },
+       "",
+       "",
+       true},
+      // TraceLens's paged-attention model names no K/V cache dtype.
+      {"InferenceAttention_fwd",
+       "inference_attention_calls",
+       kInferenceAttentionTitle,
+       {kInferenceAttentionParams.begin(), kInferenceAttentionParams.end() - 1},
+       {"sglang_profiler::attention_paged_attention_ragged"},
+       [](const CallArgs& a) { return PriceInferenceAttention(a, AttentionArgs::kPagedRagged); },
+       "",
+       "",
+       true},
+      {"InferenceAttention_fwd",
+       "inference_attention_calls",
+       kInferenceAttentionTitle,
+       {"op_shape", "nelems", "dtype"},
+       {"sglang::store_cache"},
+       PriceStoreCache,
+       ""},
       {"CONV_fwd",
        "conv_fwd_calls",
        "Convolution calls by shape, layout and geometry (TraceLens's CONV_fwd)",
@@ -887,11 +1026,19 @@ CallArgs ReadCallArgs(const TraceData& trace, const CpuEvent& ev) {
 
 bool HasPerfModel(std::string_view op_name) { return FamilyOf(op_name) >= 0; }
 
-std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call) {
+bool PerfModelReadsAnnotation(std::string_view op_name) {
+  const int f = FamilyOf(op_name);
+  return f >= 0 && Families()[static_cast<size_t>(f)].reads_annotation;
+}
+
+std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call,
+                                    std::string_view annotation) {
   const int f = FamilyOf(trace.Name(call.name));
   if (f < 0 || call.input_dims == 0) return std::nullopt;
   const Family& family = Families()[static_cast<size_t>(f)];
-  std::optional<Priced> priced = family.price(ReadCallArgs(trace, call));
+  CallArgs args = ReadCallArgs(trace, call);
+  args.annotation = annotation;
+  std::optional<Priced> priced = family.price(args);
   if (!priced) return std::nullopt;
   PricedCall out;
   out.sheet = family.tracelens_name;
@@ -905,7 +1052,10 @@ std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call
 
 std::vector<std::pair<std::string_view, std::string_view>> PerfSheetNames() {
   std::vector<std::pair<std::string_view, std::string_view>> names;
-  for (const Family& f : Families()) names.emplace_back(f.table, f.tracelens_name);
+  for (const Family& f : Families()) {
+    if (names.empty() || names.back().second != f.tracelens_name)
+      names.emplace_back(f.table, f.tracelens_name);
+  }
   return names;
 }
 
@@ -1009,6 +1159,71 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
 
 }  // namespace
 
+namespace {
+
+// Families that share a sheet (consecutive in Families()) become one sheet: its columns are
+// the union of theirs, in the order of each family's first call, and a row lacks the columns
+// of the other families. As in TraceLens's pandas table, a column some row lacks holds
+// floats, so its whole numbers print as "32.0".
+std::vector<PerfSheet> MergeSheetsOfOneName(std::vector<PerfSheet> sheets,
+                                            const std::vector<size_t>& first_call) {
+  std::vector<PerfSheet> merged;
+  for (size_t begin = 0; begin < sheets.size();) {
+    size_t end = begin + 1;
+    while (end < sheets.size() && sheets[end].tracelens_name == sheets[begin].tracelens_name) ++end;
+    if (end == begin + 1) {
+      merged.push_back(std::move(sheets[begin++]));
+      continue;
+    }
+    std::vector<size_t> order;
+    for (size_t f = begin; f < end; ++f)
+      if (!sheets[f].groups.empty()) order.push_back(f);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return first_call[a] < first_call[b]; });
+    PerfSheet out = sheets[begin];
+    out.groups.clear();
+    if (!order.empty()) out.params.clear();
+    for (size_t f : order) {
+      for (std::string_view p : sheets[f].params)
+        if (std::find(out.params.begin(), out.params.end(), p) == out.params.end())
+          out.params.push_back(p);
+    }
+    std::vector<uint8_t> gaps(out.params.size(), 0);
+    for (size_t f : order) {
+      for (PerfSheetGroup& g : sheets[f].groups) {
+        std::vector<std::string> values(out.params.size());
+        for (size_t c = 0; c < out.params.size(); ++c) {
+          auto at = std::find(sheets[f].params.begin(), sheets[f].params.end(), out.params[c]);
+          if (at == sheets[f].params.end()) {
+            gaps[c] = 1;
+          } else {
+            values[c] = std::move(g.params[static_cast<size_t>(at - sheets[f].params.begin())]);
+          }
+        }
+        g.params = std::move(values);
+        out.groups.push_back(std::move(g));
+      }
+    }
+    auto whole_number = [](const std::string& t) {
+      const size_t digits = !t.empty() && t[0] == '-' ? 1 : 0;
+      return t.size() > digits && std::all_of(t.begin() + static_cast<std::ptrdiff_t>(digits),
+                                              t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    for (PerfSheetGroup& g : out.groups) {
+      for (size_t c = 0; c < out.params.size(); ++c)
+        if (gaps[c] && whole_number(g.params[c])) g.params[c] += ".0";
+    }
+    std::stable_sort(out.groups.begin(), out.groups.end(), [](const auto& a, const auto& b) {
+      return a.kernel_us.sum > b.kernel_us.sum;
+    });
+    merged.push_back(std::move(out));
+    begin = end;
+  }
+  return merged;
+}
+
+}  // namespace
+
 std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
                                            const std::vector<uint32_t>& events,
                                            const OpKernelTimes& times,
@@ -1045,6 +1260,23 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     }
     if (any) backward_ns = BackwardKernelTimes(trace, events, times, backward_of, wanted);
   }
+  // The step annotation of each call whose model reads it.
+  std::vector<uint32_t> annotation_of;
+  {
+    std::vector<uint8_t> reads(trace.cpu.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < trace.cpu.size(); ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
+      const int f = family_of_event(ev);
+      reads[i] = f >= 0 && families[static_cast<size_t>(f)].reads_annotation;
+      any = any || reads[i];
+    }
+    if (any) annotation_of = EnclosingAnnotations(trace, reads);
+  }
+  // Where each family's first call is: a sheet of several families lists its columns in
+  // that order (pandas takes them in the order the rows bring them).
+  std::vector<size_t> first_call(families.size(), SIZE_MAX);
   struct Acc {
     PerfSheetGroup group;
     std::vector<double> kernel_us, tflops, tbps;
@@ -1052,7 +1284,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   std::vector<std::map<std::tuple<std::string, std::vector<std::string>, bool>, Acc>> groups(
       families.size());
   std::vector<std::set<size_t>> float_params(families.size());
-  using Record = std::array<uint32_t, 5>;
+  using Record = std::array<uint32_t, 6>;
   // Per (family, argument record): the call priced once; per (family, record, recompute):
   // its group, found once (std::map nodes do not move).
   std::map<std::pair<int, Record>, std::optional<Priced>> priced_by_record;
@@ -1060,18 +1292,22 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   auto add_call = [&](int f, size_t i, int64_t kernel_ns) {
     const CpuEvent& ev = trace.cpu[i];
     // Calls repeat a few argument records many times: each is parsed and priced once.
-    const Record record = {ev.name, ev.input_dims, ev.input_types, ev.input_strides,
-                           ev.concrete_inputs};
+    const uint32_t annotation = annotation_of.empty() ? 0 : annotation_of[i];
+    const Record record = {ev.name,          ev.input_dims,      ev.input_types,
+                           ev.input_strides, ev.concrete_inputs, annotation};
     auto [cached, first_time] = priced_by_record.try_emplace({f, record});
     if (!first_time && !cached->second) return;
     const std::string_view name = trace.Name(ev.name);
     if (first_time) {
       // A call the family cannot price is left out, as TraceLens leaves out a call whose
       // perf model raises.
-      cached->second = families[static_cast<size_t>(f)].price(ReadCallArgs(trace, ev));
+      CallArgs args = ReadCallArgs(trace, ev);
+      if (annotation != 0) args.annotation = trace.Name(annotation);
+      cached->second = families[static_cast<size_t>(f)].price(args);
     }
     const std::optional<Priced>& priced = cached->second;
     if (!priced) return;
+    first_call[static_cast<size_t>(f)] = std::min(first_call[static_cast<size_t>(f)], i);
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
     Acc*& group = group_of[{f, record, recompute}];
     if (group == nullptr) {
@@ -1138,7 +1374,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     });
     sheets.push_back(std::move(sheet));
   }
-  return sheets;
+  return MergeSheetsOfOneName(std::move(sheets), first_call);
 }
 
 }  // namespace sextant

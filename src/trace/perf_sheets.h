@@ -75,7 +75,12 @@ struct PricedCall {
 bool HasPerfModel(std::string_view op_name);
 // The call priced by its family; nullopt when no family names the op or its family cannot
 // price these arguments (TraceLens's perf model raises).
-std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call);
+// `annotation` is the user annotation enclosing the call (EnclosingAnnotations), which the
+// inference-attention models read.
+std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call,
+                                    std::string_view annotation = {});
+// Whether the op's model reads the enclosing annotation.
+bool PerfModelReadsAnnotation(std::string_view op_name);
 
 // (Sextant's table, TraceLens's sheet) of every family, in SummarizePerfSheets' order.
 std::vector<std::pair<std::string_view, std::string_view>> PerfSheetNames();

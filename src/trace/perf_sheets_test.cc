@@ -138,6 +138,91 @@ TEST(RopeSheetTest, SglangRotaryEmbedding) {
   EXPECT_DOUBLE_EQ(sheet.groups[0].bytes, 2 * 163840 * 2.0);
 }
 
+// vLLM's unified attention over a step of one prefill chunk (4 new tokens after 2 cached: sq 4,
+// sk 6) and two decodes (caches of 4 and 6 tokens: sq 1 + 1, sk 5 + 5), 4 query and 2 K/V
+// heads of 8. TraceLens's model, by hand: QK^T and PV each 2 FLOPs per multiply-add over
+// H_Q (2 sq sk - sq^2) for the chunk and H_Q sq sk for the decodes:
+//   4 (2 x 24 - 16) x (8 + 8) + 2 x 4 x 10 x (8 + 8) = 2048 + 1280 = 3328 FLOPs;
+// bytes: 6 new tokens' Q, O, K and V (4 x 16 + 2 x 16 = 96 elements each) and 10 cached tokens'
+// K and V (2 x 16 each), bf16: (6 x 96 + 10 x 32) x 2 = 1792.
+TEST(InferenceAttentionSheetTest, VllmStepFromItsAnnotation) {
+  const std::string args =
+      R"("Input Dims": [[6, 4, 8], [6, 2, 8], [6, 2, 8], [6, 4, 8]], )"
+      R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .Annotation("execute_6_context_1(sq4sk6sqsq16sqsk24)_generation_2(sq2sk10sqsq2sqsk10)", 0,
+                      100)
+          .CpuOp("vllm::unified_attention_with_output", 10, 20, args)
+          .Launch(11, 1, 1)
+          .Kernel("kernel_unified_attention_2d", 15, 8, 1)
+          // Outside any step: no statistics, no row (TraceLens has no estimate).
+          .CpuOp("vllm::unified_attention_with_output", 200, 20, args)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "InferenceAttention_fwd");
+  ASSERT_EQ(sheet.groups.size(), 1u);
+  ASSERT_EQ(sheet.params.size(), 22u);
+  EXPECT_EQ(sheet.params.back(), "dtype_KV");
+  const PerfSheetGroup& g = sheet.groups[0];
+  EXPECT_DOUBLE_EQ(g.gflops * 1e9, 3328);
+  EXPECT_DOUBLE_EQ(g.bytes, 1792);
+  EXPECT_EQ(g.kernel_us.n, 1);
+  const std::vector<std::string> want = {
+      "1",    "6", "4", "2",  "2",  "6", "2",  "8", "8",  "0.0",           "False",
+      "True", "4", "6", "16", "24", "2", "10", "2", "10", "c10::BFloat16", "c10::BFloat16"};
+  EXPECT_EQ(g.params, want);
+}
+
+// SGLang's paged decode attention (2 requests with caches of 5: g_sk 10, K/V caches of pages
+// [100, 16, 2, 8]) and its store_cache ([2, 16] bf16 rows: 4 x 32 x 2 = 256 bytes) share one
+// sheet. FLOPs 2 x 4 x 10 x 16 = 1280; bytes (2 x 96 + 8 x 32) x 2 = 896. Columns are the
+// union in the order the calls come (store_cache's first), and a column a row lacks prints
+// its whole numbers as floats, as pandas does.
+TEST(InferenceAttentionSheetTest, SglangPagedDecodeAndStoreCacheShareTheSheet) {
+  TraceData trace =
+      KinetoTraceBuilder()
+          .Annotation("step[DECODE bs=2 g_sq=2 g_sqsq=2 g_sqsk=10 g_sk=10]", 0, 100)
+          .CpuOp("sglang::store_cache", 5, 3,
+                 R"("Input Dims": [[2, 16], [2, 16], [100, 16], [100, 16], [2]], )"
+                 R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "long int"])")
+          .CpuOp("sglang_profiler::attention_paged_attention_ragged", 10, 20,
+                 R"("Input Dims": [[2, 4, 8], [2, 4, 8], [2, 4, 8], [100, 16, 2, 8], )"
+                 R"([100, 16, 2, 8]], "Input type": ["c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])")
+          .Launch(11, 1, 1)
+          .Kernel("paged_attention_ll4mi_QKV_mfma16_kernel", 15, 8, 1)
+          // Under a native annotation (no sums): left out.
+          .Annotation("step[DECODE bs=2]", 200, 100)
+          .CpuOp("sglang_profiler::attention_paged_attention_ragged", 210, 20,
+                 R"("Input Dims": [[2, 4, 8], [2, 4, 8], [2, 4, 8], [100, 16, 2, 8], )"
+                 R"([100, 16, 2, 8]], "Input type": ["c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])")
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "InferenceAttention_fwd");
+  ASSERT_EQ(sheet.groups.size(), 2u);
+  ASSERT_EQ(sheet.params.size(), 24u);
+  EXPECT_EQ(sheet.params[0], "op_shape");
+  EXPECT_EQ(sheet.params[3], "B");
+  EXPECT_EQ(sheet.params.back(), "dtype_Q");
+  const PerfSheetGroup& paged = sheet.groups[0];  // the one with kernel time
+  EXPECT_EQ(paged.name, "sglang_profiler::attention_paged_attention_ragged");
+  EXPECT_DOUBLE_EQ(paged.gflops * 1e9, 1280);
+  EXPECT_DOUBLE_EQ(paged.bytes, 896);
+  EXPECT_EQ(paged.params[0], "");
+  EXPECT_EQ(paged.params[3], "1.0");
+  EXPECT_EQ(paged.params[8], "10.0");    // N_KV = c_sk + g_sk
+  EXPECT_EQ(paged.params[13], "False");  // causal
+  EXPECT_EQ(paged.params[14], "True");   // flash_impl
+  const PerfSheetGroup& store = sheet.groups[1];
+  EXPECT_EQ(store.params[0], "(2, 16)");
+  EXPECT_EQ(store.params[1], "32.0");
+  EXPECT_EQ(store.params[2], "c10::BFloat16");
+  EXPECT_EQ(store.params[3], "");
+  EXPECT_DOUBLE_EQ(store.gflops, 0);
+  EXPECT_DOUBLE_EQ(store.bytes, 256);
+}
+
 // aten::copy_(dst [4, 8] bf16, src [4, 8] float): 32 elements read as fp32 and written as
 // bf16; aten::sigmoid(x [2, 3] half) has no output argument: in and out are half.
 TEST(UnaryElementwiseSheetTest, ShapeDtypesStridesAndBytes) {

@@ -44,6 +44,7 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"norm_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"rmsnorm_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"rope_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
+      {"inference_attention_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_bwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"collectives", "Communication", false, 10, P::kTop, {"min_us", "max_us"}, 60},

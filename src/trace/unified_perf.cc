@@ -11,6 +11,7 @@
 
 #include "trace/gpu_timeline.h"
 #include "trace/intervals.h"
+#include "trace/iteration_annotation.h"
 #include "trace/op_arguments.h"
 #include "trace/op_category.h"
 
@@ -109,6 +110,16 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     if (fresh) it->second = HasPerfModel(trace.Name(ev.name));
     modelled[i] = it->second;
   }
+  // The step annotation of each call whose model reads it (inference attention).
+  std::unordered_map<uint32_t, bool> reads_name;
+  std::vector<uint8_t> reads_annotation(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (!modelled[i]) continue;
+    auto [it, fresh] = reads_name.try_emplace(trace.cpu[i].name, false);
+    if (fresh) it->second = PerfModelReadsAnnotation(trace.Name(trace.cpu[i].name));
+    reads_annotation[i] = it->second;
+  }
+  const std::vector<uint32_t> annotation_of = EnclosingAnnotations(trace, reads_annotation);
   // Children follow their parents in trace.cpu: one backward pass fills every subtree.
   std::vector<int64_t> subtree = direct;
   for (size_t i = n; i-- > 0;) {
@@ -197,7 +208,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
 
   std::map<std::string, UnifiedGroup> groups;
   std::map<std::pair<uint32_t, uint32_t>, std::string> category_of;  // (name, first kernel)
-  std::map<std::array<uint32_t, 5>, std::optional<PricedCall>> priced_by_record;
+  std::map<std::array<uint32_t, 6>, std::optional<PricedCall>> priced_by_record;
   for (size_t c = 0; c < calls.size(); ++c) {
     const UnifiedCall& call = calls[c];
     if (call.kernels.empty()) continue;
@@ -205,10 +216,11 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     const bool has_model = !call.synthetic && modelled[call.cpu];
     std::optional<PricedCall> priced;
     if (has_model) {
-      const std::array<uint32_t, 5> record = {ev.name, ev.input_dims, ev.input_types,
-                                              ev.input_strides, ev.concrete_inputs};
+      const uint32_t annotation = annotation_of[call.cpu];
+      const std::array<uint32_t, 6> record = {ev.name,          ev.input_dims,      ev.input_types,
+                                              ev.input_strides, ev.concrete_inputs, annotation};
       auto [it, fresh] = priced_by_record.try_emplace(record);
-      if (fresh) it->second = PriceCall(trace, ev);
+      if (fresh) it->second = PriceCall(trace, ev, annotation ? trace.Name(annotation) : "");
       // A call its model cannot price (no shapes recorded, arguments it does not read) stays
       // a modelled row without FLOPs or bytes: TraceLens keeps such a row and its kernel time.
       priced = it->second;
