@@ -195,32 +195,29 @@ uint32_t AnnotationIndex::Enclosing(int64_t begin_ns, int64_t end_ns) const {
   return name_[i];
 }
 
-std::vector<uint32_t> EnclosingAnnotations(const TraceData& trace,
-                                           const std::vector<uint8_t>& wanted) {
-  std::vector<uint32_t> out(trace.cpu.size(), 0);
-  if (std::find(wanted.begin(), wanted.end(), 1) == wanted.end()) return out;
-  // The launch that replayed each wanted op's first kernel (kernels are in time order). The
-  // walk up from a kernel's op stops 256 levels up, bounding a hostile trace's cost.
+StepAnnotations::StepAnnotations(const TraceData& trace)
+    : trace_(trace), index_(trace), replayed_by_(trace.cpu.size(), -1) {
+  // Kernels are in time order, so the first launch seen is the first replay. The walk up from
+  // a kernel's op stops 256 levels up, bounding a hostile trace's cost.
   constexpr int kMaxNesting = 256;
-  std::vector<int32_t> replayed_by(trace.cpu.size(), -1);
   for (const GpuEvent& g : trace.gpu) {
     if (g.launcher < 0 || g.op < 0 || !trace.cpu[static_cast<size_t>(g.launcher)].graph_launch)
       continue;
     int32_t op = g.op;
     for (int depth = 0; op >= 0 && depth < kMaxNesting; ++depth) {
-      const size_t o = static_cast<size_t>(op);
-      if (wanted[o] && replayed_by[o] < 0) replayed_by[o] = g.launcher;
-      op = trace.cpu[o].parent;
+      int32_t& by = replayed_by_[static_cast<size_t>(op)];
+      if (by >= 0) break;  // and so are its ancestors
+      by = g.launcher;
+      op = trace.cpu[static_cast<size_t>(op)].parent;
     }
   }
-  const AnnotationIndex index(trace);
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
-    if (!wanted[i]) continue;
-    const CpuEvent& at =
-        replayed_by[i] >= 0 ? trace.cpu[static_cast<size_t>(replayed_by[i])] : trace.cpu[i];
-    out[i] = index.Enclosing(at.ts_ns, at.end_ns());
-  }
-  return out;
+}
+
+uint32_t StepAnnotations::Of(size_t cpu_index) const {
+  const int32_t launch = replayed_by_[cpu_index];
+  const CpuEvent& at =
+      launch >= 0 ? trace_.cpu[static_cast<size_t>(launch)] : trace_.cpu[cpu_index];
+  return index_.Enclosing(at.ts_ns, at.end_ns());
 }
 
 }  // namespace sextant

@@ -46,11 +46,19 @@ class AnnotationIndex {
   std::vector<uint32_t> name_;
 };
 
-// For each CPU event flagged in `wanted` (one flag per trace.cpu event): the name id of the
-// annotation enclosing it, 0 if none (or not wanted). A captured op that graph launches
-// replayed (graph_capture.h) is placed at the first launch that replayed one of its kernels,
-// as TraceLens places a merged capture tree at its graph launch.
-std::vector<uint32_t> EnclosingAnnotations(const TraceData& trace,
-                                           const std::vector<uint8_t>& wanted);
+// The annotation enclosing each CPU event. A captured op that graph launches replayed
+// (graph_capture.h) is placed at the first launch that replayed one of its kernels, as
+// TraceLens places a merged capture tree at its graph launch.
+class StepAnnotations {
+ public:
+  explicit StepAnnotations(const TraceData& trace);
+  // The name id of the annotation enclosing trace.cpu[cpu_index], 0 if none.
+  uint32_t Of(size_t cpu_index) const;
+
+ private:
+  const TraceData& trace_;
+  AnnotationIndex index_;
+  std::vector<int32_t> replayed_by_;  // per CPU event: the graph launch, or -1
+};
 
 }  // namespace sextant

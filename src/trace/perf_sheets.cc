@@ -1260,20 +1260,8 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     }
     if (any) backward_ns = BackwardKernelTimes(trace, events, times, backward_of, wanted);
   }
-  // The step annotation of each call whose model reads it.
-  std::vector<uint32_t> annotation_of;
-  {
-    std::vector<uint8_t> reads(trace.cpu.size(), 0);
-    bool any = false;
-    for (size_t i = 0; i < trace.cpu.size(); ++i) {
-      const CpuEvent& ev = trace.cpu[i];
-      if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
-      const int f = family_of_event(ev);
-      reads[i] = f >= 0 && families[static_cast<size_t>(f)].reads_annotation;
-      any = any || reads[i];
-    }
-    if (any) annotation_of = EnclosingAnnotations(trace, reads);
-  }
+  // The step annotations, found once a call whose model reads them comes.
+  std::optional<StepAnnotations> steps;
   // Where each family's first call is: a sheet of several families lists its columns in
   // that order (pandas takes them in the order the rows bring them).
   std::vector<size_t> first_call(families.size(), SIZE_MAX);
@@ -1292,7 +1280,11 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   auto add_call = [&](int f, size_t i, int64_t kernel_ns) {
     const CpuEvent& ev = trace.cpu[i];
     // Calls repeat a few argument records many times: each is parsed and priced once.
-    const uint32_t annotation = annotation_of.empty() ? 0 : annotation_of[i];
+    uint32_t annotation = 0;
+    if (families[static_cast<size_t>(f)].reads_annotation) {
+      if (!steps) steps.emplace(trace);
+      annotation = steps->Of(i);
+    }
     const Record record = {ev.name,          ev.input_dims,      ev.input_types,
                            ev.input_strides, ev.concrete_inputs, annotation};
     auto [cached, first_time] = priced_by_record.try_emplace({f, record});

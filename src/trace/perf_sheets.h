@@ -75,7 +75,7 @@ struct PricedCall {
 bool HasPerfModel(std::string_view op_name);
 // The call priced by its family; nullopt when no family names the op or its family cannot
 // price these arguments (TraceLens's perf model raises).
-// `annotation` is the user annotation enclosing the call (EnclosingAnnotations), which the
+// `annotation` is the user annotation enclosing the call (StepAnnotations), which the
 // inference-attention models read.
 std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call,
                                     std::string_view annotation = {});

@@ -110,16 +110,10 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     if (fresh) it->second = HasPerfModel(trace.Name(ev.name));
     modelled[i] = it->second;
   }
-  // The step annotation of each call whose model reads it (inference attention).
+  // Calls whose model reads the step annotation (inference attention); the annotations are
+  // found once the first such call comes.
   std::unordered_map<uint32_t, bool> reads_name;
-  std::vector<uint8_t> reads_annotation(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (!modelled[i]) continue;
-    auto [it, fresh] = reads_name.try_emplace(trace.cpu[i].name, false);
-    if (fresh) it->second = PerfModelReadsAnnotation(trace.Name(trace.cpu[i].name));
-    reads_annotation[i] = it->second;
-  }
-  const std::vector<uint32_t> annotation_of = EnclosingAnnotations(trace, reads_annotation);
+  std::optional<StepAnnotations> steps;
   // Children follow their parents in trace.cpu: one backward pass fills every subtree.
   std::vector<int64_t> subtree = direct;
   for (size_t i = n; i-- > 0;) {
@@ -216,7 +210,13 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     const bool has_model = !call.synthetic && modelled[call.cpu];
     std::optional<PricedCall> priced;
     if (has_model) {
-      const uint32_t annotation = annotation_of[call.cpu];
+      auto [reads, first] = reads_name.try_emplace(ev.name, false);
+      if (first) reads->second = PerfModelReadsAnnotation(trace.Name(ev.name));
+      uint32_t annotation = 0;
+      if (reads->second) {
+        if (!steps) steps.emplace(trace);
+        annotation = steps->Of(call.cpu);
+      }
       const std::array<uint32_t, 6> record = {ev.name,          ev.input_dims,      ev.input_types,
                                               ev.input_strides, ev.concrete_inputs, annotation};
       auto [it, fresh] = priced_by_record.try_emplace(record);
