@@ -523,8 +523,9 @@ TEST_P(GraphReplayReportTest, CapturedGemmAndRmsNormSheetsMatchTraceLens) {
   TraceData replay = ReadKinetoTrace(Corpus(g.trace));
   TraceData capture = ReadKinetoTrace(Corpus(g.capture));
   AttributeGraphReplays(replay, {&capture});
-  ExpectPerfSheetsMatchTraceLens(replay, g.csv_dir,
-                                 {"GEMM", "RMSNorm_fwd", "RoPE_fwd", "InferenceAttention_fwd"});
+  ExpectPerfSheetsMatchTraceLens(
+      replay, g.csv_dir,
+      {"GEMM", "RMSNorm_fwd", "RoPE_fwd", "InferenceAttention_fwd", "MoE_unfused_fwd"});
 }
 
 // TraceLens's unified_perf_summary: every row (op or synthetic kernel row) by name, category,

@@ -35,6 +35,9 @@ struct CallArgs {
   std::vector<Shape> strides;  // empty when strides were not recorded
   std::vector<std::string> concrete;
   std::string_view annotation;  // the enclosing user annotation (families that read it)
+  // A pseudo op made of one kernel of the call: the kernel's name and the call's top-k.
+  std::string_view kernel;
+  int64_t topk = 0;
 };
 
 struct Priced {
@@ -366,6 +369,147 @@ std::optional<Priced> PriceInferenceAttention(const CallArgs& a, AttentionArgs l
                                      dtype_q};
   if (!paged) params.push_back(dtype_kv);
   return Priced{std::move(params), flops, bytes, {}};
+}
+
+// vLLM's unfused MoE GEMMs (gpt-oss: Triton's matmul_ogs kernels, TraceLens's
+// moe_triton_unfused_up/down, PerfModel/extensions/moe_perf_model_extensions.py). From the MoE
+// call's tokens x hidden input [M, K] and router logits [M, E], top-k experts per token and
+// the intermediate size N taken equal to K (TraceLens's stated limitation: the trace does not
+// record it):
+//   up:   2 M K N k FLOPs, twice that when the kernel fuses the gate (SwiGLU);
+//         bytes: input M K + weights of the experts in use x (2 if gated) K N + output M N k;
+//   down: 2 M N K k FLOPs; bytes: input M N k + weights K N per expert in use + output M K.
+// Experts in use: E (1 - ((E - k) / E)^M), uniform routing. Weights are FP4 or FP8 as the
+// kernel's name says (mxfp4/fp4, fp8/e4m3); TraceLens has no byte count (and so no row)
+// otherwise.
+std::optional<Priced> PriceMoeUnfused(const CallArgs& a, bool up) {
+  // TraceLens's table for these models (DTYPE_TO_BYTES), not name2bpe.
+  static const std::map<std::string, double, std::less<>> kBytes = {{"Float8_e4m3fn", 1},
+                                                                    {"Float8_e4m3fnuz", 1},
+                                                                    {"Float8_e5m2", 1},
+                                                                    {"Float8_e5m2fnuz", 1},
+                                                                    {"FP8", 1},
+                                                                    {"FP4", 0.5},
+                                                                    {"BFloat16", 2},
+                                                                    {"Float16", 2},
+                                                                    {"Half", 2},
+                                                                    {"Float32", 4},
+                                                                    {"Float", 4},
+                                                                    {"c10::BFloat16", 2},
+                                                                    {"c10::Float8_e4m3fn", 1},
+                                                                    {"c10::Float8_e4m3fnuz", 1},
+                                                                    {"c10::Float4_e2m1fn_x2", 0.5},
+                                                                    {"c10::Half", 2},
+                                                                    {"c10::Float", 4}};
+  if (a.dims.size() < 2 || a.dims[0].size() < 2 || a.dims[1].size() < 2 || a.types.size() < 2)
+    return std::nullopt;
+  std::string kernel(a.kernel);
+  std::transform(kernel.begin(), kernel.end(), kernel.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  const bool gated =
+      kernel.find("_swiglu") != std::string::npos || kernel.find("_glu") != std::string::npos;
+  std::string weight_dtype;
+  if (kernel.find("fp4") != std::string::npos) {
+    weight_dtype = "FP4";
+  } else if (kernel.find("fp8") != std::string::npos || kernel.find("e4m3") != std::string::npos) {
+    weight_dtype = "FP8";
+  }
+  const auto input_bpe = kBytes.find(a.types[0]);
+  if (weight_dtype.empty() || input_bpe == kBytes.end()) return std::nullopt;
+  const double M = static_cast<double>(a.dims[0][0]), K = static_cast<double>(a.dims[0][1]), N = K,
+               E = static_cast<double>(a.dims[1][1]), k = static_cast<double>(a.topk);
+  if (E == 0) return std::nullopt;
+  const double in = input_bpe->second, w = kBytes.find(weight_dtype)->second;
+  const double active = E * (1 - std::pow((E - k) / E, M));
+  const double gate = up && gated ? 2 : 1;
+  const double flops = 2 * M * K * N * k * gate;
+  const double bytes = up ? M * K * in + active * gate * K * N * w + M * N * k * in
+                          : M * N * k * in + active * N * K * w + M * K * in;
+  return Priced{{Whole(M), Whole(K), Whole(N), Whole(E), Whole(k), gated ? "True" : "False",
+                 a.types[0], weight_dtype},
+                flops,
+                bytes,
+                {}};
+}
+
+struct MoePseudoCall {
+  size_t moe_op;    // the vllm::moe_forward call (index into trace.cpu)
+  uint32_t kernel;  // its matmul_ogs kernel (index into trace.gpu)
+  bool up;
+  int64_t topk;
+};
+
+// TraceLens's pseudo ops of vLLM's unfused MoE (Trace2Tree/extensions/
+// moe_unfused_triton_pseudo_ops.py): each matmul_ogs kernel under a vllm::moe_forward call is
+// one, the first in time the up projection and the others the down projection; top-k is the
+// second concrete input of the first TopK op below the call (up to 11 levels down), else 4.
+// A captured MoE call that graph launches replayed several times (graph_capture.h) makes
+// pseudo ops per launch, as TraceLens merges the capture under each launch.
+std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
+                                                 const std::vector<uint32_t>& events) {
+  constexpr int kMaxNesting = 256;
+  std::vector<uint8_t> is_moe(trace.cpu.size(), 0);
+  std::map<uint32_t, std::pair<bool, bool>> kind_of_name;  // (moe call, TopK)
+  bool any = false;
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp) continue;
+    auto [it, fresh] = kind_of_name.try_emplace(ev.name);
+    if (fresh) {
+      const std::string_view name = trace.Name(ev.name);
+      it->second = {name == "vllm::moe_forward", name.find("TopK") != std::string_view::npos};
+    }
+    is_moe[i] = it->second.first;
+    any = any || is_moe[i];
+  }
+  if (!any) return {};
+  // The enclosing MoE call of an op, up to `levels` up; -1 if none.
+  auto moe_above = [&](int32_t op, int levels) {
+    for (int depth = 0; op >= 0 && depth <= levels; ++depth) {
+      if (is_moe[static_cast<size_t>(op)]) return op;
+      op = trace.cpu[static_cast<size_t>(op)].parent;
+    }
+    return int32_t{-1};
+  };
+  std::map<int32_t, int64_t> topk;
+  for (size_t i = 0; i < trace.cpu.size(); ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    if (ev.kind != CpuKind::kOp || is_moe[i] || !kind_of_name[ev.name].second) continue;
+    const int32_t moe = moe_above(ev.parent, 10);
+    if (moe < 0 || topk.count(moe)) continue;
+    const std::vector<std::string> concrete = ParseStringList(trace.Name(ev.concrete_inputs));
+    if (concrete.size() < 2 || concrete[1].empty() ||
+        !std::all_of(concrete[1].begin(), concrete[1].end(),
+                     [](char c) { return c >= '0' && c <= '9'; }) ||
+        concrete[1].size() > 12)
+      continue;
+    topk[moe] = std::stoll(concrete[1]);
+  }
+  std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> kernels;  // (call, replay)
+  for (uint32_t k : events) {
+    const GpuEvent& g = trace.gpu[k];
+    if (g.kind != GpuKind::kKernel || g.op < 0) continue;
+    std::string name(trace.Name(g.name));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (name.find("matmul_ogs") == std::string::npos) continue;
+    const int32_t moe = moe_above(g.op, kMaxNesting);
+    if (moe < 0) continue;
+    const bool replay = g.launcher >= 0 && trace.cpu[static_cast<size_t>(g.launcher)].graph_launch;
+    kernels[{moe, replay ? g.launcher : -1}].push_back(k);
+  }
+  std::vector<MoePseudoCall> calls;
+  for (auto& [key, list] : kernels) {
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      return trace.gpu[a].ts_ns < trace.gpu[b].ts_ns;
+    });
+    const auto k = topk.find(key.first);
+    for (size_t n = 0; n < list.size(); ++n) {
+      calls.push_back(
+          {static_cast<size_t>(key.first), list[n], n == 0, k == topk.end() ? 4 : k->second});
+    }
+  }
+  return calls;
 }
 
 // SGLang's store_cache: the step's new K and V rows scattered into the paged cache, a pure
@@ -789,6 +933,9 @@ struct Family {
   std::string_view backward_of = "";
   // Its model reads the step's iteration annotation (inference attention).
   bool reads_annotation = false;
+  // Its rows are pseudo ops of this name, each made of one kernel of another op's call
+  // (MoeUnfusedPseudoCalls); it lists no ops.
+  std::string_view pseudo_op = "";
 };
 
 // CONV_fwd's and CONV_bwd's parameters (ConvParams fills them in this order).
@@ -815,6 +962,13 @@ const std::vector<std::string_view> kInferenceAttentionParams = {
     "B",     "N_Q",     "H_Q",    "H_V",        "H_K",     "N_KV",    "H_KV",   "d_h_qk",
     "d_h_v", "dropout", "causal", "flash_impl", "c_sq",    "c_sk",    "c_sqsq", "c_sqsk",
     "g_sq",  "g_sk",    "g_sqsq", "g_sqsk",     "dtype_Q", "dtype_KV"};
+
+constexpr std::string_view kMoeUnfusedTitle =
+    "Unfused MoE GEMMs of vLLM (Triton matmul_ogs) by size and dtypes (TraceLens's "
+    "MoE_unfused_fwd)";
+const std::vector<std::string_view> kMoeUnfusedParams = {"num_tokens",  "hidden_dim",  "inter_dim",
+                                                         "num_experts", "topk",        "gated",
+                                                         "input_dtype", "weight_dtype"};
 
 const std::vector<Family>& Families() {
   static const std::vector<Family> families = {
@@ -976,6 +1130,26 @@ const std::vector<Family>& Families() {
        {"sglang::store_cache"},
        PriceStoreCache,
        ""},
+      {"MoE_unfused_fwd",
+       "moe_unfused_calls",
+       kMoeUnfusedTitle,
+       kMoeUnfusedParams,
+       {},
+       [](const CallArgs& a) { return PriceMoeUnfused(a, true); },
+       "",
+       "",
+       false,
+       "pseudo_op::moe_triton_unfused_up"},
+      {"MoE_unfused_fwd",
+       "moe_unfused_calls",
+       kMoeUnfusedTitle,
+       kMoeUnfusedParams,
+       {},
+       [](const CallArgs& a) { return PriceMoeUnfused(a, false); },
+       "",
+       "",
+       false,
+       "pseudo_op::moe_triton_unfused_down"},
       {"CONV_fwd",
        "conv_fwd_calls",
        "Convolution calls by shape, layout and geometry (TraceLens's CONV_fwd)",
@@ -1277,6 +1451,36 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   // its group, found once (std::map nodes do not move).
   std::map<std::pair<int, Record>, std::optional<Priced>> priced_by_record;
   std::map<std::tuple<int, Record, bool>, Acc*> group_of;
+  // The group of a priced call of family f (the op at trace.cpu[i], or the pseudo op
+  // `name` made of one of its kernels), created with the call's details when new.
+  auto group_for = [&](int f, size_t i, std::string_view name, const Priced& priced,
+                       bool recompute) -> Acc& {
+    first_call[static_cast<size_t>(f)] = std::min(first_call[static_cast<size_t>(f)], i);
+    Acc& acc = groups[static_cast<size_t>(f)]
+                     [std::make_tuple(std::string(name), priced.params, recompute)];
+    for (size_t p : priced.float_params) float_params[static_cast<size_t>(f)].insert(p);
+    if (acc.kernel_us.empty()) {
+      const CpuEvent& ev = trace.cpu[i];
+      PerfSheetGroup& g = acc.group;
+      g.name = name;
+      g.params = priced.params;
+      g.recompute = recompute;
+      g.thread = ev.thread;
+      g.input_dims = PythonRepr(trace.Name(ev.input_dims), PythonSequence::kList);
+      g.input_types = PythonRepr(trace.Name(ev.input_types), PythonSequence::kList);
+      g.input_strides = PythonRepr(trace.Name(ev.input_strides), PythonSequence::kList);
+      g.concrete_inputs = PythonRepr(trace.Name(ev.concrete_inputs), PythonSequence::kList);
+      g.gflops = priced.flops / 1e9;
+      g.bytes = priced.bytes;
+    }
+    return acc;
+  };
+  auto accumulate = [&](Acc& acc, const Priced& priced, int64_t kernel_ns) {
+    const double us = static_cast<double>(kernel_ns) / 1e3;
+    acc.kernel_us.push_back(us);
+    acc.tflops.push_back(us > 0 ? priced.flops / 1e12 / (us / 1e6) : kNaN);
+    acc.tbps.push_back(us > 0 ? priced.bytes / 1e12 / (us / 1e6) : kNaN);
+  };
   auto add_call = [&](int f, size_t i, int64_t kernel_ns) {
     const CpuEvent& ev = trace.cpu[i];
     // Calls repeat a few argument records many times: each is parsed and priced once.
@@ -1299,32 +1503,10 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     }
     const std::optional<Priced>& priced = cached->second;
     if (!priced) return;
-    first_call[static_cast<size_t>(f)] = std::min(first_call[static_cast<size_t>(f)], i);
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[i];
     Acc*& group = group_of[{f, record, recompute}];
-    if (group == nullptr) {
-      group = &groups[static_cast<size_t>(f)]
-                     [std::make_tuple(std::string(name), priced->params, recompute)];
-      for (size_t p : priced->float_params) float_params[static_cast<size_t>(f)].insert(p);
-    }
-    Acc& acc = *group;
-    if (acc.kernel_us.empty()) {
-      PerfSheetGroup& g = acc.group;
-      g.name = name;
-      g.params = priced->params;
-      g.recompute = recompute;
-      g.thread = ev.thread;
-      g.input_dims = PythonRepr(trace.Name(ev.input_dims), PythonSequence::kList);
-      g.input_types = PythonRepr(trace.Name(ev.input_types), PythonSequence::kList);
-      g.input_strides = PythonRepr(trace.Name(ev.input_strides), PythonSequence::kList);
-      g.concrete_inputs = PythonRepr(trace.Name(ev.concrete_inputs), PythonSequence::kList);
-      g.gflops = priced->flops / 1e9;
-      g.bytes = priced->bytes;
-    }
-    const double us = static_cast<double>(kernel_ns) / 1e3;
-    acc.kernel_us.push_back(us);
-    acc.tflops.push_back(us > 0 ? priced->flops / 1e12 / (us / 1e6) : kNaN);
-    acc.tbps.push_back(us > 0 ? priced->bytes / 1e12 / (us / 1e6) : kNaN);
+    if (group == nullptr) group = &group_for(f, i, name, *priced, recompute);
+    accumulate(*group, *priced, kernel_ns);
   };
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
@@ -1334,6 +1516,24 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     add_call(f, i, times.subtree_ns[i]);
     const int b = backward_family[static_cast<size_t>(f)];
     if (b >= 0 && !backward_ns.empty() && backward_ns[i] >= 0) add_call(b, i, backward_ns[i]);
+  }
+  // Pseudo ops made of one kernel each (vLLM's unfused MoE GEMMs): priced one by one, their
+  // kernel's time.
+  for (const MoePseudoCall& c : MoeUnfusedPseudoCalls(trace, events)) {
+    const std::string_view pseudo =
+        c.up ? "pseudo_op::moe_triton_unfused_up" : "pseudo_op::moe_triton_unfused_down";
+    for (size_t f = 0; f < families.size(); ++f) {
+      if (families[f].pseudo_op != pseudo) continue;
+      CallArgs args = ReadCallArgs(trace, trace.cpu[c.moe_op]);
+      args.kernel = trace.Name(trace.gpu[c.kernel].name);
+      args.topk = c.topk;
+      std::optional<Priced> priced = families[f].price(args);
+      if (!priced) break;
+      const bool recompute = !recompute_cpu.empty() && recompute_cpu[c.moe_op];
+      accumulate(group_for(static_cast<int>(f), c.moe_op, pseudo, *priced, recompute), *priced,
+                 trace.gpu[c.kernel].dur_ns);
+      break;
+    }
   }
   std::vector<PerfSheet> sheets;
   for (size_t f = 0; f < families.size(); ++f) {

@@ -223,6 +223,48 @@ TEST(InferenceAttentionSheetTest, SglangPagedDecodeAndStoreCacheShareTheSheet) {
   EXPECT_DOUBLE_EQ(store.bytes, 256);
 }
 
+// vLLM's unfused MoE on 16 tokens of hidden size 64, 8 experts, top-2 (the TopK op's second
+// concrete input): the first matmul_ogs kernel (fused SwiGLU, MXFP4 weights) is the up
+// projection, the second the down projection, priced as TraceLens does with the intermediate
+// size taken as 64. Experts in use: 8 (1 - 0.75^16) = 7.919819... By hand:
+//   up:   2 x 16 x 64 x 64 x 2 x 2 = 524288 FLOPs; 16 x 64 x 2 + 7.9198 x 2 x 64 x 64 x 0.5 +
+//         16 x 64 x 2 x 2 bytes;
+//   down: 262144 FLOPs; 16 x 64 x 2 x 2 + 7.9198 x 64 x 64 x 0.5 + 16 x 64 x 2 bytes.
+// A MoE call whose kernels name no FP4/FP8 weights has no byte count in TraceLens: no row.
+TEST(MoeUnfusedSheetTest, MatmulOgsKernelsBecomeUpAndDownPseudoOps) {
+  const std::string moe_args = R"("Input Dims": [[16, 64], [16, 8], [], []], )"
+                               R"("Input type": ["c10::BFloat16", "c10::BFloat16", "", ""])";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("vllm::moe_forward", 0, 100, moe_args)
+          .CpuOp("TopK", 2, 5, R"("Input Dims": [[16, 8], []], "Concrete Inputs": ["", "2"])")
+          .Launch(10, 1, 1)
+          .Launch(20, 1, 2)
+          .CpuOp("vllm::moe_forward", 200, 100, moe_args)
+          .Launch(210, 1, 3)
+          .Kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", 30, 12, 1)
+          .Kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1", 50, 6, 2)
+          .Kernel("_matmul_ogs_NNT_bf16xbf16xbf16_128x128x128x1", 230, 6, 3)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "MoE_unfused_fwd");
+  ASSERT_EQ(sheet.groups.size(), 2u);
+  const double active = 8 * (1 - 0.01002259575761855);  // 0.75^16
+  const PerfSheetGroup& up = sheet.groups[0];           // 12 us of kernel time against 6
+  EXPECT_EQ(up.name, "pseudo_op::moe_triton_unfused_up");
+  const std::vector<std::string> up_params = {"16", "64", "64", "8", "2", "True", "c10::BFloat16",
+                                              "FP4"};
+  EXPECT_EQ(up.params, up_params);
+  EXPECT_DOUBLE_EQ(up.gflops * 1e9, 524288);
+  EXPECT_NEAR(up.bytes, 2048 + active * 4096 + 4096, 1e-9);
+  EXPECT_DOUBLE_EQ(up.kernel_us.sum, 12);
+  const PerfSheetGroup& down = sheet.groups[1];
+  EXPECT_EQ(down.name, "pseudo_op::moe_triton_unfused_down");
+  EXPECT_EQ(down.params[5], "False");
+  EXPECT_DOUBLE_EQ(down.gflops * 1e9, 262144);
+  EXPECT_NEAR(down.bytes, 4096 + active * 2048 + 2048, 1e-9);
+  EXPECT_DOUBLE_EQ(down.kernel_us.sum, 6);
+}
+
 // aten::copy_(dst [4, 8] bf16, src [4, 8] float): 32 elements read as fp32 and written as
 // bf16; aten::sigmoid(x [2, 3] half) has no output argument: in and out are half.
 TEST(UnaryElementwiseSheetTest, ShapeDtypesStridesAndBytes) {

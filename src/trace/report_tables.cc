@@ -45,6 +45,7 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"rmsnorm_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"rope_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"inference_attention_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
+      {"moe_unfused_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_bwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"collectives", "Communication", false, 10, P::kTop, {"min_us", "max_us"}, 60},
