@@ -9,22 +9,52 @@
 namespace sextant {
 namespace {
 
-constexpr int64_t kLargest = 1'000'000'000'000'000'000;  // a bound no real step comes near
+// A parsed count: a value, or a number too large to hold (Python's ints are unbounded; a
+// statistic past 10^18 is no real step's and is refused rather than wrapped).
+struct Count {
+  int64_t value = 0;
+  bool too_large = false;
+};
+constexpr int64_t kLargest = 1'000'000'000'000'000'000;
 
 bool IsWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Reads the digits at `at` (advancing it); nullopt if there are none or the number passes
-// kLargest.
-std::optional<int64_t> Digits(std::string_view s, size_t& at) {
+// The digits at `at` (advancing past them); nullopt when there are none.
+std::optional<Count> Digits(std::string_view s, size_t& at) {
   const size_t first = at;
-  int64_t v = 0;
-  while (at < s.size() && IsDigit(s[at])) {
-    if (v > kLargest / 10) return std::nullopt;
-    v = v * 10 + (s[at++] - '0');
+  Count c;
+  for (; at < s.size() && IsDigit(s[at]); ++at) {
+    if (c.value > (kLargest - (s[at] - '0')) / 10) c.too_large = true;
+    if (!c.too_large) c.value = c.value * 10 + (s[at] - '0');
   }
-  if (at == first || v > kLargest) return std::nullopt;
-  return v;
+  if (at == first) return std::nullopt;
+  return c;
+}
+
+// TraceLens's _safe_int: Python's int() of the text (surrounding spaces, a sign, underscores
+// between digits), 0 when it is not one.
+Count PythonInt(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty() || !IsDigit(s.front()) || !IsDigit(s.back())) return {};
+  Count c;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '_') {
+      if (!IsDigit(s[i + 1])) return {};  // a doubled underscore (the last char is a digit)
+      continue;
+    }
+    if (!IsDigit(s[i])) return {};
+    if (c.value > (kLargest - (s[i] - '0')) / 10) c.too_large = true;
+    if (!c.too_large) c.value = c.value * 10 + (s[i] - '0');
+  }
+  if (negative) c.value = -c.value;
+  return c;
 }
 
 bool Literal(std::string_view s, size_t& at, std::string_view text) {
@@ -33,12 +63,20 @@ bool Literal(std::string_view s, size_t& at, std::string_view text) {
   return true;
 }
 
+// The eight sums, refused when one is too large to hold.
+std::optional<ChunkStats> Stats(const Count (&c)[4], const Count (&g)[4]) {
+  for (const Count* x : {&c[0], &c[1], &c[2], &c[3], &g[0], &g[1], &g[2], &g[3]})
+    if (x->too_large) return std::nullopt;
+  return ChunkStats{c[0].value, c[1].value, c[2].value, c[3].value,
+                    g[0].value, g[1].value, g[2].value, g[3].value};
+}
+
 // "(sq<n>sk<n>sqsq<n>sqsk<n>)" into sq, sk, sqsq, sqsk.
-bool VllmGroup(std::string_view s, size_t& at, int64_t* out) {
+bool VllmGroup(std::string_view s, size_t& at, Count* out) {
   if (!Literal(s, at, "(")) return false;
+  static constexpr std::string_view kTags[] = {"sq", "sk", "sqsq", "sqsk"};
   for (int i = 0; i < 4; ++i) {
-    static constexpr std::string_view kTags[] = {"sq", "sk", "sqsq", "sqsk"};
-    std::optional<int64_t> v;
+    std::optional<Count> v;
     if (!Literal(s, at, kTags[i]) || !(v = Digits(s, at))) return false;
     out[i] = *v;
   }
@@ -46,48 +84,20 @@ bool VllmGroup(std::string_view s, size_t& at, int64_t* out) {
 }
 
 // vLLM's detailed step: "execute_<n>_context_<n>(sq..sk..sqsq..sqsk..)_generation_<n>(...)"
-// at the start of the text (what follows is not read).
+// at the start of the text (what follows is not read; the request counts are not used).
 std::optional<ChunkStats> Vllm(std::string_view s) {
   size_t at = 0;
-  int64_t c[4], g[4];
+  Count c[4], g[4];
   if (!Literal(s, at, "execute_") || !Digits(s, at) || !Literal(s, at, "_context_") ||
       !Digits(s, at) || !VllmGroup(s, at, c) || !Literal(s, at, "_generation_") || !Digits(s, at) ||
       !VllmGroup(s, at, g)) {
     return std::nullopt;
   }
-  return ChunkStats{c[0], c[1], c[2], c[3], g[0], g[1], g[2], g[3]};
+  return Stats(c, g);
 }
 
-// The "key=value" pairs of `body` whose value starts with a digit, the last one of a key
-// winning (Python's dict(re.findall(r"(\w+)=(\d+)", body))). A number past kLargest makes
-// the whole text unreadable.
-std::optional<std::map<std::string, int64_t>> NumberPairs(std::string_view body) {
-  std::map<std::string, int64_t> pairs;
-  size_t at = 0;
-  while (at < body.size()) {
-    if (!IsWord(body[at])) {
-      ++at;
-      continue;
-    }
-    const size_t key = at;
-    while (at < body.size() && IsWord(body[at])) ++at;
-    if (at + 1 < body.size() && body[at] == '=' && IsDigit(body[at + 1])) {
-      const std::string name(body.substr(key, at - key));
-      ++at;
-      std::optional<int64_t> v = Digits(body, at);
-      if (!v) return std::nullopt;
-      pairs[name] = *v;
-    }
-  }
-  return pairs;
-}
-
-int64_t Get(const std::map<std::string, int64_t>& pairs, const std::string& key) {
-  auto it = pairs.find(key);
-  return it == pairs.end() ? 0 : it->second;
-}
-
-// SGLang's detailed step: "step[EXTEND|DECODE|MIXED ...sqsq=<n>...]" with c_* and g_* pairs.
+// SGLang's detailed step: "step[EXTEND|DECODE|MIXED ...sqsq=<n>...]" with c_* and g_* pairs,
+// read as Python's dict(re.findall(r"(\w+)=(\d+)", body)): the last value of a key wins.
 std::optional<ChunkStats> Sglang(std::string_view s) {
   size_t at = 0;
   if (!Literal(s, at, "step[")) return std::nullopt;
@@ -98,64 +108,86 @@ std::optional<ChunkStats> Sglang(std::string_view s) {
   if (mode.empty()) return std::nullopt;
   at += mode.size();
   if (at < s.size() && IsWord(s[at])) return std::nullopt;  // \b after the mode
-  // "sqsq=<digit>" before the first ']', which must exist.
+  // Some "sqsq=<digit>" before the first ']', which must exist.
   const size_t close = s.find(']', at);
   if (close == std::string_view::npos) return std::nullopt;
-  const size_t sqsq = s.substr(0, close).find("sqsq=", at);
-  if (sqsq == std::string_view::npos || sqsq + 5 >= close || !IsDigit(s[sqsq + 5]))
-    return std::nullopt;
-  const std::string_view body = s.substr(s.find('[') + 1, s.rfind(']') - s.find('[') - 1);
-  std::optional<std::map<std::string, int64_t>> kv = NumberPairs(body);
-  if (!kv) return std::nullopt;
-  return ChunkStats{Get(*kv, "c_sq"), Get(*kv, "c_sk"), Get(*kv, "c_sqsq"), Get(*kv, "c_sqsk"),
-                    Get(*kv, "g_sq"), Get(*kv, "g_sk"), Get(*kv, "g_sqsq"), Get(*kv, "g_sqsk")};
+  bool marked = false;
+  for (size_t i = s.find("sqsq=", at); i != std::string_view::npos && i + 5 < close;
+       i = s.find("sqsq=", i + 1)) {
+    if (IsDigit(s[i + 5])) {
+      marked = true;
+      break;
+    }
+  }
+  if (!marked) return std::nullopt;
+  const size_t open = s.find('[');
+  const std::string_view body = s.substr(open + 1, s.rfind(']') - open - 1);
+  static constexpr std::string_view kKeys[8] = {"c_sq", "c_sk", "c_sqsq", "c_sqsk",
+                                                "g_sq", "g_sk", "g_sqsq", "g_sqsk"};
+  Count v[8];
+  for (size_t i = 0; i < body.size();) {
+    if (!IsWord(body[i])) {
+      ++i;
+      continue;
+    }
+    const size_t key = i;
+    while (i < body.size() && IsWord(body[i])) ++i;
+    if (i + 1 >= body.size() || body[i] != '=' || !IsDigit(body[i + 1])) continue;
+    const std::string_view name = body.substr(key, i - key);
+    ++i;
+    const Count value = *Digits(body, i);
+    for (int k = 0; k < 8; ++k)
+      if (name == kKeys[k]) v[k] = value;
+  }
+  const Count c[4] = {v[0], v[1], v[2], v[3]}, g[4] = {v[4], v[5], v[6], v[7]};
+  return Stats(c, g);
 }
 
-// ATOM's detailed step: "prefill[...]" or "decode[...]" with tok, sk, sqsq and sqsk (a value
-// that is not a whole number counts 0, as TraceLens's _safe_int makes it).
+// ATOM's step: "prefill[...]" or "decode[...]" on the first line, with tok, sk, sqsq and
+// sqsk, read as re.findall(r"(\w+)=(\[[^\]]*\](?:\.\.\.\+\d+)?|\S+)", body) and _safe_int;
+// without both sqsq and sqsk it is a native annotation.
 std::optional<ChunkStats> Atom(std::string_view s) {
+  s = s.substr(0, s.find('\n'));  // '.' stops at a newline
   const bool prefill = s.starts_with("prefill[");
   if (!prefill && !s.starts_with("decode[")) return std::nullopt;
   const size_t open = s.find('['), close = s.rfind(']');
   if (close == std::string_view::npos || close < open) return std::nullopt;
-  if (s.find('\n') != std::string_view::npos) return std::nullopt;  // '.' stops at a newline
   const std::string_view body = s.substr(open + 1, close - open - 1);
-  std::map<std::string, std::string_view> kv;
-  size_t at = 0;
-  while (at < body.size()) {
-    if (!IsWord(body[at])) {
-      ++at;
+  std::map<std::string_view, std::string_view> kv;
+  size_t next_close = body.find(']');  // the first ']' at or after the scan (kept, not rescanned)
+  for (size_t i = 0; i < body.size();) {
+    if (!IsWord(body[i])) {
+      ++i;
       continue;
     }
-    const size_t key = at;
-    while (at < body.size() && IsWord(body[at])) ++at;
-    if (at + 1 >= body.size() || body[at] != '=') continue;
-    const std::string name(body.substr(key, at - key));
-    const size_t value = ++at;
-    if (body[at] == '[' && body.find(']', at) != std::string_view::npos) {
-      at = body.find(']', at) + 1;
+    const size_t key = i;
+    while (i < body.size() && IsWord(body[i])) ++i;
+    if (i + 1 >= body.size() || body[i] != '=') continue;
+    const std::string_view name = body.substr(key, i - key);
+    const size_t value = ++i;
+    while (next_close != std::string_view::npos && next_close < i)
+      next_close = body.find(']', next_close + 1);
+    if (body[i] == '[' && next_close != std::string_view::npos) {
+      i = next_close + 1;
+      size_t after = i;
+      if (Literal(body, after, "...+") && Digits(body, after)) i = after;
     } else {
-      while (at < body.size() && !std::isspace(static_cast<unsigned char>(body[at]))) ++at;
+      while (i < body.size() && !std::isspace(static_cast<unsigned char>(body[i]))) ++i;
     }
-    if (at > value) kv[name] = body.substr(value, at - value);
+    if (i > value) kv[name] = body.substr(value, i - value);
   }
   if (!kv.count("sqsq") || !kv.count("sqsk")) return std::nullopt;
-  // A value that is all digits is its number (nullopt past kLargest); any other is 0.
-  auto number = [&](const char* key) -> std::optional<int64_t> {
+  auto number = [&](std::string_view key) {
     auto it = kv.find(key);
-    if (it == kv.end() || !std::all_of(it->second.begin(), it->second.end(), IsDigit)) return 0;
-    size_t i = 0;
-    return Digits(it->second, i);
+    return it == kv.end() ? Count{} : PythonInt(it->second);
   };
-  const std::optional<int64_t> tok = number("tok"), sk = number("sk"), sqsq = number("sqsq"),
-                               sqsk = number("sqsk");
-  if (!tok || !sk || !sqsq || !sqsk) return std::nullopt;
-  ChunkStats st;
-  (prefill ? st.c_sq : st.g_sq) = *tok;
-  (prefill ? st.c_sk : st.g_sk) = *sk;
-  (prefill ? st.c_sqsq : st.g_sqsq) = *sqsq;
-  (prefill ? st.c_sqsk : st.g_sqsk) = *sqsk;
-  return st;
+  Count c[4], g[4];
+  Count* at = prefill ? c : g;
+  at[0] = number("tok");
+  at[1] = number("sk");
+  at[2] = number("sqsq");
+  at[3] = number("sqsk");
+  return Stats(c, g);
 }
 
 }  // namespace

@@ -28,8 +28,9 @@ struct ChunkStats {
   int64_t g_sq = 0, g_sk = 0, g_sqsq = 0, g_sqsk = 0;  // generation (decode) requests
 };
 
-// The statistics of a detailed vLLM, SGLang or ATOM iteration annotation; nullopt for any
-// other text (a native annotation, a number past 10^18).
+// The statistics of a detailed vLLM, SGLang or ATOM iteration annotation, read as TraceLens
+// reads them (its regular expressions and _safe_int); nullopt for any other text (a native
+// annotation) and when one of the eight sums passes 10^18, which no real step does.
 std::optional<ChunkStats> ParseChunkStats(std::string_view annotation);
 
 // The user annotations of a trace, searchable by the host window they enclose.

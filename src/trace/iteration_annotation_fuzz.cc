@@ -10,8 +10,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   if (std::optional<sextant::ChunkStats> st = sextant::ParseChunkStats(text)) {
-    // Every sum is a count: never negative.
-    if (st->c_sq < 0 || st->c_sk < 0 || st->g_sq < 0 || st->g_sk < 0) __builtin_trap();
+    // A sum is held, never wrapped: within the bound the parser keeps to.
+    for (int64_t v :
+         {st->c_sq, st->c_sk, st->c_sqsq, st->c_sqsk, st->g_sq, st->g_sk, st->g_sqsq, st->g_sqsk})
+      if (v > 1'000'000'000'000'000'000 || v < -1'000'000'000'000'000'000) __builtin_trap();
   }
   return 0;
 }

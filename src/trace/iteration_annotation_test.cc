@@ -52,13 +52,31 @@ TEST(ParseChunkStatsTest, AnnotationsWithoutSumsGiveNone) {
   }
 }
 
-// A hostile number does not wrap around.
-TEST(ParseChunkStatsTest, NumbersPastTheBoundAreRefused) {
+// A sum too large to hold is refused rather than wrapped; a number the statistics do not use
+// (a request count, another key, an earlier value of a key) may be any size.
+TEST(ParseChunkStatsTest, OnlyTheSumsUsedMustFit) {
   EXPECT_FALSE(ParseChunkStats("execute_1_context_1(sq99999999999999999999sk1sqsq1sqsk1)_"
                                "generation_0(sq0sk0sqsq0sqsk0)")
                    .has_value());
   EXPECT_FALSE(ParseChunkStats("step[DECODE g_sqsq=123456789012345678901234]").has_value());
   EXPECT_FALSE(ParseChunkStats("decode[tok=1 sqsq=1 sqsk=99999999999999999999]").has_value());
+  ExpectStats(
+      "execute_99999999999999999999_context_1(sq1sk2sqsq1sqsk2)_generation_0(sq0sk0sqsq0sqsk0)",
+      {1, 2, 1, 2, 0, 0, 0, 0});
+  ExpectStats("step[DECODE ts=99999999999999999999 g_sq=99999999999999999999 g_sq=3 g_sqsq=3]",
+              {0, 0, 0, 0, 3, 0, 3, 0});
+}
+
+// Python's readings: SGLang's marker may be any "sqsq=<digit>" before the first ']'; ATOM's
+// values go through int() (sign, underscores; anything else is 0), a list value may carry a
+// "...+N" tail, and only the first line is read.
+TEST(ParseChunkStatsTest, EdgesReadAsTraceLensReadsThem) {
+  ExpectStats("step[DECODE sqsq= g_sq=1 g_sqsq=5 g_sqsk=7 g_sk=7]", {0, 0, 0, 0, 1, 7, 5, 7});
+  ExpectStats("decode[tok=1_000 sk=+64 sqsq=2x sqsk=-3]", {0, 0, 0, 0, 1000, 64, 0, -3});
+  ExpectStats("prefill[ctx=[4096, 4096]...+3 tok=9 sqsq=81 sqsk=81 sk=9]",
+              {9, 9, 81, 81, 0, 0, 0, 0});
+  ExpectStats("decode[tok=2 sqsq=2 sqsk=8 sk=8]\nnext line]", {0, 0, 0, 0, 2, 8, 2, 8});
+  EXPECT_FALSE(ParseChunkStats("decode[tok=2\nsqsq=2 sqsk=8 sk=8]").has_value());
 }
 
 // Of the annotations around a window, the earliest-starting one that starts at or before it
@@ -77,7 +95,7 @@ TEST(AnnotationIndexTest, EarliestEnclosingAnnotation) {
     return id == 0 ? std::string("-") : std::string(trace.Name(id));
   };
   EXPECT_EQ(name(20, 30), "outer");  // inner encloses it too but starts later
-  EXPECT_EQ(name(65, 68), "outer");  // on another thread: threads are not compared
+  EXPECT_EQ(name(65, 68), "outer");  // not "late", which starts after outer
   EXPECT_EQ(name(95, 100), "-");     // ends with outer: not strictly inside
   EXPECT_EQ(name(-5, 1), "-");       // starts before every annotation
 }

@@ -346,27 +346,14 @@ std::optional<Priced> PriceInferenceAttention(const CallArgs& a, AttentionArgs l
       (d(st->c_sq) + d(st->g_sq)) * per_query * bpe +
       (d(st->c_sk) - d(st->c_sq) + d(st->g_sk) - d(st->g_sq)) * Hkv * (dqk + dv) * bpe_kv;
   auto i = Whole;
-  std::vector<std::string> params = {"1",
-                                     i(Nq),
-                                     i(Hq),
-                                     i(Hkv),
-                                     i(Hkv),
-                                     i(Nkv),
-                                     i(Hkv),
-                                     i(dqk),
-                                     i(dv),
-                                     "0.0",
-                                     "False",
-                                     "True",
-                                     i(d(st->c_sq)),
-                                     i(d(st->c_sk)),
-                                     i(d(st->c_sqsq)),
-                                     i(d(st->c_sqsk)),
-                                     i(d(st->g_sq)),
-                                     i(d(st->g_sk)),
-                                     i(d(st->g_sqsq)),
-                                     i(d(st->g_sqsk)),
-                                     dtype_q};
+  std::vector<std::string> params = {
+      "1", i(Nq), i(Hq), i(Hkv), i(Hkv), i(Nkv), i(Hkv), i(dqk), i(dv), "0.0", "False", "True",
+      // The sums as the integers they are (past 2^53 a
+      // double would drop digits).
+      std::to_string(st->c_sq), std::to_string(st->c_sk), std::to_string(st->c_sqsq),
+      std::to_string(st->c_sqsk), std::to_string(st->g_sq), std::to_string(st->g_sk),
+      std::to_string(st->g_sqsq), std::to_string(st->g_sqsk), dtype_q};
+  if (paged) params[5] = std::to_string(st->c_sk + st->g_sk);  // N_KV
   if (!paged) params.push_back(dtype_kv);
   return Priced{std::move(params), flops, bytes, {}};
 }
@@ -1335,6 +1322,30 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
 
 namespace {
 
+// For the calls `wanted` says (indices into trace.cpu) that graph launches replayed: their
+// replayed kernels among `events`, per launch (index of the launch call). The walk up from a
+// kernel's op stops 256 levels up, bounding a hostile trace's cost.
+std::map<size_t, std::map<int32_t, std::vector<uint32_t>>> ReplaysOfCalls(
+    const TraceData& trace, const std::vector<uint32_t>& events,
+    const std::function<bool(size_t)>& wanted) {
+  constexpr int kMaxNesting = 256;
+  std::map<size_t, std::map<int32_t, std::vector<uint32_t>>> out;
+  std::vector<int8_t> is_wanted(trace.cpu.size(), -1);  // -1: not asked yet
+  for (uint32_t k : events) {
+    const GpuEvent& g = trace.gpu[k];
+    if (g.launcher < 0 || g.op < 0 || !trace.cpu[static_cast<size_t>(g.launcher)].graph_launch)
+      continue;
+    int32_t op = g.op;
+    for (int depth = 0; op >= 0 && depth < kMaxNesting; ++depth) {
+      const size_t o = static_cast<size_t>(op);
+      if (is_wanted[o] < 0) is_wanted[o] = wanted(o) ? 1 : 0;
+      if (is_wanted[o]) out[o][g.launcher].push_back(k);
+      op = trace.cpu[o].parent;
+    }
+  }
+  return out;
+}
+
 // Families that share a sheet (consecutive in Families()) become one sheet: its columns are
 // the union of theirs, in the order of each family's first call, and a row lacks the columns
 // of the other families. As in TraceLens's pandas table, a column some row lacks holds
@@ -1434,8 +1445,10 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     }
     if (any) backward_ns = BackwardKernelTimes(trace, events, times, backward_of, wanted);
   }
-  // The step annotations, found once a call whose model reads them comes.
+  // The step annotations, and the graph replays of the calls that read them, found once the
+  // first such call comes.
   std::optional<StepAnnotations> steps;
+  std::map<size_t, std::map<int32_t, std::vector<uint32_t>>> replays;
   // Where each family's first call is: a sheet of several families lists its columns in
   // that order (pandas takes them in the order the rows bring them).
   std::vector<size_t> first_call(families.size(), SIZE_MAX);
@@ -1481,14 +1494,10 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     acc.tflops.push_back(us > 0 ? priced.flops / 1e12 / (us / 1e6) : kNaN);
     acc.tbps.push_back(us > 0 ? priced.bytes / 1e12 / (us / 1e6) : kNaN);
   };
-  auto add_call = [&](int f, size_t i, int64_t kernel_ns) {
+  // `annotation`: the enclosing step's (families that read it; 0 otherwise).
+  auto add_call = [&](int f, size_t i, int64_t kernel_ns, uint32_t annotation) {
     const CpuEvent& ev = trace.cpu[i];
     // Calls repeat a few argument records many times: each is parsed and priced once.
-    uint32_t annotation = 0;
-    if (families[static_cast<size_t>(f)].reads_annotation) {
-      if (!steps) steps.emplace(trace);
-      annotation = steps->Of(i);
-    }
     const Record record = {ev.name,          ev.input_dims,      ev.input_types,
                            ev.input_strides, ev.concrete_inputs, annotation};
     auto [cached, first_time] = priced_by_record.try_emplace({f, record});
@@ -1513,9 +1522,33 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
     const int f = family_of_event(ev);
     if (f < 0) continue;
-    add_call(f, i, times.subtree_ns[i]);
+    if (families[static_cast<size_t>(f)].reads_annotation) {
+      if (!steps) {
+        steps.emplace(trace);
+        replays = ReplaysOfCalls(trace, events, [&](size_t op) {
+          const CpuEvent& e = trace.cpu[op];
+          if (e.kind != CpuKind::kOp || e.input_dims == 0) return false;
+          const int g = family_of_event(e);
+          return g >= 0 && families[static_cast<size_t>(g)].reads_annotation;
+        });
+      }
+      // A captured call replayed by graph launches is one call per launch, in that launch's
+      // step, as TraceLens merges the capture under each launch.
+      if (auto it = replays.find(i); it != replays.end()) {
+        for (const auto& [launch, kernels] : it->second) {
+          std::vector<Interval> spans;
+          for (uint32_t k : kernels) spans.push_back({trace.gpu[k].ts_ns, trace.gpu[k].end_ns()});
+          add_call(f, i, TotalLength(MergeIntervals(std::move(spans))),
+                   steps->Of(static_cast<size_t>(launch)));
+        }
+      } else {
+        add_call(f, i, times.subtree_ns[i], steps->Of(i));
+      }
+      continue;
+    }
+    add_call(f, i, times.subtree_ns[i], 0);
     const int b = backward_family[static_cast<size_t>(f)];
-    if (b >= 0 && !backward_ns.empty() && backward_ns[i] >= 0) add_call(b, i, backward_ns[i]);
+    if (b >= 0 && !backward_ns.empty() && backward_ns[i] >= 0) add_call(b, i, backward_ns[i], 0);
   }
   // Pseudo ops made of one kernel each (vLLM's unfused MoE GEMMs): priced one by one, their
   // kernel's time.

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "trace/gpu_timeline.h"
+#include "trace/graph_capture.h"
 #include "trace/trace_test_util.h"
 
 namespace sextant {
@@ -221,6 +223,82 @@ TEST(InferenceAttentionSheetTest, SglangPagedDecodeAndStoreCacheShareTheSheet) {
   EXPECT_EQ(store.params[3], "");
   EXPECT_DOUBLE_EQ(store.gflops, 0);
   EXPECT_DOUBLE_EQ(store.bytes, 256);
+}
+
+// A captured SGLang attention call replayed by two graph launches, each in its own decode step
+// (caches of 10 and of 1000 tokens for the 2 requests): one row per step, as TraceLens merges
+// the capture under each launch. FLOPs 2 x 4 x g_sqsk x 16: 1280 and 128000; each row the
+// kernel time of its own replay (10 and 12 us).
+TEST(InferenceAttentionSheetTest, EachGraphReplayTakesItsOwnStep) {
+  const std::string launch =
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, )"
+      R"("ts": 3, "dur": 1, "args": {"correlation": 2, "kernel": "pa_kernel"}})";
+  TraceData capture =
+      KinetoTraceBuilder()
+          .Runtime("hipStreamBeginCapture", 0, 1, 1)
+          .CpuOp("sglang_profiler::attention_paged_attention_ragged", 2, 8,
+                 R"("Input Dims": [[2, 4, 8], [2, 4, 8], [2, 4, 8], [100, 16, 2, 8], )"
+                 R"([100, 16, 2, 8]], "Input type": ["c10::BFloat16", "c10::BFloat16", )"
+                 R"("c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])")
+          .Event(launch)
+          .Runtime("hipStreamEndCapture", 20, 1, 5)
+          .Parse("capture.json");
+  TraceData replay =
+      KinetoTraceBuilder()
+          .Annotation("step[DECODE bs=2 g_sq=2 g_sqsq=2 g_sqsk=10 g_sk=10]", 90, 60)
+          .Runtime("hipGraphLaunch", 100, 5, 9)
+          .Annotation("step[DECODE bs=2 g_sq=2 g_sqsq=2 g_sqsk=1000 g_sk=1000]", 190, 60)
+          .Runtime("hipGraphLaunch", 200, 5, 10)
+          .Kernel("pa_kernel", 110, 10, 9)
+          .Kernel("pa_kernel", 210, 12, 10)
+          .Parse("replay.json");
+  ASSERT_EQ(AttributeGraphReplays(replay, {&capture}).kernels_attributed, 2u);
+  const PerfSheet sheet = Sheet(replay, "InferenceAttention_fwd");
+  ASSERT_EQ(sheet.groups.size(), 2u);
+  const PerfSheetGroup& long_cache = sheet.groups[0];  // 12 us
+  EXPECT_EQ(long_cache.params[5], "1000");             // N_KV
+  EXPECT_DOUBLE_EQ(long_cache.gflops * 1e9, 128000);
+  EXPECT_DOUBLE_EQ(long_cache.kernel_us.sum, 12);
+  const PerfSheetGroup& short_cache = sheet.groups[1];
+  EXPECT_EQ(short_cache.params[5], "10");
+  EXPECT_DOUBLE_EQ(short_cache.gflops * 1e9, 1280);
+  EXPECT_DOUBLE_EQ(short_cache.kernel_us.sum, 10);
+}
+
+// aiter's fmha_v3_varlen_fwd takes V's head size from v (MLA: Q/K heads of 192, V of 128), and
+// an fp8 K/V (dtype_KV, one byte) prices the cached tokens at one byte. One prefill chunk of 3
+// after 1 cached token (sq 3, sk 4, sqsq 9, sqsk 12), 2 query and 1 K/V heads:
+//   FLOPs 2 x (24 - 9) x (192 + 128) = 9600;
+//   bytes: 3 new tokens x (2 x 320 + 1 x 320) x 2 + 1 cached x 320 x 1 = 6080.
+// A step with no tokens at all has no estimate (TraceLens raises).
+TEST(InferenceAttentionSheetTest, AiterVarlenTakesVsHeadSizeAndTheCacheDtype) {
+  const std::string args =
+      R"("Input Dims": [[3, 2, 192], [3, 1, 192], [3, 1, 128]], )"
+      R"("Input type": ["c10::BFloat16", "c10::Float8_e4m3fnuz", "c10::BFloat16"])";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .Annotation("execute_3_context_1(sq3sk4sqsq9sqsk12)_generation_0(sq0sk0sqsq0sqsk0)", 0,
+                      50)
+          .CpuOp("aiter::fmha_v3_varlen_fwd", 10, 20, args)
+          .Annotation("execute_0_context_0(sq0sk0sqsq0sqsk0)_generation_0(sq0sk0sqsq0sqsk0)", 100,
+                      50)
+          .CpuOp("aiter::fmha_v3_varlen_fwd", 110, 20, args)
+          .Parse();
+  const PerfSheet sheet = Sheet(trace, "InferenceAttention_fwd");
+  ASSERT_EQ(sheet.groups.size(), 1u);
+  const PerfSheetGroup& g = sheet.groups[0];
+  EXPECT_EQ(g.params[8], "128");  // d_h_v
+  EXPECT_EQ(g.params.back(), "c10::Float8_e4m3fnuz");
+  EXPECT_DOUBLE_EQ(g.gflops * 1e9, 9600);
+  EXPECT_DOUBLE_EQ(g.bytes, 6080);
+}
+
+// Families sharing a sheet must be listed together: each sheet is named once.
+TEST(PerfSheetsTest, EverySheetIsNamedOnce) {
+  std::set<std::string_view> seen;
+  for (const auto& [table, sheet] : PerfSheetNames()) {
+    EXPECT_TRUE(seen.insert(sheet).second) << sheet;
+  }
 }
 
 // vLLM's unfused MoE on 16 tokens of hidden size 64, 8 experts, top-2 (the TopK op's second

@@ -75,6 +75,7 @@ struct UnifiedGroup {
   std::vector<std::vector<double>> position_us;
   int64_t kernel_ns = 0;  // exact, for the order of rows
   size_t order = 0;
+  bool priced = false;  // the row holds a priced call's FLOPs, bytes and parameters
 };
 
 }  // namespace
@@ -268,12 +269,15 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       group.order = c;
       group.row.has_perf_model = has_model;
       group.row.gflops = group.row.mib = group.row.flops_per_byte = kNotANumber;
-      if (priced) {
-        group.row.gflops = priced->flops / 1e9;
-        group.row.mib = priced->bytes / (1 << 20);
-        if (priced->bytes > 0) group.row.flops_per_byte = priced->flops / priced->bytes;
-        group.row.perf_params = ParamsDict(*priced, trace.Name(ev.name));
-      }
+    }
+    // The first priced call's numbers (pandas' "first" skips the calls without: an attention
+    // call outside any step has none, a later one inside a step has them).
+    if (priced && !group.priced) {
+      group.priced = true;
+      group.row.gflops = priced->flops / 1e9;
+      group.row.mib = priced->bytes / (1 << 20);
+      if (priced->bytes > 0) group.row.flops_per_byte = priced->flops / priced->bytes;
+      group.row.perf_params = ParamsDict(*priced, trace.Name(ev.name));
     }
     // The call's GPU busy time: its kernels' union (TraceLens's GPUEventAnalyser busy_time),
     // so that kernels overlapping on two streams count once.
