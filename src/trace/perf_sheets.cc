@@ -435,18 +435,21 @@ struct MoePseudoCall {
 std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
                                                  const std::vector<uint32_t>& events) {
   constexpr int kMaxNesting = 256;
+  // The names, looked up once in the string pool rather than once per event.
+  std::vector<uint8_t> moe_name(trace.strings.size(), 0), topk_name(trace.strings.size(), 0);
+  bool any_name = false;
+  for (uint32_t id = 0; id < trace.strings.size(); ++id) {
+    moe_name[id] = trace.Name(id) == "vllm::moe_forward";
+    any_name = any_name || moe_name[id];
+  }
+  if (!any_name) return {};
+  for (uint32_t id = 0; id < trace.strings.size(); ++id)
+    topk_name[id] = trace.Name(id).find("TopK") != std::string_view::npos;
   std::vector<uint8_t> is_moe(trace.cpu.size(), 0);
-  std::map<uint32_t, std::pair<bool, bool>> kind_of_name;  // (moe call, TopK)
   bool any = false;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp) continue;
-    auto [it, fresh] = kind_of_name.try_emplace(ev.name);
-    if (fresh) {
-      const std::string_view name = trace.Name(ev.name);
-      it->second = {name == "vllm::moe_forward", name.find("TopK") != std::string_view::npos};
-    }
-    is_moe[i] = it->second.first;
+    is_moe[i] = ev.kind == CpuKind::kOp && moe_name[ev.name];
     any = any || is_moe[i];
   }
   if (!any) return {};
@@ -461,7 +464,7 @@ std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
   std::map<int32_t, int64_t> topk;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp || is_moe[i] || !kind_of_name[ev.name].second) continue;
+    if (ev.kind != CpuKind::kOp || is_moe[i] || !topk_name[ev.name]) continue;
     const int32_t moe = moe_above(ev.parent, 10);
     if (moe < 0 || topk.count(moe)) continue;
     const std::vector<std::string> concrete = ParseStringList(trace.Name(ev.concrete_inputs));
@@ -1424,11 +1427,12 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     }
   }
   // The family of each op name id (-1: none), decided once per name.
-  std::map<uint32_t, int> family_of;
+  // (Indexed by string id: a lookup per CPU event of a large trace must cost next to nothing.)
+  std::vector<int16_t> family_of(trace.strings.size(), -2);  // -2: not looked up yet
   auto family_of_event = [&](const CpuEvent& ev) {
-    auto [known, fresh] = family_of.try_emplace(ev.name, -1);
-    if (fresh) known->second = FamilyOf(trace.Name(ev.name));
-    return known->second;
+    int16_t& known = family_of[ev.name];
+    if (known == -2) known = static_cast<int16_t>(FamilyOf(trace.Name(ev.name)));
+    return static_cast<int>(known);
   };
   // Backward work of the calls of families with a backward sheet.
   const std::vector<int32_t> backward_of = PairForwardWithBackward(trace);
