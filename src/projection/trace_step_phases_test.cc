@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "job/test_job.h"
@@ -33,8 +34,12 @@ KinetoTraceBuilder OneStep() {
       .Kernel("adam_kernel", 90, 5, 4);
 }
 
+// Read back, and the file removed (the temporary directory is shared).
 std::vector<ProfiledFile> Read(const KinetoTraceBuilder& builder, const std::string& name) {
-  return ReadProfiledFiles({builder.WriteTo(TestTempPath(name))});
+  const std::string path = TestTempPath(name);
+  std::vector<ProfiledFile> files = ReadProfiledFiles({builder.WriteTo(path)});
+  std::filesystem::remove(path);
+  return files;
 }
 
 TEST(TraceStepPhasesTest, SplitsAStepIntoForwardBackwardOptimizerAndCommunication) {
@@ -71,6 +76,7 @@ TEST(TraceStepPhasesTest, CountsOneMicroBatchPerBackwardPass) {
                                 .Kernel("sgd", 52, 5, 5)
                                 .WriteTo(TestTempPath("two_micro_batches.json"));
   const MeasuredStep m = MeasureStepPhases(ReadProfiledFiles({trace}));
+  std::filesystem::remove(trace);
   EXPECT_EQ(m.micro_batches, 2);
   EXPECT_EQ(m.world_size, 1);  // no distributedInfo: the ranks read
   EXPECT_NEAR(m.forward_s, 10e-6, 1e-12);
@@ -90,6 +96,7 @@ TEST(TraceStepPhasesTest, ATraceWithoutBackwardIsRefusedNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find("no_backward.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("backward"), std::string::npos) << e.what();
   }
+  std::filesystem::remove(trace);
 }
 
 PieceTiming Piece(double f, double b, double w, double forward_comm) {
