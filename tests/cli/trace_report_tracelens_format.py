@@ -5,7 +5,10 @@ their rows agree with TraceLens's own reports of the same traces (an H100 eager 
 ops, the MI210 GPU-only trace, and the MI300X ResNet trace whose report TraceLens split by
 activation recomputation): times and counts to 1e-4 relative, FLOPs, bytes and rates to 1e-3. kernel_summary's "Parent op
 category" column is the one documented omission; a GPU-only report has no op columns and no
-op-category file, in TraceLens's and here."""
+op-category file, in TraceLens's and here. The inference sheets of the two graph-replay
+reports (vLLM's and SGLang's attention, vLLM's unfused MoE, aiter's RMSNorms, SGLang's rotary
+embedding) agree with TraceLens's inference report the same way, but for its num_kernels
+column."""
 import os
 import tempfile
 import zipfile
@@ -45,4 +48,24 @@ for trace, reference in cases:
             workbook = z.read("xl/workbook.xml").decode()
             for name in files:
                 t.check(f'name="{name}"' in workbook, f"{trace}: no sheet {name}: {workbook}")
+# The inference sheets of the two graph-replay references (each trace with its capture trace):
+# files of the same name, rows equal to TraceLens's.
+inference = base + "inference/"
+for trace, capture, sheets in [
+        ("sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+         "sglang_decode/capture_traces/bs_32_rank0.json.gz",
+         ["InferenceAttention_fwd", "RMSNorm_fwd", "RoPE_fwd"]),
+        ("vllm_prefilldecode_piecewise/graph_execution.json.gz",
+         "vllm_prefilldecode_piecewise/capture_traces/"
+         "graph_capture_rank_0.1773709679453551615.pt.trace.json.gz",
+         ["InferenceAttention_fwd", "MoE_unfused_fwd", "RMSNorm_fwd"])]:
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "csv")
+        t.sextant("trace", "report", t.corpus(inference + trace), "--capture",
+                  t.corpus(inference + capture), "--format", "tracelens", "--csv", out)
+        reference = os.path.dirname(inference + trace) + "/perf_csvs/"
+        for name in sheets:
+            for problem in compare(os.path.join(out, name + ".csv"),
+                                   t.corpus(reference + name + ".csv"), name):
+                t.check(False, f"{trace} {name}: {problem}")
 t.passed()

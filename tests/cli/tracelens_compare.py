@@ -10,9 +10,11 @@ import re
 # Documented omissions (docs/trace.md): kernel_summary's op category; the GEMM sheet's
 # compute spec, kernel details, first UID and ROCm transpose flags. Process and thread names
 # (from the trace's metadata events) are compared like every other column.
+# The inference report's sheets also count each group's kernels (num_kernels), a column of
+# its layout that Sextant's sheets do not have.
 OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kernel_stats",
            "trunc_kernel_details", "UID_first", "param: transpose", "ex_UID",
-           "kernel_details_summary"}
+           "kernel_details_summary", "num_kernels"}
 # unified_perf_summary omits the compute spec and TraceLens's event UIDs; it writes the
 # kernel details, whose numbers TraceLens prints as numpy reprs (np.float64(...)), so they
 # are compared with those reprs unwrapped; its GEMM parameters lack the ROCm transpose flags.
