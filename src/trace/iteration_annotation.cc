@@ -96,6 +96,25 @@ std::optional<ChunkStats> Vllm(std::string_view s) {
   return Stats(c, g);
 }
 
+// The next "key=" of `body` at or after `i`, as re.findall's (\w+)= scanning finds it: the
+// key, with `i` just past the '=' and some character still after it; nullopt at the end.
+std::optional<std::string_view> NextKey(std::string_view body, size_t& i) {
+  while (i < body.size()) {
+    if (!IsWord(body[i])) {
+      ++i;
+      continue;
+    }
+    const size_t key = i;
+    while (i < body.size() && IsWord(body[i])) ++i;
+    if (i + 1 < body.size() && body[i] == '=') {
+      const std::string_view name = body.substr(key, i - key);
+      ++i;
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
 // SGLang's detailed step: "step[EXTEND|DECODE|MIXED ...sqsq=<n>...]" with c_* and g_* pairs,
 // read as Python's dict(re.findall(r"(\w+)=(\d+)", body)): the last value of a key wins.
 std::optional<ChunkStats> Sglang(std::string_view s) {
@@ -125,19 +144,12 @@ std::optional<ChunkStats> Sglang(std::string_view s) {
   static constexpr std::string_view kKeys[8] = {"c_sq", "c_sk", "c_sqsq", "c_sqsk",
                                                 "g_sq", "g_sk", "g_sqsq", "g_sqsk"};
   Count v[8];
-  for (size_t i = 0; i < body.size();) {
-    if (!IsWord(body[i])) {
-      ++i;
-      continue;
-    }
-    const size_t key = i;
-    while (i < body.size() && IsWord(body[i])) ++i;
-    if (i + 1 >= body.size() || body[i] != '=' || !IsDigit(body[i + 1])) continue;
-    const std::string_view name = body.substr(key, i - key);
-    ++i;
+  size_t i = 0;
+  while (std::optional<std::string_view> name = NextKey(body, i)) {
+    if (!IsDigit(body[i])) continue;
     const Count value = *Digits(body, i);
     for (int k = 0; k < 8; ++k)
-      if (name == kKeys[k]) v[k] = value;
+      if (*name == kKeys[k]) v[k] = value;
   }
   const Count c[4] = {v[0], v[1], v[2], v[3]}, g[4] = {v[4], v[5], v[6], v[7]};
   return Stats(c, g);
@@ -155,16 +167,9 @@ std::optional<ChunkStats> Atom(std::string_view s) {
   const std::string_view body = s.substr(open + 1, close - open - 1);
   std::map<std::string_view, std::string_view> kv;
   size_t next_close = body.find(']');  // the first ']' at or after the scan (kept, not rescanned)
-  for (size_t i = 0; i < body.size();) {
-    if (!IsWord(body[i])) {
-      ++i;
-      continue;
-    }
-    const size_t key = i;
-    while (i < body.size() && IsWord(body[i])) ++i;
-    if (i + 1 >= body.size() || body[i] != '=') continue;
-    const std::string_view name = body.substr(key, i - key);
-    const size_t value = ++i;
+  size_t i = 0;
+  while (std::optional<std::string_view> name = NextKey(body, i)) {
+    const size_t value = i;
     while (next_close != std::string_view::npos && next_close < i)
       next_close = body.find(']', next_close + 1);
     if (body[i] == '[' && next_close != std::string_view::npos) {
@@ -174,7 +179,7 @@ std::optional<ChunkStats> Atom(std::string_view s) {
     } else {
       while (i < body.size() && !std::isspace(static_cast<unsigned char>(body[i]))) ++i;
     }
-    if (i > value) kv[name] = body.substr(value, i - value);
+    if (i > value) kv[*name] = body.substr(value, i - value);
   }
   if (!kv.count("sqsq") || !kv.count("sqsk")) return std::nullopt;
   auto number = [&](std::string_view key) {

@@ -26,6 +26,17 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Enclosing ops searched above an op or kernel. PyTorch's op stacks are tens deep; the bound
+// keeps a hostile trace of a million nested ops from costing a million steps per event.
+constexpr int kMaxNesting = 256;
+
+std::string Lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
 // One call's argument records, parsed once.
 struct CallArgs {
   std::string_view name;
@@ -246,10 +257,7 @@ std::optional<Priced> PriceSdpa(const CallArgs& a) {
     const double value = std::strtod(dropout_text.c_str(), &end);
     if (end != dropout_text.c_str()) dropout = value;
   }
-  std::string causal_text = concrete(dropout_at + 1);
-  std::transform(causal_text.begin(), causal_text.end(), causal_text.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  const bool causal = causal_text == "true";
+  const bool causal = Lowercase(concrete(dropout_at + 1)) == "true";
   if (causal && Nq != Nkv) return std::nullopt;
   double flops = 2 * B * Hq * Nq * Nkv * dqk + 2 * B * Hq * Nq * dv * Nkv;
   if (causal) flops /= 2;
@@ -390,9 +398,7 @@ std::optional<Priced> PriceMoeUnfused(const CallArgs& a, bool up) {
                                                                     {"c10::Float", 4}};
   if (a.dims.size() < 2 || a.dims[0].size() < 2 || a.dims[1].size() < 2 || a.types.size() < 2)
     return std::nullopt;
-  std::string kernel(a.kernel);
-  std::transform(kernel.begin(), kernel.end(), kernel.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  const std::string kernel = Lowercase(a.kernel);
   const bool gated =
       kernel.find("_swiglu") != std::string::npos || kernel.find("_glu") != std::string::npos;
   std::string weight_dtype;
@@ -434,7 +440,6 @@ struct MoePseudoCall {
 // pseudo ops per launch, as TraceLens merges the capture under each launch.
 std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
                                                  const std::vector<uint32_t>& events) {
-  constexpr int kMaxNesting = 256;
   // The names, looked up once in the string pool rather than once per event.
   std::vector<uint8_t> moe_name(trace.strings.size(), 0), topk_name(trace.strings.size(), 0);
   bool any_name = false;
@@ -479,10 +484,7 @@ std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
   for (uint32_t k : events) {
     const GpuEvent& g = trace.gpu[k];
     if (g.kind != GpuKind::kKernel || g.op < 0) continue;
-    std::string name(trace.Name(g.name));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (name.find("matmul_ogs") == std::string::npos) continue;
+    if (Lowercase(trace.Name(g.name)).find("matmul_ogs") == std::string::npos) continue;
     const int32_t moe = moe_above(g.op, kMaxNesting);
     if (moe < 0) continue;
     const bool replay = g.launcher >= 0 && trace.cpu[static_cast<size_t>(g.launcher)].graph_launch;
@@ -1250,10 +1252,6 @@ CallStats SummarizeCalls(std::vector<double> values) {
 
 namespace {
 
-// Enclosing ops searched above an op or kernel. PyTorch's op stacks are tens deep; the bound
-// keeps a hostile trace of a million nested ops from costing a million steps per event.
-constexpr size_t kMaxNesting = 256;
-
 // Kernel busy time of the backward work of each forward call that has a backward sheet
 // (TraceLens's compute_perf_metrics with bwd=True): the union of the kernels under every
 // backward node paired with the call or with an op nested inside it. -1 for a call whose own
@@ -1269,7 +1267,7 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
   std::vector<std::vector<uint32_t>> nodes_of(n);
   for (size_t j = 0; j < n; ++j) {
     if (backward_of[j] < 0) continue;
-    size_t depth = 0;
+    int depth = 0;
     for (int32_t a = static_cast<int32_t>(j); a >= 0 && depth < kMaxNesting;
          a = trace.cpu[a].parent) {
       if (wanted[static_cast<size_t>(a)])  // wanted calls have a node of their own
@@ -1305,7 +1303,7 @@ std::vector<int64_t> BackwardKernelTimes(const TraceData& trace,
   std::vector<GroupedInterval> intervals;
   for (uint32_t e : events) {
     const GpuEvent& g = trace.gpu[e];
-    size_t depth = 0;
+    int depth = 0;
     for (int32_t a = g.op; a >= 0 && depth < kMaxNesting; a = trace.cpu[a].parent, ++depth) {
       const int32_t slot = slot_of_node[static_cast<size_t>(a)];
       if (slot < 0) continue;
@@ -1331,7 +1329,6 @@ namespace {
 std::map<size_t, std::map<int32_t, std::vector<uint32_t>>> ReplaysOfCalls(
     const TraceData& trace, const std::vector<uint32_t>& events,
     const std::function<bool(size_t)>& wanted) {
-  constexpr int kMaxNesting = 256;
   std::map<size_t, std::map<int32_t, std::vector<uint32_t>>> out;
   std::vector<int8_t> is_wanted(trace.cpu.size(), -1);  // -1: not asked yet
   for (uint32_t k : events) {
