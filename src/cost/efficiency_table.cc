@@ -60,8 +60,17 @@ constexpr double kAttentionBackwardVsGemm = 0.50 / kCalculonMatrixTop;
 // ~50% of peak, which puts FlashAttention-2's backward near 0.50 / 1.65 = 30%. These are the
 // kernels PyTorch's SDPA flash backend runs (torchtitan, llm-foundry); Hopper and Blackwell
 // use them until a framework picks cuDNN / FlashAttention-3 (projection/layer_timing.cc).
+// Measured on an H200 (tests/data/h200/attention.csv, PyTorch 2.11) the causal kernels reach
+// 18-32% forward and 16-30% backward, and SDPA there picks cuDNN's kernels by default.
 constexpr double kFa2HopperForward = 0.35;
 constexpr double kFa2HopperBackward = 0.50 / 1.65;
+
+// FP8 GEMMs on Hopper, measured on an H200 (tests/data/h200/kernels.json.gz: 140 tensorwise
+// `torch._scaled_mm` GEMMs of training shapes, cuBLASLt; `sextant calibrate`): from 16 GFLOP
+// up they reach 0.506 / 0.545 / 0.596 / 0.619 of the FP8 peak where the same shapes in bf16
+// reach 0.64-0.74 of theirs, so FP8 runs 1.2-1.8x faster than bf16, not 2x. Below 16 GFLOP
+// (one FP8 GEMM measured) the bf16 ramp scaled by the 16 GFLOP class's ratio, 0.506 / 0.678.
+constexpr double kHopperFp8Gemm[] = {0.0563, 0.0563, 0.337, 0.337, 0.506, 0.545, 0.596, 0.619};
 
 // MI300X bf16 GEMM classes and launch floor fitted on the measured GEMM and elementwise
 // kernels of the seven MI300X PyTorch traces with shapes in the corpus (TraceLens tests:
@@ -159,6 +168,12 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
     }
   } else {
     t.gemm_[DType::kBF16] = GemmRamp(gemm_ceiling);
+    if (gpu.arch == "sm_90") {
+      SizeClassTable fp8 = GemmRamp(gemm_ceiling);
+      fp8.fractions.assign(std::begin(kHopperFp8Gemm), std::end(kHopperFp8Gemm));
+      t.gemm_[DType::kFP8] = fp8;
+      t.gemm_[DType::kMXFP8] = fp8;  // Hopper has no MX formats: block-scaled FP8 on the same units
+    }
     t.hbm_ = HbmRamp(kNvidiaHbmCeiling);
     // Hopper and later: cuBLAS / CUTLASS 3 GEMMs are persistent warp-specialised kernels
     // whose epilogue overlaps the next tile (CUTLASS docs, "efficient_gemm.md", ping-pong

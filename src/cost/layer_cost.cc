@@ -166,6 +166,15 @@ class LayerCostModel::Builder {
     cost_.backward_input.memory_bound += m_.memory_bound_.Time(bytes.backward);
   }
 
+  // Atomic accumulations (scatter_add_ / index_add_) of `forward` elements in the forward pass
+  // and `backward` in the backward (input-gradient) pass.
+  void AtomicAdds(unsigned tags, double forward, AtomicAdd forward_op, double backward,
+                  AtomicAdd backward_op) {
+    const double f = m_.memory_bound_.AtomicAddTime(forward, forward_op);
+    AddForward(tags, [&](CostParts& p) { p.memory_bound += f; });
+    cost_.backward_input.memory_bound += m_.memory_bound_.AtomicAddTime(backward, backward_op);
+  }
+
   // A weight-gradient-only memory-bound kernel (embedding gradient scatter).
   void WeightGradMemoryBound(double bytes) {
     cost_.backward_weight.memory_bound += m_.memory_bound_.Time(bytes);
@@ -533,8 +542,14 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     c.Linear(kMoe, T_moe, H, e.num_experts, half);  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
-    if (layout == MoeExpertCompute::kGroupedTokens) {
+    // Elements the unfused path accumulates atomically: every copy's hidden vector.
+    const double copy_elements = static_cast<double>(T_moe) * k * H;
+    if (layout == MoeExpertCompute::kGroupedTokens && t.moe_permute_fusion) {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    } else if (layout == MoeExpertCompute::kGroupedTokens) {
+      // index_select; its backward is index_add_.
+      c.MemoryBound(kMoe, UnfusedPermuteBytes(T_moe, k, H, b, sort));
+      c.AtomicAdds(kMoe, 0, AtomicAdd::kIndexAdd, copy_elements, AtomicAdd::kIndexAdd);
     } else if (layout == MoeExpertCompute::kCapacitySlots) {
       // dispatch "BSM,BSEC -> EBCM" per sequence: [E·C, M] = maskᵀ[E·C, S] · x[S, M]; its
       // input gradient is mask · dY. MaxText keeps both einsums out of quantisation
@@ -555,8 +570,12 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
-    if (layout == MoeExpertCompute::kGroupedTokens) {
+    if (layout == MoeExpertCompute::kGroupedTokens && t.moe_permute_fusion) {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
+    } else if (layout == MoeExpertCompute::kGroupedTokens) {
+      // probs multiply and scatter_add_ back into the tokens; backward gathers.
+      c.MemoryBound(kMoe, UnfusedUnpermuteBytes(T_moe, k, H, b, sort));
+      c.AtomicAdds(kMoe, copy_elements, AtomicAdd::kScatterAdd, 0, AtomicAdd::kScatterAdd);
     } else if (layout == MoeExpertCompute::kCapacitySlots) {
       // combine "EBCM,BSEC -> BSM": [S, M] = mask[S, E·C] · y[E·C, M]; gradient maskᵀ · dY.
       // The combine mask holds the router weights, so backward also forms its gradient

@@ -290,6 +290,28 @@ Job SmallMoe() {
   return j;
 }
 
+// Megatron without --moe-permute-fusion (and torchtitan): index_select, probs multiply and
+// scatter_add_ instead of the fused kernels. SmallMoe: 1024 tokens, top-2, hidden 1024, bf16,
+// four local experts (sorted); copies R = 2048 rows of 2048 B = 4,194,304 B, token rows
+// 2,097,152 B. Against the fused bytes (14,680,064 B each way for permute and for unpermute):
+//   forward:  unpermute 2R + rows + 2R (sort) = 18,874,368 B, +4,194,304 B; and 2,097,152
+//             scatter_add_ adds at 0.1117 x 1 TB/s / 2 B;
+//   backward: permute rows + 2R = 10,485,760 B, unpermute rows + 5R + 2R = 31,457,280 B,
+//             +12,582,912 B in all; and 2,097,152 index_add_ adds at 0.0510 x 1 TB/s / 2 B.
+TEST(LayerCostTest, UnfusedPermutationAddsItsBytesAndAtomicAdds) {
+  const Job fused_job = SmallMoe();
+  Job unfused_job = SmallMoe();
+  unfused_job.training.moe_permute_fusion = false;
+  const LayerCost fused = Ideal(fused_job).TransformerLayer(0);
+  const LayerCost unfused = Ideal(unfused_job).TransformerLayer(0);
+  EXPECT_NEAR(unfused.forward.memory_bound - fused.forward.memory_bound,
+              4194304 / 1e12 + 2097152 * 2 / (1e12 * 0.1117), 1e-12);
+  EXPECT_NEAR(unfused.backward_input.memory_bound - fused.backward_input.memory_bound,
+              12582912 / 1e12 + 2097152 * 2 / (1e12 * 0.0510), 1e-12);
+  EXPECT_DOUBLE_EQ(unfused.forward.gemm, fused.forward.gemm);
+  EXPECT_DOUBLE_EQ(unfused.flops_forward, fused.flops_forward);
+}
+
 TEST(LayerCostTest, MoeLayerRoutesTopKCopiesToTheLocalExperts) {
   const Job job = SmallMoe();
   const LayerCostModel model = Ideal(job);

@@ -58,6 +58,22 @@ OpBytes PermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b, boo
   return {bytes, bytes};
 }
 
+OpBytes UnfusedPermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
+                            bool sort_by_expert) {
+  const double copies = static_cast<double>(tokens) * static_cast<double>(topk) * hidden * b;
+  const double rows = static_cast<double>(tokens) * hidden * b;
+  const double sort = sort_by_expert ? 2.0 * copies : 0.0;
+  return {rows + copies + sort, rows + sort};
+}
+
+OpBytes UnfusedUnpermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
+                              bool sort_by_expert) {
+  const double copies = static_cast<double>(tokens) * static_cast<double>(topk) * hidden * b;
+  const double rows = static_cast<double>(tokens) * hidden * b;
+  const double sort = sort_by_expert ? 2.0 * copies : 0.0;
+  return {2.0 * copies + rows + sort, rows + copies + 4.0 * copies + sort};
+}
+
 OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b) {
   const double n = Elements(tokens, hidden);
   return {2.0 * n * b, n * (b + 8.0)};
@@ -104,6 +120,24 @@ MemoryBoundModel::MemoryBoundModel(GpuSpec gpu, EfficiencyTable table)
   if (gpu_.hbm_bandwidth <= 0) {
     ThrowUserError(fmt::format("GPU {}: hbm_bandwidth must be positive", gpu_.name));
   }
+}
+
+namespace {
+// PyTorch's CUDA scatter_add_ and index_add_ issue one atomic add per element, so they run at
+// the L2's atomic throughput. Measured on an H200 (tests/data/h200/permute.csv from
+// bench/gpu/moe_permute_sweep.py: T·k rows of H bf16 values into T rows, k = 1-8,
+// H = 2048-7168, T = 4096-32768): scatter_add_ 258-272 G adds/s, index_add_ 120-131 G adds/s,
+// flat across shapes and collision counts. Written as a share of HBM bandwidth at 2 bytes per
+// add (268 G/s x 2 B / 4.8 TB/s, 122.5 G/s x 2 B / 4.8 TB/s); other GPUs are assumed to keep
+// these shares until measured.
+constexpr double kScatterAddHbmShare = 0.1117;
+constexpr double kIndexAddHbmShare = 0.0510;
+}  // namespace
+
+double MemoryBoundModel::AtomicAddTime(double elements, AtomicAdd op) const {
+  if (elements <= 0) return 0;
+  const double share = op == AtomicAdd::kScatterAdd ? kScatterAddHbmShare : kIndexAddHbmShare;
+  return std::max(elements * 2.0 / (gpu_.hbm_bandwidth * share), table_.min_kernel_seconds());
 }
 
 double MemoryBoundModel::Time(double bytes) const {

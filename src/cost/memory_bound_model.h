@@ -43,6 +43,22 @@ OpBytes CrossEntropyBytes(int64_t tokens, int64_t vocab_local, double b, bool fu
 // alltoall dispatcher's sort_chunks_by_idxs), another read + write of tokens·topk rows.
 // Unpermute (combine) moves the same bytes in reverse; the backward pass mirrors the forward.
 OpBytes PermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b, bool sort_by_expert);
+// The same two steps through PyTorch ops (Megatron moe_utils.permute / unpermute without
+// --moe-permute-fusion, torchtitan's MoE), R = tokens·topk copies of `hidden` elements:
+//   permute   fwd: index_select (read `tokens` rows, write R); bwd: its index_add_ into a
+//             zero-filled [tokens, hidden] (the zero fill here, the adds in AtomicAddSeconds);
+//   unpermute fwd: copies x probabilities (read + write R) and a zero-filled output (the
+//             scatter_add_ itself in AtomicAddSeconds); bwd: gather of the gradient to the
+//             copies (read `tokens`, write R), the copies' gradient (read + write R) and the
+//             probabilities' (read R copies and R gradients).
+// With several local experts each also sorts the received rows by expert and back (read +
+// write R each way), as PermuteBytes.
+OpBytes UnfusedPermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
+                            bool sort_by_expert);
+OpBytes UnfusedUnpermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
+                              bool sort_by_expert);
+// PyTorch's CUDA scatter_add_ and index_add_ accumulate with one atomic add per element.
+enum class AtomicAdd { kScatterAdd, kIndexAdd };
 // Embedding lookup: fwd reads `tokens` rows and writes them; bwd reads dy and
 // read-modify-writes the rows of the fp32 gradient buffer.
 OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b);
@@ -82,6 +98,9 @@ class MemoryBoundModel {
   MemoryBoundModel(GpuSpec gpu, EfficiencyTable table);
   // bytes / (HBM bandwidth x achievable fraction for a kernel of that size).
   double Time(double bytes) const;
+  // `elements` atomic adds of 2-byte values by `op`: limited by the L2's atomic throughput,
+  // not by HBM bandwidth (constants in memory_bound_model.cc, measured on an H200).
+  double AtomicAddTime(double elements, AtomicAdd op) const;
   const GpuSpec& gpu() const { return gpu_; }
 
  private:

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "hardware/hardware_library.h"
+#include "util/csv_reader.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -40,6 +44,23 @@ TEST(MemoryBoundBytesTest, PermuteCopiesTopKRowsAndSortsWithSeveralLocalExperts)
   EXPECT_DOUBLE_EQ(PermuteBytes(4096, 8, 7168, 2, false).forward, (4096 + 32768) * row);
   EXPECT_DOUBLE_EQ(PermuteBytes(4096, 8, 7168, 2, true).forward,
                    (4096 + 32768) * row + 2 * 32768 * row);
+}
+
+TEST(MemoryBoundBytesTest, UnfusedPermutationCountsEveryPyTorchOp) {
+  // 4096 tokens, top-8, hidden 2048, bf16: R = 32768 copies of 4096 B, 4096 token rows.
+  const double copies = 32768.0 * 4096, rows = 4096.0 * 4096;
+  // index_select reads the rows and writes the copies; its backward only zero-fills the rows
+  // (the index_add_ is atomic, charged apart).
+  EXPECT_DOUBLE_EQ(UnfusedPermuteBytes(4096, 8, 2048, 2, false).forward, rows + copies);
+  EXPECT_DOUBLE_EQ(UnfusedPermuteBytes(4096, 8, 2048, 2, false).backward, rows);
+  // probs multiply (read + write the copies) and the zero-filled output forward; backward the
+  // gather (read rows, write copies), the copies' gradient (read + write) and the
+  // probabilities' (read copies and gradients).
+  EXPECT_DOUBLE_EQ(UnfusedUnpermuteBytes(4096, 8, 2048, 2, false).forward, 2 * copies + rows);
+  EXPECT_DOUBLE_EQ(UnfusedUnpermuteBytes(4096, 8, 2048, 2, false).backward, rows + 5 * copies);
+  // Sorting by local expert reads and writes the copies once more each way.
+  EXPECT_DOUBLE_EQ(UnfusedUnpermuteBytes(4096, 8, 2048, 2, true).forward, 4 * copies + rows);
+  EXPECT_DOUBLE_EQ(UnfusedPermuteBytes(4096, 8, 2048, 2, true).backward, rows + 2 * copies);
 }
 
 TEST(MemoryBoundBytesTest, EagerPyTorchKernelChains) {
@@ -87,6 +108,43 @@ TEST(MemoryBoundModelTest, TimeUsesTheSizeClassOfTheKernel) {
   EXPECT_DOUBLE_EQ(model.Time(1000), 4.64e-6);
   g.hbm_bandwidth = 0;
   EXPECT_THROW(MemoryBoundModel(g, EfficiencyTable::Ideal()), UserError);
+}
+
+// On an H200 (4.8 TB/s): scatter_add_ at 0.1117 x 4.8e12 / 2 B = 268.08 G adds/s, index_add_
+// at 0.0510 x 4.8e12 / 2 B = 122.4 G adds/s. 4096 tokens x top-8 x 2048 = 67,108,864 adds.
+TEST(MemoryBoundModelTest, AtomicAddsRunAtTheL2AtomicRate) {
+  const GpuSpec& h200 = *FindGpu("H200");
+  const MemoryBoundModel model(h200, EfficiencyTable::Default(h200));
+  EXPECT_NEAR(model.AtomicAddTime(67108864, AtomicAdd::kScatterAdd), 250.33e-6, 0.01e-6);
+  EXPECT_NEAR(model.AtomicAddTime(67108864, AtomicAdd::kIndexAdd), 548.28e-6, 0.01e-6);
+  EXPECT_DOUBLE_EQ(model.AtomicAddTime(0, AtomicAdd::kScatterAdd), 0.0);
+  // A handful of adds still takes a kernel launch.
+  EXPECT_DOUBLE_EQ(model.AtomicAddTime(10, AtomicAdd::kIndexAdd), 2.8e-6);
+}
+
+// Every bf16 shape measured on an H200 (tests/data/h200/permute.csv: T x k rows of H into T
+// rows, k = 1-8, H = 2048-7168): the model is within 10% of scatter_add_'s and index_add_'s
+// time (each less the zero fill the benchmark ran before it).
+TEST(MemoryBoundModelTest, AtomicAddsMatchTheH200Measurements) {
+  const GpuSpec& h200 = *FindGpu("H200");
+  const MemoryBoundModel model(h200, EfficiencyTable::Default(h200));
+  const CsvTable t =
+      CsvTable::Read(std::string(SEXTANT_SOURCE_DIR) + "/tests/data/h200/permute.csv");
+  int checked = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.Get(i, "dtype") != "bf16") continue;
+    const double adds =
+        std::stod(t.Get(i, "tokens")) * std::stod(t.Get(i, "topk")) * std::stod(t.Get(i, "hidden"));
+    const double zero = std::stod(t.Get(i, "zero_ms")) * 1e-3;
+    const double scatter = std::stod(t.Get(i, "scatter_add_ms")) * 1e-3 - zero;
+    const double index = std::stod(t.Get(i, "index_add_ms")) * 1e-3 - zero;
+    EXPECT_NEAR(model.AtomicAddTime(adds, AtomicAdd::kScatterAdd) / scatter, 1.0, 0.10)
+        << "line " << t.line(i);
+    EXPECT_NEAR(model.AtomicAddTime(adds, AtomicAdd::kIndexAdd) / index, 1.0, 0.10)
+        << "line " << t.line(i);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 10);
 }
 
 }  // namespace

@@ -40,6 +40,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.fp16_main_grads = false;
   d.fp8_current_scaling = false;
   d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
+  // --moe-permute-fusion is a store_true flag (TransformerConfig.moe_permute_fusion = False).
+  d.moe_permute_fusion = false;
   // validate_args: "if args.expert_tensor_parallel_size is None: ... =
   // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
   d.expert_tp_follows_tp = true;
@@ -52,6 +54,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // configs); its "model TFLOP/s" come from NeMo's own formulas (non-causal attention).
   d.name = "nemo";
   d.flops = FlopConvention::kNemo;
+  // Its MoE model configs (Mixtral, DeepSeek, Qwen3-MoE, Llama 4) set moe_permute_fusion.
+  d.moe_permute_fusion = true;
   d.source =
       "NeMo 24.07 docs/source/performance/performance_summary.md; nemo/collections/llm "
       "recipes";
@@ -66,6 +70,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   // recipes set it (DeepSeek-V3 and gpt-oss MXFP8, Qwen3-235B on H100).
   d.name = "megatron-bridge";
   d.fp8_current_scaling = true;
+  // Every MoE model bridge sets provider.moe_permute_fusion = True
+  // (src/megatron/bridge/models/{qwen/qwen3_moe,deepseek/deepseek_v3,gpt_oss/gpt_oss,kimi/kimi}_bridge.py).
+  d.moe_permute_fusion = true;
   d.deepep = true;
   d.ep_overlap = false;
   d.flops = FlopConvention::kMegatronCore;
@@ -77,6 +84,11 @@ std::vector<FrameworkDefaults> BuildTable() {
   // overlap_grad_reduce / overlap_param_gather (101 of the MI355X examples).
   d.name = "primus-megatron";
   d.fp8_current_scaling = false;
+  // configs/models/megatron/language_model.yaml: moe_permute_fusion: false; the DeepSeek
+  // (deepseek_v2_base, deepseek_v3_base), Kimi (kimi_k3_base) and Llama 4 (llama4_17B16E,
+  // llama4_17B128E) model files turn it on. An experiment file's own value is read.
+  d.moe_permute_fusion = false;
+  d.fused_permute_models = "deepseek_v2,deepseek_v3,kimi,llama4";
   d.deepep = false;
   d.ep_overlap = true;  // Primus Turbo's DeepEP overlaps dispatch/combine (when DeepEP is on)
   d.source =
@@ -136,6 +148,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   // Its "memory: X GiB" log line is the device memory monitor's max_reserved
   // (torchtitan/components/metrics.py, DeviceMemoryMonitor.get_peak_stats).
   d.memory_log_reserved = true;
+  // Its MoE combine is scatter_add_ into the tokens (models/moe.py; the DeepEP path's
+  // unpermute in distributed/deepep/utils.py), gathered in by index_select.
+  d.moe_permute_fusion = false;
   d.flops = FlopConvention::kMegatronCore;
   d.source =
       "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md, "
@@ -164,12 +179,35 @@ std::vector<FrameworkDefaults> BuildTable() {
   // Expert weights are sharded over the tensor axis like the dense MLP's (layers/moe.py
   // logical axes "mlp" -> tensor).
   d.expert_tp_follows_tp = true;
+  // Its sorted dispatch gathers with jnp.take and un-permutes by a gather and a sum over the
+  // top-k copies (layers/moe.py permute / unpermute): no atomic adds.
+  d.moe_permute_fusion = true;
   d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;
 }
 
 }  // namespace
+
+bool MoePermuteFusionFor(const FrameworkDefaults& stack, std::string_view model) {
+  if (stack.moe_permute_fusion) return true;
+  std::string_view list = stack.fused_permute_models;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view prefix = list.substr(0, comma);
+    if (!prefix.empty() && model.substr(0, prefix.size()) == prefix) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+SyncFreeMoeOptions SyncFreeMoeStage(int stage) {
+  SyncFreeMoeOptions o;
+  o.moe_permute_fusion = stage >= 1;
+  o.turbo_deepep = stage >= 2;
+  return o;
+}
 
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults() {
   static const std::vector<FrameworkDefaults> table = BuildTable();

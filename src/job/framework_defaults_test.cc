@@ -62,6 +62,33 @@ TEST(FrameworkDefaultsTest, MegatronStacksSplitExpertsOverTensorParallelism) {
   EXPECT_FALSE(DefaultsForFramework("megatron-deepspeed").expert_tp_follows_tp);
 }
 
+TEST(FrameworkDefaultsTest, MoePermutationIsFusedWhereTheStackOrItsModelFileSaysSo) {
+  // Megatron-Core's --moe-permute-fusion is off unless given; Megatron-Bridge's and NeMo's MoE
+  // model configs turn it on; torchtitan combines with scatter_add_.
+  EXPECT_FALSE(MoePermuteFusionFor(DefaultsForFramework("megatron-core"), "qwen3_30B_A3B"));
+  EXPECT_TRUE(MoePermuteFusionFor(DefaultsForFramework("megatron-bridge"), "qwen3_30B_A3B"));
+  EXPECT_TRUE(MoePermuteFusionFor(DefaultsForFramework("nemo"), "mixtral_8x7B"));
+  EXPECT_FALSE(MoePermuteFusionFor(DefaultsForFramework("torchtitan"), "deepseek_v3"));
+  // Primus: language_model.yaml leaves it off, the DeepSeek / Kimi / Llama 4 model files
+  // turn it on.
+  const FrameworkDefaults& primus = DefaultsForFramework("megatron");
+  EXPECT_FALSE(MoePermuteFusionFor(primus, "qwen3_30B_A3B"));
+  EXPECT_FALSE(MoePermuteFusionFor(primus, "mixtral_8x22B"));
+  EXPECT_TRUE(MoePermuteFusionFor(primus, "deepseek_v2_lite"));
+  EXPECT_TRUE(MoePermuteFusionFor(primus, "deepseek_v3"));
+  EXPECT_TRUE(MoePermuteFusionFor(primus, "kimi_k2"));
+  EXPECT_TRUE(MoePermuteFusionFor(primus, "llama4_17B128E"));
+  EXPECT_FALSE(MoePermuteFusionFor(primus, ""));
+}
+
+TEST(FrameworkDefaultsTest, SyncFreeStagesTurnOnFusedPermutationThenDeepEp) {
+  EXPECT_FALSE(SyncFreeMoeStage(0).moe_permute_fusion);
+  EXPECT_TRUE(SyncFreeMoeStage(1).moe_permute_fusion);
+  EXPECT_FALSE(SyncFreeMoeStage(1).turbo_deepep);
+  EXPECT_TRUE(SyncFreeMoeStage(2).turbo_deepep);
+  EXPECT_TRUE(SyncFreeMoeStage(3).moe_permute_fusion);
+}
+
 TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion) {
   const auto& all = AllFrameworkDefaults();
   ASSERT_GE(all.size(), 8u);

@@ -115,6 +115,11 @@ struct TrainingSettings {
   // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
   bool ep_overlap = false;
   MoeExpertCompute moe_expert_compute = MoeExpertCompute::kGroupedTokens;
+  // MoE token permutation through fused kernels (Transformer Engine's moe_permute /
+  // moe_unpermute: Megatron --moe-permute-fusion). False: PyTorch's index_select, then a probs
+  // multiply and scatter_add_ back into the tokens (Megatron's unfused path, torchtitan), whose
+  // accumulations run on atomic adds (cost/memory_bound_model.h, AtomicAddSeconds).
+  bool moe_permute_fusion = true;
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;

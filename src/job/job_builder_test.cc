@@ -376,6 +376,26 @@ TEST(BuildJob, ExpertParallelChecks) {
   EXPECT_EQ(BuildJob(moe).parallel.ep, 8);
 }
 
+TEST(BuildJob, MoePermutationFusionFromTheConfigOrTheSyncFreeStage) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  // Not set anywhere: Primus's default (language_model.yaml) is off.
+  EXPECT_FALSE(BuildJob(moe).training.moe_permute_fusion);
+  moe.overrides = {{"moe_permute_fusion", "true"}};
+  EXPECT_TRUE(BuildJob(moe).training.moe_permute_fusion);
+  // Sync-free stage 1 turns the fused permutation on; stage 2 also Turbo's DeepEP.
+  moe.overrides = {{"turbo_sync_free_moe_stage", "1"}};
+  EXPECT_TRUE(BuildJob(moe).training.moe_permute_fusion);
+  EXPECT_FALSE(BuildJob(moe).training.deepep);
+  moe.overrides = {{"turbo_sync_free_moe_stage", "2"}};
+  EXPECT_TRUE(BuildJob(moe).training.deepep);
+  moe.overrides = {{"turbo_sync_free_moe_stage", "4"}};
+  EXPECT_THAT(ErrorOf(moe), HasSubstr("turbo_sync_free_moe_stage"));
+  EXPECT_THAT(ErrorOf(moe), HasSubstr("4 is not a stage: 0 to 3"));
+}
+
 TEST(BuildJob, ContextParallelNeedsSequenceChunks) {
   EXPECT_THAT(
       ErrorOf(TinyRequest({{"context_parallel_size", "4"}, {"seq_length", "4100"}})),

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "job/framework_adapter.h"
+#include "job/framework_defaults.h"
 #include "job/moe_layer_frequency.h"
 #include "parallel/pipeline_layout.h"
 #include "util/dtype.h"
@@ -129,6 +130,7 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "moe_expert_capacity_factor",
                                               "moe_router_load_balancing_type",
                                               "moe_enable_deepep",
+                                              "moe_permute_fusion",
                                               "multi_latent_attention",
                                               "q_lora_rank",
                                               "kv_lora_rank",
@@ -360,6 +362,17 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   t.overlap_param_gather = c.Bool("overlap_param_gather", t.overlap_param_gather);
   t.deepep = c.Bool("use_turbo_deepep", false) || c.Bool("moe_enable_deepep", false);
   t.ep_overlap = t.deepep || c.Bool("overlap_moe_expert_parallel_comm", false);
+  const int64_t stage = c.Int("turbo_sync_free_moe_stage", 0);
+  if (stage < 0 || stage > 3) {
+    c.Fail("turbo_sync_free_moe_stage", fmt::format("{} is not a stage: 0 to 3", stage));
+  }
+  const SyncFreeMoeOptions sync_free = SyncFreeMoeStage(static_cast<int>(stage));
+  t.deepep = t.deepep || sync_free.turbo_deepep;
+  t.ep_overlap = t.ep_overlap || t.deepep;
+  t.moe_permute_fusion =
+      sync_free.moe_permute_fusion ||
+      c.Bool("moe_permute_fusion",
+             MoePermuteFusionFor(DefaultsForFramework(job.framework), job.model.name));
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
+#include "job/framework_defaults.h"
 #include "util/checked_math.h"
 #include "util/dtype.h"
 
@@ -254,6 +255,7 @@ class TorchTitan final : public FrameworkAdapter {
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
     t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
+    t.moe_permute_fusion = DefaultsForFramework("torchtitan").moe_permute_fusion;
   }
 };
 

@@ -41,14 +41,14 @@ struct ModelTimings {
 // Fitted once over every projectable throughput / iteration-time row of
 // corpus/validation/published_runs.csv (`sextant validate --fit-efficiency`, docs/validate.md);
 // one constant for all rows and GPUs, never per row.
-inline constexpr double kInTrainingEfficiency = 0.80;
+inline constexpr double kInTrainingEfficiency = 0.81;
 
 // Transformer Engine's cuDNN attention on Hopper (Megatron, NeMo, Primus, MaxText),
 // as a fraction of FlashAttention-3's published 75% (forward) / 50% (backward) of peak. The
 // cuDNN 9.0-9.2 of the 2024 NeMo containers predates FlashAttention-3-class kernels; fitted on
 // the 13 NeMo rows of corpus/validation/published_runs.csv (the only H100 rows that run TE
 // attention; `sextant validate --fit-efficiency`), never per row.
-inline constexpr double kCudnnAttentionScale = 0.74;
+inline constexpr double kCudnnAttentionScale = 0.76;
 
 // The fitted constants of the performance projection (docs/validate.md lists the rows each
 // one was fitted on).

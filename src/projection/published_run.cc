@@ -350,6 +350,9 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   const std::string stack_text = FactCell(t, row, "framework_version") + " " + t.Get(row, "notes");
   tr.deepep = r.moe && (stack.deepep || Contains(stack_text, "deepep") ||
                         Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free"));
+  // Primus Turbo's sync-free MoE turns the fused permutation on at every stage.
+  const bool sync_free = Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free");
+  tr.moe_permute_fusion = sync_free || MoePermuteFusionFor(stack, job.model.name);
   const std::string overlap = Lower(FactCell(t, row, "overlap"));
   if (overlap.empty()) {
     tr.overlap_grad_reduce = stack.overlap_grad_reduce;
