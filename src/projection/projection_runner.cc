@@ -124,10 +124,11 @@ void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
 // What a flag Sextant models only in part did (the rest is said, not silently dropped).
 void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport& r) {
   if (o.sync_free_stage > 0 && job.model.IsMoe()) {
-    r.assumptions.push_back(fmt::format(
-        "--sync-free-stage {}: modelled as DeepEP dispatch/combine; Turbo's removal of host "
-        "synchronisations at that stage is not modelled",
-        o.sync_free_stage));
+    r.assumptions.push_back(
+        fmt::format("--sync-free-stage {}: modelled as DeepEP dispatch/combine with the fused "
+                    "permutation; Turbo's removal of host "
+                    "synchronisations at that stage is not modelled",
+                    o.sync_free_stage));
   }
 }
 
