@@ -61,7 +61,7 @@ constexpr double kAttentionBackwardVsGemm = 0.50 / kCalculonMatrixTop;
 // kernels PyTorch's SDPA flash backend runs (torchtitan, llm-foundry); Hopper and Blackwell
 // use them until a framework picks cuDNN / FlashAttention-3 (projection/layer_timing.cc).
 // Measured on an H200 (tests/data/h200/attention.csv, PyTorch 2.11) the causal kernels reach
-// 18-32% forward and 16-30% backward, and SDPA there picks cuDNN's kernels by default.
+// 15-33% forward and 15-31% backward, and SDPA there picks cuDNN's kernels by default.
 constexpr double kFa2HopperForward = 0.35;
 constexpr double kFa2HopperBackward = 0.50 / 1.65;
 
