@@ -13,9 +13,12 @@ Writes to OUT_DIR:
   layers.csv        whole decoder layers (dense Llama-style and a top-k MoE block), forward and
                     forward+backward, median of timed iterations.
   attention.csv     flash / cuDNN attention forward and backward, timed with CUDA events.
+  fp8_fast_accum.json.gz  profiler trace of the same FP8 GEMMs with fast accumulation
+                    (use_fast_accum=True: what Transformer Engine and torchao run for the forward
+                    GEMM; their input- and weight-gradient GEMMs keep the split accumulator).
   layer_*.json.gz   profiler traces of three training steps of a dense and a MoE layer.
 
-Usage: python3 bench/gpu/kernel_sweep.py OUT_DIR [--quick]
+Usage: python3 bench/gpu/kernel_sweep.py OUT_DIR [--quick] [--only fp8-fast-accum]
 Every section runs on its own: one that fails (an op missing in this PyTorch) is reported
 and the others still run.
 """
@@ -63,21 +66,21 @@ def section(name, fn):
         print(f"!! {name} failed", flush=True)
 
 
-# Dense GEMMs of training: tokens (M) x hidden projections of Llama 3 8B/70B, Qwen3-30B-A3B,
-# Mixtral 8x22B and DeepSeek-V3 at TP 1/2/4/8 (N or K split), forward shapes (M, N, K).
+# Dense GEMMs of training: tokens (M) x the projections of Llama 3 8B/70B, Qwen3-30B-A3B's
+# attention and Mixtral 8x22B at TP 1/2/4/8 (N or K split), forward shapes (M, N, K).
 def dense_shapes():
-    models = {  # hidden, qkv out, ffn
-        "llama3_8b": (4096, 6144, 14336),
-        "llama3_70b": (8192, 10240, 28672),
-        "qwen3_30b_attn": (2048, 5120, 0),
-        "mixtral_8x22b": (6144, 8192, 16384),
+    models = {  # hidden, query width (heads x head dim), key/value width, ffn
+        "llama3_8b": (4096, 4096, 1024, 14336),
+        "llama3_70b": (8192, 8192, 1024, 28672),
+        "qwen3_30b_attn": (2048, 4096, 512, 0),
+        "mixtral_8x22b": (6144, 6144, 1024, 16384),
     }
     shapes = set()
     for tokens in (4096, 8192, 16384) if not QUICK else (4096,):
-        for hidden, qkv, ffn in models.values():
+        for hidden, q, kv, ffn in models.values():
             for tp in (1, 2, 4, 8):
-                shapes.add((tokens, qkv // tp, hidden))  # QKV
-                shapes.add((tokens, hidden, qkv * 2 // 3 // tp))  # attention out (q heads)
+                shapes.add((tokens, (q + 2 * kv) // tp, hidden))  # QKV
+                shapes.add((tokens, hidden, q // tp))  # attention output
                 if ffn:
                     shapes.add((tokens, 2 * ffn // tp, hidden))  # gate+up
                     shapes.add((tokens, hidden, ffn // tp))  # down
@@ -113,6 +116,22 @@ def gemm_sweep(profile_ops):
         for r in rows:
             w.writerow([r[0], r[1], r[2], r[3], f"{r[4]:.3f}", r[5]])
     print(f"{len(rows)} GEMMs timed")
+
+
+def fp8_fast_accum_sweep():
+    fp8 = torch.float8_e4m3fn
+    one = torch.ones((), device=DEV, dtype=torch.float32)
+    ops = []
+    for m, n, k in dense_shapes():
+        a = torch.randn(m, k, device=DEV, dtype=BF16).to(fp8)
+        b = torch.randn(n, k, device=DEV, dtype=BF16).to(fp8).t()
+
+        def fast(a=a, b=b):
+            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=BF16,
+                                    use_fast_accum=True)
+
+        ops.append(("scaled_mm_fast_accum", fast))
+    profile_ops_to_trace(ops, os.path.join(OUT, "fp8_fast_accum.json.gz"))
 
 
 def attention_call(backend, q, k, v, gqa):
@@ -313,9 +332,10 @@ class DenseMlp(torch.nn.Module):
 
 class MoeMlp(torch.nn.Module):
     """Top-k routed experts on one GPU (expert parallel 1): router, sort by expert, two grouped
-    GEMMs, weighted scatter back, as torchtitan's MoE without token dropping."""
+    GEMMs, weighted accumulation back. style "index": rows gathered by indexing, accumulated
+    with index_add_; "megatron": Megatron-Core's unfused index_select and scatter_add_."""
 
-    def __init__(self, hidden, ffn, experts, topk, style="torchtitan"):
+    def __init__(self, hidden, ffn, experts, topk, style="index"):
         super().__init__()
         self.experts, self.topk, self.style = experts, topk, style
         self.norm = RMSNorm(hidden)
@@ -430,6 +450,9 @@ def main():
     print(f"{torch.cuda.get_device_name()} sm_{p.major}{p.minor} {p.multi_processor_count} SMs, "
           f"{p.total_memory / 2**30:.1f} GiB; torch {torch.__version__} cuda {torch.version.cuda} "
           f"cudnn {torch.backends.cudnn.version()}", flush=True)
+    if "fp8-fast-accum" in sys.argv:
+        section("FP8 GEMMs with fast accumulation", fp8_fast_accum_sweep)
+        return
     ops = []
     section("dense GEMMs", lambda: gemm_sweep(ops))
     section("attention", lambda: attention_sweep(ops))

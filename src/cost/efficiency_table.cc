@@ -65,12 +65,17 @@ constexpr double kAttentionBackwardVsGemm = 0.50 / kCalculonMatrixTop;
 constexpr double kFa2HopperForward = 0.35;
 constexpr double kFa2HopperBackward = 0.50 / 1.65;
 
-// FP8 GEMMs on Hopper, measured on an H200 (tests/data/h200/kernels.json.gz: 140 tensorwise
-// `torch._scaled_mm` GEMMs of training shapes, cuBLASLt; `sextant calibrate`): from 16 GFLOP
-// up they reach 0.506 / 0.545 / 0.596 / 0.619 of the FP8 peak where the same shapes in bf16
-// reach 0.64-0.74 of theirs, so FP8 runs 1.2-1.8x faster than bf16, not 2x. Below 16 GFLOP
-// (one FP8 GEMM measured) the bf16 ramp scaled by the 16 GFLOP class's ratio, 0.506 / 0.678.
-constexpr double kHopperFp8Gemm[] = {0.0563, 0.0563, 0.337, 0.337, 0.506, 0.545, 0.596, 0.619};
+// FP8 GEMMs on Hopper, measured on an H200 (tests/data/h200: the 159 training GEMM shapes as
+// tensorwise `torch._scaled_mm`, cuBLASLt; `sextant calibrate`). With fast accumulation
+// (fp8_fast_accum.json.gz), what Transformer Engine and torchao run for the forward GEMM, they
+// reach 0.69 / 0.71 / 0.73 / 0.67 of the FP8 peak from 16 / 64 / 128 / 512 GFLOP: the bf16
+// fractions of the default table, which they keep. With the split accumulator
+// (kernels.json.gz), what both run for the input- and weight-gradient GEMMs, they reach
+// 0.452 / 0.535 / 0.584 / 0.612: FP8 there is 1.3-1.75x faster than bf16, not 2x. Below
+// 16 GFLOP (two FP8 GEMMs measured) the bf16 ramp scaled by the 16 GFLOP class's ratio,
+// 0.452 / 0.678.
+constexpr double kHopperFp8GradientGemm[] = {0.0503, 0.0503, 0.301, 0.301,
+                                             0.452,  0.535,  0.584, 0.612};
 
 // MI300X bf16 GEMM classes and launch floor fitted on the measured GEMM and elementwise
 // kernels of the seven MI300X PyTorch traces with shapes in the corpus (TraceLens tests:
@@ -170,9 +175,10 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
     t.gemm_[DType::kBF16] = GemmRamp(gemm_ceiling);
     if (gpu.arch == "sm_90") {
       SizeClassTable fp8 = GemmRamp(gemm_ceiling);
-      fp8.fractions.assign(std::begin(kHopperFp8Gemm), std::end(kHopperFp8Gemm));
-      t.gemm_[DType::kFP8] = fp8;
-      t.gemm_[DType::kMXFP8] = fp8;  // Hopper has no MX formats: block-scaled FP8 on the same units
+      fp8.fractions.assign(std::begin(kHopperFp8GradientGemm), std::end(kHopperFp8GradientGemm));
+      t.gradient_gemm_[DType::kFP8] = fp8;
+      // Hopper has no MX formats: block-scaled FP8 runs on the same units.
+      t.gradient_gemm_[DType::kMXFP8] = fp8;
     }
     t.hbm_ = HbmRamp(kNvidiaHbmCeiling);
     // Hopper and later: cuBLAS / CUTLASS 3 GEMMs are persistent warp-specialised kernels
@@ -204,6 +210,16 @@ const SizeClassTable& EfficiencyTable::GemmTable(DType dtype) const {
 
 double EfficiencyTable::GemmFraction(DType dtype, double flops) const {
   return GemmTable(dtype).Lookup(flops);
+}
+
+const SizeClassTable* EfficiencyTable::GradientGemmTable(DType dtype) const {
+  auto it = gradient_gemm_.find(dtype);
+  return it == gradient_gemm_.end() ? nullptr : &it->second;
+}
+
+double EfficiencyTable::GradientGemmFraction(DType dtype, double flops) const {
+  const SizeClassTable* gradient = GradientGemmTable(dtype);
+  return gradient ? gradient->Lookup(flops) : GemmFraction(dtype, flops);
 }
 
 void EfficiencyTable::SetGemmTable(DType dtype, SizeClassTable table) {

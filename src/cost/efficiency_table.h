@@ -39,6 +39,10 @@ class EfficiencyTable {
   // operations (2·M·N·K·batch), after tile and wave quantisation. Dtypes without a table
   // of their own use the bf16 table.
   double GemmFraction(DType dtype, double flops) const;
+  // The same for a backward-pass (input- or weight-gradient) GEMM: Transformer Engine and
+  // torchao run those low-precision GEMMs with the split (promoted) accumulator, the forward
+  // one with fast accumulation. Dtypes without a gradient table of their own use GemmFraction.
+  double GradientGemmFraction(DType dtype, double flops) const;
   // Flash-attention kernels: fraction of the dtype's dense peak, forward and backward.
   double attention_forward_fraction() const { return attention_forward_fraction_; }
   double attention_backward_fraction() const { return attention_backward_fraction_; }
@@ -47,6 +51,8 @@ class EfficiencyTable {
 
   const SizeClassTable& GemmTable(DType dtype) const;
   void SetGemmTable(DType dtype, SizeClassTable table);
+  // The backward-pass table of `dtype`, when it has one.
+  const SizeClassTable* GradientGemmTable(DType dtype) const;
   void SetAttentionFractions(double forward, double backward);
   void SetHbmTable(SizeClassTable table) { hbm_ = std::move(table); }
   const SizeClassTable& hbm_table() const { return hbm_; }
@@ -78,6 +84,7 @@ class EfficiencyTable {
 
  private:
   std::map<DType, SizeClassTable> gemm_;
+  std::map<DType, SizeClassTable> gradient_gemm_;
   double attention_forward_fraction_ = 1.0;
   double attention_backward_fraction_ = 1.0;
   SizeClassTable hbm_;

@@ -50,6 +50,28 @@ TEST(EfficiencyTableTest, NvidiaAmpereDefaultsAreCalculonsTables) {
   EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 0.50);
 }
 
+// Hopper FP8 (measured on an H200, tests/data/h200): forward GEMMs (fast accumulation) keep
+// the bf16 fractions; gradient GEMMs (split accumulator) reach 0.452 / 0.535 / 0.584 / 0.612 of
+// the FP8 peak from 16 / 64 / 128 / 512 GFLOP. bf16 and other GPUs have no gradient classes.
+TEST(EfficiencyTableTest, HopperFp8GradientGemmsHaveTheirOwnClasses) {
+  GpuSpec h100 = Gpu(Vendor::kNVIDIA);
+  h100.arch = "sm_90";
+  const EfficiencyTable t = EfficiencyTable::Default(h100);
+  EXPECT_DOUBLE_EQ(t.GemmFraction(DType::kFP8, 200e9), t.GemmFraction(DType::kBF16, 200e9));
+  EXPECT_DOUBLE_EQ(t.GradientGemmFraction(DType::kFP8, 20e9), 0.452);
+  EXPECT_DOUBLE_EQ(t.GradientGemmFraction(DType::kFP8, 100e9), 0.535);
+  EXPECT_DOUBLE_EQ(t.GradientGemmFraction(DType::kMXFP8, 200e9), 0.584);
+  EXPECT_DOUBLE_EQ(t.GradientGemmFraction(DType::kFP8, 600e9), 0.612);
+  EXPECT_DOUBLE_EQ(t.GradientGemmFraction(DType::kBF16, 600e9),
+                   t.GemmFraction(DType::kBF16, 600e9));
+  GpuSpec b200 = Gpu(Vendor::kNVIDIA);
+  b200.arch = "sm_100";
+  const EfficiencyTable blackwell = EfficiencyTable::Default(b200);
+  EXPECT_EQ(blackwell.GradientGemmTable(DType::kFP8), nullptr);
+  EXPECT_DOUBLE_EQ(blackwell.GradientGemmFraction(DType::kFP8, 600e9),
+                   blackwell.GemmFraction(DType::kFP8, 600e9));
+}
+
 TEST(EfficiencyTableTest, NvidiaHopperAndLaterUseTheMeasuredCublasCeiling) {
   GpuSpec h100 = Gpu(Vendor::kNVIDIA);
   h100.arch = "sm_90";

@@ -38,7 +38,8 @@ struct Problem {
 // share the waves; a wave's time is the mean tile work, so uniform problems reduce to
 // waves x one tile's work.
 GemmEstimate EvaluateLaunch(const GpuSpec& gpu, const EfficiencyTable& table,
-                            const std::vector<Problem>& problems, int64_t n, DType dtype) {
+                            const std::vector<Problem>& problems, int64_t n, DType dtype,
+                            GemmPass pass) {
   if (gpu.compute_units <= 0) {
     ThrowUserError(
         fmt::format("GPU {}: compute_units must be positive for the GEMM model", gpu.name));
@@ -63,7 +64,8 @@ GemmEstimate EvaluateLaunch(const GpuSpec& gpu, const EfficiencyTable& table,
   GemmEstimate best;
   best.flops = flops;
   if (flops <= 0) return best;  // nothing to do: no kernel time
-  const double efficiency = table.GemmFraction(dtype, flops);
+  const double efficiency = pass == GemmPass::kGradient ? table.GradientGemmFraction(dtype, flops)
+                                                        : table.GemmFraction(dtype, flops);
   double best_seconds = std::numeric_limits<double>::infinity();
   for (const MacroTile& tile : CandidateMacroTiles()) {
     for (int split : kSplitFactors) {
@@ -159,16 +161,16 @@ double GemmHbmBytes(const GemmShape& shape, MacroTile tile, int64_t concurrent, 
 GemmModel::GemmModel(GpuSpec gpu, EfficiencyTable table)
     : gpu_(std::move(gpu)), table_(std::move(table)) {}
 
-GemmEstimate GemmModel::Estimate(const GemmShape& shape, DType dtype) const {
+GemmEstimate GemmModel::Estimate(const GemmShape& shape, DType dtype, GemmPass pass) const {
   if (shape.m < 0 || shape.n < 0 || shape.k < 0 || shape.batch < 0) {
     ThrowUserError(fmt::format("GEMM shape {}x{}x{} (batch {}) has a negative dimension", shape.m,
                                shape.n, shape.k, shape.batch));
   }
-  return EvaluateLaunch(gpu_, table_, {{shape.m, shape.k, shape.batch}}, shape.n, dtype);
+  return EvaluateLaunch(gpu_, table_, {{shape.m, shape.k, shape.batch}}, shape.n, dtype, pass);
 }
 
 GemmEstimate GemmModel::EstimateGrouped(const std::vector<int64_t>& group_m, int64_t n, int64_t k,
-                                        DType dtype) const {
+                                        DType dtype, GemmPass pass) const {
   // Groups of equal size are one batched problem (balanced routing yields at most two sizes).
   std::map<int64_t, int64_t> count_by_m;
   for (int64_t m : group_m) {
@@ -177,12 +179,12 @@ GemmEstimate GemmModel::EstimateGrouped(const std::vector<int64_t>& group_m, int
   }
   std::vector<Problem> problems;
   for (const auto& [m, count] : count_by_m) problems.push_back({m, k, count});
-  return EvaluateLaunch(gpu_, table_, problems, n, dtype);
+  return EvaluateLaunch(gpu_, table_, problems, n, dtype, pass);
 }
 
 GemmEstimate GemmModel::EstimateGroupedRaggedK(int64_t m, int64_t n,
-                                               const std::vector<int64_t>& group_k,
-                                               DType dtype) const {
+                                               const std::vector<int64_t>& group_k, DType dtype,
+                                               GemmPass pass) const {
   std::map<int64_t, int64_t> count_by_k;
   for (int64_t k : group_k) {
     if (k < 0) ThrowUserError("grouped GEMM: negative group depth");
@@ -190,7 +192,7 @@ GemmEstimate GemmModel::EstimateGroupedRaggedK(int64_t m, int64_t n,
   }
   std::vector<Problem> problems;
   for (const auto& [k, count] : count_by_k) problems.push_back({k > 0 ? m : 0, k, count});
-  return EvaluateLaunch(gpu_, table_, problems, n, dtype);
+  return EvaluateLaunch(gpu_, table_, problems, n, dtype, pass);
 }
 
 // ---- Calibration -------------------------------------------------------------------------

@@ -41,24 +41,29 @@ struct GemmEstimate {
   bool launch_bound = false;  // shorter than the table's minimum kernel time
 };
 
+// Which pass a GEMM belongs to: backward-pass (input- and weight-gradient) low-precision GEMMs
+// use the efficiency table's gradient classes (EfficiencyTable::GradientGemmFraction).
+enum class GemmPass { kForward, kGradient };
+
 class GemmModel {
  public:
   GemmModel(GpuSpec gpu, EfficiencyTable table);
 
   // Inputs in `dtype`, output in bf16 for low-precision inputs (fp8/mxfp8/fp4), else dtype.
   // Throws UserError when the GPU has no peak for the dtype.
-  GemmEstimate Estimate(const GemmShape& shape, DType dtype) const;
+  GemmEstimate Estimate(const GemmShape& shape, DType dtype,
+                        GemmPass pass = GemmPass::kForward) const;
   double Time(const GemmShape& shape, DType dtype) const { return Estimate(shape, dtype).seconds; }
 
   // One grouped-GEMM kernel over groups that share N and K but each have their own M
   // (MoE experts with ragged token counts). Tiles of all groups share the waves.
   GemmEstimate EstimateGrouped(const std::vector<int64_t>& group_m, int64_t n, int64_t k,
-                               DType dtype) const;
+                               DType dtype, GemmPass pass = GemmPass::kForward) const;
 
   // The weight-gradient form of the same grouped GEMM: dW_g[M,N] = X_gᵀ · dY_g, where each
   // group's depth K is its token count.
   GemmEstimate EstimateGroupedRaggedK(int64_t m, int64_t n, const std::vector<int64_t>& group_k,
-                                      DType dtype) const;
+                                      DType dtype, GemmPass pass = GemmPass::kForward) const;
 
   const GpuSpec& gpu() const { return gpu_; }
   const EfficiencyTable& table() const { return table_; }

@@ -94,8 +94,8 @@ class LayerCostModel::Builder {
   void Linear(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype) {
     if (tokens <= 0 || in <= 0 || out <= 0) return;
     const GemmEstimate f = m_.gemm_.Estimate({tokens, out, in}, dtype);
-    const GemmEstimate b = m_.gemm_.Estimate({tokens, in, out}, dtype);
-    const GemmEstimate w = m_.gemm_.Estimate({in, out, tokens}, dtype);
+    const GemmEstimate b = m_.gemm_.Estimate({tokens, in, out}, dtype, GemmPass::kGradient);
+    const GemmEstimate w = m_.gemm_.Estimate({in, out, tokens}, dtype, GemmPass::kGradient);
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
     cost_.backward_weight.gemm += w.seconds;
@@ -108,8 +108,10 @@ class LayerCostModel::Builder {
   void GroupedLinear(unsigned tags, const std::vector<int64_t>& group_tokens, int64_t in,
                      int64_t out, DType dtype) {
     const GemmEstimate f = m_.gemm_.EstimateGrouped(group_tokens, out, in, dtype);
-    const GemmEstimate b = m_.gemm_.EstimateGrouped(group_tokens, in, out, dtype);
-    const GemmEstimate w = m_.gemm_.EstimateGroupedRaggedK(in, out, group_tokens, dtype);
+    const GemmEstimate b =
+        m_.gemm_.EstimateGrouped(group_tokens, in, out, dtype, GemmPass::kGradient);
+    const GemmEstimate w =
+        m_.gemm_.EstimateGroupedRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient);
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
     cost_.backward_weight.gemm += w.seconds;
@@ -127,13 +129,13 @@ class LayerCostModel::Builder {
   void MaskMatmul(unsigned tags, const GemmShape& forward, const GemmShape& backward, DType dtype,
                   const GemmShape* mask_gradient = nullptr) {
     const GemmEstimate f = m_.gemm_.Estimate(forward, dtype);
-    const GemmEstimate b = m_.gemm_.Estimate(backward, dtype);
+    const GemmEstimate b = m_.gemm_.Estimate(backward, dtype, GemmPass::kGradient);
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
     cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
     if (mask_gradient) {
-      const GemmEstimate g = m_.gemm_.Estimate(*mask_gradient, dtype);
+      const GemmEstimate g = m_.gemm_.Estimate(*mask_gradient, dtype, GemmPass::kGradient);
       cost_.backward_input.gemm += g.seconds;
       cost_.flops_backward += g.flops;
     }
@@ -542,14 +544,18 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     c.Linear(kMoe, T_moe, H, e.num_experts, half);  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
-    // Elements the unfused path accumulates atomically: every copy's hidden vector.
+    const bool fused_permutation = t.moe_permutation == MoePermutation::kFused;
+    // Elements the unfused paths accumulate atomically: every copy's hidden vector.
     const double copy_elements = static_cast<double>(T_moe) * k * H;
-    if (layout == MoeExpertCompute::kGroupedTokens && t.moe_permute_fusion) {
+    if (layout == MoeExpertCompute::kGroupedTokens && fused_permutation) {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     } else if (layout == MoeExpertCompute::kGroupedTokens) {
-      // index_select; its backward is index_add_.
+      // index_select's gradient is index_add_, torch.gather's a scatter_add_.
+      const AtomicAdd gradient = t.moe_permutation == MoePermutation::kIndexSelect
+                                     ? AtomicAdd::kIndexAdd
+                                     : AtomicAdd::kScatterAdd;
       c.MemoryBound(kMoe, UnfusedPermuteBytes(T_moe, k, H, b, sort));
-      c.AtomicAdds(kMoe, 0, AtomicAdd::kIndexAdd, copy_elements, AtomicAdd::kIndexAdd);
+      c.AtomicAdds(kMoe, 0, gradient, copy_elements, gradient);
     } else if (layout == MoeExpertCompute::kCapacitySlots) {
       // dispatch "BSM,BSEC -> EBCM" per sequence: [E·C, M] = maskᵀ[E·C, S] · x[S, M]; its
       // input gradient is mask · dY. MaxText keeps both einsums out of quantisation
@@ -570,11 +576,13 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
-    if (layout == MoeExpertCompute::kGroupedTokens && t.moe_permute_fusion) {
+    if (layout == MoeExpertCompute::kGroupedTokens && fused_permutation) {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     } else if (layout == MoeExpertCompute::kGroupedTokens) {
-      // probs multiply and scatter_add_ back into the tokens; backward gathers.
-      c.MemoryBound(kMoe, UnfusedUnpermuteBytes(T_moe, k, H, b, sort));
+      // scatter_add_ back into the tokens (torchtitan multiplies by the probabilities first);
+      // backward gathers.
+      const bool probs = t.moe_permutation == MoePermutation::kGatherScatter;
+      c.MemoryBound(kMoe, UnfusedUnpermuteBytes(T_moe, k, H, b, sort, probs));
       c.AtomicAdds(kMoe, copy_elements, AtomicAdd::kScatterAdd, 0, AtomicAdd::kScatterAdd);
     } else if (layout == MoeExpertCompute::kCapacitySlots) {
       // combine "EBCM,BSEC -> BSM": [S, M] = mask[S, E·C] · y[E·C, M]; gradient maskᵀ · dY.

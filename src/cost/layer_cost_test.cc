@@ -290,26 +290,61 @@ Job SmallMoe() {
   return j;
 }
 
-// Megatron without --moe-permute-fusion (and torchtitan): index_select, probs multiply and
-// scatter_add_ instead of the fused kernels. SmallMoe: 1024 tokens, top-2, hidden 1024, bf16,
-// four local experts (sorted); copies R = 2048 rows of 2048 B = 4,194,304 B, token rows
-// 2,097,152 B. Against the fused bytes (14,680,064 B each way for permute and for unpermute):
-//   forward:  unpermute 2R + rows + 2R (sort) = 18,874,368 B, +4,194,304 B; and 2,097,152
-//             scatter_add_ adds at 0.1117 x 1 TB/s / 2 B;
-//   backward: permute rows + 2R = 10,485,760 B, unpermute rows + 5R + 2R = 31,457,280 B,
-//             +12,582,912 B in all; and 2,097,152 index_add_ adds at 0.0510 x 1 TB/s / 2 B.
+// The PyTorch permutation paths against the fused kernels. SmallMoe: 1024 tokens, top-2,
+// hidden 1024, bf16, four local experts (sorted); copies R = 2048 rows of 2048 B = 4,194,304 B,
+// token rows 2,097,152 B; the fused path moves 14,680,064 B each way for permute and again for
+// unpermute. RoundGpu has 1 TB/s and is not a Hopper part: the H200's atomic rates scaled by
+// 1 / 4.8, 55.833 G scatter_add_ and 25.521 G index_add_ per second.
+//   Megatron (index_select, scatter_add_): forward unpermute rows + 2R (sort) = 10,485,760 B,
+//     -4,194,304 B, plus 2,097,152 scatter_add_ adds; backward permute rows + 2R = 10,485,760 B
+//     and unpermute rows + R + 2R = 14,680,064 B, -4,194,304 B in all, plus 2,097,152
+//     index_add_ adds.
+//   torchtitan (gather, probabilities multiply, scatter_add_): the multiply adds 2R forward and
+//     4R backward, and the gather's gradient is a scatter_add_.
 TEST(LayerCostTest, UnfusedPermutationAddsItsBytesAndAtomicAdds) {
   const Job fused_job = SmallMoe();
-  Job unfused_job = SmallMoe();
-  unfused_job.training.moe_permute_fusion = false;
+  Job megatron_job = SmallMoe();
+  megatron_job.training.moe_permutation = MoePermutation::kIndexSelect;
+  Job titan_job = SmallMoe();
+  titan_job.training.moe_permutation = MoePermutation::kGatherScatter;
   const LayerCost fused = Ideal(fused_job).TransformerLayer(0);
-  const LayerCost unfused = Ideal(unfused_job).TransformerLayer(0);
-  EXPECT_NEAR(unfused.forward.memory_bound - fused.forward.memory_bound,
-              4194304 / 1e12 + 2097152 * 2 / (1e12 * 0.1117), 1e-12);
-  EXPECT_NEAR(unfused.backward_input.memory_bound - fused.backward_input.memory_bound,
-              12582912 / 1e12 + 2097152 * 2 / (1e12 * 0.0510), 1e-12);
-  EXPECT_DOUBLE_EQ(unfused.forward.gemm, fused.forward.gemm);
-  EXPECT_DOUBLE_EQ(unfused.flops_forward, fused.flops_forward);
+  const LayerCost megatron = Ideal(megatron_job).TransformerLayer(0);
+  const LayerCost titan = Ideal(titan_job).TransformerLayer(0);
+  const double scatter = 268e9 / 4.8, index = 122.5e9 / 4.8;
+  EXPECT_NEAR(megatron.forward.memory_bound - fused.forward.memory_bound,
+              -4194304 / 1e12 + 2097152 / scatter, 1e-12);
+  EXPECT_NEAR(megatron.backward_input.memory_bound - fused.backward_input.memory_bound,
+              -4194304 / 1e12 + 2097152 / index, 1e-12);
+  EXPECT_NEAR(titan.forward.memory_bound - fused.forward.memory_bound,
+              4194304 / 1e12 + 2097152 / scatter, 1e-12);
+  EXPECT_NEAR(titan.backward_input.memory_bound - fused.backward_input.memory_bound,
+              12582912 / 1e12 + 2097152 / scatter, 1e-12);
+  EXPECT_DOUBLE_EQ(megatron.forward.gemm, fused.forward.gemm);
+  EXPECT_DOUBLE_EQ(megatron.flops_forward, fused.flops_forward);
+}
+
+// Full recompute and selective recompute of the "moe" module re-run the forward atomic adds;
+// recomputing only "moe_act" does not.
+TEST(LayerCostTest, RecomputedMoeRerunsTheUnfusedPermutation) {
+  Job job = SmallMoe();
+  job.training.moe_permutation = MoePermutation::kIndexSelect;
+  const double adds = 2097152 / (268e9 / 4.8);
+  Job fused = job;
+  fused.training.moe_permutation = MoePermutation::kFused;
+  auto recompute_of = [](Job j, RecomputeGranularity g, std::vector<std::string> modules) {
+    j.training.recompute.granularity = g;
+    j.training.recompute.modules = std::move(modules);
+    return Ideal(j).TransformerLayer(0).recompute.memory_bound;
+  };
+  const double full = recompute_of(job, RecomputeGranularity::kFull, {}) -
+                      recompute_of(fused, RecomputeGranularity::kFull, {});
+  const double moe = recompute_of(job, RecomputeGranularity::kSelective, {"moe"}) -
+                     recompute_of(fused, RecomputeGranularity::kSelective, {"moe"});
+  const double act = recompute_of(job, RecomputeGranularity::kSelective, {"moe_act"}) -
+                     recompute_of(fused, RecomputeGranularity::kSelective, {"moe_act"});
+  EXPECT_NEAR(full, -4194304 / 1e12 + adds, 1e-12);
+  EXPECT_NEAR(moe, -4194304 / 1e12 + adds, 1e-12);
+  EXPECT_DOUBLE_EQ(act, 0.0);
 }
 
 TEST(LayerCostTest, MoeLayerRoutesTopKCopiesToTheLocalExperts) {

@@ -67,11 +67,13 @@ OpBytes UnfusedPermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double
 }
 
 OpBytes UnfusedUnpermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
-                              bool sort_by_expert) {
+                              bool sort_by_expert, bool probs) {
   const double copies = static_cast<double>(tokens) * static_cast<double>(topk) * hidden * b;
   const double rows = static_cast<double>(tokens) * hidden * b;
   const double sort = sort_by_expert ? 2.0 * copies : 0.0;
-  return {2.0 * copies + rows + sort, rows + copies + 4.0 * copies + sort};
+  const double multiply_forward = probs ? 2.0 * copies : 0.0;
+  const double multiply_backward = probs ? 4.0 * copies : 0.0;
+  return {rows + multiply_forward + sort, rows + copies + multiply_backward + sort};
 }
 
 OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b) {
@@ -127,17 +129,24 @@ namespace {
 // the L2's atomic throughput. Measured on an H200 (tests/data/h200/permute.csv from
 // bench/gpu/moe_permute_sweep.py: T·k rows of H bf16 values into T rows, k = 1-8,
 // H = 2048-7168, T = 4096-32768): scatter_add_ 258-272 G adds/s, index_add_ 120-131 G adds/s,
-// flat across shapes and collision counts. Written as a share of HBM bandwidth at 2 bytes per
-// add (268 G/s x 2 B / 4.8 TB/s, 122.5 G/s x 2 B / 4.8 TB/s); other GPUs are assumed to keep
-// these shares until measured.
-constexpr double kScatterAddHbmShare = 0.1117;
-constexpr double kIndexAddHbmShare = 0.0510;
+// flat across shapes and collision counts. Every Hopper part (H100, H200, H800) has the same
+// die and L2; other GPUs are assumed to scale with their memory system, by HBM bandwidth from
+// the H200's 4.8 TB/s, until measured.
+constexpr double kScatterAddsPerSecond = 268e9;
+constexpr double kIndexAddsPerSecond = 122.5e9;
+constexpr double kMeasuredHbmBandwidth = 4.8e12;
 }  // namespace
+
+double AtomicAddsPerSecond(const GpuSpec& gpu, AtomicAdd op) {
+  const double measured =
+      op == AtomicAdd::kScatterAdd ? kScatterAddsPerSecond : kIndexAddsPerSecond;
+  const bool hopper = gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
+  return hopper ? measured : measured * gpu.hbm_bandwidth / kMeasuredHbmBandwidth;
+}
 
 double MemoryBoundModel::AtomicAddTime(double elements, AtomicAdd op) const {
   if (elements <= 0) return 0;
-  const double share = op == AtomicAdd::kScatterAdd ? kScatterAddHbmShare : kIndexAddHbmShare;
-  return std::max(elements * 2.0 / (gpu_.hbm_bandwidth * share), table_.min_kernel_seconds());
+  return std::max(elements / AtomicAddsPerSecond(gpu_, op), table_.min_kernel_seconds());
 }
 
 double MemoryBoundModel::Time(double bytes) const {

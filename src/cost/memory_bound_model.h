@@ -43,22 +43,27 @@ OpBytes CrossEntropyBytes(int64_t tokens, int64_t vocab_local, double b, bool fu
 // alltoall dispatcher's sort_chunks_by_idxs), another read + write of tokens·topk rows.
 // Unpermute (combine) moves the same bytes in reverse; the backward pass mirrors the forward.
 OpBytes PermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b, bool sort_by_expert);
-// The same two steps through PyTorch ops (Megatron moe_utils.permute / unpermute without
-// --moe-permute-fusion, torchtitan's MoE), R = tokens·topk copies of `hidden` elements:
-//   permute   fwd: index_select (read `tokens` rows, write R); bwd: its index_add_ into a
-//             zero-filled [tokens, hidden] (the zero fill here, the adds in AtomicAddSeconds);
-//   unpermute fwd: copies x probabilities (read + write R) and a zero-filled output (the
-//             scatter_add_ itself in AtomicAddSeconds); bwd: gather of the gradient to the
-//             copies (read `tokens`, write R), the copies' gradient (read + write R) and the
-//             probabilities' (read R copies and R gradients).
+// The same two steps through PyTorch ops (MoePermutation::kIndexSelect, kGatherScatter),
+// R = tokens·topk copies of `hidden` elements:
+//   permute   fwd: index_select / gather (read `tokens` rows, write R); bwd: the gradient
+//             accumulated into a zero-filled [tokens, hidden] (the zero fill here, the atomic
+//             adds in AtomicAddTime);
+//   unpermute fwd: a zero-filled output (the scatter_add_ itself in AtomicAddTime); bwd: the
+//             gradient gathered back to the copies (read `tokens`, write R).
+//   `probs`: the copies are multiplied by their router probabilities before the scatter
+//             (torchtitan): read + write R forward; backward the copies' gradient (read +
+//             write R) and the probabilities' (read R copies and R gradients). Megatron applies
+//             them inside the experts' activation instead.
 // With several local experts each also sorts the received rows by expert and back (read +
 // write R each way), as PermuteBytes.
 OpBytes UnfusedPermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
                             bool sort_by_expert);
 OpBytes UnfusedUnpermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, double b,
-                              bool sort_by_expert);
+                              bool sort_by_expert, bool probs);
 // PyTorch's CUDA scatter_add_ and index_add_ accumulate with one atomic add per element.
 enum class AtomicAdd { kScatterAdd, kIndexAdd };
+// Their rate on `gpu`: measured on Hopper, scaled by HBM bandwidth elsewhere.
+double AtomicAddsPerSecond(const GpuSpec& gpu, AtomicAdd op);
 // Embedding lookup: fwd reads `tokens` rows and writes them; bwd reads dy and
 // read-modify-writes the rows of the fp32 gradient buffer.
 OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b);
@@ -99,7 +104,7 @@ class MemoryBoundModel {
   // bytes / (HBM bandwidth x achievable fraction for a kernel of that size).
   double Time(double bytes) const;
   // `elements` atomic adds of 2-byte values by `op`: limited by the L2's atomic throughput,
-  // not by HBM bandwidth (constants in memory_bound_model.cc, measured on an H200).
+  // not by HBM bandwidth (rates in memory_bound_model.cc, measured on an H200).
   double AtomicAddTime(double elements, AtomicAdd op) const;
   const GpuSpec& gpu() const { return gpu_; }
 

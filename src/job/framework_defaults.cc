@@ -41,7 +41,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.fp8_current_scaling = false;
   d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
   // --moe-permute-fusion is a store_true flag (TransformerConfig.moe_permute_fusion = False).
-  d.moe_permute_fusion = false;
+  d.moe_permutation = MoePermutation::kIndexSelect;
   // validate_args: "if args.expert_tensor_parallel_size is None: ... =
   // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
   d.expert_tp_follows_tp = true;
@@ -55,7 +55,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.name = "nemo";
   d.flops = FlopConvention::kNemo;
   // Its MoE model configs (Mixtral, DeepSeek, Qwen3-MoE, Llama 4) set moe_permute_fusion.
-  d.moe_permute_fusion = true;
+  d.moe_permutation = MoePermutation::kFused;
   d.source =
       "NeMo 24.07 docs/source/performance/performance_summary.md; nemo/collections/llm "
       "recipes";
@@ -72,7 +72,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.fp8_current_scaling = true;
   // Every MoE model bridge sets provider.moe_permute_fusion = True
   // (src/megatron/bridge/models/{qwen/qwen3_moe,deepseek/deepseek_v3,gpt_oss/gpt_oss,kimi/kimi}_bridge.py).
-  d.moe_permute_fusion = true;
+  d.moe_permutation = MoePermutation::kFused;
   d.deepep = true;
   d.ep_overlap = false;
   d.flops = FlopConvention::kMegatronCore;
@@ -85,10 +85,11 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.name = "primus-megatron";
   d.fp8_current_scaling = false;
   // configs/models/megatron/language_model.yaml: moe_permute_fusion: false; the DeepSeek
-  // (deepseek_v2_base, deepseek_v3_base), Kimi (kimi_k3_base) and Llama 4 (llama4_17B16E,
-  // llama4_17B128E) model files turn it on. An experiment file's own value is read.
-  d.moe_permute_fusion = false;
-  d.fused_permute_models = "deepseek_v2,deepseek_v3,kimi,llama4";
+  // (deepseek_v2_base, deepseek_v3_base, deepseek_v4_base), Kimi (kimi_k3_base), Llama 4
+  // (llama4_17B16E, llama4_17B128E), GLM-5, LFM and MiniMax-M2.5 model files turn it on. An
+  // experiment file's own value is read.
+  d.moe_permutation = MoePermutation::kIndexSelect;
+  d.fused_permute_models = "deepseek_v2,deepseek_v3,deepseek_v4,kimi_k,llama4,glm5,lfm,minimax";
   d.deepep = false;
   d.ep_overlap = true;  // Primus Turbo's DeepEP overlaps dispatch/combine (when DeepEP is on)
   d.source =
@@ -148,9 +149,10 @@ std::vector<FrameworkDefaults> BuildTable() {
   // Its "memory: X GiB" log line is the device memory monitor's max_reserved
   // (torchtitan/components/metrics.py, DeviceMemoryMonitor.get_peak_stats).
   d.memory_log_reserved = true;
-  // Its MoE combine is scatter_add_ into the tokens (models/moe.py; the DeepEP path's
-  // unpermute in distributed/deepep/utils.py), gathered in by index_select.
-  d.moe_permute_fusion = false;
+  // Its MoE gathers the tokens with torch.gather, multiplies the copies by their scores and
+  // scatter_add_s them back (models/moe.py); after a DeepEP dispatch it permutes with
+  // index_select and scatter_add_ as Megatron does (distributed/deepep/utils.py).
+  d.moe_permutation = MoePermutation::kGatherScatter;
   d.flops = FlopConvention::kMegatronCore;
   d.source =
       "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md, "
@@ -160,6 +162,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // llm-foundry: FSDP FULL_SHARD, flash attention through attn_impl, fused low-precision
   // LayerNorm, amp_fp8 through TE's DelayedScaling (scripts/train/benchmarking/README.md).
   d.name = "llm-foundry";
+  // Its MoE runs MegaBlocks' own gather/scatter kernels, not PyTorch's atomic ones.
+  d.moe_permutation = MoePermutation::kFused;
   d.memory_log_reserved = false;
   d.fp8_current_scaling = false;
   d.compiled = true;
@@ -181,7 +185,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.expert_tp_follows_tp = true;
   // Its sorted dispatch gathers with jnp.take and un-permutes by a gather and a sum over the
   // top-k copies (layers/moe.py permute / unpermute): no atomic adds.
-  d.moe_permute_fusion = true;
+  d.moe_permutation = MoePermutation::kFused;
   d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;
@@ -189,22 +193,25 @@ std::vector<FrameworkDefaults> BuildTable() {
 
 }  // namespace
 
-bool MoePermuteFusionFor(const FrameworkDefaults& stack, std::string_view model) {
-  if (stack.moe_permute_fusion) return true;
+MoePermutation MoePermutationFor(const FrameworkDefaults& stack, std::string_view model,
+                                 bool deepep) {
   std::string_view list = stack.fused_permute_models;
   while (!list.empty()) {
     const size_t comma = list.find(',');
     const std::string_view prefix = list.substr(0, comma);
-    if (!prefix.empty() && model.substr(0, prefix.size()) == prefix) return true;
+    if (!prefix.empty() && model.substr(0, prefix.size()) == prefix) return MoePermutation::kFused;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
-  return false;
+  if (deepep && stack.moe_permutation == MoePermutation::kGatherScatter) {
+    return MoePermutation::kIndexSelect;
+  }
+  return stack.moe_permutation;
 }
 
 SyncFreeMoeOptions SyncFreeMoeStage(int stage) {
   SyncFreeMoeOptions o;
-  o.moe_permute_fusion = stage >= 1;
+  o.fused_permutation = stage >= 1;
   o.turbo_deepep = stage >= 2;
   return o;
 }

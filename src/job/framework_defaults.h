@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "job/job.h"
+
 namespace sextant {
 
 // How a stack turns tokens/s into the "model TFLOP/s" it prints (model/flop_count.h).
@@ -36,11 +38,10 @@ struct FrameworkDefaults {
   bool full_recompute;         // its published runs recompute every layer unless stated
   bool deepep;                 // MoE token dispatch through DeepEP-style kernels
   bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
-  // MoE tokens permuted by fused kernels unless stated (Megatron --moe-permute-fusion);
-  // false: index_select and scatter_add_ (atomic adds).
-  bool moe_permute_fusion;
-  // Model-library names (prefixes, comma-separated) whose model files in this stack turn
-  // moe_permute_fusion on themselves.
+  // How MoE tokens are permuted when the configuration does not say.
+  MoePermutation moe_permutation;
+  // Model-library names (prefixes, comma-separated) whose model files in this stack turn the
+  // fused permutation on themselves.
   std::string_view fused_permute_models;
   // Expert layers split over the tensor-parallel group when no expert TP size is given
   // (Megatron: expert_tensor_parallel_size defaults to tensor_model_parallel_size).
@@ -62,16 +63,18 @@ struct FrameworkDefaults {
 const FrameworkDefaults& DefaultsForFramework(std::string_view framework,
                                               std::string_view version = "", bool* known = nullptr);
 
-// Whether `model` (a model-library name) permutes MoE tokens through fused kernels in this
-// stack when its configuration does not say: the stack's default, or its model file's.
-bool MoePermuteFusionFor(const FrameworkDefaults& stack, std::string_view model);
+// How `model` (a model-library name) permutes MoE tokens in this stack when its configuration
+// does not say: the stack's default, or its model file's. `deepep`: dispatch through DeepEP,
+// after which torchtitan permutes the received tokens with index_select as Megatron does.
+MoePermutation MoePermutationFor(const FrameworkDefaults& stack, std::string_view model,
+                                 bool deepep);
 
 // Primus Turbo's sync-free MoE stages turn these on (primus/backends/megatron/patches/args/
 // rocm_arg_validation.py, _get_sync_free_moe_options): stage 1 the fused router and fused
 // permutation, stage 2 also Turbo's DeepEP and grouped GEMM, stage 3 also the fused
 // activation with probabilities.
 struct SyncFreeMoeOptions {
-  bool moe_permute_fusion = false;
+  bool fused_permutation = false;
   bool turbo_deepep = false;
 };
 SyncFreeMoeOptions SyncFreeMoeStage(int stage);

@@ -62,31 +62,39 @@ TEST(FrameworkDefaultsTest, MegatronStacksSplitExpertsOverTensorParallelism) {
   EXPECT_FALSE(DefaultsForFramework("megatron-deepspeed").expert_tp_follows_tp);
 }
 
-TEST(FrameworkDefaultsTest, MoePermutationIsFusedWhereTheStackOrItsModelFileSaysSo) {
+TEST(FrameworkDefaultsTest, MoePermutationFollowsTheStackAndItsModelFiles) {
+  constexpr auto kFused = MoePermutation::kFused;
+  constexpr auto kIndexSelect = MoePermutation::kIndexSelect;
+  auto of = [](const char* stack, const char* model, bool deepep = false) {
+    return MoePermutationFor(DefaultsForFramework(stack), model, deepep);
+  };
   // Megatron-Core's --moe-permute-fusion is off unless given; Megatron-Bridge's and NeMo's MoE
-  // model configs turn it on; torchtitan combines with scatter_add_.
-  EXPECT_FALSE(MoePermuteFusionFor(DefaultsForFramework("megatron-core"), "qwen3_30B_A3B"));
-  EXPECT_TRUE(MoePermuteFusionFor(DefaultsForFramework("megatron-bridge"), "qwen3_30B_A3B"));
-  EXPECT_TRUE(MoePermuteFusionFor(DefaultsForFramework("nemo"), "mixtral_8x7B"));
-  EXPECT_FALSE(MoePermuteFusionFor(DefaultsForFramework("torchtitan"), "deepseek_v3"));
-  // Primus: language_model.yaml leaves it off, the DeepSeek / Kimi / Llama 4 model files
-  // turn it on.
-  const FrameworkDefaults& primus = DefaultsForFramework("megatron");
-  EXPECT_FALSE(MoePermuteFusionFor(primus, "qwen3_30B_A3B"));
-  EXPECT_FALSE(MoePermuteFusionFor(primus, "mixtral_8x22B"));
-  EXPECT_TRUE(MoePermuteFusionFor(primus, "deepseek_v2_lite"));
-  EXPECT_TRUE(MoePermuteFusionFor(primus, "deepseek_v3"));
-  EXPECT_TRUE(MoePermuteFusionFor(primus, "kimi_k2"));
-  EXPECT_TRUE(MoePermuteFusionFor(primus, "llama4_17B128E"));
-  EXPECT_FALSE(MoePermuteFusionFor(primus, ""));
+  // model configs turn it on.
+  EXPECT_EQ(of("megatron-core", "qwen3_30B_A3B"), kIndexSelect);
+  EXPECT_EQ(of("megatron-bridge", "qwen3_30B_A3B"), kFused);
+  EXPECT_EQ(of("nemo", "mixtral_8x7B"), kFused);
+  // torchtitan gathers and scatter-adds, and after a DeepEP dispatch permutes as Megatron does.
+  EXPECT_EQ(of("torchtitan", "qwen3_30B_A3B"), MoePermutation::kGatherScatter);
+  EXPECT_EQ(of("torchtitan", "qwen3_30B_A3B", true), kIndexSelect);
+  // Primus: language_model.yaml leaves it off; the DeepSeek, Kimi and Llama 4 model files turn
+  // it on.
+  EXPECT_EQ(of("megatron", "qwen3_30B_A3B"), kIndexSelect);
+  EXPECT_EQ(of("megatron", "mixtral_8x22B"), kIndexSelect);
+  EXPECT_EQ(of("megatron", "deepseek_v2_lite"), kFused);
+  EXPECT_EQ(of("megatron", "deepseek_v3"), kFused);
+  EXPECT_EQ(of("megatron", "kimi_k2"), kFused);
+  EXPECT_EQ(of("megatron", "llama4_17B128E"), kFused);
+  EXPECT_EQ(of("megatron", ""), kIndexSelect);
+  // MaxText's sorted dispatch has no atomic adds.
+  EXPECT_EQ(of("maxtext", "deepseek_v3"), kFused);
 }
 
 TEST(FrameworkDefaultsTest, SyncFreeStagesTurnOnFusedPermutationThenDeepEp) {
-  EXPECT_FALSE(SyncFreeMoeStage(0).moe_permute_fusion);
-  EXPECT_TRUE(SyncFreeMoeStage(1).moe_permute_fusion);
+  EXPECT_FALSE(SyncFreeMoeStage(0).fused_permutation);
+  EXPECT_TRUE(SyncFreeMoeStage(1).fused_permutation);
   EXPECT_FALSE(SyncFreeMoeStage(1).turbo_deepep);
   EXPECT_TRUE(SyncFreeMoeStage(2).turbo_deepep);
-  EXPECT_TRUE(SyncFreeMoeStage(3).moe_permute_fusion);
+  EXPECT_TRUE(SyncFreeMoeStage(3).fused_permutation);
 }
 
 TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion) {

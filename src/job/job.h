@@ -77,6 +77,20 @@ struct PrecisionRecipe {
   DType HalfPrecision() const { return params == DType::kFP16 ? DType::kFP16 : DType::kBF16; }
 };
 
+// How an MoE layer permutes tokens to their experts and back.
+enum class MoePermutation {
+  // Transformer Engine's fused moe_permute / moe_unpermute kernels (Megatron
+  // --moe-permute-fusion): the top-k copies are reduced without atomics.
+  kFused,
+  // Megatron-Core without fusion (moe_utils.permute / unpermute): index_select, whose gradient
+  // is index_add_, and scatter_add_ back; the router probabilities are applied inside the
+  // experts' activation.
+  kIndexSelect,
+  // torchtitan's MoE: torch.gather, whose gradient is scatter_add_, the copies multiplied by
+  // their probabilities, and scatter_add_ back.
+  kGatherScatter,
+};
+
 struct TrainingSettings {
   int64_t seq_length = 4096;
   int64_t micro_batch_size = 1;
@@ -115,11 +129,8 @@ struct TrainingSettings {
   // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
   bool ep_overlap = false;
   MoeExpertCompute moe_expert_compute = MoeExpertCompute::kGroupedTokens;
-  // MoE token permutation through fused kernels (Transformer Engine's moe_permute /
-  // moe_unpermute: Megatron --moe-permute-fusion). False: PyTorch's index_select, then a probs
-  // multiply and scatter_add_ back into the tokens (Megatron's unfused path, torchtitan), whose
-  // accumulations run on atomic adds (cost/memory_bound_model.h, AtomicAddSeconds).
-  bool moe_permute_fusion = true;
+  // How MoE tokens are permuted to their experts and back (cost/memory_bound_model.h).
+  MoePermutation moe_permutation = MoePermutation::kFused;
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;

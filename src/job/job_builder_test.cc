@@ -376,24 +376,38 @@ TEST(BuildJob, ExpertParallelChecks) {
   EXPECT_EQ(BuildJob(moe).parallel.ep, 8);
 }
 
-TEST(BuildJob, MoePermutationFusionFromTheConfigOrTheSyncFreeStage) {
+TEST(BuildJob, MoePermutationFromTheConfigOrTheSyncFreeStage) {
   JobRequest moe;
   moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
   moe.primus_path = kCheckout;
   moe.use_environment = false;
-  // Not set anywhere: Primus's default (language_model.yaml) is off.
-  EXPECT_FALSE(BuildJob(moe).training.moe_permute_fusion);
+  // Not set anywhere: Primus's default (language_model.yaml) is Megatron's unfused path.
+  EXPECT_EQ(BuildJob(moe).training.moe_permutation, MoePermutation::kIndexSelect);
   moe.overrides = {{"moe_permute_fusion", "true"}};
-  EXPECT_TRUE(BuildJob(moe).training.moe_permute_fusion);
-  // Sync-free stage 1 turns the fused permutation on; stage 2 also Turbo's DeepEP.
-  moe.overrides = {{"turbo_sync_free_moe_stage", "1"}};
-  EXPECT_TRUE(BuildJob(moe).training.moe_permute_fusion);
+  EXPECT_EQ(BuildJob(moe).training.moe_permutation, MoePermutation::kFused);
+  // Sync-free stage 1 turns the fused permutation on, over an explicit false; stage 2 also
+  // Turbo's DeepEP.
+  moe.overrides = {{"moe_permute_fusion", "false"}, {"turbo_sync_free_moe_stage", "1"}};
+  EXPECT_EQ(BuildJob(moe).training.moe_permutation, MoePermutation::kFused);
   EXPECT_FALSE(BuildJob(moe).training.deepep);
   moe.overrides = {{"turbo_sync_free_moe_stage", "2"}};
   EXPECT_TRUE(BuildJob(moe).training.deepep);
-  moe.overrides = {{"turbo_sync_free_moe_stage", "4"}};
+  for (const char* bad : {"4", "-1"}) {
+    moe.overrides = {{"turbo_sync_free_moe_stage", bad}};
+    EXPECT_THAT(ErrorOf(moe), HasSubstr("turbo_sync_free_moe_stage")) << bad;
+    EXPECT_THAT(ErrorOf(moe), HasSubstr("is not a stage: 0 to 3")) << bad;
+  }
+  moe.overrides = {{"turbo_sync_free_moe_stage", "1.5"}};
   EXPECT_THAT(ErrorOf(moe), HasSubstr("turbo_sync_free_moe_stage"));
-  EXPECT_THAT(ErrorOf(moe), HasSubstr("4 is not a stage: 0 to 3"));
+}
+
+TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  // What --sync-free-stage 1 passes.
+  request.overrides = {{"use_turbo_deepep", "true"}, {"turbo_sync_free_moe_stage", "1"}};
+  EXPECT_TRUE(BuildJob(request).training.deepep);
 }
 
 TEST(BuildJob, ContextParallelNeedsSequenceChunks) {

@@ -154,7 +154,8 @@ class MaxText final : public FrameworkAdapter {
                                  "mlp_activations",
                                  "logits_via_embedding",
                                  "opt_type",
-                                 "use_turbo_deepep"}) {
+                                 "use_turbo_deepep",
+                                 "turbo_sync_free_moe_stage"}) {
       keys.emplace_back(key);
     }
     return keys;

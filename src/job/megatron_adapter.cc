@@ -369,10 +369,15 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   const SyncFreeMoeOptions sync_free = SyncFreeMoeStage(static_cast<int>(stage));
   t.deepep = t.deepep || sync_free.turbo_deepep;
   t.ep_overlap = t.ep_overlap || t.deepep;
-  t.moe_permute_fusion =
-      sync_free.moe_permute_fusion ||
-      c.Bool("moe_permute_fusion",
-             MoePermuteFusionFor(DefaultsForFramework(job.framework), job.model.name));
+  if (sync_free.fused_permutation) {
+    t.moe_permutation = MoePermutation::kFused;
+  } else if (c.Find("moe_permute_fusion") != nullptr) {
+    t.moe_permutation =
+        c.Bool("moe_permute_fusion", false) ? MoePermutation::kFused : MoePermutation::kIndexSelect;
+  } else {
+    t.moe_permutation =
+        MoePermutationFor(DefaultsForFramework(job.framework), job.model.name, t.deepep);
+  }
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

@@ -13,32 +13,20 @@
 namespace sextant {
 namespace {
 
-constexpr std::string_view kTorchTitanKeys[] = {"model.name",
-                                                "model.flavor",
-                                                "model.hf_assets_path",
-                                                "model.converters",
-                                                "training.local_batch_size",
-                                                "training.global_batch_size",
-                                                "training.seq_len",
-                                                "training.mixed_precision_param",
-                                                "training.mixed_precision_reduce",
-                                                "training.steps",
-                                                "parallelism.data_parallel_replicate_degree",
-                                                "parallelism.data_parallel_shard_degree",
-                                                "parallelism.tensor_parallel_degree",
-                                                "parallelism.pipeline_parallel_degree",
-                                                "parallelism.context_parallel_degree",
-                                                "parallelism.expert_parallel_degree",
-                                                "parallelism.expert_tensor_parallel_degree",
-                                                "parallelism.pipeline_parallel_microbatch_size",
-                                                "parallelism.pipeline_parallel_schedule",
-                                                "parallelism.pipeline_parallel_layers_per_stage",
-                                                "activation_checkpoint.mode",
-                                                "activation_checkpoint.selective_ac_option",
-                                                "optimizer.name",
-                                                "compile.enable",
-                                                "training.compile",
-                                                "use_turbo_deepep"};
+constexpr std::string_view kTorchTitanKeys[] = {
+    "model.name", "model.flavor", "model.hf_assets_path", "model.converters",
+    "training.local_batch_size", "training.global_batch_size", "training.seq_len",
+    "training.mixed_precision_param", "training.mixed_precision_reduce", "training.steps",
+    "parallelism.data_parallel_replicate_degree", "parallelism.data_parallel_shard_degree",
+    "parallelism.tensor_parallel_degree", "parallelism.pipeline_parallel_degree",
+    "parallelism.context_parallel_degree", "parallelism.expert_parallel_degree",
+    "parallelism.expert_tensor_parallel_degree", "parallelism.pipeline_parallel_microbatch_size",
+    "parallelism.pipeline_parallel_schedule", "parallelism.pipeline_parallel_layers_per_stage",
+    "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option", "optimizer.name",
+    "compile.enable", "training.compile", "use_turbo_deepep",
+    // --sync-free-stage (Primus Turbo's Megatron
+    // backend; here its DeepEP alone)
+    "turbo_sync_free_moe_stage"};
 
 std::string StripSuffix(std::string text, std::string_view suffix) {
   if (text.size() > suffix.size() && text.ends_with(suffix))
@@ -255,7 +243,8 @@ class TorchTitan final : public FrameworkAdapter {
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
     t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
-    t.moe_permute_fusion = DefaultsForFramework("torchtitan").moe_permute_fusion;
+    t.moe_permutation =
+        MoePermutationFor(DefaultsForFramework("torchtitan"), job.model.name, t.deepep);
   }
 };
 

@@ -7,6 +7,7 @@
 #include "cost/collective_model.h"
 #include "cost/efficiency_table.h"
 #include "cost/layer_cost.h"
+#include "cost/memory_bound_model.h"
 #include "job/framework_defaults.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
@@ -125,6 +126,20 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
       "memory-bound models with the {} efficiency table; kernels run at {:.0f}% of their "
       "isolated speed inside a training step (fitted on published runs)",
       job.cluster.gpu.name, eff * 100));
+  if (job.model.IsMoe() && job.training.moe_permutation != MoePermutation::kFused &&
+      job.training.moe_expert_compute == MoeExpertCompute::kGroupedTokens) {
+    const GpuSpec& gpu = job.cluster.gpu;
+    const bool hopper = gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
+    out.assumptions.push_back(fmt::format(
+        "MoE tokens permuted by PyTorch ops ({}), not fused kernels: their scatter_add_ / "
+        "index_add_ run at {:.0f} / {:.0f} G atomic adds/s ({})",
+        job.training.moe_permutation == MoePermutation::kIndexSelect
+            ? "Megatron without moe_permute_fusion: index_select, scatter_add_"
+            : "torch.gather, probabilities multiply, scatter_add_",
+        AtomicAddsPerSecond(gpu, AtomicAdd::kScatterAdd) / 1e9,
+        AtomicAddsPerSecond(gpu, AtomicAdd::kIndexAdd) / 1e9,
+        hopper ? "measured on an H200" : "an H200's rates scaled by HBM bandwidth, not measured"));
+  }
   return out;
 }
 

@@ -48,7 +48,7 @@ inline constexpr double kInTrainingEfficiency = 0.81;
 // cuDNN 9.0-9.2 of the 2024 NeMo containers predates FlashAttention-3-class kernels; fitted on
 // the 13 NeMo rows of corpus/validation/published_runs.csv (the only H100 rows that run TE
 // attention; `sextant validate --fit-efficiency`), never per row.
-inline constexpr double kCudnnAttentionScale = 0.76;
+inline constexpr double kCudnnAttentionScale = 0.74;
 
 // The fitted constants of the performance projection (docs/validate.md lists the rows each
 // one was fitted on).

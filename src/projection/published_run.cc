@@ -352,7 +352,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
                         Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free"));
   // Primus Turbo's sync-free MoE turns the fused permutation on at every stage.
   const bool sync_free = Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free");
-  tr.moe_permute_fusion = sync_free || MoePermuteFusionFor(stack, job.model.name);
+  tr.moe_permutation =
+      sync_free ? MoePermutation::kFused : MoePermutationFor(stack, job.model.name, tr.deepep);
   const std::string overlap = Lower(FactCell(t, row, "overlap"));
   if (overlap.empty()) {
     tr.overlap_grad_reduce = stack.overlap_grad_reduce;
