@@ -86,10 +86,11 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.fp8_current_scaling = false;
   // configs/models/megatron/language_model.yaml: moe_permute_fusion: false; the DeepSeek
   // (deepseek_v2_base, deepseek_v3_base, deepseek_v4_base), Kimi (kimi_k3_base), Llama 4
-  // (llama4_17B16E, llama4_17B128E), GLM-5, LFM and MiniMax-M2.5 model files turn it on. An
-  // experiment file's own value is read.
+  // (llama4_17B16E, llama4_17B128E), Qwen (qwen2.5_base, which the Qwen3 files extend),
+  // GLM-5, LFM and MiniMax-M2.5 model files turn it on. An experiment file's own value is read.
   d.moe_permutation = MoePermutation::kIndexSelect;
-  d.fused_permute_models = "deepseek_v2,deepseek_v3,deepseek_v4,kimi_k,llama4,glm5,lfm,minimax";
+  d.fused_permute_models =
+      "deepseek_v2,deepseek_v3,deepseek_v4,kimi_k,llama4,qwen,glm5,lfm,minimax";
   d.deepep = false;
   d.ep_overlap = true;  // Primus Turbo's DeepEP overlaps dispatch/combine (when DeepEP is on)
   d.source =

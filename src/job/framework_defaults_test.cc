@@ -76,10 +76,11 @@ TEST(FrameworkDefaultsTest, MoePermutationFollowsTheStackAndItsModelFiles) {
   // torchtitan gathers and scatter-adds, and after a DeepEP dispatch permutes as Megatron does.
   EXPECT_EQ(of("torchtitan", "qwen3_30B_A3B"), MoePermutation::kGatherScatter);
   EXPECT_EQ(of("torchtitan", "qwen3_30B_A3B", true), kIndexSelect);
-  // Primus: language_model.yaml leaves it off; the DeepSeek, Kimi and Llama 4 model files turn
-  // it on.
-  EXPECT_EQ(of("megatron", "qwen3_30B_A3B"), kIndexSelect);
+  // Primus: language_model.yaml leaves it off; the DeepSeek, Kimi, Llama 4 and Qwen
+  // (qwen2.5_base, which the Qwen3 files extend) model files turn it on.
+  EXPECT_EQ(of("megatron", "qwen3_30B_A3B"), kFused);
   EXPECT_EQ(of("megatron", "mixtral_8x22B"), kIndexSelect);
+  EXPECT_EQ(of("megatron", "gpt_oss_20B"), kIndexSelect);
   EXPECT_EQ(of("megatron", "deepseek_v2_lite"), kFused);
   EXPECT_EQ(of("megatron", "deepseek_v3"), kFused);
   EXPECT_EQ(of("megatron", "kimi_k2"), kFused);
