@@ -10,29 +10,14 @@ Writes OUT_DIR/permute.csv. Usage: python3 bench/gpu/moe_permute_sweep.py OUT_DI
 """
 import csv
 import os
-import statistics
 import sys
 
 import torch
 
+from kernel_sweep import timed  # median of CUDA-event timings after warm-ups
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "sweep_out"
 DEV = torch.device("cuda")
-
-
-def timed(fn, reps=10, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def main():

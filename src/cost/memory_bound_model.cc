@@ -137,11 +137,15 @@ constexpr double kIndexAddsPerSecond = 122.5e9;
 constexpr double kMeasuredHbmBandwidth = 4.8e12;
 }  // namespace
 
+bool AtomicAddRatesMeasured(const GpuSpec& gpu) {
+  return gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
+}
+
 double AtomicAddsPerSecond(const GpuSpec& gpu, AtomicAdd op) {
   const double measured =
       op == AtomicAdd::kScatterAdd ? kScatterAddsPerSecond : kIndexAddsPerSecond;
-  const bool hopper = gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
-  return hopper ? measured : measured * gpu.hbm_bandwidth / kMeasuredHbmBandwidth;
+  return AtomicAddRatesMeasured(gpu) ? measured
+                                     : measured * gpu.hbm_bandwidth / kMeasuredHbmBandwidth;
 }
 
 double MemoryBoundModel::AtomicAddTime(double elements, AtomicAdd op) const {

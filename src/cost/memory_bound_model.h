@@ -64,6 +64,8 @@ OpBytes UnfusedUnpermuteBytes(int64_t tokens, int64_t topk, int64_t hidden, doub
 enum class AtomicAdd { kScatterAdd, kIndexAdd };
 // Their rate on `gpu`: measured on Hopper, scaled by HBM bandwidth elsewhere.
 double AtomicAddsPerSecond(const GpuSpec& gpu, AtomicAdd op);
+// Whether that rate was measured on `gpu`'s architecture rather than scaled.
+bool AtomicAddRatesMeasured(const GpuSpec& gpu);
 // Embedding lookup: fwd reads `tokens` rows and writes them; bwd reads dy and
 // read-modify-writes the rows of the fp32 gradient buffer.
 OpBytes EmbeddingBytes(int64_t tokens, int64_t hidden, double b);

@@ -129,7 +129,6 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   if (job.model.IsMoe() && job.training.moe_permutation != MoePermutation::kFused &&
       job.training.moe_expert_compute == MoeExpertCompute::kGroupedTokens) {
     const GpuSpec& gpu = job.cluster.gpu;
-    const bool hopper = gpu.vendor == Vendor::kNVIDIA && gpu.arch == "sm_90";
     out.assumptions.push_back(fmt::format(
         "MoE tokens permuted by PyTorch ops ({}), not fused kernels: their scatter_add_ / "
         "index_add_ run at {:.0f} / {:.0f} G atomic adds/s ({})",
@@ -138,7 +137,8 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
             : "torch.gather, probabilities multiply, scatter_add_",
         AtomicAddsPerSecond(gpu, AtomicAdd::kScatterAdd) / 1e9,
         AtomicAddsPerSecond(gpu, AtomicAdd::kIndexAdd) / 1e9,
-        hopper ? "measured on an H200" : "an H200's rates scaled by HBM bandwidth, not measured"));
+        AtomicAddRatesMeasured(gpu) ? "measured on an H200"
+                                    : "an H200's rates scaled by HBM bandwidth, not measured"));
   }
   return out;
 }
