@@ -195,6 +195,53 @@ GemmEstimate GemmModel::EstimateGroupedRaggedK(int64_t m, int64_t n,
   return EvaluateLaunch(gpu_, table_, problems, n, dtype, pass);
 }
 
+namespace {
+
+// Runs `estimate` on consecutive rounds of `streams` groups and adds the rounds up.
+template <typename RoundEstimate>
+GemmEstimate SumOfRounds(const std::vector<int64_t>& groups, int streams, RoundEstimate estimate) {
+  if (streams < 1) ThrowUserError("GEMM loop: at least one stream");
+  GemmEstimate total;
+  double weighted_wave_efficiency = 0;  // each round's, weighted by its time
+  for (size_t begin = 0; begin < groups.size(); begin += static_cast<size_t>(streams)) {
+    const size_t end = std::min(groups.size(), begin + static_cast<size_t>(streams));
+    const std::vector<int64_t> round(groups.begin() + static_cast<std::ptrdiff_t>(begin),
+                                     groups.begin() + static_cast<std::ptrdiff_t>(end));
+    const GemmEstimate e = estimate(round);
+    total.seconds += e.seconds;
+    total.flops += e.flops;
+    total.hbm_bytes += e.hbm_bytes;
+    total.compute_seconds += e.compute_seconds;
+    total.memory_seconds += e.memory_seconds;
+    total.tiles += e.tiles;
+    total.waves += e.waves;
+    total.tile = e.tile;
+    total.efficiency = e.efficiency;
+    total.memory_bound = total.memory_bound || e.memory_bound;
+    total.launch_bound = total.launch_bound || e.launch_bound;
+    weighted_wave_efficiency += e.wave_efficiency * e.seconds;
+  }
+  if (total.seconds > 0) total.wave_efficiency = weighted_wave_efficiency / total.seconds;
+  return total;
+}
+
+}  // namespace
+
+GemmEstimate GemmModel::EstimateGroupLoop(const std::vector<int64_t>& group_m, int64_t n, int64_t k,
+                                          DType dtype, GemmPass pass, int streams) const {
+  return SumOfRounds(group_m, streams, [&](const std::vector<int64_t>& round) {
+    return EstimateGrouped(round, n, k, dtype, pass);
+  });
+}
+
+GemmEstimate GemmModel::EstimateGroupLoopRaggedK(int64_t m, int64_t n,
+                                                 const std::vector<int64_t>& group_k, DType dtype,
+                                                 GemmPass pass, int streams) const {
+  return SumOfRounds(group_k, streams, [&](const std::vector<int64_t>& round) {
+    return EstimateGroupedRaggedK(m, n, round, dtype, pass);
+  });
+}
+
 // ---- Calibration -------------------------------------------------------------------------
 
 namespace {

@@ -65,6 +65,16 @@ class GemmModel {
   GemmEstimate EstimateGroupedRaggedK(int64_t m, int64_t n, const std::vector<int64_t>& group_k,
                                       DType dtype, GemmPass pass = GemmPass::kForward) const;
 
+  // The same groups as one GEMM launch per group, `streams` launches at a time on concurrent
+  // streams that join at the end (Transformer Engine's GroupedLinear loops over the experts on
+  // 4 streams; streams = 1 runs them one after the other). The launches of one round share the
+  // GPU's CUs as one grouped launch of those groups would; rounds run back to back, so each
+  // pays its own tail wave and launch floor.
+  GemmEstimate EstimateGroupLoop(const std::vector<int64_t>& group_m, int64_t n, int64_t k,
+                                 DType dtype, GemmPass pass, int streams) const;
+  GemmEstimate EstimateGroupLoopRaggedK(int64_t m, int64_t n, const std::vector<int64_t>& group_k,
+                                        DType dtype, GemmPass pass, int streams) const;
+
   const GpuSpec& gpu() const { return gpu_; }
   const EfficiencyTable& table() const { return table_; }
 

@@ -137,6 +137,39 @@ TEST(GemmModelTest, GroupedGemmWithRaggedTokenCountsPaysForPartialTiles) {
   EXPECT_DOUBLE_EQ(model.EstimateGrouped({0, 0}, 64, 64, DType::kBF16).seconds, 0.0);
 }
 
+TEST(GemmModelTest, PerExpertLoopPaysEachRoundsWaveAndLaunchFloor) {
+  // The experts of 65 and 63 tokens above, one GEMM each: on one stream each is its own wave
+  // (2 tiles, then 1) of 0.524288 µs + 2.4576 µs; on two streams they share one wave, as the
+  // grouped kernel does.
+  const GemmModel model = IdealModel();
+  const double one_wave = 0.524288e-6 + Overhead(64, 64);
+  EXPECT_NEAR(
+      model.EstimateGroupLoop({65, 63}, 64, 64, DType::kBF16, GemmPass::kForward, 1).seconds,
+      2 * one_wave, 1e-12);
+  EXPECT_NEAR(
+      model.EstimateGroupLoop({65, 63}, 64, 64, DType::kBF16, GemmPass::kForward, 2).seconds,
+      one_wave, 1e-12);
+  EXPECT_DOUBLE_EQ(
+      model.EstimateGroupLoop({65, 63}, 64, 64, DType::kBF16, GemmPass::kForward, 2).flops,
+      2.0 * 128 * 64 * 64);
+  // Eight tiny experts under a 5 µs launch floor: one grouped kernel pays it once, four
+  // streams once per round of four (2 rounds), one stream once per expert.
+  EfficiencyTable floor = EfficiencyTable::Ideal();
+  floor.set_min_kernel_seconds(5e-6);
+  const GemmModel floored(RoundGpu(), floor);
+  const std::vector<int64_t> tiny(8, 16);
+  EXPECT_DOUBLE_EQ(floored.EstimateGrouped(tiny, 64, 64, DType::kBF16).seconds, 5e-6);
+  EXPECT_DOUBLE_EQ(
+      floored.EstimateGroupLoop(tiny, 64, 64, DType::kBF16, GemmPass::kForward, 4).seconds, 10e-6);
+  EXPECT_DOUBLE_EQ(
+      floored.EstimateGroupLoop(tiny, 64, 64, DType::kBF16, GemmPass::kForward, 1).seconds, 40e-6);
+  EXPECT_DOUBLE_EQ(
+      floored.EstimateGroupLoopRaggedK(64, 64, tiny, DType::kBF16, GemmPass::kGradient, 4).seconds,
+      10e-6);
+  EXPECT_THROW(model.EstimateGroupLoop({64}, 64, 64, DType::kBF16, GemmPass::kForward, 0),
+               UserError);
+}
+
 TEST(GemmModelTest, RaggedDepthWeightGradientIsBoundByItsDeepestTile) {
   // dW for two experts of 128 and 384 tokens, M = N = 64 (too shallow to split K): two 64x64
   // tiles in one wave; the launch lasts as long as the 384-deep tile:

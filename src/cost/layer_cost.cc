@@ -102,16 +102,27 @@ class LayerCostModel::Builder {
     cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops + w.flops;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
+    GradientAccumulation(in * out);
   }
 
-  // The same for one grouped GEMM over experts holding `group_tokens` tokens each.
+  // The same for the experts' GEMMs, experts holding `group_tokens` tokens each, launched as
+  // the stack launches them (one grouped kernel, or one GEMM per expert over TE's streams or
+  // one after the other).
   void GroupedLinear(unsigned tags, const std::vector<int64_t>& group_tokens, int64_t in,
                      int64_t out, DType dtype) {
-    const GemmEstimate f = m_.gemm_.EstimateGrouped(group_tokens, out, in, dtype);
-    const GemmEstimate b =
-        m_.gemm_.EstimateGrouped(group_tokens, in, out, dtype, GemmPass::kGradient);
-    const GemmEstimate w =
-        m_.gemm_.EstimateGroupedRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient);
+    const ExpertGemmLaunch launch = m_.job_.training.expert_gemm_launch;
+    const GemmModel& gemm = m_.gemm_;
+    GemmEstimate f, b, w;
+    if (launch == ExpertGemmLaunch::kGroupedKernel) {
+      f = gemm.EstimateGrouped(group_tokens, out, in, dtype);
+      b = gemm.EstimateGrouped(group_tokens, in, out, dtype, GemmPass::kGradient);
+      w = gemm.EstimateGroupedRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient);
+    } else {
+      const int streams = launch == ExpertGemmLaunch::kStreamLoop ? kExpertGemmStreams : 1;
+      f = gemm.EstimateGroupLoop(group_tokens, out, in, dtype, GemmPass::kForward, streams);
+      b = gemm.EstimateGroupLoop(group_tokens, in, out, dtype, GemmPass::kGradient, streams);
+      w = gemm.EstimateGroupLoopRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient, streams);
+    }
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
     cost_.backward_weight.gemm += w.seconds;
@@ -120,6 +131,18 @@ class LayerCostModel::Builder {
     int64_t tokens = 0;
     for (int64_t t : group_tokens) tokens += t;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
+    GradientAccumulation(static_cast<int64_t>(group_tokens.size()) * in * out);
+  }
+
+  // Without gradient-accumulation fusion every weight's micro-batch gradient is added to its
+  // main gradient by a separate kernel after the weight-gradient GEMM. FSDP2 has no main_grad
+  // buffer (the option must be off there): each micro-batch's gradient is reduce-scattered and
+  // only the shard accumulates, which the data-parallel model's reduce-scatter already covers.
+  void GradientAccumulation(int64_t weights) {
+    const TrainingSettings& t = m_.job_.training;
+    if (t.gradient_accumulation_fusion || m_.job_.parallel.fsdp2) return;
+    WeightGradMemoryBound(UnfusedGradAccumulationBytes(
+        weights, DTypeBytes(t.precision.HalfPrecision()), DTypeBytes(t.precision.main_grads)));
   }
 
   // A matmul of an activation with a constant (a routing mask): its forward GEMM and, in

@@ -323,6 +323,47 @@ TEST(LayerCostTest, UnfusedPermutationAddsItsBytesAndAtomicAdds) {
   EXPECT_DOUBLE_EQ(megatron.flops_forward, fused.flops_forward);
 }
 
+// Transformer Engine's GroupedLinear launches one GEMM per expert over 4 streams: with the 4
+// local experts of SmallMoe that is one round, the grouped kernel's time; SequentialMLP runs
+// the experts one after the other.
+TEST(LayerCostTest, ExpertGemmsLaunchedAsTheStackLaunchesThem) {
+  Job grouped_job = SmallMoe();
+  Job streams_job = SmallMoe();
+  streams_job.training.expert_gemm_launch = ExpertGemmLaunch::kStreamLoop;
+  Job sequential_job = SmallMoe();
+  sequential_job.training.expert_gemm_launch = ExpertGemmLaunch::kSequentialLoop;
+  const LayerCostModel model = Ideal(grouped_job);
+  const LayerCost grouped = model.TransformerLayer(0);
+  const LayerCost streams = Ideal(streams_job).TransformerLayer(0);
+  const LayerCost sequential = Ideal(sequential_job).TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(streams.forward.gemm, grouped.forward.gemm);
+  EXPECT_DOUBLE_EQ(streams.backward_weight.gemm, grouped.backward_weight.gemm);
+  const GemmModel& g = model.gemm();
+  const std::vector<int64_t> experts(4, 512);
+  const double one_after_another =
+      4 * g.Time({512, 1024, 1024}, DType::kBF16) + 4 * g.Time({512, 1024, 512}, DType::kBF16);
+  const double one_kernel = g.EstimateGrouped(experts, 1024, 1024, DType::kBF16).seconds +
+                            g.EstimateGrouped(experts, 1024, 512, DType::kBF16).seconds;
+  EXPECT_DOUBLE_EQ(sequential.forward.gemm - grouped.forward.gemm, one_after_another - one_kernel);
+  EXPECT_DOUBLE_EQ(sequential.flops_backward, grouped.flops_backward);
+}
+
+// Without gradient_accumulation_fusion each weight gradient is added to the fp32 main grad by
+// its own kernel: 2 + 4 + 4 = 10 B per weight, per weight matrix of the layer (QKV 4096x6144,
+// O 4096x4096, fc1 4096x28672, fc2 14336x4096), in the weight-gradient pass.
+TEST(LayerCostTest, UnfusedGradientAccumulationAddsTenBytesPerWeight) {
+  Job job = Llama8B();
+  job.training.gradient_accumulation_fusion = false;
+  const LayerCostModel model = Ideal(job);
+  const MemoryBoundModel& mb = model.memory_bound();
+  const double expected = mb.Time(10.0 * 4096 * 6144) + mb.Time(10.0 * 4096 * 4096) +
+                          mb.Time(10.0 * 4096 * 28672) + mb.Time(10.0 * 14336 * 4096);
+  const LayerCost c = model.TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(c.backward_weight.memory_bound, expected);
+  EXPECT_DOUBLE_EQ(c.forward.memory_bound,
+                   Ideal(Llama8B()).TransformerLayer(0).forward.memory_bound);
+}
+
 // Full recompute and selective recompute of the "moe" module re-run the forward atomic adds;
 // recomputing only "moe_act" does not.
 TEST(LayerCostTest, RecomputedMoeRerunsTheUnfusedPermutation) {

@@ -86,6 +86,10 @@ OpBytes RouterBytes(int64_t tokens, int64_t experts) {
   return {3.0 * n * 4.0, 3.0 * n * 4.0};
 }
 
+double UnfusedGradAccumulationBytes(int64_t weights, double grad_bytes, double main_grad_bytes) {
+  return static_cast<double>(weights) * (grad_bytes + 2.0 * main_grad_bytes);
+}
+
 OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low) {
   return {Elements(tokens, in) * (b + 2.0 * low), Elements(tokens, out) * (b + 2.0 * low)};
 }

@@ -79,6 +79,12 @@ OpBytes RouterBytes(int64_t tokens, int64_t experts);
 // Forward casts the input activation [tokens x in]; backward casts the output gradient
 // [tokens x out]. `b` is the activation size, `low` the low-precision element size.
 OpBytes LowPrecisionCastBytes(int64_t tokens, int64_t in, int64_t out, double b, double low);
+// Adding one micro-batch's weight gradient to the main-gradient buffer when the weight-gradient
+// GEMM cannot accumulate into it (Megatron with gradient_accumulation_fusion off: the backward
+// hook runs param.main_grad.add_(param.grad), distributed_data_parallel.py): the separate
+// gradient is read (`grad_bytes` per element, the GEMM's output type), and main_grad read and
+// written (`main_grad_bytes`). bf16 gradients into fp32 main grads: 2 + 4 + 4 = 10 B/weight.
+double UnfusedGradAccumulationBytes(int64_t weights, double grad_bytes, double main_grad_bytes);
 // The amax reduction that current (dynamic) FP8 scaling runs before each cast: one more read of
 // the bf16 tensor, forward the input [tokens x in], backward the output gradient [tokens x out].
 OpBytes AmaxBytes(int64_t tokens, int64_t in, int64_t out, double b);

@@ -82,6 +82,13 @@ TEST(MemoryBoundBytesTest, EagerPyTorchKernelChains) {
   EXPECT_DOUBLE_EQ(RepeatKvBytes(10, 25, 100, 2).forward, 2 * (250 + 1000) * 2);
 }
 
+TEST(MemoryBoundBytesTest, UnfusedGradientAccumulationReadsTheGradAndUpdatesMainGrad) {
+  // main_grad.add_(grad): read 2 B (bf16 grad) + read 4 B and write 4 B (fp32 main_grad).
+  EXPECT_DOUBLE_EQ(UnfusedGradAccumulationBytes(1000, 2, 4), 10000.0);
+  // bf16 main grads (Megatron --grad-reduce-in-bf16 style): 2 + 2 + 2.
+  EXPECT_DOUBLE_EQ(UnfusedGradAccumulationBytes(1000, 2, 2), 6000.0);
+}
+
 TEST(MemoryBoundBytesTest, CurrentScalingReadsTheInputOnceMoreForItsAmax) {
   EXPECT_DOUBLE_EQ(AmaxBytes(4096, 4096, 6144, 2).forward, 4096.0 * 4096 * 2);
   EXPECT_DOUBLE_EQ(AmaxBytes(4096, 4096, 6144, 2).backward, 4096.0 * 6144 * 2);

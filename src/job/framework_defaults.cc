@@ -42,6 +42,10 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
   // --moe-permute-fusion is a store_true flag (TransformerConfig.moe_permute_fusion = False).
   d.moe_permutation = MoePermutation::kIndexSelect;
+  // Its MoE recipes pass --moe-grouped-gemm, which with Transformer Engine builds TEGroupedMLP:
+  // TE's GroupedLinear, one GEMM per expert over 4 streams (transformer_engine/common/gemm/
+  // cublaslt_gemm.cu multi_stream_cublas_gemm; its fused grouped path is opt-in).
+  d.expert_gemm_launch = ExpertGemmLaunch::kStreamLoop;
   // validate_args: "if args.expert_tensor_parallel_size is None: ... =
   // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
   d.expert_tp_follows_tp = true;
@@ -91,6 +95,10 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.moe_permutation = MoePermutation::kIndexSelect;
   d.fused_permute_models =
       "deepseek_v2,deepseek_v3,deepseek_v4,kimi_k,llama4,qwen,glm5,lfm,minimax";
+  // primus_turbo.yaml: use_turbo_grouped_gemm: false, so TE's GroupedLinear runs the experts
+  // (one GEMM per expert over 4 streams) unless an experiment or a sync-free stage >= 2 turns
+  // Turbo's grouped kernel on.
+  d.expert_gemm_launch = ExpertGemmLaunch::kStreamLoop;
   d.deepep = false;
   d.ep_overlap = true;  // Primus Turbo's DeepEP overlaps dispatch/combine (when DeepEP is on)
   d.source =
@@ -107,7 +115,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.cudnn_attention = false;
   d.dropout = 0.1;
   d.fp16_main_grads = true;
-  d.compiled = true;              // fused bias-GeLU, fused LayerNorm and softmax kernels
+  d.compiled = true;  // fused bias-GeLU, fused LayerNorm and softmax kernels
+  // Its MoE layers (and DeepSpeed-MoE's Experts) run the local experts one after the other.
+  d.expert_gemm_launch = ExpertGemmLaunch::kSequentialLoop;
   d.expert_tp_follows_tp = true;  // MoE layers took the layer's TP before the option existed
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Korthikanti et al. 2022 (arXiv 2205.05198); Megatron-LM arguments.py of 2022";
@@ -154,6 +164,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // scatter_add_s them back (models/moe.py); after a DeepEP dispatch it permutes with
   // index_select and scatter_add_ as Megatron does (distributed/deepep/utils.py).
   d.moe_permutation = MoePermutation::kGatherScatter;
+  // MoEArgs.use_grouped_mm defaults to True: torch._grouped_mm, one kernel for every expert.
+  d.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
   d.flops = FlopConvention::kMegatronCore;
   d.source =
       "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md, "
@@ -163,8 +175,10 @@ std::vector<FrameworkDefaults> BuildTable() {
   // llm-foundry: FSDP FULL_SHARD, flash attention through attn_impl, fused low-precision
   // LayerNorm, amp_fp8 through TE's DelayedScaling (scripts/train/benchmarking/README.md).
   d.name = "llm-foundry";
-  // Its MoE runs MegaBlocks' own gather/scatter kernels, not PyTorch's atomic ones.
+  // Its MoE runs MegaBlocks' own gather/scatter kernels, not PyTorch's atomic ones, and
+  // MegaBlocks' grouped GEMM (the grouped_gemm package's CUTLASS kernel) for the experts.
   d.moe_permutation = MoePermutation::kFused;
+  d.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
   d.memory_log_reserved = false;
   d.fp8_current_scaling = false;
   d.compiled = true;
@@ -187,6 +201,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // Its sorted dispatch gathers with jnp.take and un-permutes by a gather and a sum over the
   // top-k copies (layers/moe.py permute / unpermute): no atomic adds.
   d.moe_permutation = MoePermutation::kFused;
+  // sparse_matmul runs megablox's grouped matmul (or jax.lax.ragged_dot): one kernel.
+  d.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
   d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;
@@ -214,6 +230,7 @@ SyncFreeMoeOptions SyncFreeMoeStage(int stage) {
   SyncFreeMoeOptions o;
   o.fused_permutation = stage >= 1;
   o.turbo_deepep = stage >= 2;
+  o.turbo_grouped_gemm = stage >= 2;
   return o;
 }
 

@@ -43,6 +43,8 @@ struct FrameworkDefaults {
   // Model-library names (prefixes, comma-separated) whose model files in this stack turn the
   // fused permutation on themselves.
   std::string_view fused_permute_models;
+  // How the local experts' GEMMs are launched when the configuration does not say.
+  ExpertGemmLaunch expert_gemm_launch;
   // Expert layers split over the tensor-parallel group when no expert TP size is given
   // (Megatron: expert_tensor_parallel_size defaults to tensor_model_parallel_size).
   bool expert_tp_follows_tp;
@@ -76,6 +78,7 @@ MoePermutation MoePermutationFor(const FrameworkDefaults& stack, std::string_vie
 struct SyncFreeMoeOptions {
   bool fused_permutation = false;
   bool turbo_deepep = false;
+  bool turbo_grouped_gemm = false;  // stages 2-3 require PrimusTurboGroupedLinear
 };
 SyncFreeMoeOptions SyncFreeMoeStage(int stage);
 

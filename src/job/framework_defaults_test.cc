@@ -96,6 +96,22 @@ TEST(FrameworkDefaultsTest, SyncFreeStagesTurnOnFusedPermutationThenDeepEp) {
   EXPECT_FALSE(SyncFreeMoeStage(1).turbo_deepep);
   EXPECT_TRUE(SyncFreeMoeStage(2).turbo_deepep);
   EXPECT_TRUE(SyncFreeMoeStage(3).fused_permutation);
+  // rocm_arg_validation.py: stages 2 and 3 require PrimusTurboGroupedLinear.
+  EXPECT_FALSE(SyncFreeMoeStage(1).turbo_grouped_gemm);
+  EXPECT_TRUE(SyncFreeMoeStage(2).turbo_grouped_gemm);
+}
+
+TEST(FrameworkDefaultsTest, ExpertGemmsLoopInTransformerEngineAndGroupInPyTorchAndJax) {
+  for (const char* megatron : {"megatron-core", "nemo", "megatron-bridge", "primus-megatron", ""}) {
+    EXPECT_EQ(DefaultsForFramework(megatron).expert_gemm_launch, ExpertGemmLaunch::kStreamLoop)
+        << megatron;
+  }
+  for (const char* grouped : {"torchtitan", "maxtext", "llm-foundry"}) {
+    EXPECT_EQ(DefaultsForFramework(grouped).expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel)
+        << grouped;
+  }
+  EXPECT_EQ(DefaultsForFramework("megatron-deepspeed").expert_gemm_launch,
+            ExpertGemmLaunch::kSequentialLoop);
 }
 
 TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion) {

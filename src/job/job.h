@@ -91,6 +91,23 @@ enum class MoePermutation {
   kGatherScatter,
 };
 
+// How the local experts' GEMMs of an MoE layer are launched.
+enum class ExpertGemmLaunch {
+  // One grouped-GEMM kernel whose tiles cover every expert (torch._grouped_mm in torchtitan,
+  // Primus Turbo's grouped GEMM, MaxText's megablox / ragged_dot, TE's fused grouped path).
+  kGroupedKernel,
+  // One cuBLAS/hipBLASLt GEMM per expert, round-robin over 4 streams that join at the end:
+  // Transformer Engine's GroupedLinear (multi_stream_cublas_gemm in common/gemm/
+  // cublaslt_gemm.cu, 4 compute streams in common/util/multi_stream.cpp), which Megatron's
+  // TEGroupedMLP runs.
+  kStreamLoop,
+  // One GEMM per expert, one after the other: Megatron's SequentialMLP (moe_grouped_gemm off).
+  kSequentialLoop,
+};
+
+// The streams a kStreamLoop spreads the experts' GEMMs over (TE's num_compute_streams).
+inline constexpr int kExpertGemmStreams = 4;
+
 struct TrainingSettings {
   int64_t seq_length = 4096;
   int64_t micro_batch_size = 1;
@@ -131,6 +148,12 @@ struct TrainingSettings {
   MoeExpertCompute moe_expert_compute = MoeExpertCompute::kGroupedTokens;
   // How MoE tokens are permuted to their experts and back (cost/memory_bound_model.h).
   MoePermutation moe_permutation = MoePermutation::kFused;
+  ExpertGemmLaunch expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  // Megatron's gradient_accumulation_fusion: the weight-gradient GEMM accumulates straight
+  // into the fp32 main_grad buffer. Off, it writes a separate gradient that the backward hook
+  // adds to main_grad (param.main_grad.add_(param.grad), distributed_data_parallel.py): one
+  // more elementwise pass over every weight each micro-batch.
+  bool gradient_accumulation_fusion = true;
   // Dropout probabilities (Megatron defaults are 0.1; most LLM recipes set 0). A non-zero
   // probability stores a 1-byte mask per element for the backward pass.
   double hidden_dropout = 0.0;

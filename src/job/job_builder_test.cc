@@ -376,6 +376,27 @@ TEST(BuildJob, ExpertParallelChecks) {
   EXPECT_EQ(BuildJob(moe).parallel.ep, 8);
 }
 
+TEST(BuildJob, ExpertGemmLaunchAndGradientAccumulationFromTheConfig) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  // Primus's default (use_turbo_grouped_gemm: false): TE's GroupedLinear, one GEMM per expert.
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
+  EXPECT_TRUE(BuildJob(moe).training.gradient_accumulation_fusion);
+  moe.overrides = {{"use_turbo_grouped_gemm", "true"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel);
+  // Sync-free stages 2 and 3 require Turbo's grouped GEMM; stage 1 does not.
+  moe.overrides = {{"turbo_sync_free_moe_stage", "2"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel);
+  moe.overrides = {{"turbo_sync_free_moe_stage", "1"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
+  moe.overrides = {{"moe_grouped_gemm", "false"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kSequentialLoop);
+  moe.overrides = {{"gradient_accumulation_fusion", "false"}};
+  EXPECT_FALSE(BuildJob(moe).training.gradient_accumulation_fusion);
+}
+
 TEST(BuildJob, MoePermutationFromTheConfigOrTheSyncFreeStage) {
   JobRequest moe;
   moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";

@@ -131,6 +131,10 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "moe_router_load_balancing_type",
                                               "moe_enable_deepep",
                                               "moe_permute_fusion",
+                                              "moe_grouped_gemm",
+                                              "moe_use_legacy_grouped_gemm",
+                                              "use_turbo_grouped_gemm",
+                                              "gradient_accumulation_fusion",
                                               "multi_latent_attention",
                                               "q_lora_rank",
                                               "kv_lora_rank",
@@ -378,6 +382,18 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     t.moe_permutation =
         MoePermutationFor(DefaultsForFramework(job.framework), job.model.name, t.deepep);
   }
+  // How the experts' GEMMs launch: Turbo's grouped kernel when asked for (or required by a
+  // sync-free stage >= 2); the grouped_gemm package (moe_use_legacy_grouped_gemm) loops over
+  // the experts as TE does (ROCm's hipified build spreads them over 4 streams); without
+  // moe_grouped_gemm, SequentialMLP runs the experts one after the other.
+  if (c.Bool("use_turbo_grouped_gemm", false) || sync_free.turbo_grouped_gemm) {
+    t.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  } else if (c.Find("moe_grouped_gemm") != nullptr && !c.Bool("moe_grouped_gemm", true)) {
+    t.expert_gemm_launch = ExpertGemmLaunch::kSequentialLoop;
+  } else {
+    t.expert_gemm_launch = DefaultsForFramework(job.framework).expert_gemm_launch;
+  }
+  t.gradient_accumulation_fusion = c.Bool("gradient_accumulation_fusion", true);
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

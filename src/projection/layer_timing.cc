@@ -140,6 +140,23 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
         AtomicAddRatesMeasured(gpu) ? "measured on an H200"
                                     : "an H200's rates scaled by HBM bandwidth, not measured"));
   }
+  if (job.model.IsMoe() && job.training.moe_expert_compute != MoeExpertCompute::kEveryExpert &&
+      job.training.expert_gemm_launch != ExpertGemmLaunch::kGroupedKernel) {
+    out.assumptions.push_back(
+        job.training.expert_gemm_launch == ExpertGemmLaunch::kStreamLoop
+            ? fmt::format("expert GEMMs: one GEMM per expert, {} at a time on Transformer "
+                          "Engine's streams (GroupedLinear), not one grouped kernel",
+                          kExpertGemmStreams)
+            : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
+              "one grouped kernel");
+  }
+  if (!job.training.gradient_accumulation_fusion && !job.parallel.fsdp2) {
+    const PrecisionRecipe& p = job.training.precision;
+    out.assumptions.push_back(fmt::format(
+        "gradient_accumulation_fusion off: every weight's gradient is added to its main "
+        "gradient by a separate kernel each micro-batch ({:.0f} B per weight)",
+        UnfusedGradAccumulationBytes(1, DTypeBytes(p.HalfPrecision()), DTypeBytes(p.main_grads))));
+  }
   return out;
 }
 

@@ -31,6 +31,21 @@ bool Contains(const std::string& hay, const std::string& needle) {
   return Lower(hay).find(Lower(needle)) != std::string::npos;
 }
 
+// The stage of "sync-free stage 2" / "turbo_sync_free_moe_stage 1" in a row's text: the first
+// digit within a few characters after a "stage" that follows "sync"; 1 when none is named.
+int StatedSyncFreeStage(const std::string& text) {
+  const std::string lower = Lower(text);
+  const size_t sync = lower.find("sync");
+  if (sync == std::string::npos) return 1;
+  for (size_t at = lower.find("stage", sync); at != std::string::npos && at < sync + 40;
+       at = lower.find("stage", at + 1)) {
+    for (size_t i = at + 5; i < lower.size() && i < at + 8; ++i) {
+      if (std::isdigit(static_cast<unsigned char>(lower[i]))) return lower[i] - '0';
+    }
+  }
+  return 1;
+}
+
 // Whole numbers of a row are sizes and counts; anything beyond this is a typo or hostile and
 // would overflow the arithmetic below (the size checks proper come once the job is built).
 constexpr double kMaxCell = 9007199254740992.0;  // 2^53
@@ -354,6 +369,13 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   const bool sync_free = Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free");
   tr.moe_permutation =
       sync_free ? MoePermutation::kFused : MoePermutationFor(stack, job.model.name, tr.deepep);
+  // Turbo's grouped GEMM, named or required by a sync-free stage of 2 or more; else the
+  // stack's own way of launching the experts' GEMMs.
+  const bool turbo_grouped =
+      Contains(stack_text, "turbo_grouped_gemm") || Contains(stack_text, "turbo grouped") ||
+      (sync_free && SyncFreeMoeStage(StatedSyncFreeStage(stack_text)).turbo_grouped_gemm);
+  tr.expert_gemm_launch =
+      turbo_grouped ? ExpertGemmLaunch::kGroupedKernel : stack.expert_gemm_launch;
   const std::string overlap = Lower(FactCell(t, row, "overlap"));
   if (overlap.empty()) {
     tr.overlap_grad_reduce = stack.overlap_grad_reduce;

@@ -189,6 +189,31 @@ TEST(PublishedRunFacts, TurboSyncFreeMoeRunsOnDeepEp) {
   }
 }
 
+TEST(PublishedRunFacts, ExpertGemmsLaunchAsTheRowOrItsStackSays) {
+  // Megatron stacks run TE's GroupedLinear (one GEMM per expert over 4 streams), torchtitan
+  // one torch._grouped_mm kernel; a Primus row naming Turbo's grouped GEMM, or a sync-free
+  // stage that requires it, runs the grouped kernel.
+  const PublishedRun primus = MoeRowWithNotes("primus-megatron", "baseline");
+  ASSERT_TRUE(primus.job) << primus.reason;
+  EXPECT_EQ(primus.job->training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
+  const PublishedRun titan = MoeRowWithNotes("torchtitan", "");
+  ASSERT_TRUE(titan.job) << titan.reason;
+  EXPECT_EQ(titan.job->training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel);
+  for (const char* notes : {"sync-free stage 2", "use_turbo_grouped_gemm", "Turbo grouped GEMM on",
+                            "turbo_sync_free_moe_stage 3"}) {
+    const PublishedRun run = MoeRowWithNotes("primus-megatron", notes);
+    ASSERT_TRUE(run.job) << run.reason;
+    EXPECT_EQ(run.job->training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel) << notes;
+  }
+  // Stage 1 does not need Turbo's grouped GEMM; a pipeline "stage 2" before the sync-free text
+  // is not its stage.
+  for (const char* notes : {"+ sync-free MoE stage 1 (VPP 3)", "PP stage 2 layout, sync-free"}) {
+    const PublishedRun run = MoeRowWithNotes("primus-megatron", notes);
+    ASSERT_TRUE(run.job) << run.reason;
+    EXPECT_EQ(run.job->training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop) << notes;
+  }
+}
+
 TEST(PublishedRunFacts, ExpertTensorParallelismFollowsTheFrameworksRule) {
   // Megatron's validate_args sets expert_tensor_parallel_size to tensor_model_parallel_size
   // when it is not given; torchtitan's expert_tensor_parallel_degree defaults to 1.
