@@ -3,11 +3,11 @@
 
   grouped   one grouped-GEMM kernel over every local expert (torch._grouped_mm: what
             torchtitan runs, and what Primus Turbo's and MaxText's grouped GEMMs are);
-  loop1     one GEMM per expert, one after the other on one stream (the grouped_gemm
-            package's cuBLAS fallback behind Megatron's moe_use_legacy_grouped_gemm);
+  loop1     one GEMM per expert, one after the other on one stream (Megatron's
+            SequentialMLP, moe_grouped_gemm off);
   loop4     one GEMM per expert, round-robin over 4 streams that join at the end
             (Transformer Engine's GroupedLinear: multi_stream_cublas_gemm with its 4 compute
-            streams).
+            streams; the grouped_gemm package behind moe_use_legacy_grouped_gemm, NUM_STREAM 4).
 
 The loops are captured in a CUDA graph and replayed, so the time is the GPU's, without the
 Python loop's own launch cost (TE and grouped_gemm loop in C++). Shapes are the expert

@@ -118,7 +118,7 @@ class LayerCostModel::Builder {
       b = gemm.EstimateGrouped(group_tokens, in, out, dtype, GemmPass::kGradient);
       w = gemm.EstimateGroupedRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient);
     } else {
-      const int streams = launch == ExpertGemmLaunch::kStreamLoop ? kExpertGemmStreams : 1;
+      const int streams = launch == ExpertGemmLaunch::kSequentialLoop ? 1 : kExpertGemmStreams;
       f = gemm.EstimateGroupLoop(group_tokens, out, in, dtype, GemmPass::kForward, streams);
       b = gemm.EstimateGroupLoop(group_tokens, in, out, dtype, GemmPass::kGradient, streams);
       w = gemm.EstimateGroupLoopRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient, streams);
@@ -131,16 +131,18 @@ class LayerCostModel::Builder {
     int64_t tokens = 0;
     for (int64_t t : group_tokens) tokens += t;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
-    GradientAccumulation(static_cast<int64_t>(group_tokens.size()) * in * out);
+    GradientAccumulation(static_cast<int64_t>(group_tokens.size()) * in * out,
+                         launch == ExpertGemmLaunch::kGroupedGemmPackage);
   }
 
   // Without gradient-accumulation fusion every weight's micro-batch gradient is added to its
   // main gradient by a separate kernel after the weight-gradient GEMM. FSDP2 has no main_grad
   // buffer (the option must be off there): each micro-batch's gradient is reduce-scattered and
   // only the shard accumulates, which the data-parallel model's reduce-scatter already covers.
-  void GradientAccumulation(int64_t weights) {
+  // `always_unfused`: weights whose gradients autograd returns (the grouped_gemm package's).
+  void GradientAccumulation(int64_t weights, bool always_unfused = false) {
     const TrainingSettings& t = m_.job_.training;
-    if (t.gradient_accumulation_fusion || m_.job_.parallel.fsdp2) return;
+    if ((t.gradient_accumulation_fusion && !always_unfused) || m_.job_.parallel.fsdp2) return;
     WeightGradMemoryBound(UnfusedGradAccumulationBytes(
         weights, DTypeBytes(t.precision.HalfPrecision()), DTypeBytes(t.precision.main_grads)));
   }

@@ -364,6 +364,27 @@ TEST(LayerCostTest, UnfusedGradientAccumulationAddsTenBytesPerWeight) {
                    Ideal(Llama8B()).TransformerLayer(0).forward.memory_bound);
 }
 
+// The grouped_gemm package (moe_use_legacy_grouped_gemm) loops like TE, but its expert weights'
+// gradients come back through autograd: 10 B per expert weight (4 experts x (1024x1024 +
+// 512x1024)) even with gradient_accumulation_fusion on, and nothing under FSDP2.
+TEST(LayerCostTest, LegacyGroupedGemmAlwaysAddsTheExpertGradients) {
+  Job streams_job = SmallMoe();
+  streams_job.training.expert_gemm_launch = ExpertGemmLaunch::kStreamLoop;
+  Job legacy_job = SmallMoe();
+  legacy_job.training.expert_gemm_launch = ExpertGemmLaunch::kGroupedGemmPackage;
+  const LayerCostModel model = Ideal(legacy_job);
+  const LayerCost streams = Ideal(streams_job).TransformerLayer(0);
+  const LayerCost legacy = model.TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(legacy.forward.gemm, streams.forward.gemm);
+  const MemoryBoundModel& mb = model.memory_bound();
+  EXPECT_NEAR(legacy.backward_weight.memory_bound - streams.backward_weight.memory_bound,
+              mb.Time(10.0 * 4 * 1024 * 1024) + mb.Time(10.0 * 4 * 512 * 1024), 1e-12);
+  legacy_job.parallel.fsdp2 = true;
+  streams_job.parallel.fsdp2 = true;
+  EXPECT_NEAR(Ideal(legacy_job).TransformerLayer(0).backward_weight.memory_bound,
+              Ideal(streams_job).TransformerLayer(0).backward_weight.memory_bound, 1e-15);
+}
+
 // Full recompute and selective recompute of the "moe" module re-run the forward atomic adds;
 // recomputing only "moe_act" does not.
 TEST(LayerCostTest, RecomputedMoeRerunsTheUnfusedPermutation) {

@@ -103,6 +103,11 @@ enum class ExpertGemmLaunch {
   kStreamLoop,
   // One GEMM per expert, one after the other: Megatron's SequentialMLP (moe_grouped_gemm off).
   kSequentialLoop,
+  // Megatron's moe_use_legacy_grouped_gemm (GroupedMLP on the grouped_gemm package): one GEMM
+  // per expert over 4 streams as well (the package's cuBLAS path, NUM_STREAM 4), but its
+  // weights are plain parameters, so their gradients always reach main_grad through a separate
+  // add, whatever gradient_accumulation_fusion says.
+  kGroupedGemmPackage,
 };
 
 // The streams a kStreamLoop spreads the experts' GEMMs over (TE's num_compute_streams).

@@ -393,6 +393,11 @@ TEST(BuildJob, ExpertGemmLaunchAndGradientAccumulationFromTheConfig) {
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
   moe.overrides = {{"moe_grouped_gemm", "false"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kSequentialLoop);
+  // Without moe_grouped_gemm Megatron builds SequentialMLP whatever the Turbo flag says.
+  moe.overrides = {{"moe_grouped_gemm", "false"}, {"use_turbo_grouped_gemm", "true"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kSequentialLoop);
+  moe.overrides = {{"moe_use_legacy_grouped_gemm", "true"}};
+  EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kGroupedGemmPackage);
   moe.overrides = {{"gradient_accumulation_fusion", "false"}};
   EXPECT_FALSE(BuildJob(moe).training.gradient_accumulation_fusion);
 }

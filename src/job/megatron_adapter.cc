@@ -384,12 +384,14 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   }
   // How the experts' GEMMs launch: Turbo's grouped kernel when asked for (or required by a
   // sync-free stage >= 2); the grouped_gemm package (moe_use_legacy_grouped_gemm) loops over
-  // the experts as TE does (ROCm's hipified build spreads them over 4 streams); without
-  // moe_grouped_gemm, SequentialMLP runs the experts one after the other.
-  if (c.Bool("use_turbo_grouped_gemm", false) || sync_free.turbo_grouped_gemm) {
-    t.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
-  } else if (c.Find("moe_grouped_gemm") != nullptr && !c.Bool("moe_grouped_gemm", true)) {
+  // the experts on 4 streams as TE does; without moe_grouped_gemm, SequentialMLP runs the
+  // experts one after the other, whatever the other flags say.
+  if (c.Find("moe_grouped_gemm") != nullptr && !c.Bool("moe_grouped_gemm", true)) {
     t.expert_gemm_launch = ExpertGemmLaunch::kSequentialLoop;
+  } else if (c.Bool("use_turbo_grouped_gemm", false) || sync_free.turbo_grouped_gemm) {
+    t.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  } else if (c.Bool("moe_use_legacy_grouped_gemm", false)) {
+    t.expert_gemm_launch = ExpertGemmLaunch::kGroupedGemmPackage;
   } else {
     t.expert_gemm_launch = DefaultsForFramework(job.framework).expert_gemm_launch;
   }

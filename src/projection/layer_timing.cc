@@ -140,15 +140,31 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
         AtomicAddRatesMeasured(gpu) ? "measured on an H200"
                                     : "an H200's rates scaled by HBM bandwidth, not measured"));
   }
+  // Said only where the loop costs more than one grouped kernel: more local experts than
+  // streams, or one expert at a time.
+  const ExpertGemmLaunch launch = job.training.expert_gemm_launch;
+  const int64_t local_experts =
+      job.model.IsMoe() ? (job.model.moe.num_experts + job.parallel.ep - 1) / job.parallel.ep : 0;
+  const bool streams =
+      launch == ExpertGemmLaunch::kStreamLoop || launch == ExpertGemmLaunch::kGroupedGemmPackage;
   if (job.model.IsMoe() && job.training.moe_expert_compute != MoeExpertCompute::kEveryExpert &&
-      job.training.expert_gemm_launch != ExpertGemmLaunch::kGroupedKernel) {
+      ((streams && local_experts > kExpertGemmStreams) ||
+       (launch == ExpertGemmLaunch::kSequentialLoop && local_experts > 1))) {
     out.assumptions.push_back(
-        job.training.expert_gemm_launch == ExpertGemmLaunch::kStreamLoop
-            ? fmt::format("expert GEMMs: one GEMM per expert, {} at a time on Transformer "
-                          "Engine's streams (GroupedLinear), not one grouped kernel",
-                          kExpertGemmStreams)
-            : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
-              "one grouped kernel");
+        streams ? fmt::format("expert GEMMs: one GEMM per expert, {} at a time on {} streams, "
+                              "not one grouped kernel",
+                              kExpertGemmStreams,
+                              launch == ExpertGemmLaunch::kStreamLoop
+                                  ? "Transformer Engine's (GroupedLinear)"
+                                  : "the grouped_gemm package's (moe_use_legacy_grouped_gemm)")
+                : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
+                  "one grouped kernel");
+  }
+  if (launch == ExpertGemmLaunch::kGroupedGemmPackage &&
+      job.training.gradient_accumulation_fusion && !job.parallel.fsdp2) {
+    out.assumptions.push_back(
+        "moe_use_legacy_grouped_gemm: the experts' weight gradients reach main_grad through a "
+        "separate add each micro-batch, gradient_accumulation_fusion or not");
   }
   if (!job.training.gradient_accumulation_fusion && !job.parallel.fsdp2) {
     const PrecisionRecipe& p = job.training.precision;

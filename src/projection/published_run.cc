@@ -35,12 +35,15 @@ bool Contains(const std::string& hay, const std::string& needle) {
 // digit within a few characters after a "stage" that follows "sync"; 1 when none is named.
 int StatedSyncFreeStage(const std::string& text) {
   const std::string lower = Lower(text);
-  const size_t sync = lower.find("sync");
-  if (sync == std::string::npos) return 1;
-  for (size_t at = lower.find("stage", sync); at != std::string::npos && at < sync + 40;
-       at = lower.find("stage", at + 1)) {
-    for (size_t i = at + 5; i < lower.size() && i < at + 8; ++i) {
-      if (std::isdigit(static_cast<unsigned char>(lower[i]))) return lower[i] - '0';
+  for (const char* name : {"sync-free", "sync_free"}) {
+    for (size_t sync = lower.find(name); sync != std::string::npos;
+         sync = lower.find(name, sync + 1)) {
+      for (size_t at = lower.find("stage", sync); at != std::string::npos && at < sync + 40;
+           at = lower.find("stage", at + 1)) {
+        for (size_t i = at + 5; i < lower.size() && i < at + 8; ++i) {
+          if (std::isdigit(static_cast<unsigned char>(lower[i]))) return lower[i] - '0';
+        }
+      }
     }
   }
   return 1;

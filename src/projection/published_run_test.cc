@@ -207,7 +207,8 @@ TEST(PublishedRunFacts, ExpertGemmsLaunchAsTheRowOrItsStackSays) {
   }
   // Stage 1 does not need Turbo's grouped GEMM; a pipeline "stage 2" before the sync-free text
   // is not its stage.
-  for (const char* notes : {"+ sync-free MoE stage 1 (VPP 3)", "PP stage 2 layout, sync-free"}) {
+  for (const char* notes : {"+ sync-free MoE stage 1 (VPP 3)", "PP stage 2 layout, sync-free",
+                            "async stage 2 copies; sync-free stage 1"}) {
     const PublishedRun run = MoeRowWithNotes("primus-megatron", notes);
     ASSERT_TRUE(run.job) << run.reason;
     EXPECT_EQ(run.job->training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop) << notes;
