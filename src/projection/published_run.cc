@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <regex>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -47,6 +48,26 @@ int StatedSyncFreeStage(const std::string& text) {
     }
   }
   return 1;
+}
+
+// Whether a row's text says Primus Turbo's grouped GEMM ran: "use_turbo_grouped_gemm" or
+// "Turbo grouped GEMM", unless set to false ("use_turbo_grouped_gemm: false", "=0") or
+// negated ("no Turbo grouped GEMM", "without ...").
+bool StatesTurboGroupedGemm(const std::string& text) {
+  const std::string lower = Lower(text);
+  const std::string_view view(lower);
+  for (const std::string_view name : {"use_turbo_grouped_gemm", "turbo grouped"}) {
+    for (size_t at = view.find(name); at != std::string_view::npos; at = view.find(name, at + 1)) {
+      size_t v = at + name.size();
+      while (v < view.size() && (view[v] == ' ' || view[v] == ':' || view[v] == '=')) ++v;
+      const std::string_view value = view.substr(v, 5);
+      if (value.starts_with("false") || value.starts_with("0")) continue;
+      const std::string_view before = view.substr(0, at);
+      if (before.ends_with("no ") || before.ends_with("without ")) continue;
+      return true;
+    }
+  }
+  return false;
 }
 
 // Whole numbers of a row are sizes and counts; anything beyond this is a typo or hostile and
@@ -375,7 +396,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   // Turbo's grouped GEMM, named or required by a sync-free stage of 2 or more; else the
   // stack's own way of launching the experts' GEMMs.
   const bool turbo_grouped =
-      Contains(stack_text, "turbo_grouped_gemm") || Contains(stack_text, "turbo grouped") ||
+      StatesTurboGroupedGemm(stack_text) ||
       (sync_free && SyncFreeMoeStage(StatedSyncFreeStage(stack_text)).turbo_grouped_gemm);
   tr.expert_gemm_launch =
       turbo_grouped ? ExpertGemmLaunch::kGroupedKernel : stack.expert_gemm_launch;

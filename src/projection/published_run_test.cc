@@ -206,9 +206,10 @@ TEST(PublishedRunFacts, ExpertGemmsLaunchAsTheRowOrItsStackSays) {
     EXPECT_EQ(run.job->training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel) << notes;
   }
   // Stage 1 does not need Turbo's grouped GEMM; a pipeline "stage 2" before the sync-free text
-  // is not its stage.
+  // is not its stage; a flag set to false or negated is not a grouped kernel.
   for (const char* notes : {"+ sync-free MoE stage 1 (VPP 3)", "PP stage 2 layout, sync-free",
-                            "async stage 2 copies; sync-free stage 1"}) {
+                            "use_turbo_grouped_gemm: false", "use_turbo_grouped_gemm=0",
+                            "no Turbo grouped GEMM", "async stage 2 copies; sync-free stage 1"}) {
     const PublishedRun run = MoeRowWithNotes("primus-megatron", notes);
     ASSERT_TRUE(run.job) << run.reason;
     EXPECT_EQ(run.job->training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop) << notes;
