@@ -128,7 +128,8 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
   }
   if (o.enable_deepep || o.sync_free_stage > 0)
     r.overrides.emplace_back("use_turbo_deepep", "true");
-  if (o.sync_free_stage > 0) {
+  // A stated stage replaces the configuration's, 0 included (sync-free off).
+  if (o.sync_free_stage >= 0) {
     r.overrides.emplace_back("turbo_sync_free_moe_stage", std::to_string(o.sync_free_stage));
   }
   return r;

@@ -63,7 +63,11 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
     }
   }
   if (name.empty()) {
-    for (const fs::path& part : fs::path(config_path).parent_path()) {
+    // The whole path, however it was typed: a relative "x.yaml" inside MI355X/ names it too.
+    std::error_code ec;
+    fs::path absolute = fs::absolute(config_path, ec);
+    if (ec) absolute = config_path;
+    for (const fs::path& part : absolute.lexically_normal().parent_path()) {
       if (part.string().size() >= 4 && FindGpu(part.string()) != nullptr) {
         name = part.string();
         origin = "directory";

@@ -27,7 +27,7 @@ struct ProjectionOptions {
   std::string schedule;  // empty = from the config, else auto
   bool enable_zero_bubble = false;
   bool enable_deepep = false;
-  int sync_free_stage = 0;
+  int sync_free_stage = -1;  // --sync-free-stage; -1: not given (the configuration's stage)
   int num_virtual_stages = 0;
   int64_t micro_batch_size = 0;
   int64_t global_batch_size = 0;
