@@ -415,6 +415,24 @@ Job BuildJob(const JobRequest& request) {
                      UnknownScheduleMessage(request.pipeline_schedule));
     }
     job.training.pipeline_schedule = kind;
+    if (kind == ScheduleKind::kInterleaved1F1B && job.parallel.vpp <= 1 && job.parallel.pp > 1) {
+      job.warnings.push_back(
+          fmt::format("--pipeline-schedule-algorithm {}: interleaving needs virtual stages "
+                      "(--num-virtual-stages-per-pipeline-rank >= 2); projected as 1F1B",
+                      request.pipeline_schedule));
+    }
+  }
+  // Without pipeline parallelism Megatron runs the micro-batches one after the other
+  // (forward_backward_no_pipelining): no pipeline schedule applies.
+  if (job.parallel.pp == 1 && job.training.pipeline_schedule != ScheduleKind::k1F1B) {
+    if (!request.pipeline_schedule.empty() && request.pipeline_schedule != "auto" &&
+        request.pipeline_schedule != "all") {
+      job.warnings.push_back(fmt::format(
+          "--pipeline-schedule-algorithm {} has no effect without pipeline parallelism (PP 1): "
+          "the micro-batches run one after the other",
+          request.pipeline_schedule));
+    }
+    job.training.pipeline_schedule = ScheduleKind::k1F1B;
   }
   job.training.pipeline_schedule =
       ForVirtualStages(job.training.pipeline_schedule, job.parallel.vpp);

@@ -315,6 +315,26 @@ TEST(BuildJob, CommandLineScheduleAcceptsPrimusNames) {
   EXPECT_THAT(ErrorOf(request), HasSubstr("did you mean zb-h1"));
 }
 
+// Without pipeline parallelism Megatron runs the micro-batches one after the other: a schedule
+// asked for is said to have no effect and the job keeps 1F1B; interleaving without virtual
+// stages is said to run as 1F1B.
+TEST(BuildJob, ScheduleWithoutPipelineOrVirtualStagesIsSaidToHaveNoEffect) {
+  JobRequest request = TinyRequest({{"pipeline_model_parallel_size", "1"}});
+  for (const char* schedule : {"gpipe", "dualpipev", "interleaved"}) {
+    request.pipeline_schedule = schedule;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.training.pipeline_schedule, ScheduleKind::k1F1B) << schedule;
+    ASSERT_EQ(job.warnings.size(), 1u) << schedule;
+    EXPECT_THAT(job.warnings[0], HasSubstr("has no effect without pipeline parallelism (PP 1)"));
+  }
+  request = TinyRequest({{"pipeline_model_parallel_size", "2"}});
+  request.pipeline_schedule = "interleaved";
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.training.pipeline_schedule, ScheduleKind::k1F1B);
+  ASSERT_EQ(job.warnings.size(), 1u);
+  EXPECT_THAT(job.warnings[0], HasSubstr("interleaving needs virtual stages"));
+}
+
 TEST(BuildJob, VirtualStagesFromAnyOfThreeKeys) {
   EXPECT_EQ(BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
                                   {"num_layers_per_virtual_pipeline_stage", "2"}}))

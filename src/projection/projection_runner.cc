@@ -74,7 +74,8 @@ InFlightTable SimulatedInFlight(const Job& job) {
 
 Job WithSchedule(const Job& job, const ProjectionOptions& o) {
   Job j = job;
-  if (!o.schedule.empty() && o.schedule != "auto" && o.schedule != "all") {
+  // Without pipeline parallelism no schedule applies (the job builder said so).
+  if (!o.schedule.empty() && o.schedule != "auto" && o.schedule != "all" && j.parallel.pp > 1) {
     j.training.pipeline_schedule = ForVirtualStages(ParseScheduleKind(o.schedule), j.parallel.vpp);
   }
   return j;

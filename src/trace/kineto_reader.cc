@@ -1108,6 +1108,13 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     } catch (const ParseFailure& failure) {
       parser.FinishFlows();
       int64_t offset = failure.where ? failure.where - body.data() : -1;
+      // simdjson finds these while indexing the whole text (or at its end), not at a byte it
+      // can name: the offset would point at the start of the text.
+      if (failure.code == simdjson::UNCLOSED_STRING || failure.code == simdjson::UTF8_ERROR ||
+          failure.code == simdjson::UNESCAPED_CHARS ||
+          failure.code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+        offset = -1;
+      }
       return {false, FormatLocated(SourceLocation{path, -1, -1, offset}, "",
                                    "JSON error: " + Describe(failure.code))};
     }

@@ -207,6 +207,12 @@ TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
       ErrorOf(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1,, "dur": 2}]})json");
   EXPECT_NE(bad.find("test.json at byte 54: JSON error"), std::string::npos)
       << bad;  // the second comma
+  // A string left open mid-document is found while simdjson indexes the whole text: there is
+  // no byte to name, and "at byte 0" would send the reader to the wrong place.
+  std::string unclosed =
+      ErrorOf(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "gemm, "ts": 1}]})json");
+  EXPECT_NE(unclosed.find("test.json: JSON error"), std::string::npos) << unclosed;
+  EXPECT_EQ(unclosed.find("at byte 0"), std::string::npos) << unclosed;
 }
 
 TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
