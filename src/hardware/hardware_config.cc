@@ -55,10 +55,23 @@ class ConfigReader {
     errno = 0;
     const double parsed = std::strtod(begin, &end);
     while (end != nullptr && *end == ' ') ++end;
-    if (text.empty() || end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(parsed)) {
+    if (text.empty() || end == begin || *end != '\0') {
       Fail(value, key, fmt::format("expected a number, got '{}'", text));
     }
+    if (errno == ERANGE || !std::isfinite(parsed)) {
+      Fail(value, key, fmt::format("'{}' is out of the range of numbers this file can hold", text));
+    }
     return parsed;
+  }
+
+  // A link bandwidth in GB/s: from 1 MB/s to 1 PB/s; anything outside is a typo (a unit
+  // slip) that would turn a projection into hours or nanoseconds.
+  double Bandwidth(const YAML::Node& value, std::string_view key) const {
+    const double v = Positive(value, key);
+    if (v < 1e-3 || v > 1e6) {
+      Fail(value, key, fmt::format("must be between 0.001 and 1000000 GB/s, got {}", v));
+    }
+    return v;
   }
 
   double Positive(const YAML::Node& value, std::string_view key) const {
@@ -152,11 +165,11 @@ const std::map<std::string, PrimusSetter>& PrimusSetters() {
       {"ep",
        [](R r, N v, K k, ClusterSpec& c, int&) { c.calibration.ep = r.SmallInteger(v, k, 1); }},
       {"node_bw", [](R r, N v, K k, ClusterSpec& c,
-                     int&) { c.gpu.intra_node_bandwidth = r.Positive(v, k) * kGBps; }},
-      {"pod_bw",
-       [](R r, N v, K k, ClusterSpec& c, int&) { c.gpu.nic_bandwidth = r.Positive(v, k) * kGBps; }},
+                     int&) { c.gpu.intra_node_bandwidth = r.Bandwidth(v, k) * kGBps; }},
+      {"pod_bw", [](R r, N v, K k, ClusterSpec& c,
+                    int&) { c.gpu.nic_bandwidth = r.Bandwidth(v, k) * kGBps; }},
       {"cluster_bw",
-       [](R r, N v, K k, ClusterSpec& c, int&) { c.pod_bandwidth = r.Positive(v, k) * kGBps; }},
+       [](R r, N v, K k, ClusterSpec& c, int&) { c.pod_bandwidth = r.Bandwidth(v, k) * kGBps; }},
       {"bw_eff",
        [](R r, N v, K k, ClusterSpec& c, int&) { c.calibration.bw_eff = r.Fraction(v, k, false); }},
       {"p2p_bw_eff", [](R r, N v, K k, ClusterSpec& c,

@@ -142,6 +142,13 @@ TEST(ParseHardwareConfig, ClearErrors) {
   EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: [1]\n"), HasSubstr("expected a single value"));
   EXPECT_THAT(ErrorOf("hardware_config:\n  pod_lat: -1\n"), HasSubstr("must not be negative"));
   EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: .inf\n"), HasSubstr("expected a number"));
+  // A unit slip in a bandwidth would make a projection take centuries: refused.
+  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_bw: 1e-300\n"),
+              HasSubstr("'pod_bw': must be between 0.001 and 1000000 GB/s, got 1e-300"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: 4e9\n"),
+              HasSubstr("must be between 0.001 and 1000000 GB/s"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_bw: 1e-320\n"),
+              HasSubstr("'1e-320' is out of the range of numbers"));
 }
 
 TEST(LoadHardwareConfig, MissingFile) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "trace/intervals.h"
 
 namespace sextant {
@@ -109,6 +111,24 @@ TimelineSelection SelectTimelineEvents(const TraceData& trace) {
 
 std::vector<uint32_t> TimelineEvents(const TraceData& trace) {
   return SelectTimelineEvents(trace).events;
+}
+
+std::vector<std::string> TimelineExclusionWarnings(const TimelineSelection& selection) {
+  // TraceLens leaves the same activities out.
+  std::vector<std::string> warnings;
+  if (selection.unlaunched > 0) {
+    warnings.push_back(fmt::format(
+        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
+        "launching runtime call is not in the trace (work queued before the profiled window)",
+        selection.unlaunched, static_cast<double>(selection.unlaunched_ns) / 1e6));
+  }
+  if (selection.flowless > 0) {
+    warnings.push_back(fmt::format(
+        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
+        "launching runtime call carries no launch flow",
+        selection.flowless, static_cast<double>(selection.flowless_ns) / 1e6));
+  }
+  return warnings;
 }
 
 GpuTimeline ComputeGpuTimeline(const TraceData& trace) {

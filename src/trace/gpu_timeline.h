@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -55,6 +56,9 @@ struct TimelineSelection {
   int64_t flowless_ns = 0;
 };
 TimelineSelection SelectTimelineEvents(const TraceData& trace);
+// One warning per kind of activity the selection left out, with how much GPU time: the
+// timeline's totals change with it, so every report that prints a timeline says so.
+std::vector<std::string> TimelineExclusionWarnings(const TimelineSelection& selection);
 std::vector<uint32_t> TimelineEvents(const TraceData& trace);
 
 // Over TimelineEvents(trace), or over the GPU events with the given indices.

@@ -48,8 +48,14 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   TraceDiff diff;
   diff.base_path = base.path;
   diff.new_path = next.path;
-  diff.base_timeline = ComputeGpuTimeline(base);
-  diff.new_timeline = ComputeGpuTimeline(next);
+  const TimelineSelection base_selection = SelectTimelineEvents(base);
+  const TimelineSelection new_selection = SelectTimelineEvents(next);
+  diff.base_timeline = ComputeGpuTimeline(base, base_selection.events);
+  diff.new_timeline = ComputeGpuTimeline(next, new_selection.events);
+  for (const std::string& w : TimelineExclusionWarnings(base_selection))
+    diff.warnings.push_back("base: " + w);
+  for (const std::string& w : TimelineExclusionWarnings(new_selection))
+    diff.warnings.push_back("new: " + w);
   if (!base.device_name.empty() && !next.device_name.empty() &&
       base.device_name != next.device_name) {
     diff.warnings.push_back(fmt::format(

@@ -117,6 +117,23 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
   EXPECT_EQ(DiffTables(d, 2)[1].size(), 2u);  // top 2
 }
 
+TEST(TraceDiffTest, SaysWhichSideLeftGpuWorkOutOfItsTimeline) {
+  // Base holds a 7 us kernel whose launch is not in the trace (queued before the window): the
+  // timeline leaves it out, as trace report does, and the diff says so for that side only.
+  TraceData base = KinetoTraceBuilder()
+                       .Launch(1, 1, 1)
+                       .Kernel("k", 10, 10, 1)
+                       .Kernel("earlier", 30, 7, 9)
+                       .Parse("base.json");
+  TraceData next = KinetoTraceBuilder().Launch(1, 1, 1).Kernel("k", 10, 10, 1).Parse("new.json");
+  const TraceDiff d = DiffTraces(base, next);
+  EXPECT_EQ(d.base_timeline.computation_ns, 10'000);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("base: 1 GPU activities (0.007 ms of GPU time) are left out"),
+            std::string::npos)
+      << d.warnings[0];
+}
+
 TEST(TraceDiffTest, DifferentIterationCountsAreComparedPerIterationAndGpusAreNamed) {
   // Base profiles one step with kernel k 10 us; new two steps with k 10 us each and an H100
   // instead of an A100. Per iteration k is unchanged (10 us vs 20 / 2 us); the timeline is too.

@@ -397,19 +397,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.warnings = trace.warnings;
   const int64_t rank = r.rank;
   const TimelineSelection selection = SelectTimelineEvents(trace);
-  // TraceLens leaves the same activities out; say how much, since it changes the timeline.
-  if (selection.unlaunched > 0) {
-    r.warnings.push_back(fmt::format(
-        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
-        "launching runtime call is not in the trace (work queued before the profiled window)",
-        selection.unlaunched, Ms(selection.unlaunched_ns)));
-  }
-  if (selection.flowless > 0) {
-    r.warnings.push_back(fmt::format(
-        "{} GPU activities ({:.3f} ms of GPU time) are left out of the GPU timeline: their "
-        "launching runtime call carries no launch flow",
-        selection.flowless, Ms(selection.flowless_ns)));
-  }
+  for (std::string& w : TimelineExclusionWarnings(selection)) r.warnings.push_back(std::move(w));
   r.timeline = ComputeGpuTimeline(trace, selection.events);
   r.tables.push_back(TimelineTable(rank, r.timeline));
   const RecomputeFlags recompute = MarkRecompute(trace);
