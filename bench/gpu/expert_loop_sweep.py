@@ -16,13 +16,13 @@ EP / experts under balanced routing), forward (M, N, K) = (rows, out, in), and t
 input-gradient (rows, in, out) and weight-gradient (in, out, rows) GEMMs.
 Writes OUT_DIR/expert_loops.csv. Usage: python3 bench/gpu/expert_loop_sweep.py OUT_DIR
 """
-import csv
 import os
 import sys
 
 import torch
 
-from kernel_sweep import timed  # median of CUDA-event timings after warm-ups
+# CUDA-event medians, the grouped GEMM entry point, CSV with a header.
+from kernel_sweep import grouped_mm, timed, write_rows
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "sweep_out"
 DEV = torch.device("cuda")
@@ -50,12 +50,6 @@ CASES = [
     ("olmoe_ep1_mbs4", 2048, 1024, 64, 2048),
     ("deepseek_moe_16b_ep1_mbs1", 2048, 1408, 64, 384),
 ]
-
-
-def grouped_mm(a, b, offs):
-    if hasattr(torch.nn.functional, "grouped_mm"):
-        return torch.nn.functional.grouped_mm(a, b, offs=offs)
-    return torch._grouped_mm(a, b, offs=offs)
 
 
 def graph_of(fn):
@@ -148,11 +142,7 @@ def main():
                       name, pname, experts, m, n, k, r["grouped"], r["loop1"], r["loop4"],
                       r["single"], row["grouped_tflops"], row["loop1_tflops"],
                       row["loop4_tflops"]), flush=True)
-    with open(os.path.join(OUT, "expert_loops.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.5f}" if isinstance(v, float) else v) for k, v in r.items()})
+    write_rows(os.path.join(OUT, "expert_loops.csv"), rows, digits=5)
 
 
 if __name__ == "__main__":

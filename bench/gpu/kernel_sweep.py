@@ -231,13 +231,19 @@ def grouped_sweep(_):
         except Exception as e:
             print(f"  {spec[0]}: {type(e).__name__}: {e}")
         torch.cuda.empty_cache()
+    write_rows(os.path.join(OUT, "grouped.csv"), rows)
+
+
+def write_rows(path, rows, digits=4):
+    """rows (dicts with the same keys) as a CSV with a header; floats to `digits` places."""
     if not rows:
         return
-    with open(os.path.join(OUT, "grouped.csv"), "w", newline="") as f:
+    with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         for r in rows:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+            w.writerow({k: (f"{v:.{digits}f}" if isinstance(v, float) else v)
+                        for k, v in r.items()})
 
 
 def grouped_one(name, hidden, ffn, experts, per):

@@ -8,13 +8,12 @@ For each (tokens T, top-k, hidden H): gather of T*k rows, scatter_add_ of T*k ro
 deterministic accumulate of x[idx]'s backward, and a plain copy of the same bytes.
 Writes OUT_DIR/permute.csv. Usage: python3 bench/gpu/moe_permute_sweep.py OUT_DIR
 """
-import csv
 import os
 import sys
 
 import torch
 
-from kernel_sweep import timed  # median of CUDA-event timings after warm-ups
+from kernel_sweep import timed, write_rows  # CUDA-event medians; CSV with a header
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "sweep_out"
 DEV = torch.device("cuda")
@@ -59,11 +58,7 @@ def main():
                       r["index_add_gelem_per_s"]), flush=True)
             del x, y, idx, wide, out
             torch.cuda.empty_cache()
-    with open(os.path.join(OUT, "permute.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    write_rows(os.path.join(OUT, "permute.csv"), rows)
 
 
 if __name__ == "__main__":

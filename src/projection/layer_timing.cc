@@ -11,6 +11,7 @@
 #include "job/framework_defaults.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
+#include "util/units.h"
 
 namespace sextant {
 namespace {
@@ -144,7 +145,7 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   // streams, or one expert at a time.
   const ExpertGemmLaunch launch = job.training.expert_gemm_launch;
   const int64_t local_experts =
-      job.model.IsMoe() ? (job.model.moe.num_experts + job.parallel.ep - 1) / job.parallel.ep : 0;
+      job.model.IsMoe() ? CeilDiv(job.model.moe.num_experts, job.parallel.ep) : 0;
   const bool streams =
       launch == ExpertGemmLaunch::kStreamLoop || launch == ExpertGemmLaunch::kGroupedGemmPackage;
   if (job.model.IsMoe() && job.training.moe_expert_compute != MoeExpertCompute::kEveryExpert &&
