@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -91,25 +92,81 @@ class LayerCostModel::Builder {
 
   // y[T, out] = x[T, in] · W[in, out]: forward GEMM (T, out, in); input gradient
   // dX = dY · Wᵀ (T, in, out) in B; weight gradient dW = Xᵀ · dY (in, out, T) in W.
-  void Linear(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype) {
+  // `module`: Megatron's name for the layer (linear_qkv, linear_fc1, ...), which LoRA targets.
+  // Under LoRA the weight is frozen: no weight gradient, nothing to accumulate.
+  void Linear(unsigned tags, int64_t tokens, int64_t in, int64_t out, DType dtype,
+              std::string_view module = {}) {
     if (tokens <= 0 || in <= 0 || out <= 0) return;
     const GemmEstimate f = m_.gemm_.Estimate({tokens, out, in}, dtype);
     const GemmEstimate b = m_.gemm_.Estimate({tokens, in, out}, dtype, GemmPass::kGradient);
-    const GemmEstimate w = m_.gemm_.Estimate({in, out, tokens}, dtype, GemmPass::kGradient);
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
-    cost_.backward_weight.gemm += w.seconds;
     cost_.flops_forward += f.flops;
-    cost_.flops_backward += b.flops + w.flops;
+    cost_.flops_backward += b.flops;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
-    GradientAccumulation(in * out);
+    if (!Frozen()) {
+      const GemmEstimate w = m_.gemm_.Estimate({in, out, tokens}, dtype, GemmPass::kGradient);
+      cost_.backward_weight.gemm += w.seconds;
+      cost_.flops_backward += w.flops;
+      GradientAccumulation(in * out);
+    }
+    if (Lora().Targets(module)) Adapter(tags, tokens, in, out);
+  }
+
+  // A LoRA adapter beside a frozen linear (in -> out): y += alpha/r · B(A(dropout(x))), with
+  // A: in -> r and B: r -> out as plain 16-bit tensor-parallel linears (Megatron-Bridge
+  // ParallelLinearAdapter). Backward takes the input gradient through B and A and adds it to
+  // the base layer's, then the weight gradients of A and B.
+  void Adapter(unsigned tags, int64_t tokens, int64_t in, int64_t out) {
+    const LoraSpec& l = Lora();
+    const int64_t r = l.rank;
+    const DType half = m_.job_.training.precision.HalfPrecision();
+    const double b = DTypeBytes(half);
+    if (l.dropout > 0 && l.dropout_before) MemoryBound(tags, DropoutBytes(tokens, in, b));
+    // Each of the six GEMMs streams one tokens x width activation (x or dY, in or out wide)
+    // and touches only r-wide tensors otherwise.
+    const double x_bytes = static_cast<double>(tokens) * in * b;
+    const double y_bytes = static_cast<double>(tokens) * out * b;
+    const double side = static_cast<double>(r) * (tokens + in + out) * b;
+    const double fa = AdapterGemm({tokens, r, in}, x_bytes + side, GemmPass::kForward);
+    const double fb = AdapterGemm({tokens, out, r}, y_bytes + side, GemmPass::kForward);
+    const double bb = AdapterGemm({tokens, r, out}, y_bytes + side, GemmPass::kGradient);
+    const double ba = AdapterGemm({tokens, in, r}, x_bytes + side, GemmPass::kGradient);
+    const double wa = AdapterGemm({in, r, tokens}, x_bytes + side, GemmPass::kGradient);
+    const double wb = AdapterGemm({r, out, tokens}, y_bytes + side, GemmPass::kGradient);
+    AddForward(tags, [&](CostParts& p) { p.gemm += fa + fb; });
+    cost_.backward_input.gemm += ba + bb;
+    cost_.backward_weight.gemm += wa + wb;
+    const double flops = 2.0 * static_cast<double>(tokens) * r * (in + out);
+    cost_.flops_forward += flops;
+    cost_.flops_backward += 2 * flops;
+    // Forward: the alpha/r scale and the add to the base output; backward: the add of the two
+    // input gradients.
+    const OpBytes scale = GeluBytes(tokens, out, b);
+    MemoryBound(tags, {scale.forward + ResidualAddBytes(tokens, out, b).forward,
+                       ResidualAddBytes(tokens, in, b).backward});
+    GradientAccumulation(r * (in + out));
+    cost_.lora_params += r * (in + out);
+  }
+
+  // A rank-r GEMM does about r FLOPs per byte it streams (Hu et al. 2021's adapters have r of
+  // 4 to 64), far below every GPU's ridge point (peak FLOP/s / HBM bytes/s, 200-600): it runs
+  // at HBM speed, which the memory-bound model times. The tile model would charge it a main
+  // loop's efficiency ramp it never reaches. Above the ridge it is an ordinary GEMM.
+  double AdapterGemm(const GemmShape& shape, double bytes, GemmPass pass) {
+    const DType half = m_.job_.training.precision.HalfPrecision();
+    const GpuSpec& gpu = m_.job_.cluster.gpu;
+    const double flops = 2.0 * shape.m * shape.n * shape.k;
+    const double ridge = gpu.PeakTflops(half) * 1e12 / gpu.hbm_bandwidth;
+    if (flops / bytes < ridge) return m_.memory_bound_.Time(bytes);
+    return m_.gemm_.Estimate(shape, half, pass).seconds;
   }
 
   // The same for the experts' GEMMs, experts holding `group_tokens` tokens each, launched as
   // the stack launches them (one grouped kernel, or one GEMM per expert over TE's streams or
   // one after the other).
   void GroupedLinear(unsigned tags, const std::vector<int64_t>& group_tokens, int64_t in,
-                     int64_t out, DType dtype) {
+                     int64_t out, DType dtype, std::string_view module = {}) {
     const ExpertGemmLaunch launch = m_.job_.training.expert_gemm_launch;
     const GemmModel& gemm = m_.gemm_;
     GemmEstimate f, b, w;
@@ -125,14 +182,19 @@ class LayerCostModel::Builder {
     }
     AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
     cost_.backward_input.gemm += b.seconds;
-    cost_.backward_weight.gemm += w.seconds;
     cost_.flops_forward += f.flops;
-    cost_.flops_backward += b.flops + w.flops;
+    cost_.flops_backward += b.flops;
     int64_t tokens = 0;
     for (int64_t t : group_tokens) tokens += t;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
-    GradientAccumulation(static_cast<int64_t>(group_tokens.size()) * in * out,
-                         launch == ExpertGemmLaunch::kGroupedGemmPackage);
+    if (!Frozen()) {
+      cost_.backward_weight.gemm += w.seconds;
+      cost_.flops_backward += w.flops;
+      GradientAccumulation(static_cast<int64_t>(group_tokens.size()) * in * out,
+                           launch == ExpertGemmLaunch::kGroupedGemmPackage);
+    }
+    // One adapter serves all local experts, over all the tokens they received.
+    if (Lora().Targets(module)) Adapter(tags, tokens, in, out);
   }
 
   // Without gradient-accumulation fusion every weight's micro-batch gradient is added to its
@@ -140,6 +202,10 @@ class LayerCostModel::Builder {
   // buffer (the option must be off there): each micro-batch's gradient is reduce-scattered and
   // only the shard accumulates, which the data-parallel model's reduce-scatter already covers.
   // `always_unfused`: weights whose gradients autograd returns (the grouped_gemm package's).
+  const LoraSpec& Lora() const { return m_.job_.training.lora; }
+  // LoRA freezes every base weight: their weight gradients are never computed.
+  bool Frozen() const { return Lora().enabled; }
+
   void GradientAccumulation(int64_t weights, bool always_unfused = false) {
     const TrainingSettings& t = m_.job_.training;
     if ((t.gradient_accumulation_fusion && !always_unfused) || m_.job_.parallel.fsdp2) return;
@@ -424,15 +490,16 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const MlaSpec& a = m.mla;
     const int64_t qk = a.qk_head_dim + a.qk_pos_emb_head_dim;
     if (a.q_lora_rank > 0) {
-      c.Linear(kAttnProj, T, H, a.q_lora_rank, g);
+      c.Linear(kAttnProj, T, H, a.q_lora_rank, g, "linear_q_down_proj");
       c.MemoryBound(kAttnProj, NormBytes(T, a.q_lora_rank, b));
-      c.Linear(kMlaUpProj, T, a.q_lora_rank, q_heads * qk, g);
+      c.Linear(kMlaUpProj, T, a.q_lora_rank, q_heads * qk, g, "linear_q_up_proj");
     } else {
-      c.Linear(kAttnProj, T, H, q_heads * qk, g);
+      c.Linear(kAttnProj, T, H, q_heads * qk, g, "linear_q_proj");
     }
-    c.Linear(kAttnProj, T, H, a.kv_lora_rank + a.qk_pos_emb_head_dim, g);
+    c.Linear(kAttnProj, T, H, a.kv_lora_rank + a.qk_pos_emb_head_dim, g, "linear_kv_down_proj");
     c.MemoryBound(kAttnProj, NormBytes(T, a.kv_lora_rank, b));
-    c.Linear(kMlaUpProj, T, a.kv_lora_rank, q_heads * (a.qk_head_dim + a.v_head_dim), g);
+    c.Linear(kMlaUpProj, T, a.kv_lora_rank, q_heads * (a.qk_head_dim + a.v_head_dim), g,
+             "linear_kv_up_proj");
     c.MemoryBound(kMlaUpProj,
                   RotaryBytes(T, q_heads * a.qk_pos_emb_head_dim, a.qk_pos_emb_head_dim, b));
     shape.kv_heads = q_heads;  // K and V are expanded per head by the up projection
@@ -445,7 +512,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const int64_t d = geometry.head_dim;
     const int64_t kv_heads = std::max<int64_t>(1, CeilDiv(geometry.kv_heads, tp));
     // Fused QKV, column-parallel (Megatron linear_qkv).
-    c.Linear(kAttnProj, T, H, (q_heads + geometry.kv_tensors * kv_heads) * d, g);
+    c.Linear(kAttnProj, T, H, (q_heads + geometry.kv_tensors * kv_heads) * d, g, "linear_qkv");
     if (m.qk_layernorm) {
       c.MemoryBound(kAttnProj, NormBytes(T, q_heads * d, b));
       c.MemoryBound(kAttnProj, NormBytes(T, kv_heads * d, b));
@@ -469,7 +536,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       static_cast<double>(t.micro_batch_size) * (t.seq_length / p.cp) * shape.kv_heads *
       (shape.head_dim_qk + (one_kv_tensor ? 0 : shape.head_dim_v)) * b);
   c.RingExchange(kCoreAttn, kv_chunk, attention_f, attention_b);
-  c.Linear(kAttnProj, T, attention_out_width, H, g);  // output projection, row-parallel
+  c.Linear(kAttnProj, T, attention_out_width, H, g, "linear_proj");  // row-parallel
   if (sp) {
     c.Comm(kAttnProj, "attention output reduce-scatter", Collective::kReduceScatter,
            Collective::kAllGather, ParallelDim::kTP, hidden_bytes);
@@ -500,9 +567,9 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
              Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, false);
     }
     const int64_t local = CeilDiv(ffn, tp);
-    c.Linear(tags, T, H, gate * local, g);  // fc1 (gate and up fused), column-parallel
+    c.Linear(tags, T, H, gate * local, g, "linear_fc1");  // gate and up fused, column-parallel
     c.MemoryBound(tags, activation(T, local));
-    c.Linear(tags, T, local, H, g);  // fc2, row-parallel
+    c.Linear(tags, T, local, H, g, "linear_fc2");  // row-parallel
     if (sp) {
       c.Comm(tags, fmt::format("{} output reduce-scatter", name), Collective::kReduceScatter,
              Collective::kAllGather, ParallelDim::kTP, hidden_bytes);
@@ -566,7 +633,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const int64_t mask_slots = e.num_experts * capacity;
     const int64_t sequences = t.micro_batch_size;
     const int64_t mask_width = CeilDiv(H, tp);
-    c.Linear(kMoe, T_moe, H, e.num_experts, half);  // never FP8
+    c.Linear(kMoe, T_moe, H, e.num_experts, half, "router");  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
     const bool fused_permutation = t.moe_permutation == MoePermutation::kFused;
@@ -594,9 +661,9 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
     int64_t expert_rows = 0;
     for (int64_t r : per_expert) expert_rows += r;
-    c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, g);
+    c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, g, "linear_fc1");
     c.MemoryBound(kMoe | kMoeAct, activation(expert_rows, expert_ffn));
-    c.GroupedLinear(kMoe, per_expert, expert_ffn, H, g);
+    c.GroupedLinear(kMoe, per_expert, expert_ffn, H, g, "linear_fc2");
     c.Comm(kMoe, "MoE combine expert-TP reduce-scatter", Collective::kReduceScatter,
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
@@ -647,7 +714,8 @@ LayerCost LayerCostModel::Embedding() const {
   // Vocab-parallel lookup (Megatron VocabParallelEmbedding): every TP rank writes all T rows,
   // zero outside its vocabulary slice, then the ranks reduce.
   c.MemoryBound(kOther, {EmbeddingBytes(T, m.hidden_size, b).forward, 0});
-  c.WeightGradMemoryBound(EmbeddingBytes(T, m.hidden_size, b).backward);
+  // A frozen (LoRA) embedding has no gradient to scatter.
+  if (!t.lora.enabled) c.WeightGradMemoryBound(EmbeddingBytes(T, m.hidden_size, b).backward);
   if (sp) {
     c.Comm(kOther, "embedding reduce-scatter", Collective::kReduceScatter, Collective::kAllGather,
            ParallelDim::kTP, hidden_bytes);
@@ -658,7 +726,7 @@ LayerCost LayerCostModel::Embedding() const {
   const int64_t T_sp = sp ? CeilDiv(T, p.tp) : T;
   if (m.learned_position_embeddings) {
     c.MemoryBound(kOther, {EmbeddingBytes(T_sp, m.hidden_size, b).forward, 0});
-    c.WeightGradMemoryBound(EmbeddingBytes(T_sp, m.hidden_size, b).backward);
+    if (!t.lora.enabled) c.WeightGradMemoryBound(EmbeddingBytes(T_sp, m.hidden_size, b).backward);
     c.MemoryBound(kOther, ResidualAddBytes(T_sp, m.hidden_size, b));
   }
   if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, m.hidden_size, b));
@@ -685,7 +753,7 @@ LayerCost LayerCostModel::OutputHead() const {
            Collective::kAllReduce, ParallelDim::kTP, hidden_bytes, false);
   }
   // Megatron's output layer is a plain ColumnParallelLinear: 16-bit even in FP8 recipes.
-  c.Linear(kOther, T, m.hidden_size, vocab_local, t.precision.HalfPrecision());
+  c.Linear(kOther, T, m.hidden_size, vocab_local, t.precision.HalfPrecision(), "output_layer");
   c.MemoryBound(kOther, CrossEntropyBytes(T, vocab_local, b, t.cross_entropy_loss_fusion));
   // Vocab-parallel cross-entropy all-reduces three fp32 values per token over TP: the logit
   // max, the target logit and the sum of exponentials (megatron/core/tensor_parallel/
@@ -712,7 +780,7 @@ LayerCost LayerCostModel::MtpModule() const {
   // rank's tokens; how Megatron shards it over TP is not modelled.
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
-  c.Linear(kOther, T_sp, 2 * m.hidden_size, m.hidden_size, t.precision.gemm);
+  c.Linear(kOther, T_sp, 2 * m.hidden_size, m.hidden_size, t.precision.gemm, "eh_proj");
   LayerCost out = c.Finish(0, false, 0);
   // DeepSeek-V3's MTP transformer block has the same kind as the model's last layer.
   const int64_t last = m.num_layers - 1;
@@ -726,6 +794,7 @@ LayerCost LayerCostModel::MtpModule() const {
     out.hidden_comm_forward += part.hidden_comm_forward;
     out.hidden_comm_backward += part.hidden_comm_backward;
     out.comms.insert(out.comms.end(), part.comms.begin(), part.comms.end());
+    out.lora_params += part.lora_params;
   }
   return out;
 }

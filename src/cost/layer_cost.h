@@ -63,6 +63,8 @@ struct LayerCost {
   double hidden_comm_forward = 0;
   double hidden_comm_backward = 0;
   std::vector<CommCall> comms;
+  // Trainable LoRA adapter parameters on this GPU (0 without LoRA).
+  int64_t lora_params = 0;
 
   double Forward() const { return forward.Total(); }
   double BackwardInput() const { return backward_input.Total(); }

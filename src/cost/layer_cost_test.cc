@@ -68,6 +68,30 @@ TEST(LayerCostTest, DenseLayerFlopsMatchTheHandCount) {
   EXPECT_DOUBLE_EQ(c.flops_backward, 2 * kGemmForward + 2.5 * kAttentionForward);
 }
 
+// LoRA rank 32 on the four default modules of one Llama 3.1 8B layer (TP 1, s = 4096): the
+// adapters' forward FLOPs are 2·4096·32·(in + out) summed over QKV (4096 + 6144), O
+// (4096 + 4096), fc1 (4096 + 28672) and fc2 (14336 + 4096) = 2·4096·32·69,632; the frozen
+// base weights drop their weight-gradient GEMMs (one kGemmForward), and each adapter's
+// backward is twice its forward (input and weight gradients of A and B).
+TEST(LayerCostTest, LoraFreezesBaseWeightsAndAddsTheAdapters) {
+  Job job = Llama8B();
+  job.training.lora.enabled = true;
+  const LayerCost c = Ideal(job).TransformerLayer(0);
+  const double adapters = 2.0 * 4096 * 32 * 69632;
+  EXPECT_DOUBLE_EQ(c.flops_forward, kGemmForward + kAttentionForward + adapters);
+  EXPECT_DOUBLE_EQ(c.flops_backward, kGemmForward + 2.5 * kAttentionForward + 2 * adapters);
+  EXPECT_EQ(c.lora_params, 32 * 69632);
+  // The weight-gradient pass keeps only the adapters' two rank-32 GEMMs per module: each
+  // streams one 4096 x width activation at HBM speed, far less than the base GEMMs it replaces.
+  const LayerCost full = Ideal(Llama8B()).TransformerLayer(0);
+  EXPECT_LT(c.backward_weight.gemm, 0.1 * full.backward_weight.gemm);
+  EXPECT_DOUBLE_EQ(c.backward_input.gemm - full.backward_input.gemm,
+                   c.forward.gemm - full.forward.gemm);
+  // Narrowing the targets to linear_fc2 keeps one adapter: 32·(14336 + 4096) parameters.
+  job.training.lora.target_modules = {"linear_fc2"};
+  EXPECT_EQ(Ideal(job).TransformerLayer(0).lora_params, 32 * (14336 + 4096));
+}
+
 // Gemma 4 31B's global layer (index 5), s = 4096, b = 1: QKV 2·4096·5376·(32·512 + 4·512)
 // with one shared K/V projection; O 2·4096·16384·5376; gated MLP 3·2·4096·5376·21504;
 // attention 2·(512+512)·(4096·4097/2)·32 over the full causal triangle. A local layer (index

@@ -2,6 +2,14 @@
 
 namespace sextant {
 
+bool LoraSpec::Targets(std::string_view module) const {
+  if (!enabled) return false;
+  for (const std::string& t : target_modules) {
+    if (t == module) return true;
+  }
+  return false;
+}
+
 int64_t TrainingSettings::NumMicroBatches(int dp) const {
   const int64_t per_step = micro_batch_size * (dp > 0 ? dp : 1);
   if (per_step <= 0 || global_batch_size <= 0) return 1;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hardware/gpu_spec.h"
@@ -113,6 +114,25 @@ enum class ExpertGemmLaunch {
 // The streams a kStreamLoop spreads the experts' GEMMs over (TE's num_compute_streams).
 inline constexpr int kExpertGemmStreams = 4;
 
+// Low-rank adaptation (Hu et al. 2021, arXiv 2106.09685) as Primus's Megatron SFT trainer
+// runs it (primus/backends/megatron/peft/lora.py, a port of Megatron-Bridge's LoRA): every base
+// parameter is frozen (PEFT.freeze_model), and each targeted linear layer W (in -> out) gets a
+// trainable adapter B·A with A: in -> rank and B: rank -> out, added to the layer's output as
+// alpha/rank · B(A(dropout(x))). A grouped expert linear gets one adapter that all its experts
+// share (ParallelLinearAdapter with is_expert). Defaults: the LoRA dataclass's.
+struct LoraSpec {
+  bool enabled = false;
+  int64_t rank = 32;  // `dim`
+  double alpha = 32;
+  double dropout = 0.0;
+  bool dropout_before = true;  // dropout_position "pre": on the adapter's input
+  // Megatron module names (linear_qkv, linear_proj, linear_fc1, linear_fc2, linear_q_proj,
+  // linear_kv_down_proj, ...). A name matches the module of that name in every layer.
+  std::vector<std::string> target_modules = {"linear_qkv", "linear_proj", "linear_fc1",
+                                             "linear_fc2"};
+  bool Targets(std::string_view module) const;
+};
+
 struct TrainingSettings {
   int64_t seq_length = 4096;
   int64_t micro_batch_size = 1;
@@ -166,6 +186,7 @@ struct TrainingSettings {
   // The schedule the run uses, already fitted to its VPP (ForVirtualStages). Comparing every
   // schedule (`all`) is a request to the projection, not a property of the run.
   ScheduleKind pipeline_schedule = ScheduleKind::k1F1B;
+  LoraSpec lora;
 
   // Number of micro-batches one pipeline processes per iteration: GBS / (MBS x DP).
   int64_t NumMicroBatches(int dp) const;

@@ -422,6 +422,27 @@ TEST(BuildJob, ExpertGemmLaunchAndGradientAccumulationFromTheConfig) {
   EXPECT_FALSE(BuildJob(moe).training.gradient_accumulation_fusion);
 }
 
+TEST(BuildJob, LoraFromTheSftTrainerSection) {
+  JobRequest lora;
+  lora.config_path = kData + "experiments/MI355X/tiny-lora.yaml";
+  lora.primus_path = kCheckout;
+  lora.use_environment = false;
+  const Job job = BuildJob(lora);
+  const LoraSpec& l = job.training.lora;
+  EXPECT_TRUE(l.enabled);
+  EXPECT_EQ(l.rank, 8);
+  EXPECT_DOUBLE_EQ(l.alpha, 32);  // the LoRA dataclass default
+  EXPECT_DOUBLE_EQ(l.dropout, 0.1);
+  EXPECT_TRUE(l.dropout_before);
+  // A module path keeps its last component, and the report says so.
+  EXPECT_EQ(l.target_modules, (std::vector<std::string>{"linear_qkv", "linear_fc2"}));
+  EXPECT_TRUE(l.Targets("linear_fc2"));
+  EXPECT_FALSE(l.Targets("linear_fc1"));
+  EXPECT_THAT(job.notes, Contains(HasSubstr("applied to every layer")));
+  // Without the section (pre-training) nothing is frozen.
+  EXPECT_FALSE(BuildJob(TinyRequest()).training.lora.enabled);
+}
+
 TEST(BuildJob, MoePermutationFromTheConfigOrTheSyncFreeStage) {
   JobRequest moe;
   moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";

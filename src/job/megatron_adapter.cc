@@ -216,6 +216,46 @@ void RejectUnsupported(const AdapterContext& ctx, const ConfigReader& a) {
   }
 }
 
+// Primus's SFT trainer section `lora:` (primus/configs/modules/megatron/sft_trainer.yaml; the
+// LoRA dataclass of primus/backends/megatron/peft/lora.py gives the defaults).
+LoraSpec ReadLora(const ConfigReader& c, std::vector<std::string>& notes) {
+  LoraSpec l;
+  if (!c.Bool("lora.enabled", false)) return l;
+  l.enabled = true;
+  l.rank = c.SizeInt("lora.dim", l.rank, SizeRange{1, 1 << 20});
+  l.alpha = c.Double("lora.alpha", l.alpha);
+  l.dropout = c.Double("lora.dropout", l.dropout);
+  if (!(l.dropout >= 0 && l.dropout < 1)) c.Fail("lora.dropout", "must lie in [0, 1)");
+  const std::string position = c.String("lora.dropout_position", "pre");
+  if (position != "pre" && position != "post") {
+    c.Fail("lora.dropout_position", fmt::format("unknown value \"{}\" (pre or post)", position));
+  }
+  l.dropout_before = position == "pre";
+  if (c.IsSet("lora.target_modules")) {
+    l.target_modules.clear();
+    bool narrowed = false;
+    for (const std::string& pattern : c.StringList("lora.target_modules")) {
+      // ModuleMatcher also takes wildcard paths ("*.layers.0.*.linear_qkv"): the module name
+      // is their last component; which layers they pick is not modelled.
+      const size_t dot = pattern.rfind('.');
+      const std::string name = dot == std::string::npos ? pattern : pattern.substr(dot + 1);
+      narrowed = narrowed || name != pattern;
+      l.target_modules.push_back(name);
+    }
+    if (narrowed) {
+      notes.push_back(
+          "lora.target_modules: patterns with a module path are applied to every layer "
+          "(their last component names the module)");
+    }
+  }
+  if (!c.StringList("lora.exclude_modules").empty()) {
+    notes.push_back(
+        "lora.exclude_modules is not modelled: adapters on lora.target_modules (default: "
+        "linear_qkv, linear_proj, linear_fc1, linear_fc2)");
+  }
+  return l;
+}
+
 DType RequireDType(const ConfigReader& c, std::string_view key, DType fallback) {
   const std::optional<std::string> name = c.String(key);
   if (!name) return fallback;
@@ -396,6 +436,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     t.expert_gemm_launch = DefaultsForFramework(job.framework).expert_gemm_launch;
   }
   t.gradient_accumulation_fusion = c.Bool("gradient_accumulation_fusion", true);
+  t.lora = ReadLora(c, ctx.notes);
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

@@ -7,6 +7,7 @@
 
 #include "memory/activation_memory.h"
 #include "memory/in_flight.h"
+#include "memory/lora_adapters.h"
 #include "memory/model_state_memory.h"
 #include "model/parameter_count.h"
 #include "util/units.h"
@@ -66,12 +67,14 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
 
   const std::vector<RankParams> per_rank = ParamsPerRank(job.model, plan, shape);
+  const std::vector<int64_t> adapters = LoraAdapterParamsPerRank(job, plan, shape);
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory st;
     st.pp_rank = rank;
     const RankParams& params = per_rank[static_cast<size_t>(rank)];
-    const ModelStateMemory state = ModelStateBytes(job, params);
-    st.params = params.Total();
+    st.lora_params = adapters[static_cast<size_t>(rank)];
+    const ModelStateMemory state = ModelStateBytes(job, params, st.lora_params);
+    st.params = params.Total() + st.lora_params;
     st.params_bytes = state.params_bytes;
     st.grads_bytes = state.grads_bytes;
     st.optimizer_bytes = state.optimizer_bytes;
@@ -220,13 +223,22 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
 
   if (!describe) return report;
   auto& a = report.assumptions;
-  a.push_back(
-      fmt::format("model state: {:.2f} bytes per dense parameter ({} weights, {} gradients{})",
-                  BytesPerDenseParam(job), DTypeName(job.training.precision.params),
-                  DTypeName(job.training.precision.main_grads),
-                  plan.fsdp2 ? ", FSDP2 sharded over DP x CP"
-                             : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
-                                                           : ", optimizer not sharded")));
+  a.push_back(fmt::format(
+      "model state: {:.2f} bytes per dense {}parameter ({} weights, {} gradients{})",
+      BytesPerDenseParam(job), job.training.lora.enabled ? "trainable " : "",
+      DTypeName(job.training.precision.params), DTypeName(job.training.precision.main_grads),
+      plan.fsdp2 ? ", FSDP2 sharded over DP x CP"
+                 : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
+                                               : ", optimizer not sharded")));
+  if (job.training.lora.enabled) {
+    const LoraSpec& l = job.training.lora;
+    std::string targets;
+    for (const std::string& t : l.target_modules) targets += (targets.empty() ? "" : ", ") + t;
+    a.push_back(fmt::format(
+        "LoRA rank {} on {}: base weights frozen (weights only: no main gradients or optimizer "
+        "state); the adapters ({} parameters on PP rank 0's GPU) train with the state above",
+        l.rank, targets, FormatCount(static_cast<double>(adapters.front()))));
+  }
   a.push_back(fmt::format("vocabulary {} padded to {} (multiple of {} x TP)", job.model.vocab_size,
                           job.model.PaddedVocabSize(plan.tp),
                           job.model.make_vocab_size_divisible_by));

@@ -19,8 +19,9 @@ struct NamedBytes {
 
 struct StageMemory {
   int pp_rank = 0;
-  int64_t layers = 0;  // transformer layers on this rank (all chunks)
-  int64_t params = 0;  // parameters held by one GPU of this rank
+  int64_t layers = 0;       // transformer layers on this rank (all chunks)
+  int64_t params = 0;       // parameters held by one GPU of this rank
+  int64_t lora_params = 0;  // of which trainable LoRA adapters (0 without LoRA)
   int64_t params_bytes = 0;
   int64_t grads_bytes = 0;
   int64_t optimizer_bytes = 0;

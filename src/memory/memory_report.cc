@@ -35,9 +35,12 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
           {{"component", "component", 0}, {"gib", "GiB", 3}, {"how", "assumption", 0}});
   t.AddRow({std::string("weights"), ToGiB(s.params_bytes),
             fmt::format("{} parameters on this GPU", FormatCount(double(s.params)))});
-  t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), std::string("main gradients")});
+  const std::string lora = s.lora_params > 0 ? fmt::format(" of the {} LoRA adapter parameters",
+                                                           FormatCount(double(s.lora_params)))
+                                             : std::string();
+  t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), "main gradients" + lora});
   t.AddRow({std::string("optimizer state"), ToGiB(s.optimizer_bytes),
-            std::string("master weights + moments")});
+            "master weights + moments" + lora});
   for (const auto& p : s.activation_parts) {
     t.AddRow({"activations: " + p.name, ToGiB(p.bytes), p.assumption});
   }

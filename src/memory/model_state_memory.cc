@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory/lora_adapters.h"
+
 namespace sextant {
 namespace {
 
@@ -54,10 +56,17 @@ PerParam BytesPerParam(const Job& job, int shards) {
 int DenseOptimizerShards(const ParallelPlan& plan) { return std::max(1, plan.dp * plan.cp); }
 
 int64_t OptimizerParamsPerGpu(const Job& job) {
+  const bool sharded = job.parallel.distributed_optimizer || job.parallel.fsdp2;
   int64_t most = 0;
+  if (job.training.lora.enabled) {
+    for (int64_t adapters : LoraAdapterParamsPerRank(job, job.parallel)) {
+      most = std::max(most, sharded ? adapters / DenseOptimizerShards(job.parallel) : adapters);
+    }
+    return most;
+  }
   for (const RankParams& p : ParamsPerRank(job.model, job.parallel)) {
     int64_t owned = p.Total();
-    if (job.parallel.distributed_optimizer || job.parallel.fsdp2) {
+    if (sharded) {
       owned = p.dense / DenseOptimizerShards(job.parallel) +
               p.expert / job.parallel.ExpertDataParallel();
     }
@@ -66,12 +75,19 @@ int64_t OptimizerParamsPerGpu(const Job& job) {
   return most;
 }
 
-ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params) {
+ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params, int64_t lora_adapters) {
   const PerParam dense = BytesPerParam(job, DenseOptimizerShards(job.parallel));
   const PerParam expert = BytesPerParam(job, job.parallel.ExpertDataParallel());
   const double nd = static_cast<double>(params.dense);
   const double ne = static_cast<double>(params.expert);
   ModelStateMemory m;
+  if (job.training.lora.enabled) {
+    const double na = static_cast<double>(lora_adapters);
+    m.params_bytes = std::llround(nd * dense.params + ne * expert.params + na * dense.params);
+    m.grads_bytes = std::llround(na * dense.grads);
+    m.optimizer_bytes = std::llround(na * dense.optimizer);
+    return m;
+  }
   m.params_bytes = std::llround(nd * dense.params + ne * expert.params);
   m.grads_bytes = std::llround(nd * dense.grads + ne * expert.grads);
   m.optimizer_bytes = std::llround(nd * dense.optimizer + ne * expert.optimizer);

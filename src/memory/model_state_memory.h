@@ -30,10 +30,16 @@ struct ModelStateMemory {
 int DenseOptimizerShards(const ParallelPlan& plan);
 
 // Parameters the optimizer step updates on one GPU of the busiest pipeline rank: its shard
-// under the distributed optimizer or FSDP2, everything it holds otherwise.
+// under the distributed optimizer or FSDP2, everything it holds otherwise. Under LoRA only the
+// adapters train.
 int64_t OptimizerParamsPerGpu(const Job& job);
 
-ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params);
+// `lora_adapters`: trainable LoRA parameters on this GPU (memory/lora_adapters.h). With LoRA
+// on, `params` are frozen: Megatron's DDP and distributed optimizer build main-gradient buffers
+// and optimizer shards only for parameters that require gradients, so a frozen parameter costs
+// its weight alone, and the adapters carry the full mixed-precision state.
+ModelStateMemory ModelStateBytes(const Job& job, const RankParams& params,
+                                 int64_t lora_adapters = 0);
 
 // Bytes per parameter for reporting ("18", "6 + 12/8 = 7.5").
 double BytesPerDenseParam(const Job& job);

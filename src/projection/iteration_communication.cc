@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "memory/activation_memory.h"
+#include "memory/lora_adapters.h"
 #include "parallel/sharding.h"
 #include "util/dtype.h"
 
@@ -17,6 +18,11 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
   DataParallelCost out;
   const ParallelPlan& p = job.parallel;
   const RankParams params = ParamsOnRank(job.model, p, 0);
+  // Under LoRA only the adapters have gradients to reduce (and, with the distributed
+  // optimizer, updated shards to gather back); FSDP2 still gathers the frozen weights.
+  const bool lora = job.training.lora.enabled;
+  const RankParams trained =
+      lora ? RankParams{LoraAdapterParamsPerRank(job, p).front(), 0, 0} : params;
   const int dp_cp = p.dp * p.cp;
   CommGroup dense = GroupFor(ParallelDim::kDP, p, job.cluster.gpus_per_node);
   dense.size = dp_cp;
@@ -50,8 +56,9 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
     const int64_t per_layer = params.Total() / layers;
     const double ag =
         comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
-    const double rs =
-        comm.Time(Collective::kReduceScatter, static_cast<int64_t>(per_layer * grad_bytes), dense);
+    const int64_t trained_per_layer = trained.Total() / layers;
+    const double rs = comm.Time(Collective::kReduceScatter,
+                                static_cast<int64_t>(trained_per_layer * grad_bytes), dense);
     if (p.pp > 1) {
       // PyTorch's pipeline stages keep the parameters gathered and the gradients unsharded
       // until the last micro-batch's backward (torch/distributed/pipelining/stage.py): one
@@ -76,13 +83,13 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
     out.how = "FSDP2: per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
     return out;
   }
-  const auto [dense_rs, dense_ag] = reduce(params.dense, dense);
-  const auto [exp_rs, exp_ag] = reduce(params.expert, expert);
+  const auto [dense_rs, dense_ag] = reduce(trained.dense, dense);
+  const auto [exp_rs, exp_ag] = reduce(trained.expert, expert);
   const double rs = dense_rs + exp_rs, ag = dense_ag + exp_ag;
   out.total_s = rs + ag;
   // Megatron's DDP buckets (at least 40M parameters each): with overlap, only what does not
   // fit under the last micro-batch's backward, and at least the final bucket, is exposed.
-  const double buckets = std::max(1.0, std::ceil(params.Total() / 40e6));
+  const double buckets = std::max(1.0, std::ceil(trained.Total() / 40e6));
   const double exposed_rs =
       job.training.overlap_grad_reduce ? std::max(rs / buckets, rs - backward_window_s) : rs;
   const double exposed_ag =
@@ -92,6 +99,7 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
                 ? "distributed optimizer: reduce-scatter grads + all-gather params"
                 : "all-reduce of gradients";
   if (job.training.overlap_grad_reduce) out.how += ", overlapped with backward";
+  if (lora) out.how += " (LoRA adapters only)";
   return out;
 }
 

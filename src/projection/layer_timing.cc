@@ -161,7 +161,18 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
                 : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
                   "one grouped kernel");
   }
-  if (launch == ExpertGemmLaunch::kGroupedGemmPackage &&
+  const bool lora = job.training.lora.enabled;
+  if (lora) {
+    const LoraSpec& l = job.training.lora;
+    std::string targets;
+    for (const std::string& t : l.target_modules) targets += (targets.empty() ? "" : ", ") + t;
+    out.assumptions.push_back(fmt::format(
+        "LoRA rank {} on {}: frozen base weights compute no weight gradients; each adapter adds "
+        "two rank-{} GEMMs per pass{}; only the adapters' gradients are reduced and updated; "
+        "TFLOP/s and MFU still count Megatron's full-training FLOPs, as its log does",
+        l.rank, targets, l.rank, l.dropout > 0 && l.dropout_before ? " and a dropout" : ""));
+  }
+  if (launch == ExpertGemmLaunch::kGroupedGemmPackage && !lora &&
       job.training.gradient_accumulation_fusion && !job.parallel.fsdp2) {
     out.assumptions.push_back(
         "moe_use_legacy_grouped_gemm: the experts' weight gradients reach main_grad through a "
@@ -170,8 +181,9 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   if (!job.training.gradient_accumulation_fusion && !job.parallel.fsdp2) {
     const PrecisionRecipe& p = job.training.precision;
     out.assumptions.push_back(fmt::format(
-        "gradient_accumulation_fusion off: every weight's gradient is added to its main "
+        "gradient_accumulation_fusion off: every {}weight's gradient is added to its main "
         "gradient by a separate kernel each micro-batch ({:.0f} B per weight)",
+        lora ? "adapter " : "",
         UnfusedGradAccumulationBytes(1, DTypeBytes(p.HalfPrecision()), DTypeBytes(p.main_grads))));
   }
   return out;
