@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -162,6 +163,31 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   }
   if (!module->IsMap())
     ThrowUserError(module->where, "modules." + out.module_name, "must be a map");
+  // Primus's launcher reads the envelope keys and hands each module only its config, model and
+  // overrides (primus/core/launcher/parser.py parse_meta_info, parse_trainer_module): anything
+  // else at the top of the file never reaches a trainer, here or there.
+  static const std::set<std::string, std::less<>> kEnvelope = {
+      "work_group", "user_name", "exp_name", "workspace", "modules",
+      "platform",   "extends",   "env"};  // env: exported by the runtime
+                                          // (primus/core/runtime/train_runtime.py)
+  std::string ignored;
+  // A scalar's position is its key's line; a map's is its first entry's.
+  SourceLocation first{path};
+  bool placed = false;
+  for (const auto& [key, value] : experiment.fields) {
+    if (kEnvelope.count(key) != 0) continue;
+    if (!placed && !value.IsMap() && !value.IsSequence()) {
+      first = value.where;
+      placed = true;
+    }
+    ignored += (ignored.empty() ? "" : ", ") + key;
+  }
+  if (!ignored.empty()) {
+    out.warnings.push_back(
+        fmt::format("{}: {} outside `modules:` not applied: Primus passes a trainer only "
+                    "modules.{}.overrides (move them there)",
+                    first.ToString(), ignored, out.module_name));
+  }
   out.framework =
       Lower(RequireString(*module, "framework", "modules." + out.module_name + ".framework"));
 

@@ -43,6 +43,7 @@ struct ModuleConfig {
   std::vector<std::string> model_files;  // the model file's extends chain, bases first
   std::vector<std::string> files_read;   // every file read
   std::vector<std::string> notes;        // assumptions made while resolving
+  std::vector<std::string> warnings;     // what the file says that does not take effect
 };
 
 // Reads a Primus experiment YAML. UserError (file:line, key) for a missing `modules:`,

@@ -376,6 +376,7 @@ Job BuildJob(const JobRequest& request) {
   job.framework = std::string(adapter->Name());
   job.cluster = cluster;
   adapter->Build(context, job);
+  job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
 
   // 5. Projection flags, as Primus applies them to the target configuration.
   if (request.micro_batch_size < 0 || request.global_batch_size < 0) {

@@ -17,6 +17,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using Vars = std::map<std::string, std::string>;
 const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/config/";
@@ -441,6 +442,22 @@ TEST(BuildJob, LoraFromTheSftTrainerSection) {
   EXPECT_THAT(job.notes, Contains(HasSubstr("applied to every layer")));
   // Without the section (pre-training) nothing is frozen.
   EXPECT_FALSE(BuildJob(TinyRequest()).training.lora.enabled);
+}
+
+TEST(BuildJob, KeysOutsideModulesAreNamedAndNotApplied) {
+  JobRequest request;
+  request.config_path = kData + "experiments/MI355X/tiny-root-keys.yaml";
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.training.micro_batch_size, 1);  // trainer_base's, not the stray 4
+  EXPECT_FALSE(job.training.lora.enabled);
+  // Named with the file and the first scalar's line; `env:` is the runtime's and is not named.
+  EXPECT_THAT(job.warnings,
+              Contains(AllOf(HasSubstr("tiny-root-keys.yaml:11:"),
+                             HasSubstr(": micro_batch_size, lora outside `modules:` not applied"),
+                             HasSubstr("modules.pre_trainer.overrides"))));
+  EXPECT_THAT(BuildJob(TinyRequest()).warnings, Not(Contains(HasSubstr("outside `modules:`"))));
 }
 
 TEST(BuildJob, MoePermutationFromTheConfigOrTheSyncFreeStage) {
