@@ -167,9 +167,9 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   // overrides (primus/core/launcher/parser.py parse_meta_info, parse_trainer_module): anything
   // else at the top of the file never reaches a trainer, here or there.
   static const std::set<std::string, std::less<>> kEnvelope = {
-      "work_group", "user_name", "exp_name", "workspace", "modules",
-      "platform",   "extends",   "env"};  // env: exported by the runtime
-                                          // (primus/core/runtime/train_runtime.py)
+      "work_group", "user_name", "exp_name", "workspace",
+      "modules",    "platform",  "extends",  "env"};  // env: exported by the runtime
+                                                      // (primus/core/runtime/train_runtime.py)
   std::string ignored;
   // A scalar's position is its key's line; a map's is its first entry's.
   SourceLocation first{path};

@@ -25,7 +25,22 @@ constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
 
 struct Converter {
   const std::string& file;
+  std::string_view text;  // the document, to check what yaml-cpp lets through
   int64_t nodes = 0;
+
+  // yaml-cpp reads a line holding a bare word inside a block map ("a: 1\nb\n") as the key
+  // `b` with a null value; PyYAML, which Primus loads experiments with, stops at it ("could
+  // not find expected ':'"). A block-map key written without its colon is such a line.
+  void RequireColonAfterKey(const YAML::Node& key) const {
+    const YAML::Mark mark = key.Mark();
+    if (mark.pos < 0 || key.Tag() != "?") return;  // quoted keys: their raw length differs
+    size_t at = static_cast<size_t>(mark.pos) + key.Scalar().size();
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    if (at < text.size() && text[at] == ':') return;
+    ThrowUserError(Where(mark), key.Scalar(),
+                   "expected ':' after this key (a line with a bare word inside a map; PyYAML "
+                   "and Primus reject it)");
+  }
 
   SourceLocation Where(const YAML::Mark& mark) const {
     SourceLocation where;
@@ -66,6 +81,9 @@ struct Converter {
         for (const auto& entry : node) {
           if (!entry.first.IsScalar()) {
             ThrowUserError(Where(entry.first.Mark()), "", "map keys must be plain strings");
+          }
+          if (node.Style() == YAML::EmitterStyle::Block && entry.second.IsNull()) {
+            RequireColonAfterKey(entry.first);
           }
           // A repeated key: the later value wins (in the first one's place), as in Python's
           // yaml.safe_load.
@@ -179,7 +197,7 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
     if (e.mark.column >= 0) where.column = e.mark.column + 1;
     ThrowUserError(where, "", "YAML syntax error: " + e.msg);
   }
-  Converter converter{file_name};
+  Converter converter{file_name, text};
   try {
     return converter.Convert(document, 0);
   } catch (const YAML::Exception& e) {

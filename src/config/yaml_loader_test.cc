@@ -15,6 +15,7 @@
 namespace sextant {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/config/";
@@ -66,6 +67,21 @@ TEST(ParseYaml, SyntaxErrorNamesFileAndLine) {
       ErrorOf([] { LoadConfigFile(kData + "bad_syntax.yaml", Environment::FromMap({})); });
   EXPECT_THAT(error, HasSubstr("bad_syntax.yaml:"));
   EXPECT_THAT(error, HasSubstr("YAML syntax error"));
+}
+
+// PyYAML (Primus's loader) rejects a bare word inside a block map with "could not find
+// expected ':'"; yaml-cpp would read it as a key with a null value.
+TEST(ParseYaml, BareWordInABlockMapIsAnError) {
+  EXPECT_THAT(ErrorOf([] { ParseYaml("a: 1\ndangling\n", "d.yaml"); }),
+              AllOf(HasSubstr("d.yaml:2:1"), HasSubstr("'dangling'"), HasSubstr("expected ':'")));
+  EXPECT_THAT(ErrorOf([] { ParseYaml("m:\n  a: 1\n  b # no colon\n", "d.yaml"); }),
+              HasSubstr("d.yaml:3:3"));
+  // Null values spelled with a colon, spaces before the colon, and flow maps are fine.
+  const ConfigNode root = ParseYaml("a:\nb :\nc: {x, y: 1}\n\"q\":\n", "ok.yaml");
+  EXPECT_TRUE(root.Find("a")->IsNull());
+  EXPECT_TRUE(root.Find("b")->IsNull());
+  EXPECT_TRUE(root.Find("c")->Find("x")->IsNull());
+  EXPECT_TRUE(root.Find("q")->IsNull());
 }
 
 TEST(ParseYaml, NonScalarKeyIsAnError) {
