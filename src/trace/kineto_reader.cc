@@ -635,6 +635,13 @@ class KinetoParser {
     return raw ? out_.strings.Intern(PythonRepr(out_.Name(raw))) : 0;
   }
 
+  void NoteUntimedEvent() {
+    if (untimed_events_++ == 0 && doc_) {
+      const char* where = Location(*doc_);
+      if (where) first_untimed_offset_ = static_cast<int64_t>(where - base_);
+    }
+  }
+
   void ParseEvents(od::array& events) {
     size_t next_release = kReleaseStep;
     for (auto element : events) {
@@ -654,19 +661,29 @@ class KinetoParser {
         }
       }
     }
+    if (untimed_events_ > 0) {
+      out_.warnings.push_back(
+          fmt::format("{} event{} with a missing or non-numeric \"ts\" left out{}", untimed_events_,
+                      untimed_events_ == 1 ? "" : "s",
+                      first_untimed_offset_ >= 0
+                          ? fmt::format(" (the first near byte {})", first_untimed_offset_)
+                          : std::string()));
+    }
   }
 
  public:
   od::document* doc_ = nullptr;
 
  private:
+  int64_t untimed_events_ = 0;
+  int64_t first_untimed_offset_ = -1;
   void ParseEvent(od::object& obj) {
     char ph = 0;
     Category cat = Category::kSkip;
     bool have_cat = false;
     uint32_t name = 0;
     int64_t pid = 0, tid = 0, ts = 0, dur = 0, flow_id = -1;
-    bool have_ts = false;
+    bool have_ts = false, ts_given = false;
     uint32_t metadata = 0;  // 'M' events: args.name or args.labels
     Args args;
     collective_ = CollectiveMeta{};
@@ -705,7 +722,10 @@ class KinetoParser {
           break;
         case EventKey::kPid: pid = ProcessOrThread(v); break;
         case EventKey::kTid: tid = ProcessOrThread(v); break;
-        case EventKey::kTs: have_ts = ParseMicrosecondsToNs(Token(v), &ts); break;
+        case EventKey::kTs:
+          ts_given = true;
+          have_ts = ParseMicrosecondsToNs(Token(v), &ts);
+          break;
         case EventKey::kDur: ParseMicrosecondsToNs(Token(v), &dur); break;
         case EventKey::kId: ParseInt(Token(v), &flow_id); break;
         case EventKey::kArgs:
@@ -723,7 +743,12 @@ class KinetoParser {
       StoreMetadata(name, pid, tid, metadata);
       return;
     }
-    if (!have_cat || !have_ts || cat == Category::kSkip) return;
+    if (!have_cat || cat == Category::kSkip) return;
+    if (!have_ts) {
+      // An activity that cannot be placed in time: said once, with a count, at the end.
+      if (ph == 'X' || ts_given) NoteUntimedEvent();
+      return;
+    }
     if (cat == Category::kFlow) {
       if (flow_id < 0) return;
       if (ph == 's')

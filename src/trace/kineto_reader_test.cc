@@ -215,6 +215,29 @@ TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_EQ(unclosed.find("at byte 0"), std::string::npos) << unclosed;
 }
 
+// An activity that cannot be placed in time is left out, but never silently: the warning
+// counts them and points at the first.
+TEST(KinetoReaderTest, EventsWithoutANumericTimestampAreCountedInAWarning) {
+  const std::string text =
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 2},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "b", "ts": "soon", "dur": 2},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "c", "dur": 2},)json"
+      R"json({"ph": "i", "cat": "kernel", "name": "instant"}]})json";
+  const TraceData t = Parse(text);
+  EXPECT_EQ(t.gpu.size(), 1u);
+  ASSERT_EQ(t.warnings.size(), 1u);
+  // The byte named lies inside the second event's object.
+  const std::string prefix =
+      "2 events with a missing or non-numeric \"ts\" left out (the first near byte ";
+  ASSERT_EQ(t.warnings[0].substr(0, prefix.size()), prefix);
+  const size_t byte = std::stoul(t.warnings[0].substr(prefix.size()));
+  EXPECT_GT(byte, text.find("\"name\": \"b\""));
+  EXPECT_LE(byte, text.find("\"name\": \"c\""));
+  EXPECT_TRUE(Parse(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})json")
+                  .warnings.empty());
+}
+
 TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   std::string text(kModern);
   // Cut inside the NCCL kernel's name: the string is left open.
