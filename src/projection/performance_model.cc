@@ -104,6 +104,21 @@ double PeakTflopsForMfu(const Job& job) {
 
 }  // namespace
 
+namespace {
+
+// "global batch 128 -> 16000 (1 micro-batch of 2 x DP 8000)" for a job whose configured
+// batch was rounded to whole micro-batches; "" otherwise.
+std::string BatchRoundingNote(const Job& job) {
+  const TrainingSettings& t = job.training;
+  if (t.unrounded_global_batch_size <= 0) return "";
+  const int64_t micro_batches = t.NumMicroBatches(job.parallel.dp);
+  return fmt::format("global batch {} -> {} ({} micro-batch{} of {} x DP {})",
+                     t.unrounded_global_batch_size, t.global_batch_size, micro_batches,
+                     micro_batches == 1 ? "" : "es", t.micro_batch_size, job.parallel.dp);
+}
+
+}  // namespace
+
 Job RescaleToNodes(const Job& job, int nodes) {
   Job j = job;
   j.warnings.clear();  // the copy's own changes only
@@ -124,15 +139,18 @@ Job RescaleToNodes(const Job& job, int nodes) {
   // A global batch that does not split into whole micro-batches over the new DP is rounded
   // down to whole micro-batches, at least one per rank, as Primus does (n_mb = GBS // (MBS·DP),
   // 0 forced to 1; research/primus-projection.md §3.9), and the change is said.
+  // The batch the configuration states, not one already rounded for the job's own node count.
   const int64_t per_step = job.training.micro_batch_size * j.parallel.dp;
-  const int64_t gbs = job.training.global_batch_size;
+  const int64_t gbs = job.training.unrounded_global_batch_size > 0
+                          ? job.training.unrounded_global_batch_size
+                          : job.training.global_batch_size;
+  j.training.global_batch_size = gbs;
+  j.training.unrounded_global_batch_size = 0;
   if (per_step > 0 && gbs > 0 && gbs % per_step != 0) {
     const int64_t micro_batches = std::max<int64_t>(1, gbs / per_step);
     j.training.global_batch_size = micro_batches * per_step;
-    j.warnings.push_back(fmt::format("global batch {} -> {} ({} micro-batch{} of {} x DP {})", gbs,
-                                     j.training.global_batch_size, micro_batches,
-                                     micro_batches == 1 ? "" : "es", job.training.micro_batch_size,
-                                     j.parallel.dp));
+    j.training.unrounded_global_batch_size = gbs;
+    j.warnings.push_back(BatchRoundingNote(j));
   }
   return j;
 }
@@ -317,6 +335,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     sp.nodes = n;
     try {
       if (n == job.cluster.num_nodes) {
+        sp.note = BatchRoundingNote(job);
         sp.dp = job.parallel.dp;
         sp.micro_batches = m;
         sp.iteration_time_ms = r.iteration_time_ms;

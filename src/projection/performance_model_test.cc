@@ -178,6 +178,26 @@ TEST(PerformanceModelTest, ScalingKeepsABatchFixedPerDataParallelRank) {
   EXPECT_EQ(RescaleToNodes(job, 4).warnings.size(), 1u);
 }
 
+// A batch already rounded for the job's own node count (GBS 96 at 8 nodes: 64) is not the
+// configured one: the other rows start again from 96 (one node: 96 / (1 x DP 8) = 12
+// micro-batches, no rounding), and the job's own row says how it was rounded.
+TEST(PerformanceModelTest, ScalingRowsStartFromTheConfiguredBatch) {
+  Job job = LlamaJob("llama3.1_8B", "MI300X", 8, 1, 1, 1, 64);
+  job.training.unrounded_global_batch_size = 96;
+  const Job one = RescaleToNodes(job, 1);
+  EXPECT_EQ(one.training.global_batch_size, 96);
+  EXPECT_EQ(one.training.unrounded_global_batch_size, 0);
+  EXPECT_TRUE(one.warnings.empty());
+  PerformanceOptions o;
+  o.scaling_nodes = {1, 8};
+  const PerformanceReport r = ProjectPerformance(job, o);
+  ASSERT_EQ(r.scaling.size(), 2u);
+  EXPECT_EQ(r.scaling[0].micro_batches, 12);
+  EXPECT_EQ(r.scaling[0].note, "");
+  EXPECT_EQ(r.scaling[1].micro_batches, 1);
+  EXPECT_EQ(r.scaling[1].note, "global batch 96 -> 64 (1 micro-batch of 1 x DP 64)");
+}
+
 TEST(PerformanceModelTest, ScalingRoundsTheBatchDownAndLeavesOutLayoutsThatCannotRun) {
   // GBS 96 over MBS 1 x DP 64 (8 nodes): 1.5 micro-batches -> 1, a global batch of 64.
   const Job scaled = RescaleToNodes(LlamaJob("llama3.1_8B", "MI300X", 1, 1, 1, 1, 96), 8);
