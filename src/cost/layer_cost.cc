@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "job/framework_defaults.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -699,7 +700,10 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
   if (t.recompute.granularity == RecomputeGranularity::kFull) mask = ~0u;
   if (t.recompute.granularity == RecomputeGranularity::kSelective)
     mask = SelectiveMask(t.recompute);
-  return c.Finish(mask, t.ep_overlap && moe, options_.deepep_overlap_efficiency);
+  const double overlap = options_.deepep_overlap_efficiency >= 0
+                             ? options_.deepep_overlap_efficiency
+                             : DeepEpOverlapEfficiency(t.sync_free_moe_stage);
+  return c.Finish(mask, t.ep_overlap && moe, overlap);
 }
 
 LayerCost LayerCostModel::Embedding() const {

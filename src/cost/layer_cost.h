@@ -89,9 +89,9 @@ int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
 double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group);
 
 struct LayerCostOptions {
-  // Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute. Primus's
-  // _get_deepep_overlap_efficiency base value (research/primus-projection.md §3.5).
-  double deepep_overlap_efficiency = 0.65;
+  // Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute; < 0: by
+  // the job's sync-free stage (DeepEpOverlapEfficiency, job/framework_defaults.h).
+  double deepep_overlap_efficiency = -1;
 };
 
 class LayerCostModel {

@@ -701,6 +701,12 @@ TEST(LayerCostCommunicationTest, DeepEpHidesAFractionOfTheAllToAllBehindCompute)
   EXPECT_DOUBLE_EQ(deepep.forward.ep_comm, 2 * a2a - hidden);
   EXPECT_DOUBLE_EQ(deepep.hidden_comm_forward, hidden);
   EXPECT_DOUBLE_EQ(deepep.forward.Compute(), plain.forward.Compute());
+  // Sync-free stage 3 hides 0.85 of it (Primus's _get_deepep_overlap_efficiency).
+  job.training.sync_free_moe_stage = 3;
+  const LayerCost stage3 =
+      LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
+          .TransformerLayer(0);
+  EXPECT_DOUBLE_EQ(stage3.hidden_comm_forward, std::min(0.85 * 2 * a2a, stage3.forward.Compute()));
 }
 
 TEST(LayerCostCommunicationTest, RingExchangeIsExposedOnlyBeyondEachAttentionStep) {

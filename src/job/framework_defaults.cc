@@ -234,6 +234,13 @@ SyncFreeMoeOptions SyncFreeMoeStage(int stage) {
   return o;
 }
 
+double DeepEpOverlapEfficiency(int sync_free_stage) {
+  if (sync_free_stage >= 3) return 0.85;
+  if (sync_free_stage == 2) return 0.80;
+  if (sync_free_stage == 1) return 0.75;
+  return 0.65;
+}
+
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults() {
   static const std::vector<FrameworkDefaults> table = BuildTable();
   return table;

@@ -82,6 +82,12 @@ struct SyncFreeMoeOptions {
 };
 SyncFreeMoeOptions SyncFreeMoeStage(int stage);
 
+// Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute, by sync-free
+// stage: 0.65 with DeepEP alone, 0.75 / 0.80 / 0.85 at stages 1 / 2 / 3, as each stage removes
+// host synchronisations that stall the overlap (Primus's _get_deepep_overlap_efficiency,
+// primus/core/projection/performance_projection/projection.py).
+double DeepEpOverlapEfficiency(int sync_free_stage);
+
 // Every entry, for documentation and tests.
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults();
 

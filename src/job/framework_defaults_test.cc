@@ -90,6 +90,14 @@ TEST(FrameworkDefaultsTest, MoePermutationFollowsTheStackAndItsModelFiles) {
   EXPECT_EQ(of("maxtext", "deepseek_v3"), kFused);
 }
 
+// Primus's projection: 0.65 with DeepEP alone, then 0.75 / 0.80 / 0.85 by stage.
+TEST(FrameworkDefaultsTest, EachSyncFreeStageHidesMoreOfTheAllToAll) {
+  EXPECT_DOUBLE_EQ(DeepEpOverlapEfficiency(0), 0.65);
+  EXPECT_DOUBLE_EQ(DeepEpOverlapEfficiency(1), 0.75);
+  EXPECT_DOUBLE_EQ(DeepEpOverlapEfficiency(2), 0.80);
+  EXPECT_DOUBLE_EQ(DeepEpOverlapEfficiency(3), 0.85);
+}
+
 TEST(FrameworkDefaultsTest, SyncFreeStagesTurnOnFusedPermutationThenDeepEp) {
   EXPECT_FALSE(SyncFreeMoeStage(0).fused_permutation);
   EXPECT_TRUE(SyncFreeMoeStage(1).fused_permutation);

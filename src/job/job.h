@@ -170,6 +170,9 @@ struct TrainingSettings {
   // The EP all-to-all partly hidden behind compute: Primus Turbo's DeepEP as Primus's own
   // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
   bool ep_overlap = false;
+  // Primus Turbo's sync-free MoE stage (turbo_sync_free_moe_stage, 0 = off, 1-3): each stage
+  // removes more host synchronisations from the MoE layer (research/primus-projection.md §1.2).
+  int sync_free_moe_stage = 0;
   MoeExpertCompute moe_expert_compute = MoeExpertCompute::kGroupedTokens;
   // How MoE tokens are permuted to their experts and back (cost/memory_bound_model.h).
   MoePermutation moe_permutation = MoePermutation::kFused;

@@ -410,8 +410,10 @@ TEST(BuildJob, ExpertGemmLaunchAndGradientAccumulationFromTheConfig) {
   // Sync-free stages 2 and 3 require Turbo's grouped GEMM; stage 1 does not.
   moe.overrides = {{"turbo_sync_free_moe_stage", "2"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel);
+  EXPECT_EQ(BuildJob(moe).training.sync_free_moe_stage, 2);
   moe.overrides = {{"turbo_sync_free_moe_stage", "1"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
+  EXPECT_EQ(BuildJob(moe).training.sync_free_moe_stage, 1);
   moe.overrides = {{"moe_grouped_gemm", "false"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kSequentialLoop);
   // Without moe_grouped_gemm Megatron builds SequentialMLP whatever the Turbo flag says.

@@ -411,6 +411,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     c.Fail("turbo_sync_free_moe_stage", fmt::format("{} is not a stage: 0 to 3", stage));
   }
   const SyncFreeMoeOptions sync_free = SyncFreeMoeStage(static_cast<int>(stage));
+  t.sync_free_moe_stage = static_cast<int>(stage);
   t.deepep = t.deepep || sync_free.turbo_deepep;
   t.ep_overlap = t.ep_overlap || t.deepep;
   if (sync_free.fused_permutation) {

@@ -161,6 +161,17 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
                 : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
                   "one grouped kernel");
   }
+  const TrainingSettings& t = job.training;
+  if (job.model.IsMoe() && t.ep_overlap && job.parallel.ep > 1) {
+    const int stage = t.sync_free_moe_stage;
+    out.assumptions.push_back(fmt::format(
+        "EP all-to-all: {:.0f}% hidden behind compute ({}){}", 100 * DeepEpOverlapEfficiency(stage),
+        stage > 0  ? fmt::format("Primus's overlap at sync-free MoE stage {}", stage)
+        : t.deepep ? std::string("Primus's overlap for DeepEP")
+                   : std::string("Primus's overlap for the 1F1B all-to-all overlap"),
+        stage > 0 ? "; the host synchronisations the stage removes are not modelled otherwise"
+                  : ""));
+  }
   const bool lora = job.training.lora.enabled;
   if (lora) {
     const LoraSpec& l = job.training.lora;

@@ -122,17 +122,6 @@ void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
   if (p.gemm_table) r.assumptions.push_back("efficiency table: " + p.gemm_table->source());
 }
 
-// What a flag Sextant models only in part did (the rest is said, not silently dropped).
-void AddFlagNotes(const ProjectionOptions& o, const Job& job, PerformanceReport& r) {
-  if (o.sync_free_stage > 0 && job.model.IsMoe()) {
-    r.assumptions.push_back(
-        fmt::format("--sync-free-stage {}: modelled as DeepEP dispatch/combine with the fused "
-                    "permutation; Turbo's removal of host "
-                    "synchronisations at that stage is not modelled",
-                    o.sync_free_stage));
-  }
-}
-
 }  // namespace
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
@@ -176,7 +165,6 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
-  AddFlagNotes(options, j, perf);
   return perf;
 }
 

@@ -391,6 +391,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
                         Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free"));
   // Primus Turbo's sync-free MoE turns the fused permutation on at every stage.
   const bool sync_free = Contains(stack_text, "sync-free") || Contains(stack_text, "sync_free");
+  tr.sync_free_moe_stage = sync_free && r.moe ? StatedSyncFreeStage(stack_text) : 0;
   tr.moe_permutation =
       sync_free ? MoePermutation::kFused : MoePermutationFor(stack, job.model.name, tr.deepep);
   // Turbo's grouped GEMM, named or required by a sync-free stage of 2 or more; else the
