@@ -5,7 +5,9 @@
 #   2. runs `trace report` on each with one thread under /usr/bin/time -v, RUNS times (default
 #      3), and keeps the run with the least CPU time;
 #   3. times Python's json.load on the same files;
-#   4. prints MB/s per core, the speed-up over json.load, and peak RSS / file size.
+#   4. runs json_scan_baseline (simdjson visiting every field, nothing else) on the same file;
+#   5. prints MB/s per core, the speed-up over json.load and the ratio to the baseline (which
+#      travels between machines better than MB/s), and peak RSS / file size.
 # Usage: bench/trace_speed.sh [BUILD_DIR] [TARGET_MB]   (defaults: build, 1100)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -83,16 +85,30 @@ import json, sys, time
 t = time.process_time()
 with open(sys.argv[1]) as f: json.load(f)
 print(time.process_time() - t)" "$file")
+  # simdjson visiting every field: the fastest pass over this file this machine can make
+  # without skipping anything; its best CPU time of $RUNS.
+  local scan="" scan_run
+  if [ -x "$BUILD/bench/json_scan_baseline" ]; then
+    for run in $(seq "$RUNS"); do
+      scan_run=$("$BUILD/bench/json_scan_baseline" "$file" | sed -n 's/.*CPU \([0-9.]*\) s.*/\1/p')
+      if [ -z "$scan" ] || awk -v a="$scan_run" -v b="$scan" 'BEGIN {exit !(a < b)}'; then
+        scan="$scan_run"
+      fi
+    done
+  fi
   # On a shared machine wall time includes waiting for a core; CPU seconds do not.
-  python3 - "$file" "$mb" "$wall" "$cpu" "$rss" "$py" "$pycpu" <<'PY'
+  python3 - "$file" "$mb" "$wall" "$cpu" "$rss" "$py" "$pycpu" "${scan:-0}" <<'PY'
 import sys, os
 name = sys.argv[1]
-mb, wall, cpu, rss_kb, py, pycpu = (float(x) for x in sys.argv[2:])
+mb, wall, cpu, rss_kb, py, pycpu, scan = (float(x) for x in sys.argv[2:])
 print(f"{os.path.basename(name)}: {mb:.1f} MB")
 print(f"  trace report (1 thread): wall {wall:.2f} s, CPU {cpu:.2f} s -> {mb / cpu:.0f} MB/s per core "
       f"({mb / wall:.0f} MB/s wall)")
 print(f"  python json.load:        wall {py:.2f} s, CPU {pycpu:.2f} s -> sextant is {pycpu / cpu:.1f}x faster per core "
       f"({py / wall:.1f}x by wall time)")
+if scan > 0:
+    print(f"  simdjson, every field: CPU {scan:.2f} s -> {mb / scan:.0f} MB/s per core; trace report "
+          f"runs at {scan / cpu:.2f}x its speed")
 print(f"  peak RSS {rss_kb / 1024:.0f} MiB = {rss_kb * 1024 / (mb * 1e6):.2f}x the file size")
 PY
 }
