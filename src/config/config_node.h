@@ -34,6 +34,9 @@ struct ConfigNode {
   // still found, by a slower scan, until the next Set).
   std::vector<ConfigField> fields;
   SourceLocation where;
+  // For a value of a map read from a file: where its key was written (a map's or a list's own
+  // `where` is its first entry's).
+  SourceLocation key_where;
 
   static ConfigNode Scalar(std::string text, SourceLocation where, bool quoted = false);
   static ConfigNode Map(SourceLocation where = {});

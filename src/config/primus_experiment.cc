@@ -171,15 +171,10 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
       "modules",    "platform",  "extends",  "env"};  // env: exported by the runtime
                                                       // (primus/core/runtime/train_runtime.py)
   std::string ignored;
-  // A scalar's position is its key's line; a map's is its first entry's.
   SourceLocation first{path};
-  bool placed = false;
   for (const auto& [key, value] : experiment.fields) {
     if (kEnvelope.count(key) != 0) continue;
-    if (!placed && !value.IsMap() && !value.IsSequence()) {
-      first = value.where;
-      placed = true;
-    }
+    if (ignored.empty() && !value.key_where.file.empty()) first = value.key_where;
     ignored += (ignored.empty() ? "" : ", ") + key;
   }
   if (!ignored.empty()) {

@@ -87,7 +87,9 @@ struct Converter {
           }
           // A repeated key: the later value wins (in the first one's place), as in Python's
           // yaml.safe_load.
-          out.Set(entry.first.Scalar(), Convert(entry.second, depth + 1));
+          ConfigNode value = Convert(entry.second, depth + 1);
+          value.key_where = Where(entry.first.Mark());
+          out.Set(entry.first.Scalar(), std::move(value));
         }
         break;
       }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "job/framework_defaults.h"
+#include "job/lora_adapter.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -111,34 +112,47 @@ class LayerCostModel::Builder {
       cost_.flops_backward += w.flops;
       GradientAccumulation(in * out);
     }
-    if (Lora().Targets(module)) Adapter(tags, tokens, in, out);
+    if (Lora().Targets(module)) Adapter(tags, tokens, in, out, module, m_.job_.parallel.tp, false);
   }
 
-  // A LoRA adapter beside a frozen linear (in -> out): y += alpha/r · B(A(dropout(x))), with
-  // A: in -> r and B: r -> out as plain 16-bit tensor-parallel linears (Megatron-Bridge
-  // ParallelLinearAdapter). Backward takes the input gradient through B and A and adds it to
-  // the base layer's, then the weight gradients of A and B.
-  void Adapter(unsigned tags, int64_t tokens, int64_t in, int64_t out) {
+  // A LoRA adapter beside a frozen linear whose per-GPU widths are in -> out:
+  // y += alpha/r · B(A(dropout(x))), A and B 16-bit tensor-parallel linears split over
+  // `shards` ranks as job/lora_adapter.h describes. Backward takes the input gradient through B
+  // and A and adds it to the base layer's, then the weight gradients of A and B. Beside a
+  // tensor-parallel layer the adapter also exchanges whole activations (ParallelLinearAdapter):
+  //   column-parallel: A's input-gradient all-reduce in backward, or with SP the gather of the
+  //     sequence (reduce-scatter in backward) the base layer does inside its own kernel;
+  //   row-parallel: B gathers the full output (and with SP, the scatter back to the sequence
+  //     shard gathers again in backward);
+  //   replicated: B gathers the output, A's input gradient is all-reduced without SP.
+  // The r-wide exchanges are negligible and not charged; expert-TP exchanges are not modelled.
+  void Adapter(unsigned tags, int64_t tokens, int64_t in, int64_t out, std::string_view module,
+               int64_t shards, bool expert) {
     const LoraSpec& l = Lora();
     const int64_t r = l.rank;
+    const TpSplit split = LoraTpSplit(module);
+    const int64_t s = std::max<int64_t>(1, shards);
     const DType half = m_.job_.training.precision.HalfPrecision();
     const double b = DTypeBytes(half);
     if (l.dropout > 0 && l.dropout_before) MemoryBound(tags, DropoutBytes(tokens, in, b));
-    // Each of the six GEMMs streams one tokens x width activation (x or dY, in or out wide)
-    // and touches only r-wide tensors otherwise.
+    // A: tokens x in -> r (its r outputs split over the ranks unless the layer is row-parallel);
+    // B: r -> out (the GPU's share of the output unless the layer is column-parallel).
+    const int64_t a_out = split == TpSplit::kRow ? r : CeilDiv(r, s);
+    const int64_t b_out = split == TpSplit::kColumn ? out : CeilDiv(out, s);
     const double x_bytes = static_cast<double>(tokens) * in * b;
-    const double y_bytes = static_cast<double>(tokens) * out * b;
+    const double y_bytes = static_cast<double>(tokens) * b_out * b;
     const double side = static_cast<double>(r) * (tokens + in + out) * b;
-    const double fa = AdapterGemm({tokens, r, in}, x_bytes + side, GemmPass::kForward);
-    const double fb = AdapterGemm({tokens, out, r}, y_bytes + side, GemmPass::kForward);
-    const double bb = AdapterGemm({tokens, r, out}, y_bytes + side, GemmPass::kGradient);
-    const double ba = AdapterGemm({tokens, in, r}, x_bytes + side, GemmPass::kGradient);
-    const double wa = AdapterGemm({in, r, tokens}, x_bytes + side, GemmPass::kGradient);
-    const double wb = AdapterGemm({r, out, tokens}, y_bytes + side, GemmPass::kGradient);
+    const double fa = AdapterGemm({tokens, a_out, in}, x_bytes + side, GemmPass::kForward);
+    const double fb = AdapterGemm({tokens, b_out, r}, y_bytes + side, GemmPass::kForward);
+    const double bb = AdapterGemm({tokens, r, b_out}, y_bytes + side, GemmPass::kGradient);
+    const double ba = AdapterGemm({tokens, in, a_out}, x_bytes + side, GemmPass::kGradient);
+    const double wa = AdapterGemm({in, a_out, tokens}, x_bytes + side, GemmPass::kGradient);
+    const double wb = AdapterGemm({r, b_out, tokens}, y_bytes + side, GemmPass::kGradient);
     AddForward(tags, [&](CostParts& p) { p.gemm += fa + fb; });
     cost_.backward_input.gemm += ba + bb;
     cost_.backward_weight.gemm += wa + wb;
-    const double flops = 2.0 * static_cast<double>(tokens) * r * (in + out);
+    const int64_t params = LoraAdapterParamsOf(r, in, out, split, s);
+    const double flops = 2.0 * static_cast<double>(tokens) * params;
     cost_.flops_forward += flops;
     cost_.flops_backward += 2 * flops;
     // Forward: the alpha/r scale and the add to the base output; backward: the add of the two
@@ -146,8 +160,27 @@ class LayerCostModel::Builder {
     const OpBytes scale = GeluBytes(tokens, out, b);
     MemoryBound(tags, {scale.forward + ResidualAddBytes(tokens, out, b).forward,
                        ResidualAddBytes(tokens, in, b).backward});
-    GradientAccumulation(r * (in + out));
-    cost_.lora_params += r * (in + out);
+    GradientAccumulation(params);
+    cost_.lora_params += params;
+    if (s <= 1 || expert) return;
+    const bool sp = m_.job_.parallel.sequence_parallel;
+    const int64_t input = static_cast<int64_t>(x_bytes);
+    const int64_t output = static_cast<int64_t>(static_cast<double>(tokens) * out * b);
+    const std::string name = fmt::format("LoRA {}", module);
+    if (split == TpSplit::kColumn || split == TpSplit::kReplicated) {
+      if (sp) {
+        Comm(tags, name + " input all-gather", Collective::kAllGather, Collective::kReduceScatter,
+             ParallelDim::kTP, input);
+      } else {
+        Comm(tags, name + " input-gradient all-reduce", Collective::kAllReduce,
+             Collective::kAllReduce, ParallelDim::kTP, input, /*forward=*/false);
+      }
+    }
+    if (split == TpSplit::kRow || split == TpSplit::kReplicated) {
+      Comm(tags, name + " output all-gather", Collective::kAllGather, Collective::kAllGather,
+           ParallelDim::kTP, output, /*forward=*/true,
+           /*backward=*/split == TpSplit::kRow && sp);
+    }
   }
 
   // A rank-r GEMM does about r FLOPs per byte it streams (Hu et al. 2021's adapters have r of
@@ -195,7 +228,7 @@ class LayerCostModel::Builder {
                            launch == ExpertGemmLaunch::kGroupedGemmPackage);
     }
     // One adapter serves all local experts, over all the tokens they received.
-    if (Lora().Targets(module)) Adapter(tags, tokens, in, out);
+    if (Lora().Targets(module)) Adapter(tags, tokens, in, out, module, m_.job_.parallel.etp, true);
   }
 
   // Without gradient-accumulation fusion every weight's micro-batch gradient is added to its

@@ -92,6 +92,41 @@ TEST(LayerCostTest, LoraFreezesBaseWeightsAndAddsTheAdapters) {
   EXPECT_EQ(Ideal(job).TransformerLayer(0).lora_params, 32 * (14336 + 4096));
 }
 
+// Beside tensor-parallel layers the adapters exchange whole activations (Megatron-Bridge's
+// ParallelLinearAdapter): at TP 2 without SP, the adapters on the column-parallel QKV and fc1
+// all-reduce their input gradient in backward and those on the row-parallel O and fc2 gather
+// their output in forward, each 4096 tokens x 4096 x 2 bytes; with SP the column-parallel ones
+// gather the sequence (reduce-scatter in backward) and the row-parallel ones gather again in
+// backward.
+TEST(LayerCostTest, LoraAdaptersExchangeActivationsUnderTensorParallelism) {
+  auto lora_comms = [](const LayerCost& c) {
+    std::vector<std::string> out;
+    for (const CommCall& call : c.comms) {
+      if (call.what.rfind("LoRA", 0) != 0) continue;
+      EXPECT_EQ(call.bytes, 4096LL * 4096 * 2) << call.what;
+      out.push_back(call.what + (call.pass == Pass::kForward ? " (forward)" : " (backward)"));
+    }
+    return out;
+  };
+  Job job = Llama8B(2);
+  job.training.lora.enabled = true;
+  EXPECT_EQ(lora_comms(Ideal(job).TransformerLayer(0)),
+            (std::vector<std::string>{"LoRA linear_qkv input-gradient all-reduce (backward)",
+                                      "LoRA linear_proj output all-gather (forward)",
+                                      "LoRA linear_fc1 input-gradient all-reduce (backward)",
+                                      "LoRA linear_fc2 output all-gather (forward)"}));
+  job.parallel.sequence_parallel = true;
+  EXPECT_EQ(lora_comms(Ideal(job).TransformerLayer(0)),
+            (std::vector<std::string>{"LoRA linear_qkv input all-gather (forward)",
+                                      "LoRA linear_qkv input all-gather (backward)",
+                                      "LoRA linear_proj output all-gather (forward)",
+                                      "LoRA linear_proj output all-gather (backward)",
+                                      "LoRA linear_fc1 input all-gather (forward)",
+                                      "LoRA linear_fc1 input all-gather (backward)",
+                                      "LoRA linear_fc2 output all-gather (forward)",
+                                      "LoRA linear_fc2 output all-gather (backward)"}));
+}
+
 // Gemma 4 31B's global layer (index 5), s = 4096, b = 1: QKV 2·4096·5376·(32·512 + 4·512)
 // with one shared K/V projection; O 2·4096·16384·5376; gated MLP 3·2·4096·5376·21504;
 // attention 2·(512+512)·(4096·4097/2)·32 over the full causal triangle. A local layer (index

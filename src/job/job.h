@@ -198,6 +198,9 @@ struct TrainingSettings {
 struct Job {
   std::string name;       // where it came from (experiment file or "default example")
   std::string framework;  // "megatron", "torchtitan", "maxtext"
+  // The Primus module projected ("pre_trainer", "post_trainer" for SFT); "" for a framework's
+  // own file (TorchTitan TOML).
+  std::string module;
   ModelSpec model;
   ParallelPlan parallel;
   TrainingSettings training;

@@ -15,6 +15,7 @@
 #include "hardware/hardware_library.h"
 #include "job/framework_adapter.h"
 #include "job/job_validation.h"
+#include "job/lora_adapter.h"
 #include "job/size_limits.h"
 #include "util/checked_math.h"
 #include "util/close_matches.h"
@@ -374,9 +375,18 @@ Job BuildJob(const JobRequest& request) {
   Job job;
   job.name = is_default ? "default example (" + path + ")" : path;
   job.framework = std::string(adapter->Name());
+  if (!path.ends_with(".toml")) job.module = module.module_name;
   job.cluster = cluster;
   adapter->Build(context, job);
   job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
+  const std::vector<std::string> missing = LoraTargetsWithoutModule(job);
+  for (const std::string& target : missing) {
+    job.warnings.push_back(fmt::format(
+        "lora.target_modules: {} names no module of {}: no adapter there", target, job.model.name));
+  }
+  if (job.training.lora.enabled && missing.size() == job.training.lora.target_modules.size()) {
+    job.warnings.push_back("LoRA adapts no module: nothing would train");
+  }
 
   // 5. Projection flags, as Primus applies them to the target configuration.
   if (request.micro_batch_size < 0 || request.global_batch_size < 0) {

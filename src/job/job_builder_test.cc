@@ -3,6 +3,8 @@
 #include "util/error.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -444,6 +446,58 @@ TEST(BuildJob, LoraFromTheSftTrainerSection) {
   EXPECT_THAT(job.notes, Contains(HasSubstr("applied to every layer")));
   // Without the section (pre-training) nothing is frozen.
   EXPECT_FALSE(BuildJob(TinyRequest()).training.lora.enabled);
+}
+
+// An SFT experiment whose `lora:` section is `lora_yaml` (indented under overrides), written
+// to a scratch MI355X directory.
+JobRequest LoraRequest(const std::string& name, const std::string& lora_yaml,
+                       const std::string& extra = "      stage: sft\n") {
+  const std::string dir = ::testing::TempDir() + "/lora_tests/MI355X";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name + ".yaml";
+  std::ofstream(path) << "modules:\n  post_trainer:\n    framework: megatron\n"
+                         "    config: pre_trainer.yaml\n    model: tiny_llama.yaml\n"
+                         "    overrides:\n      tensor_model_parallel_size: 2\n"
+                      << extra << "      lora:\n"
+                      << lora_yaml;
+  JobRequest request;
+  request.config_path = path;
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  return request;
+}
+
+TEST(BuildJob, LoraSectionFollowsPrimusSemantics) {
+  // Primus's pre-training trainer never reads the section.
+  const Job pretrain = BuildJob(LoraRequest("pretrain", "        enabled: true\n", ""));
+  EXPECT_FALSE(pretrain.training.lora.enabled);
+  EXPECT_THAT(pretrain.notes, Contains(HasSubstr("read only by Primus's SFT trainer")));
+  // No targets: every linear layer not excluded (ModuleMatcher's third branch).
+  const Job all = BuildJob(LoraRequest("all",
+                                       "        enabled: true\n        target_modules: []\n"
+                                       "        exclude_modules: [linear_proj, output_layer]\n"));
+  EXPECT_TRUE(all.training.lora.Targets("linear_qkv"));
+  EXPECT_TRUE(all.training.lora.Targets("linear_fc2"));
+  EXPECT_FALSE(all.training.lora.Targets("linear_proj"));
+  EXPECT_FALSE(all.training.lora.Targets("output_layer"));
+  EXPECT_FALSE(all.training.lora.Targets("router"));
+  // A module the model does not have is said, and so is a LoRA that trains nothing.
+  const Job none = BuildJob(LoraRequest(
+      "none", "        enabled: true\n        target_modules: [linear_kv_up_proj, foo]\n"));
+  EXPECT_THAT(none.warnings,
+              Contains(HasSubstr("lora.target_modules: foo names no module of tiny_llama")));
+  EXPECT_THAT(none.warnings, Contains(HasSubstr("LoRA adapts no module")));
+  // Primus stops on settings its LoRA does not have, on targets given with exclusions, and on
+  // a rank the tensor-parallel group cannot split.
+  EXPECT_THAT(ErrorOf(LoraRequest("rank", "        enabled: true\n        rank: 8\n")),
+              HasSubstr("'lora.rank': not a setting of Primus's LoRA"));
+  EXPECT_THAT(ErrorOf(LoraRequest("both",
+                                  "        enabled: true\n        target_modules: "
+                                  "[linear_qkv]\n        exclude_modules: [linear_fc1]\n")),
+              HasSubstr("'lora.exclude_modules': applies only when target_modules is empty"));
+  EXPECT_THAT(ErrorOf(LoraRequest("odd", "        enabled: true\n        dim: 5\n")),
+              AllOf(HasSubstr("tensor_model_parallel_size=2"), HasSubstr("does not divide"),
+                    HasSubstr("lora.dim=5")));
 }
 
 TEST(BuildJob, KeysOutsideModulesAreNamedAndNotApplied) {

@@ -127,6 +127,19 @@ void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven
         {"seq_length", t.seq_length}}) {
     if (value < 1) check.Fail(fmt::format("{} must be positive", check.Show(name, value)));
   }
+  // A LoRA adapter's rank is split over the (expert) tensor-parallel group: A beside a
+  // column-parallel layer is a ColumnParallelLinear with r outputs, and Megatron's divide()
+  // asserts that the group size divides them (job/lora_adapter.h).
+  if (t.lora.enabled && t.lora.rank % p.tp != 0) {
+    check.Fail(fmt::format("{} does not divide {}", check.Show("tensor_model_parallel_size", p.tp),
+                           check.Show("lora.dim", t.lora.rank)));
+  }
+  if (t.lora.enabled && m.IsMoe() && t.lora.rank % p.etp != 0 &&
+      (t.lora.Targets("linear_fc1") || t.lora.Targets("linear_fc2"))) {
+    check.Fail(fmt::format("{} does not divide {}",
+                           check.Show("expert_tensor_parallel_size", p.etp),
+                           check.Show("lora.dim", t.lora.rank)));
+  }
   // Attention heads and key/value groups are split over the tensor-parallel group.
   if (m.num_attention_heads % p.tp != 0) {
     check.Fail(fmt::format("{} does not divide {}", check.Show("tensor_model_parallel_size", p.tp),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -217,41 +218,87 @@ void RejectUnsupported(const AdapterContext& ctx, const ConfigReader& a) {
 }
 
 // Primus's SFT trainer section `lora:` (primus/configs/modules/megatron/sft_trainer.yaml; the
-// LoRA dataclass of primus/backends/megatron/peft/lora.py gives the defaults).
-LoraSpec ReadLora(const ConfigReader& c, std::vector<std::string>& notes) {
+// LoRA dataclass of primus/backends/megatron/peft/lora.py gives the defaults, its ModuleMatcher
+// the meaning of target_modules and exclude_modules).
+LoraSpec ReadLora(const AdapterContext& ctx) {
+  const ConfigReader& c = ctx.config;
   LoraSpec l;
+  const ConfigNode* section = c.Find("lora");
+  if (section == nullptr || section->IsNull()) return l;
+  if (!section->IsMap()) c.Fail("lora", "must be a map of LoRA settings (enabled, dim, ...)");
+  static const std::set<std::string, std::less<>> kKnown = {"enabled",
+                                                            "dim",
+                                                            "alpha",
+                                                            "dropout",
+                                                            "dropout_position",
+                                                            "lora_A_init_method",
+                                                            "lora_B_init_method",
+                                                            "target_modules",
+                                                            "exclude_modules",
+                                                            "a2a_experimental",
+                                                            "lora_dtype"};
+  for (const auto& [key, value] : section->fields) {
+    if (kKnown.count(key) == 0) {
+      c.Fail("lora." + key,
+             "not a setting of Primus's LoRA (enabled, dim, alpha, dropout, "
+             "dropout_position, target_modules, exclude_modules, ...)");
+    }
+  }
   if (!c.Bool("lora.enabled", false)) return l;
+  // MegatronSFTTrainer builds the adapters; the pre-training trainer never reads the section.
+  if (c.String("stage", "") != "sft") {
+    ctx.notes.push_back(
+        "lora.enabled is read only by Primus's SFT trainer (stage: sft): projected as full "
+        "training");
+    return l;
+  }
   l.enabled = true;
   l.rank = c.SizeInt("lora.dim", l.rank, SizeRange{1, 1 << 20});
+  ctx.provenance.Record("lora.dim", "lora.dim", c.Where("lora.dim"));
   l.alpha = c.Double("lora.alpha", l.alpha);
   l.dropout = c.Double("lora.dropout", l.dropout);
-  if (!(l.dropout >= 0 && l.dropout < 1)) c.Fail("lora.dropout", "must lie in [0, 1)");
+  if (!(l.dropout >= 0 && l.dropout < 1)) {
+    c.Fail("lora.dropout", fmt::format("{} does not lie in [0, 1)", l.dropout));
+  }
   const std::string position = c.String("lora.dropout_position", "pre");
   if (position != "pre" && position != "post") {
     c.Fail("lora.dropout_position", fmt::format("unknown value \"{}\" (pre or post)", position));
   }
   l.dropout_before = position == "pre";
-  if (c.IsSet("lora.target_modules")) {
-    l.target_modules.clear();
-    bool narrowed = false;
-    for (const std::string& pattern : c.StringList("lora.target_modules")) {
-      // ModuleMatcher also takes wildcard paths ("*.layers.0.*.linear_qkv"): the module name
-      // is their last component; which layers they pick is not modelled.
-      const size_t dot = pattern.rfind('.');
-      const std::string name = dot == std::string::npos ? pattern : pattern.substr(dot + 1);
-      narrowed = narrowed || name != pattern;
-      l.target_modules.push_back(name);
-    }
-    if (narrowed) {
-      notes.push_back(
-          "lora.target_modules: patterns with a module path are applied to every layer "
-          "(their last component names the module)");
-    }
+  const std::vector<std::string> targets = c.IsSet("lora.target_modules")
+                                               ? c.StringList("lora.target_modules")
+                                               : std::vector<std::string>{};
+  const std::vector<std::string> excluded = c.StringList("lora.exclude_modules");
+  if (!c.IsSet("lora.target_modules") && excluded.empty()) return l;  // the four defaults
+  if (!targets.empty() && !excluded.empty()) {
+    c.Fail("lora.exclude_modules", "applies only when target_modules is empty (ModuleMatcher)");
   }
-  if (!c.StringList("lora.exclude_modules").empty()) {
-    notes.push_back(
-        "lora.exclude_modules is not modelled: adapters on lora.target_modules (default: "
-        "linear_qkv, linear_proj, linear_fc1, linear_fc2)");
+  l.target_modules.clear();
+  if (targets.empty()) {
+    // No targets: every linear layer (Megatron's column- and row-parallel linears) whose name
+    // is not excluded; the router is not a linear layer.
+    for (const char* module : {"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2",
+                               "linear_q_proj", "linear_q_down_proj", "linear_q_up_proj",
+                               "linear_kv_down_proj", "linear_kv_up_proj", "output_layer"}) {
+      if (std::find(excluded.begin(), excluded.end(), module) == excluded.end()) {
+        l.target_modules.emplace_back(module);
+      }
+    }
+    return l;
+  }
+  bool narrowed = false;
+  for (const std::string& pattern : targets) {
+    // Wildcard paths ("*.layers.0.*.linear_qkv") name the module by their last component;
+    // which layers they pick is not modelled.
+    const size_t dot = pattern.rfind('.');
+    const std::string name = dot == std::string::npos ? pattern : pattern.substr(dot + 1);
+    narrowed = narrowed || name != pattern;
+    l.target_modules.push_back(name);
+  }
+  if (narrowed) {
+    ctx.notes.push_back(
+        "lora.target_modules: patterns with a module path are applied to every layer "
+        "(their last component names the module)");
   }
   return l;
 }
@@ -437,7 +484,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     t.expert_gemm_launch = DefaultsForFramework(job.framework).expert_gemm_launch;
   }
   t.gradient_accumulation_fusion = c.Bool("gradient_accumulation_fusion", true);
-  t.lora = ReadLora(c, ctx.notes);
+  t.lora = ReadLora(ctx);
 
   // Recompute. recompute_activations is the older spelling of selective recompute.
   RecomputeSpec& r = t.recompute;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "memory/lora_adapters.h"
+
 namespace sextant {
 namespace {
 
@@ -57,7 +59,8 @@ ProjectionWidths ProjectionWidthsOf(const ModelSpec& m, int64_t layer) {
 
 }  // namespace
 
-LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
+// What full training stores; LayerActivationBytes adds the LoRA adapters' extras.
+static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer) {
   const ModelSpec& m = job.model;
   const ParallelPlan& p = job.parallel;
   const double t = std::max(1, p.tp);
@@ -262,6 +265,12 @@ int64_t OutputActivationBytes(const Job& job) {
 bool InPlaceCrossEntropy(const TrainingSettings& training) {
   return training.cross_entropy_loss_fusion &&
          training.cross_entropy_impl == CrossEntropyImpl::kTransformerEngine;
+}
+
+LayerActivation LayerActivationBytes(const Job& job, int64_t layer) {
+  LayerActivation a = FullTrainingActivationBytes(job, layer);
+  a.lora = LoraActivationBytes(job, layer);
+  return a;
 }
 
 }  // namespace sextant

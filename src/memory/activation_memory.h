@@ -28,7 +28,8 @@ namespace sextant {
 struct LayerActivation {
   int64_t attention = 0;  // norms before attention, QKV, scores/LSE, output projection
   int64_t mlp = 0;        // norms before MLP, dense MLP or router + experts + shared experts
-  int64_t Total() const { return attention + mlp; }
+  int64_t lora = 0;       // LoRA adapters' dropout masks and gathered inputs (lora_adapters.h)
+  int64_t Total() const { return attention + mlp + lora; }
 };
 
 // Stored activations of transformer layer `layer` when it is NOT fully recomputed.

@@ -234,10 +234,18 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     const LoraSpec& l = job.training.lora;
     std::string targets;
     for (const std::string& t : l.target_modules) targets += (targets.empty() ? "" : ", ") + t;
+    std::string extras;
+    if (l.dropout > 0 && l.dropout_before) extras += "1-byte dropout masks";
+    if (plan.sequence_parallel && plan.tp > 1) {
+      extras += std::string(extras.empty() ? "" : " and ") +
+                "whole-sequence inputs gathered beside column-parallel layers";
+    }
     a.push_back(fmt::format(
         "LoRA rank {} on {}: base weights frozen (weights only: no main gradients or optimizer "
-        "state); the adapters ({} parameters on PP rank 0's GPU) train with the state above",
-        l.rank, targets, FormatCount(static_cast<double>(adapters.front()))));
+        "state); the adapters ({} parameters on PP rank 0's GPU, split over TP) train with the "
+        "state above; activations are full training's{}",
+        l.rank, targets, FormatCount(static_cast<double>(adapters.front())),
+        extras.empty() ? "" : " plus the adapters' " + extras));
   }
   a.push_back(fmt::format("vocabulary {} padded to {} (multiple of {} x TP)", job.model.vocab_size,
                           job.model.PaddedVocabSize(plan.tp),

@@ -103,6 +103,8 @@ nlohmann::json MemoryReportJson(const MemoryReport& r) {
                          {"buffers_bytes", s.buffers_bytes},
                          {"total_bytes", s.total_bytes},
                          {"in_flight_micro_batches", s.in_flight_micro_batches}};
+    // Of `params`, the trainable LoRA adapters (0 without LoRA: every parameter trains).
+    st["lora_params"] = s.lora_params;
     st["activation_parts"] = nlohmann::json::array();
     for (const auto& a : s.activation_parts) {
       st["activation_parts"].push_back(

@@ -439,6 +439,7 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
 
   SearchResult r;
   r.model = base.model.name;
+  r.module = base.module;
   r.moe = base.model.IsMoe();
   r.gpu = gpu.name;
   r.nodes = base.cluster.num_nodes;
@@ -482,8 +483,12 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
   r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   r.assumptions = {
       fmt::format("global batch {} and sequence length {} fixed; precision, fusion and overlap "
-                  "settings from the config",
-                  r.global_batch_size, r.seq_length),
+                  "settings from the config{}",
+                  r.global_batch_size, r.seq_length,
+                  base.training.lora.enabled
+                      ? fmt::format(", LoRA rank {} with frozen base weights in every layout",
+                                    base.training.lora.rank)
+                      : std::string()),
       "grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; EP powers of "
       "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; optimizer sharding off, "
       "distributed or FSDP2; layers split "

@@ -74,7 +74,8 @@ struct SearchCounts {
 
 struct SearchResult {
   std::string model, gpu;
-  bool moe = false;  // the model routes tokens to experts (EP and ETP are searched)
+  std::string module;  // the Primus module the overrides belong to ("" outside Primus)
+  bool moe = false;    // the model routes tokens to experts (EP and ETP are searched)
   int nodes = 0, gpus_per_node = 0;
   int64_t global_batch_size = 0, seq_length = 0;
   SearchObjective objective = SearchObjective::kTokens;

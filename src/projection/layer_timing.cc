@@ -86,6 +86,7 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
     LayerCost cost;
   };
   std::vector<Kind> kinds;
+  kinds.reserve(static_cast<size_t>(job.model.num_layers));  // references to kinds stay valid
   auto cost_of = [&](int64_t layer) -> const LayerCost& {
     const bool moe = job.model.IsMoeLayer(layer);
     const ModelSpec::LayerAttention a = job.model.AttentionOf(layer);
@@ -117,6 +118,28 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
         if (recomputed) out.layers[layer].recompute_s += fwd;
       }
     }
+  }
+  if (job.training.lora.enabled) {
+    // The same layers with every weight training: the model FLOPs formula's view.
+    Job full = job;
+    full.training.lora = LoraSpec{};
+    const LayerCostModel full_model(full, table, nullptr);
+    auto flops = [](const LayerCost& c) { return c.flops_forward + c.flops_backward; };
+    double executed = flops(model.OutputHead()), trained_fully = flops(full_model.OutputHead());
+    // One full-training evaluation per layer kind, as for cost_of.
+    std::vector<std::pair<const LayerCost*, double>> full_of_kind;
+    for (int64_t layer = 0; layer < job.model.num_layers; ++layer) {
+      const LayerCost& c = cost_of(layer);
+      executed += flops(c);
+      auto it = std::find_if(full_of_kind.begin(), full_of_kind.end(),
+                             [&](const auto& k) { return k.first == &c; });
+      if (it == full_of_kind.end()) {
+        full_of_kind.emplace_back(&c, flops(full_model.TransformerLayer(layer)));
+        it = full_of_kind.end() - 1;
+      }
+      trained_fully += it->second;
+    }
+    if (trained_fully > 0) out.executed_flops_ratio = executed / trained_fully;
   }
   out.embedding = ToTiming(model.Embedding(), false, eff);
   out.output = ToTiming(model.OutputHead(), false, eff);
@@ -180,7 +203,8 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
     out.assumptions.push_back(fmt::format(
         "LoRA rank {} on {}: frozen base weights compute no weight gradients; each adapter adds "
         "two rank-{} GEMMs per pass{}; only the adapters' gradients are reduced and updated; "
-        "TFLOP/s and MFU still count Megatron's full-training FLOPs, as its log does",
+        "model TFLOP/s and MFU still count Megatron's full-training FLOPs, as its log does; "
+        "hardware TFLOP/s count what runs",
         l.rank, targets, l.rank, l.dropout > 0 && l.dropout_before ? " and a dropout" : ""));
   }
   if (launch == ExpertGemmLaunch::kGroupedGemmPackage && !lora &&

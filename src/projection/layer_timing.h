@@ -32,6 +32,9 @@ struct ModelTimings {
   PieceTiming output;           // final norm, LM head, loss
   PieceTiming mtp;              // one MTP module
   double optimizer_step_s = 0;  // whole step on one GPU
+  // FLOPs the GPUs execute over what the same job computes when every weight trains: below 1
+  // under LoRA (no weight gradients for frozen weights, small adapters), else 1.
+  double executed_flops_ratio = 1.0;
   std::vector<std::string> assumptions;
 };
 

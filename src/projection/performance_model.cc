@@ -8,6 +8,7 @@
 
 #include "cost/collective_model.h"
 #include "cost/layer_cost.h"
+#include "job/job_validation.h"
 #include "memory/activation_memory.h"
 #include "memory/memory_model.h"
 #include "model/flop_count.h"
@@ -243,9 +244,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   FlopInputs fi{job.training.seq_length, job.training.global_batch_size,
                 job.model.PaddedVocabSize(job.parallel.tp)};
   const double model_flops = MegatronModelFlops(job.model, fi);
-  const double hw_flops = job.training.recompute.granularity == RecomputeGranularity::kFull
-                              ? MegatronFullRecomputeFlops(job.model, fi)
-                              : model_flops;
+  const double hw_flops = (job.training.recompute.granularity == RecomputeGranularity::kFull
+                               ? MegatronFullRecomputeFlops(job.model, fi)
+                               : model_flops) *
+                          timings.executed_flops_ratio;
   r.model_tflops_per_gpu = model_flops / iteration / r.gpus / kTera;
   r.hardware_tflops_per_gpu = hw_flops / iteration / r.gpus / kTera;
   r.mfu = r.model_tflops_per_gpu / PeakTflopsForMfu(job);
@@ -345,6 +347,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         Job scaled;
         try {
           scaled = RescaleToNodes(job, n);
+          // The checks a run at this node count would pass (EP within DP x CP x TP, ...).
+          std::vector<std::string> ignored;
+          ValidateJob(scaled, Provenance{}, scaled.parallel.pad_uneven_layers, ignored);
         } catch (const UserError& e) {
           // A layout that cannot run at this node count is not a row of the table.
           r.assumptions.push_back(

@@ -181,6 +181,33 @@ TEST(PerformanceModelTest, ScalingKeepsABatchFixedPerDataParallelRank) {
 // A batch already rounded for the job's own node count (GBS 96 at 8 nodes: 64) is not the
 // configured one: the other rows start again from 96 (one node: 96 / (1 x DP 8) = 12
 // micro-batches, no rounding), and the job's own row says how it was rounded.
+// Under LoRA the GPUs skip the frozen weights' gradient GEMMs and run the adapters; hardware
+// FLOPs count that, model FLOPs keep Megatron's full-training formula. Llama 3.1 8B, s = 4096,
+// TP 1, rank 32 on the four default modules, per layer and micro-batch (FLOPs = 2·M·N·K):
+//   G  = forward linear GEMMs 2·4096·4096·(6144 + 4096 + 28672) + 2·4096·14336·4096;
+//   A  = causal attention forward 137,472,507,904 (backward 2.5x);
+//   ad = adapters' forward 2·4096·32·69,632 (backward 2x);
+//   LM = LM head forward 2·4096·128256·4096.
+// Full training runs 32·(3G + 3.5A) + 3·LM, LoRA 32·(2G + 3.5A + 3·ad) + 2·LM.
+TEST(PerformanceModelTest, LoraHardwareFlopsCountWhatRuns) {
+  Job job = TestJob("llama3.1_8B")
+                .Cluster("MI300X")
+                .Dp(8)
+                .SequenceLength(4096)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.training.lora.enabled = true;
+  const double G = 2.0 * 4096 * 4096 * (6144 + 4096 + 28672) + 2.0 * 4096 * 14336 * 4096;
+  const double A = 137472507904.0;
+  const double ad = 2.0 * 4096 * 32 * 69632;
+  const double lm = 2.0 * 4096 * 128256 * 4096;
+  const double ratio =
+      (32 * (2 * G + 3.5 * A + 3 * ad) + 2 * lm) / (32 * (3 * G + 3.5 * A) + 3 * lm);
+  EXPECT_NEAR(ComputeModelTimings(job).executed_flops_ratio, ratio, 1e-12);
+  const PerformanceReport r = ProjectPerformance(job, {});
+  EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, ratio, 1e-9);
+}
+
 TEST(PerformanceModelTest, ScalingRowsStartFromTheConfiguredBatch) {
   Job job = LlamaJob("llama3.1_8B", "MI300X", 8, 1, 1, 1, 64);
   job.training.unrounded_global_batch_size = 96;

@@ -238,7 +238,8 @@ std::string RenderSearchResult(const SearchResult& r) {
       out += special(value) ? fmt::format(" --{} '{}'", key, value)
                             : fmt::format(" --{} {}", key, value);
     }
-    out += "\n  YAML, under modules.pre_trainer.overrides:\n";
+    out += fmt::format("\n  YAML, under modules.{}.overrides:\n",
+                       r.module.empty() ? "pre_trainer" : r.module);
     for (const auto& [key, value] : o.values) {
       out += special(value) ? fmt::format("    {}: \"{}\"\n", key, value)
                             : fmt::format("    {}: {}\n", key, value);

@@ -661,10 +661,16 @@ class KinetoParser {
         }
       }
     }
+    if (untimed_durations_ > 0) {
+      out_.warnings.push_back(fmt::format(
+          "{} complete event{} with a missing, non-numeric or out-of-range \"dur\" counted as "
+          "lasting 0 us",
+          untimed_durations_, untimed_durations_ == 1 ? "" : "s"));
+    }
     if (untimed_events_ > 0) {
       out_.warnings.push_back(
-          fmt::format("{} event{} with a missing or non-numeric \"ts\" left out{}", untimed_events_,
-                      untimed_events_ == 1 ? "" : "s",
+          fmt::format("{} event{} with a missing, non-numeric or out-of-range \"ts\" left out{}",
+                      untimed_events_, untimed_events_ == 1 ? "" : "s",
                       first_untimed_offset_ >= 0
                           ? fmt::format(" (the first near byte {})", first_untimed_offset_)
                           : std::string()));
@@ -676,6 +682,7 @@ class KinetoParser {
 
  private:
   int64_t untimed_events_ = 0;
+  int64_t untimed_durations_ = 0;
   int64_t first_untimed_offset_ = -1;
   void ParseEvent(od::object& obj) {
     char ph = 0;
@@ -683,7 +690,7 @@ class KinetoParser {
     bool have_cat = false;
     uint32_t name = 0;
     int64_t pid = 0, tid = 0, ts = 0, dur = 0, flow_id = -1;
-    bool have_ts = false, ts_given = false;
+    bool have_ts = false, ts_given = false, have_dur = false;
     uint32_t metadata = 0;  // 'M' events: args.name or args.labels
     Args args;
     collective_ = CollectiveMeta{};
@@ -726,7 +733,7 @@ class KinetoParser {
           ts_given = true;
           have_ts = ParseMicrosecondsToNs(Token(v), &ts);
           break;
-        case EventKey::kDur: ParseMicrosecondsToNs(Token(v), &dur); break;
+        case EventKey::kDur: have_dur = ParseMicrosecondsToNs(Token(v), &dur); break;
         case EventKey::kId: ParseInt(Token(v), &flow_id); break;
         case EventKey::kArgs:
           if (ph == 'M') {
@@ -758,6 +765,7 @@ class KinetoParser {
       return;
     }
     if (ph != 'X') return;
+    if (!have_dur) ++untimed_durations_;
     // Clamp impossible values so that sums over millions of events cannot overflow:
     // no profiled activity lasts 2^40 ns (18 minutes), no timestamp reaches 2^61 ns.
     constexpr int64_t kMaxDurationNs = int64_t{1} << 40, kMaxTimestampNs = int64_t{1} << 61;

@@ -229,12 +229,21 @@ TEST(KinetoReaderTest, EventsWithoutANumericTimestampAreCountedInAWarning) {
   ASSERT_EQ(t.warnings.size(), 1u);
   // The byte named lies inside the second event's object.
   const std::string prefix =
-      "2 events with a missing or non-numeric \"ts\" left out (the first near byte ";
+      "2 events with a missing, non-numeric or out-of-range \"ts\" left out (the first near "
+      "byte ";
   ASSERT_EQ(t.warnings[0].substr(0, prefix.size()), prefix);
   const size_t byte = std::stoul(t.warnings[0].substr(prefix.size()));
   EXPECT_GT(byte, text.find("\"name\": \"b\""));
   EXPECT_LE(byte, text.find("\"name\": \"c\""));
-  EXPECT_TRUE(Parse(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})json")
+  // A complete event without a usable duration is kept, lasting 0, and counted.
+  const TraceData no_dur =
+      Parse(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": "x"}]})json");
+  ASSERT_EQ(no_dur.gpu.size(), 1u);
+  EXPECT_EQ(no_dur.gpu[0].dur_ns, 0);
+  EXPECT_EQ(no_dur.warnings,
+            std::vector<std::string>{"1 complete event with a missing, non-numeric or out-of-range "
+                                     "\"dur\" counted as lasting 0 us"});
+  EXPECT_TRUE(Parse(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}]})json")
                   .warnings.empty());
 }
 
