@@ -90,8 +90,8 @@ void RunReport(const ReportArgs& args) {
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) {
       if (report.ranks.size() > 1) {
-        std::fprintf(stderr, "sextant: warning: rank %lld: %s\n", static_cast<long long>(r.rank),
-                     w.c_str());
+        std::fprintf(stderr, "sextant: warning: rank %lld (%s): %s\n",
+                     static_cast<long long>(r.rank), r.file.c_str(), w.c_str());
       } else {
         std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
       }

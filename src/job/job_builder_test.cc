@@ -491,6 +491,9 @@ TEST(BuildJob, LoraSectionFollowsPrimusSemantics) {
   // a rank the tensor-parallel group cannot split.
   EXPECT_THAT(ErrorOf(LoraRequest("rank", "        enabled: true\n        rank: 8\n")),
               HasSubstr("'lora.rank': not a setting of Primus's LoRA"));
+  // ...but only when LoRA is on: Primus builds its LoRA settings only then.
+  EXPECT_FALSE(BuildJob(LoraRequest("off", "        enabled: false\n        rank: 8\n"))
+                   .training.lora.enabled);
   EXPECT_THAT(ErrorOf(LoraRequest("both",
                                   "        enabled: true\n        target_modules: "
                                   "[linear_qkv]\n        exclude_modules: [linear_fc1]\n")),

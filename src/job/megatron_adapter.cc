@@ -225,7 +225,20 @@ LoraSpec ReadLora(const AdapterContext& ctx) {
   LoraSpec l;
   const ConfigNode* section = c.Find("lora");
   if (section == nullptr || section->IsNull()) return l;
-  if (!section->IsMap()) c.Fail("lora", "must be a map of LoRA settings (enabled, dim, ...)");
+  if (!section->IsMap()) {
+    // MegatronSFTTrainer reads getattr(lora, "enabled", False): anything but a map is off.
+    ctx.notes.push_back("lora is not a map of settings: LoRA is off (Primus reads lora.enabled)");
+    return l;
+  }
+  if (!c.Bool("lora.enabled", false)) return l;
+  // MegatronSFTTrainer builds the adapters; the pre-training trainer never reads the section.
+  if (c.String("stage", "") != "sft") {
+    ctx.notes.push_back(
+        "lora.enabled is read only by Primus's SFT trainer (stage: sft): projected as full "
+        "training");
+    return l;
+  }
+  // The LoRA dataclass is built only when enabled: then a setting it lacks stops the run.
   static const std::set<std::string, std::less<>> kKnown = {"enabled",
                                                             "dim",
                                                             "alpha",
@@ -243,14 +256,6 @@ LoraSpec ReadLora(const AdapterContext& ctx) {
              "not a setting of Primus's LoRA (enabled, dim, alpha, dropout, "
              "dropout_position, target_modules, exclude_modules, ...)");
     }
-  }
-  if (!c.Bool("lora.enabled", false)) return l;
-  // MegatronSFTTrainer builds the adapters; the pre-training trainer never reads the section.
-  if (c.String("stage", "") != "sft") {
-    ctx.notes.push_back(
-        "lora.enabled is read only by Primus's SFT trainer (stage: sft): projected as full "
-        "training");
-    return l;
   }
   l.enabled = true;
   l.rank = c.SizeInt("lora.dim", l.rank, SizeRange{1, 1 << 20});
