@@ -184,9 +184,10 @@ class LayerCostModel::Builder {
   }
 
   // A rank-r GEMM does about r FLOPs per byte it streams (Hu et al. 2021's adapters have r of
-  // 4 to 64), far below every GPU's ridge point (peak FLOP/s / HBM bytes/s, 200-600): it runs
-  // at HBM speed, which the memory-bound model times. The tile model would charge it a main
-  // loop's efficiency ramp it never reaches. Above the ridge it is an ordinary GEMM.
+  // 4 to 64), far below every GPU's ridge point (peak FLOP/s / HBM bytes/s: ~150 on an A100, ~300
+  // on an H100, MI355X or B200): it runs at HBM speed, which the memory-bound model times. The tile
+  // model would charge it a main loop's efficiency ramp it never reaches. Above the ridge it is an
+  // ordinary GEMM.
   double AdapterGemm(const GemmShape& shape, double bytes, GemmPass pass) {
     const DType half = m_.job_.training.precision.HalfPrecision();
     const GpuSpec& gpu = m_.job_.cluster.gpu;
