@@ -1032,6 +1032,7 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
         }
         released = boundary;
         input.ReleaseBefore(released);
+        input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);
       }
       begin = boundary;
     }

@@ -204,7 +204,21 @@ void InputText::ReleaseBefore(size_t offset) const {
   if (!mapped_) return;
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   size_t end = std::min(offset, size_) / page * page;
-  if (end > 0) ::madvise(data_, end, MADV_DONTNEED);
+  if (end > released_) ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
+  released_ = std::max(released_, end);
+}
+
+void InputText::Prefetch(size_t offset, size_t length) const {
+#ifdef MADV_POPULATE_READ
+  if (!mapped_ || offset >= size_) return;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t begin = offset / page * page;
+  size_t end = std::min(size_, offset + length);
+  if (end > begin) ::madvise(data_ + begin, end - begin, MADV_POPULATE_READ);
+#else
+  (void)offset;
+  (void)length;
+#endif
 }
 
 InputText InputText::FromString(std::string_view text) {

@@ -55,6 +55,9 @@ class InputText {
   // leave this process's resident set (memory-mapped files only; they are re-read from disk
   // if touched again). Keeps peak memory near the size of one copy of the text.
   void ReleaseBefore(size_t offset) const;
+  // Maps the pages of [offset, offset + length) in one call rather than one fault at a time
+  // (memory-mapped files only; a hint: errors are ignored).
+  void Prefetch(size_t offset, size_t length) const;
   // Why decoding stopped early ("" if it did not).
   const std::string& truncation_reason() const { return truncation_reason_; }
 
@@ -64,6 +67,7 @@ class InputText {
   std::unique_ptr<char[]> owned_;
   char* data_ = nullptr;
   size_t size_ = 0;
+  mutable size_t released_ = 0;  // bytes before this are already released
   size_t compressed_size_ = 0;
   Compression compression_ = Compression::kNone;
   bool truncated_ = false;

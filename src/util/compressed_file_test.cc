@@ -55,6 +55,23 @@ TEST(CompressedFileTest, PlainFileIsMappedWithZeroPadding) {
   std::filesystem::remove(path);
 }
 
+// Released pages of a private mapping come back from the file when read again, and a
+// prefetched range reads the same bytes: both are hints that must never change the text.
+TEST(CompressedFileTest, ReleasedAndPrefetchedPagesKeepTheirBytes) {
+  std::string path = TempPath("release.json");
+  const std::string text = SampleText();  // ~500 KB: many pages
+  WriteAll(path, text);
+  InputText in = InputText::Load(path);
+  in.Prefetch(0, 64 << 10);
+  in.ReleaseBefore(200 << 10);
+  in.ReleaseBefore(100 << 10);            // behind what is already released: nothing to do
+  in.Prefetch(200 << 10, 1 << 20);        // runs past the end of the file
+  in.Prefetch(text.size() + 4096, 4096);  // starts past the end
+  in.ReleaseBefore(text.size() * 2);
+  EXPECT_EQ(in.text(), text);
+  std::filesystem::remove(path);
+}
+
 TEST(CompressedFileTest, GzipAndZstdRoundTripThroughOutputFile) {
   std::string text = SampleText();
   for (std::string suffix : {".gz", ".zst", ".json"}) {
