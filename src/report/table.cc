@@ -1,5 +1,6 @@
 #include "report/table.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -26,6 +27,34 @@ int Table::ColumnIndex(const std::string& key) const {
 
 void Table::Truncate(size_t n) {
   if (rows_.size() > n) rows_.resize(n);
+}
+
+Table ConcatenateTables(const std::vector<const Table*>& parts) {
+  if (parts.empty()) return Table();
+  std::vector<Column> columns;
+  for (const Table* part : parts) {
+    for (const Column& c : part->columns()) {
+      const bool known = std::any_of(columns.begin(), columns.end(),
+                                     [&](const Column& have) { return have.key == c.key; });
+      if (!known) columns.push_back(c);
+    }
+  }
+  Table out(parts[0]->name(), parts[0]->title(), columns);
+  std::vector<std::string> notes;
+  for (const Table* part : parts) {
+    std::vector<int> where;  // the result's column of each of the part's columns
+    for (const Column& c : part->columns()) where.push_back(out.ColumnIndex(c.key));
+    for (const auto& row : part->rows()) {
+      std::vector<Cell> cells(columns.size());
+      for (size_t i = 0; i < row.size(); ++i) cells[static_cast<size_t>(where[i])] = row[i];
+      out.AddRow(std::move(cells));
+    }
+    for (const std::string& note : part->notes()) {
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+  }
+  for (std::string& note : notes) out.AddNote(std::move(note));
+  return out;
 }
 
 std::string FormatCell(const Cell& cell, int precision) {

@@ -49,6 +49,12 @@ class Table {
   std::vector<std::string> notes_;
 };
 
+// The rows of `parts` (tables of one name, e.g. one per rank) in one table. Parts may differ
+// in their columns (a rank without recompute frames, a parameter no row of a rank has): the
+// result has every column, in the order first seen, and a part's row leaves the columns it
+// lacks empty. Title and name come from the first part; notes are kept once each.
+Table ConcatenateTables(const std::vector<const Table*>& parts);
+
 // Text of a cell as a person reads it: integers plain, reals with the column's precision,
 // empty cells as "".
 std::string FormatCell(const Cell& cell, int precision);

@@ -31,6 +31,25 @@ TEST(TableTest, RejectsRowOfWrongWidth) {
   EXPECT_EQ(t.ColumnIndex("nope"), -1);
 }
 
+TEST(TableTest, ConcatenationTakesTheUnionOfColumns) {
+  Table a("t", "first", {{"rank", "rank", 0}, {"ms", "ms", 3}});
+  a.AddRow({int64_t{0}, 1.5});
+  a.AddNote("shared");
+  Table b("t", "second", {{"rank", "rank", 0}, {"recompute", "recompute", 0}, {"ms", "ms", 3}});
+  b.AddRow({int64_t{1}, std::string("yes"), 2.5});
+  b.AddNote("shared");
+  const Table c = ConcatenateTables({&a, &b});
+  EXPECT_EQ(c.title(), "first");
+  ASSERT_EQ(c.columns().size(), 3u);
+  EXPECT_EQ(c.columns()[2].key, "recompute");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(std::get<double>(c.rows()[0][1]), 1.5);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(c.rows()[0][2]));
+  EXPECT_EQ(std::get<double>(c.rows()[1][1]), 2.5);
+  EXPECT_EQ(std::get<std::string>(c.rows()[1][2]), "yes");
+  EXPECT_EQ(c.notes().size(), 1u);
+}
+
 TEST(TableTest, ConsoleAlignsNumbersRight) {
   std::string text = RenderConsoleTable(Sample());
   EXPECT_NE(text.find("Top kernels\n"), std::string::npos);

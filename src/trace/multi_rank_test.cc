@@ -126,6 +126,28 @@ TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
   EXPECT_TRUE(report.ranks[2].warnings.empty());  // rank 4 is alone
 }
 
+// Ranks need not have the same tables: one with recompute frames and one without still
+// give one recompute table, holding the first rank's rows only.
+TEST(MultiRankTest, RanksWithDifferentTablesCombine) {
+  RankReport with, without;
+  with.rank = 0;
+  without.rank = 1;
+  Table recompute("recompute_timeline", "split", {{"rank", "rank", 0}, {"type", "type", 0}});
+  recompute.AddRow({int64_t{0}, std::string("computation_time")});
+  with.tables.push_back(recompute);
+  Table steps("iterations", "steps", {{"rank", "rank", 0}, {"ms", "ms", 3}});
+  steps.AddRow({int64_t{1}, 2.0});
+  without.tables.push_back(steps);
+  const TraceReport report = CombineReports({with, without});
+  const Table* r = report.Find("recompute_timeline");
+  const Table* i = report.Find("iterations");
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(i, nullptr);
+  EXPECT_EQ(r->size(), 1u);
+  EXPECT_EQ(i->size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(i->rows()[0][0]), 1);
+}
+
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();

@@ -955,16 +955,18 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   }
   report.tables.push_back(std::move(summary));
   if (ranks.size() >= 2) report.tables.push_back(RankSpreadTable(ranks));
-  if (!ranks.empty()) {
-    for (size_t t = 0; t < ranks[0].tables.size(); ++t) {
-      Table combined = ranks[0].tables[t];
-      for (size_t r = 1; r < ranks.size(); ++r) {
-        if (t >= ranks[r].tables.size()) continue;
-        for (const auto& row : ranks[r].tables[t].rows()) combined.AddRow(row);
-      }
-      report.tables.push_back(std::move(combined));
+  // One table per name over every rank. Ranks need not have the same tables (one recomputes,
+  // another has no ProfilerStep) nor the same columns in a table.
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<const Table*>> parts;
+  for (const auto& r : ranks) {
+    for (const Table& t : r.tables) {
+      auto& list = parts[t.name()];
+      if (list.empty()) names.push_back(t.name());
+      list.push_back(&t);
     }
   }
+  for (const std::string& name : names) report.tables.push_back(ConcatenateTables(parts[name]));
   if (ranks.size() >= 2) {
     std::vector<std::vector<CollectiveInstance>> per_rank;
     for (const auto& r : ranks) per_rank.push_back(r.collectives);
