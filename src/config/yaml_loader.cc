@@ -183,6 +183,9 @@ std::string ReadTextFile(const std::string& path) {
 }
 
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
+  // A UTF-8 byte-order mark, as Windows editors write it: PyYAML skips it; yaml-cpp would
+  // read it as part of the first key.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   YAML::Node document;
   try {
     document = YAML::Load(std::string(text));

@@ -47,6 +47,13 @@ TEST(ParseYaml, KeepsLineAndColumnOfEveryValue) {
   EXPECT_EQ(ReadInt(*root.Find("a"), "a"), 1);
 }
 
+// Windows editors start a UTF-8 file with a byte-order mark; PyYAML skips it.
+TEST(ParseYaml, ByteOrderMarkIsSkipped) {
+  const ConfigNode root = ParseYaml("\xEF\xBB\xBFmodules:\n  lr: 1\n", "bom.yaml");
+  ASSERT_NE(root.FindPath("modules.lr"), nullptr);
+  EXPECT_EQ(root.FindPath("modules.lr")->where.line, 2);
+}
+
 TEST(ParseYaml, NullSpellingsAndQuotedNull) {
   const ConfigNode root = ParseYaml("a: null\nb: ~\nc:\nd: \"null\"\n", "n.yaml");
   EXPECT_TRUE(root.Find("a")->IsNull());

@@ -10,6 +10,13 @@ bool LoraSpec::Targets(std::string_view module) const {
   return false;
 }
 
+std::string PrecisionRecipe::GemmDescription() const {
+  if (gemm == DType::kFP8) {
+    return fp8_current_scaling ? "fp8 (current scaling)" : "fp8 (delayed scaling)";
+  }
+  return std::string(DTypeName(gemm));
+}
+
 int64_t TrainingSettings::NumMicroBatches(int dp) const {
   const int64_t per_step = micro_batch_size * (dp > 0 ? dp : 1);
   if (per_step <= 0 || global_batch_size <= 0) return 1;

@@ -76,6 +76,9 @@ struct PrecisionRecipe {
   // The 16-bit type of activations, attention and the layers FP8 recipes keep in high
   // precision (output head, router): fp16 in Megatron's --fp16 runs, else bf16.
   DType HalfPrecision() const { return params == DType::kFP16 ? DType::kFP16 : DType::kBF16; }
+  // What the GEMMs of the transformer layers run in, for reports: "bf16", "fp8 (delayed
+  // scaling)", "fp8 (current scaling)", "mxfp8", "fp4".
+  std::string GemmDescription() const;
 };
 
 // How an MoE layer permutes tokens to their experts and back.

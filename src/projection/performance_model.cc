@@ -165,6 +165,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   r.parallel = job.parallel;
   const int64_t m = job.training.NumMicroBatches(job.parallel.dp);
   r.micro_batches = m;
+  r.micro_batch_size = job.training.micro_batch_size;
+  r.global_batch_size = job.training.global_batch_size;
+  r.seq_length = job.training.seq_length;
+  r.gemm_precision = job.training.precision.GemmDescription();
   if (m < 1) ThrowUserError("the global batch gives no micro-batch to each data-parallel rank");
 
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
@@ -398,6 +402,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       "iteration); MFU against the dense {} peak {:.0f} TFLOP/s",
       model_flops, job.training.precision.params == DType::kFP16 ? "fp16" : "bf16",
       PeakTflopsForMfu(job)));
+  r.assumptions.push_back(
+      fmt::format("precision: transformer-layer GEMMs in {}; attention and the output head in {}",
+                  r.gemm_precision, DTypeName(job.training.precision.HalfPrecision())));
   r.assumptions.push_back(fmt::format("collectives: {} preset", comm->Name()));
   for (const auto& n : job.notes) r.assumptions.push_back(n);
   return r;

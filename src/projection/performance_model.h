@@ -58,6 +58,8 @@ struct PerformanceReport {
   int nodes = 0, gpus = 0;
   ParallelPlan parallel;
   int64_t micro_batches = 0;
+  int64_t micro_batch_size = 0, global_batch_size = 0, seq_length = 0;
+  std::string gemm_precision;                        // PrecisionRecipe::GemmDescription
   ScheduleKind schedule_kind = ScheduleKind::k1F1B;  // the schedule simulated
   std::string schedule;                              // its name
   double iteration_time_ms = 0;

@@ -1,4 +1,5 @@
 #include "projection/performance_model.h"
+#include <algorithm>
 
 #include <cmath>
 
@@ -53,6 +54,25 @@ TEST(PerformanceModelTest, MetricsAreConsistentWithEachOther) {
   // An 8B model on MI300X lands between 15% and 70% MFU for any sane cost model.
   EXPECT_GT(r.mfu, 0.15);
   EXPECT_LT(r.mfu, 0.70);
+}
+
+// The report says what the GEMMs ran in and carries the batch it projected.
+TEST(PerformanceModelTest, ReportStatesPrecisionAndBatch) {
+  Job job = LlamaJob("llama3.1_8B", "MI355X", 1, 1, 1, 1, 64);
+  job.training.precision.gemm = DType::kFP8;
+  job.training.precision.fp8_current_scaling = true;
+  const PerformanceReport r = ProjectPerformance(job);
+  EXPECT_EQ(r.gemm_precision, "fp8 (current scaling)");
+  EXPECT_EQ(r.micro_batch_size, 1);
+  EXPECT_EQ(r.global_batch_size, 64);
+  EXPECT_EQ(r.seq_length, 8192);
+  const auto stated = std::find(
+      r.assumptions.begin(), r.assumptions.end(),
+      "precision: transformer-layer GEMMs in fp8 (current scaling); attention and the output "
+      "head in bf16");
+  EXPECT_NE(stated, r.assumptions.end());
+  job.training.precision.gemm = DType::kFP4;
+  EXPECT_EQ(ProjectPerformance(job).gemm_precision, "fp4");
 }
 
 TEST(PerformanceModelTest, BreakdownAddsUpToTheIteration) {

@@ -98,6 +98,10 @@ nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
   j["gpus"] = r.gpus;
   j["parallel"] = ParallelSizesJson(r.parallel);
   j["micro_batches"] = r.micro_batches;
+  j["training"] = {{"micro_batch_size", r.micro_batch_size},
+                   {"global_batch_size", r.global_batch_size},
+                   {"seq_length", r.seq_length},
+                   {"gemm_precision", r.gemm_precision}};
   j["schedule"] = r.schedule;
   j["iteration_time_ms"] = r.iteration_time_ms;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
