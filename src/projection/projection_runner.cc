@@ -165,6 +165,17 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
+  // A step time for a job that cannot start is easy to misread as a plan: say so first.
+  const MemoryReport memory = ProjectMemoryFor(j, perf);
+  if (memory.verdict == Verdict::kOom) {
+    perf.assumptions.insert(
+        perf.assumptions.begin(),
+        fmt::format("memory: this job needs {:.2f} GiB on PP rank {} of {:.2f} GiB HBM (OOM; "
+                    "`projection memory` breaks it down): it would not run as configured, and the "
+                    "times above assume it did",
+                    static_cast<double>(memory.peak_bytes) / (1 << 30), memory.peak_rank,
+                    static_cast<double>(memory.capacity_bytes) / (1 << 30)));
+  }
   return perf;
 }
 

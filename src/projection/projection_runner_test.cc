@@ -1,0 +1,45 @@
+#include "projection/projection_runner.h"
+
+#include <gtest/gtest.h>
+
+#include "job/test_job.h"
+#include "memory/memory_model.h"
+#include "projection/performance_model.h"
+#include "projection/projection_options.h"
+
+namespace sextant {
+namespace {
+
+// Llama 3.1 70B unsharded on eight MI300X (TP 1, no distributed optimizer): 70 B parameters
+// at 16 bytes each (bf16 weights, fp32 grads, master and moments) is ~1 TiB per GPU, far
+// beyond 192 GB, and the step time printed must say the job cannot start.
+TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
+  const Job job = TestJob("llama3.1_70B")
+                      .Cluster("MI300X", 1)
+                      .Parallel(1, 1, 1)
+                      .Dp(8)
+                      .SequenceLength(4096)
+                      .MicroBatch(1)
+                      .GlobalBatch(8);
+  const PerformanceReport perf = ProjectJobPerformance(job, ProjectionOptions{});
+  ASSERT_FALSE(perf.assumptions.empty());
+  EXPECT_EQ(perf.assumptions[0].rfind("memory: this job needs ", 0), 0u) << perf.assumptions[0];
+  EXPECT_NE(perf.assumptions[0].find("of 192.00 GiB HBM (OOM"), std::string::npos)
+      << perf.assumptions[0];
+
+  // The 8B model fits the same node: no such line.
+  const Job small = TestJob("llama3.1_8B")
+                        .Cluster("MI300X", 1)
+                        .Parallel(1, 1, 1)
+                        .Dp(8)
+                        .DistributedOptimizer()
+                        .SequenceLength(4096)
+                        .MicroBatch(1)
+                        .GlobalBatch(8);
+  for (const std::string& a : ProjectJobPerformance(small, ProjectionOptions{}).assumptions) {
+    EXPECT_EQ(a.rfind("memory:", 0), std::string::npos) << a;
+  }
+}
+
+}  // namespace
+}  // namespace sextant
