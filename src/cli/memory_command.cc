@@ -35,6 +35,7 @@ struct SnapshotArgs {
 };
 
 void RunSnapshot(const SnapshotArgs& args) {
+  CheckOutputFile(args.html, {args.file, args.compare});
   MemorySnapshot snapshot = LoadMemorySnapshot(args.file);
   SnapshotAnalysis analysis = AnalyzeSnapshot(snapshot);
   SnapshotReportOptions options;

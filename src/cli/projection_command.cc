@@ -55,7 +55,11 @@ void WriteSearchExports(const SearchResult& result, const SearchFlags& f,
   const std::vector<Table> tables = SearchResultTables(result);
   std::vector<const Table*> pointers;
   for (const Table& t : tables) pointers.push_back(&t);
-  if (!f.csv_dir.empty()) WriteCsvDirectory(pointers, f.csv_dir, inputs);
+  if (!f.csv_dir.empty()) {
+    const std::string leftover =
+        LeftoverCsvWarning(f.csv_dir, WriteCsvDirectory(pointers, f.csv_dir, inputs));
+    if (!leftover.empty()) std::fprintf(stderr, "sextant: warning: %s\n", leftover.c_str());
+  }
   if (!f.xlsx.empty()) WriteXlsx(pointers, f.xlsx, inputs);
 }
 

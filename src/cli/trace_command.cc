@@ -36,6 +36,11 @@ struct ReportArgs {
   size_t top = 10;
 };
 
+void WarnAboutLeftovers(const std::string& dir, const std::vector<std::string>& names) {
+  const std::string warning = LeftoverCsvWarning(dir, names);
+  if (!warning.empty()) std::fprintf(stderr, "sextant: warning: %s\n", warning.c_str());
+}
+
 std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
   std::vector<const Table*> out;
   for (const auto& t : tables) out.push_back(&t);
@@ -49,19 +54,25 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
                           const std::vector<std::string>& inputs) {
   const bool several = report.ranks.size() > 1;
   std::vector<Table> sheets;
+  std::map<int64_t, int> seen;  // two files of one rank (two runs' rank 0) get rank0, rank0_2
   for (const RankReport& rank : report.ranks) {
+    const int copy = ++seen[rank.rank];
+    const std::string label =
+        copy == 1 ? fmt::format("rank{}", rank.rank) : fmt::format("rank{}_{}", rank.rank, copy);
     std::vector<Table> tables = TraceLensTables(rank);
     if (!args.csv_dir.empty()) {
-      const std::string dir =
-          several ? fmt::format("{}/rank{}", args.csv_dir, rank.rank) : args.csv_dir;
-      WriteCsvDirectory(Pointers(tables), dir, inputs);
+      const std::string dir = several ? args.csv_dir + "/" + label : args.csv_dir;
+      WarnAboutLeftovers(dir, WriteCsvDirectory(Pointers(tables), dir, inputs));
     }
     for (Table& t : tables) {
       if (!several) {
         sheets.push_back(std::move(t));
         continue;
       }
-      Table renamed(fmt::format("{}_rank{}", t.name(), rank.rank), t.title(), t.columns());
+      // Excel's 31-character sheet names: shorten the table's name, never the rank label.
+      const std::string suffix = "_" + label;
+      const size_t room = suffix.size() < 31 ? 31 - suffix.size() : 0;
+      Table renamed(t.name().substr(0, room) + suffix, t.title(), t.columns());
       for (const auto& row : t.rows()) renamed.AddRow(row);
       sheets.push_back(std::move(renamed));
     }
@@ -76,7 +87,8 @@ void RunReport(const ReportArgs& args) {
   // Before the analysis, which can take minutes; the writers check again.
   std::vector<std::string> inputs = args.traces;
   inputs.insert(inputs.end(), args.captures.begin(), args.captures.end());
-  for (const std::string& out : {args.html, args.xlsx}) RefuseOverwritingInput(out, inputs);
+  for (const std::string& out : {args.html, args.xlsx}) CheckOutputFile(out, inputs);
+  CheckOutputDirectory(args.csv_dir);
   std::vector<RankReport> ranks;
   if (args.mpi) {
     bool root = true;
@@ -100,7 +112,10 @@ void RunReport(const ReportArgs& args) {
   if (args.format == "tracelens") {
     WriteTraceLensFormat(report, args, inputs);
   } else {
-    if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs);
+    if (!args.csv_dir.empty()) {
+      WarnAboutLeftovers(args.csv_dir,
+                         WriteCsvDirectory(Pointers(report.tables), args.csv_dir, inputs));
+    }
     if (!args.xlsx.empty()) WriteXlsx(Pointers(report.tables), args.xlsx, inputs);
   }
   if (!args.html.empty()) WriteReportHtml(report, args.html, inputs);
@@ -118,6 +133,8 @@ struct DiffArgs {
 };
 
 void RunDiff(const DiffArgs& args) {
+  CheckOutputFile(args.html, {args.base, args.next});
+  CheckOutputDirectory(args.csv_dir);
   TraceData base = ReadKinetoTrace(args.base);
   TraceData next = ReadKinetoTrace(args.next);
   for (const TraceData* t : {&base, &next}) {
@@ -127,7 +144,9 @@ void RunDiff(const DiffArgs& args) {
   for (const auto& w : diff.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   std::vector<Table> tables = DiffTables(diff, 0);
   const std::vector<std::string> inputs = {args.base, args.next};
-  if (!args.csv_dir.empty()) WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs);
+  if (!args.csv_dir.empty()) {
+    WarnAboutLeftovers(args.csv_dir, WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs));
+  }
   if (!args.html.empty()) {
     WriteHtmlPage(
         args.html,

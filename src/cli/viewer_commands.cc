@@ -78,6 +78,8 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
                           : " (configuration overrides take the --key=value form after pp view)"));
     }
   }
+  // Before reading the dumps; WriteFileAtomically checks against every file read below.
+  CheckOutputFile(args.html, args.inputs);
   JobRequest request = ToJobRequest(options, command);
   const PpViewData data = BuildPipelineView(args.inputs, request, options, {args.iteration});
   const nlohmann::json view = data.ToJson();

@@ -1,6 +1,10 @@
 #include "report/csv_writer.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "util/error.h"
 #include "util/file_io.h"
@@ -38,15 +42,36 @@ std::string RenderCsv(const Table& table) {
   return out;
 }
 
-void WriteCsvDirectory(const std::vector<const Table*>& tables, const std::string& dir,
-                       const std::vector<std::string>& inputs) {
+std::vector<std::string> WriteCsvDirectory(const std::vector<const Table*>& tables,
+                                           const std::string& dir,
+                                           const std::vector<std::string>& inputs) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) ThrowUserError(SourceLocation{dir}, "", "cannot create directory: " + ec.message());
+  std::set<std::string> written;
   for (const Table* table : tables) {
-    WriteFileAtomically((std::filesystem::path(dir) / (table->name() + ".csv")).string(),
-                        RenderCsv(*table), inputs);
+    const std::string name = table->name() + ".csv";
+    WriteFileAtomically((std::filesystem::path(dir) / name).string(), RenderCsv(*table), inputs);
+    written.insert(name);
   }
+  std::vector<std::string> others;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".csv" && written.count(name) == 0) others.push_back(name);
+  }
+  std::sort(others.begin(), others.end());
+  return others;
+}
+
+std::string LeftoverCsvWarning(const std::string& dir, const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > 5) list += fmt::format(", ... ({} in all)", names.size());
+  return fmt::format(
+      "{} also holds {} CSV file{} this report did not write ({}): they come from "
+      "an earlier run, not from these inputs",
+      dir, names.size(), names.size() == 1 ? "" : "s", list);
 }
 
 }  // namespace sextant

@@ -114,7 +114,15 @@ TEST(TableTest, WritesCsvDirectoryAndWorkbook) {
   auto dir = std::filesystem::temp_directory_path() / "sextant_report_test";
   std::filesystem::remove_all(dir);
   Table t = Sample();
-  WriteCsvDirectory({&t}, dir.string());
+  EXPECT_TRUE(WriteCsvDirectory({&t}, dir.string()).empty());
+  // A file of an earlier report that this one does not write is named, not deleted.
+  std::ofstream(dir / "old_table.csv") << "a\n1\n";
+  const std::vector<std::string> leftover = WriteCsvDirectory({&t}, dir.string());
+  EXPECT_EQ(leftover, std::vector<std::string>{"old_table.csv"});
+  EXPECT_TRUE(std::filesystem::exists(dir / "old_table.csv"));
+  EXPECT_NE(LeftoverCsvWarning("out", leftover).find("out also holds 1 CSV file"),
+            std::string::npos);
+  EXPECT_EQ(LeftoverCsvWarning("out", {}), "");
   std::ifstream in(dir / "kernels.csv");
   std::stringstream ss;
   ss << in.rdbuf();

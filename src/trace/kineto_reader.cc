@@ -326,6 +326,7 @@ class KinetoParser {
   }
 
   void FinishFlows() {
+    AddUntimedWarnings();
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
     flow_starts_.Sort();
@@ -661,19 +662,25 @@ class KinetoParser {
         }
       }
     }
+  }
+
+  // The counts of events without a usable time, once per trace (a chunked parse calls
+  // ParseEvents once per chunk).
+  void AddUntimedWarnings() {
+    auto near = [](int64_t offset) {
+      return offset >= 0 ? fmt::format(" (the first near byte {})", offset) : std::string();
+    };
     if (untimed_durations_ > 0) {
       out_.warnings.push_back(fmt::format(
           "{} complete event{} with a missing, non-numeric or out-of-range \"dur\" counted as "
-          "lasting 0 us",
-          untimed_durations_, untimed_durations_ == 1 ? "" : "s"));
+          "lasting 0 us{}",
+          untimed_durations_, untimed_durations_ == 1 ? "" : "s",
+          near(first_untimed_duration_offset_)));
     }
     if (untimed_events_ > 0) {
-      out_.warnings.push_back(
-          fmt::format("{} event{} with a missing, non-numeric or out-of-range \"ts\" left out{}",
-                      untimed_events_, untimed_events_ == 1 ? "" : "s",
-                      first_untimed_offset_ >= 0
-                          ? fmt::format(" (the first near byte {})", first_untimed_offset_)
-                          : std::string()));
+      out_.warnings.push_back(fmt::format(
+          "{} event{} with a missing, non-numeric or out-of-range \"ts\" left out{}",
+          untimed_events_, untimed_events_ == 1 ? "" : "s", near(first_untimed_offset_)));
     }
   }
 
@@ -684,6 +691,7 @@ class KinetoParser {
   int64_t untimed_events_ = 0;
   int64_t untimed_durations_ = 0;
   int64_t first_untimed_offset_ = -1;
+  int64_t first_untimed_duration_offset_ = -1;
   void ParseEvent(od::object& obj) {
     char ph = 0;
     Category cat = Category::kSkip;
@@ -765,7 +773,10 @@ class KinetoParser {
       return;
     }
     if (ph != 'X') return;
-    if (!have_dur) ++untimed_durations_;
+    if (!have_dur && untimed_durations_++ == 0 && doc_) {
+      const char* where = Location(*doc_);
+      if (where) first_untimed_duration_offset_ = static_cast<int64_t>(where - base_);
+    }
     // Clamp impossible values so that sums over millions of events cannot overflow:
     // no profiled activity lasts 2^40 ns (18 minutes), no timestamp reaches 2^61 ns.
     constexpr int64_t kMaxDurationNs = int64_t{1} << 40, kMaxTimestampNs = int64_t{1} << 61;

@@ -99,6 +99,52 @@ void RefuseOverwritingInput(const std::string& output, const std::vector<std::st
   }
 }
 
+namespace {
+
+// `dir` ("" = the current directory) must exist, be a directory and be writable.
+void RequireWritableDirectory(const std::filesystem::path& dir, const std::string& output) {
+  const std::string shown = dir.empty() ? "." : dir.string();
+  struct stat st {};
+  if (::stat(shown.c_str(), &st) != 0) {
+    ThrowUserError(SourceLocation{output}, "",
+                   fmt::format("its directory {} does not exist", shown));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    ThrowUserError(SourceLocation{output}, "", fmt::format("{} is not a directory", shown));
+  }
+  if (::access(shown.c_str(), W_OK | X_OK) != 0) {
+    ThrowUserError(SourceLocation{output}, "",
+                   fmt::format("its directory {} is not writable", shown));
+  }
+}
+
+}  // namespace
+
+void CheckOutputFile(const std::string& path, const std::vector<std::string>& inputs) {
+  if (path.empty()) return;
+  RefuseOverwritingInput(path, inputs);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    ThrowUserError(SourceLocation{path}, "", "is a directory");
+  }
+  RequireWritableDirectory(std::filesystem::path(path).parent_path(), path);
+}
+
+void CheckOutputDirectory(const std::string& dir) {
+  if (dir.empty()) return;
+  std::filesystem::path at(dir);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) ThrowUserError(SourceLocation{dir}, "", "is not a directory");
+    RequireWritableDirectory(at, dir);
+    return;
+  }
+  // create_directories makes every missing level: the closest existing one must take them.
+  std::filesystem::path parent = at.parent_path();
+  while (!parent.empty() && ::stat(parent.c_str(), &st) != 0) parent = parent.parent_path();
+  RequireWritableDirectory(parent, dir);
+}
+
 AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& inputs)
     : path_(path) {
   RefuseOverwritingInput(path, inputs);

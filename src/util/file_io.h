@@ -22,14 +22,22 @@ int OpenRegularFile(const std::string& path, int64_t* size);
 // `max_bytes` bytes.
 std::string ReadFile(const std::string& path, int64_t max_bytes = kDefaultReadLimit);
 
-// Throws UserError if `output` exists and is the same file as one of `inputs` (same device and
-// inode once links are followed: ./a.json, an absolute path, a symbolic or a hard link to an
-// input are all caught).
 // At most the first `max_bytes` of the file (fewer if it is shorter): enough to tell one
 // format from another without reading a trace of gigabytes. UserError as ReadFile.
 std::string ReadFileHead(const std::string& path, size_t max_bytes);
 
+// Throws UserError if `output` exists and is the same file as one of `inputs` (same device and
+// inode once links are followed: ./a.json, an absolute path, a symbolic or a hard link to an
+// input are all caught).
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs);
+
+// Before a long analysis: UserError now, rather than after it, if the output file `path` could
+// not be written (an input, a directory, a directory that does not exist or cannot be
+// written). Empty `path`: nothing to check.
+void CheckOutputFile(const std::string& path, const std::vector<std::string>& inputs);
+// The same for an output directory: `dir` must be a writable directory, or not exist yet with
+// a writable directory as its closest existing ancestor.
+void CheckOutputDirectory(const std::string& dir);
 
 // A new file under a temporary name in the directory of `path`; Commit() renames it over `path`.
 // Destroyed without Commit (an error was thrown), the temporary file is removed and `path` is

@@ -113,6 +113,29 @@ TEST_F(FileIoTest, RefusesADirectoryAsOutput) {
       std::string::npos);
 }
 
+// Checked before a long analysis: the same refusals as the write, and a missing directory.
+TEST_F(FileIoTest, OutputPathsAreCheckedBeforeAnyWork) {
+  Put(Path("in.json"), "{}");
+  fs::create_directory(Path("d"));
+  EXPECT_EQ(ErrorOf([&] { CheckOutputFile(Path("out.html"), {Path("in.json")}); }), "");
+  EXPECT_EQ(ErrorOf([&] { CheckOutputFile("", {}); }), "");
+  EXPECT_NE(ErrorOf([&] {
+              CheckOutputFile(Path("in.json"), {Path("in.json")});
+            }).find("refusing to overwrite it"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { CheckOutputFile(Path("d"), {}); }).find("is a directory"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { CheckOutputFile(Path("missing/x.xlsx"), {}); }).find("does not exist"),
+            std::string::npos);
+  // A CSV directory may be new, several levels deep, under an existing one; not under a file.
+  EXPECT_EQ(ErrorOf([&] { CheckOutputDirectory(Path("new/deeper")); }), "");
+  EXPECT_EQ(ErrorOf([&] { CheckOutputDirectory(Path("d")); }), "");
+  EXPECT_NE(ErrorOf([&] { CheckOutputDirectory(Path("in.json")); }).find("is not a directory"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { CheckOutputDirectory(Path("in.json/sub")); }).find("not a directory"),
+            std::string::npos);
+}
+
 TEST_F(FileIoTest, ReadsUpToTheLimit) {
   std::string path = Path("hundred");
   Put(path, std::string(100, 'z'));
