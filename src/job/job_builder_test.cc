@@ -672,6 +672,39 @@ TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {
   EXPECT_EQ(job.model.vocab_size, 128256);
 }
 
+// torchtitan's pipeline_parallel.py: single-stage schedules run one stage per rank, multi-stage
+// ones two by default, or ceil((layers + 1 + 1) / layers_per_stage) / PP with the option.
+TEST(BuildJob, TorchTitanStagesPerRankFollowTheSchedule) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";  // 32 layers, 8 GPUs, TP 2
+  request.use_environment = false;
+  auto with = [&](const std::string& schedule, const std::string& per_stage) {
+    JobRequest r = request;
+    r.overrides = {{"parallelism.pipeline_parallel_degree", "2"},
+                   {"parallelism.pipeline_parallel_schedule", schedule}};
+    if (!per_stage.empty())
+      r.overrides.push_back({"parallelism.pipeline_parallel_layers_per_stage", per_stage});
+    return r;
+  };
+  auto build = [&](const std::string& schedule, const std::string& per_stage) {
+    return BuildJob(with(schedule, per_stage));
+  };
+  EXPECT_EQ(build("1F1B", "").parallel.vpp, 1);
+  const Job interleaved = build("Interleaved1F1B", "");
+  EXPECT_EQ(interleaved.parallel.vpp, 2);
+  EXPECT_EQ(interleaved.training.pipeline_schedule, ScheduleKind::kInterleaved1F1B);
+  const Job dualpipe = build("DualPipeV", "");
+  EXPECT_EQ(dualpipe.parallel.vpp, 2);
+  EXPECT_EQ(dualpipe.training.pipeline_schedule, ScheduleKind::kDualPipeV);
+  // (32 + 2) / 9 rounds up to 4 stages: 2 per rank.
+  EXPECT_EQ(build("Interleaved1F1B", "9").parallel.vpp, 2);
+  // (32 + 2) / 5 rounds up to 7 stages, which 2 ranks do not share.
+  EXPECT_THAT(ErrorOf(with("Interleaved1F1B", "5")), HasSubstr("make 7 stages"));
+  // 34 / 17 = 2 stages: one per rank, too few for a multi-stage schedule.
+  EXPECT_THAT(ErrorOf(with("Interleaved1F1B", "17")), HasSubstr("at least two"));
+  EXPECT_THAT(ErrorOf(with("Bogus", "")), HasSubstr("unknown schedule \"Bogus\""));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -680,6 +680,21 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   }
   p.distributed_optimizer = c.Bool("use_distributed_optimizer", false);
   p.fsdp2 = c.Bool("use_torch_fsdp2", false);
+  if (p.fsdp2) {
+    // Megatron's validate_args (arguments.py) stops an FSDP2 run with any of these.
+    auto refuse = [&](std::string_view why) {
+      c.Fail("use_torch_fsdp2",
+             fmt::format("is not supported with {} (Megatron-LM arguments.py validate_args)", why));
+    };
+    if (p.pp > 1)
+      refuse(fmt::format("pipeline parallelism (pipeline_model_parallel_size {})", p.pp));
+    if (p.ep > 1) refuse(fmt::format("expert parallelism (expert_model_parallel_size {})", p.ep));
+    if (p.distributed_optimizer) {
+      refuse(
+          "the distributed optimizer (use_distributed_optimizer true; FSDP2 already shards "
+          "the optimizer state)");
+    }
+  }
   if (!p.fsdp2 && (c.Bool("use_megatron_fsdp", false) || c.Bool("use_custom_fsdp", false))) {
     p.fsdp2 = true;
     ctx.notes.push_back(

@@ -1,12 +1,14 @@
 // TorchTitan job configs (TOML, or a Primus experiment YAML with the same sections).
 // Key names: torchtitan/config/job_config.py.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
 #include "job/framework_defaults.h"
+#include "parallel/pipeline_layout.h"
 #include "util/checked_math.h"
 #include "util/dtype.h"
 
@@ -22,8 +24,10 @@ constexpr std::string_view kTorchTitanKeys[] = {
     "parallelism.context_parallel_degree", "parallelism.expert_parallel_degree",
     "parallelism.expert_tensor_parallel_degree", "parallelism.pipeline_parallel_microbatch_size",
     "parallelism.pipeline_parallel_schedule", "parallelism.pipeline_parallel_layers_per_stage",
-    "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option", "optimizer.name",
-    "compile.enable", "training.compile", "use_turbo_deepep",
+    "parallelism.pipeline_parallel_first_stage_less_layers",
+    "parallelism.pipeline_parallel_last_stage_less_layers", "activation_checkpoint.mode",
+    "activation_checkpoint.selective_ac_option", "optimizer.name", "compile.enable",
+    "training.compile", "use_turbo_deepep",
     // --sync-free-stage (Primus Turbo's Megatron
     // backend; here its DeepEP alone)
     "turbo_sync_free_moe_stage"};
@@ -114,33 +118,102 @@ class TorchTitan final : public FrameworkAdapter {
       ctx.fixed_data_parallel_key =
           "parallelism.data_parallel_shard_degree x parallelism.data_parallel_replicate_degree";
     }
-    if (c.IsSet("parallelism.pipeline_parallel_layers_per_stage") && p.pp > 1) {
-      const int64_t per_stage = degree("parallelism.pipeline_parallel_layers_per_stage", 1);
-      if (job.model.num_layers % (per_stage * p.pp) != 0) {
-        c.Fail("parallelism.pipeline_parallel_layers_per_stage",
-               fmt::format("{} layers do not split into stages of {} over {} pipeline ranks",
-                           job.model.num_layers, per_stage, p.pp));
-      }
-      p.vpp = static_cast<int>(job.model.num_layers / (per_stage * p.pp));
-      track("virtual_pipeline_model_parallel_size",
-            "parallelism.pipeline_parallel_layers_per_stage");
-    }
+    // Stages per pipeline rank and the schedule, as torchtitan's pipeline_parallel.py decides
+    // them: a single-stage schedule (1F1B, GPipe) runs one stage per rank, a multi-stage one
+    // two unless pipeline_parallel_layers_per_stage says otherwise; with it, the stage count is
+    // ceil((layers + first_stage_less_layers + last_stage_less_layers) / layers_per_stage).
     const std::string schedule = c.String("parallelism.pipeline_parallel_schedule", "1F1B");
+    struct TitanSchedule {
+      const char* name;
+      ScheduleKind kind;
+      bool multi_stage;
+    };
+    // torch.distributed.pipelining's schedule classes by the names get_schedule_class takes.
+    static constexpr TitanSchedule kSchedules[] = {
+        {"1F1B", ScheduleKind::k1F1B, false},
+        {"GPipe", ScheduleKind::kGPipe, false},
+        {"Interleaved1F1B", ScheduleKind::kInterleaved1F1B, true},
+        {"LoopedBFS", ScheduleKind::kInterleaved1F1B, true},
+        {"InterleavedZeroBubble", ScheduleKind::kZeroBubbleH1, true},
+        {"ZBVZeroBubble", ScheduleKind::kZbvFormatted, true},
+        {"DualPipeV", ScheduleKind::kDualPipeV, true},
+    };
+    const TitanSchedule* chosen = nullptr;
+    for (const TitanSchedule& s : kSchedules) {
+      std::string lower_name(s.name), lower_value(schedule);
+      for (char& ch : lower_name) ch = static_cast<char>(std::tolower(ch));
+      for (char& ch : lower_value) ch = static_cast<char>(std::tolower(ch));
+      if (lower_name == lower_value) chosen = &s;
+    }
+    if (chosen == nullptr) {
+      c.Fail("parallelism.pipeline_parallel_schedule",
+             fmt::format("unknown schedule \"{}\" (1F1B, GPipe, Interleaved1F1B, LoopedBFS, "
+                         "InterleavedZeroBubble, ZBVZeroBubble, DualPipeV)",
+                         schedule));
+    }
     if (p.pp > 1) {
-      // torch.distributed.pipelining's schedule classes (torchtitan
-      // parallelism.pipeline_parallel_schedule): ScheduleZBVZeroBubble is the V-shape
-      // zero-bubble schedule, ScheduleInterleavedZeroBubble the interleaved one, GPipe and
-      // (Interleaved)1F1B / LoopedBFS the classic ones.
-      ScheduleKind kind = ScheduleKind::k1F1B;
-      if (schedule.find("ZBV") != std::string::npos) {
+      int stages_per_rank = chosen->multi_stage ? 2 : 1;
+      if (c.IsSet("parallelism.pipeline_parallel_layers_per_stage")) {
+        const int64_t per_stage = degree("parallelism.pipeline_parallel_layers_per_stage", 1);
+        const int64_t first_less =
+            c.Int("parallelism.pipeline_parallel_first_stage_less_layers", 1);
+        const int64_t last_less = c.Int("parallelism.pipeline_parallel_last_stage_less_layers", 1);
+        const int64_t stages =
+            (job.model.num_layers + first_less + last_less + per_stage - 1) / per_stage;
+        if (stages % p.pp != 0) {
+          c.Fail("parallelism.pipeline_parallel_layers_per_stage",
+                 fmt::format("{} layers (+{} +{} for the embedding and the output) in stages of "
+                             "{} make {} stages, which {} pipeline ranks do not share evenly",
+                             job.model.num_layers, first_less, last_less, per_stage, stages, p.pp));
+        }
+        stages_per_rank = static_cast<int>(stages / p.pp);
+        if (!chosen->multi_stage && stages_per_rank != 1) {
+          c.Fail("parallelism.pipeline_parallel_layers_per_stage",
+                 fmt::format("{} stages per rank, but {} runs exactly one", stages_per_rank,
+                             chosen->name));
+        }
+        if (chosen->multi_stage && stages_per_rank < 2) {
+          c.Fail("parallelism.pipeline_parallel_layers_per_stage",
+                 fmt::format("1 stage per rank, but {} needs at least two", chosen->name));
+        }
+        track("virtual_pipeline_model_parallel_size",
+              "parallelism.pipeline_parallel_layers_per_stage");
+      } else if (chosen->multi_stage) {
+        ctx.notes.push_back(
+            fmt::format("{}: 2 stages per pipeline rank, torchtitan's default without "
+                        "parallelism.pipeline_parallel_layers_per_stage",
+                        chosen->name));
+      }
+      p.vpp = stages_per_rank;
+      // torchtitan splits layers + 1 + 1 (embedding and output weighted as one layer each)
+      // over the stages as evenly as it can: where the layers alone do not divide, the
+      // equivalent layout string.
+      const int64_t stages = int64_t{p.pp} * p.vpp;
+      if (chosen->kind != ScheduleKind::kZbvFormatted && chosen->kind != ScheduleKind::kDualPipeV &&
+          job.model.num_layers % stages != 0) {
+        p.layout = BalancedPipelineLayout(job.model.num_layers, stages);
+        if (!p.layout.empty()) {
+          ctx.notes.push_back(fmt::format(
+              "{} layers over {} pipeline stages, the embedding and the output counted as one "
+              "layer each (torchtitan's split): layout {}",
+              job.model.num_layers, stages, p.layout));
+        }
+      }
+      ScheduleKind kind = chosen->kind;
+      if (kind == ScheduleKind::kZeroBubbleH1) {
+        // Sextant simulates zero-bubble schedules with one chunk per rank or in a V; the
+        // looped (interleaved) placement with split backward is not among them.
+        if (stages_per_rank != 2) {
+          c.Fail("parallelism.pipeline_parallel_schedule",
+                 fmt::format("InterleavedZeroBubble with {} stages per rank is not simulated "
+                             "(two stages per rank are, as the V-shape zero-bubble schedule)",
+                             stages_per_rank));
+        }
         kind = ScheduleKind::kZbvFormatted;
-      } else if (schedule.find("ZeroBubble") != std::string::npos) {
-        kind = ScheduleKind::kZeroBubbleH1;
-      } else if (schedule.find("GPipe") != std::string::npos) {
-        kind = ScheduleKind::kGPipe;
-      } else if (schedule.find("Interleaved") != std::string::npos ||
-                 schedule.find("Looped") != std::string::npos) {
-        kind = ScheduleKind::kInterleaved1F1B;
+        ctx.notes.push_back(
+            "InterleavedZeroBubble simulated as the V-shape zero-bubble schedule (zbv-formatted): "
+            "the same two chunks per rank and split backward, with the chunks placed in a V "
+            "rather than looped");
       }
       job.training.pipeline_schedule = ForVirtualStages(kind, p.vpp);
     }

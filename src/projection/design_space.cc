@@ -43,6 +43,19 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
   return out;
 }
 
+// The schedules a framework can be told to run: torchtitan's torch.distributed.pipelining
+// classes (1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble, DualPipeV); MaxText's pipeline is
+// projected as 1F1B only; Megatron with Primus's patches runs every schedule Sextant has.
+bool FrameworkRuns(const std::string& framework, ScheduleKind k) {
+  if (framework == "torchtitan") {
+    return k == ScheduleKind::k1F1B || k == ScheduleKind::kGPipe ||
+           k == ScheduleKind::kInterleaved1F1B || k == ScheduleKind::kZbvFormatted ||
+           k == ScheduleKind::kDualPipeV;
+  }
+  if (framework == "maxtext") return k == ScheduleKind::k1F1B;
+  return true;
+}
+
 }  // namespace
 
 const char* ShardingName(const Candidate& c) {
@@ -99,11 +112,19 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
   for (int pp : Divisors(world / model_parallel)) {
     for (int vpp = 1; vpp <= (pp > 1 ? space.max_vpp : 1); ++vpp) {
       for (ScheduleKind schedule : SchedulesFor(space, pp, vpp)) {
+        if (!FrameworkRuns(base.framework, schedule)) continue;
         // (distributed optimizer, FSDP2) choices: the space's optimizers, then FSDP2.
+        // torchtitan and MaxText always shard over their data-parallel axis (FSDP); Megatron
+        // refuses FSDP2 with pipeline or expert parallelism (arguments.py validate_args).
+        const bool shards = world / (model_parallel * pp) * shape.cp > 1;
+        const bool megatron = base.framework.empty() || base.framework == "megatron";
         std::vector<std::pair<bool, bool>> shardings;
-        for (bool dist_opt : space.distributed_optimizer) shardings.emplace_back(dist_opt, false);
-        if (space.fsdp2 && world / (model_parallel * pp) * shape.cp > 1) {
-          shardings.emplace_back(false, true);
+        if (!megatron) {
+          shardings.emplace_back(false, shards);
+        } else {
+          for (bool dist_opt : space.distributed_optimizer) shardings.emplace_back(dist_opt, false);
+          if (space.fsdp2 && shards && pp == 1 && shape.ep == 1)
+            shardings.emplace_back(false, true);
         }
         for (const auto& [dist_opt, fsdp2] : shardings) {
           Candidate c;

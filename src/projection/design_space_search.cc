@@ -440,6 +440,8 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
   SearchResult r;
   r.model = base.model.name;
   r.module = base.module;
+  r.framework = base.framework;
+  r.layers = base.model.num_layers;
   r.moe = base.model.IsMoe();
   r.gpu = gpu.name;
   r.nodes = base.cluster.num_nodes;

@@ -74,8 +74,10 @@ struct SearchCounts {
 
 struct SearchResult {
   std::string model, gpu;
-  std::string module;  // the Primus module the overrides belong to ("" outside Primus)
-  bool moe = false;    // the model routes tokens to experts (EP and ETP are searched)
+  std::string module;     // the Primus module the overrides belong to ("" outside Primus)
+  std::string framework;  // the job's ("megatron", "torchtitan", "maxtext"): the overrides' keys
+  int64_t layers = 0;     // transformer layers of the model
+  bool moe = false;       // the model routes tokens to experts (EP and ETP are searched)
   int nodes = 0, gpus_per_node = 0;
   int64_t global_batch_size = 0, seq_length = 0;
   SearchObjective objective = SearchObjective::kTokens;

@@ -55,6 +55,44 @@ TEST(DesignSpaceTest, FactorisesTheWorldAsTheGridRulesSay) {
   EXPECT_EQ(CountAll(base, space), 9u * 2 * 3);
 }
 
+// Megatron refuses FSDP2 with PP or EP; torchtitan and MaxText always shard over DP and run
+// only their own schedules.
+TEST(DesignSpaceTest, ShardingAndSchedulesFollowTheFramework) {
+  DesignSpace space;
+  space.micro_batch_sizes = {1};
+  space.recompute = {RecomputeGranularity::kNone};
+  Job base = OneNode("llama3.2_1B", 8);
+  base.framework = "megatron";
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      if (c.fsdp2) {
+        EXPECT_EQ(c.pp, 1);
+      }
+    }
+  }
+  base.framework = "torchtitan";
+  size_t points = 0;
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      ++points;
+      EXPECT_FALSE(c.distributed_optimizer);
+      EXPECT_EQ(c.fsdp2, c.dp * c.cp > 1);
+      EXPECT_TRUE(c.schedule == ScheduleKind::k1F1B || c.schedule == ScheduleKind::kGPipe ||
+                  c.schedule == ScheduleKind::kInterleaved1F1B ||
+                  c.schedule == ScheduleKind::kZbvFormatted ||
+                  c.schedule == ScheduleKind::kDualPipeV)
+          << ScheduleKindName(c.schedule);
+    }
+  }
+  EXPECT_GT(points, 0u);
+  base.framework = "maxtext";
+  for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
+    for (const Candidate& c : EnumerateCandidates(base, space, s)) {
+      EXPECT_EQ(c.schedule, ScheduleKind::k1F1B);
+    }
+  }
+}
+
 TEST(DesignSpaceTest, DistributedOptimizerOnlyWhereItShards) {
   // Both optimizers offered: "on" is dropped where DP x CP = 1 (nothing to shard over).
   DesignSpace space;
@@ -65,8 +103,9 @@ TEST(DesignSpaceTest, DistributedOptimizerOnlyWhereItShards) {
   space.schedules = {ScheduleKind::k1F1B};
   const Job base = OneNode("llama3.2_1B", 4);
   // (TP, PP) = (1,1) (1,2) (1,4) (2,1) (2,2) (4,1), all "off"; DP > 1 and so "on" as well
-  // for (1,1) (1,2) (2,1), and FSDP2 for the same three.
-  EXPECT_EQ(CountAll(base, space), 6u + 3u + 3u);
+  // for (1,1) (1,2) (2,1), and FSDP2 for those without pipeline parallelism, (1,1) (2,1):
+  // Megatron refuses --use-torch-fsdp2 with PP > 1.
+  EXPECT_EQ(CountAll(base, space), 6u + 3u + 2u);
   for (const LayerShape& s : EnumerateLayerShapes(base, space)) {
     for (const Candidate& c : EnumerateCandidates(base, space, s)) {
       if (c.fsdp2) {

@@ -150,8 +150,108 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   return e;
 }
 
-PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe) {
+namespace {
+
+// torchtitan (torchtitan/distributed/pipeline_parallel.py, parallelism.* and training.* of its
+// job config): TP, PP with its schedule class and stages, CP, EP, the FSDP shard degree, the
+// batch, and activation checkpointing.
+PrimusOverrides TorchTitanOverrides(const Candidate& c, bool moe, int64_t layers,
+                                    int64_t global_batch) {
+  PrimusOverrides o;
+  auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
+  add("parallelism.tensor_parallel_degree", std::to_string(c.tp));
+  add("parallelism.pipeline_parallel_degree", std::to_string(c.pp));
+  if (c.pp > 1) {
+    const char* schedule = "1F1B";
+    switch (c.schedule) {
+      case ScheduleKind::kGPipe: schedule = "GPipe"; break;
+      case ScheduleKind::kInterleaved1F1B: schedule = "Interleaved1F1B"; break;
+      case ScheduleKind::kZbvFormatted: schedule = "ZBVZeroBubble"; break;
+      case ScheduleKind::kDualPipeV: schedule = "DualPipeV"; break;
+      default: break;
+    }
+    add("parallelism.pipeline_parallel_schedule", schedule);
+    // Multi-stage schedules default to two stages per rank; more take layers_per_stage, with
+    // stages = ceil((layers + 1 + 1) / layers_per_stage) (the embedding and the output count
+    // one layer each).
+    if (c.schedule == ScheduleKind::kInterleaved1F1B && c.vpp > 2 && layers > 0) {
+      const int64_t stages = int64_t{c.pp} * c.vpp;
+      int64_t per_stage = 0;
+      for (int64_t n = 1; n <= layers + 2 && per_stage == 0; ++n) {
+        if ((layers + 2 + n - 1) / n == stages) per_stage = n;
+      }
+      if (per_stage > 0) {
+        add("parallelism.pipeline_parallel_layers_per_stage", std::to_string(per_stage));
+      } else {
+        o.notes.push_back(
+            fmt::format("no pipeline_parallel_layers_per_stage gives {} stages of "
+                        "{} layers in torchtitan",
+                        stages, layers));
+      }
+    }
+    add("parallelism.pipeline_parallel_microbatch_size", std::to_string(c.micro_batch_size));
+  }
+  add("parallelism.context_parallel_degree", std::to_string(c.cp));
+  if (moe) {
+    add("parallelism.expert_parallel_degree", std::to_string(c.ep));
+    add("parallelism.expert_tensor_parallel_degree", std::to_string(c.etp));
+  }
+  add("parallelism.data_parallel_shard_degree", std::to_string(c.dp));
+  // Without PP the local batch is the micro-batch and torchtitan accumulates up to the global
+  // batch; with PP the local batch is split into pipeline micro-batches.
+  if (global_batch > 0) {
+    add("training.local_batch_size",
+        std::to_string(c.pp > 1 ? global_batch / std::max(1, c.dp) : c.micro_batch_size));
+    add("training.global_batch_size", std::to_string(global_batch));
+  }
+  switch (c.recompute) {
+    case RecomputeGranularity::kNone: add("activation_checkpoint.mode", "none"); break;
+    case RecomputeGranularity::kSelective:
+      add("activation_checkpoint.mode", "selective");
+      add("activation_checkpoint.selective_ac_option", "op");
+      break;
+    case RecomputeGranularity::kFull: add("activation_checkpoint.mode", "full"); break;
+  }
+  return o;
+}
+
+// MaxText's mesh (ici_*_parallelism; MaxText shards parameters and optimizer state over the
+// fsdp axis) and remat policy. Its batch is per_device_batch_size: said in a note.
+PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_batch) {
+  PrimusOverrides o;
+  auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
+  add("ici_tensor_parallelism", std::to_string(c.tp));
+  add("ici_pipeline_parallelism", std::to_string(c.pp));
+  add("ici_sequence_parallelism", std::to_string(c.cp));
+  // The expert axis is a mesh axis of its own in MaxText; in the plan EP folds into DP.
+  if (moe) add("ici_expert_parallelism", std::to_string(c.ep));
+  add("ici_fsdp_parallelism", std::to_string(moe ? c.dp / std::max(1, c.ep) : c.dp));
+  // Megatron's selective recompute (core attention) has no MaxText policy of its own: a
+  // named one MaxText's adapter reads the same way.
+  switch (c.recompute) {
+    case RecomputeGranularity::kNone: add("remat_policy", "none"); break;
+    case RecomputeGranularity::kSelective: add("remat_policy", "save_qkv_proj"); break;
+    case RecomputeGranularity::kFull: add("remat_policy", "full"); break;
+  }
+  if (global_batch > 0) {
+    // MaxText's batch is per device and step; the step accumulates micro-batches.
+    const int64_t devices = int64_t{c.tp} * c.pp * c.cp * c.dp;
+    const double per_device = static_cast<double>(global_batch) / static_cast<double>(devices);
+    add("per_device_batch_size", fmt::format("{:g}", per_device));
+    add("gradient_accumulation_steps",
+        std::to_string(std::max<int64_t>(
+            1, global_batch / std::max<int64_t>(1, c.micro_batch_size * std::max(1, c.dp)))));
+  }
+  return o;
+}
+
+}  // namespace
+
+PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std::string& framework,
+                                  int64_t layers, int64_t global_batch) {
   const Candidate& c = entry.candidate;
+  if (framework == "torchtitan") return TorchTitanOverrides(c, moe, layers, global_batch);
+  if (framework == "maxtext") return MaxTextOverrides(c, moe, global_batch);
   PrimusOverrides o;
   auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
   add("tensor_model_parallel_size", std::to_string(c.tp));
@@ -228,7 +328,8 @@ std::string RenderSearchResult(const SearchResult& r) {
       ValidPerSecond(r) / std::max(1, r.processes * static_cast<int>(r.threads)));
   for (const std::string& a : r.assumptions) out += "  - " + a + "\n";
   if (!r.top.empty()) {
-    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
+    const PrimusOverrides o =
+        ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers, r.global_batch_size);
     out += "\nThe best configuration as Primus overrides:\n  command line:";
     // A layout string holds '|', '*' and '(': quoted for the shell and for YAML.
     const auto special = [](const std::string& v) {
@@ -240,9 +341,24 @@ std::string RenderSearchResult(const SearchResult& r) {
     }
     out += fmt::format("\n  YAML, under modules.{}.overrides:\n",
                        r.module.empty() ? "pre_trainer" : r.module);
+    // Dotted keys (torchtitan's parallelism.*) nest under their section, as its job config
+    // files write them.
+    std::string section;
     for (const auto& [key, value] : o.values) {
-      out += special(value) ? fmt::format("    {}: \"{}\"\n", key, value)
-                            : fmt::format("    {}: {}\n", key, value);
+      const size_t dot = key.find('.');
+      std::string leaf = key, indent = "    ";
+      if (dot != std::string::npos) {
+        if (key.substr(0, dot) != section) {
+          section = key.substr(0, dot);
+          out += fmt::format("    {}:\n", section);
+        }
+        leaf = key.substr(dot + 1);
+        indent = "      ";
+      } else {
+        section.clear();
+      }
+      out += special(value) ? fmt::format("{}{}: \"{}\"\n", indent, leaf, value)
+                            : fmt::format("{}{}: {}\n", indent, leaf, value);
     }
     for (const std::string& n : o.notes) out += "  note: " + n + "\n";
   }
@@ -271,7 +387,8 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
   j["threads"] = r.threads;
   j["assumptions"] = r.assumptions;
   if (!r.top.empty()) {
-    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe);
+    const PrimusOverrides o =
+        ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers, r.global_batch_size);
     nlohmann::json values = nlohmann::json::object();
     for (const auto& [key, value] : o.values) values[key] = value;
     j["best_as_primus_overrides"] = {{"overrides", values}, {"notes", o.notes}};

@@ -16,14 +16,18 @@ namespace sextant {
 std::string RenderSearchResult(const SearchResult& result);
 nlohmann::json SearchResultJson(const SearchResult& result);
 
-// The entry as Primus experiment overrides (Megatron argument names, as
-// `modules.pre_trainer.overrides` and the `--key value` command line take them), in order, and
-// what they cannot express.
+// The entry as Primus experiment overrides in the framework's own keys (Megatron argument
+// names, torchtitan's dotted job-config keys, MaxText's ici_* mesh axes), as the module's
+// `overrides:` and the `--key value` command line take them, in order, and what they cannot
+// express. `framework` "" is Megatron. `layers` and `global_batch` size torchtitan's stages
+// and batch keys.
 struct PrimusOverrides {
   std::vector<std::pair<std::string, std::string>> values;
   std::vector<std::string> notes;
 };
-PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe);
+PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe,
+                                  const std::string& framework = "", int64_t layers = 0,
+                                  int64_t global_batch = 0);
 
 // The ranked list and the Pareto front as tables (for --csv-dir and --xlsx).
 std::vector<Table> SearchResultTables(const SearchResult& result);

@@ -45,6 +45,45 @@ TEST(SearchReportTest, TheBestEntryAsPrimusOverrides) {
   EXPECT_NE(dense.notes[0].find("dualpipev"), std::string::npos);
 }
 
+// torchtitan's job-config keys: its schedule class names, stages per rank through
+// layers_per_stage beyond its default of two, and the batch split as torchtitan reads it.
+TEST(SearchReportTest, TorchTitanAndMaxTextGetTheirOwnKeys) {
+  SearchEntry e;
+  e.candidate.tp = 4;
+  e.candidate.pp = 2;
+  e.candidate.vpp = 7;
+  e.candidate.dp = 2;
+  e.candidate.micro_batch_size = 2;
+  e.candidate.fsdp2 = true;
+  e.candidate.schedule = ScheduleKind::kInterleaved1F1B;
+  const PrimusOverrides t = ToPrimusOverrides(e, false, "torchtitan", 80, 32);
+  EXPECT_EQ(Value(t, "tensor_model_parallel_size"), "<absent>");
+  EXPECT_EQ(Value(t, "parallelism.tensor_parallel_degree"), "4");
+  EXPECT_EQ(Value(t, "parallelism.pipeline_parallel_schedule"), "Interleaved1F1B");
+  // ceil((80 + 2) / 6) = 14 stages = PP 2 x VPP 7.
+  EXPECT_EQ(Value(t, "parallelism.pipeline_parallel_layers_per_stage"), "6");
+  EXPECT_EQ(Value(t, "parallelism.pipeline_parallel_microbatch_size"), "2");
+  EXPECT_EQ(Value(t, "parallelism.data_parallel_shard_degree"), "2");
+  EXPECT_EQ(Value(t, "training.local_batch_size"), "16");  // 32 over DP 2, split by the pipeline
+  EXPECT_EQ(Value(t, "activation_checkpoint.mode"), "none");
+
+  // MaxText: the mesh axes (EP its own axis, taken out of DP), the batch per device.
+  e.candidate.pp = 1;
+  e.candidate.vpp = 1;
+  e.candidate.tp = 1;
+  e.candidate.dp = 8;
+  e.candidate.ep = 4;
+  e.candidate.micro_batch_size = 1;
+  e.candidate.schedule = ScheduleKind::k1F1B;
+  e.candidate.recompute = RecomputeGranularity::kFull;
+  const PrimusOverrides m = ToPrimusOverrides(e, true, "maxtext", 32, 64);
+  EXPECT_EQ(Value(m, "ici_expert_parallelism"), "4");
+  EXPECT_EQ(Value(m, "ici_fsdp_parallelism"), "2");
+  EXPECT_EQ(Value(m, "per_device_batch_size"), "8");        // 64 over 8 devices
+  EXPECT_EQ(Value(m, "gradient_accumulation_steps"), "8");  // 64 / (1 x DP 8)
+  EXPECT_EQ(Value(m, "remat_policy"), "full");
+}
+
 // An uneven split over interleaved chunks is Megatron's pipeline_model_parallel_layout; its
 // '|', '*' and ',' are quoted on the command line and in the YAML snippet.
 TEST(SearchReportTest, ALayoutIsWrittenAndQuoted) {
