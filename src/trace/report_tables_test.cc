@@ -33,6 +33,18 @@ TraceData RankTrace(int rank) {
       .Parse(fmt::format("rank{}.json", rank));
 }
 
+// A trace without GPU activity gives zeros everywhere; the report says why.
+TEST(ReportTablesTest, ATraceWithoutGpuActivityIsWarnedAbout) {
+  const TraceData cpu_only = KinetoTraceBuilder().CpuOp("aten::add", 0, 5, "").Parse("cpu.json");
+  const RankReport r = AnalyzeTrace(cpu_only, {}, 0);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.back().find("no GPU activity in 1 event"), std::string::npos)
+      << r.warnings.back();
+  for (const std::string& w : AnalyzeTrace(RankTrace(0), {}, 0).warnings) {
+    EXPECT_EQ(w.find("no GPU activity"), std::string::npos) << w;
+  }
+}
+
 TEST(ReportTablesTest, EveryTableOfAReportIsPresentedOnce) {
   std::set<std::string_view> names;
   for (const TablePresentation& p : ReportTablePresentations()) {

@@ -21,6 +21,15 @@ std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, i
   int64_t delta = new_ns - base_ns;
   if (std::llabs(delta) <= 1000 || std::llabs(delta) * 100 <= std::max<int64_t>(base_ns, 1))
     return "unchanged";
+  // Run a different number of times: "slower" only when each call got slower too (by more
+  // than 5%), else the change is in how often it ran.
+  if (base_count != new_count && base_count > 0 && new_count > 0) {
+    const double per_call_change = (static_cast<double>(new_ns) / new_count) /
+                                       std::max(1.0, static_cast<double>(base_ns) / base_count) -
+                                   1;
+    const bool same_way = delta > 0 ? per_call_change > 0.05 : per_call_change < -0.05;
+    if (!same_way) return new_count > base_count ? "more calls" : "fewer calls";
+  }
   return delta > 0 ? "slower" : "faster";
 }
 

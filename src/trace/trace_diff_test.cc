@@ -176,6 +176,11 @@ TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
   EXPECT_EQ(DiffStatus(1, 1, 1'000'000, 989'999), "faster");
   EXPECT_EQ(DiffStatus(2, 1, 1'000'000, 1'000'000), "unchanged");  // counts alone do not count
   EXPECT_EQ(DiffStatus(0, 0, 0, 0), "unchanged");
+  // Twice the calls at the same time per call: more calls, not slower.
+  EXPECT_EQ(DiffStatus(16, 32, 52'000, 99'000), "more calls");
+  EXPECT_EQ(DiffStatus(32, 16, 99'000, 52'000), "fewer calls");
+  // Twice the calls, each 20% slower: slower.
+  EXPECT_EQ(DiffStatus(10, 20, 100'000, 240'000), "slower");
 }
 
 }  // namespace

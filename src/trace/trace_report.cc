@@ -395,6 +395,14 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.input_bytes = trace.input_bytes;
   r.truncated = trace.truncated;
   r.warnings = trace.warnings;
+  if (trace.gpu.empty()) {
+    // A CPU-only profile, an inference trace's side file, or not a profiler trace at all: the
+    // tables below would all read 0 without saying why.
+    r.warnings.push_back(fmt::format(
+        "no GPU activity in {} {}: every GPU figure below is 0 (a CPU-only profile, or not a "
+        "PyTorch profiler trace)",
+        trace.total_events, trace.total_events == 1 ? "event" : "events"));
+  }
   const int64_t rank = r.rank;
   const TimelineSelection selection = SelectTimelineEvents(trace);
   for (std::string& w : TimelineExclusionWarnings(selection)) r.warnings.push_back(std::move(w));
