@@ -45,6 +45,28 @@ TEST(ReportTablesTest, ATraceWithoutGpuActivityIsWarnedAbout) {
   }
 }
 
+// The ops tables' percentages are of the kernel time ops launched (TraceLens's ops_summary),
+// so they add up to 100 whatever other GPU activity the trace holds.
+TEST(ReportTablesTest, OpPercentagesAreOfTheKernelTimeOpsLaunched) {
+  const TraceData trace = KinetoTraceBuilder()
+                              .CpuOp("aten::mm", 10, 20, "")
+                              .Launch(11, 1, 1)
+                              .Kernel("gemm", 15, 30, 1)
+                              .Kernel("orphan", 60, 10, 2)  // no launch in the trace
+                              .Parse("t.json");
+  const RankReport r = AnalyzeTrace(trace, {}, 0);
+  for (const Table& t : r.tables) {
+    if (t.name() != "ops_by_name" && t.name() != "ops") continue;
+    const int col = t.ColumnIndex("percent");
+    ASSERT_GE(col, 0);
+    double sum = 0;
+    for (const auto& row : t.rows()) {
+      if (const double* v = std::get_if<double>(&row[static_cast<size_t>(col)])) sum += *v;
+    }
+    EXPECT_NEAR(sum, 100.0, 1e-9) << t.name();
+  }
+}
+
 TEST(ReportTablesTest, EveryTableOfAReportIsPresentedOnce) {
   std::set<std::string_view> names;
   for (const TablePresentation& p : ReportTablePresentations()) {

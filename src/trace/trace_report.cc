@@ -551,13 +551,17 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
              {"cpu_ms", "CPU (ms)", 3},
              {"direct_kernel_us", "direct kernels (us)", 1},
              {"subtree_kernel_us", "subtree kernels (us)", 1},
-             {"percent", "% of GPU time", 2}});
+             {"percent", "% of op kernel time", 2}});
   auto op_rows = SummarizeOps(trace, times, true);
+  // TraceLens's ops_summary percentage: of the kernel time that ops launched (kernels left
+  // out of the timeline, with no launching op, are not in it).
+  int64_t op_kernel_ns = 0;
+  for (const auto& o : op_rows) op_kernel_ns += o.direct_kernel_ns;
   for (const auto& o : op_rows) {
     ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, Ms(o.cpu_ns),
                 Us(static_cast<double>(o.direct_kernel_ns)),
                 Us(static_cast<double>(o.subtree_kernel_ns)),
-                Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
+                Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(op_kernel_ns))});
   }
   if (selection.graph_replayed > 0) {
     std::string note =
@@ -582,13 +586,13 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                      {"cpu_ms", "CPU (ms)", 3},
                      {"direct_kernel_us", "direct kernels (us)", 1},
                      {"subtree_kernel_us", "subtree kernels (us)", 1},
-                     {"percent", "% of GPU time", 2}});
+                     {"percent", "% of op kernel time", 2}});
   auto name_rows = SummarizeOps(trace, times, false);
   for (const auto& o : name_rows) {
     ops_by_name.AddRow(
         {rank, o.name, o.count, Ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),
          Us(static_cast<double>(o.subtree_kernel_ns)),
-         Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(all_kernel_ns))});
+         Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(op_kernel_ns))});
   }
   if (!ops_by_name_note.empty()) ops_by_name.AddNote(ops_by_name_note);
   r.tables.push_back(std::move(ops_by_name));
