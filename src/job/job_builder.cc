@@ -137,15 +137,32 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
       std::replace(typed.begin(), typed.end(), '_', '-');
       const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
       if (!flags.empty()) {
-        ThrowUserError(SourceLocation{typed}, "",
-                       fmt::format("unknown option (and not a configuration key of {}){}",
+        ThrowUserError(SourceLocation{"--" + key}, "",
+                       fmt::format("unknown option (and not a configuration key of {}){} (the "
+                                   "command's own flag)",
                                    adapter.Name(), DidYouMean(flags)));
       }
-      ThrowUserError(
-          SourceLocation{"--" + key}, "",
-          fmt::format("unknown configuration key \"{}\" for {} (not in the module "
-                      "defaults, the model file or the known {} arguments){}",
-                      key, adapter.Name(), adapter.Name(), DidYouMean(ClosestNames(key, known))));
+      // A Megatron name given to another framework, or a launcher's flag: name what this
+      // framework or command calls it.
+      static const std::pair<const char*, ParallelAxis> kMegatronAxes[] = {
+          {"tensor_model_parallel_size", ParallelAxis::kTensor},
+          {"pipeline_model_parallel_size", ParallelAxis::kPipeline},
+          {"expert_model_parallel_size", ParallelAxis::kExpert},
+          {"context_parallel_size", ParallelAxis::kContext}};
+      std::string hint;
+      for (const auto& [name, axis] : kMegatronAxes) {
+        if (key == name)
+          hint = fmt::format("; {} calls it --{}", adapter.Name(), adapter.ParallelKey(axis));
+      }
+      if (key == "nnodes" || key == "num_nodes" || key == "nodes")
+        hint = "; the node count is --target-nodes";
+      if (key == "gpus_per_node")
+        hint = "; GPUs per node come from $GPUS_PER_NODE or --hardware-config";
+      if (hint.empty()) hint = DidYouMean(ClosestNames(key, known));
+      ThrowUserError(SourceLocation{"--" + key}, "",
+                     fmt::format("unknown configuration key \"{}\" for {} (not in the module "
+                                 "defaults, the model file or the known {} arguments){}",
+                                 key, adapter.Name(), adapter.Name(), hint));
     }
     for (ConfigNode* tree : trees)
       tree->SetPath(key, ConfigNode::Scalar(value, SourceLocation{"--" + key}));

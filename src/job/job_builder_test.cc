@@ -199,6 +199,19 @@ TEST(BuildJob, UnknownOverrideKeyListsCloseMatches) {
   EXPECT_THAT(error, HasSubstr("did you mean tensor_model_parallel_size"));
   // A key of the module defaults or the known Megatron arguments is accepted.
   EXPECT_NO_THROW(BuildJob(TinyRequest({{"hidden_dropout", "0.0"}, {"train_iters", "10"}})));
+  // A launcher's node flag points at the command's.
+  EXPECT_THAT(ErrorOf(TinyRequest({{"nnodes", "2"}})),
+              HasSubstr("the node count is --target-nodes"));
+}
+
+// Megatron's parallel-size names given to torchtitan name torchtitan's keys.
+TEST(BuildJob, MegatronNamesOnTorchTitanPointAtItsKeys) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"tensor_model_parallel_size", "2"}};
+  EXPECT_THAT(ErrorOf(request),
+              HasSubstr("torchtitan calls it --parallelism.tensor_parallel_degree"));
 }
 
 // Megatron's --cross-entropy-fusion-impl takes native (the default) or te.
@@ -413,6 +426,14 @@ TEST(BuildJob, ExpertGemmLaunchAndGradientAccumulationFromTheConfig) {
   moe.overrides = {{"turbo_sync_free_moe_stage", "2"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kGroupedKernel);
   EXPECT_EQ(BuildJob(moe).training.sync_free_moe_stage, 2);
+  // Stage 2 turns DeepEP on whatever use_turbo_deepep says, and a false one is said to do
+  // nothing.
+  moe.overrides = {{"turbo_sync_free_moe_stage", "2"}, {"use_turbo_deepep", "false"}};
+  const Job forced = BuildJob(moe);
+  EXPECT_TRUE(forced.training.deepep);
+  EXPECT_TRUE(std::any_of(forced.notes.begin(), forced.notes.end(), [](const std::string& n) {
+    return n.find("use_turbo_deepep false (--use_turbo_deepep) has no effect") == 0;
+  }));
   moe.overrides = {{"turbo_sync_free_moe_stage", "1"}};
   EXPECT_EQ(BuildJob(moe).training.expert_gemm_launch, ExpertGemmLaunch::kStreamLoop);
   EXPECT_EQ(BuildJob(moe).training.sync_free_moe_stage, 1);

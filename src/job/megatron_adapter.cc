@@ -464,6 +464,14 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   }
   const SyncFreeMoeOptions sync_free = SyncFreeMoeStage(static_cast<int>(stage));
   t.sync_free_moe_stage = static_cast<int>(stage);
+  if (sync_free.turbo_deepep && c.Find("use_turbo_deepep") != nullptr &&
+      !c.Bool("use_turbo_deepep", false) && job.model.IsMoe()) {
+    // Primus's sync-free patch turns DeepEP on from stage 2 whatever use_turbo_deepep says.
+    ctx.notes.push_back(fmt::format(
+        "use_turbo_deepep false ({}) has no effect: turbo_sync_free_moe_stage {} turns Turbo "
+        "DeepEP on",
+        c.Where("use_turbo_deepep").ToString(), stage));
+  }
   t.deepep = t.deepep || sync_free.turbo_deepep;
   t.ep_overlap = t.ep_overlap || t.deepep;
   if (sync_free.fused_permutation) {
