@@ -137,10 +137,13 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
       std::replace(typed.begin(), typed.end(), '_', '-');
       const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
       if (!flags.empty()) {
-        ThrowUserError(SourceLocation{"--" + key}, "",
-                       fmt::format("unknown option (and not a configuration key of {}){} (the "
-                                   "command's own flag)",
-                                   adapter.Name(), DidYouMean(flags)));
+        // The command's flag itself, typed with underscores: say what differs.
+        const bool underscores = flags.size() == 1 && flags.front() == typed;
+        ThrowUserError(
+            SourceLocation{underscores ? "--" + key : typed}, "",
+            fmt::format("unknown option (and not a configuration key of {}){}{}", adapter.Name(),
+                        DidYouMean(flags),
+                        underscores ? " (the command's flag is written with dashes)" : ""));
       }
       // A Megatron name given to another framework, or a launcher's flag: name what this
       // framework or command calls it.

@@ -238,7 +238,8 @@ DeviceAnalysis AnalyzeDevice(const MemorySnapshot& snapshot, int64_t device) {
   }
   std::sort(alive_throughout.begin(), alive_throughout.end(),
             [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
-  out.allocations_before_trace = static_cast<int64_t>(before_trace.size());
+  out.allocations_before_trace =
+      static_cast<int64_t>(before_trace.size() + alive_throughout.size());
   for (const auto& a : before_trace) {
     out.initial_allocated_bytes = Add(out.initial_allocated_bytes, a.size);
   }

@@ -80,7 +80,9 @@ struct DeviceAnalysis {
   std::vector<TimelinePoint> timeline;  // initial state, then one point per trace entry
   int64_t initial_allocated_bytes = 0;
   int64_t initial_reserved_bytes = 0;
-  int64_t allocations_before_trace = 0;  // frees whose allocation predates the trace
+  // Allocations alive when recording began: freed in the trace without being allocated in it,
+  // or alive at snapshot time and never allocated in it.
+  int64_t allocations_before_trace = 0;
 
   int64_t peak_allocated_bytes = 0;
   int64_t peak_entry_index = -1;

@@ -162,7 +162,7 @@ TEST(SnapshotAnalysisTest, HandCheckedFixtureReplay) {
   // Before the trace: block C+512K (400,000 B, freed at entry 11 without an alloc) and the
   // block at C (500,000 B requested, alive at the end, never allocated in the trace).
   EXPECT_EQ(d.initial_allocated_bytes, 900000);
-  EXPECT_EQ(d.allocations_before_trace, 1);
+  EXPECT_EQ(d.allocations_before_trace, 2);
   // Reserved at the end is 4 + 2 + 1 MiB; the trace adds 4 + 2 (+2 -2 mapped, +1 -1) MiB.
   EXPECT_EQ(d.reserved_bytes, 7340032);
   EXPECT_EQ(d.initial_reserved_bytes, 1048576);

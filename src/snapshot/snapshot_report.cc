@@ -197,7 +197,13 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
     out +=
         fmt::format("  {:<26}{:>11}  {}\n", "peak allocated", FormatBytes(d.peak_allocated_bytes),
                     WhenText(d, d.peak_entry_index, d.peak_time_us));
-    out += fmt::format("  {:<26}{:>11}\n", "peak reserved", FormatBytes(d.peak_reserved_bytes));
+    // Without segment events (expandable segments map memory without them) the reserved
+    // level is known at snapshot time only, and can read below what was allocated.
+    out += fmt::format("  {:<26}{:>11}{}\n", "peak reserved", FormatBytes(d.peak_reserved_bytes),
+                       d.peak_reserved_bytes < d.peak_allocated_bytes
+                           ? "  (below the allocated peak: the trace records no segment events, "
+                             "so reserved memory is known only at snapshot time)"
+                           : "");
     out += fmt::format("  {:<26}{:>11}  ({} allocations made before recording began)\n",
                        "allocated at trace start", FormatBytes(d.initial_allocated_bytes),
                        d.allocations_before_trace);

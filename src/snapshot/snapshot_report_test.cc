@@ -39,6 +39,12 @@ TEST(SnapshotReportTest, TextNamesPeakStateAndOom) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("forward (proj/model.py:20)"), std::string::npos);
+  // Its peak reserved (9 MiB) is above the allocated peak: no remark about segment events.
+  EXPECT_EQ(text.find("no segment events"), std::string::npos);
+  // Where replay leaves reserved below allocated (no segment events), the text says why.
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  a.devices[0].peak_reserved_bytes = a.devices[0].peak_allocated_bytes / 2;
+  EXPECT_NE(SnapshotText(s, a).find("the trace records no segment events"), std::string::npos);
 }
 
 TEST(SnapshotReportTest, DownsamplingKeepsThePeakAndEnds) {
