@@ -363,6 +363,16 @@ class Converter {
 }  // namespace
 
 MemorySnapshot ParseMemorySnapshot(std::string_view pickle_bytes, const std::string& source) {
+  // A pickle starts with its PROTO opcode (0x80) or an opcode below 0x80; text is another kind
+  // of file, most often a profiler trace or a YAML/JSON config given by mistake.
+  const size_t first = pickle_bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos &&
+      (pickle_bytes[first] == '{' || pickle_bytes[first] == '[')) {
+    ThrowUserError(SourceLocation{source, -1, -1, static_cast<int64_t>(first)}, "",
+                   "JSON text, not a pickle: a memory snapshot is the pickle "
+                   "torch.cuda.memory._dump_snapshot writes (a profiler trace goes to `sextant "
+                   "trace report`)");
+  }
   PickleDocument doc = ReadPickle(pickle_bytes, source);
   MemorySnapshot snapshot;
   snapshot.source = source;

@@ -94,6 +94,13 @@ TEST(MemorySnapshotTest, ReadsLegacyHistorySchema) {
   EXPECT_EQ(top.line, 190);
 }
 
+TEST(MemorySnapshotTest, JsonTextIsNamedAsSuch) {
+  EXPECT_EQ(ErrorOf("  {\"traceEvents\": []}"s),
+            "x.pickle at byte 2: JSON text, not a pickle: a memory snapshot is the pickle "
+            "torch.cuda.memory._dump_snapshot writes (a profiler trace goes to `sextant trace "
+            "report`)");
+}
+
 TEST(MemorySnapshotTest, WrongShapesAreLocatedErrors) {
   // pickle.dumps([1], protocol=2): a list must hold segments
   EXPECT_EQ(ErrorOf("\x80\x02]q\x00K\x01"

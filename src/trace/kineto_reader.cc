@@ -1120,11 +1120,17 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
   std::string_view text = input.text();
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) {
-    ThrowUserError(SourceLocation{path, -1, -1, 0}, "", "empty file: not a Kineto trace");
+    // A compressed file cut short before its first block decodes to nothing: say that.
+    ThrowUserError(SourceLocation{path, -1, -1, 0}, "",
+                   input.truncated() ? input.truncation_reason() + ", before any data"
+                                     : "empty file: not a Kineto trace");
   }
   if (text[first] != '{' && text[first] != '[') {
+    const bool xplane = path.ends_with(".pb");
     ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",
-                   "not JSON: a Kineto trace starts with '{' or '['");
+                   xplane ? "not JSON: XPlane profiles (.xplane.pb) are read by `sextant trace "
+                            "report`; this command reads Kineto JSON traces"
+                          : "not JSON: a Kineto trace starts with '{' or '['");
   }
 
   if (ParseInChunks(input, path, out)) {

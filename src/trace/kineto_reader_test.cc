@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "util/compressed_file.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -203,6 +204,15 @@ TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_NE(ErrorOf("hello").find("not JSON"), std::string::npos);
   EXPECT_NE(ErrorOf(R"json({"nodes": [1, 2]})json").find("not a Kineto trace"), std::string::npos);
   EXPECT_NE(ErrorOf("42").find("not JSON"), std::string::npos);
+  // An XPlane profile given to a command that reads only Kineto JSON says where it goes.
+  try {
+    ParseKinetoTrace(InputText::FromString("\x0a\x05plane"), "p.xplane.pb");
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("XPlane profiles (.xplane.pb) are read by"),
+              std::string::npos)
+        << e.what();
+  }
   std::string bad =
       ErrorOf(R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1,, "dur": 2}]})json");
   EXPECT_NE(bad.find("test.json at byte 54: JSON error"), std::string::npos)
@@ -266,6 +276,28 @@ TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   TraceData t2 = Parse(between);
   EXPECT_TRUE(t2.truncated);
   EXPECT_EQ(t2.gpu.size(), 2u);
+}
+
+// A gzip file cut before its first block decodes to no text: the error says it was cut, not
+// that the file is empty.
+TEST(KinetoReaderTest, CompressedFileCutBeforeAnyDataSaysSo) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "sextant_cut_early.json.gz").string();
+  {
+    OutputFile out(path);
+    out.Write(std::string(kModern));
+    out.Close();
+  }
+  std::filesystem::resize_file(path, 12);  // the 10-byte header and a little more
+  try {
+    ReadKinetoTrace(path);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("before any data"), std::string::npos) << what;
+    EXPECT_EQ(what.find("empty file"), std::string::npos) << what;
+  }
+  std::filesystem::remove(path);
 }
 
 // ~25 MB: one op + launch + kernel per step, one event per line as Kineto writes them,
