@@ -1217,7 +1217,9 @@ std::string RenderReportHtml(const TraceReport& report) {
     if (sections.empty() || sections.back().heading != p.html_section)
       sections.push_back({std::string(p.html_section), {}, {}});
     const Table* t = report.Find(std::string(p.name));
-    if (!t) continue;
+    // A table without rows (a family of ops the trace does not have) is a bare header on a
+    // page: left to the machine outputs.
+    if (!t || t->empty()) continue;
     if (p.html_long) {
       shortened.push_back(TopPerRank(*t, kHtmlRowsPerRank));
       t = &shortened.back();
