@@ -204,6 +204,17 @@ TEST(BuildJob, UnknownOverrideKeyListsCloseMatches) {
               HasSubstr("the node count is --target-nodes"));
 }
 
+// Megatron's validate_args derives the head size as hidden / heads when kv_channels is unset,
+// and every key/value group serves the same number of query heads.
+TEST(BuildJob, HeadsMustSplitTheHiddenSizeAndTheGroups) {
+  EXPECT_THAT(ErrorOf(TinyRequest({{"hidden_size", "4001"}})),
+              HasSubstr("is not divisible by num_attention_heads"));
+  EXPECT_THAT(ErrorOf(TinyRequest({{"num_attention_heads", "32"}, {"num_query_groups", "12"}})),
+              HasSubstr("12 does not divide num_attention_heads 32"));
+  // With kv_channels given, the hidden size need not divide.
+  EXPECT_NO_THROW(BuildJob(TinyRequest({{"hidden_size", "4001"}, {"kv_channels", "128"}})));
+}
+
 // Megatron's parallel-size names given to torchtitan name torchtitan's keys.
 TEST(BuildJob, MegatronNamesOnTorchTitanPointAtItsKeys) {
   JobRequest request;

@@ -346,6 +346,16 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
     spec.kv_channels = *a.Size("kv_channels");
   } else if ((spec.kv_channels <= 0 || a.IsSet("hidden_size") || a.IsSet("num_attention_heads")) &&
              spec.num_attention_heads > 0) {
+    if (spec.hidden_size % spec.num_attention_heads != 0 &&
+        spec.attention != AttentionType::kMultiLatent) {
+      // Name the one the command line changed, if either.
+      a.Fail(a.Where("num_attention_heads").file.starts_with("--") ? "num_attention_heads"
+                                                                   : "hidden_size",
+             fmt::format("hidden_size {} is not divisible by num_attention_heads {}: Megatron's "
+                         "validate_args derives kv_channels from them (set kv_channels to give "
+                         "the head size)",
+                         spec.hidden_size, spec.num_attention_heads));
+    }
     spec.kv_channels = spec.hidden_size / spec.num_attention_heads;  // validate_args default
   }
   // group_query_attention false means one key/value head per query head (MHA).
@@ -358,6 +368,11 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
     a.Fail("num_query_groups", "group_query_attention is true but num_query_groups is not set");
   }
   if (spec.num_query_groups <= 0) spec.num_query_groups = spec.num_attention_heads;
+  if (spec.num_attention_heads % spec.num_query_groups != 0) {
+    // Each key/value group serves the same number of query heads (TransformerConfig).
+    a.Fail("num_query_groups", fmt::format("{} does not divide num_attention_heads {}",
+                                           spec.num_query_groups, spec.num_attention_heads));
+  }
 
   if (std::optional<std::string> norm = a.String("normalization")) {
     if (*norm == "RMSNorm" || *norm == "rmsnorm") {
