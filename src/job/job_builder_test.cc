@@ -764,8 +764,14 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_TRUE(BuildJob(request).training.deepep);
   // No [compile] section: torchtitan runs eager, element-wise ops unfused.
   EXPECT_FALSE(job.training.fused_elementwise);
+  auto has_note = [](const Job& j, const std::string& prefix) {
+    return std::any_of(j.notes.begin(), j.notes.end(),
+                       [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_TRUE(has_note(job, "eager (no torch.compile)"));
   request.overrides = {{"compile.enable", "true"}};
   EXPECT_TRUE(BuildJob(request).training.fused_elementwise);
+  EXPECT_TRUE(has_note(BuildJob(request), "torch.compile on (compile.enable)"));
   request.overrides = {{"training.compile", "true"}};  // the 2024 spelling
   EXPECT_TRUE(BuildJob(request).training.fused_elementwise);
 }

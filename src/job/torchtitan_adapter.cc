@@ -313,6 +313,16 @@ class TorchTitan final : public FrameworkAdapter {
     };
     t.compiled_graph = compiled("model");
     if (compiled("loss")) t.cross_entropy_loss_fusion = true;
+    ctx.notes.push_back(
+        t.fused_elementwise
+            ? fmt::format("torch.compile on ({}): element-wise ops fused{}{}",
+                          c.IsSet("compile.enable") ? "compile.enable" : "training.compile",
+                          t.compiled_graph ? "; norm outputs and the MLP activation product "
+                                             "recomputed in backward, not stored"
+                                           : "",
+                          compiled("loss") ? "; the loss fused with its fp32 upcast" : "")
+            : "eager (no torch.compile): each element-wise op is its own kernel with fp32 "
+              "up-casts, and its output is stored for backward");
     // --enable-deepep / --sync-free-stage arrive as this Primus Turbo key.
     t.deepep = c.Bool("use_turbo_deepep", false);
     t.ep_overlap = t.deepep;  // Primus Turbo's DeepEP, as Primus's projection models it
