@@ -54,8 +54,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   const int64_t m = job.training.NumMicroBatches(plan.dp);
   const RecomputeSpec& rc = job.training.recompute;
   const int world = plan.WorldSize();
+  const bool xla = job.framework == "maxtext";  // JAX/XLA rather than PyTorch
 
   MemoryReport report;
+  if (job.training.precision.main_params == job.training.precision.params &&
+      job.training.precision.params != DType::kFP32) {
+    report.optimizer_state = "moments (no master copy: parameters updated in their own dtype)";
+  }
   report.model = job.model.name;
   report.gpu = job.cluster.gpu.name;
   report.parallel = plan;
@@ -171,13 +176,16 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
         {"NCCL/RCCL communicators", CommunicatorBytes(world),
          describe ? fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)
                   : std::string()});
-    st.buffers.push_back({"GEMM workspaces", 32 * kMiB,
-                          "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
+    st.buffers.push_back(
+        {"GEMM workspaces", 32 * kMiB,
+         xla ? "hipBLASLt/cuBLASLt workspace (32 MiB)"
+             : "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
     if (plan.fsdp2) {
       // Current and prefetched layer gathered in the compute dtype, plus one layer's
       // unsharded FP32 gradient before its reduce-scatter.
       const double layer = static_cast<double>(largest_layer_params) / std::max(1, plan.tp);
-      st.buffers.push_back({"FSDP2 gathered layers", std::llround(layer * (2 * 2.0 + 4.0)),
+      st.buffers.push_back({xla ? "FSDP gathered layers" : "FSDP2 gathered layers",
+                            std::llround(layer * (2 * 2.0 + 4.0)),
                             "2 layers all-gathered in bf16 + 1 layer of fp32 gradients"});
     }
     if (plan.fsdp2 && m > 1 && plan.pp > 1) {
@@ -227,7 +235,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       "model state: {:.2f} bytes per dense {}parameter ({} weights, {} gradients{})",
       BytesPerDenseParam(job), job.training.lora.enabled ? "trainable " : "",
       DTypeName(job.training.precision.params), DTypeName(job.training.precision.main_grads),
-      plan.fsdp2 ? ", FSDP2 sharded over DP x CP"
+      plan.fsdp2 ? (xla ? ", FSDP sharded over DP x CP" : ", FSDP2 sharded over DP x CP")
                  : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
                                                : ", optimizer not sharded")));
   if (job.training.lora.enabled) {
@@ -261,11 +269,18 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
                   "library workspaces are not modelled in full",
                   kAtRiskFraction * 100));
-  a.push_back(fmt::format(
-      "reserved by the caching allocator at the peak: {:.2f} GiB = peak x {:.3f} (median "
-      "reserved / allocated of the training-step snapshots in the corpus; what "
-      "torch.cuda.max_memory_reserved and torchtitan's memory log report)",
-      static_cast<double>(report.reserved_peak_bytes) / kGiB, kCachingAllocatorReserve));
+  if (job.framework == "maxtext") {
+    a.push_back(
+        "JAX/XLA: no PyTorch caching allocator; XLA's buffer assignment plans the step and "
+        "JAX preallocates a fraction of HBM (XLA_PYTHON_CLIENT_MEM_FRACTION), so there is no "
+        "reserved-over-allocated overhead to add");
+  } else {
+    a.push_back(fmt::format(
+        "reserved by the caching allocator at the peak: {:.2f} GiB = peak x {:.3f} (median "
+        "reserved / allocated of the training-step snapshots in the corpus; what "
+        "torch.cuda.max_memory_reserved and torchtitan's memory log report)",
+        static_cast<double>(report.reserved_peak_bytes) / kGiB, kCachingAllocatorReserve));
+  }
   for (const auto& n : job.notes) a.push_back(n);
   return report;
 }

@@ -61,6 +61,9 @@ struct MemoryReport {
   int64_t reserved_peak_bytes = 0;
   int64_t capacity_bytes = 0;
   Verdict verdict = Verdict::kFits;
+  // What the optimizer state holds: "master weights + moments", or the moments alone where the
+  // parameters are updated in their own dtype (optax in MaxText).
+  std::string optimizer_state = "master weights + moments";
   std::vector<ScheduleMemory> schedules;  // filled for schedule "all"
   std::vector<std::string> assumptions;
 };

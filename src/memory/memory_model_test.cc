@@ -1,4 +1,5 @@
 #include "memory/memory_model.h"
+#include <algorithm>
 
 #include <cmath>
 
@@ -93,6 +94,29 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Korthikanti et al. 2022 Table 2 / Megatron compute_activation_memory: with sequence
 // parallelism and selective recompute one layer stores s·b·h·(18 + 4·f/h)/t bytes.
+// A MaxText job is described in JAX terms: optax updates bf16 parameters without a master
+// copy, and XLA has no caching allocator whose reserve the report would add.
+TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
+  Job job = TestJob("llama3.1_8B")
+                .Cluster("MI355X", 1)
+                .Dp(8)
+                .SequenceLength(2048)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.parallel.fsdp2 = true;
+  job.framework = "maxtext";
+  job.training.precision.main_params = job.training.precision.params;
+  const MemoryReport r = ProjectMemory(job, {});
+  EXPECT_EQ(r.optimizer_state.rfind("moments (no master copy", 0), 0u) << r.optimizer_state;
+  EXPECT_TRUE(std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
+    return a.rfind("JAX/XLA: no PyTorch caching allocator", 0) == 0;
+  }));
+  for (const auto& b : r.stages[0].buffers) EXPECT_NE(b.name, "FSDP2 gathered layers");
+  job.framework = "torchtitan";
+  job.training.precision.main_params = DType::kFP32;
+  EXPECT_EQ(ProjectMemory(job, {}).optimizer_state, "master weights + moments");
+}
+
 TEST(ActivationMemoryTest, ReproducesMegatronSelectiveRecomputeLayerExactly) {
   Job job = GptJob(24, 2048, 16, 8192, 4, 1, 1, false);
   job.training.recompute.granularity = RecomputeGranularity::kSelective;

@@ -39,8 +39,7 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
                                                            FormatCount(double(s.lora_params)))
                                              : std::string();
   t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), "main gradients" + lora});
-  t.AddRow({std::string("optimizer state"), ToGiB(s.optimizer_bytes),
-            "master weights + moments" + lora});
+  t.AddRow({std::string("optimizer state"), ToGiB(s.optimizer_bytes), r.optimizer_state + lora});
   for (const auto& p : s.activation_parts) {
     t.AddRow({"activations: " + p.name, ToGiB(p.bytes), p.assumption});
   }
