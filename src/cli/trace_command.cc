@@ -87,6 +87,11 @@ void RunReport(const ReportArgs& args) {
   // Before the analysis, which can take minutes; the writers check again.
   std::vector<std::string> inputs = args.traces;
   inputs.insert(inputs.end(), args.captures.begin(), args.captures.end());
+  if (args.format == "tracelens" && args.csv_dir.empty() && args.xlsx.empty()) {
+    std::fprintf(stderr,
+                 "sextant: warning: --format tracelens names the --csv files and --xlsx sheets; "
+                 "without either it changes nothing\n");
+  }
   for (const std::string& out : {args.html, args.xlsx}) CheckOutputFile(out, inputs);
   CheckOutputDirectory(args.csv_dir);
   std::vector<RankReport> ranks;

@@ -231,6 +231,13 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
   const PerformanceReport perf = ProjectJobPerformance(job, options);
   WriteExports(perf, WithSchedule(job, options), options);
   const MemoryReport memory = ProjectMemoryFor(WithSchedule(job, options), perf);
+  // The job's own notes (where a value came from, what was rounded) close the memory report;
+  // the performance report below keeps only its own assumptions.
+  PerformanceReport shown = perf;
+  std::erase_if(shown.assumptions, [&](const std::string& a) {
+    return std::find(memory.assumptions.begin(), memory.assumptions.end(), a) !=
+           memory.assumptions.end();
+  });
   std::vector<MeasuredRank> measured;
   if (!options.compare.empty()) measured = MeasureRun(options.compare);
   if (options.json) {
@@ -239,7 +246,7 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
     if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
     out << j.dump(2) << "\n";
   } else {
-    out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(perf);
+    out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(shown);
     out << ComparisonText(perf, options, measured);
   }
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "job/test_job.h"
 #include "memory/memory_model.h"
 #include "projection/performance_model.h"
@@ -39,6 +41,25 @@ TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
   for (const std::string& a : ProjectJobPerformance(small, ProjectionOptions{}).assumptions) {
     EXPECT_EQ(a.rfind("memory:", 0), std::string::npos) << a;
   }
+}
+
+// `projection both` prints the job's own notes once, under the memory report.
+TEST(ProjectionRunnerTest, BothPrintsTheJobsNotesOnce) {
+  Job job = TestJob("llama3.1_8B")
+                .Cluster("MI300X", 1)
+                .Parallel(1, 1, 1)
+                .Dp(8)
+                .DistributedOptimizer()
+                .SequenceLength(4096)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.notes.push_back("a note of the job");
+  std::ostringstream out;
+  RunBothProjections(job, ProjectionOptions{}, out);
+  const std::string text = out.str();
+  const size_t first = text.find("a note of the job");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(text.find("a note of the job", first + 1), std::string::npos);
 }
 
 }  // namespace

@@ -68,4 +68,7 @@ for trace, capture, sheets in [
             for problem in compare(os.path.join(out, name + ".csv"),
                                    t.corpus(reference + name + ".csv"), name):
                 t.check(False, f"{trace} {name}: {problem}")
+# The format names files and sheets: without --csv or --xlsx it changes nothing, and says so.
+run = t.sextant("trace", "report", t.corpus(base + cases[0][0]), "--format", "tracelens")
+t.check("--format tracelens names the --csv files and --xlsx sheets" in run.stderr, run.stderr)
 t.passed()
