@@ -147,15 +147,13 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
       }
       // A Megatron name given to another framework, or a launcher's flag: name what this
       // framework or command calls it.
-      static const std::pair<const char*, ParallelAxis> kMegatronAxes[] = {
-          {"tensor_model_parallel_size", ParallelAxis::kTensor},
-          {"pipeline_model_parallel_size", ParallelAxis::kPipeline},
-          {"expert_model_parallel_size", ParallelAxis::kExpert},
-          {"context_parallel_size", ParallelAxis::kContext}};
       std::string hint;
-      for (const auto& [name, axis] : kMegatronAxes) {
-        if (key == name)
+      const FrameworkAdapter* megatron = FindFrameworkAdapter("megatron");
+      for (ParallelAxis axis : {ParallelAxis::kTensor, ParallelAxis::kPipeline,
+                                ParallelAxis::kExpert, ParallelAxis::kContext}) {
+        if (megatron != nullptr && key == megatron->ParallelKey(axis)) {
           hint = fmt::format("; {} calls it --{}", adapter.Name(), adapter.ParallelKey(axis));
+        }
       }
       if (key == "nnodes" || key == "num_nodes" || key == "nodes")
         hint = "; the node count is --target-nodes";

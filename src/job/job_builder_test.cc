@@ -215,6 +215,20 @@ TEST(BuildJob, HeadsMustSplitTheHiddenSizeAndTheGroups) {
   EXPECT_NO_THROW(BuildJob(TinyRequest({{"hidden_size", "4001"}, {"kv_channels", "128"}})));
 }
 
+// Megatron-LM's validate_args stops an FSDP2 run with PP, EP or the distributed optimizer.
+TEST(BuildJob, MegatronFsdp2RefusesWhatMegatronRefuses) {
+  const std::vector<std::pair<std::string, std::string>> fsdp2 = {
+      {"use_torch_fsdp2", "true"}, {"use_distributed_optimizer", "false"}};
+  EXPECT_NO_THROW(BuildJob(TinyRequest(fsdp2)));
+  auto with_pp = fsdp2;
+  with_pp.push_back({"pipeline_model_parallel_size", "2"});
+  EXPECT_THAT(ErrorOf(TinyRequest(with_pp)),
+              HasSubstr("is not supported with pipeline parallelism"));
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"use_torch_fsdp2", "true"}, {"use_distributed_optimizer", "true"}})),
+      HasSubstr("is not supported with the distributed optimizer"));
+}
+
 // Megatron's parallel-size names given to torchtitan name torchtitan's keys.
 TEST(BuildJob, MegatronNamesOnTorchTitanPointAtItsKeys) {
   JobRequest request;
@@ -735,6 +749,12 @@ TEST(BuildJob, TorchTitanStagesPerRankFollowTheSchedule) {
   // 34 / 17 = 2 stages: one per rank, too few for a multi-stage schedule.
   EXPECT_THAT(ErrorOf(with("Interleaved1F1B", "17")), HasSubstr("at least two"));
   EXPECT_THAT(ErrorOf(with("Bogus", "")), HasSubstr("unknown schedule \"Bogus\""));
+  // InterleavedZeroBubble runs as the V-shape zero-bubble schedule, with a note.
+  const Job zb = build("InterleavedZeroBubble", "");
+  EXPECT_EQ(zb.training.pipeline_schedule, ScheduleKind::kZbvFormatted);
+  EXPECT_TRUE(std::any_of(zb.notes.begin(), zb.notes.end(), [](const std::string& n) {
+    return n.rfind("InterleavedZeroBubble simulated as", 0) == 0;
+  }));
 }
 
 TEST(BuildJob, TorchTitanToml) {

@@ -103,6 +103,20 @@ void CheckLayerSplit(const Job& job, const Checker& check, bool allow_uneven,
 
 }  // namespace
 
+std::string MegatronFsdp2Refusal(const ParallelPlan& plan) {
+  if (plan.pp > 1) {
+    return fmt::format("pipeline parallelism (pipeline_model_parallel_size {})", plan.pp);
+  }
+  if (plan.ep > 1) {
+    return fmt::format("expert parallelism (expert_model_parallel_size {})", plan.ep);
+  }
+  if (plan.distributed_optimizer) {
+    return "the distributed optimizer (use_distributed_optimizer true; FSDP2 already shards the "
+           "optimizer state)";
+  }
+  return "";
+}
+
 bool LayersSplitEvenly(int64_t num_layers, int pp, int vpp) {
   const int64_t stages = static_cast<int64_t>(pp) * vpp;
   return stages > 0 && num_layers % stages == 0;

@@ -21,4 +21,9 @@ void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven
 // without a layout or first/last-stage layer counts, for callers that prune before building.
 bool LayersSplitEvenly(int64_t num_layers, int pp, int vpp);
 
+// Why Megatron-LM refuses --use-torch-fsdp2 with this layout ("" if it does not):
+// arguments.py validate_args asserts PP 1, EP 1 and no distributed optimizer with FSDP2. For
+// the Megatron config reader and for the search, which offers only what runs.
+std::string MegatronFsdp2Refusal(const ParallelPlan& plan);
+
 }  // namespace sextant

@@ -11,6 +11,7 @@
 
 #include "job/framework_adapter.h"
 #include "job/framework_defaults.h"
+#include "job/job_validation.h"
 #include "job/moe_layer_frequency.h"
 #include "parallel/pipeline_layout.h"
 #include "util/dtype.h"
@@ -704,18 +705,9 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   p.distributed_optimizer = c.Bool("use_distributed_optimizer", false);
   p.fsdp2 = c.Bool("use_torch_fsdp2", false);
   if (p.fsdp2) {
-    // Megatron's validate_args (arguments.py) stops an FSDP2 run with any of these.
-    auto refuse = [&](std::string_view why) {
+    if (const std::string why = MegatronFsdp2Refusal(p); !why.empty()) {
       c.Fail("use_torch_fsdp2",
              fmt::format("is not supported with {} (Megatron-LM arguments.py validate_args)", why));
-    };
-    if (p.pp > 1)
-      refuse(fmt::format("pipeline parallelism (pipeline_model_parallel_size {})", p.pp));
-    if (p.ep > 1) refuse(fmt::format("expert parallelism (expert_model_parallel_size {})", p.ep));
-    if (p.distributed_optimizer) {
-      refuse(
-          "the distributed optimizer (use_distributed_optimizer true; FSDP2 already shards "
-          "the optimizer state)");
     }
   }
   if (!p.fsdp2 && (c.Bool("use_megatron_fsdp", false) || c.Bool("use_custom_fsdp", false))) {

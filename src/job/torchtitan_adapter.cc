@@ -1,13 +1,13 @@
 // TorchTitan job configs (TOML, or a Primus experiment YAML with the same sections).
 // Key names: torchtitan/config/job_config.py.
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
 #include "job/framework_defaults.h"
+#include "job/torchtitan_schedules.h"
 #include "parallel/pipeline_layout.h"
 #include "util/checked_math.h"
 #include "util/dtype.h"
@@ -123,33 +123,15 @@ class TorchTitan final : public FrameworkAdapter {
     // two unless pipeline_parallel_layers_per_stage says otherwise; with it, the stage count is
     // ceil((layers + first_stage_less_layers + last_stage_less_layers) / layers_per_stage).
     const std::string schedule = c.String("parallelism.pipeline_parallel_schedule", "1F1B");
-    struct TitanSchedule {
-      const char* name;
-      ScheduleKind kind;
-      bool multi_stage;
-    };
-    // torch.distributed.pipelining's schedule classes by the names get_schedule_class takes.
-    static constexpr TitanSchedule kSchedules[] = {
-        {"1F1B", ScheduleKind::k1F1B, false},
-        {"GPipe", ScheduleKind::kGPipe, false},
-        {"Interleaved1F1B", ScheduleKind::kInterleaved1F1B, true},
-        {"LoopedBFS", ScheduleKind::kInterleaved1F1B, true},
-        {"InterleavedZeroBubble", ScheduleKind::kZeroBubbleH1, true},
-        {"ZBVZeroBubble", ScheduleKind::kZbvFormatted, true},
-        {"DualPipeV", ScheduleKind::kDualPipeV, true},
-    };
-    const TitanSchedule* chosen = nullptr;
-    for (const TitanSchedule& s : kSchedules) {
-      std::string lower_name(s.name), lower_value(schedule);
-      for (char& ch : lower_name) ch = static_cast<char>(std::tolower(ch));
-      for (char& ch : lower_value) ch = static_cast<char>(std::tolower(ch));
-      if (lower_name == lower_value) chosen = &s;
-    }
+    const TorchTitanSchedule* chosen = FindTorchTitanSchedule(schedule);
     if (chosen == nullptr) {
       c.Fail("parallelism.pipeline_parallel_schedule",
-             fmt::format("unknown schedule \"{}\" (1F1B, GPipe, Interleaved1F1B, LoopedBFS, "
-                         "InterleavedZeroBubble, ZBVZeroBubble, DualPipeV)",
-                         schedule));
+             fmt::format("unknown schedule \"{}\" ({})", schedule, [] {
+               std::string names;
+               for (const TorchTitanSchedule& t : TorchTitanSchedules())
+                 names += (names.empty() ? "" : ", ") + std::string(t.name);
+               return names;
+             }()));
     }
     if (p.pp > 1) {
       int stages_per_rank = chosen->multi_stage ? 2 : 1;
@@ -189,8 +171,7 @@ class TorchTitan final : public FrameworkAdapter {
       // over the stages as evenly as it can: where the layers alone do not divide, the
       // equivalent layout string.
       const int64_t stages = int64_t{p.pp} * p.vpp;
-      if (chosen->kind != ScheduleKind::kZbvFormatted && chosen->kind != ScheduleKind::kDualPipeV &&
-          job.model.num_layers % stages != 0) {
+      if (ShapeOf(chosen->simulated) != StageShape::kVShape && job.model.num_layers % stages != 0) {
         p.layout = BalancedPipelineLayout(job.model.num_layers, stages);
         if (!p.layout.empty()) {
           ctx.notes.push_back(fmt::format(
@@ -199,23 +180,21 @@ class TorchTitan final : public FrameworkAdapter {
               job.model.num_layers, stages, p.layout));
         }
       }
-      ScheduleKind kind = chosen->kind;
-      if (kind == ScheduleKind::kZeroBubbleH1) {
+      if (chosen->approximate) {
         // Sextant simulates zero-bubble schedules with one chunk per rank or in a V; the
         // looped (interleaved) placement with split backward is not among them.
         if (stages_per_rank != 2) {
           c.Fail("parallelism.pipeline_parallel_schedule",
-                 fmt::format("InterleavedZeroBubble with {} stages per rank is not simulated "
-                             "(two stages per rank are, as the V-shape zero-bubble schedule)",
-                             stages_per_rank));
+                 fmt::format("{} with {} stages per rank is not simulated (two stages per rank "
+                             "are, as the V-shape zero-bubble schedule)",
+                             chosen->name, stages_per_rank));
         }
-        kind = ScheduleKind::kZbvFormatted;
-        ctx.notes.push_back(
-            "InterleavedZeroBubble simulated as the V-shape zero-bubble schedule (zbv-formatted): "
-            "the same two chunks per rank and split backward, with the chunks placed in a V "
-            "rather than looped");
+        ctx.notes.push_back(fmt::format(
+            "{} simulated as the V-shape zero-bubble schedule ({}): the same two chunks per "
+            "rank and split backward, with the chunks placed in a V rather than looped",
+            chosen->name, ScheduleKindName(chosen->simulated)));
       }
-      job.training.pipeline_schedule = ForVirtualStages(kind, p.vpp);
+      job.training.pipeline_schedule = ForVirtualStages(chosen->simulated, p.vpp);
     }
 
     // Batch and sequence.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "job/job_validation.h"
+#include "job/torchtitan_schedules.h"
 #include "parallel/pipeline_layout.h"
 #include "parallel/sharding.h"
 
@@ -44,14 +45,10 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
 }
 
 // The schedules a framework can be told to run: torchtitan's torch.distributed.pipelining
-// classes (1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble, DualPipeV); MaxText's pipeline is
-// projected as 1F1B only; Megatron with Primus's patches runs every schedule Sextant has.
+// classes (job/torchtitan_schedules.h); MaxText's pipeline is projected as 1F1B only; Megatron
+// with Primus's patches runs every schedule Sextant has.
 bool FrameworkRuns(const std::string& framework, ScheduleKind k) {
-  if (framework == "torchtitan") {
-    return k == ScheduleKind::k1F1B || k == ScheduleKind::kGPipe ||
-           k == ScheduleKind::kInterleaved1F1B || k == ScheduleKind::kZbvFormatted ||
-           k == ScheduleKind::kDualPipeV;
-  }
+  if (framework == "torchtitan") return TorchTitanScheduleFor(k) != nullptr;
   if (framework == "maxtext") return k == ScheduleKind::k1F1B;
   return true;
 }
@@ -123,8 +120,12 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
           shardings.emplace_back(false, shards);
         } else {
           for (bool dist_opt : space.distributed_optimizer) shardings.emplace_back(dist_opt, false);
-          if (space.fsdp2 && shards && pp == 1 && shape.ep == 1)
+          ParallelPlan fsdp;
+          fsdp.pp = pp;
+          fsdp.ep = shape.ep;
+          if (space.fsdp2 && shards && MegatronFsdp2Refusal(fsdp).empty()) {
             shardings.emplace_back(false, true);
+          }
         }
         for (const auto& [dist_opt, fsdp2] : shardings) {
           Candidate c;

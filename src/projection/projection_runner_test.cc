@@ -12,17 +12,22 @@
 namespace sextant {
 namespace {
 
+// One MI300X node, DP 8, micro-batch 1 of 4096 tokens, one micro-batch per rank.
+TestJob OneNode(const std::string& model) {
+  return TestJob(model)
+      .Cluster("MI300X", 1)
+      .Parallel(1, 1, 1)
+      .Dp(8)
+      .SequenceLength(4096)
+      .MicroBatch(1)
+      .GlobalBatch(8);
+}
+
 // Llama 3.1 70B unsharded on eight MI300X (TP 1, no distributed optimizer): 70 B parameters
 // at 16 bytes each (bf16 weights, fp32 grads, master and moments) is ~1 TiB per GPU, far
 // beyond 192 GB, and the step time printed must say the job cannot start.
 TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
-  const Job job = TestJob("llama3.1_70B")
-                      .Cluster("MI300X", 1)
-                      .Parallel(1, 1, 1)
-                      .Dp(8)
-                      .SequenceLength(4096)
-                      .MicroBatch(1)
-                      .GlobalBatch(8);
+  const Job job = OneNode("llama3.1_70B");
   const PerformanceReport perf = ProjectJobPerformance(job, ProjectionOptions{});
   ASSERT_FALSE(perf.assumptions.empty());
   EXPECT_EQ(perf.assumptions[0].rfind("memory: this job needs ", 0), 0u) << perf.assumptions[0];
@@ -30,14 +35,7 @@ TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
       << perf.assumptions[0];
 
   // The 8B model fits the same node: no such line.
-  const Job small = TestJob("llama3.1_8B")
-                        .Cluster("MI300X", 1)
-                        .Parallel(1, 1, 1)
-                        .Dp(8)
-                        .DistributedOptimizer()
-                        .SequenceLength(4096)
-                        .MicroBatch(1)
-                        .GlobalBatch(8);
+  const Job small = OneNode("llama3.1_8B").DistributedOptimizer();
   for (const std::string& a : ProjectJobPerformance(small, ProjectionOptions{}).assumptions) {
     EXPECT_EQ(a.rfind("memory:", 0), std::string::npos) << a;
   }
@@ -45,14 +43,7 @@ TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
 
 // `projection both` prints the job's own notes once, under the memory report.
 TEST(ProjectionRunnerTest, BothPrintsTheJobsNotesOnce) {
-  Job job = TestJob("llama3.1_8B")
-                .Cluster("MI300X", 1)
-                .Parallel(1, 1, 1)
-                .Dp(8)
-                .DistributedOptimizer()
-                .SequenceLength(4096)
-                .MicroBatch(1)
-                .GlobalBatch(8);
+  Job job = OneNode("llama3.1_8B").DistributedOptimizer();
   job.notes.push_back("a note of the job");
   std::ostringstream out;
   RunBothProjections(job, ProjectionOptions{}, out);

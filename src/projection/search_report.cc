@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "job/torchtitan_schedules.h"
 #include "report/console_table.h"
 #include "util/units.h"
 
@@ -162,15 +163,10 @@ PrimusOverrides TorchTitanOverrides(const Candidate& c, bool moe, int64_t layers
   add("parallelism.tensor_parallel_degree", std::to_string(c.tp));
   add("parallelism.pipeline_parallel_degree", std::to_string(c.pp));
   if (c.pp > 1) {
-    const char* schedule = "1F1B";
-    switch (c.schedule) {
-      case ScheduleKind::kGPipe: schedule = "GPipe"; break;
-      case ScheduleKind::kInterleaved1F1B: schedule = "Interleaved1F1B"; break;
-      case ScheduleKind::kZbvFormatted: schedule = "ZBVZeroBubble"; break;
-      case ScheduleKind::kDualPipeV: schedule = "DualPipeV"; break;
-      default: break;
-    }
-    add("parallelism.pipeline_parallel_schedule", schedule);
+    // The search offers a torchtitan job only the schedules torchtitan has.
+    const TorchTitanSchedule* schedule = TorchTitanScheduleFor(c.schedule);
+    add("parallelism.pipeline_parallel_schedule",
+        std::string(schedule != nullptr ? schedule->name : "1F1B"));
     // Multi-stage schedules default to two stages per rank; more take layers_per_stage, with
     // stages = ceil((layers + 1 + 1) / layers_per_stage) (the embedding and the output count
     // one layer each).

@@ -325,7 +325,9 @@ class KinetoParser {
     doc_ = &doc;
   }
 
-  void FinishFlows() {
+  // Once all events are read: the warnings that count over the whole trace, then the launch
+  // flows matched to their runtime calls.
+  void Finish() {
     AddUntimedWarnings();
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
@@ -1047,7 +1049,7 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
       }
       begin = boundary;
     }
-    parser.FinishFlows();
+    parser.Finish();
   } catch (const ParseFailure&) {
     return false;
   } catch (const UserError&) {
@@ -1154,10 +1156,10 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     KinetoParser parser(owner, path, out);
     try {
       parser.Parse(body, &saw_events);
-      parser.FinishFlows();
+      parser.Finish();
       return {true, ""};
     } catch (const ParseFailure& failure) {
-      parser.FinishFlows();
+      parser.Finish();
       int64_t offset = failure.where ? failure.where - body.data() : -1;
       // simdjson finds these while indexing the whole text (or at its end), not at a byte it
       // can name: the offset would point at the start of the text.

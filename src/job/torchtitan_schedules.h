@@ -1,0 +1,29 @@
+// torch.distributed.pipelining's schedule classes, as torchtitan's
+// parallelism.pipeline_parallel_schedule names them (get_schedule_class), and the schedule
+// Sextant simulates for each: one table for reading a torchtitan job, for the schedules the
+// search offers a torchtitan job, and for writing its answer back in torchtitan's names.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "parallel/schedule_kind.h"
+
+namespace sextant {
+
+struct TorchTitanSchedule {
+  std::string_view name;
+  ScheduleKind simulated;
+  bool multi_stage;  // a PipelineScheduleMulti: two stages per rank by default, at least two
+  // Simulated by the nearest schedule Sextant has (InterleavedZeroBubble's looped chunks as
+  // the V-shape zero-bubble schedule); never offered by the search.
+  bool approximate;
+};
+
+const std::vector<TorchTitanSchedule>& TorchTitanSchedules();
+// The class of this name, compared without case as get_schedule_class does; null if none.
+const TorchTitanSchedule* FindTorchTitanSchedule(std::string_view name);
+// The class that runs `kind` itself (not by approximation); null if torchtitan has none.
+const TorchTitanSchedule* TorchTitanScheduleFor(ScheduleKind kind);
+
+}  // namespace sextant
