@@ -79,6 +79,11 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.moe_permutation = MoePermutation::kFused;
   d.deepep = true;
   d.ep_overlap = false;
+  // GPTModelProvider.cross_entropy_loss_fusion = True (src/megatron/bridge/models/
+  // gpt_provider.py); its performance scripts pick Transformer Engine's kernel
+  // (scripts/performance/utils/overrides.py: cross_entropy_fusion_impl = "te").
+  d.cross_entropy_loss_fusion = true;
+  d.cross_entropy_impl = CrossEntropyImpl::kTransformerEngine;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
   t.push_back(d);
@@ -88,6 +93,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // overlap_grad_reduce / overlap_param_gather (101 of the MI355X examples).
   d.name = "primus-megatron";
   d.fp8_current_scaling = false;
+  d.cross_entropy_loss_fusion = false;  // configs/models/megatron/language_model.yaml
+  d.cross_entropy_impl = CrossEntropyImpl::kNative;
   // configs/models/megatron/language_model.yaml: moe_permute_fusion: false; the DeepSeek
   // (deepseek_v2_base, deepseek_v3_base, deepseek_v4_base), Kimi (kimi_k3_base), Llama 4
   // (llama4_17B16E, llama4_17B128E), Qwen (qwen2.5_base, which the Qwen3 files extend),

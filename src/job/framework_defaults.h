@@ -28,16 +28,18 @@ struct FrameworkDefaults {
   double dropout;            // hidden and attention dropout of its recipes
   bool overlap_grad_reduce;  // DP gradient reduce overlapped with backward
   bool overlap_param_gather;
-  bool distributed_optimizer;  // optimizer state sharded over DP (ZeRO-1)
-  bool fsdp;                   // parameters, gradients and optimizer state sharded (ZeRO-3)
-  bool fp16_main_grads;        // fp16 runs keep gradients in fp16 (no fp32 accumulation)
-  bool fp8_current_scaling;    // default FP8 recipe: per-tensor current scaling, else delayed
-  bool compiled;               // torch.compile / XLA fuse the elementwise chains
-  bool local_batch;            // batch sizes are per DP rank; PP micro-batches default to 1
-  bool uneven_pp_ends;         // layers that do not divide go to the first/last stages' deficit
-  bool full_recompute;         // its published runs recompute every layer unless stated
-  bool deepep;                 // MoE token dispatch through DeepEP-style kernels
-  bool ep_overlap;             // with DeepEP, the EP all-to-all overlapped with compute
+  bool distributed_optimizer;      // optimizer state sharded over DP (ZeRO-1)
+  bool fsdp;                       // parameters, gradients and optimizer state sharded (ZeRO-3)
+  bool fp16_main_grads;            // fp16 runs keep gradients in fp16 (no fp32 accumulation)
+  bool fp8_current_scaling;        // default FP8 recipe: per-tensor current scaling, else delayed
+  bool compiled;                   // torch.compile / XLA fuse the elementwise chains
+  bool cross_entropy_loss_fusion;  // the loss through a fused cross-entropy kernel
+  CrossEntropyImpl cross_entropy_impl;  // which one, when fused
+  bool local_batch;     // batch sizes are per DP rank; PP micro-batches default to 1
+  bool uneven_pp_ends;  // layers that do not divide go to the first/last stages' deficit
+  bool full_recompute;  // its published runs recompute every layer unless stated
+  bool deepep;          // MoE token dispatch through DeepEP-style kernels
+  bool ep_overlap;      // with DeepEP, the EP all-to-all overlapped with compute
   // How MoE tokens are permuted when the configuration does not say.
   MoePermutation moe_permutation;
   // Model-library names (prefixes, comma-separated) whose model files in this stack turn the

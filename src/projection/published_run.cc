@@ -380,6 +380,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.fused_elementwise = compile == "true" || (compile != "false" && stack.compiled);
   const std::string attention = Lower(FactCell(t, row, "attention"));
   tr.flash_attention = attention.empty() ? stack.flash_attention : attention == "flash";
+  tr.cross_entropy_loss_fusion = stack.cross_entropy_loss_fusion;
+  tr.cross_entropy_impl = stack.cross_entropy_impl;
   tr.hidden_dropout = stack.dropout;
   tr.attention_dropout = stack.dropout;
   tr.pipeline_schedule = ForVirtualStages(ScheduleKind::k1F1B, p.vpp);

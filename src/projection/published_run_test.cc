@@ -172,6 +172,18 @@ TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
   EXPECT_FALSE(plain.job->training.ep_overlap);
 }
 
+TEST(PublishedRunFacts, MegatronBridgeFusesTheLossThroughTransformerEngine) {
+  // GPTModelProvider.cross_entropy_loss_fusion = True; the performance scripts set
+  // cross_entropy_fusion_impl = "te". Primus's language_model.yaml leaves the loss unfused.
+  const PublishedRun bridge = MoeRowWithNotes("megatron-bridge", "");
+  ASSERT_TRUE(bridge.job) << bridge.reason;
+  EXPECT_TRUE(bridge.job->training.cross_entropy_loss_fusion);
+  EXPECT_EQ(bridge.job->training.cross_entropy_impl, CrossEntropyImpl::kTransformerEngine);
+  const PublishedRun primus = MoeRowWithNotes("primus-megatron", "");
+  ASSERT_TRUE(primus.job) << primus.reason;
+  EXPECT_FALSE(primus.job->training.cross_entropy_loss_fusion);
+}
+
 TEST(PublishedRunFacts, TurboSyncFreeMoeRunsOnDeepEp) {
   // Primus's sync-free MoE (any stage) turns Turbo's DeepEP on; a Primus row that names
   // neither dispatches with the all-to-all.
