@@ -78,6 +78,17 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
                           : " (configuration overrides take the --key=value form after pp view)"));
     }
   }
+  for (const std::string& in : args.inputs) {
+    // A profiler trace or an allocator snapshot would otherwise be read as a YAML config.
+    const std::string kind = ViewKindOf(in);
+    if (kind == "trace" || kind == "memory snapshot") {
+      ThrowUserError(fmt::format(
+          "{}: a {}: pp view reads Primus pipeline dumps and experiment configs; use `sextant "
+          "{}` (or `sextant serve`, which shows every kind)",
+          in, kind == "trace" ? "profiler trace" : "memory snapshot",
+          kind == "trace" ? "trace report" : "memory snapshot"));
+    }
+  }
   // Before reading the dumps; WriteFileAtomically checks against every file read below.
   CheckOutputFile(args.html, args.inputs);
   JobRequest request = ToJobRequest(options, command);

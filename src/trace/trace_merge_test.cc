@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/kineto_reader.h"
+#include "trace/trace_report.h"
 #include "trace/trace_test_util.h"
 #include "util/error.h"
 
@@ -47,6 +49,21 @@ class TraceMergeTest : public ::testing::Test {
   }
   std::vector<std::string> paths_;
 };
+
+TEST_F(TraceMergeTest, AReportOnAMergedFileSaysItHoldsSeveralRanks) {
+  std::string a = RankTrace(0, "1000000", "python3").WriteTo(Path("rank0.json"));
+  std::string b = RankTrace(1, "1000000", "python3").WriteTo(Path("rank1.json"));
+  std::string out = Path("merged.json");
+  MergeTraces({a, b}, out);
+  auto warned = [](const RankReport& r) {
+    for (const std::string& w : r.warnings)
+      if (w.find("holds 2 ranks merged by `sextant trace merge`") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(warned(AnalyzeTrace(ReadKinetoTrace(out), ReportOptions{}, 0)));
+  // One rank's own file is not mistaken for a merged one.
+  EXPECT_FALSE(warned(AnalyzeTrace(ReadKinetoTrace(a), ReportOptions{}, 0)));
+}
 
 TEST_F(TraceMergeTest, RanksGetDisjointPidsTidsAndFlowIdsOnOneTimeBase) {
   // Rank 1's clock base is 2 ms later than rank 0's, so its events move 2000 µs later.

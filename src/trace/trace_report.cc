@@ -381,6 +381,21 @@ Table RankSpreadTable(const std::vector<RankReport>& ranks) {
   return t;
 }
 
+// Distinct "rank R: " prefixes among the process names `trace merge` writes.
+size_t MergedRanks(const TraceData& trace) {
+  std::set<std::string_view> ranks;
+  for (const auto& [pid, name_id] : trace.process_names) {
+    const std::string_view name = trace.Name(name_id);
+    if (!name.starts_with("rank ")) continue;
+    const size_t colon = name.find(": ");
+    if (colon == std::string_view::npos || colon <= 5) continue;
+    const std::string_view number = name.substr(5, colon - 5);
+    if (std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      ranks.insert(number);
+  }
+  return ranks.size();
+}
+
 }  // namespace
 
 RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
@@ -402,6 +417,15 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
         "no GPU activity in {} {}: every GPU figure below is 0 (a CPU-only profile, or not a "
         "PyTorch profiler trace)",
         trace.total_events, trace.total_events == 1 ? "event" : "events"));
+  }
+  if (const size_t merged = MergedRanks(trace); merged > 1) {
+    // `trace merge` names each process "rank R: ..."; one report over them unions different
+    // GPUs' busy time into one timeline.
+    r.warnings.push_back(fmt::format(
+        "this file holds {} ranks merged by `sextant trace merge` (processes named \"rank R: "
+        "...\"): it is analysed as one rank, so the GPU timeline mixes their GPUs; give the "
+        "rank files themselves for per-rank tables and the cross-rank summary",
+        merged));
   }
   const int64_t rank = r.rank;
   const TimelineSelection selection = SelectTimelineEvents(trace);
