@@ -2,10 +2,13 @@
 // Exit status: 0 success, 1 user error (message on stderr), 2 internal error.
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
 
 #include <CLI/CLI.hpp>
@@ -94,6 +97,14 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sextant: internal error: %s\n", e.what());
     return 2;
+  }
+  // A report that did not reach its reader (a full disk, a closed pipe) is a failure, as in
+  // coreutils: the buffered tail is only written now.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "sextant: error: writing standard output: %s\n",
+                 errno != 0 ? std::strerror(errno) : "write failed");
+    return 1;
   }
   return sextant::cli::ExitStatus();
 }

@@ -29,6 +29,11 @@ const char* KindOf(mode_t mode) {
   return "not a regular file";
 }
 
+// Outputs written in place rather than replaced: devices, pipes and sockets.
+bool IsStream(mode_t mode) {
+  return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
+}
+
 }  // namespace
 
 int OpenRegularFile(const std::string& path, int64_t* size) {
@@ -127,6 +132,7 @@ void CheckOutputFile(const std::string& path, const std::vector<std::string>& in
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     ThrowUserError(SourceLocation{path}, "", "is a directory");
   }
+  if (::stat(path.c_str(), &st) == 0 && IsStream(st.st_mode)) return;  // written in place
   RequireWritableDirectory(std::filesystem::path(path).parent_path(), path);
 }
 
@@ -148,11 +154,24 @@ void CheckOutputDirectory(const std::string& dir) {
 AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& inputs)
     : path_(path) {
   RefuseOverwritingInput(path, inputs);
+  // lstat: a symbolic link at `path` is replaced by the new file, its target never written (a
+  // link planted in a shared directory cannot redirect the output onto another file).
   struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) ThrowUserError(SourceLocation{path}, "", "is a directory");
+  struct stat reached {};
+  if (exists && !S_ISREG(st.st_mode) && ::stat(path.c_str(), &reached) == 0 &&
+      IsStream(reached.st_mode)) {
+    // A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe), or a link to one, is
+    // written in place: a rename over it would replace the device node itself.
+    direct_ = true;
+    temp_ = path_;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) ThrowErrno(path, "cannot open");
+    return;
+  }
   // A hidden name in the same directory, so the final rename never crosses file systems.
-  std::filesystem::path target(path);
+  std::filesystem::path target(path_);
   std::filesystem::path dir = target.parent_path();
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; fd_ < 0; ++attempt) {
@@ -169,7 +188,7 @@ AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& 
 AtomicFile::~AtomicFile() {
   if (committed_) return;
   if (fd_ >= 0) ::close(fd_);
-  ::unlink(temp_.c_str());
+  if (!direct_) ::unlink(temp_.c_str());
 }
 
 void AtomicFile::Write(std::string_view bytes) {
@@ -183,11 +202,12 @@ void AtomicFile::Write(std::string_view bytes) {
 
 void AtomicFile::Commit() {
   // fsync first: after a crash the new name must not point at data still in the page cache.
-  if (::fsync(fd_) != 0) ThrowErrno(path_, "write failed");
+  // Devices and pipes have nothing to sync (fsync on them fails with EINVAL).
+  if (!direct_ && ::fsync(fd_) != 0) ThrowErrno(path_, "write failed");
   int rc = ::close(fd_);
   fd_ = -1;
   if (rc != 0) ThrowErrno(path_, "write failed");
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) ThrowErrno(path_, "cannot replace");
+  if (!direct_ && ::rename(temp_.c_str(), path_.c_str()) != 0) ThrowErrno(path_, "cannot replace");
   committed_ = true;
 }
 

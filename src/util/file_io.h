@@ -42,6 +42,7 @@ void CheckOutputDirectory(const std::string& dir);
 // A new file under a temporary name in the directory of `path`; Commit() renames it over `path`.
 // Destroyed without Commit (an error was thrown), the temporary file is removed and `path` is
 // untouched. A symbolic link at `path` is replaced by the new file: its target is never written.
+// A device, FIFO or socket at `path` (/dev/null, /dev/stdout) is written in place.
 class AtomicFile {
  public:
   // Throws UserError if `path` is a directory, one of `inputs`, or its directory is not writable.
@@ -61,6 +62,7 @@ class AtomicFile {
   std::string temp_;
   int fd_ = -1;
   bool committed_ = false;
+  bool direct_ = false;  // writing into a device or pipe, not a temporary file
 };
 
 void WriteFileAtomically(const std::string& path, std::string_view bytes,

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
+#include <thread>
 
 #include "util/compressed_file.h"
 #include "util/error.h"
@@ -102,6 +104,21 @@ TEST_F(FileIoTest, ASymlinkAtTheOutputIsReplacedNotFollowed) {
   EXPECT_FALSE(fs::is_symlink(link));
   EXPECT_EQ(Get(link), "new");
   EXPECT_EQ(Get(target), "target");
+}
+
+TEST_F(FileIoTest, APipeAtTheOutputIsWrittenInPlaceNotReplaced) {
+  // /dev/null, /dev/stdout and named pipes: a rename over them would replace the node itself.
+  const std::string fifo = Path("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  WriteFileAtomically(fifo, "through the pipe");
+  reader.join();
+  EXPECT_EQ(received, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
 TEST_F(FileIoTest, RefusesADirectoryAsOutput) {
