@@ -112,6 +112,38 @@ TEST(BuildJob, LayersMergeInPrecedenceOrder) {
   EXPECT_EQ(job.training.NumMicroBatches(job.parallel.dp), 32);  // 128 / (1 x 4)
 }
 
+TEST(BuildJob, GradientDtypeAndHalfPrecisionFollowMegatronsArguments) {
+  // bf16 keeps fp32 main gradients unless grad_reduce_in_bf16 (arguments.py turns
+  // accumulate_allreduce_grads_in_fp32 off; the DDP buffer takes the parameter dtype).
+  EXPECT_EQ(BuildJob(TinyRequest()).training.precision.main_grads, DType::kFP32);
+  EXPECT_EQ(BuildJob(TinyRequest({{"grad_reduce_in_bf16", "true"}})).training.precision.main_grads,
+            DType::kBF16);
+  // "if args.bf16: assert not args.fp16".
+  EXPECT_THAT(ErrorOf(TinyRequest({{"fp16", "true"}, {"bf16", "true"}})),
+              HasSubstr("fp16 and bf16 are both true"));
+  EXPECT_EQ(BuildJob(TinyRequest({{"fp16", "true"}, {"bf16", "false"}})).training.precision.params,
+            DType::kFP16);
+}
+
+TEST(BuildJob, FullRecomputeCountsLayersAsMegatronDoes) {
+  // Block: the first recompute_num_layers layers of each stage, so 0 recomputes none (the
+  // mixtral_8x22B examples set it); without a count Megatron's TransformerConfig refuses it.
+  const Job none = BuildJob(TinyRequest({{"recompute_granularity", "full"},
+                                         {"recompute_method", "block"},
+                                         {"recompute_num_layers", "0"}}));
+  EXPECT_EQ(none.training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_EQ(none.training.recompute.num_layers, 0);
+  EXPECT_THAT(none.notes, Contains(HasSubstr("no layer is recomputed")));
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"recompute_granularity", "full"}, {"recompute_method", "block"}})),
+      HasSubstr("'recompute_num_layers': recompute_method block needs it"));
+  // Uniform without a count: one layer per checkpointed group, every layer.
+  const Job uniform = BuildJob(TinyRequest({{"recompute_granularity", "full"}}));
+  EXPECT_EQ(uniform.training.recompute.method, RecomputeMethod::kUniform);
+  EXPECT_EQ(uniform.training.recompute.num_layers, 1);
+  EXPECT_THAT(uniform.notes, Contains(HasSubstr("every layer recomputed")));
+}
+
 TEST(BuildJob, EnvironmentBeatsOverridesAndFlagsBeatEnvironment) {
   {
     // The tiny experiment writes pipeline_model_parallel_size: 1 and never ${PRIMUS_PP}: as in

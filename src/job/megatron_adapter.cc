@@ -158,6 +158,7 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "use_precision_aware_optimizer",
                                               "main_grads_dtype",
                                               "accumulate_allreduce_grads_in_fp32",
+                                              "grad_reduce_in_bf16",
                                               "main_params_dtype",
                                               "exp_avg_dtype",
                                               "exp_avg_sq_dtype",
@@ -536,13 +537,27 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     c.Fail("recompute_method", fmt::format("unknown value \"{}\" (uniform or block)", method));
   }
   r.num_layers = c.Size("recompute_num_layers", 0);
-  if (r.granularity == RecomputeGranularity::kFull && r.num_layers <= 0 &&
-      !c.IsSet("recompute_layer_ids")) {
-    // Megatron requires recompute_num_layers with full recompute; 1 is its meaning of
-    // "every layer" for the uniform method.
+  const bool full_by_count =
+      r.granularity == RecomputeGranularity::kFull && !c.IsSet("recompute_layer_ids");
+  if (full_by_count && r.method == RecomputeMethod::kBlock && !c.IsSet("recompute_num_layers")) {
+    // TransformerConfig.__post_init__: "When using recompute_granularity: full
+    // recompute_num_layers must be between 1 and num_layers_per_pipeline_rank".
+    c.Fail("recompute_num_layers",
+           "recompute_method block needs it: the number of layers recomputed at the start of "
+           "each pipeline stage, e.g. --recompute_num_layers 1 (Megatron refuses full recompute "
+           "without it)");
+  }
+  if (full_by_count && r.method == RecomputeMethod::kBlock && r.num_layers <= 0) {
+    // The block method checkpoints the first recompute_num_layers layers of each stage: none.
+    ctx.notes.push_back(fmt::format(
+        "recompute_method block with recompute_num_layers 0 ({}): no layer is recomputed",
+        c.Where("recompute_num_layers").ToString()));
+  } else if (full_by_count && r.num_layers <= 0) {
+    // Uniform with one layer per checkpointed group: every layer.
     r.num_layers = 1;
     ctx.notes.push_back(
-        "recompute_granularity full without recompute_num_layers: every layer recomputed");
+        "recompute_granularity full (uniform) without recompute_num_layers: every layer "
+        "recomputed, one layer per checkpointed group");
   }
   for (const std::string& id : c.StringList("recompute_layer_ids")) {
     ConfigNode probe = ConfigNode::Scalar(id, c.Where("recompute_layer_ids"));
@@ -563,6 +578,12 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
 
   // Precision.
   PrecisionRecipe& p = t.precision;
+  if (c.Bool("fp16", false) && c.Bool("bf16", true)) {
+    // arguments.py: "if args.bf16: assert not args.fp16".
+    c.Fail("fp16", fmt::format("fp16 and bf16 are both true (bf16 at {}); Megatron accepts one "
+                               "of them: add --bf16 false",
+                               c.Where("bf16").ToString()));
+  }
   if (c.Bool("fp16", false)) {
     p.params = DType::kFP16;
   } else if (c.Bool("bf16", true)) {
@@ -595,6 +616,12 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   // accumulate_allreduce_grads_in_fp32 is set, which arguments.py forces for bf16.
   if (p.params == DType::kFP16 && !c.Bool("accumulate_allreduce_grads_in_fp32", false)) {
     p.main_grads = DType::kFP16;
+  }
+  // grad_reduce_in_bf16 turns accumulate_allreduce_grads_in_fp32 off (arguments.py), so the
+  // DDP gradient buffer takes the parameters' bf16 (distributed_data_parallel.py: grad_dtype =
+  // float if grad_reduce_in_fp32 else param.dtype): half the gradient memory and reduce bytes.
+  if (p.params == DType::kBF16 && c.Bool("grad_reduce_in_bf16", false)) {
+    p.main_grads = DType::kBF16;
   }
   if (c.Bool("use_precision_aware_optimizer", false)) {
     p.precision_aware_optimizer = true;
