@@ -35,8 +35,12 @@ bool IsCommunicationKernelName(std::string_view name) {
   //   dpsk::ep::           the same kernels in DeepSeek's own build (deepseek-ai/profile-data)
   //   mscclpp             MSCCL++ collectives
   //   nvshmem              NVSHMEM device-side communication
+  //   multimem_all_reduce, one_shot_all_reduce, two_shot_all_reduce
+  //                        PyTorch symmetric-memory collectives (torch.ops.symm_mem;
+  //                        torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu)
   for (std::string_view marker :
-       {"cross_device_reduce", "deep_ep::", "dpsk::ep::", "mscclpp", "nvshmem"}) {
+       {"cross_device_reduce", "deep_ep::", "dpsk::ep::", "mscclpp", "nvshmem",
+        "multimem_all_reduce", "one_shot_all_reduce", "two_shot_all_reduce"}) {
     if (name.find(marker) != std::string_view::npos) return true;
   }
   return false;

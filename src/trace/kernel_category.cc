@@ -58,13 +58,24 @@ std::string_view CategoryName(KernelCategory category) {
 
 KernelCategory CategorizeKernelName(std::string_view name) {
   if (IsCommunicationKernelName(name)) return KernelCategory::kCommunication;
+  // Data movement around MoE experts, attention and quantised GEMMs, named after what they
+  // serve: token routing and sorting, the weighted combine ("finalize"), per-block
+  // quantisation, the KV-cache store and rotary embeddings are elementwise work, not the
+  // GEMM or attention their names mention (TraceLens's kernel classifier,
+  // TraceLens/Agent/Analysis/utils/classify_kernels.py, files them the same way).
+  if (ContainsAny(name, {"routingIndices", "routingRenormalize", "topkGatingSoftmax", "MoeSorting",
+                         "moe_align_block", "finalizeKernel", "quantize_with_block", "fp8_quant",
+                         "per_token_group_quant", "reshape_and_cache", "rotary_embedding"})) {
+    return KernelCategory::kElementwise;
+  }
   // Attention first: flash kernels often contain "gemm" in their template arguments.
   if (ContainsAny(name, {"flash", "fmha", "attn", "attention", "sdpa", "Attention"})) {
     return KernelCategory::kAttention;
   }
+  // "bmm_": TensorRT-LLM's batched (MoE, FP4/MX) GEMM kernels, bmm_<A type>_<B type>_...
   if (ContainsGemm(name) || ContainsConvolution(name) ||
       ContainsAny(name, {"Gemm", "GEMM", "cutlass", "xmma", "Cijk_", "cublas", "matmul", "nvjet",
-                         "wgmma", "hipblaslt", "winograd", "dgrad", "wgrad", "fprop"})) {
+                         "wgmma", "hipblaslt", "winograd", "dgrad", "wgrad", "fprop", "bmm_"})) {
     return KernelCategory::kGemm;
   }
   if (ContainsAny(name, {"reduce", "Reduce", "norm", "Norm", "softmax", "Softmax", "welford",

@@ -141,6 +141,47 @@ TEST(KernelCategoryTest, TypeConversionInATemplateIsNotAConvolution) {
             CategoryName(KernelCategory::kReductionNorm));
 }
 
+TEST(KernelCategoryTest, MoeAndQuantisedKernelsOfAB200VllmStep) {
+  // TraceLens/b200/eager_trace.json.gz (gpt-oss in vLLM): TensorRT-LLM's FP4 MoE GEMMs,
+  // PyTorch's symmetric-memory all-reduce, and the routing, finalize, quantisation, KV-cache
+  // and rotary kernels around them.
+  struct Case {
+    const char* name;
+    KernelCategory expected;
+  };
+  for (const Case& c : {
+           Case{"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_"
+                "16dp256b_rM_TN_transOut_schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_"
+                "sm100f",
+                KernelCategory::kGemm},
+           Case{"bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_"
+                "16dp256b_rM_TN_transOut_schedP2x1x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100f",
+                KernelCategory::kGemm},
+           Case{"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>("
+                "c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)",
+                KernelCategory::kCommunication},
+           Case{"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<"
+                "cutlass::bfloat16_t, cutlass::bfloat16_t, 4, true> >(...",
+                KernelCategory::kElementwise},
+           Case{"void moe::dev::routing::routingIndicesOffsetsKernel<moe::dev::routing::"
+                "routingRenormalize::KernelParams<__nv_bfloat16, __nv_bfloat16, 128, false, true, "
+                "true> >(...",
+                KernelCategory::kElementwise},
+           Case{"void tensorrt_llm::kernels::quantize_with_block_size<(tensorrt_llm::"
+                "BlockScaleQuantizationType)2, __nv_bfloat16, 32, true>(int, int, int, int, ...",
+                KernelCategory::kElementwise},
+           Case{"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, "
+                "(vllm::Fp8KVCacheDataType)1>(...",
+                KernelCategory::kElementwise},
+           Case{"void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, ...",
+                KernelCategory::kElementwise},
+           Case{"void vllm::scaled_fp8_quant_kernel_strided<c10::BFloat16, c10::Float8_e4m3fn>(...",
+                KernelCategory::kElementwise},
+       }) {
+    EXPECT_EQ(CategoryName(CategorizeKernelName(c.name)), CategoryName(c.expected)) << c.name;
+  }
+}
+
 TEST(KernelCategoryTest, FbgemmSparseKernelsAreNotGemms) {
   // DLRM's embedding and sparse-feature kernels (param/dlrm_kineto_8rank) live in namespace
   // fbgemm_gpu or take its argument types; "fbgemm" does not make them GEMMs.
