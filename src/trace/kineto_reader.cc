@@ -14,6 +14,12 @@
 namespace sextant {
 namespace {
 
+// simdjson's messages end in a period; a clause follows them here.
+std::string WithoutFinalPeriod(std::string text) {
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
 namespace od = simdjson::ondemand;
 
 enum class Category : uint8_t {
@@ -1202,7 +1208,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
       if (ok2 && saw_events && out.total_events >= partial_events) {
         out.truncated = true;
         out.warnings.push_back(
-            error +
+            WithoutFinalPeriod(error) +
             fmt::format(
                 "; the file looks cut short, so the first {} bytes ({} events) were analysed", cut,
                 out.total_events));
@@ -1217,7 +1223,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
       if (out.total_events == 0) throw UserError(error);
       out.truncated = true;
       out.warnings.push_back(
-          error +
+          WithoutFinalPeriod(error) +
           fmt::format("; the file looks cut short, so the {} events read before it were analysed",
                       out.total_events));
     }

@@ -43,6 +43,12 @@ TEST(ReportTablesTest, ATraceWithoutGpuActivityIsWarnedAbout) {
   for (const std::string& w : AnalyzeTrace(RankTrace(0), {}, 0).warnings) {
     EXPECT_EQ(w.find("no GPU activity"), std::string::npos) << w;
   }
+  // A file cut before its GPU events says that instead of calling itself CPU-only.
+  TraceData cut = KinetoTraceBuilder().CpuOp("aten::add", 0, 5, "").Parse("cut.json");
+  cut.truncated = true;
+  const RankReport c = AnalyzeTrace(cut, {}, 0);
+  EXPECT_NE(c.warnings.back().find("the file is cut short"), std::string::npos)
+      << c.warnings.back();
 }
 
 // The ops tables' percentages are of the kernel time ops launched (TraceLens's ops_summary),

@@ -414,9 +414,11 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     // A CPU-only profile, an inference trace's side file, or not a profiler trace at all: the
     // tables below would all read 0 without saying why.
     r.warnings.push_back(fmt::format(
-        "no GPU activity in {} {}: every GPU figure below is 0 (a CPU-only profile, or not a "
-        "PyTorch profiler trace)",
-        trace.total_events, trace.total_events == 1 ? "event" : "events"));
+        "no GPU activity in {} {}: every GPU figure below is 0 ({})", trace.total_events,
+        trace.total_events == 1 ? "event" : "events",
+        trace.truncated ? "the file is cut short: its GPU events, which Kineto writes after the "
+                          "CPU ones, are likely in the missing part"
+                        : "a CPU-only profile, or not a PyTorch profiler trace"));
   }
   if (const size_t merged = MergedRanks(trace); merged > 1) {
     // `trace merge` names each process "rank R: ..."; one report over them unions different
@@ -976,7 +978,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                  {"gpu", "GPU", 0},
                  {"world_size", "world size", 0},
                  {"events", "events", 0},
-                 {"mb", "JSON (MB)", 1},
+                 {"mb", "data (MB)", 1},
                  {"iterations", "iterations", 0},
                  {"gpu_busy_ms", "GPU busy (ms)", 3},
                  {"gpu_total_ms", "GPU span (ms)", 3},
