@@ -65,10 +65,12 @@ int CollectiveDtypeBytes(std::string_view t) {
   return 0;
 }
 
-std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank) {
+std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank,
+                                                   const std::vector<uint32_t>& window) {
   std::vector<CollectiveInstance> out;
   std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
-  for (const GpuEvent& g : trace.gpu) {
+  for (uint32_t index : window) {
+    const GpuEvent& g = trace.gpu[index];
     if (g.kind != GpuKind::kKernel) continue;
     std::string_view name = trace.Name(g.name);
     int8_t& flag = is_comm[g.name];
@@ -95,6 +97,10 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
     out.push_back(std::move(c));
   }
   return out;
+}
+
+std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank) {
+  return ExtractCollectives(trace, rank, SelectTimelineEvents(trace).events);
 }
 
 std::vector<CollectiveCallGroup> GroupCollectiveCalls(const TraceData& trace) {

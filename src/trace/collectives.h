@@ -37,7 +37,13 @@ double BusBandwidthFactor(const std::string& type, int64_t ranks);
 // Size of one element of a collective's dtype ("Float", "BFloat16", ...); 0 if unknown.
 int CollectiveDtypeBytes(std::string_view dtype);
 
+// Over the activities of the profiled window (SelectTimelineEvents): a collective still
+// running from before it has no launch in the trace and, on ranks that queued more of them,
+// would shift the order by which instances are matched across ranks.
 std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank);
+// The same over given indices into trace.gpu (a selection already made).
+std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank,
+                                                   const std::vector<uint32_t>& window);
 
 struct CollectiveSummary {
   std::string type;

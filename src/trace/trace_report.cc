@@ -448,7 +448,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                      {"count", "count", 0},
                      {"cpu_ms", "CPU (ms)", 3},
                      {"kernels", "GPU activities", 0},
-                     {"kernel_ms", "GPU time (ms)", 3},
+                     {"kernel_ms", "kernels summed (ms)", 3},
                      {"gpu_span_ms", "GPU span (ms)", 3},
                      {"mean_gpu_span_ms", "mean span (ms)", 3}});
   for (const auto& a : SummarizeAnnotations(trace, selection.events)) {
@@ -793,7 +793,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.tables.push_back(std::move(roof));
 
   // Communication.
-  r.collectives = ExtractCollectives(trace, rank);
+  r.collectives = ExtractCollectives(trace, rank, selection.events);
   Table coll("collectives", "Collectives per type, process group and message size",
              {RankColumn(),
               {"type", "collective", 0},
