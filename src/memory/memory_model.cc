@@ -61,6 +61,20 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       job.training.precision.params != DType::kFP32) {
     report.optimizer_state = "moments (no master copy: parameters updated in their own dtype)";
   }
+  if (job.parallel.fsdp2) {
+    // ZeRO-3 (model_state_memory.cc BytesPerParam): the weights row is each parameter's shard
+    // in the master dtype, which is also what the optimizer updates.
+    const PrecisionRecipe& pr = job.training.precision;
+    const std::string sharded = xla ? "FSDP" : "FSDP2";
+    report.weights_shard = fmt::format("{} shard", DTypeName(pr.main_params));
+    report.weights_note =
+        fmt::format(" (1/{}: {})", std::max(1, job.parallel.dp * job.parallel.cp), sharded);
+    report.grads_state =
+        fmt::format("{} gradient shard, reduce-scattered", DTypeName(pr.main_grads));
+    report.optimizer_state = pr.main_params == pr.params
+                                 ? "moments of the shard (no master copy beyond the weights)"
+                                 : "moments of the shard (the weights row is the master copy)";
+  }
   report.model = job.model.name;
   report.gpu = job.cluster.gpu.name;
   report.parallel = plan;

@@ -64,6 +64,11 @@ struct MemoryReport {
   // What the optimizer state holds: "master weights + moments", or the moments alone where the
   // parameters are updated in their own dtype (optax in MaxText).
   std::string optimizer_state = "master weights + moments";
+  // Under FSDP2 the weights and gradients rows hold shards: what the weights row holds of
+  // the stage's parameters ("" = all of them, in their training dtype), and after the count.
+  std::string weights_shard;
+  std::string weights_note;
+  std::string grads_state = "main gradients";
   std::vector<ScheduleMemory> schedules;  // filled for schedule "all"
   std::vector<std::string> assumptions;
 };

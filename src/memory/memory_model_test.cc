@@ -107,13 +107,22 @@ TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
   job.framework = "maxtext";
   job.training.precision.main_params = job.training.precision.params;
   const MemoryReport r = ProjectMemory(job, {});
-  EXPECT_EQ(r.optimizer_state.rfind("moments (no master copy", 0), 0u) << r.optimizer_state;
+  // FSDP shards everything; JAX updates the parameters in their own dtype.
+  EXPECT_EQ(r.optimizer_state, "moments of the shard (no master copy beyond the weights)");
+  EXPECT_EQ(r.weights_note, " (1/8: FSDP)");
   EXPECT_TRUE(std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
     return a.rfind("JAX/XLA: no PyTorch caching allocator", 0) == 0;
   }));
   for (const auto& b : r.stages[0].buffers) EXPECT_NE(b.name, "FSDP2 gathered layers");
   job.framework = "torchtitan";
   job.training.precision.main_params = DType::kFP32;
+  const MemoryReport titan = ProjectMemory(job, {});
+  // FSDP2's fp32 shard is the master copy the optimizer updates.
+  EXPECT_EQ(titan.weights_shard, "fp32 shard");
+  EXPECT_EQ(titan.weights_note, " (1/8: FSDP2)");
+  EXPECT_EQ(titan.grads_state, "fp32 gradient shard, reduce-scattered");
+  EXPECT_EQ(titan.optimizer_state, "moments of the shard (the weights row is the master copy)");
+  job.parallel.fsdp2 = false;
   EXPECT_EQ(ProjectMemory(job, {}).optimizer_state, "master weights + moments");
 }
 

@@ -33,12 +33,15 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
   const StageMemory& s = r.stages.at(rank);
   Table t("memory_detail", fmt::format("PP rank {} in detail", rank),
           {{"component", "component", 0}, {"gib", "GiB", 3}, {"how", "assumption", 0}});
+  const std::string count = FormatCount(double(s.params));
   t.AddRow({std::string("weights"), ToGiB(s.params_bytes),
-            fmt::format("{} parameters on this GPU", FormatCount(double(s.params)))});
+            r.weights_shard.empty()
+                ? fmt::format("{} parameters on this GPU", count)
+                : fmt::format("{} of {} parameters{}", r.weights_shard, count, r.weights_note)});
   const std::string lora = s.lora_params > 0 ? fmt::format(" of the {} LoRA adapter parameters",
                                                            FormatCount(double(s.lora_params)))
                                              : std::string();
-  t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), "main gradients" + lora});
+  t.AddRow({std::string("gradients"), ToGiB(s.grads_bytes), r.grads_state + lora});
   t.AddRow({std::string("optimizer state"), ToGiB(s.optimizer_bytes), r.optimizer_state + lora});
   for (const auto& p : s.activation_parts) {
     t.AddRow({"activations: " + p.name, ToGiB(p.bytes), p.assumption});
