@@ -144,7 +144,7 @@ void AddProjectionCommands(CLI::App& app) {
       ->add_option("--time-budget", flags->time_budget_s,
                    "stop taking new layer shapes after SECONDS (the ones not reached are "
                    "counted and said)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   search->add_option("--csv-dir", flags->csv_dir,
                      "write the ranked list and the Pareto front as top.csv and pareto.csv");
   search->add_option("--xlsx", flags->xlsx, "write them as an Excel workbook (one sheet each)");

@@ -136,6 +136,18 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
       std::string typed = "--" + key;
       std::replace(typed.begin(), typed.end(), '_', '-');
       const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
+      // A configuration key the user nearly typed (underscores: a Primus/Megatron key) comes
+      // before the command's flags that look alike.
+      const std::vector<std::string> keys = ClosestNames(key, known);
+      if (!flags.empty() && !keys.empty() && key.find('_') != std::string::npos &&
+          std::find(flags.begin(), flags.end(), typed) == flags.end()) {
+        std::vector<std::string> both;
+        for (const std::string& k : keys) both.push_back("--" + k);
+        both.insert(both.end(), flags.begin(), flags.end());
+        ThrowUserError(SourceLocation{"--" + key}, "",
+                       fmt::format("unknown configuration key \"{}\" for {}{}", key, adapter.Name(),
+                                   DidYouMean(both)));
+      }
       if (!flags.empty()) {
         // The command's flag itself, typed with underscores: say what differs.
         const bool underscores = flags.size() == 1 && flags.front() == typed;

@@ -789,6 +789,30 @@ TEST(BuildJob, TorchTitanStagesPerRankFollowTheSchedule) {
   }));
 }
 
+TEST(BuildJob, TorchTitanConvertersSetTheGemmPrecisionOrAreNamed) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  auto with = [&](const char* converters) {
+    request.overrides = {{"model.converters", converters}};
+    return BuildJob(request);
+  };
+  EXPECT_EQ(with("quantize.linear.mx").training.precision.gemm, DType::kMXFP8);
+  EXPECT_EQ(with("[mx]").training.precision.gemm, DType::kMXFP8);  // a list typed on a shell
+  const Job turbo = with("primus_turbo,quantize.linear.float8");
+  EXPECT_EQ(turbo.training.precision.gemm, DType::kFP8);
+  // A name no converter has is said, not silently bf16.
+  const Job unknown = with("bogus");
+  EXPECT_EQ(unknown.training.precision.gemm, DType::kBF16);
+  EXPECT_THAT(unknown.notes,
+              Contains(HasSubstr("\"bogus\" (--model.converters) is not a converter")));
+  // Two low-precision converters: the numbers and the note both follow the last.
+  const Job both = with("float8,mx");
+  EXPECT_EQ(both.training.precision.gemm, DType::kMXFP8);
+  EXPECT_FALSE(both.training.precision.fp8_current_scaling);
+  EXPECT_THAT(both.notes, Contains(HasSubstr("projected with the last, mx")));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "job/framework_adapter.h"
 #include "job/framework_defaults.h"
@@ -263,14 +264,35 @@ class TorchTitan final : public FrameworkAdapter {
       c.Fail("training.mixed_precision_param", fmt::format("unknown dtype \"{}\"", param_dtype));
     precision.params = *dtype;
     precision.gemm = *dtype;
-    for (const std::string& converter : c.StringList("model.converters")) {
-      if (converter.find("float8") != std::string::npos) {
+    // Converter names: torchtitan's "float8" / "mx" and their quantize.linear.* /
+    // quantize.grouped_mm.* spellings, and Primus's "primus_turbo" (kernels, no dtype).
+    std::vector<std::string> low_precision;
+    for (std::string converter : c.StringList("model.converters")) {
+      std::erase_if(converter, [](char ch) {
+        return ch == '[' || ch == ']' || ch == '"' || ch == '\'' || ch == ' ';
+      });
+      if (converter.empty() || converter == "primus_turbo") continue;
+      if (converter == "float8" || converter.ends_with(".float8")) {
         // torchao's default float8 recipe scales each tensor dynamically (tensorwise).
         precision.gemm = DType::kFP8;
         precision.fp8_current_scaling = true;
-      }
-      if (converter == "mx" || converter.find("linear.mx") != std::string::npos)
+        low_precision.push_back(converter);
+      } else if (converter == "mx" || converter.ends_with(".mx")) {
         precision.gemm = DType::kMXFP8;
+        precision.fp8_current_scaling = false;
+        low_precision.push_back(converter);
+      } else {
+        ctx.notes.push_back(fmt::format(
+            "model.converters: \"{}\" ({}) is not a converter Sextant models (float8, mx, "
+            "quantize.linear.float8, quantize.linear.mx, primus_turbo): projected without it",
+            converter, c.Where("model.converters").ToString()));
+      }
+    }
+    if (low_precision.size() > 1) {
+      // Applied in order, each swapping the Linear layers the previous one produced.
+      ctx.notes.push_back(fmt::format(
+          "model.converters: {} low-precision converters ({}): projected with the last, {}",
+          low_precision.size(), fmt::join(low_precision, ", "), low_precision.back()));
     }
     const std::string optimizer = c.String("optimizer.name", "AdamW");
     if (optimizer != "AdamW" && optimizer != "Adam") {

@@ -277,8 +277,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
                   job.training.flash_attention ? "flash" : "unfused (s x s scores stored)",
                   plan.sequence_parallel ? ", sequence parallel" : "",
                   job.training.hidden_dropout > 0 ? ", dropout masks stored" : ", no dropout"));
-  a.push_back(fmt::format("{} micro-batches per iteration (GBS {} / (MBS {} x DP {}))", m,
-                          job.training.global_batch_size, job.training.micro_batch_size, plan.dp));
+  a.push_back(fmt::format("{} micro-batch{} per iteration (GBS {} / (MBS {} x DP {}))", m,
+                          m == 1 ? "" : "es", job.training.global_batch_size,
+                          job.training.micro_batch_size, plan.dp));
   a.push_back(
       fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
                   "library workspaces are not modelled in full",
