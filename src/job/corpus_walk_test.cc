@@ -118,6 +118,25 @@ TEST(CorpusWalk, MaxTextGemma4) {
   EXPECT_EQ(moe.model.moe.router_topk, 8);
 }
 
+// MaxText shards parameters over the expert axis as well as fsdp (base.yml: 'embed' ->
+// [fsdp, fsdp_transpose, sequence, tensor_transpose, context, expert]): a mesh of 8 experts
+// and fsdp 1 is still fully sharded, not data parallel with replicated weights.
+TEST(CorpusWalk, MaxTextShardsParametersOverTheExpertAxis) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path =
+      kPrimus + "/examples/maxtext/configs/MI355X/mixtral_8x7B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  request.overrides = {{"ici_expert_parallelism", "8"}, {"ici_fsdp_parallelism", "1"}};
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.parallel.ep, 8);
+  EXPECT_EQ(job.parallel.dp, 8);
+  EXPECT_TRUE(job.parallel.fsdp2);
+  request.overrides = {{"ici_data_parallelism", "8"}, {"ici_fsdp_parallelism", "1"}};
+  EXPECT_FALSE(BuildJob(request).parallel.fsdp2);  // the data axis replicates
+}
+
 TEST(CorpusWalk, MegatronLlamaExample) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/megatron/configs/MI300X/llama3.1_8B-BF16-pretrain.yaml");

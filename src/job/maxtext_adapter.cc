@@ -193,7 +193,10 @@ class MaxText final : public FrameworkAdapter {
     ctx.fixed_data_parallel = static_cast<int>(degree[static_cast<int>(Role::kData)] * fsdp * p.ep);
     ctx.fixed_data_parallel_key = "ici/dcn data x fsdp x expert axes";
     ctx.requested_nodes = static_cast<int>(nodes);
-    p.fsdp2 = fsdp > 1;
+    // Parameters shard over the fsdp axes and also over the expert and context axes: base.yml's
+    // logical_axis_rules map 'embed' to ['fsdp', 'fsdp_transpose', 'sequence', 'tensor_transpose',
+    // 'context', 'expert'] (expert weights: 'exp' on the expert axis, 'embed_no_exp' on the rest).
+    p.fsdp2 = fsdp * p.ep * p.cp > 1;
     p.sequence_parallel = p.tp > 1;
     for (const std::string& key : MeshKeys()) {
       if (c.Find(key) == nullptr) continue;
