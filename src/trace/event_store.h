@@ -139,9 +139,10 @@ struct TraceData {
   bool has_launch_flows = false;        // the trace has CPU->GPU flow events at all
   size_t graph_kernels_attributed = 0;  // graph-replayed kernels given a captured op
 
-  size_t input_bytes = 0;   // decompressed JSON size
-  size_t total_events = 0;  // every element of traceEvents, kept or not
-  size_t chunks = 0;        // simdjson passes over the event array (1 unless read in chunks)
+  size_t input_bytes = 0;        // decompressed JSON size
+  size_t total_events = 0;       // every element of traceEvents, kept or not
+  size_t events_with_phase = 0;  // of those, the ones with a "ph" (every real trace event)
+  size_t chunks = 0;             // simdjson passes over the event array (1 unless read in chunks)
   bool truncated = false;
   std::vector<std::string> warnings;
 

@@ -721,6 +721,7 @@ class KinetoParser {
         case EventKey::kPh: {
           std::string_view text;
           if (String(v, &text) && !text.empty()) ph = text[0];
+          if (ph) ++out_.events_with_phase;
           if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't' && ph != 'M') return;
           break;
         }
@@ -1232,6 +1233,14 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     ThrowUserError(SourceLocation{path}, "traceEvents",
                    "not a Kineto trace: no traceEvents array (rocprofv3 JSON and PyTorch "
                    "execution traces are different formats)");
+  }
+  if (out.total_events > 0 && out.events_with_phase == 0) {
+    // A JSON array of other records (a launcher's run list, a benchmark's results) reads as
+    // Chrome's array form; trace events always say their phase.
+    ThrowUserError(SourceLocation{path}, "ph",
+                   fmt::format("not a trace: none of its {} event{} has a \"ph\" (phase) key, "
+                               "which every Chrome/Kineto trace event has",
+                               out.total_events, out.total_events == 1 ? "" : "s"));
   }
   BuildLinks(out);
   return out;
