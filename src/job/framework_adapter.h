@@ -43,6 +43,9 @@ struct AdapterContext {
   bool allow_uneven_layers = false;
   // MaxText: micro-batches per step; MBS = GBS / DP / this. 0 = MBS set by the adapter.
   int64_t micro_batches_per_step = 0;
+  // TorchTitan with pipeline parallelism: the local batch one pipeline schedule runs. A global
+  // batch above local x DP is gradient accumulation: one whole schedule per step. 0 = unused.
+  int64_t pipeline_local_batch = 0;
 };
 
 class FrameworkAdapter {

@@ -813,6 +813,25 @@ TEST(BuildJob, TorchTitanConvertersSetTheGemmPrecisionOrAreNamed) {
   EXPECT_THAT(both.notes, Contains(HasSubstr("projected with the last, mx")));
 }
 
+TEST(BuildJob, TorchTitanPipelineGradientAccumulationIsSaid) {
+  // local 2 x DP 2 = 4 sequences per schedule; global 16 = 4 accumulation steps, each its own
+  // pipeline schedule of 2 micro-batches.
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"parallelism.pipeline_parallel_degree", "2"},
+                       {"parallelism.tensor_parallel_degree", "2"},
+                       {"training.local_batch_size", "2"},
+                       {"training.global_batch_size", "16"}};
+  const Job job = BuildJob(request);
+  ASSERT_EQ(job.parallel.dp, 2);
+  EXPECT_THAT(job.notes, Contains(HasSubstr("torchtitan runs 4 gradient-accumulation steps per "
+                                            "iteration, each a pipeline schedule of 2 "
+                                            "micro-batches")));
+  request.overrides.back() = {"training.global_batch_size", "4"};
+  EXPECT_THAT(BuildJob(request).notes, Not(Contains(HasSubstr("gradient-accumulation steps"))));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

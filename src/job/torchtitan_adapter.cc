@@ -219,6 +219,7 @@ class TorchTitan final : public FrameworkAdapter {
     if (global_batch > 0) {
       t.global_batch_size = global_batch;
       track("global_batch_size", "training.global_batch_size");
+      if (p.pp > 1) ctx.pipeline_local_batch = local_batch;
     } else {
       t.global_batch_size = 0;
       ctx.global_batch_per_data_rank = local_batch;  // TorchTitan: local batch x DP
