@@ -9,6 +9,7 @@
 #include "cost/collective_model.h"
 #include "cost/layer_cost.h"
 #include "job/job_validation.h"
+#include "job/torchtitan_schedules.h"
 #include "memory/activation_memory.h"
 #include "memory/memory_model.h"
 #include "model/flop_count.h"
@@ -307,6 +308,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
       try {
         if (std::string_view why = VirtualStageMismatch(k, job.parallel.vpp); !why.empty()) {
           ThrowUserError(why);
+        }
+        if (job.framework == "torchtitan" && TorchTitanScheduleFor(k) == nullptr) {
+          ThrowUserError("not a torchtitan schedule class (torch.distributed.pipelining)");
         }
         PipelineSimulation sim;
         Schedule ops;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "job/test_job.h"
+#include "job/torchtitan_schedules.h"
 #include "memory/activation_memory.h"
 #include "model/flop_count.h"
 #include "util/error.h"
@@ -115,6 +116,24 @@ TEST(PerformanceModelTest, ComparesAllSchedulesAndExplainsSkips) {
     }
   }
   EXPECT_GE(ran, 6);
+}
+
+TEST(PerformanceModelTest, ATorchTitanJobComparesOnlyTheSchedulesItCanRun) {
+  // torch.distributed.pipelining has GPipe, 1F1B, Interleaved1F1B, ZBVZeroBubble and
+  // DualPipeV classes among those Sextant simulates; ZB-H1/H2 and the greedy variants are not.
+  Job job = LlamaJob("llama3.1_8B", "MI300X", 1, 1, 4, 1, 32);
+  job.framework = "torchtitan";
+  PerformanceOptions o;
+  o.compare_all_schedules = true;
+  for (const auto& s : ProjectPerformance(job, o).schedules) {
+    ScheduleKind kind;
+    ASSERT_TRUE(LookupScheduleKind(s.schedule, &kind)) << s.schedule;
+    if (TorchTitanScheduleFor(kind) == nullptr) {
+      EXPECT_FALSE(s.ran) << s.schedule;
+      EXPECT_NE(s.skipped_because.find("not a torchtitan schedule class"), std::string::npos)
+          << s.schedule;
+    }
+  }
 }
 
 TEST(PerformanceModelTest, OneScheduleAloneAndInTheComparisonAgree) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "job/torchtitan_schedules.h"
 #include "memory/memory_report.h"
 #include "pipeline/chrome_trace_export.h"
 #include "pipeline/pipeline_simulator.h"
@@ -145,6 +146,9 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
     try {
       if (std::string_view why = VirtualStageMismatch(k, j.parallel.vpp); !why.empty()) {
         ThrowUserError(why);
+      }
+      if (j.framework == "torchtitan" && TorchTitanScheduleFor(k) == nullptr) {
+        ThrowUserError("not a torchtitan schedule class (torch.distributed.pipelining)");
       }
       const MemoryReport mk = ProjectMemory(jk, SimulatedInFlight(jk));
       s.ran = true;
