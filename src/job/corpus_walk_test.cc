@@ -137,6 +137,28 @@ TEST(CorpusWalk, MaxTextShardsParametersOverTheExpertAxis) {
   EXPECT_FALSE(BuildJob(request).parallel.fsdp2);  // the data axis replicates
 }
 
+TEST(CorpusWalk, AMaxTextMeshThatDoesNotFitNamesEachAxisAndWhereItWasSet) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path = kPrimus + "/examples/maxtext/configs/MI300X/llama3_8B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  request.overrides = {{"ici_tensor_parallelism", "2"}};
+  try {
+    BuildJob(request);
+    FAIL() << "a 16-way mesh on 8 GPUs was accepted";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ici mesh axes multiply to 16 (ici_fsdp_parallelism=8 ("),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("llama3_8B-bf16-pretrain.yaml:"), std::string::npos) << what;
+    EXPECT_NE(what.find("x ici_tensor_parallelism=2 (--ici_tensor_parallelism)) but there are 8"),
+              std::string::npos)
+        << what;
+  }
+}
+
 TEST(CorpusWalk, MegatronLlamaExample) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const Job job = Build("examples/megatron/configs/MI300X/llama3.1_8B-BF16-pretrain.yaml");

@@ -87,17 +87,28 @@ std::vector<int64_t> ResolveTier(const ConfigReader& c, std::string_view tier, i
       product = std::min(product, kParallelDegreeRange.max + 1);  // too many: reported below
     }
   }
+  // The axes that are not 1, each with where it was set: "ici_fsdp_parallelism=8 (file:32)".
+  auto factors = [&] {
+    std::string out;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] == 1 || sizes[i] == -1) continue;
+      out += fmt::format("{}{}={} ({})", out.empty() ? "" : " x ", AxisKey(tier, i), sizes[i],
+                         c.IsSet(AxisKey(tier, i)) ? c.Where(AxisKey(tier, i)).ToString()
+                                                   : std::string("base.yml default"));
+    }
+    return out.empty() ? std::string("every axis 1") : out;
+  };
   if (fill >= 0) {
     if (devices % product != 0) {
       ThrowUserError(c.Where(AxisKey(tier, fill)), "",
-                     fmt::format("{} mesh axes multiply to {}, which does not divide {} {}", tier,
-                                 product, devices, what));
+                     fmt::format("{} mesh axes multiply to {} ({}), which does not divide {} {}",
+                                 tier, product, factors(), devices, what));
     }
     sizes[fill] = devices / product;
   } else if (product != devices) {
     ThrowUserError(SourceLocation{}, fmt::format("{}_*_parallelism", tier),
-                   fmt::format("{} mesh axes multiply to {} but there are {} {}", tier, product,
-                               devices, what));
+                   fmt::format("{} mesh axes multiply to {} ({}) but there are {} {}", tier,
+                               product, factors(), devices, what));
   }
   return sizes;
 }
