@@ -20,9 +20,10 @@ void CheckShapeBasics(ScheduleKind kind, const PipelineShape& shape) {
       int64_t{shape.pipeline_ranks} * shape.chunks_per_rank * shape.micro_batches * 3;
   if (ops > kMaxOpsPerStep) {
     ThrowUserError(fmt::format(
-        "{} schedule: PP {} x VPP {} x {} micro-batches is too large to "
-        "simulate",
-        ScheduleKindName(kind), shape.pipeline_ranks, shape.chunks_per_rank, shape.micro_batches));
+        "{} schedule: PP {} x VPP {} x {} micro-batches is too large to simulate (micro-batches "
+        "per iteration = global_batch_size / (micro_batch_size x DP); at most {} operations)",
+        ScheduleKindName(kind), shape.pipeline_ranks, shape.chunks_per_rank, shape.micro_batches,
+        kMaxOpsPerStep));
   }
 }
 
