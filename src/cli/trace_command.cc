@@ -1,5 +1,7 @@
 // sextant trace report | diff | merge: PyTorch profiler (Kineto) trace analysis.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -80,7 +82,38 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
   if (!args.xlsx.empty()) WriteXlsx(Pointers(sheets), args.xlsx, inputs);
 }
 
-void RunReport(const ReportArgs& args) {
+// A directory stands for the trace files directly inside it (a trace_dir of rank files, as
+// HTA and TensorBoard's plugin take it), in name order.
+std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      out.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!entry.is_regular_file(ec) || name.starts_with(".")) continue;
+      if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst") ||
+          name.ends_with(".xplane.pb")) {
+        found.push_back(entry.path().string());
+      }
+    }
+    if (found.empty()) {
+      ThrowUserError(SourceLocation{path}, "",
+                     "a directory with no trace files directly inside (.json, .json.gz, "
+                     ".json.zst, .xplane.pb)");
+    }
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+void RunReport(ReportArgs args) {
+  args.traces = ExpandTraceDirectories(args.traces);
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
   options.capture_traces = args.captures;
@@ -210,9 +243,10 @@ void AddTraceCommands(CLI::App& app) {
       "GPU timeline, kernels, ops, roofline, communication, idle time and launches per rank");
   report
       ->add_option("traces", report_args->traces,
-                   "trace files (.json, .json.gz, .json.zst), one per rank")
+                   "trace files (.json, .json.gz, .json.zst, .xplane.pb), one per rank, or "
+                   "directories of them")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   report->add_option("--gpu-arch", report_args->gpu_arch,
                      "GPU for roofline peaks (e.g. H100, MI300X)");
   report->add_option("--xlsx", report_args->xlsx, "write an Excel workbook, one sheet per table");

@@ -1,0 +1,17 @@
+#!/usr/bin/env python3
+"""`trace report DIR` reads the trace files directly inside DIR as ranks, in name order (HTA's
+trace_dir); a directory without any is one error line naming it."""
+import harness
+
+t = harness.Test()
+ranks_dir = t.corpus("traces/llm_training/modded-nanogpt-8xh100")
+run = t.sextant("trace", "report", ranks_dir, "--json")
+report = t.json(run)
+t.check(len(report["ranks"]) == 8, f"expected 8 ranks, got {len(report['ranks'])}", run)
+files = [r["file"] for r in report["ranks"]]
+t.check(files == sorted(files), f"ranks not in name order: {files}", run)
+empty = t.corpus("traces/kineto")
+run = t.sextant("trace", "report", empty, expect_status=1)
+t.expect_output(run, r"kineto: a directory with no trace files directly inside")
+t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+t.passed()
