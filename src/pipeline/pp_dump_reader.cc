@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
@@ -208,6 +209,24 @@ PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& fil
 PrimusDump ReadPrimusDump(const std::string& dir) {
   PrimusDump dump;
   const std::string config_path = dir + "/config.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(config_path, ec) && std::filesystem::is_directory(dir, ec)) {
+    // A folder of dumps (one per run) rather than a dump: name the ones inside.
+    std::vector<std::string> dumps;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.is_directory(ec) && std::filesystem::exists(entry.path() / "config.json", ec))
+        dumps.push_back(entry.path().filename().string());
+    }
+    std::sort(dumps.begin(), dumps.end());
+    if (!dumps.empty()) {
+      std::string list;
+      for (const std::string& d : dumps) list += (list.empty() ? "" : ", ") + d;
+      ThrowUserError(SourceLocation{dir}, "",
+                     fmt::format("not a pipeline dump (no config.json) but a folder of {}: {}; "
+                                 "give those",
+                                 dumps.size() == 1 ? "one dump" : "dumps", list));
+    }
+  }
   dump.config = ParsePrimusDumpConfig(ReadWholeFile(config_path), config_path);
   for (int r = 0; r < dump.config.pp_size; ++r) {
     const std::string path = fmt::format("{}/pp_rank_{}.json", dir, r);

@@ -46,6 +46,10 @@ t.expect_output(run, r"no iteration '99' in the dump \(it has 1 \.\. 20\)")
 run = t.sextant("pp", "view", t.corpus("pp_dumps"), expect_status=1)
 t.expect_output(run, r"config\.json")
 t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+# A folder of dumps names the dumps inside it.
+run = t.sextant("pp", "view", t.corpus("pp_dumps/gpu8_layer64_gbs16"), expect_status=1)
+t.expect_output(run, r"not a pipeline dump \(no config\.json\) but a folder of dumps: pp8, pp8_vpp2")
+t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
 # A profiler trace is not a config: the message names the command that reads it.
 trace = t.corpus("traces/llm_training/megatron-tp2-v100/rank0.pt.trace.json")
 run = t.sextant("pp", "view", trace, expect_status=1)
