@@ -168,6 +168,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   r.micro_batches = m;
   r.micro_batch_size = job.training.micro_batch_size;
   r.global_batch_size = job.training.global_batch_size;
+  r.configured_global_batch_size = job.training.unrounded_global_batch_size;
   r.seq_length = job.training.seq_length;
   r.gemm_precision = job.training.precision.GemmDescription();
   if (m < 1) ThrowUserError("the global batch gives no micro-batch to each data-parallel rank");

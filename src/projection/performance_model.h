@@ -59,6 +59,8 @@ struct PerformanceReport {
   ParallelPlan parallel;
   int64_t micro_batches = 0;
   int64_t micro_batch_size = 0, global_batch_size = 0, seq_length = 0;
+  // The configured global batch when it was rounded to whole micro-batches at this scale.
+  int64_t configured_global_batch_size = 0;
   std::string gemm_precision;                        // PrecisionRecipe::GemmDescription
   ScheduleKind schedule_kind = ScheduleKind::k1F1B;  // the schedule simulated
   std::string schedule;                              // its name

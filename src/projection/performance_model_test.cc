@@ -9,6 +9,7 @@
 #include "job/torchtitan_schedules.h"
 #include "memory/activation_memory.h"
 #include "model/flop_count.h"
+#include "projection/performance_report.h"
 #include "util/error.h"
 
 namespace sextant {
@@ -262,6 +263,11 @@ TEST(PerformanceModelTest, ScalingRowsStartFromTheConfiguredBatch) {
   EXPECT_EQ(r.scaling[0].note, "");
   EXPECT_EQ(r.scaling[1].micro_batches, 1);
   EXPECT_EQ(r.scaling[1].note, "global batch 96 -> 64 (1 micro-batch of 1 x DP 64)");
+  // The header of a report whose batch was rounded says which batch its numbers are for.
+  EXPECT_EQ(r.configured_global_batch_size, 96);
+  EXPECT_NE(RenderPerformanceReport(r).find("| 1 micro-batch | global batch 64 (configured 96)\n"),
+            std::string::npos)
+      << RenderPerformanceReport(r).substr(0, 200);
 }
 
 TEST(PerformanceModelTest, ScalingRoundsTheBatchDownAndLeavesOutLayoutsThatCannotRun) {

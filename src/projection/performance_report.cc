@@ -8,10 +8,16 @@
 namespace sextant {
 
 std::string RenderPerformanceReport(const PerformanceReport& r) {
+  // A global batch rounded to whole micro-batches at this scale is not the configured one:
+  // the header says so, since every number below is for it.
+  const std::string rounded = r.configured_global_batch_size > 0
+                                  ? fmt::format(" | global batch {} (configured {})",
+                                                r.global_batch_size, r.configured_global_batch_size)
+                                  : std::string();
   std::string out =
-      fmt::format("{} on {} x {} ({} node{}) | {} | {} | {} micro-batch{}\n\n", r.model, r.gpus,
+      fmt::format("{} on {} x {} ({} node{}) | {} | {} | {} micro-batch{}{}\n\n", r.model, r.gpus,
                   r.gpu, r.nodes, r.nodes == 1 ? "" : "s", DescribeParallelSizes(r.parallel),
-                  r.schedule, r.micro_batches, r.micro_batches == 1 ? "" : "es");
+                  r.schedule, r.micro_batches, r.micro_batches == 1 ? "" : "es", rounded);
   Table summary("performance", "Iteration",
                 {{"metric", "metric", 0}, {"value", "value", 2}, {"unit", "unit", 0}});
   summary.AddRow({std::string("iteration time"), r.iteration_time_ms, std::string("ms")});
