@@ -1,22 +1,17 @@
 #include "job/framework_defaults.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "util/close_matches.h"
 
 namespace sextant {
 namespace {
 
-bool SameName(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // Short names used by the experiment-file adapters and older tables.
 std::string_view CanonicalName(std::string_view name) {
-  if (SameName(name, "megatron") || SameName(name, "primus")) return "primus-megatron";
-  if (SameName(name, "llmfoundry")) return "llm-foundry";
+  if (EqualsIgnoringCase(name, "megatron") || EqualsIgnoringCase(name, "primus"))
+    return "primus-megatron";
+  if (EqualsIgnoringCase(name, "llmfoundry")) return "llm-foundry";
   return name;
 }
 
@@ -258,7 +253,7 @@ const FrameworkDefaults& DefaultsForFramework(std::string_view framework, std::s
   const std::string_view name = CanonicalName(framework);
   const FrameworkDefaults* best = nullptr;
   for (const FrameworkDefaults& d : AllFrameworkDefaults()) {
-    if (!SameName(d.name, name)) continue;
+    if (!EqualsIgnoringCase(d.name, name)) continue;
     if (!d.version.empty() && version.find(d.version) == std::string_view::npos) continue;
     if (!best || d.version.size() > best->version.size()) best = &d;
   }

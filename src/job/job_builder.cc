@@ -295,14 +295,14 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
     // torchtitan train.py: gradient_accumulation_steps = global / (local x DP), each step a
     // complete pipeline schedule over local / pipeline_parallel_microbatch_size micro-batches.
     const int64_t steps = t.global_batch_size / (ctx.pipeline_local_batch * p.dp);
+    const int64_t per_schedule =
+        ctx.pipeline_local_batch / std::max<int64_t>(1, t.micro_batch_size);
     notes.push_back(fmt::format(
         "torchtitan runs {} gradient-accumulation steps per iteration, each a pipeline schedule "
         "of {} micro-batch{} (local_batch_size {} / microbatch size {}) with its own fill and "
         "drain; projected as one schedule of {} micro-batches, whose bubble is {}x smaller",
-        steps, ctx.pipeline_local_batch / std::max<int64_t>(1, t.micro_batch_size),
-        ctx.pipeline_local_batch / std::max<int64_t>(1, t.micro_batch_size) == 1 ? "" : "es",
-        ctx.pipeline_local_batch, t.micro_batch_size,
-        t.global_batch_size / (std::max<int64_t>(1, t.micro_batch_size) * p.dp), steps));
+        steps, per_schedule, per_schedule == 1 ? "" : "es", ctx.pipeline_local_batch,
+        t.micro_batch_size, t.NumMicroBatches(p.dp), steps));
   }
   if (ctx.micro_batches_per_step > 0) {
     const int64_t per_rank = t.global_batch_size / std::max(1, p.dp);

@@ -1,6 +1,6 @@
 #include "job/torchtitan_schedules.h"
 
-#include <cctype>
+#include "util/close_matches.h"
 
 namespace sextant {
 
@@ -20,17 +20,8 @@ const std::vector<TorchTitanSchedule>& TorchTitanSchedules() {
 }
 
 const TorchTitanSchedule* FindTorchTitanSchedule(std::string_view name) {
-  auto same = [](std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(a[i])) !=
-          std::tolower(static_cast<unsigned char>(b[i])))
-        return false;
-    }
-    return true;
-  };
   for (const TorchTitanSchedule& s : TorchTitanSchedules()) {
-    if (same(s.name, name)) return &s;
+    if (EqualsIgnoringCase(s.name, name)) return &s;
   }
   return nullptr;
 }

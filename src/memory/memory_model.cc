@@ -170,7 +170,6 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       const double v = static_cast<double>(job.model.PaddedVocabSize(plan.tp)) / plan.tp;
       // MaxText (XLA) computes the logits in the loss dtype directly and its only transient is
       // their gradient: 4 bytes per logit in fp32.
-      const bool xla = job.framework == "maxtext";
       // (Transformer Engine's kernel works in place on the stored logits: nothing on top.)
       const double per_entry = job.training.cross_entropy_loss_fusion || xla ? 4.0 : 8.0;
       st.activation_parts.push_back(
@@ -284,7 +283,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
                   "library workspaces are not modelled in full",
                   kAtRiskFraction * 100));
-  if (job.framework == "maxtext") {
+  if (xla) {
     a.push_back(
         "JAX/XLA: no PyTorch caching allocator; XLA's buffer assignment plans the step and "
         "JAX preallocates a fraction of HBM (XLA_PYTHON_CLIENT_MEM_FRACTION), so there is no "

@@ -113,14 +113,12 @@ TEST(DesignSpaceSearchTest, TopEntryIsExactlyWhatProjectPerformancePrints) {
 TEST(DesignSpaceSearchTest, ConfigurationsThatFitRankBeforeAtRiskOnes) {
   // Llama 3.1 8B, GBS 128 x 8192 on one MI300X node: FSDP2 at micro-batch 4 is the fastest
   // (176.8 of 192 GiB, AT-RISK); the distributed optimizer at micro-batch 2 (136.3 GiB) fits.
-  SearchOptions o;
+  SearchOptions o = SmallSpace();
   o.space.micro_batch_sizes = {2, 4};
-  o.space.max_cp = 1;
   o.space.max_vpp = 1;
   o.space.recompute = {RecomputeGranularity::kNone};
   o.space.schedules = {ScheduleKind::k1F1B};
-  o.top_k = 1000;  // every configuration
-  o.threads = 2;
+  o.top_k = 1000;      // every configuration
   JobRequest bundled;  // the bundled default example (README): 1 node, GBS 128
   bundled.use_environment = false;
   const SearchResult r = SearchDesignSpace(BuildJob(bundled), o);

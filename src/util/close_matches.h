@@ -12,6 +12,9 @@ namespace sextant {
 // Levenshtein distance: insertions, deletions and substitutions each cost 1.
 size_t EditDistance(std::string_view a, std::string_view b);
 
+// Equal letter for letter, ignoring ASCII case ("1f1b" and "1F1B"; "Megatron" and "megatron").
+bool EqualsIgnoringCase(std::string_view a, std::string_view b);
+
 // Lower-cased with '-', '_', '.' and ' ' dropped, so "h100-sxm" and "H100_SXM" compare equal,
 // and "Llama-3.1-8B" and "llama3.1_8b". The libraries look names up by this spelling.
 std::string FoldName(std::string_view name);

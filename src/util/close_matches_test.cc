@@ -17,6 +17,14 @@ TEST(EditDistanceTest, HandCheckedValues) {
   EXPECT_EQ(EditDistance("pod_lat", "pod_lats"), 1u);  // one insertion
 }
 
+TEST(EqualsIgnoringCaseTest, LetterForLetterWithoutCase) {
+  EXPECT_TRUE(EqualsIgnoringCase("1f1b", "1F1B"));
+  EXPECT_TRUE(EqualsIgnoringCase("Megatron", "megatron"));
+  EXPECT_TRUE(EqualsIgnoringCase("", ""));
+  EXPECT_FALSE(EqualsIgnoringCase("zbvzerobubble", "zbv_zero_bubble"));  // no folding
+  EXPECT_FALSE(EqualsIgnoringCase("gpipe", "gpipes"));
+}
+
 TEST(FoldNameTest, IgnoresCaseAndSeparators) {
   EXPECT_EQ(FoldName("H100_SXM-5 80gb"), "h100sxm580gb");
   EXPECT_EQ(FoldName("Llama-3.1-8B"), FoldName("llama3.1_8b"));
