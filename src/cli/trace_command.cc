@@ -208,7 +208,7 @@ void RunDiff(const DiffArgs& args) {
   }
   std::printf("base: %s\nnew:  %s\n\n", args.base.c_str(), args.next.c_str());
   std::vector<Table> shown = DiffTables(diff, args.top);
-  for (const auto& t : shown) std::printf("%s\n", RenderConsoleTable(t, 70).c_str());
+  for (const auto& t : shown) std::printf("%s\n", RenderConsoleTable(ForConsole(t), 70).c_str());
 }
 
 struct MergeArgs {

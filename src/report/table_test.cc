@@ -58,6 +58,66 @@ TEST(TableTest, ConsoleAlignsNumbersRight) {
   EXPECT_NE(text.find("<copy>          10\n"), std::string::npos) << text;
 }
 
+TEST(TableTest, ConsoleShortensLongCellsKeepingRowsApart) {
+  Table t("k", "", {{"name", "kernel", 0}});
+  // Two names of 29 characters that differ only at the end (the tile shape).
+  t.AddRow({std::string("gemm_kernel_bf16_tile_128x128")});
+  t.AddRow({std::string("gemm_kernel_bf16_tile_128x256")});
+  // Ten two-byte characters.
+  std::string accents;
+  for (int i = 0; i < 10; ++i) accents += "\xc3\xa9";
+  t.AddRow({accents});
+  const std::string text = RenderConsoleTable(t, 15);
+  // "gemm_kernel_..." would print both alike: 8 first + "..." + 4 last characters.
+  EXPECT_NE(text.find("gemm_ker...x128\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm_ker...x256\n"), std::string::npos) << text;
+  // Where the usual cut prints two names alike, those rows keep more of their end.
+  Table clash("k", "", {{"name", "kernel", 0}});
+  clash.AddRow({std::string("device_kernel<grouped::m_fp8::GemmKernel>")});
+  clash.AddRow({std::string("device_kernel<grouped::fp8_ptp::GemmKernel>")});
+  clash.AddRow({std::string("device_kernel<grouped::fp8_ptp::GemmKernel>")});  // again
+  // 21 first characters + "..." would print both as "device_kernel<grouped...", and 14 first
+  // + "..." + 7 last as "device_kernel<...Kernel>"; 7 first and 14 last tell them apart.
+  const std::string apart = RenderConsoleTable(clash, 24);
+  EXPECT_NE(apart.find("device_...8::GemmKernel>\ndevice_...p::GemmKernel>\n"
+                       "device_...p::GemmKernel>\n"),
+            std::string::npos)
+      << apart;
+  // No UTF-8 character is cut in two: every byte sequence still decodes.
+  const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  EXPECT_EQ(last, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9...\n") << last;
+}
+
+TEST(TableTest, ConsolePrintsOneWideRowAsAListOfFields) {
+  std::vector<Column> columns;
+  std::vector<Cell> row;
+  for (int i = 0; i < 8; ++i) {
+    columns.push_back({"c" + std::to_string(i), "a rather long header " + std::to_string(i), 2});
+    row.push_back(1.0 + i);
+  }
+  Table t("launch", "Kernel launch statistics", columns);
+  t.AddRow(row);
+  t.AddNote("one note");
+  const std::string text = RenderConsoleTable(t);
+  // 8 columns of 22 characters and 7 gaps of 2: 190 characters, over the 120 of a terminal.
+  EXPECT_EQ(text,
+            "Kernel launch statistics\n"
+            "a rather long header 0  1.00\n"
+            "a rather long header 1  2.00\n"
+            "a rather long header 2  3.00\n"
+            "a rather long header 3  4.00\n"
+            "a rather long header 4  5.00\n"
+            "a rather long header 5  6.00\n"
+            "a rather long header 6  7.00\n"
+            "a rather long header 7  8.00\n"
+            "  note: one note\n");
+  // Two rows, or no width limit: the usual layout.
+  EXPECT_NE(RenderConsoleTable(t, 60, 0).find("a rather long header 0  a rather"),
+            std::string::npos);
+  t.AddRow(row);
+  EXPECT_NE(RenderConsoleTable(t).find("a rather long header 0  a rather"), std::string::npos);
+}
+
 TEST(TableTest, CsvQuotesAndKeepsFullPrecision) {
   Table t = Sample();
   t.AddRow({std::string("x"), int64_t{1}, 0.1 + 0.2});

@@ -14,6 +14,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "trace/annotation_summary.h"
+#include "trace/kernel_name.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
 #include "trace/op_breakdown.h"
@@ -1174,6 +1175,23 @@ Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
 
 }  // namespace
 
+Table ForConsole(Table table) {
+  std::vector<size_t> kernel_columns;
+  for (size_t c = 0; c < table.columns().size(); ++c) {
+    if (table.columns()[c].header == "kernel") kernel_columns.push_back(c);
+  }
+  if (kernel_columns.empty()) return table;
+  Table out(table.name(), table.title(), table.columns());
+  for (auto row : table.rows()) {
+    for (size_t c : kernel_columns) {
+      if (auto* name = std::get_if<std::string>(&row[c])) *name = ShortKernelName(*name);
+    }
+    out.AddRow(std::move(row));
+  }
+  for (const auto& note : table.notes()) out.AddNote(note);
+  return out;
+}
+
 std::string ReportToConsole(const TraceReport& report, size_t top) {
   std::string out;  // warnings go to stderr (the CLI), not into the report
   // Past a handful of ranks the per-rank tables show the two ends of the spread only (the
@@ -1205,7 +1223,10 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
                       report.ranks.size()));
       shown = std::move(kept);
     }
-    out += RenderConsoleTable(WithoutColumns(shown, drop), width) + "\n";
+    std::vector<std::string> hidden = drop;
+    // One rank: its number is in the Traces table, not repeated on every row.
+    if (report.ranks.size() == 1 && t->name() != "ranks") hidden.push_back("rank");
+    out += RenderConsoleTable(ForConsole(WithoutColumns(shown, hidden)), width) + "\n";
   };
   // Every table the registry shows on the console, in its order. A recompute column says
   // something only when the trace has recompute frames.

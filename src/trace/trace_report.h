@@ -73,6 +73,9 @@ nlohmann::json ReportToJson(const TraceReport& report);
 // tables (other tables have their own short limits). Warnings are not part of it: the caller
 // prints RankReport::warnings (the CLI on stderr).
 std::string ReportToConsole(const TraceReport& report, size_t top = 10);
+// `table` as the console shows it: kernel names without return type and parameter list
+// (ShortKernelName); the machine outputs keep them whole.
+Table ForConsole(Table table);
 // The self-contained HTML report: the tables, and charts drawn by an inline script from the
 // same tables' rows (report_page.h). WriteReportHtml writes it atomically; it throws
 // UserError if `path` cannot be written or is one of `inputs`.

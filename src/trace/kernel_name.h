@@ -1,0 +1,15 @@
+// How a kernel's name is shown to a person on a console, where every character counts.
+#pragma once
+
+#include <string_view>
+
+namespace sextant {
+
+// A demangled kernel name without the parts that rarely tell two kernels apart: the "void "
+// return type and the trailing parameter list "(float*, int, ...)" that follows the name and
+// its template arguments. Names that are not C++ signatures ("Memcpy HtoD (Pageable ->
+// Device)", Triton's "triton_poi_fused_add_0") come back unchanged. Machine outputs keep the
+// full name.
+std::string_view ShortKernelName(std::string_view name);
+
+}  // namespace sextant
