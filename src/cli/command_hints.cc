@@ -1,5 +1,6 @@
 #include "cli/command_hints.h"
 
+#include <regex>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -60,6 +61,16 @@ std::string CommandLineHint(const CLI::App& app, int argc, const char* const* ar
                        DidYouMean(ClosestNames(token, names)));
   }
   return "";
+}
+
+std::string ReadableParseError(const CLI::ParseError& error) {
+  const std::string message = error.what();
+  static const std::regex kGivenTwice(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  std::smatch m;
+  if (std::regex_match(message, m, kGivenTwice)) {
+    return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
+  }
+  return message;
 }
 
 }  // namespace sextant::cli

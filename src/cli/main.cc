@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::string hint = sextant::cli::CommandLineHint(app, argc, argv);
-    std::fprintf(stderr, "sextant: error: %s\n", hint.empty() ? e.what() : hint.c_str());
+    const std::string message = hint.empty() ? sextant::cli::ReadableParseError(e) : hint;
+    std::fprintf(stderr, "sextant: error: %s\n", message.c_str());
     return 1;
   } catch (const sextant::UserError& e) {
     std::fprintf(stderr, "sextant: error: %s\n", e.what());

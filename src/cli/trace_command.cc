@@ -171,6 +171,12 @@ struct DiffArgs {
 };
 
 void RunDiff(const DiffArgs& args) {
+  if (args.next.empty()) {
+    throw UserError(
+        fmt::format("trace diff compares two traces: give the trace to compare with {} after it "
+                    "(sextant trace diff BASE NEW)",
+                    args.base));
+  }
   CheckOutputFile(args.html, {args.base, args.next});
   CheckOutputDirectory(args.csv_dir);
   TraceData base = ReadKinetoTrace(args.base);
@@ -279,8 +285,8 @@ void AddTraceCommands(CLI::App& app) {
   auto diff_args = std::make_shared<DiffArgs>();
   auto* diff = trace->add_subcommand("diff", "Compare two traces op by op and kernel by kernel");
   diff->add_option("base", diff_args->base, "baseline trace")->required()->check(CLI::ExistingFile);
+  // Not required for CLI11: RunDiff says what a lone trace is missing.
   diff->add_option("new", diff_args->next, "trace to compare with the baseline")
-      ->required()
       ->check(CLI::ExistingFile);
   diff->add_option("--html", diff_args->html, "write a self-contained HTML report");
   diff->add_option("--csv", diff_args->csv_dir, "write one CSV file per table into this directory");

@@ -147,9 +147,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     }
     st.activation_parts.push_back(
         {"transformer layers", std::llround(layers_bytes),
-         describe ? fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
-                                st.in_flight_micro_batches, report.schedule)
-                  : std::string()});
+         !describe              ? std::string()
+         : job.parallel.pp == 1 ? std::string("1 micro-batch in flight (no pipeline)")
+                                : fmt::format("{:.2f} micro-batch chunks in flight ({} schedule)",
+                                              st.in_flight_micro_batches, report.schedule)});
     if (embed_bytes > 0) {
       st.activation_parts.push_back(
           {"embedding", std::llround(embed_bytes), "int64 token ids (+ dropout mask)"});

@@ -52,9 +52,10 @@ Table MemoryDetailTable(const MemoryReport& r, int rank) {
 }
 
 std::string RenderMemoryReport(const MemoryReport& r) {
-  std::string out = fmt::format("{} on {} | {} | schedule {} | {} micro-batch{}\n\n", r.model,
-                                r.gpu, DescribeParallelSizes(r.parallel), r.schedule,
-                                r.micro_batches, r.micro_batches == 1 ? "" : "es");
+  std::string out =
+      fmt::format("{} on {} | {} | {} | {} micro-batch{}\n\n", r.model, r.gpu,
+                  DescribeParallelSizes(r.parallel), DescribeSchedule(r.schedule, r.parallel.pp),
+                  r.micro_batches, r.micro_batches == 1 ? "" : "es");
   out += RenderConsoleTable(MemoryStagesTable(r));
   out += "\n";
   out += RenderConsoleTable(MemoryDetailTable(r, r.peak_rank));

@@ -17,6 +17,10 @@ std::string DescribeParallelSizes(const ParallelPlan& p) {
                      p.etp, p.dp);
 }
 
+std::string DescribeSchedule(const std::string& schedule, int pp) {
+  return pp == 1 ? std::string("no pipeline") : "schedule " + schedule;
+}
+
 nlohmann::json ParallelSizesJson(const ParallelPlan& p) {
   return {{"tp", p.tp}, {"pp", p.pp},   {"vpp", p.vpp}, {"cp", p.cp},
           {"ep", p.ep}, {"etp", p.etp}, {"dp", p.dp}};

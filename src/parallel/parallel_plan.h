@@ -37,6 +37,9 @@ struct ParallelPlan {
 
 // The sizes in one line, as every report heads its output: "TP 2 PP 4 VPP 1 CP 1 EP 1 ETP 2 DP 8".
 std::string DescribeParallelSizes(const ParallelPlan& plan);
+// The pipeline schedule as a header names it: "schedule 1f1b", or "no pipeline" with one
+// stage (every schedule then runs the micro-batches one after the other).
+std::string DescribeSchedule(const std::string& schedule, int pp);
 // {"tp", "pp", "vpp", "cp", "ep", "etp", "dp"}: the "parallel" object of every JSON result
 // (SPEC §1.3), and back (the other fields keep their defaults).
 nlohmann::json ParallelSizesJson(const ParallelPlan& plan);

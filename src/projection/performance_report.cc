@@ -17,7 +17,8 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
   std::string out =
       fmt::format("{} on {} x {} ({} node{}) | {} | {} | {} micro-batch{}{}\n\n", r.model, r.gpus,
                   r.gpu, r.nodes, r.nodes == 1 ? "" : "s", DescribeParallelSizes(r.parallel),
-                  r.schedule, r.micro_batches, r.micro_batches == 1 ? "" : "es", rounded);
+                  DescribeSchedule(r.schedule, r.parallel.pp), r.micro_batches,
+                  r.micro_batches == 1 ? "" : "es", rounded);
   Table summary("performance", "Iteration",
                 {{"metric", "metric", 0}, {"value", "value", 2}, {"unit", "unit", 0}});
   summary.AddRow({std::string("iteration time"), r.iteration_time_ms, std::string("ms")});

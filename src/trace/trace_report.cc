@@ -580,12 +580,16 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
              {"subtree_kernel_us", "subtree kernels (us)", 1},
              {"percent", "% of op kernel time", 2}});
   auto op_rows = SummarizeOps(trace, times, true);
+  // XLA ops in an XPlane profile have device time only: their CPU column is left empty.
+  const bool cpu_timed =
+      std::any_of(op_rows.begin(), op_rows.end(), [](const auto& o) { return o.cpu_ns > 0; });
+  auto cpu_ms = [&](int64_t ns) { return cpu_timed ? Cell{Ms(ns)} : Cell{}; };
   // TraceLens's ops_summary percentage: of the kernel time that ops launched (kernels left
   // out of the timeline, with no launching op, are not in it).
   int64_t op_kernel_ns = 0;
   for (const auto& o : op_rows) op_kernel_ns += o.direct_kernel_ns;
   for (const auto& o : op_rows) {
-    ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, Ms(o.cpu_ns),
+    ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, cpu_ms(o.cpu_ns),
                 Us(static_cast<double>(o.direct_kernel_ns)),
                 Us(static_cast<double>(o.subtree_kernel_ns)),
                 Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(op_kernel_ns))});
@@ -617,7 +621,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   auto name_rows = SummarizeOps(trace, times, false);
   for (const auto& o : name_rows) {
     ops_by_name.AddRow(
-        {rank, o.name, o.count, Ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),
+        {rank, o.name, o.count, cpu_ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),
          Us(static_cast<double>(o.subtree_kernel_ns)),
          Pct(static_cast<double>(o.direct_kernel_ns), static_cast<double>(op_kernel_ns))});
   }
@@ -880,12 +884,17 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                 {"short_kernels", "short kernels (<10us)", 0},
                 {"short_kernel_time_pct", "short-kernel time (%)", 2},
                 {"shorter_than_launch", "GPU time < launch call", 0}});
-  launch.AddRow({rank, ls.kernels, ls.linked_kernels, Us(ls.mean_launch_delay_ns),
-                 Us(ls.median_launch_delay_ns), Us(static_cast<double>(ls.p95_launch_delay_ns)),
-                 Us(static_cast<double>(ls.max_launch_delay_ns)), Us(ls.mean_launch_call_ns),
-                 ls.short_kernels,
+  // Without a launch call linked to any kernel (XPlane, GPU-only traces) there is no delay
+  // or call time to state: empty cells, not zeros.
+  const bool linked = ls.linked_kernels > 0;
+  auto if_linked = [&](Cell value) { return linked ? value : Cell{}; };
+  launch.AddRow({rank, ls.kernels, ls.linked_kernels, if_linked(Us(ls.mean_launch_delay_ns)),
+                 if_linked(Us(ls.median_launch_delay_ns)),
+                 if_linked(Us(static_cast<double>(ls.p95_launch_delay_ns))),
+                 if_linked(Us(static_cast<double>(ls.max_launch_delay_ns))),
+                 if_linked(Us(ls.mean_launch_call_ns)), ls.short_kernels,
                  Pct(static_cast<double>(ls.short_kernel_ns), static_cast<double>(ls.kernel_ns)),
-                 ls.kernels_shorter_than_launch});
+                 if_linked(ls.kernels_shorter_than_launch)});
   r.tables.push_back(std::move(launch));
   return r;
 }
@@ -1176,17 +1185,27 @@ Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
 }  // namespace
 
 Table ForConsole(Table table) {
-  std::vector<size_t> kernel_columns;
+  // Columns with a value in some row (a column empty in every row says nothing on a console:
+  // no launch calls in an XPlane profile, no CPU time for XLA ops).
+  std::vector<size_t> kept;
+  std::vector<Column> columns;
   for (size_t c = 0; c < table.columns().size(); ++c) {
-    if (table.columns()[c].header == "kernel") kernel_columns.push_back(c);
+    const bool any = std::any_of(table.rows().begin(), table.rows().end(), [&](const auto& row) {
+      return !std::holds_alternative<std::monostate>(row[c]);
+    });
+    if (!any && !table.empty()) continue;
+    kept.push_back(c);
+    columns.push_back(table.columns()[c]);
   }
-  if (kernel_columns.empty()) return table;
-  Table out(table.name(), table.title(), table.columns());
-  for (auto row : table.rows()) {
-    for (size_t c : kernel_columns) {
-      if (auto* name = std::get_if<std::string>(&row[c])) *name = ShortKernelName(*name);
+  Table out(table.name(), table.title(), columns);
+  for (const auto& row : table.rows()) {
+    std::vector<Cell> cells;
+    for (size_t c : kept) {
+      cells.push_back(row[c]);
+      auto* name = std::get_if<std::string>(&cells.back());
+      if (name && table.columns()[c].header == "kernel") *name = ShortKernelName(*name);
     }
-    out.AddRow(std::move(row));
+    out.AddRow(std::move(cells));
   }
   for (const auto& note : table.notes()) out.AddNote(note);
   return out;

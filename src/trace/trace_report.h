@@ -74,7 +74,7 @@ nlohmann::json ReportToJson(const TraceReport& report);
 // prints RankReport::warnings (the CLI on stderr).
 std::string ReportToConsole(const TraceReport& report, size_t top = 10);
 // `table` as the console shows it: kernel names without return type and parameter list
-// (ShortKernelName); the machine outputs keep them whole.
+// (ShortKernelName), no column that is empty in every row; the machine outputs keep both.
 Table ForConsole(Table table);
 // The self-contained HTML report: the tables, and charts drawn by an inline script from the
 // same tables' rows (report_page.h). WriteReportHtml writes it atomically; it throws

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A mistyped command or flag names the closest real one, and numbers out of range are refused
-with the limit, whatever command they belong to (one policy: util/close_matches.h)."""
+"""A mistyped command or flag names the closest real one, a missing or repeated argument says
+what is wrong, and numbers out of range are refused with the limit, whatever command they
+belong to (one policy: util/close_matches.h)."""
 import os
 import tempfile
 
@@ -25,6 +26,16 @@ with tempfile.TemporaryDirectory() as d:
         f.write('{"traceEvents": []}')
     run = t.sextant("trace", "report", trace, "--topp", "3", expect_status=1)
     t.expect_output(run, r"unknown option '--topp' for 'sextant trace report'; did you mean --top\?")
+
+    # A diff of one trace names what is missing, not CLI11's "new is required".
+    run = t.sextant("trace", "diff", trace, expect_status=1)
+    t.expect_output(run, r"trace diff compares two traces: give the trace to compare with "
+                         r".*t\.json after it \(sextant trace diff BASE NEW\)")
+
+# A flag given twice says so.
+run = t.sextant("projection", "performance", "--target-nodes", "2", "--target-nodes", "4",
+                expect_status=1)
+t.expect_output(run, r"--target-nodes was given 2 times; give it once")
 
 # Numbers: the flag, the limit and the value.
 run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
