@@ -62,7 +62,6 @@ nlohmann::json GpuJson(const GpuSpec& gpu) {
 Table GpuListTable() {
   Table t("gpus", "Built-in GPU library (peaks: dense TFLOP/s, no sparsity)",
           {{"name", "name"},
-           {"vendor", "vendor"},
            {"arch", "arch"},
            {"hbm_gib", "HBM (GiB)", 1},
            {"hbm_tbs", "HBM (TB/s)", 2},
@@ -71,19 +70,22 @@ Table GpuListTable() {
            {"fp8", "FP8", 1},
            {"fp4", "FP4", 1},
            {"fabric", "fabric"},
-           {"intra_gbs", "intra-node (GB/s)", 1},
+           {"intra_gbs", "link (GB/s)", 1},
            {"nic_gbits", "NIC (Gb/s)", 0},
            {"tdp", "TDP (W)", 0}});
   for (const GpuSpec& g : GpuLibrary()) {
-    t.AddRow({g.name, std::string(VendorName(g.vendor)), g.arch, ToGiB(g.hbm_bytes),
-              g.hbm_bandwidth / 1e12, int64_t{g.compute_units}, PeakCell(g, DType::kBF16),
-              PeakCell(g, DType::kFP8), PeakCell(g, DType::kFP4),
+    t.AddRow({g.name, g.arch, ToGiB(g.hbm_bytes), g.hbm_bandwidth / 1e12, int64_t{g.compute_units},
+              PeakCell(g, DType::kBF16), PeakCell(g, DType::kFP8), PeakCell(g, DType::kFP4),
               fmt::format("{} x{}", FabricName(g.fabric), g.gpus_per_node),
               g.intra_node_bandwidth / 1e9, g.nic_bandwidth * 8 / 1e9, g.tdp_watts});
   }
   t.AddNote(
-      "intra-node: per GPU, one direction, all xGMI/NVLink links together. fabric: mesh "
-      "(xGMI, a link per peer) or switch (NVSwitch) x GPUs sharing it. NIC: per GPU.");
+      "arch: gfx = AMD, sm = NVIDIA. HBM: nvidia-smi's memory.total for NVIDIA parts, the "
+      "HBM stacks' capacity for AMD parts.");
+  t.AddNote("link: intra-node bandwidth per GPU, one direction, all xGMI/NVLink links together.");
+  t.AddNote(
+      "fabric: mesh (xGMI, a link per peer) or switch (NVSwitch) x GPUs sharing it. NIC: per "
+      "GPU.");
   t.AddNote("Sources per GPU: 'sextant hardware show NAME'.");
   return t;
 }

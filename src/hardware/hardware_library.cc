@@ -153,8 +153,11 @@ GpuSpec H100() {
   g.description = "NVIDIA H100 SXM5 80GB (Hopper)";
   g.source =
       "NVIDIA H100 Tensor Core GPU data sheet (SXM column); NVIDIA H100 architecture "
-      "white paper";
-  g.hbm_bytes = 80 * kGiB;
+      "white paper; HBM capacity: nvidia-smi memory.total";
+  // NVIDIA GPUs: the memory the driver reports (nvidia-smi memory.total), what a job can
+  // address. The data sheets' "80GB" / "141GB" / "180GB" are rounded and in different units:
+  // an H200 reports 143771 MiB (140.4 GiB), not 141e9 bytes.
+  g.hbm_bytes = 81559 * kMiB;  // nvidia-smi on "NVIDIA H100 80GB HBM3" (and H800)
   g.hbm_bandwidth = 3.35 * kTBps;
   g.compute_units = 132;
   // The clock NVIDIA's peak rates are quoted at (132 SMs x 4096 dense BF16 FLOP/clk x
@@ -184,8 +187,9 @@ GpuSpec H200() {
   g.aliases = {"h200_sxm", "h200_141gb"};
   g.device_names = {"h200"};
   g.description = "NVIDIA H200 SXM 141GB (Hopper)";
-  g.source = "NVIDIA H200 Tensor Core GPU data sheet (SXM column)";
-  g.hbm_bytes = static_cast<int64_t>(141e9);
+  g.source =
+      "NVIDIA H200 Tensor Core GPU data sheet (SXM column); HBM capacity: nvidia-smi memory.total";
+  g.hbm_bytes = 143771 * kMiB;  // nvidia-smi on "NVIDIA H200"
   g.hbm_bandwidth = 4.8 * kTBps;
   return g;
 }
@@ -200,8 +204,9 @@ GpuSpec B200() {
   g.description = "NVIDIA B200 in HGX/DGX B200 (Blackwell)";
   g.source =
       "NVIDIA HGX B200 / DGX B200 data sheets (per-GPU = 8-GPU system figure / 8, "
-      "dense = half the sparse figure); NVIDIA Blackwell architecture technical brief";
-  g.hbm_bytes = static_cast<int64_t>(180e9);
+      "dense = half the sparse figure); NVIDIA Blackwell architecture technical brief; HBM "
+      "capacity: nvidia-smi memory.total";
+  g.hbm_bytes = 183359 * kMiB;  // nvidia-smi on "NVIDIA B200" (data sheet: 180 GB)
   g.hbm_bandwidth = 8.0 * kTBps;
   g.compute_units = 148;
   g.max_clock_mhz = 1965;  // boost clock; NVIDIA does not state the clock its peaks assume
@@ -229,9 +234,9 @@ GpuSpec GB200() {
   g.description = "NVIDIA GB200 NVL72, per Blackwell GPU (72-GPU NVLink domain)";
   g.source =
       "NVIDIA GB200 NVL72 data sheet (rack figure / 72 GPUs, dense = half the sparse "
-      "figure)";
-  g.hbm_bytes = static_cast<int64_t>(186e9);  // 13.4 TB HBM3e per 72 GPUs
-  g.hbm_bandwidth = 8.0 * kTBps;              // 576 TB/s per 72 GPUs
+      "figure); HBM capacity: nvidia-smi memory.total";
+  g.hbm_bytes = 189471 * kMiB;    // nvidia-smi on "NVIDIA GB200" (13.4 TB per 72 GPUs)
+  g.hbm_bandwidth = 8.0 * kTBps;  // 576 TB/s per 72 GPUs
   g.peak_dense_tflops = {{DType::kFP32, 80},   {DType::kTF32, 1250}, {DType::kBF16, 2500},
                          {DType::kFP16, 2500}, {DType::kFP8, 5000},  {DType::kMXFP8, 5000},
                          {DType::kFP4, 10000}};
@@ -253,8 +258,9 @@ GpuSpec B300() {
   g.description = "NVIDIA B300 in HGX/DGX B300 (Blackwell Ultra)";
   g.source =
       "NVIDIA HGX B300 / DGX B300 data sheets (per-GPU = 8-GPU system figure / 8, dense = "
-      "half the sparse figure; FP4 dense 108 PFLOPS per system)";
-  g.hbm_bytes = static_cast<int64_t>(288e9);  // 2.3 TB per 8 GPUs
+      "half the sparse figure; FP4 dense 108 PFLOPS per system); HBM capacity: nvidia-smi "
+      "memory.total";
+  g.hbm_bytes = 275040 * kMiB;  // nvidia-smi on "NVIDIA B300 SXM6 AC" (2.3 TB per 8 GPUs)
   g.peak_dense_tflops = {{DType::kFP32, 75},   {DType::kTF32, 1125}, {DType::kBF16, 2250},
                          {DType::kFP16, 2250}, {DType::kFP8, 4500},  {DType::kMXFP8, 4500},
                          {DType::kFP4, 13500}};
@@ -274,10 +280,12 @@ GpuSpec GB300() {
   g.description = "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (72-GPU NVLink domain)";
   g.source =
       "NVIDIA GB300 NVL72 data sheet (rack figure / 72 GPUs: 360 PFLOPS dense FP8, "
-      "1080 PFLOPS dense FP4, 576 TB/s HBM3e, dense = half the sparse figure)";
+      "1080 PFLOPS dense FP4, 576 TB/s HBM3e, dense = half the sparse figure); HBM capacity: "
+      "nvidia-smi memory.total";
   g.peak_dense_tflops = {{DType::kFP32, 80},   {DType::kTF32, 1250}, {DType::kBF16, 2500},
                          {DType::kFP16, 2500}, {DType::kFP8, 5000},  {DType::kMXFP8, 5000},
                          {DType::kFP4, 15000}};
+  g.hbm_bytes = 284208 * kMiB;  // nvidia-smi on "NVIDIA GB300" (20.7 TB per 72 GPUs)
   g.gpus_per_node = 72;
   return g;
 }

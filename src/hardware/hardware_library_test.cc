@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "util/error.h"
+#include "util/units.h"
 
 namespace sextant {
 namespace {
@@ -49,6 +50,20 @@ void ExpectWithinTenthOfAPercent(double quoted, double computed) {
   EXPECT_NEAR(quoted, computed, computed * 1e-3);
 }
 
+// Capacities are what nvidia-smi reports as memory.total on each part (public nvidia-smi
+// output of real machines), not the data sheets' rounded "GB": an H200 that holds a 135 GiB
+// job must not be called out of memory.
+TEST(GpuLibrary, NvidiaCapacitiesAreWhatTheDriverReports) {
+  EXPECT_EQ(FindGpu("H100")->hbm_bytes, 81559 * kMiB);  // 79.6 GiB
+  EXPECT_EQ(FindGpu("H800")->hbm_bytes, 81559 * kMiB);
+  EXPECT_EQ(FindGpu("H200")->hbm_bytes, 143771 * kMiB);  // 140.4 GiB
+  EXPECT_GT(FindGpu("H200")->hbm_bytes, 140 * kGiB);
+  EXPECT_EQ(FindGpu("B200")->hbm_bytes, 183359 * kMiB);   // 179.1 GiB
+  EXPECT_EQ(FindGpu("GB200")->hbm_bytes, 189471 * kMiB);  // 185.0 GiB
+  EXPECT_EQ(FindGpu("GB300")->hbm_bytes, 284208 * kMiB);  // 277.5 GiB
+  EXPECT_EQ(FindGpu("A100")->hbm_bytes, 80 * kGiB);       // 81920 MiB
+}
+
 TEST(GpuLibrary, PeaksMatchUnitsTimesClock) {
   ExpectWithinTenthOfAPercent(FindGpu("MI300X")->PeakTflops(DType::kBF16), Peak(304, 2048, 2100));
   ExpectWithinTenthOfAPercent(FindGpu("MI300X")->PeakTflops(DType::kFP8), Peak(304, 4096, 2100));
@@ -87,10 +102,11 @@ TEST(GpuLibrary, DatasheetFigures) {
   EXPECT_FALSE(FindGpu("MI355X")->Supports(DType::kTF32));
   EXPECT_EQ(FindGpu("GB200")->gpus_per_node, 72);
   // Blackwell Ultra: B200's BF16 and FP8, 1.5x its dense FP4 (HGX B300: 108 vs 72 PFLOPS per
-  // 8 GPUs), 288 GB; GB300 NVL72: 360 PFLOPS dense FP8 / 72 GPUs = 5 PFLOPS.
+  // 8 GPUs), 288 GB on the data sheet and 275040 MiB in nvidia-smi; GB300 NVL72: 360 PFLOPS dense
+  // FP8 / 72 GPUs = 5 PFLOPS.
   EXPECT_DOUBLE_EQ(FindGpu("B300")->PeakTflops(DType::kBF16), 2250);
   EXPECT_DOUBLE_EQ(FindGpu("B300")->PeakTflops(DType::kFP4), 108e3 / 8);
-  EXPECT_EQ(FindGpu("B300")->hbm_bytes, static_cast<int64_t>(288e9));
+  EXPECT_EQ(FindGpu("B300")->hbm_bytes, 275040 * kMiB);
   EXPECT_DOUBLE_EQ(FindGpu("B300")->nic_bandwidth, 100e9);  // 800 Gb/s ConnectX-8
   EXPECT_DOUBLE_EQ(FindGpu("GB300")->PeakTflops(DType::kFP8), 360e3 / 72);
   EXPECT_EQ(FindGpu("GB300")->gpus_per_node, 72);
