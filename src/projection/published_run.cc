@@ -114,10 +114,23 @@ std::optional<int64_t> SizeCell(const CsvTable& t, size_t row, const std::string
 
 // A dimension used only to recognise the model: 0 when absent or not a sane size (the cell is
 // range-checked, with its line and column named, where the job takes it).
-int64_t DimensionCell(const CsvTable& t, size_t row, const std::string& col) {
-  if (!t.HasColumn(col)) return 0;
-  const std::optional<double> v = Number(t, row, col);
-  return v && *v >= 1 && *v <= kMaxCell ? static_cast<int64_t>(std::llround(*v)) : 0;
+// A dimension used to recognise the model: 0 when the cell is empty. A stated value that is
+// not a number or out of range ("abc", 0, -4096) is an error in the row, not "not stated".
+int64_t DimensionCell(const CsvTable& t, size_t row, const std::string& col,
+                      std::string_view canonical) {
+  if (!t.HasColumn(col) || t.Get(row, col).empty()) return 0;
+  const SourceLocation where{t.file(), t.line(row), -1, -1};
+  const std::optional<double> value = Number(t, row, col);
+  if (!value) {
+    ThrowUserError(where, col, fmt::format("'{}' is not a number", ShortText(t.Get(row, col))));
+  }
+  const SizeRange range = SizeRangeOf(canonical).value_or(SizeRange{1, int64_t{1} << 30});
+  if (!(*value >= static_cast<double>(range.min) && *value <= static_cast<double>(range.max))) {
+    ThrowUserError(where, col,
+                   fmt::format("{} is out of range: must be between {} and {}",
+                               ShortText(t.Get(row, col)), range.min, range.max));
+  }
+  return static_cast<int64_t>(std::llround(*value));
 }
 
 // The seven fact columns (framework ... data) came later than the rest; a table without them
@@ -136,10 +149,32 @@ const GpuSpec* GpuFor(const std::string& text) {
   return nullptr;
 }
 
-// Models the library does not carry are described by the row itself; the family decides the
-// details the row does not state (corpus/validation/README.md, per source).
+// Models the library does not carry are described by the row itself. `family`, when the
+// row's name names a library model whose sizes the row contradicts ("GPT3-5B" against gpt3's
+// 175B, a Llama 3.1 8B with another width), gives the architecture the row does not state
+// (MLP, norm, embeddings, positions); without one the row is a GPT-style model
+// (corpus/validation/README.md, per source).
 ModelSpec ModelFromRow(const CsvTable& t, size_t row, const std::string& name,
-                       Provenance& provenance) {
+                       const ModelSpec* family, Provenance& provenance) {
+  if (family != nullptr) {
+    ModelSpec m = *family;
+    m.name = name;
+    m.num_layers = SizeCell(t, row, "layers", "num_layers", provenance).value_or(m.num_layers);
+    const int64_t hidden = m.hidden_size;
+    m.hidden_size = SizeCell(t, row, "hidden", "hidden_size", provenance).value_or(hidden);
+    // An unstated MLP width keeps the family's ratio to the hidden size.
+    m.ffn_hidden_size = SizeCell(t, row, "ffn_hidden", "ffn_hidden_size", provenance)
+                            .value_or(m.ffn_hidden_size * m.hidden_size / hidden);
+    m.num_attention_heads = SizeCell(t, row, "heads", "num_attention_heads", provenance)
+                                .value_or(m.num_attention_heads);
+    m.num_query_groups = std::min(
+        SizeCell(t, row, "kv_heads", "num_query_groups", provenance).value_or(m.num_query_groups),
+        m.num_attention_heads);
+    m.kv_channels = m.hidden_size / m.num_attention_heads;
+    m.max_position_embeddings =
+        SizeCell(t, row, "seq_len", "seq_length", provenance).value_or(m.max_position_embeddings);
+    return m;
+  }
   ModelSpec m;
   m.name = name;
   m.num_layers = SizeCell(t, row, "layers", "num_layers", provenance).value_or(0);
@@ -253,12 +288,12 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   job.name = r.id;
   const std::string model_name = t.Get(row, "model");
   ModelDims dims;
-  dims.layers = DimensionCell(t, row, "layers");
-  dims.hidden = DimensionCell(t, row, "hidden");
-  dims.heads = DimensionCell(t, row, "heads");
-  dims.experts = DimensionCell(t, row, "moe_experts");
-  dims.ffn_hidden = DimensionCell(t, row, "ffn_hidden");
-  dims.moe_ffn_hidden = DimensionCell(t, row, "moe_ffn_hidden");
+  dims.layers = DimensionCell(t, row, "layers", "num_layers");
+  dims.hidden = DimensionCell(t, row, "hidden", "hidden_size");
+  dims.heads = DimensionCell(t, row, "heads", "num_attention_heads");
+  dims.experts = DimensionCell(t, row, "moe_experts", "num_experts");
+  dims.ffn_hidden = DimensionCell(t, row, "ffn_hidden", "ffn_hidden_size");
+  dims.moe_ffn_hidden = DimensionCell(t, row, "moe_ffn_hidden", "moe_ffn_hidden_size");
   const ModelMatch match = MatchModel(model_name, dims);
   if (match.entry) {
     job.model = match.entry->spec;
@@ -278,7 +313,23 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     return fail("MoE model '" + ShortText(model_name) +
                 "' matches no library model by name or by its dimensions");
   } else {
-    job.model = ModelFromRow(t, row, model_name, provenance);
+    // A dense model the library does not carry at these sizes: the family its name names, if
+    // any, at the row's sizes; otherwise GPT's architecture. Either way the notes say which.
+    const ModelMatch family = MatchModel(model_name, ModelDims{});
+    const ModelSpec* family_spec = family.entry != nullptr ? &family.entry->spec : nullptr;
+    job.model = ModelFromRow(t, row, model_name, family_spec, provenance);
+    if (family_spec != nullptr) {
+      assumed.push_back(fmt::format(
+          "model '{}': {}'s architecture at the row's sizes (hidden {}, {} layers; the "
+          "library's {} has hidden {}, {} layers)",
+          ShortText(model_name), family_spec->name, job.model.hidden_size, job.model.num_layers,
+          family_spec->name, family_spec->hidden_size, family_spec->num_layers));
+    } else {
+      assumed.push_back(fmt::format(
+          "model '{}' is not in the library: built from the row's sizes as a GPT-style model "
+          "(LayerNorm, two-matrix GeLU MLP, tied embeddings)",
+          ShortText(model_name)));
+    }
   }
   if (auto v = SizeCell(t, row, "vocab", "vocab_size", provenance)) job.model.vocab_size = *v;
   static const std::regex kMtpOff(R"(MTP off|mtp_num_layers\s*[=:]?\s*0\b)", std::regex::icase);

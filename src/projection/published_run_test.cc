@@ -58,6 +58,13 @@ TEST(PublishedRunSizes, OutOfRangeCellsNameFileLineAndColumn) {
                         "seq_len=16777216 (seq_len, runs.csv:2) exceeds 2^53"));
 }
 
+TEST(PublishedRunSizes, AStatedDimensionMustBeANumberInRange) {
+  EXPECT_EQ(ErrorOfRow("abc", "1", "512"), "runs.csv:2: 'hidden': 'abc' is not a number");
+  EXPECT_THAT(ErrorOfRow("0", "1", "512"),
+              HasSubstr("runs.csv:2: 'hidden': 0 is out of range: must be between 1"));
+  EXPECT_THAT(ErrorOfRow("-4096", "1", "512"), HasSubstr("'hidden': -4096 is out of range"));
+}
+
 const std::string kFactHeader =
     "id,model,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,moe_experts,gpu,"
     "gpus_per_node,num_gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,precision,recompute,"
@@ -246,6 +253,48 @@ TEST(PublishedRunFacts, ExpertTensorParallelismFollowsTheFrameworksRule) {
   const PublishedRun deepspeed = MoeRowWithNotes("megatron-deepspeed", "", /*tp=*/2, /*ep=*/4);
   ASSERT_TRUE(deepspeed.job) << deepspeed.reason;
   EXPECT_EQ(deepspeed.job->parallel.etp, 1);
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// A row whose name names a library model but whose sizes differ keeps that model's
+// architecture (Llama: SwiGLU, RMSNorm, untied embeddings) at the row's sizes, and says so;
+// a name the library does not know is GPT-style, and says so too.
+TEST(PublishedRunModels, ARowThatContradictsItsNamedModelKeepsTheFamilysArchitecture) {
+  const std::string row =
+      "t-01,Llama 3.1 8B,32,4097,14336,,8,128256,8192,,H100-80GB,8,8,1,1,8,1,1,,1,8,bf16,,,"
+      "tokens_per_sec_per_gpu,1000,\n";
+  const PublishedRun run = ReadPublishedRun(CsvTable::Parse(kHeader + row, "runs.csv"), 0);
+  ASSERT_TRUE(run.job) << run.reason;
+  EXPECT_EQ(run.job->model.hidden_size, 4097);
+  EXPECT_TRUE(run.job->model.swiglu);
+  EXPECT_TRUE(run.job->model.untie_embeddings_and_output_weights);
+  EXPECT_EQ(run.job->model.num_attention_heads, 32);  // the family's, the row states none
+  EXPECT_EQ(run.job->model.num_query_groups, 8);
+  bool said = false;
+  for (const auto& note : run.job->notes) {
+    said = said || note.find("llama3.1_8B's architecture at the row's sizes (hidden 4097") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+
+  const std::string unknown =
+      "t-02,Zorblax-7B,32,4096,16384,32,32,50000,2048,,A100-80GB,8,8,1,1,8,1,1,,1,8,bf16,,,"
+      "tokens_per_sec_per_gpu,1000,\n";
+  const PublishedRun gpt = ReadPublishedRun(CsvTable::Parse(kHeader + unknown, "runs.csv"), 0);
+  ASSERT_TRUE(gpt.job) << gpt.reason;
+  EXPECT_FALSE(gpt.job->model.swiglu);
+  bool gpt_said = false;
+  for (const auto& note : gpt.job->notes) {
+    gpt_said = gpt_said || note.find(
+                               "'Zorblax-7B' is not in the library: built from the row's "
+                               "sizes as a GPT-style model") != std::string::npos;
+  }
+  EXPECT_TRUE(gpt_said);
 }
 
 }  // namespace
