@@ -46,6 +46,7 @@ struct KernelSet {
   std::vector<MeasuredKernel> kernels;
   std::string device_name;  // first named device
   std::string device_file;
+  std::string truncated_file;  // a trace that ends early, if any
   int unpriced = 0;
 };
 
@@ -53,6 +54,11 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
   KernelSet set;
   for (const std::string& f : files) {
     MeasuredKernelFile m = ReadMeasuredKernels(f);
+    // The trace reader's warnings (a file cut short, events it could not time) hold for the
+    // fit as they do for a report: the kernels are what the file kept.
+    for (const std::string& w : m.warnings)
+      std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+    if (m.truncated && set.truncated_file.empty()) set.truncated_file = f;
     if (!m.device_name.empty()) {
       if (set.device_name.empty()) {
         set.device_name = m.device_name;
@@ -72,12 +78,29 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
 
 const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
   if (!gpu_arch.empty()) {
-    if (const GpuSpec* gpu = FindGpu(gpu_arch)) return *gpu;
-    ThrowUserError(SourceLocation{"--gpu-arch"}, "",
-                   fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", gpu_arch,
-                               DidYouMean(SimilarGpuNames(gpu_arch))));
+    const GpuSpec* gpu = FindGpu(gpu_arch);
+    if (gpu == nullptr) {
+      ThrowUserError(SourceLocation{"--gpu-arch"}, "",
+                     fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", gpu_arch,
+                                 DidYouMean(SimilarGpuNames(gpu_arch))));
+    }
+    // Kernels timed on one GPU say nothing about another's efficiency: a flag that names
+    // another GPU than the trace recorded is a mistake, not an override.
+    const GpuSpec* recorded = set.device_name.empty() ? nullptr : FindGpuForDevice(set.device_name);
+    if (recorded != nullptr && recorded != gpu) {
+      ThrowUserError(SourceLocation{set.device_file}, "deviceProperties",
+                     fmt::format("was recorded on '{}' ({}), but --gpu-arch says {}: a "
+                                 "calibration holds for the GPU its kernels ran on",
+                                 set.device_name, recorded->name, gpu->name));
+    }
+    return *gpu;
   }
   if (set.device_name.empty()) {
+    if (!set.truncated_file.empty()) {
+      ThrowUserError(SourceLocation{set.truncated_file}, "",
+                     "ends early, before the deviceProperties that name its GPU: give the GPU "
+                     "with --gpu-arch");
+    }
     ThrowUserError(
         "the files do not name their GPU (TraceLens and timing tables never do): give it with "
         "--gpu-arch");

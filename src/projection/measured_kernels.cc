@@ -208,6 +208,8 @@ MeasuredKernelFile ReadMeasuredKernels(const std::string& path) {
   out.file = path;
   for (const TraceData& trace : ReadTraceFile(path)) {
     if (out.device_name.empty()) out.device_name = trace.device_name;
+    out.truncated = out.truncated || trace.truncated;
+    out.warnings.insert(out.warnings.end(), trace.warnings.begin(), trace.warnings.end());
     AddTraceKernels(trace, path, out);
   }
   return out;

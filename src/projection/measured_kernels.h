@@ -17,7 +17,9 @@ struct MeasuredKernelFile {
   std::string file;
   std::string device_name;  // the trace's GPU ("" for tables, which do not name one)
   std::vector<MeasuredKernel> kernels;
-  int unpriced_ops = 0;  // shaped ops of a trace the cost models have no counterpart for
+  int unpriced_ops = 0;    // shaped ops of a trace the cost models have no counterpart for
+  bool truncated = false;  // a trace that ends early (its kernels are a part)
+  std::vector<std::string> warnings;  // the trace reader's, for the command to print
 };
 
 // Recognises the file by name and content: *.csv is a TraceLens report table or a GEMM timing

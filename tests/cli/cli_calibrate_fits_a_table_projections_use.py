@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`sextant calibrate` fits MI300X's efficiency table to the kernels of real MI300X traces,
-scores it on a held-out trace, writes a calibration file that `projection performance
+scores it on a held-out trace, refuses a --gpu-arch other than the traces' GPU, warns
+about a trace cut short, writes a calibration file that `projection performance
 --calibration` uses (and refuses for another GPU), and never writes over an input."""
+import gzip
 import hashlib
 import os
 import tempfile
@@ -32,6 +34,26 @@ with tempfile.TemporaryDirectory() as tmp:
     run = t.sextant("projection", "performance", "--gpu-arch", "h100", "--calibration", out,
                     expect_status=1)
     t.expect_output(run, r"fitted on MI300X, the job runs on H100")
+
+    # --gpu-arch cannot relabel kernels timed on another GPU.
+    run = t.sextant("calibrate", qwen, "--gpu-arch", "h100", "-o", os.path.join(tmp, "h.json"),
+                    expect_status=1)
+    t.expect_output(run, r"was recorded on 'AMD Instinct MI300X VF' \(MI300X\), but --gpu-arch "
+                         r"says H100")
+    t.check(not os.path.exists(os.path.join(tmp, "h.json")), "a refused calibration was written")
+
+    # A trace cut short: the reader's warning is printed, and without deviceProperties (at the
+    # end of a Kineto file) the GPU must be given.
+    with gzip.open(owlv2, "rb") as f:
+        text = f.read()
+    cut = os.path.join(tmp, "cut.json")
+    with open(cut, "wb") as f:
+        f.write(text[: len(text) * 9 // 10])
+    run = t.sextant("calibrate", cut, expect_status=1)
+    t.expect_output(run, r"warning: .*cut\.json: .*the file looks cut short")
+    t.expect_output(run, r"cut\.json: ends early, before the deviceProperties that name its GPU")
+    run = t.sextant("calibrate", cut, "--gpu-arch", "mi300x")
+    t.expect_output(run, r"warning: .*the file looks cut short")
 
     # TraceLens tables do not name their GPU: it must be given.
     gemm_csv = os.path.join(mi300, "Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs", "GEMM.csv")
