@@ -312,7 +312,8 @@ for (const d of DATA.devices) {
   const peak = d.timeline.find(p => p[0] == d.peak_entry_index) || d.timeline[0];
   app.append(el('p', {}, 'Peak allocated ' + fmtBytes(d.peak_allocated_bytes) + ', peak reserved ' +
       fmtBytes(d.peak_reserved_bytes) + '; at snapshot: reserved ' + fmtBytes(d.reserved_bytes) +
-      ', allocated ' + fmtBytes(d.allocated_bytes) + ', fragmentation ' + fmtBytes(d.fragmentation_bytes) +
+      ', allocated ' + fmtBytes(d.allocated_bytes) + ', cached free ' + fmtBytes(d.fragmentation_bytes) +
+      ' (fragmentation ' + fmtBytes(d.inactive_split_bytes) + ')' +
       '. Wheel to zoom, drag to pan, double-click to reset.'));
   lineChart(app, [
     {name: 'allocated', color: '#1f77b4', pts: d.timeline.map(p => [X(p), p[2]])},

@@ -135,6 +135,7 @@ void SummariseSegments(const std::vector<const SnapshotSegment*>& segments,
     int64_t cursor = s->address, end = s->address + s->total_size;
     for (const auto& b : s->blocks) {
       if (!IsActive(b.state)) continue;
+      out.active_blocks += 1;
       sum.allocated_bytes = Add(sum.allocated_bytes, b.size);
       sum.largest_free_bytes = std::max(sum.largest_free_bytes, b.address - cursor);
       cursor = std::max(cursor, b.address + b.size);
@@ -150,6 +151,8 @@ void SummariseSegments(const std::vector<const SnapshotSegment*>& segments,
     out.blocks += sum.blocks;
     out.reserved_bytes = Add(out.reserved_bytes, sum.total_size);
     out.allocated_bytes = Add(out.allocated_bytes, sum.allocated_bytes);
+    if (sum.allocated_bytes > 0)
+      out.inactive_split_bytes = Add(out.inactive_split_bytes, sum.free_bytes);
     out.largest_free_block_bytes = std::max(out.largest_free_block_bytes, sum.largest_free_bytes);
     if (s->segment_type == "small") {
       out.small_segments += 1;

@@ -93,12 +93,17 @@ struct DeviceAnalysis {
 
   // State at snapshot time, from the snapshot's segments.
   int64_t segments = 0;
-  int64_t blocks = 0;
+  int64_t blocks = 0;         // every block of every segment, free ones included
+  int64_t active_blocks = 0;  // the blocks that hold an allocation (allocated or pending free)
   int64_t reserved_bytes = 0;
   int64_t allocated_bytes = 0;  // active_allocated + active_pending_free blocks
   int64_t pending_free_bytes = 0;
   int64_t requested_bytes = 0;      // bytes the program asked for in those blocks (before rounding)
-  int64_t fragmentation_bytes = 0;  // reserved - allocated
+  int64_t fragmentation_bytes = 0;  // reserved - allocated: every cached free byte
+  // The part of it inside segments that still hold an allocation: torch.cuda.empty_cache()
+  // cannot return it (PyTorch's memory_stats "inactive_split"); the rest is whole free
+  // segments, which it can.
+  int64_t inactive_split_bytes = 0;
   int64_t largest_free_block_bytes = 0;
   int64_t large_segments = 0, small_segments = 0;
   std::vector<SegmentSummary> segment_summaries;  // by free bytes, descending

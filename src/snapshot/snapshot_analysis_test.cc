@@ -197,6 +197,11 @@ TEST(SnapshotAnalysisTest, HandCheckedFixtureReplay) {
   EXPECT_EQ(d.pending_free_bytes, 2097152);
   EXPECT_EQ(d.requested_bytes, 3500000);
   EXPECT_EQ(d.fragmentation_bytes, 3670016);
+  // Cached free space inside segments that hold an allocation: A's inactive 1 MiB and C's
+  // inactive 512 KiB; B (2 MiB, all free) is what empty_cache() could return.
+  EXPECT_EQ(d.inactive_split_bytes, 1048576 + 524288);
+  EXPECT_EQ(d.blocks, 6);
+  EXPECT_EQ(d.active_blocks, 3);
   EXPECT_EQ(d.largest_free_block_bytes, 2097152);  // segment B, empty
   EXPECT_EQ(d.segments, 3);
   EXPECT_EQ(d.small_segments, 1);

@@ -39,6 +39,8 @@ SnapshotComparison CompareSnapshots(const SnapshotAnalysis& base, const Snapshot
     c.base_reserved_bytes = bd.reserved_bytes;
     c.new_reserved_bytes = nd.reserved_bytes;
     c.base_fragmentation_bytes = bd.fragmentation_bytes;
+    c.base_inactive_split_bytes = bd.inactive_split_bytes;
+    c.new_inactive_split_bytes = nd.inactive_split_bytes;
     c.new_fragmentation_bytes = nd.fragmentation_bytes;
     std::map<std::string, CallSiteDelta> by_site;
     for (const auto& s : bd.sites_at_peak) {

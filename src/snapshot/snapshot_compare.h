@@ -26,7 +26,8 @@ struct DeviceComparison {
   int64_t base_peak_bytes = 0, new_peak_bytes = 0;
   int64_t base_peak_reserved_bytes = 0, new_peak_reserved_bytes = 0;
   int64_t base_reserved_bytes = 0, new_reserved_bytes = 0;
-  int64_t base_fragmentation_bytes = 0, new_fragmentation_bytes = 0;
+  int64_t base_fragmentation_bytes = 0, new_fragmentation_bytes = 0;  // reserved - allocated
+  int64_t base_inactive_split_bytes = 0, new_inactive_split_bytes = 0;
   std::vector<CallSiteDelta> sites_at_peak;  // by |delta|, largest first
 };
 

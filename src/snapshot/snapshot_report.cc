@@ -212,10 +212,13 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
         fmt::format("  {:<26}{:>11}  in {} segments ({} large, {} small)\n", "reserved",
                     FormatBytes(d.reserved_bytes), d.segments, d.large_segments, d.small_segments);
     out += fmt::format("  {:<26}{:>11}  in {} blocks; requested {}, pending free {}\n", "allocated",
-                       FormatBytes(d.allocated_bytes), d.blocks, FormatBytes(d.requested_bytes),
-                       FormatBytes(d.pending_free_bytes));
-    out += fmt::format("  {:<26}{:>11}  (reserved - allocated)\n", "fragmentation",
-                       FormatBytes(d.fragmentation_bytes));
+                       FormatBytes(d.allocated_bytes), d.active_blocks,
+                       FormatBytes(d.requested_bytes), FormatBytes(d.pending_free_bytes));
+    out += fmt::format("  {:<26}{:>11}  (reserved - allocated, in {} free blocks)\n", "cached free",
+                       FormatBytes(d.fragmentation_bytes), d.blocks - d.active_blocks);
+    out += fmt::format(
+        "  {:<26}{:>11}  (free space in segments still in use: empty_cache() cannot return it)\n",
+        "  of it fragmentation", FormatBytes(d.inactive_split_bytes));
     out += fmt::format("  {:<26}{:>11}\n", "largest free block",
                        FormatBytes(d.largest_free_block_bytes));
     if (d.replay_mismatch_bytes != 0) {
@@ -294,6 +297,8 @@ json SnapshotJson(const MemorySnapshot& s, const SnapshotAnalysis& a,
         {"peak_entry_index", d.peak_entry_index},
         {"top_allocations_at_peak", SitesJson(s, d.sites_at_peak, o.top_sites)},
         {"fragmentation_bytes", d.fragmentation_bytes},
+        {"inactive_split_bytes", d.inactive_split_bytes},
+        {"active_blocks", d.active_blocks},
         {"reserved_bytes", d.reserved_bytes},
         {"allocated_bytes", d.allocated_bytes},
         {"requested_bytes", d.requested_bytes},
@@ -330,7 +335,8 @@ std::string ComparisonText(const SnapshotComparison& c, const SnapshotReportOpti
     row("peak allocated", d.base_peak_bytes, d.new_peak_bytes);
     row("peak reserved", d.base_peak_reserved_bytes, d.new_peak_reserved_bytes);
     row("reserved at snapshot", d.base_reserved_bytes, d.new_reserved_bytes);
-    row("fragmentation", d.base_fragmentation_bytes, d.new_fragmentation_bytes);
+    row("cached free", d.base_fragmentation_bytes, d.new_fragmentation_bytes);
+    row("  of it fragmentation", d.base_inactive_split_bytes, d.new_inactive_split_bytes);
     out += "Call sites at the peak, largest change first\n";
     out += fmt::format("  {:>11}  {:>11}  {:>12}  {}\n", "base", "new", "change", "call site");
     for (size_t i = 0; i < d.sites_at_peak.size() && i < o.top_sites; ++i) {
@@ -363,6 +369,8 @@ json ComparisonJson(const SnapshotComparison& c, const SnapshotReportOptions& o)
                        {"base_reserved_bytes", d.base_reserved_bytes},
                        {"new_reserved_bytes", d.new_reserved_bytes},
                        {"base_fragmentation_bytes", d.base_fragmentation_bytes},
+                       {"base_inactive_split_bytes", d.base_inactive_split_bytes},
+                       {"new_inactive_split_bytes", d.new_inactive_split_bytes},
                        {"new_fragmentation_bytes", d.new_fragmentation_bytes},
                        {"sites_at_peak", sites}});
   }
