@@ -144,7 +144,8 @@ void AddViewerCommands(CLI::App& app) {
   view->add_option("inputs", args->inputs,
                    "dump directories and/or experiment configs (overrides: --key=value)");
   view->add_option("--iteration", args->iteration,
-                   "dump iteration shown first: a key (7), or all (default: the last)");
+                   "dump iteration shown first: a key (7), or all (default: the median by time, "
+                   "after the first)");
   view->add_option("--html", args->html, "write the view as one self-contained HTML file");
   AddServeFlags(view, args->serve);
   AddProjectionFlags(view, *opts);

@@ -322,6 +322,17 @@ bool InferMegatronLabel(int pp, int vpp, int micro_batches, int index, bool back
   return *mb < micro_batches;
 }
 
+std::string TypicalIterationKey(const std::vector<PrimusDumpIterationStats>& stats) {
+  // The first iteration of a dump carries warm-up (allocator growth, autotuning): leave it out
+  // when there are others to choose from.
+  std::vector<const PrimusDumpIterationStats*> steady;
+  for (size_t i = stats.size() > 2 ? 1 : 0; i < stats.size(); ++i) steady.push_back(&stats[i]);
+  std::stable_sort(steady.begin(), steady.end(), [](const auto* a, const auto* b) {
+    return a->iteration_time_ms < b->iteration_time_ms;
+  });
+  return steady[(steady.size() - 1) / 2]->key;
+}
+
 std::string PpViewData::NextId() { return fmt::format("r{}", runs_.size()); }
 
 void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
@@ -332,7 +343,19 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
   if (choice.key == "all") {
     for (const auto& s : stats) shown.push_back(s.key);
   } else if (choice.key.empty()) {
-    shown.push_back(stats.back().key);
+    shown.push_back(TypicalIterationKey(stats));
+    if (stats.size() > 1) {
+      auto [fastest, slowest] = std::minmax_element(
+          stats.begin() + (stats.size() > 2 ? 1 : 0), stats.end(),
+          [](const auto& a, const auto& b) { return a.iteration_time_ms < b.iteration_time_ms; });
+      notes_.push_back(fmt::format(
+          "{}: iteration {} shown, the median by time of {} ({:.2f} .. {:.2f} ms); "
+          "--iteration all shows each",
+          name, shown.back(),
+          stats.size() > 2 ? fmt::format("the {} iterations after the first", stats.size() - 1)
+                           : fmt::format("its {} iterations", stats.size()),
+          fastest->iteration_time_ms, slowest->iteration_time_ms));
+    }
   } else {
     auto found = std::find_if(stats.begin(), stats.end(),
                               [&](const auto& s) { return s.key == choice.key; });

@@ -30,14 +30,20 @@
 
 #include "pipeline/pipeline_simulator.h"
 #include "pipeline/pp_dump.h"
+#include "pipeline/pp_dump_stats.h"
 
 namespace sextant {
 
 // Which iterations of a measured dump are shown first: the last one (past the warm-up) by
 // default, a key ("7"), or every iteration ("all").
 struct IterationChoice {
-  std::string key;  // "" = last
+  std::string key;  // "" = the typical one (TypicalIterationKey), "all" = every one
 };
+
+// The iteration a dump is shown at unless asked otherwise: the median by iteration time (the
+// lower of the two middle ones), leaving out the first (warm-up) when there are more than two.
+// A dump's last iteration can be its slowest. `stats` must not be empty.
+std::string TypicalIterationKey(const std::vector<PrimusDumpIterationStats>& stats);
 
 class PpViewData {
  public:

@@ -143,6 +143,25 @@ TEST(PpViewDataTest, ComparesOnlyTheSamePipeline) {
       HasSubstr("no comparison of hand with sim4: not the same pipeline (micro_batches 2 vs 4)"));
 }
 
+// The default iteration: the median by time after the first (warm-up), whatever the order.
+TEST(PpViewDataTest, TheTypicalIterationIsTheMedianAfterTheFirst) {
+  auto stats = [](std::vector<double> times) {
+    std::vector<PrimusDumpIterationStats> out;
+    for (size_t i = 0; i < times.size(); ++i) {
+      PrimusDumpIterationStats s;
+      s.key = std::to_string(i + 1);
+      s.iteration_time_ms = times[i];
+      out.push_back(s);
+    }
+    return out;
+  };
+  // Warm-up 7557 ms, then 3200, 3190, 3265 (last and slowest), 3210: median of the four is
+  // the lower middle, 3200 (iteration 2).
+  EXPECT_EQ(TypicalIterationKey(stats({7557, 3200, 3190, 3265, 3210})), "2");
+  EXPECT_EQ(TypicalIterationKey(stats({7557, 3200})), "2");  // two: the faster of both
+  EXPECT_EQ(TypicalIterationKey(stats({3000})), "1");
+}
+
 TEST(PpViewDataTest, UnknownIterationIsAUserError) {
   PpViewData view("t");
   try {
