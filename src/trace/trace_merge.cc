@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -37,7 +39,8 @@ struct FileState {
   int64_t shift_ns = 0;
   std::map<std::string, int64_t> pids;  // raw pid token -> merged pid
   std::map<std::pair<int64_t, std::string>, int64_t> tids;
-  std::map<std::string, std::string> process_names;  // raw pid token -> name
+  std::map<std::string, std::string> process_names;   // raw pid token -> name
+  std::map<std::string, std::string> process_labels;  // raw pid token -> labels ("GPU 0")
   std::map<std::pair<std::string, std::string>, std::string> thread_names;
 };
 
@@ -58,8 +61,36 @@ class Merger {
     FileState state;
     state.index = index;
     state.rank = trace.rank >= 0 ? trace.rank : static_cast<int64_t>(index);
+    // What one run's rank files have in common, checked against the files before this one.
+    std::error_code ec;
+    const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
+    for (size_t i = 0; i < paths_.size(); ++i) {
+      if (!ec && canonical == canonicals_[i]) {
+        summary_.warnings.push_back(
+            fmt::format("{} is given twice: its events appear twice", path));
+      } else if (trace.rank >= 0 && files_[i].rank == trace.rank) {
+        summary_.warnings.push_back(fmt::format(
+            "{} and {} both say they are rank {} (distributedInfo)", paths_[i], path, trace.rank));
+      }
+    }
+    if (!trace.device_name.empty() && !devices_.empty() &&
+        std::find(devices_.begin(), devices_.end(), trace.device_name) == devices_.end()) {
+      summary_.warnings.push_back(
+          fmt::format("{} was recorded on '{}', {} on '{}': ranks of one run share a GPU model",
+                      path, trace.device_name, device_files_.front(), devices_.front()));
+    }
+    if (!trace.device_name.empty()) {
+      devices_.push_back(trace.device_name);
+      device_files_.push_back(path);
+    }
+    canonicals_.push_back(ec ? std::string() : canonical);
     const int64_t base = trace.base_time_ns;
     bases_.push_back(base);
+    // When the trace's clock starts, whether its times are relative to a base or absolute.
+    int64_t first_ns = INT64_MAX;
+    for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
+    for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);
+    if (first_ns != INT64_MAX) starts_.push_back(base + first_ns);
     state.shift_ns = base;  // made relative to the earliest base once all are known
     files_.push_back(std::move(state));
     paths_.push_back(path);
@@ -67,6 +98,26 @@ class Merger {
 
   MergeSummary Finish() {
     int64_t min_base = bases_.empty() ? 0 : *std::min_element(bases_.begin(), bases_.end());
+    // Ranks of one run start their profilers within seconds of each other; first events an
+    // hour apart mean traces of different runs, whose timelines will not line up.
+    constexpr int64_t kHourNs = int64_t{3600} * 1000000000;
+    if (starts_.size() > 1) {
+      const auto [first, last] = std::minmax_element(starts_.begin(), starts_.end());
+      if (*last - *first > kHourNs) {
+        summary_.warnings.push_back(fmt::format(
+            "the traces' first events are {:.1f} hours apart: not ranks of one run? Each is "
+            "placed by its own clock, so their timelines do not line up",
+            static_cast<double>(*last - *first) / static_cast<double>(kHourNs)));
+      }
+    }
+    // Processes in rank order (then file order), whatever order the files were given in.
+    std::vector<size_t> order(files_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return files_[a].rank < files_[b].rank; });
+    for (size_t position = 0; position < order.size(); ++position) {
+      files_[order[position]].index = position;
+    }
     for (auto& f : files_) f.shift_ns = f.shift_ns ? f.shift_ns - min_base : 0;
     Write("{\"traceEvents\":[\n");
     for (size_t i = 0; i < files_.size(); ++i) {
@@ -220,8 +271,11 @@ class Merger {
                           name == "\"process_sort_index\"" || name == "\"thread_sort_index\"" ||
                           name == "\"process_labels\"")) {
       // Replaced by our own labels at the end; remember the original names.
-      std::string label = ArgsName(args);
+      std::string label = ArgsField(args, "name");
       if (name == "\"process_name\"") f.process_names[std::string(pid_raw)] = label;
+      if (name == "\"process_labels\"") {
+        f.process_labels[std::string(pid_raw)] = ArgsField(args, "labels");
+      }
       if (name == "\"thread_name\"")
         f.thread_names[{std::string(pid_raw), std::string(tid_raw)}] = label;
       return;
@@ -266,8 +320,9 @@ class Merger {
     Write(line);
   }
 
-  static std::string ArgsName(std::string_view args) {
-    size_t at = args.find("\"name\"");
+  // The string value of `key` in an args object's raw text ("" if absent or not a string).
+  static std::string ArgsField(std::string_view args, std::string_view key) {
+    size_t at = args.find(fmt::format("\"{}\"", key));
     if (at == std::string_view::npos) return "";
     size_t open = args.find('"', args.find(':', at) + 1);
     if (open == std::string_view::npos) return "";
@@ -286,10 +341,18 @@ class Merger {
 
   void WriteMetadata(const FileState& f) {
     for (const auto& [raw, pid] : f.pids) {
+      // Kineto labels its GPU processes ("GPU 0") and names them after the program.
+      auto labelled = f.process_labels.find(raw);
       auto named = f.process_names.find(raw);
-      std::string original = named != f.process_names.end() && !named->second.empty()
-                                 ? named->second + " (pid " + Unquote(raw) + ")"
-                                 : "pid " + Unquote(raw);
+      const std::string labels =
+          labelled != f.process_labels.end() ? labelled->second : std::string();
+      const std::string process = named != f.process_names.end() ? named->second : std::string();
+      const std::string pid_text = Unquote(raw).empty() ? raw : Unquote(raw);
+      // "python3 (GPU 0, pid 0)", "GPU 0 (pid 0)", "python3 (pid 7)" or "pid 7".
+      const std::string inside = labels.empty() ? "pid " + pid_text : labels + ", pid " + pid_text;
+      std::string original = !process.empty()  ? process + " (" + inside + ")"
+                             : !labels.empty() ? labels + " (pid " + pid_text + ")"
+                                               : "pid " + pid_text;
       BeginEvent();
       Write(
           fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{"
@@ -326,6 +389,9 @@ class Merger {
   std::vector<FileState> files_;
   std::vector<std::string> paths_;
   std::vector<int64_t> bases_;
+  std::vector<int64_t> starts_;                      // per file with events: its first event's time
+  std::vector<std::string> canonicals_;              // per file: its canonical path ("" if unknown)
+  std::vector<std::string> devices_, device_files_;  // the GPUs the files name, and where
 };
 
 }  // namespace

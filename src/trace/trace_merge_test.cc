@@ -150,6 +150,58 @@ TEST_F(TraceMergeTest, SameTimeBaseKeepsTimestampsAndCompressesByExtension) {
   EXPECT_EQ(kernels, 2);
 }
 
+// What one run's rank files share: each file once, one rank each, one GPU model, clocks that
+// start together. Anything else is merged, with a warning that says what is off.
+TEST_F(TraceMergeTest, WarnsAboutFilesThatAreNotRanksOfOneRun) {
+  std::string a = RankTrace(0, "1000000", "python3").WriteTo(Path("rank0.json"));
+  std::string b = RankTrace(1, "1000000", "python3").WriteTo(Path("rank1.json"));
+  auto warned = [](const MergeSummary& s, const std::string& text) {
+    for (const std::string& w : s.warnings)
+      if (w.find(text) != std::string::npos) return true;
+    return false;
+  };
+  MergeSummary twice = MergeTraces({a, b, a}, Path("twice.json"));
+  EXPECT_TRUE(warned(twice, a + " is given twice: its events appear twice"));
+
+  std::string other_rank0 = RankTrace(0, "1000000", "python3").WriteTo(Path("other0.json"));
+  MergeSummary same_rank = MergeTraces({a, other_rank0}, Path("same.json"));
+  EXPECT_TRUE(warned(same_rank, "both say they are rank 0"));
+
+  // Two hours later (7.2e12 ns): another run.
+  std::string late = RankTrace(1, "7200001000000", "python3").WriteTo(Path("late.json"));
+  MergeSummary apart = MergeTraces({a, late}, Path("apart.json"));
+  EXPECT_TRUE(warned(apart, "first events are 2.0 hours apart"));
+
+  KinetoTraceBuilder mi300 = RankTrace(1, "1000000", "python3");
+  mi300.TopLevel("deviceProperties", R"([{"id": 0, "name": "AMD Instinct MI300X"}])");
+  KinetoTraceBuilder h100 = RankTrace(0, "1000000", "python3");
+  h100.TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3"}])");
+  MergeSummary gpus =
+      MergeTraces({h100.WriteTo(Path("h.json")), mi300.WriteTo(Path("m.json"))}, Path("g.json"));
+  EXPECT_TRUE(warned(gpus, "was recorded on 'AMD Instinct MI300X'"));
+  EXPECT_EQ(MergeTraces({a, b}, Path("fine.json")).warnings.size(), 0u);
+}
+
+// Processes are ordered by rank whatever order the files come in, and keep Kineto's labels.
+TEST_F(TraceMergeTest, ProcessesFollowRankOrderAndKeepTheirLabels) {
+  KinetoTraceBuilder rank1 = RankTrace(1, "1000000", "python3");
+  rank1.Event(
+      R"({"ph": "M", "name": "process_labels", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}})");
+  std::string a = rank1.WriteTo(Path("r1.json"));
+  std::string b = RankTrace(0, "1000000", "python3").WriteTo(Path("r0.json"));
+  std::string out = Path("merged.json");
+  MergeTraces({a, b}, out);
+  const TraceData merged = ReadKinetoTrace(out);
+  std::map<int64_t, std::string> names;
+  for (const auto& [pid, name] : merged.process_names) names[pid] = std::string(merged.Name(name));
+  ASSERT_FALSE(names.empty());
+  // The lowest pid is rank 0's, given second.
+  EXPECT_EQ(names.begin()->second.rfind("rank 0: ", 0), 0u) << names.begin()->second;
+  bool gpu_label = false;
+  for (const auto& [pid, name] : names) gpu_label = gpu_label || name == "rank 1: GPU 0 (pid 0)";
+  EXPECT_TRUE(gpu_label);
+}
+
 TEST_F(TraceMergeTest, RefusesToOverwriteAnInputOrMergeNothing) {
   std::string a = RankTrace(0, "0", "p").WriteTo(Path("a.json"));
   EXPECT_THROW(MergeTraces({a}, a), UserError);
