@@ -42,24 +42,41 @@ std::string RenderPpViewText(const nlohmann::json& view) {
     if (!run) continue;
     for (const auto& it : (*run)["iterations"]) {
       if (it["key"] != shown["iteration"]) continue;
+      // The schedule, unless the run's name already says it ("config.yaml · 1f1b").
+      const std::string name = (*run)["name"].get<std::string>();
       const std::string schedule =
-          (*run)["schedule"].is_string() ? ", " + (*run)["schedule"].get<std::string>() : "";
+          (*run)["schedule"].is_string() &&
+                  name.find((*run)["schedule"].get<std::string>()) == std::string::npos
+              ? ", " + (*run)["schedule"].get<std::string>()
+              : "";
+      // A simulation is one step; a dump has numbered iterations.
+      const bool simulated = (*run)["source"] == "simulated" && (*run)["iterations"].size() == 1;
+      const std::string which =
+          simulated ? std::string("one step") : "iteration " + it["key"].get<std::string>();
       // A projected config says whether it fits, as `projection memory` does.
       std::string verdict;
       for (const auto& p : view.value("projections", nlohmann::json::array())) {
         if (p["run"] != (*run)["id"] || !p.contains("memory")) continue;
         const nlohmann::json& m = p["memory"];
-        verdict = fmt::format("; projected peak {:.2f} GiB of {:.2f} GiB HBM: {}",
+        verdict = fmt::format("\n  projected peak {:.2f} GiB of {:.2f} GiB HBM: {}",
                               ToGiB(m.value("peak_bytes", int64_t{0})),
                               ToGiB(m.value("capacity_bytes", int64_t{0})),
                               m.value("verdict", std::string("?")));
+        // The pipeline step is forward and backward only; the iteration `projection
+        // performance` reports adds the optimizer step and exposed data-parallel traffic.
+        if (p.contains("performance") && p["performance"].contains("iteration_time_ms")) {
+          verdict += fmt::format(
+              "; the iteration with the optimizer step and exposed DP communication: {:.2f} ms "
+              "(`projection performance`)",
+              Num(p["performance"]["iteration_time_ms"]));
+        }
       }
       Table t("pp_ranks",
-              fmt::format("{} ({}{}): iteration {}: {:.2f} ms, max memory {:.2f} GiB, stage "
+              fmt::format("{} ({}{}): {}: {:.2f} ms, max memory {:.2f} GiB, stage "
                           "imbalance {:.3f}{}",
-                          (*run)["name"].get<std::string>(), (*run)["source"].get<std::string>(),
-                          schedule, it["key"].get<std::string>(), Num(it["iteration_time_ms"]),
-                          Num(it["max_memory_gib"]), Num(it["stage_imbalance"]), verdict),
+                          name, (*run)["source"].get<std::string>(), schedule, which,
+                          Num(it["iteration_time_ms"]), Num(it["max_memory_gib"]),
+                          Num(it["stage_imbalance"]), verdict),
               {{"rank", "rank", 0},
                {"forward_ms", "F (ms)", 2},
                {"backward_ms", "B (ms)", 2},
