@@ -93,6 +93,9 @@ Table GpuListTable() {
 const GpuSpec& LookupGpu(const std::string& name) {
   const GpuSpec* gpu = FindGpu(name);
   if (gpu != nullptr) return *gpu;
+  // A device name as drivers and traces write it ("NVIDIA H200", "AMD Instinct MI300X").
+  gpu = FindGpuForDevice(name);
+  if (gpu != nullptr) return *gpu;
   ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,
                              DidYouMean(SimilarGpuNames(name))));
 }

@@ -104,7 +104,7 @@ void AddProjectionCommands(CLI::App& app) {
   auto* memory = projection->add_subcommand("memory", "Per-GPU memory per pipeline stage");
   AddProjectionFlags(memory, *opts);
   memory->callback([opts, memory] {
-    AnnounceDefault(*opts);
+    AnnounceDefault(*opts, memory);
     Job job = BuildJobAndWarn(ToJobRequest(*opts, memory));
     const MemoryReport report = RunMemoryProjection(job, *opts);
     if (opts->json) {
@@ -118,7 +118,7 @@ void AddProjectionCommands(CLI::App& app) {
       "performance", "Iteration time, tokens/s/GPU, TFLOP/s/GPU and MFU");
   AddProjectionFlags(performance, *opts);
   performance->callback([opts, performance] {
-    AnnounceDefault(*opts);
+    AnnounceDefault(*opts, performance);
     Job job = BuildJobAndWarn(ToJobRequest(*opts, performance));
     RunPerformanceProjection(job, *opts, std::cout);
   });
@@ -126,7 +126,7 @@ void AddProjectionCommands(CLI::App& app) {
   auto* both = projection->add_subcommand("both", "Memory and performance together");
   AddProjectionFlags(both, *opts);
   both->callback([opts, both] {
-    AnnounceDefault(*opts);
+    AnnounceDefault(*opts, both);
     Job job = BuildJobAndWarn(ToJobRequest(*opts, both));
     RunBothProjections(job, *opts, std::cout);
   });
@@ -158,11 +158,11 @@ void AddProjectionCommands(CLI::App& app) {
       result = SearchDesignSpaceMpi(base, options, &is_root);
       if (!is_root) return;
     } else {
-      AnnounceDefault(*opts);
+      AnnounceDefault(*opts, search);
       result = SearchDesignSpace(BuildSearchBase(ToJobRequest(*opts, search), opts->target_nodes),
                                  options);
     }
-    if (flags->mpi) AnnounceDefault(*opts);
+    if (flags->mpi) AnnounceDefault(*opts, search);
     WriteSearchExports(result, *flags, *opts);
     if (opts->json) {
       std::cout << SearchResultJson(result).dump(2) << "\n";

@@ -107,11 +107,33 @@ std::vector<std::pair<std::string, std::string>> ParseOverrides(
   return out;
 }
 
-JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
+std::string PositionalConfig(const CLI::App* command) {
   const std::vector<std::string> extras = command->remaining();
+  if (extras.empty() || extras[0].rfind("--", 0) == 0) return "";
+  const std::string& first = extras[0];
+  for (const char* ext : {".yaml", ".yml", ".toml"}) {
+    const std::string e(ext);
+    if (first.size() > e.size() && first.compare(first.size() - e.size(), e.size(), e) == 0) {
+      return first;
+    }
+  }
+  return "";
+}
+
+JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
+  std::vector<std::string> extras = command->remaining();
   JobRequest r;
   r.command_flags = FlagNames(*command);
   r.config_path = o.config;
+  // `sextant projection memory EXP.yaml`: the experiment named without --config.
+  const std::string positional = PositionalConfig(command);
+  if (!positional.empty()) {
+    if (!o.config.empty()) {
+      ThrowUserError(fmt::format("two experiments: --config {} and {}", o.config, positional));
+    }
+    r.config_path = positional;
+    extras.erase(extras.begin());
+  }
   r.primus_path = o.primus_path;
   r.overrides = ParseOverrides(extras);
   r.hardware_config = o.hardware_config;
@@ -142,8 +164,8 @@ Job BuildJobAndWarn(const JobRequest& request) {
   return job;
 }
 
-void AnnounceDefault(const ProjectionOptions& o) {
-  if (o.config.empty()) {
+void AnnounceDefault(const ProjectionOptions& o, const CLI::App* command) {
+  if (o.config.empty() && PositionalConfig(command).empty()) {
     std::fprintf(stderr,
                  "sextant: no --config given: using the bundled default example %s "
                  "(Llama 3.1 8B, BF16, MI300X, 1 node)\n",

@@ -19,10 +19,14 @@ namespace sextant::cli {
 void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o);
 std::vector<std::pair<std::string, std::string>> ParseOverrides(
     const std::vector<std::string>& extras);
+// The request of a projection command; a first bare argument that names a .yaml/.yml/.toml
+// file is the experiment, as if given with --config.
 JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command);
+// That bare experiment argument, or "".
+std::string PositionalConfig(const CLI::App* command);
 // Builds the job and says on stderr where it differs from what was asked.
 Job BuildJobAndWarn(const JobRequest& request);
-// Says on stderr that the bundled default example is used when no --config is given.
-void AnnounceDefault(const ProjectionOptions& o);
+// Says on stderr that the bundled default example is used when no experiment is given.
+void AnnounceDefault(const ProjectionOptions& o, const CLI::App* command);
 
 }  // namespace sextant::cli

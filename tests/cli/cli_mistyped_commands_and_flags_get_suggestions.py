@@ -32,6 +32,15 @@ with tempfile.TemporaryDirectory() as d:
     t.expect_output(run, r"trace diff compares two traces: give the trace to compare with "
                          r".*t\.json after it \(sextant trace diff BASE NEW\)")
 
+# The experiment may be named without --config; a GPU by the name its driver reports.
+example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                       "llama3.1_8B-BF16-pretrain.yaml")
+run = t.sextant("projection", "memory", example)
+t.check("no --config given" not in run.output, "a bare experiment path was not taken", run)
+t.expect_output(run, r"llama3\.1_8B on MI300X")
+run = t.sextant("hardware", "show", "NVIDIA H200")
+t.expect_output(run, r"H200: NVIDIA H200 SXM")
+
 # A flag given twice says so.
 run = t.sextant("projection", "performance", "--target-nodes", "2", "--target-nodes", "4",
                 expect_status=1)
