@@ -93,8 +93,11 @@ Table GpuListTable() {
 const GpuSpec& LookupGpu(const std::string& name) {
   const GpuSpec* gpu = FindGpu(name);
   if (gpu != nullptr) return *gpu;
-  // A device name as drivers and traces write it ("NVIDIA H200", "AMD Instinct MI300X").
-  gpu = FindGpuForDevice(name);
+  // A device name as drivers and traces write it ("NVIDIA H200", "AMD Instinct MI300X"); only
+  // with its vendor's name, so that a mistyped "H1000" is not read as the H100 it contains.
+  const bool device_name =
+      name.find("NVIDIA") != std::string::npos || name.find("AMD") != std::string::npos;
+  gpu = device_name ? FindGpuForDevice(name) : nullptr;
   if (gpu != nullptr) return *gpu;
   ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,
                              DidYouMean(SimilarGpuNames(name))));

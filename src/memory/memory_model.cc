@@ -248,7 +248,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   a.push_back(fmt::format(
       "model state: {:.2f} bytes per dense {}parameter ({} weights, {} gradients{})",
       BytesPerDenseParam(job), job.training.lora.enabled ? "trainable " : "",
-      DTypeName(job.training.precision.params), DTypeName(job.training.precision.main_grads),
+      // FSDP keeps only the master shard; each layer's compute copy is gathered per use.
+      DTypeName(plan.fsdp2 ? job.training.precision.main_params : job.training.precision.params),
+      DTypeName(job.training.precision.main_grads),
       plan.fsdp2 ? (xla ? ", FSDP sharded over DP x CP" : ", FSDP2 sharded over DP x CP")
                  : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
                                                : ", optimizer not sharded")));
