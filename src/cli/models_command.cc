@@ -97,8 +97,8 @@ Table ModelListTable() {
            {"hidden", "hidden"},
            {"heads", "heads/groups"},
            {"experts", "experts"},
-           {"total", "total params"},
-           {"active", "active params"},
+           {"total", "total"},
+           {"active", "active"},
            {"published", "published"}});
   for (const ModelEntry& e : ModelLibrary()) {
     const ModelSpec& m = e.spec;
@@ -115,12 +115,11 @@ Table ModelListTable() {
     t.AddRow({m.name, m.family, m.num_layers, m.hidden_size, heads, ExpertsText(m),
               FormatCount(c.total), FormatCount(c.active), FormatCount(e.published_params)});
   }
+  t.AddNote("total/active: parameters, exact counts with the unpadded vocabulary.");
+  t.AddNote("active: the parameters one token uses (top-k of the routed experts).");
+  t.AddNote("heads/groups: query heads / key-value groups.");
   t.AddNote(
-      "total/active: exact counts with the unpadded vocabulary; active = parameters one token "
-      "uses (top-k of the routed experts). heads/groups: query heads / key-value groups.");
-  t.AddNote(
-      "Non-transformer entries are listed so that configurations naming them are recognised; "
-      "the projection model does not support them.");
+      "Non-transformer entries (state-space, diffusion) are recognised in configs, not projected.");
   return t;
 }
 
