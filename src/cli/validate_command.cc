@@ -39,7 +39,7 @@ void AddValidateCommand(CLI::App& app) {
       "print the full projection (job, breakdown, layer times) of the row with this id");
   cmd->callback([o] {
     if (!o->explain.empty()) {
-      std::cout << ExplainPublishedRow(o->csv, o->explain);
+      std::cout << ExplainPublishedRow(o->csv, o->explain, o->json);
       return;
     }
     if (o->cross_validate) {

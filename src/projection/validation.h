@@ -59,7 +59,10 @@ ValidationReport Validate(const std::string& csv_path, const RowPredictor& predi
 // The projection behind one row (by id) as `projection both` prints it, with the row's measured
 // value and its prediction: the tool for finding out why a row is off. UserError when the id is
 // not in the table or the row cannot be projected.
-std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id);
+// With `json`: one object (the row's facts, the error, the job's notes, and the projection as
+// `projection both --json` writes it).
+std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id,
+                                bool json = false);
 
 Table ValidationRowsTable(const ValidationReport& report);
 Table ValidationSourcesTable(const ValidationReport& report);

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/flop_count.h"
 #include "projection/layer_timing.h"
@@ -58,7 +59,7 @@ RowPredictor DefaultPredictor(const Calibration& calibration) {
   };
 }
 
-std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id) {
+std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id, bool json) {
   const CsvTable table = CsvTable::Read(csv_path);
   for (size_t i = 0; i < table.size(); ++i) {
     PublishedRun run = ReadPublishedRun(table, i);
@@ -69,10 +70,25 @@ std::string ExplainPublishedRow(const std::string& csv_path, const std::string& 
     const std::optional<double> predicted = DefaultPredictor()(run, why);
     if (!predicted) ThrowUserError(fmt::format("{}: row {}: {}", csv_path, id, why));
     std::ostringstream out;
+    ProjectionOptions options;
+    if (json) {
+      options.json = true;
+      std::ostringstream projection;
+      RunBothProjections(*run.job, options, projection);
+      nlohmann::json j{{"id", run.id},
+                       {"vendor", run.vendor},
+                       {"framework", run.framework},
+                       {"metric", run.metric_name},
+                       {"measured", run.measured},
+                       {"predicted", *predicted},
+                       {"error_pct", (*predicted / run.measured - 1.0) * 100.0},
+                       {"job_notes", run.job->notes},
+                       {"projection", nlohmann::json::parse(projection.str())}};
+      return j.dump(2) + "\n";
+    }
     out << fmt::format("{} ({} {}): {} measured {:.4g}, predicted {:.4g} ({:+.1f}%)\n\n", run.id,
                        run.vendor, run.framework, run.metric_name, run.measured, *predicted,
                        (*predicted / run.measured - 1.0) * 100.0);
-    ProjectionOptions options;
     RunBothProjections(*run.job, options, out);
     return out.str();
   }
