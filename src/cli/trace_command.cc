@@ -192,10 +192,24 @@ void RunDiff(const DiffArgs& args) {
     WarnAboutLeftovers(args.csv_dir, WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs));
   }
   if (!args.html.empty()) {
+    // The page says what the console says first: which traces, on which GPUs, and the
+    // warnings (different GPUs, iteration counts) that the numbers below must be read with.
+    Table traces("traces", "Traces compared",
+                 {{"role", "role", 0}, {"file", "file", 0}, {"gpu", "GPU", 0}});
+    traces.AddRow({std::string("base"), args.base, base.device_name});
+    traces.AddRow({std::string("new"), args.next, next.device_name});
+    Table warnings("warnings", "Warnings", {{"warning", "warning", 0}});
+    for (const TraceData* t : {&base, &next}) {
+      for (const auto& w : t->warnings) warnings.AddRow({w});
+    }
+    for (const auto& w : diff.warnings) warnings.AddRow({w});
+    std::vector<const Table*> header = {&traces};
+    if (!warnings.empty()) header.push_back(&warnings);
     WriteHtmlPage(
         args.html,
         {"Sextant trace diff",
-         {{fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}}},
+         {{"Traces", {}, header},
+          {fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}}},
         inputs);
   }
   if (args.json) {

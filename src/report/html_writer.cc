@@ -12,9 +12,11 @@ namespace {
 constexpr const char* kTableStyle =
     "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}"
     "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}"
-    "th,td{border:1px solid #ccc;padding:2px 6px;max-width:40em;overflow-wrap:anywhere}"
-    "th{background:#eef;position:sticky;top:0}td.n{text-align:right;"
-    "font-variant-numeric:tabular-nums}tr:nth-child(even){background:#f8f8fb}"
+    "th,td{border:1px solid #ccc;padding:2px 6px;max-width:40em}"
+    // Long names (kernels, shapes) may break anywhere; numbers and headers never mid-word.
+    "td{overflow-wrap:anywhere}th{overflow-wrap:normal;word-break:normal}"
+    "th{background:#eef;position:sticky;top:0}td.n{text-align:right;white-space:nowrap;"
+    "overflow-wrap:normal;font-variant-numeric:tabular-nums}tr:nth-child(even){background:#f8f8fb}"
     ".b{fill:#4a78c2}.l,.v{font-size:12px}.note{color:#555;font-size:12px}"
     "figcaption{font-weight:600}";
 

@@ -6,9 +6,11 @@ namespace {
 constexpr const char* kStyle = R"CSS(
 body{font:14px/1.4 system-ui,sans-serif;margin:20px;color:#222}
 h1{font-size:18px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:collapse;margin:8px 0}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}
-td.l,th.l{text-align:left}.chart{border:1px solid #ccc;background:#fff;cursor:crosshair;user-select:none}
+table{border-collapse:collapse;margin:8px 0}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #eee;white-space:nowrap}
+td.l,th.l{text-align:left;white-space:normal}.chart{border:1px solid #ccc;background:#fff;cursor:crosshair;user-select:none}
 .readout{font-family:monospace;white-space:pre;min-height:3em;color:#333}.muted{color:#777}
+.legend{font-size:12px;margin:4px 0}.legend>span{margin-right:14px;white-space:nowrap}
+.swatch{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
 )CSS";
 
 // Shared helpers: element builder, byte formatting and a zoomable line chart.
@@ -42,7 +44,10 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
   const ymax = Math.max(1, ...all.map(p => p[1])) * 1.05;
   const svg = el('svg', {width: W, height: H, class: 'chart'});
   const readout = el('div', {class: 'readout'});
-  parent.append(svg, readout);
+  // Which colour is which series (allocated, reserved; one line per GPU).
+  const legend = el('div', {class: 'legend'}, ...series.map(s => el('span', {},
+      el('span', {class: 'swatch', style: 'background:' + s.color}), s.name)));
+  parent.append(legend, svg, readout);
   function draw() {
     svg.replaceChildren();
     const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R), sy = y => H - B - y / ymax * (H - T - B);

@@ -248,8 +248,11 @@ function drawTimeline() {
 }
 
 // ---- 2. roofline scatter of one rank ----
+// One colour per kind of work on every chart of the page: kernel categories (top kernels) and
+// roofline families (norm = reduction/norm) agree.
 var FAMILY_COLORS = {GEMM: '#4a78c2', attention: '#c44e52', elementwise: '#3a9e6f',
-                     norm: '#e0a030'};
+                     norm: '#e0a030', 'reduction/norm': '#e0a030', communication: '#8172b2',
+                     memory: '#b8860b', other: '#7f7f7f'};
 function drawRoofline() {
   if (!D.roofline || !D.roofline.length) return;
   var fig = figure('Roofline: achieved TFLOP/s against arithmetic intensity, one point per op ' +
@@ -379,7 +382,7 @@ function drawKernels() {
     if (!top.length) { note(holder, 'Rank ' + K.rank + ': no GPU kernels.'); return; }
     var cats = [];
     top.forEach(function (k) { if (cats.indexOf(k.category) < 0) cats.push(k.category); });
-    var catColor = colorMap(cats);
+    var catColor = colorMap(cats, FAMILY_COLORS);
     legend(holder, cats.map(function (c) { return [c, catColor[c]]; }));
     var row = 20, labelW = 400, plotW = 440, right = 140;
     var W = labelW + plotW + right, H = top.length * row + 6;

@@ -105,7 +105,10 @@
       svg.append(el('text', {x: px(Math.log2(p.nodes)), y: H - B + 16, 'text-anchor': 'middle', class: 'axis'},
                     String(p.nodes)));
     }
-    svg.append(el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis'}, 'nodes'));
+    svg.append(el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis'},
+                  'nodes (log scale)'));
+    svg.append(el('text', {x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', class: 'axis',
+                           transform: `rotate(-90 12 ${(T + H - B) / 2})`}, 'tokens/s per GPU'));
     return svg;
   }
 
@@ -195,8 +198,18 @@
     s.append(el('h3', {}, 'Memory per GPU by pipeline stage'));
     s.append(memoryChart(m));
     const b = perf.breakdown_ms || {};
-    s.append(el('h3', {}, 'Iteration breakdown (ms)'));
-    s.append(table(Object.keys(b), [Object.values(b).map(v => v.toFixed(2))]));
+    s.append(el('h3', {}, 'Where the iteration goes (critical pipeline rank)'));
+    // The console's names; PP send/recv runs beside compute, so it is not part of the total.
+    const labels = [['compute', 'compute'], ['pipeline_bubble', 'pipeline bubble'],
+                    ['tp_comm', 'TP communication (on critical path)'],
+                    ['cp_comm', 'CP communication'], ['ep_comm', 'EP communication'],
+                    ['dp_comm_exposed', 'DP communication, exposed'],
+                    ['optimizer', 'optimizer step'], ['measured_idle', 'idle (measured)'],
+                    ['pp_comm', 'PP send/recv (overlapped, not in the total)']];
+    const rows = labels.filter(([k]) => k in b && (b[k] > 0 || k === 'compute'))
+                       .map(([k, name]) => [name, b[k].toFixed(2)]);
+    rows.push(['iteration', (perf.iteration_time_ms || 0).toFixed(2)]);
+    s.append(table(['component', 'ms'], rows));
     if ((perf.scaling || []).length) {
       s.append(el('h3', {}, 'Scaling with the node count'));
       s.append(scalingChart(perf.scaling));
