@@ -327,9 +327,19 @@ for (const d of DATA.devices) {
       .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))));
   activeTimeline(app, d, X, xfmt, useTime);
   app.append(el('h2', {}, 'Call sites alive at the peak'));
-  app.append(table(['bytes', 'count', 'call site'], d.top_allocations_at_peak.map(s =>
-      [fmtBytes(s.size), s.count, el('details', {}, el('summary', {}, s.site),
-          el('pre', {}, s.frames.map(f => f.name + '  ' + f.filename + ':' + f.line).join('\n')))])));
+  // As the console: each site's share of the peak, and the sites past the top ones summed, so
+  // the rows add up to the peak.
+  const share = b => d.peak_allocated_bytes > 0
+      ? (100 * b / d.peak_allocated_bytes).toFixed(1) + '%' : '';
+  const siteRows = d.top_allocations_at_peak.map(s =>
+      [fmtBytes(s.size), share(s.size), s.count, el('details', {}, el('summary', {}, s.site),
+          el('pre', {}, s.frames.map(f => f.name + '  ' + f.filename + ':' + f.line).join('\n')))]);
+  const other = d.other_allocations_at_peak;
+  if (other && other.sites > 0) {
+    siteRows.push([fmtBytes(other.size), share(other.size), other.count,
+                   '(' + other.sites + ' more call sites)']);
+  }
+  app.append(table(['bytes', 'share', 'count', 'call site'], siteRows));
   app.append(el('h2', {}, 'Segments with the most free space'));
   app.append(table(['address', 'size', 'allocated', 'free', 'largest free', 'blocks', 'type'],
       d.segments_most_free.map(g => ['0x' + g.address.toString(16), fmtBytes(g.total_size),

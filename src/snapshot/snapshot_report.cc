@@ -49,6 +49,14 @@ json SitesJson(const MemorySnapshot& s, const std::vector<CallSiteTotal>& sites,
   return out;
 }
 
+// The call sites past the first `top`, summed: what the listed ones leave out of the total.
+json OtherSitesJson(const std::vector<CallSiteTotal>& sites, size_t top) {
+  int64_t bytes = 0, count = 0;
+  for (size_t i = top; i < sites.size(); ++i) bytes += sites[i].bytes, count += sites[i].count;
+  return {
+      {"sites", sites.size() > top ? sites.size() - top : 0}, {"size", bytes}, {"count", count}};
+}
+
 void SitesTable(std::string& out, const std::vector<CallSiteTotal>& sites, int64_t total,
                 size_t top) {
   out += fmt::format("  {:>11}  {:>6}  {:>6}  {}\n", "bytes", "share", "count", "call site");
@@ -296,6 +304,7 @@ json SnapshotJson(const MemorySnapshot& s, const SnapshotAnalysis& a,
         {"peak_time_us", d.peak_time_us},
         {"peak_entry_index", d.peak_entry_index},
         {"top_allocations_at_peak", SitesJson(s, d.sites_at_peak, o.top_sites)},
+        {"other_allocations_at_peak", OtherSitesJson(d.sites_at_peak, o.top_sites)},
         {"fragmentation_bytes", d.fragmentation_bytes},
         {"inactive_split_bytes", d.inactive_split_bytes},
         {"active_blocks", d.active_blocks},
