@@ -1310,9 +1310,15 @@ std::string RenderReportHtml(const TraceReport& report) {
       for (const auto& row : t->rows())
         by[std::get<std::string>(row[1])] += std::get<double>(row[3]);
       for (const auto& [k, v] : by) chart.bars.push_back({k, v});
+      std::stable_sort(chart.bars.begin(), chart.bars.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
       s.charts.push_back(std::move(chart));
     }
   }
+  // A section whose tables are all empty (no collectives in a one-GPU trace) is left out, not
+  // shown as a bare heading.
+  std::erase_if(sections,
+                [](const HtmlSection& s) { return s.tables.empty() && s.charts.empty(); });
   HtmlPage page("Sextant trace report", std::move(sections));
   page.data = ReportChartData(report);
   page.script = ReportPageScript();
