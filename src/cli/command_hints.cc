@@ -70,6 +70,15 @@ std::string ReadableParseError(const CLI::ParseError& error) {
   if (std::regex_match(message, m, kGivenTwice)) {
     return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
   }
+  // CLI11's file checks, worded as the readers word the same problems.
+  static const std::regex kMissing(R"(^\S+: (?:File|Path) does not exist: (.*)$)");
+  if (std::regex_match(message, m, kMissing)) {
+    return fmt::format("{}: no such file or directory", m[1].str());
+  }
+  static const std::regex kDirectory(R"(^\S+: File is actually a directory: (.*)$)");
+  if (std::regex_match(message, m, kDirectory)) {
+    return fmt::format("{}: is a directory, not a regular file", m[1].str());
+  }
   return message;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "snapshot/gpu_sampler.h"
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/process_watch.h"
@@ -112,8 +113,10 @@ void AddMemoryCommands(CLI::App& app) {
   snap->add_option("--compare", snapshot_args->compare,
                    "a second snapshot to compare with (the first file is the base)");
   snap->add_option("--html", snapshot_args->html, "write a self-contained HTML report here");
-  snap->add_option("--top", snapshot_args->top, "call sites to list per device")
-      ->capture_default_str();
+  snap->add_option("--top", snapshot_args->top,
+                   "call sites to list per device (the rest are summed in one row)")
+      ->capture_default_str()
+      ->check(AtLeast(1));
   snap->add_flag("--json", snapshot_args->json, "print the result as JSON");
   snap->callback([snapshot_args] { RunSnapshot(*snapshot_args); });
 

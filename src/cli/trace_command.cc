@@ -304,7 +304,10 @@ void AddTraceCommands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   diff->add_option("--html", diff_args->html, "write a self-contained HTML report");
   diff->add_option("--csv", diff_args->csv_dir, "write one CSV file per table into this directory");
-  diff->add_option("--top", diff_args->top, "rows shown per console table");
+  diff->add_option("--top", diff_args->top,
+                   "rows shown per console table (default 30); --json, --csv and --html hold "
+                   "every row")
+      ->check(AtLeast(1));
   diff->add_flag("--json", diff_args->json, "print the result as JSON");
   diff->callback([diff_args] { RunDiff(*diff_args); });
 

@@ -41,6 +41,13 @@ t.expect_output(run, r"llama3\.1_8B on MI300X")
 run = t.sextant("hardware", "show", "NVIDIA H200")
 t.expect_output(run, r"H200: NVIDIA H200 SXM")
 
+# A missing file or a directory where a file belongs: the readers' wording, not CLI11's.
+run = t.sextant("trace", "report", "no_such_trace.json", expect_status=1)
+t.expect_output(run, r"error: no_such_trace\.json: no such file or directory")
+with tempfile.TemporaryDirectory() as d:
+    run = t.sextant("trace", "diff", d, d, expect_status=1)
+    t.expect_output(run, r"is a directory, not a regular file")
+
 # A flag given twice says so.
 run = t.sextant("projection", "performance", "--target-nodes", "2", "--target-nodes", "4",
                 expect_status=1)
