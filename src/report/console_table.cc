@@ -43,7 +43,10 @@ std::vector<std::string> ShortenColumn(const std::vector<std::string>& full, siz
     shown.push_back(Shorten(full[i], max_width));
     if (shown.back() != full[i]) cells_by_shown[shown.back()].push_back(i);
   }
-  for (const auto& [text, cells] : cells_by_shown) {
+  for (const auto& entry : cells_by_shown) {
+    // Named, not a structured binding: lambdas below use them (clang rejects capturing those).
+    const std::string& text = entry.first;
+    const std::vector<size_t>& cells = entry.second;
     auto differ = [&](const std::vector<std::string>& candidate) {
       std::map<std::string, const std::string*> origin;
       for (size_t k = 0; k < cells.size(); ++k) {
