@@ -94,43 +94,41 @@ std::optional<int64_t> Int(const CsvTable& t, size_t row, const std::string& col
   return static_cast<int64_t>(std::llround(*d));
 }
 
+// `value`, read from the cell, inside the range the job allows for `canonical` (compared as
+// doubles, so 1e300 and NaN are caught before any conversion); UserError naming the cell if not.
+int64_t InRange(const CsvTable& t, size_t row, const std::string& col, std::string_view canonical,
+                double value, SizeRange fallback) {
+  const SizeRange range = SizeRangeOf(canonical).value_or(fallback);
+  if (!(value >= static_cast<double>(range.min) && value <= static_cast<double>(range.max))) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, col,
+                   fmt::format("{} is out of range: must be between {} and {}",
+                               ShortText(t.Get(row, col)), range.min, range.max));
+  }
+  return static_cast<int64_t>(std::llround(value));
+}
+
 // A cell that sets a canonical Job size: checked against its range before any use, so the
-// int fields (parallel degrees) and the products formed here cannot overflow.
+// int fields (parallel degrees) and the products formed here cannot overflow. A cell that is
+// not a number reads as not stated ("MLA" in kv_heads).
 std::optional<int64_t> SizeCell(const CsvTable& t, size_t row, const std::string& col,
                                 std::string_view canonical, Provenance& provenance) {
   const std::optional<double> value = Number(t, row, col);
   if (!value) return std::nullopt;
-  const SourceLocation where{t.file(), t.line(row), -1, -1};
-  provenance.Record(std::string(canonical), col, where);
-  const SizeRange range = SizeRangeOf(canonical).value_or(SizeRange{0, int64_t{1} << 30});
-  // Compared as doubles, so 1e300 and NaN are caught before any conversion.
-  if (!(*value >= static_cast<double>(range.min) && *value <= static_cast<double>(range.max))) {
-    ThrowUserError(where, col,
-                   fmt::format("{} is out of range: must be between {} and {}",
-                               ShortText(t.Get(row, col)), range.min, range.max));
-  }
-  return static_cast<int64_t>(std::llround(*value));
+  provenance.Record(std::string(canonical), col, SourceLocation{t.file(), t.line(row), -1, -1});
+  return InRange(t, row, col, canonical, *value, SizeRange{0, int64_t{1} << 30});
 }
 
-// A dimension used only to recognise the model: 0 when absent or not a sane size (the cell is
-// range-checked, with its line and column named, where the job takes it).
 // A dimension used to recognise the model: 0 when the cell is empty. A stated value that is
 // not a number or out of range ("abc", 0, -4096) is an error in the row, not "not stated".
 int64_t DimensionCell(const CsvTable& t, size_t row, const std::string& col,
                       std::string_view canonical) {
   if (!t.HasColumn(col) || t.Get(row, col).empty()) return 0;
-  const SourceLocation where{t.file(), t.line(row), -1, -1};
   const std::optional<double> value = Number(t, row, col);
   if (!value) {
-    ThrowUserError(where, col, fmt::format("'{}' is not a number", ShortText(t.Get(row, col))));
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, col,
+                   fmt::format("'{}' is not a number", ShortText(t.Get(row, col))));
   }
-  const SizeRange range = SizeRangeOf(canonical).value_or(SizeRange{1, int64_t{1} << 30});
-  if (!(*value >= static_cast<double>(range.min) && *value <= static_cast<double>(range.max))) {
-    ThrowUserError(where, col,
-                   fmt::format("{} is out of range: must be between {} and {}",
-                               ShortText(t.Get(row, col)), range.min, range.max));
-  }
-  return static_cast<int64_t>(std::llround(*value));
+  return InRange(t, row, col, canonical, *value, SizeRange{1, int64_t{1} << 30});
 }
 
 // The seven fact columns (framework ... data) came later than the rest; a table without them

@@ -322,11 +322,19 @@ bool InferMegatronLabel(int pp, int vpp, int micro_batches, int index, bool back
   return *mb < micro_batches;
 }
 
+namespace {
+
+// The first iteration of a dump carries warm-up (allocator growth, autotuning): it is left out
+// of the steady ones when there are more than two.
+size_t FirstSteadyIteration(size_t iterations) { return iterations > 2 ? 1 : 0; }
+
+}  // namespace
+
 std::string TypicalIterationKey(const std::vector<PrimusDumpIterationStats>& stats) {
-  // The first iteration of a dump carries warm-up (allocator growth, autotuning): leave it out
-  // when there are others to choose from.
   std::vector<const PrimusDumpIterationStats*> steady;
-  for (size_t i = stats.size() > 2 ? 1 : 0; i < stats.size(); ++i) steady.push_back(&stats[i]);
+  for (size_t i = FirstSteadyIteration(stats.size()); i < stats.size(); ++i) {
+    steady.push_back(&stats[i]);
+  }
   std::stable_sort(steady.begin(), steady.end(), [](const auto* a, const auto* b) {
     return a->iteration_time_ms < b->iteration_time_ms;
   });
@@ -345,15 +353,16 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
   } else if (choice.key.empty()) {
     shown.push_back(TypicalIterationKey(stats));
     if (stats.size() > 1) {
+      const size_t first = FirstSteadyIteration(stats.size());
       auto [fastest, slowest] = std::minmax_element(
-          stats.begin() + (stats.size() > 2 ? 1 : 0), stats.end(),
+          stats.begin() + static_cast<std::ptrdiff_t>(first), stats.end(),
           [](const auto& a, const auto& b) { return a.iteration_time_ms < b.iteration_time_ms; });
       notes_.push_back(fmt::format(
           "{}: iteration {} shown, the median by time of {} ({:.2f} .. {:.2f} ms); "
           "--iteration all shows each",
           name, shown.back(),
-          stats.size() > 2 ? fmt::format("the {} iterations after the first", stats.size() - 1)
-                           : fmt::format("its {} iterations", stats.size()),
+          first > 0 ? fmt::format("the {} iterations after the first", stats.size() - first)
+                    : fmt::format("its {} iterations", stats.size()),
           fastest->iteration_time_ms, slowest->iteration_time_ms));
     }
   } else {
