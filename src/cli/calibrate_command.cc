@@ -119,6 +119,7 @@ Table FitTable(const EfficiencyFit& fit, int min_kernels) {
            {"dtype", "dtype"},
            {"from", "from"},
            {"kernels", "kernels"},
+           {"fit_on", "fit on"},
            {"default", "default", 3},
            {"fitted", "fitted", 3},
            {"used", "used"}});
@@ -128,17 +129,21 @@ Table FitTable(const EfficiencyFit& fit, int min_kernels) {
     if (c.kind == KernelClass::kMemoryBound) from = fmt::format("{:g} MB", c.min_size);
     t.AddRow({std::string(KernelClassName(c.kind)),
               c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(), from,
-              int64_t{c.kernels}, c.fraction_before, c.fraction_after,
-              c.fitted ? std::string("yes") : fmt::format("no (< {} kernels)", min_kernels)});
+              int64_t{c.kernels}, int64_t{c.work_bound}, c.fraction_before, c.fraction_after,
+              c.fitted ? std::string("yes") : fmt::format("no (fit on < {})", min_kernels)});
   }
   t.AddRow({std::string("launch floor (us)"), Cell(), Cell(), int64_t{fit.usable_kernels},
-            fit.floor_before * 1e6, fit.floor_after * 1e6,
-            fit.floor_fitted ? std::string("yes") : std::string("no (no kernel near it)")});
+            int64_t{fit.floor_kernels}, fit.floor_before * 1e6, fit.floor_after * 1e6,
+            fit.floor_fitted ? std::string("yes") : fmt::format("no (fit on < {})", min_kernels)});
   t.AddNote(
       "fitted: least absolute deviation on log time of the cost model's prediction (launch floor "
-      "and HBM "
-      "roofline included), the floor and the classes in turn; classes without kernels keep the "
-      "default");
+      "and HBM roofline included), the floor and the classes in turn; classes without kernels "
+      "keep the default");
+  t.AddNote(fmt::format(
+      "fit on: a kernel shorter than {:g} launch floors whose priced work is under {:.0f}% of "
+      "its measured time is launch-bound and informs the launch floor alone; the others inform "
+      "their class alone",
+      kLaunchBoundFloors, kWorkBoundShare * 100));
   return t;
 }
 

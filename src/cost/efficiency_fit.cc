@@ -178,6 +178,21 @@ std::optional<double> BestValue(const GpuSpec& gpu, const EfficiencyTable& table
   return std::exp(0.5 * (a + b));
 }
 
+}  // namespace
+
+double WorkShare(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k) {
+  EfficiencyTable no_floor = table;
+  no_floor.set_min_kernel_seconds(0);
+  return PredictSeconds(gpu, no_floor, k) / k.seconds;
+}
+
+bool IsLaunchBound(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k) {
+  return k.seconds < kLaunchBoundFloors * table.min_kernel_seconds() &&
+         WorkShare(gpu, table, k) < kWorkBoundShare;
+}
+
+namespace {
+
 EfficiencyTable WithFloor(const EfficiencyTable& table, double seconds) {
   EfficiencyTable t = table;
   t.set_min_kernel_seconds(seconds);
@@ -190,8 +205,10 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
                                  const std::vector<MeasuredKernel>& kernels, int min_kernels,
                                  bool fit_floor) {
   if (min_kernels < 1) ThrowUserError("--min-kernels must be at least 1");
-  // The kernels of each (op class, dtype, size class).
-  std::map<ClassKey, std::vector<const MeasuredKernel*>> classes;
+  // The kernels of each (op class, dtype, size class), and of those the ones whose time is
+  // mostly work (they inform the class); the rest inform the launch floor.
+  std::map<ClassKey, std::vector<const MeasuredKernel*>> classes, work_bound;
+  std::vector<const MeasuredKernel*> floor_bound;
   EfficiencyFit fit;
   for (const MeasuredKernel& k : kernels) {
     if (!CanPredict(gpu, k)) continue;
@@ -205,28 +222,30 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
       dtype = DType::kBF16;  // one attention pair and one HBM ramp per GPU
       if (k.kind == KernelClass::kMemoryBound) size_class = base.hbm_table().ClassOf(k.bytes);
     }
-    classes[{k.kind, dtype, size_class}].push_back(&k);
+    const ClassKey key{k.kind, dtype, size_class};
+    classes[key].push_back(&k);
+    if (IsLaunchBound(gpu, base, k)) {
+      floor_bound.push_back(&k);
+    } else {
+      work_bound[key].push_back(&k);
+    }
   }
-  std::vector<const MeasuredKernel*> all;
-  for (const auto& [key, members] : classes) all.insert(all.end(), members.begin(), members.end());
-  // Coordinate descent: the launch floor (shared by every kernel) and the classes (each
-  // kernel in exactly one) are fitted in turn, twice, so a floor that short kernels need does
-  // not get absorbed into a tiny bandwidth fraction.
+  fit.floor_kernels = static_cast<int>(floor_bound.size());
+  // Coordinate descent: the launch floor and the classes are fitted in turn, twice: a class's
+  // kernels still pay the floor where it is the larger time.
   fit.table = base;
   fit.floor_before = base.min_kernel_seconds();
   std::map<ClassKey, std::optional<double>> best;
   bool floor_fitted = false;
   for (int pass = 0; pass < 2; ++pass) {
-    if (fit_floor && static_cast<int>(all.size()) >= min_kernels) {
-      // No GPU kernel launches and completes in under 1 µs (the shortest in the corpus's
-      // TraceLens reports: 2.8 µs on H100); the bound keeps a floor that a tiny-GEMM fraction
-      // could stand in for from running off to zero.
-      if (auto floor = BestValue(gpu, fit.table, WithFloor, 1e-6, 1e-4, all)) {
+    if (fit_floor && static_cast<int>(floor_bound.size()) >= min_kernels) {
+      // From 0.1 us (the B200 eager trace in the corpus has copies of 0.8 us) to 100 us.
+      if (auto floor = BestValue(gpu, fit.table, WithFloor, 1e-7, 1e-4, floor_bound)) {
         fit.table = WithFloor(fit.table, *floor);
         floor_fitted = true;
       }
     }
-    for (const auto& [key, members] : classes) {
+    for (const auto& [key, members] : work_bound) {
       if (static_cast<int>(members.size()) < min_kernels) continue;
       const ClassKey this_class = key;  // a structured binding cannot be captured (C++17)
       auto with = [this_class](const EfficiencyTable& t, double f) {
@@ -245,6 +264,9 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     c.kind = kind;
     c.dtype = dtype;
     c.kernels = static_cast<int>(members.size());
+    if (auto it = work_bound.find(key); it != work_bound.end()) {
+      c.work_bound = static_cast<int>(it->second.size());
+    }
     c.fraction_before = CurrentFraction(base, key);
     if (kind == KernelClass::kGemm) {
       c.min_size = base.GemmTable(dtype).thresholds[size_class] / 1e9;
@@ -258,10 +280,11 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
   }
   if (fitted == 0 && !fit.floor_fitted) {
     ThrowUserError(fmt::format(
-        "no efficiency class has {} or more measured kernels with shapes on {} ({} usable "
-        "kernels in all) whose time depends on it: nothing to fit (lower --min-kernels, or give "
-        "traces recorded with record_shapes=True)",
-        min_kernels, gpu.name, fit.usable_kernels));
+        "nothing to fit on {0}: no efficiency class has {1} or more kernels whose time is "
+        "mostly the work it prices, and fewer than {1} are launch-bound for the launch floor ({2} "
+        "usable kernels with shapes, {3} launch-bound); lower --min-kernels, or give traces "
+        "recorded with record_shapes=True",
+        gpu.name, min_kernels, fit.usable_kernels, fit.floor_kernels));
   }
   fit.table.set_source(
       fmt::format("{} table fitted on {} measured kernels", gpu.name, fit.usable_kernels));

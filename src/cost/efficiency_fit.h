@@ -2,8 +2,12 @@
 // attention, memory-bound kernels): the measured counterpart of the published defaults in
 // efficiency_table.h. Each class of the table is fitted by least absolute deviation on log
 // time of the cost model's own prediction (launch floor and HBM roofline included); for
-// kernels whose time is the scaled part alone that is the median of ideal / measured time. A
-// class with too few kernels, or whose kernels all sit on the launch floor, keeps its default.
+// kernels whose time is the scaled part alone that is the median of ideal / measured time.
+// Each kernel informs one thing: where it is short and the work the cost model prices (at the
+// default table, without the floor) is under a tenth of its measured time, its time is launch
+// and latency and it informs the launch floor alone; otherwise it informs its class alone. A class
+// (or the floor) with fewer such kernels than asked keeps its default: one 3.5 us copy of 0.2 MB
+// does not make the HBM run at 1% of its bandwidth, nor does a 41 us GEMM make every launch 18 us.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +51,7 @@ struct FittedClass {
   DType dtype = DType::kBF16;  // GEMM classes; attention and memory-bound are per GPU
   double min_size = 0;         // class start: GFLOP for GEMMs, MB for memory-bound, 0 otherwise
   int kernels = 0;
+  int work_bound = 0;  // of `kernels`, those whose time is mostly work: what the fit used
   double fraction_before = 0;
   double fraction_after = 0;  // = fraction_before when not fitted
   bool fitted = false;
@@ -68,7 +73,20 @@ struct EfficiencyFit {
   // The launch floor (EfficiencyTable::min_kernel_seconds), fitted with the classes.
   double floor_before = 0, floor_after = 0;
   bool floor_fitted = false;
+  int floor_kernels = 0;  // kernels whose time is mostly launch and latency: what it used
 };
+
+// A kernel is launch-bound, and informs the launch floor rather than its class, when its priced
+// work explains under kWorkBoundShare of its measured time and it is shorter than
+// kLaunchBoundFloors launch floors: a kernel ten floors long is slow at its work, whatever the
+// default table says of that work.
+inline constexpr double kWorkBoundShare = 0.1;
+inline constexpr double kLaunchBoundFloors = 10;
+bool IsLaunchBound(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k);
+
+// The share of `k`'s measured time that the work priced by `table` explains: its predicted
+// time with no launch floor over its measured time.
+double WorkShare(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k);
 
 // Fits `base`'s classes to `kernels` on `gpu` (and the launch floor when `fit_floor`).
 // Classes with fewer than `min_kernels` kernels keep `base`'s value. Throws UserError when

@@ -105,24 +105,70 @@ TEST(EfficiencyFitTest, AttentionFractionsFitForwardAndBackwardSeparately) {
   EXPECT_NEAR(fit.table.attention_backward_fraction(), 0.25, 1e-6);
 }
 
+MeasuredKernel Copy(double bytes, double us) {
+  MeasuredKernel k;
+  k.kind = KernelClass::kMemoryBound;
+  k.bytes = bytes;
+  k.seconds = us * 1e-6;
+  return k;
+}
+
+// The ideal table with NVIDIA's default launch floor: launch-bound means shorter than ten of it.
+EfficiencyTable IdealWithFloor() {
+  EfficiencyTable t = EfficiencyTable::Ideal();
+  t.set_min_kernel_seconds(2.8e-6);
+  return t;
+}
+
 TEST(EfficiencyFitTest, KernelsOnTheLaunchFloorFitTheFloorNotABandwidth) {
-  // 1 KB copies take 1 ns at 1 TB/s but were measured at 3, 4 and 6 µs: launch-bound. The
-  // floor takes their median, 4 µs; no HBM fraction in [0.001, 1] changes a prediction once
-  // the floor is there, so the class keeps its default instead of a fraction near zero.
-  std::vector<MeasuredKernel> copies;
-  for (double us : {3.0, 4.0, 6.0}) {
-    MeasuredKernel k;
-    k.kind = KernelClass::kMemoryBound;
-    k.bytes = 1e3;
-    k.seconds = us * 1e-6;
-    copies.push_back(k);
-  }
-  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), EfficiencyTable::Ideal(), copies, 3);
+  // 1 KB copies take 1 ns at 1 TB/s but were measured at 3, 4 and 6 µs: launch-bound (under
+  // 28 µs, and their work under a tenth of their time). The floor takes their median, 4 µs;
+  // the class has no kernel whose time is its work, so it keeps its default instead of a
+  // fraction near zero.
+  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(1e3, 6)};
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), copies, 3);
   EXPECT_TRUE(fit.floor_fitted);
+  EXPECT_EQ(fit.floor_kernels, 3);
   EXPECT_NEAR(fit.floor_after, 4e-6, 1e-11);
   ASSERT_EQ(fit.classes.size(), 1u);
   EXPECT_FALSE(fit.classes[0].fitted);
+  EXPECT_EQ(fit.classes[0].work_bound, 0);
   EXPECT_DOUBLE_EQ(fit.table.HbmFraction(1e3), 1.0);
+}
+
+TEST(EfficiencyFitTest, OneSlowShortCopyDoesNotSetTheBandwidthOfItsClass) {
+  // The B200 eager trace's case: tiny copies on the floor, and one 0.2 MB copy at 3.5 µs
+  // (0.2 µs of work at 1 TB/s, 6% of its time). Fitting the class to it would make every
+  // copy of the class run at 6% of HBM bandwidth; it is launch-bound, so the class keeps 1.0.
+  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(2e5, 3.5), Copy(1e3, 6)};
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), copies, 1);
+  EXPECT_EQ(fit.floor_kernels, 4);
+  EXPECT_FALSE(fit.classes[0].fitted);
+  EXPECT_DOUBLE_EQ(fit.table.HbmFraction(2e5), 1.0);
+  // The floor is the median of the four: (3.5 + 4) / 2 µs, anywhere between them for LAD.
+  EXPECT_GE(fit.floor_after, 3.5e-6 - 1e-11);
+  EXPECT_LE(fit.floor_after, 4e-6 + 1e-11);
+}
+
+TEST(EfficiencyFitTest, ALongKernelNeverSetsTheLaunchFloor) {
+  // The bert-small GEMM.csv's case: a 41 µs kernel the table prices at 16 µs is slow at its
+  // work, not a launch; with no launch-bound kernel the floor keeps its default (before, the
+  // fit moved the floor to 18 µs for that one kernel).
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(),
+                                               {Copy(16e6, 41), Copy(16e6, 40), Copy(16e6, 42)}, 3);
+  EXPECT_EQ(fit.floor_kernels, 0);
+  EXPECT_FALSE(fit.floor_fitted);
+  EXPECT_DOUBLE_EQ(fit.floor_after, 2.8e-6);
+  // 16 MB in 41 µs: 16 µs of work at 1 TB/s, so the class fits 16 / 41.
+  EXPECT_NEAR(fit.table.HbmFraction(16e6), 16.0 / 41.0, 1e-6);
+}
+
+TEST(EfficiencyFitTest, ASlowLongGemmInformsItsClassNotTheFloor) {
+  // At 5% of peak a 4096^3 GEMM's priced work is under a tenth of its time, but it runs for
+  // 30 ms: far longer than ten launch floors, so it is slow work.
+  const MeasuredKernel slow = Gemm4096(kIdeal4096 / 0.05);
+  EXPECT_LT(WorkShare(RoundGpu(), IdealWithFloor(), slow), kWorkBoundShare);
+  EXPECT_FALSE(IsLaunchBound(RoundGpu(), IdealWithFloor(), slow));
 }
 
 TEST(EfficiencyFitTest, KernelsTheGpuCannotPriceAreLeftOut) {

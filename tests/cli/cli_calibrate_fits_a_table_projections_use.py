@@ -20,7 +20,7 @@ with tempfile.TemporaryDirectory() as tmp:
     run = t.sextant("calibrate", qwen, owlv2, "--test", timesformer, "-o", out)
     # The GPU comes from the traces' deviceProperties ("AMD Instinct MI300X VF").
     t.expect_output(run, r"MI300X efficiency fitted on \d+ measured kernels with shapes from 2 file")
-    t.expect_output(run, r"GEMM +bf16 +0 GFLOP +\d+ +0\.\d+ +0\.\d+ +yes")
+    t.expect_output(run, r"GEMM +bf16 +0 GFLOP +\d+ +\d+ +0\.\d+ +0\.\d+ +yes")
     t.expect_output(run, r"Cost-model error on held-out kernels \(1 file\(s\) not fitted on\)")
     t.expect_output(run, r"launch floor \(us\)")
     cal = t.json(t.sextant("calibrate", qwen, owlv2, "--json"))
