@@ -205,12 +205,12 @@ void RunDiff(const DiffArgs& args) {
     for (const auto& w : diff.warnings) warnings.AddRow({w});
     std::vector<const Table*> header = {&traces};
     if (!warnings.empty()) header.push_back(&warnings);
-    WriteHtmlPage(
-        args.html,
-        {"Sextant trace diff",
-         {{"Traces", {}, header},
-          {fmt::format("base: {} — new: {}", args.base, args.next), {}, Pointers(tables)}}},
-        inputs);
+    WriteHtmlPage(args.html,
+                  {"Sextant trace diff",
+                   {{.heading = "Traces", .tables = header},
+                    {.heading = fmt::format("base: {} — new: {}", args.base, args.next),
+                     .tables = Pointers(tables)}}},
+                  inputs);
   }
   if (args.json) {
     nlohmann::json out;

@@ -18,7 +18,11 @@ constexpr const char* kTableStyle =
     "th{background:#eef;position:sticky;top:0}td.n{text-align:right;white-space:nowrap;"
     "overflow-wrap:normal;font-variant-numeric:tabular-nums}tr:nth-child(even){background:#f8f8fb}"
     ".b{fill:#4a78c2}.l,.v{font-size:12px}.note{color:#555;font-size:12px}"
-    "figcaption{font-weight:600}";
+    "figcaption{font-weight:600}"
+    "nav.toc{font-size:13px;margin:.5em 0 1em;line-height:1.6}nav.toc a{color:#2a5aa8}"
+    "nav.toc ul{margin:0;padding-left:1.2em}nav.toc>ul>li>a{font-weight:600}"
+    "nav.toc>ul{columns:2 28em;column-gap:2em}nav.toc>ul>li{break-inside:avoid}"
+    ".h{fill:#4a78c2}.ax{stroke:#888}";
 
 // JSON for a <script> element: invalid UTF-8 (file names from a snapshot) is replaced rather
 // than aborting the page, and every '<' becomes \u003c so that no "</script>" or "<!--" in
@@ -81,6 +85,56 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   return svg + "</svg></figure>\n";
 }
 
+std::string RenderColumnChartSvg(const ColumnChart& chart) {
+  const int plot_height = 140, left = 56, bottom = 34, top = 8;
+  const size_t n = chart.columns.size();
+  // Columns at least 3 px wide, the plot at least 600 px: 100 bins make a 600 px plot.
+  const int column = n == 0 ? 0 : std::max(3, static_cast<int>(600 / n));
+  const int plot_width = std::max(600, column * static_cast<int>(n));
+  double max_value = 0;
+  for (double v : chart.columns) max_value = std::max(max_value, v);
+  std::string svg = fmt::format(
+      "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" role=\"img\">",
+      EscapeHtml(chart.title), left + plot_width + 20, top + plot_height + bottom);
+  const double width = n == 0 ? 0 : static_cast<double>(plot_width) / static_cast<double>(n);
+  const double bin = n == 0 ? 0 : (chart.end - chart.start) / static_cast<double>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double v = std::max(0.0, chart.columns[i]);
+    if (v <= 0 || max_value <= 0) continue;
+    const double h = plot_height * v / max_value;
+    const double lo = chart.start + bin * static_cast<double>(i);
+    svg += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"h\">"
+        "<title>{:g}-{:g} {}: {:g} {}</title></rect>",
+        left + width * static_cast<double>(i), top + plot_height - h, std::max(1.0, width - 1), h,
+        lo, lo + bin, EscapeHtml(chart.x_unit), v, EscapeHtml(chart.y_unit));
+  }
+  // Axes: the y scale's top and zero, the x edges at the quarters.
+  const int base = top + plot_height;
+  svg += fmt::format(
+      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"ax\"/>"
+      "<line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" class=\"ax\"/>"
+      "<text x=\"{4}\" y=\"{5}\" text-anchor=\"end\" class=\"l\">{6:g}</text>"
+      "<text x=\"{4}\" y=\"{1}\" text-anchor=\"end\" class=\"l\">0</text>"
+      "<text x=\"12\" y=\"{7}\" class=\"l\" transform=\"rotate(-90 12 {7})\" "
+      "text-anchor=\"middle\">{8}</text>",
+      left, base, left + plot_width, top, left - 4, top + 10, max_value, top + plot_height / 2,
+      EscapeHtml(chart.y_unit));
+  for (int q = 0; q <= 4; ++q) {
+    const double x = left + plot_width * q / 4.0;
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"ax\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" class=\"l\">{4:.3g}</text>",
+        x, base, base + 4, base + 16, chart.start + (chart.end - chart.start) * q / 4.0);
+  }
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"l\">{}</text>",
+                     left + plot_width / 2, base + 30, EscapeHtml(chart.x_unit));
+  svg += "</svg>";
+  if (!chart.note.empty()) svg += "<p class=\"note\">" + EscapeHtml(chart.note) + "</p>";
+  return svg + "</figure>\n";
+}
+
 std::string RenderHtmlTable(const Table& table) {
   std::string out = fmt::format("<h3 id=\"{}\">{}</h3>\n<table><thead><tr>",
                                 EscapeHtml(table.name()), EscapeHtml(table.title()));
@@ -107,9 +161,38 @@ std::string RenderHtmlPage(const HtmlPage& page) {
       "<style>{}</style></head><body>\n{}",
       title, page.style.empty() ? kTableStyle : page.style,
       page.heading ? "<h1>" + title + "</h1>\n" : std::string());
-  for (const auto& section : page.sections) {
-    out += "<section><h2>" + EscapeHtml(section.heading) + "</h2>\n";
+  // Long pages (a trace report is tens of thousands of pixels) open with their contents.
+  auto section_id = [](size_t i) { return fmt::format("section-{}", i + 1); };
+  if (page.sections.size() >= 3) {
+    out += "<nav class=\"toc\"><ul>";
+    for (size_t i = 0; i < page.sections.size(); ++i) {
+      const HtmlSection& section = page.sections[i];
+      out += fmt::format("<li><a href=\"#{}\">{}</a>", section_id(i), EscapeHtml(section.heading));
+      if (!section.tables.empty() || !section.histograms.empty()) {
+        out += "<ul>";
+        for (size_t h = 0; h < section.histograms.size(); ++h) {
+          out += fmt::format("<li><a href=\"#{}-chart-{}\">{}</a></li>", section_id(i), h + 1,
+                             EscapeHtml(section.histograms[h].title));
+        }
+        for (const Table* table : section.tables) {
+          out += fmt::format("<li><a href=\"#{}\">{}</a></li>", EscapeHtml(table->name()),
+                             EscapeHtml(table->title()));
+        }
+        out += "</ul>";
+      }
+      out += "</li>";
+    }
+    out += "</ul></nav>\n";
+  }
+  for (size_t i = 0; i < page.sections.size(); ++i) {
+    const HtmlSection& section = page.sections[i];
+    out +=
+        fmt::format("<section id=\"{}\"><h2>{}</h2>\n", section_id(i), EscapeHtml(section.heading));
     for (const auto& chart : section.charts) out += RenderBarChartSvg(chart);
+    for (size_t h = 0; h < section.histograms.size(); ++h) {
+      out += fmt::format("<div id=\"{}-chart-{}\">{}</div>", section_id(i), h + 1,
+                         RenderColumnChartSvg(section.histograms[h]));
+    }
     for (const Table* table : section.tables) out += RenderHtmlTable(*table);
     out += "</section>\n";
   }

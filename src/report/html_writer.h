@@ -1,5 +1,6 @@
 // One self-contained HTML page (inline CSS and script, no network fetches): Tables, optionally
-// preceded by horizontal bar charts drawn as inline SVG, and/or JSON data drawn by a script.
+// preceded by horizontal bar charts and histograms drawn as inline SVG, and/or JSON data drawn
+// by a script. A page of three or more sections opens with their table of contents.
 #pragma once
 
 #include <string>
@@ -18,10 +19,21 @@ struct BarChart {
   std::vector<std::pair<std::string, double>> bars;  // label, value (>= 0)
 };
 
+// A histogram: one column per bin, bins of equal width from `start` to `end`.
+struct ColumnChart {
+  std::string title;
+  std::string x_unit;           // of the bins' edges
+  std::string y_unit;           // of the counts
+  double start = 0, end = 0;    // the first bin's start, the last bin's end
+  std::vector<double> columns;  // one value (>= 0) per bin
+  std::string note;             // printed under the chart
+};
+
 struct HtmlSection {
   std::string heading;
-  std::vector<BarChart> charts;
-  std::vector<const Table*> tables;
+  std::vector<BarChart> charts = {};
+  std::vector<const Table*> tables = {};
+  std::vector<ColumnChart> histograms = {};  // drawn after `charts`, before `tables`
 };
 
 struct HtmlPage {
@@ -40,6 +52,7 @@ struct HtmlPage {
 // For element content and attribute values.
 std::string EscapeHtml(const std::string& text);
 std::string RenderBarChartSvg(const BarChart& chart);
+std::string RenderColumnChartSvg(const ColumnChart& chart);
 std::string RenderHtmlTable(const Table& table);
 std::string RenderHtmlPage(const HtmlPage& page);
 // Writes the page atomically (util/file_io.h); throws UserError if the file cannot be written

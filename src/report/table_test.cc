@@ -143,13 +143,51 @@ TEST(TableTest, JsonRoundTrip) {
 TEST(TableTest, HtmlEscapesAndHasNoExternalReferences) {
   Table t = Sample();
   BarChart chart{"time", "ms", {{"a<b", 2.0}, {"c", 1.0}}};
-  std::string page = RenderHtmlPage({"R & D", {{"Kernels", {chart}, {&t}}}});
+  std::string page =
+      RenderHtmlPage({"R & D", {{.heading = "Kernels", .charts = {chart}, .tables = {&t}}}});
   EXPECT_NE(page.find("<title>R &amp; D</title>"), std::string::npos);
   EXPECT_NE(page.find("&lt;copy&gt;"), std::string::npos);
   EXPECT_NE(page.find("width=\"420.0\""), std::string::npos);  // largest bar spans the plot
   EXPECT_NE(page.find("width=\"210.0\""), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("src="), std::string::npos);
+}
+
+TEST(TableTest, APageOfThreeOrMoreSectionsOpensWithItsContents) {
+  Table t = Sample();  // named "kernels"
+  const std::string two = RenderHtmlPage({"T", {{.heading = "A"}, {.heading = "B"}}});
+  EXPECT_EQ(two.find("<nav"), std::string::npos);
+  const std::string three = RenderHtmlPage(
+      {"T", {{.heading = "A", .tables = {&t}}, {.heading = "B"}, {.heading = "C & D"}}});
+  const size_t nav = three.find("<nav class=\"toc\">");
+  ASSERT_NE(nav, std::string::npos);
+  EXPECT_LT(nav, three.find("<section"));
+  EXPECT_NE(three.find("<a href=\"#section-3\">C &amp; D</a>"), std::string::npos);
+  EXPECT_NE(three.find("<section id=\"section-3\">"), std::string::npos);
+  // A table's entry links to its heading's id, the table's name.
+  EXPECT_NE(three.find("<a href=\"#kernels\">"), std::string::npos);
+  EXPECT_NE(three.find("<h3 id=\"kernels\">"), std::string::npos);
+}
+
+TEST(TableTest, AHistogramDrawsOneColumnPerBinScaledToTheTallest) {
+  ColumnChart chart;
+  chart.title = "short kernels";
+  chart.x_unit = "us";
+  chart.y_unit = "kernels";
+  chart.start = 0;
+  chart.end = 10;
+  chart.columns = {4, 0, 2, 1};
+  const std::string svg = RenderColumnChartSvg(chart);
+  // Three non-empty bins (an empty one draws nothing); 4 bins over a 600 px plot: 150 px
+  // apart; the tallest spans the 140 px plot, 2 of 4 half of it.
+  size_t rects = 0;
+  for (size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1))
+    ++rects;
+  EXPECT_EQ(rects, 3u);
+  EXPECT_NE(svg.find("height=\"140.0\""), std::string::npos);
+  EXPECT_NE(svg.find("height=\"70.0\""), std::string::npos);
+  EXPECT_NE(svg.find("x=\"356.0\""), std::string::npos);  // bin 2: 56 + 2 x 150
+  EXPECT_NE(svg.find("<title>5-7.5 us: 2 kernels</title>"), std::string::npos);
 }
 
 TEST(TableTest, HtmlPageDataCannotCloseItsScriptElement) {

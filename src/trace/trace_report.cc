@@ -1291,7 +1291,7 @@ std::string RenderReportHtml(const TraceReport& report) {
   for (const TablePresentation& p : ReportTablePresentations()) {
     if (p.html_section.empty()) continue;
     if (sections.empty() || sections.back().heading != p.html_section)
-      sections.push_back({std::string(p.html_section), {}, {}});
+      sections.push_back({.heading = std::string(p.html_section)});
     const Table* t = report.Find(std::string(p.name));
     // A table without rows (a family of ops the trace does not have) is a bare header on a
     // page: left to the machine outputs.
@@ -1314,11 +1314,31 @@ std::string RenderReportHtml(const TraceReport& report) {
                        [](const auto& a, const auto& b) { return a.second > b.second; });
       s.charts.push_back(std::move(chart));
     }
+    // The short-kernel histogram is a chart on the page (its table is in the machine outputs).
+    if (const Table* t = report.Find("short_kernel_histogram"); t && !t->empty()) {
+      const int from = t->ColumnIndex("bin_start_us"), to = t->ColumnIndex("bin_end_us");
+      const int count = t->ColumnIndex("count");
+      std::map<std::pair<double, double>, double> bins;  // summed over ranks
+      for (const auto& row : t->rows()) {
+        bins[{std::get<double>(row[from]), std::get<double>(row[to])}] +=
+            static_cast<double>(std::get<int64_t>(row[count]));
+      }
+      ColumnChart chart;
+      chart.title = t->title() + (report.ranks.size() > 1 ? " (all ranks)" : "");
+      chart.x_unit = "duration (us)";
+      chart.y_unit = "kernels";
+      chart.start = bins.begin()->first.first;
+      chart.end = bins.rbegin()->first.second;
+      for (const auto& [edges, n] : bins) chart.columns.push_back(n);
+      chart.note = "Every bin's count: short_kernel_histogram in --csv, --json and --xlsx.";
+      s.histograms.push_back(std::move(chart));
+    }
   }
   // A section whose tables are all empty (no collectives in a one-GPU trace) is left out, not
   // shown as a bare heading.
-  std::erase_if(sections,
-                [](const HtmlSection& s) { return s.tables.empty() && s.charts.empty(); });
+  std::erase_if(sections, [](const HtmlSection& s) {
+    return s.tables.empty() && s.charts.empty() && s.histograms.empty();
+  });
   HtmlPage page("Sextant trace report", std::move(sections));
   page.data = ReportChartData(report);
   page.script = ReportPageScript();
