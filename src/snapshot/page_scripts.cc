@@ -33,6 +33,16 @@ function table(head, rows) {
   for (const r of rows) t.append(el('tr', {}, ...r.map((c, i) => el('td', {class: i == r.length - 1 ? 'l' : ''}, c))));
   return t;
 }
+// A chart drawn in W x H units that shrinks with a narrow window (its viewBox), and the pointer's
+// x in those units.
+function chartSvg(W, H) {
+  return el('svg', {viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, class: 'chart',
+                    style: 'width:100%;max-width:' + W + 'px;height:auto'});
+}
+function svgX(svg, ev, W) {
+  const r = svg.getBoundingClientRect();
+  return r.width > 0 ? (ev.clientX - r.left) * W / r.width : ev.offsetX;
+}
 // series: [{name, color, pts: [[x, y], ...]}]; xfmt/yfmt format axis values.
 function lineChart(parent, series, xfmt, yfmt, marks) {
   const W = 960, H = 300, L = 80, R = 10, T = 10, B = 30;
@@ -42,7 +52,7 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
   if (x1 == x0) x1 = x0 + 1;
   const full = [x0, x1];
   const ymax = Math.max(1, ...all.map(p => p[1])) * 1.05;
-  const svg = el('svg', {width: W, height: H, class: 'chart'});
+  const svg = chartSvg(W, H);
   const readout = el('div', {class: 'readout'});
   // Which colour is which series (allocated, reserved; one line per GPU).
   const legend = el('div', {class: 'legend'}, ...series.map(s => el('span', {},
@@ -75,7 +85,7 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
     }
     svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'transparent', stroke: '#999'}));
   }
-  const toX = ev => x0 + (ev.offsetX - L) / (W - L - R) * (x1 - x0);
+  const toX = ev => x0 + (svgX(svg, ev, W) - L) / (W - L - R) * (x1 - x0);
   svg.addEventListener('wheel', ev => {
     ev.preventDefault();
     const at = toX(ev), f = ev.deltaY < 0 ? 0.8 : 1.25;
@@ -84,12 +94,12 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
     draw();
   });
   let drag = null;
-  svg.addEventListener('mousedown', ev => { drag = {x: ev.offsetX, x0, x1}; });
+  svg.addEventListener('mousedown', ev => { drag = {x: svgX(svg, ev, W), x0, x1}; });
   window.addEventListener('mouseup', () => { drag = null; });
   svg.addEventListener('dblclick', () => { [x0, x1] = full; draw(); });
   svg.addEventListener('mousemove', ev => {
     if (drag) {
-      const dx = (ev.offsetX - drag.x) / (W - L - R) * (drag.x1 - drag.x0);
+      const dx = (svgX(svg, ev, W) - drag.x) / (W - L - R) * (drag.x1 - drag.x0);
       const span = drag.x1 - drag.x0;
       x0 = Math.min(Math.max(full[0], drag.x0 - dx), full[1] - span); x1 = x0 + span;
       draw();
@@ -190,7 +200,7 @@ function activeTimeline(parent, d, X, xfmt, useTime) {
   const W = 960, H = 380, L = 80, R = 10, T = 10, B = 30;
   let x0 = xStart, x1 = xEnd > xStart ? xEnd : xStart + 1;
   const full = [x0, x1];
-  const svg = el('svg', {width: W, height: H, class: 'chart'});
+  const svg = chartSvg(W, H);
   const readout = el('div', {class: 'readout', style: 'max-width:' + W + 'px;overflow-x:auto'});
   parent.append(svg, readout);
   let paths = new Map(), selected = null;
@@ -257,7 +267,7 @@ function activeTimeline(parent, d, X, xfmt, useTime) {
     }
     svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'none', stroke: '#999'}));
   }
-  const toX = ev => x0 + (ev.offsetX - L) / (W - L - R) * (x1 - x0);
+  const toX = ev => x0 + (svgX(svg, ev, W) - L) / (W - L - R) * (x1 - x0);
   svg.addEventListener('wheel', ev => {
     ev.preventDefault();
     const c = toX(ev), f = ev.deltaY < 0 ? 0.8 : 1.25;
@@ -266,12 +276,12 @@ function activeTimeline(parent, d, X, xfmt, useTime) {
     draw();
   });
   let drag = null;
-  svg.addEventListener('mousedown', ev => { drag = {x: ev.offsetX, x0, x1, moved: false}; });
+  svg.addEventListener('mousedown', ev => { drag = {x: svgX(svg, ev, W), x0, x1, moved: false}; });
   window.addEventListener('mouseup', () => { drag = null; });
   svg.addEventListener('dblclick', () => { [x0, x1] = full; draw(); });
   svg.addEventListener('mousemove', ev => {
-    if (drag && ev.offsetX !== drag.x) {
-      const span = drag.x1 - drag.x0, dx = (ev.offsetX - drag.x) / (W - L - R) * span;
+    if (drag && svgX(svg, ev, W) !== drag.x) {
+      const span = drag.x1 - drag.x0, dx = (svgX(svg, ev, W) - drag.x) / (W - L - R) * span;
       x0 = Math.min(Math.max(full[0], drag.x0 - dx), full[1] - span); x1 = x0 + span;
       draw();
       return;
