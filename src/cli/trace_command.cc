@@ -300,7 +300,7 @@ void AddTraceCommands(CLI::App& app) {
   auto* diff = trace->add_subcommand("diff", "Compare two traces op by op and kernel by kernel");
   diff->add_option("base", diff_args->base, "baseline trace")->required()->check(CLI::ExistingFile);
   // Not required for CLI11: RunDiff says what a lone trace is missing.
-  diff->add_option("new", diff_args->next, "trace to compare with the baseline")
+  diff->add_option("new", diff_args->next, "trace to compare with the baseline (required)")
       ->check(CLI::ExistingFile);
   diff->add_option("--html", diff_args->html, "write a self-contained HTML report");
   diff->add_option("--csv", diff_args->csv_dir, "write one CSV file per table into this directory");

@@ -46,7 +46,14 @@ std::vector<std::string> WriteCsvDirectory(const std::vector<const Table*>& tabl
                                            const std::string& dir,
                                            const std::vector<std::string>& inputs) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  // The directory itself is made, not a chain of them: a mistyped parent is refused, as --html
+  // and --xlsx refuse a file in a missing directory.
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    ThrowUserError(SourceLocation{dir}, "",
+                   fmt::format("its directory {} does not exist", parent.string()));
+  }
+  std::filesystem::create_directory(dir, ec);
   if (ec) ThrowUserError(SourceLocation{dir}, "", "cannot create directory: " + ec.message());
   std::set<std::string> written;
   for (const Table* table : tables) {

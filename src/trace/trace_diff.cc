@@ -163,6 +163,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     r.base_count = row.count;
     r.base_ns = scaled(row.kernel_ns, base_scale);
     r.base_tflops = row.achieved_tflops;
+    r.base_tbps = row.achieved_tbps;
   }
   for (const auto& row : ComputeRoofline(next, new_times, nullptr)) {
     DiffRow& r = rates[{row.name, row.input_dims, row.input_types}];
@@ -171,6 +172,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     r.new_count = row.count;
     r.new_ns = scaled(row.kernel_ns, new_scale);
     r.new_tflops = row.achieved_tflops;
+    r.new_tbps = row.achieved_tbps;
   }
   for (auto& [key, row] : rates) diff.roofline.push_back(std::move(row));
   Finish(diff.roofline);
@@ -258,7 +260,7 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
     return tflops;
   };
   Table roofline("roofline_diff",
-                 "Modelled ops by signature: achieved TFLOP/s and time, base vs new",
+                 "Modelled ops by signature: achieved TFLOP/s, TB/s and time, base vs new",
                  {{"name", "op", 0},
                   {"shape", "input dims and types", 0},
                   {"status", "status", 0},
@@ -266,14 +268,20 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
                   {"new_count", "new count", 0},
                   {"base_tflops", "base TFLOP/s", 2},
                   {"new_tflops", "new TFLOP/s", 2},
+                  {"base_tbps", "base TB/s", 3},
+                  {"new_tbps", "new TB/s", 3},
                   {"base_us", "base (us)", 1},
                   {"new_us", "new (us)", 1},
                   {"delta_us", "delta (us)", 1}});
   for (size_t i = 0; i < diff.roofline.size() && (top == 0 || i < top); ++i) {
     const DiffRow& r = diff.roofline[i];
     roofline.AddRow({r.name, r.shape, r.status, r.base_count, r.new_count, rate(r.base_tflops),
-                     rate(r.new_tflops), us(r.base_ns), us(r.new_ns), us(r.delta_ns())});
+                     rate(r.new_tflops), rate(r.base_tbps), rate(r.new_tbps), us(r.base_ns),
+                     us(r.new_ns), us(r.delta_ns())});
   }
+  roofline.AddNote(
+      "TFLOP/s is the rate that bounds GEMMs and attention; elementwise and norm ops move bytes, "
+      "so compare their TB/s (rates from the roofline's FLOP and byte counts per call)");
   tables.push_back(std::move(roofline));
   return tables;
 }

@@ -21,8 +21,9 @@ struct DiffRow {
   int64_t new_ns = 0;
   int64_t base_cpu_ns = 0;  // ops only
   int64_t new_cpu_ns = 0;
-  double base_tflops = 0, new_tflops = 0;  // roofline rows: achieved rate (0: absent)
-  std::string status;                      // new, vanished, slower, faster, unchanged
+  double base_tflops = 0, new_tflops = 0;  // roofline rows: achieved rates (0: absent)
+  double base_tbps = 0, new_tbps = 0;
+  std::string status;  // new, vanished, slower, faster, unchanged
   int64_t delta_ns() const { return new_ns - base_ns; }
 };
 
@@ -32,7 +33,7 @@ struct TraceDiff {
   std::vector<DiffRow> kernels;  // largest |Δ| first
   std::vector<DiffRow> ops;
   std::vector<DiffRow> op_shapes;  // ops by (name, input dims): which shapes changed
-  std::vector<DiffRow> roofline;   // modelled ops by signature: achieved TFLOP/s before/after
+  std::vector<DiffRow> roofline;   // modelled ops by signature: achieved rates before/after
   // When the two traces profile different numbers of iterations (ProfilerStep#N), every time
   // (timeline, kernels, ops) is per iteration, so the comparison is of like with like; counts
   // stay totals.

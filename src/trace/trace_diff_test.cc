@@ -222,6 +222,9 @@ TEST(TraceDiffTest, OpShapesAndRatesLocateTheRegression) {
   EXPECT_NEAR(d.roofline[0].base_tflops, 2.0 * 1024 * 1024 * 1024 / 100e-6 / 1e12, 1e-9);
   EXPECT_NEAR(d.roofline[0].new_tflops, 2.0 * 1024 * 1024 * 1024 / 200e-6 / 1e12, 1e-9);
   EXPECT_NEAR(d.roofline[1].base_tflops, 2.0 * 512 * 512 * 512 / 20e-6 / 1e12, 1e-9);
+  // And bytes: A, B and C of 1024 x 1024 bf16 each (6 MiB) in 100 us, then in 200 us.
+  EXPECT_NEAR(d.roofline[0].base_tbps, 3.0 * 1024 * 1024 * 2 / 100e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(d.roofline[0].new_tbps, 3.0 * 1024 * 1024 * 2 / 200e-6 / 1e12, 1e-9);
   EXPECT_EQ(d.roofline[1].status, "unchanged");
   const std::vector<Table> tables = DiffTables(d, 0);
   ASSERT_EQ(tables.size(), 5u);
