@@ -12,6 +12,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -221,6 +222,9 @@ TEST(TableTest, WritesCsvDirectoryAndWorkbook) {
   EXPECT_NE(LeftoverCsvWarning("out", leftover).find("out also holds 1 CSV file"),
             std::string::npos);
   EXPECT_EQ(LeftoverCsvWarning("out", {}), "");
+  // The directory is made, not a chain of them: a missing parent is a mistyped path.
+  EXPECT_THROW(WriteCsvDirectory({&t}, (dir / "missing" / "csv").string()), UserError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
   std::ifstream in(dir / "kernels.csv");
   std::stringstream ss;
   ss << in.rdbuf();
