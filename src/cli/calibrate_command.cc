@@ -113,6 +113,14 @@ const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
 
 Cell Pct(double fraction) { return fraction * 100; }
 
+// The "used" cell: why a class or the floor kept its default.
+std::string NotFittedReason(bool fitted, bool asked, int fit_on, int min_kernels) {
+  if (fitted) return "yes";
+  if (!asked) return "no (not in --op-classes)";
+  if (fit_on < min_kernels) return fmt::format("no (fit on < {})", min_kernels);
+  return "no (no value changes a prediction)";
+}
+
 Table FitTable(const EfficiencyFit& fit, int min_kernels) {
   Table t("fit", "Efficiency classes (fraction of the dtype's dense peak, or of HBM bandwidth)",
           {{"class", "op class"},
@@ -130,20 +138,21 @@ Table FitTable(const EfficiencyFit& fit, int min_kernels) {
     t.AddRow({std::string(KernelClassName(c.kind)),
               c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(), from,
               int64_t{c.kernels}, int64_t{c.work_bound}, c.fraction_before, c.fraction_after,
-              c.fitted ? std::string("yes") : fmt::format("no (fit on < {})", min_kernels)});
+              NotFittedReason(c.fitted, c.asked, c.work_bound, min_kernels)});
   }
   t.AddRow({std::string("launch floor (us)"), Cell(), Cell(), int64_t{fit.usable_kernels},
             int64_t{fit.floor_kernels}, fit.floor_before * 1e6, fit.floor_after * 1e6,
-            fit.floor_fitted ? std::string("yes") : fmt::format("no (fit on < {})", min_kernels)});
+            NotFittedReason(fit.floor_fitted, fit.floor_asked, fit.floor_kernels, min_kernels)});
   t.AddNote(
       "fitted: least absolute deviation on log time of the cost model's prediction (launch floor "
       "and HBM roofline included), the floor and the classes in turn; classes without kernels "
       "keep the default");
   t.AddNote(fmt::format(
-      "fit on: a kernel shorter than {:g} launch floors whose priced work is under {:.0f}% of "
-      "its measured time is launch-bound and informs the launch floor alone; the others inform "
-      "their class alone",
-      kLaunchBoundFloors, kWorkBoundShare * 100));
+      "fit on: a kernel whose priced work is under {:.0f}% of its measured time informs the "
+      "launch floor if it is shorter than {:g} default floors, nothing if it is shorter than "
+      "{:g} ({} such kernel{}); the others inform their class alone",
+      kWorkBoundShare * 100, kLaunchBoundFloors, kSlowWorkFloors, fit.unexplained_kernels,
+      fit.unexplained_kernels == 1 ? "" : "s"));
   return t;
 }
 
@@ -222,6 +231,20 @@ void Run(const CalibrateArgs& a) {
   inputs.insert(inputs.end(), a.tests.begin(), a.tests.end());
   // Refused before any trace is read, not after minutes of work.
   if (!a.output.empty()) RefuseOverwritingInput(a.output, inputs);
+  // A file given twice counts its kernels twice (past --min-kernels), and one both fitted on and
+  // held out is not held out.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t j = i + 1; j < inputs.size(); ++j) {
+      if (!SameFile(inputs[i], inputs[j])) continue;
+      const bool fit_i = i < a.files.size(), fit_j = j < a.files.size();
+      ThrowUserError(SourceLocation{inputs[j]}, "",
+                     fit_i && !fit_j
+                         ? fmt::format("is fitted on and held out (--test): the same "
+                                       "file as {}",
+                                       inputs[i])
+                         : fmt::format("is the same file as {}: give each file once", inputs[i]));
+    }
+  }
   const KernelSet fit_set = ReadAll(a.files);
   const GpuSpec& gpu = ChooseGpu(a.gpu_arch, fit_set);
   const EfficiencyTable base = EfficiencyTable::Default(gpu);
@@ -229,13 +252,15 @@ void Run(const CalibrateArgs& a) {
   file.gpu = gpu.name;
   file.sources = a.files;
   file.min_kernels = a.min_kernels;
-  std::vector<MeasuredKernel> chosen;
-  for (const MeasuredKernel& k : fit_set.kernels) {
-    if (Wanted(a, k.kind)) chosen.push_back(k);
+  // Every kernel is classified and reported; --op-classes says which parameters move (the
+  // floor's kernels are those of every class).
+  std::vector<KernelClass> kinds;
+  for (KernelClass kind : kAllKernelClasses) {
+    if (Wanted(a, kind)) kinds.push_back(kind);
   }
   const bool fit_floor =
       std::find(a.op_classes.begin(), a.op_classes.end(), "floor") != a.op_classes.end();
-  file.fit = FitEfficiencyTable(gpu, base, chosen, a.min_kernels, fit_floor);
+  file.fit = FitEfficiencyTable(gpu, base, fit_set.kernels, a.min_kernels, fit_floor, kinds);
   std::vector<ClassError> held_out;
   KernelSet test_set;
   if (!a.tests.empty()) {

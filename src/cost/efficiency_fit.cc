@@ -186,9 +186,13 @@ double WorkShare(const GpuSpec& gpu, const EfficiencyTable& table, const Measure
   return PredictSeconds(gpu, no_floor, k) / k.seconds;
 }
 
-bool IsLaunchBound(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k) {
-  return k.seconds < kLaunchBoundFloors * table.min_kernel_seconds() &&
-         WorkShare(gpu, table, k) < kWorkBoundShare;
+KernelBound ClassifyKernel(const GpuSpec& gpu, const EfficiencyTable& table,
+                           const MeasuredKernel& k) {
+  const double floors = k.seconds / table.min_kernel_seconds();  // inf without a floor
+  if (WorkShare(gpu, table, k) >= kWorkBoundShare || floors >= kSlowWorkFloors) {
+    return KernelBound::kWork;
+  }
+  return floors < kLaunchBoundFloors ? KernelBound::kLaunch : KernelBound::kUnexplained;
 }
 
 namespace {
@@ -203,8 +207,11 @@ EfficiencyTable WithFloor(const EfficiencyTable& table, double seconds) {
 
 EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base,
                                  const std::vector<MeasuredKernel>& kernels, int min_kernels,
-                                 bool fit_floor) {
+                                 bool fit_floor, const std::vector<KernelClass>& fit_kinds) {
   if (min_kernels < 1) ThrowUserError("--min-kernels must be at least 1");
+  auto asked = [&](KernelClass kind) {
+    return std::find(fit_kinds.begin(), fit_kinds.end(), kind) != fit_kinds.end();
+  };
   // The kernels of each (op class, dtype, size class), and of those the ones whose time is
   // mostly work (they inform the class); the rest inform the launch floor.
   std::map<ClassKey, std::vector<const MeasuredKernel*>> classes, work_bound;
@@ -224,13 +231,14 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     }
     const ClassKey key{k.kind, dtype, size_class};
     classes[key].push_back(&k);
-    if (IsLaunchBound(gpu, base, k)) {
-      floor_bound.push_back(&k);
-    } else {
-      work_bound[key].push_back(&k);
+    switch (ClassifyKernel(gpu, base, k)) {
+      case KernelBound::kLaunch: floor_bound.push_back(&k); break;
+      case KernelBound::kWork: work_bound[key].push_back(&k); break;
+      case KernelBound::kUnexplained: ++fit.unexplained_kernels; break;
     }
   }
   fit.floor_kernels = static_cast<int>(floor_bound.size());
+  fit.floor_asked = fit_floor;
   // Coordinate descent: the launch floor and the classes are fitted in turn, twice: a class's
   // kernels still pay the floor where it is the larger time.
   fit.table = base;
@@ -246,7 +254,7 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
       }
     }
     for (const auto& [key, members] : work_bound) {
-      if (static_cast<int>(members.size()) < min_kernels) continue;
+      if (!asked(std::get<0>(key)) || static_cast<int>(members.size()) < min_kernels) continue;
       const ClassKey this_class = key;  // a structured binding cannot be captured (C++17)
       auto with = [this_class](const EfficiencyTable& t, double f) {
         return WithFraction(t, this_class, f);
@@ -267,6 +275,7 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     if (auto it = work_bound.find(key); it != work_bound.end()) {
       c.work_bound = static_cast<int>(it->second.size());
     }
+    c.asked = asked(kind);
     c.fraction_before = CurrentFraction(base, key);
     if (kind == KernelClass::kGemm) {
       c.min_size = base.GemmTable(dtype).thresholds[size_class] / 1e9;

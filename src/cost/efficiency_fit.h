@@ -3,9 +3,9 @@
 // efficiency_table.h. Each class of the table is fitted by least absolute deviation on log
 // time of the cost model's own prediction (launch floor and HBM roofline included); for
 // kernels whose time is the scaled part alone that is the median of ideal / measured time.
-// Each kernel informs one thing: where it is short and the work the cost model prices (at the
-// default table, without the floor) is under a tenth of its measured time, its time is launch
-// and latency and it informs the launch floor alone; otherwise it informs its class alone. A class
+// Each kernel informs one thing at most (ClassifyKernel, at the default table): a short kernel
+// whose priced work is under a tenth of its time informs the launch floor alone, a kernel whose
+// priced work explains its time informs its class alone, and the rest inform nothing. A class
 // (or the floor) with fewer such kernels than asked keeps its default: one 3.5 us copy of 0.2 MB
 // does not make the HBM run at 1% of its bandwidth, nor does a 41 us GEMM make every launch 18 us.
 #pragma once
@@ -52,6 +52,7 @@ struct FittedClass {
   double min_size = 0;         // class start: GFLOP for GEMMs, MB for memory-bound, 0 otherwise
   int kernels = 0;
   int work_bound = 0;  // of `kernels`, those whose time is mostly work: what the fit used
+  bool asked = true;   // false: left at its default by the caller's choice of classes
   double fraction_before = 0;
   double fraction_after = 0;  // = fraction_before when not fitted
   bool fitted = false;
@@ -73,27 +74,41 @@ struct EfficiencyFit {
   // The launch floor (EfficiencyTable::min_kernel_seconds), fitted with the classes.
   double floor_before = 0, floor_after = 0;
   bool floor_fitted = false;
+  bool floor_asked = true;
   int floor_kernels = 0;  // kernels whose time is mostly launch and latency: what it used
+  // Kernels neither launch- nor work-bound (tiny priced work, several floors long: small-grid
+  // reductions, waits): no parameter of the table explains them, so none is fitted to them.
+  int unexplained_kernels = 0;
 };
 
-// A kernel is launch-bound, and informs the launch floor rather than its class, when its priced
-// work explains under kWorkBoundShare of its measured time and it is shorter than
-// kLaunchBoundFloors launch floors: a kernel ten floors long is slow at its work, whatever the
-// default table says of that work.
+// What a kernel's measured time can inform. Work-bound: the work `table` prices explains at
+// least kWorkBoundShare of it, or the kernel runs for kSlowWorkFloors launch floors or more
+// (slow at its work, whatever the table says of that work): its class. Launch-bound: shorter
+// than kLaunchBoundFloors floors: the floor. Unexplained, in between: little priced work yet
+// several floors long (a reduction over a small grid, a wait); a 1 MB norm kernel at 20 us is
+// not a launch, and taking it for one raised MI300X's floor to 13 us.
 inline constexpr double kWorkBoundShare = 0.1;
-inline constexpr double kLaunchBoundFloors = 10;
-bool IsLaunchBound(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k);
+inline constexpr double kLaunchBoundFloors = 2;
+inline constexpr double kSlowWorkFloors = 10;
+enum class KernelBound { kWork, kLaunch, kUnexplained };
+KernelBound ClassifyKernel(const GpuSpec& gpu, const EfficiencyTable& table,
+                           const MeasuredKernel& k);
 
 // The share of `k`'s measured time that the work priced by `table` explains: its predicted
 // time with no launch floor over its measured time.
 double WorkShare(const GpuSpec& gpu, const EfficiencyTable& table, const MeasuredKernel& k);
 
-// Fits `base`'s classes to `kernels` on `gpu` (and the launch floor when `fit_floor`).
-// Classes with fewer than `min_kernels` kernels keep `base`'s value. Throws UserError when
-// nothing could be fitted.
+inline const std::vector<KernelClass> kAllKernelClasses = {
+    KernelClass::kGemm, KernelClass::kAttentionForward, KernelClass::kAttentionBackward,
+    KernelClass::kMemoryBound};
+
+// Fits `base`'s classes to `kernels` on `gpu`: those of the op classes in `fit_kinds`, and the
+// launch floor when `fit_floor`. Classes with fewer than `min_kernels` kernels keep `base`'s
+// value. Throws UserError when nothing could be fitted.
 EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base,
                                  const std::vector<MeasuredKernel>& kernels, int min_kernels = 3,
-                                 bool fit_floor = true);
+                                 bool fit_floor = true,
+                                 const std::vector<KernelClass>& fit_kinds = kAllKernelClasses);
 
 // Errors of two tables (before, after) on `kernels`, per op class that has kernels.
 std::vector<ClassError> CompareTables(const GpuSpec& gpu, const EfficiencyTable& before,

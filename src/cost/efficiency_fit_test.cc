@@ -121,11 +121,11 @@ EfficiencyTable IdealWithFloor() {
 }
 
 TEST(EfficiencyFitTest, KernelsOnTheLaunchFloorFitTheFloorNotABandwidth) {
-  // 1 KB copies take 1 ns at 1 TB/s but were measured at 3, 4 and 6 µs: launch-bound (under
-  // 28 µs, and their work under a tenth of their time). The floor takes their median, 4 µs;
-  // the class has no kernel whose time is its work, so it keeps its default instead of a
-  // fraction near zero.
-  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(1e3, 6)};
+  // 1 KB copies take 1 ns at 1 TB/s but were measured at 3, 4 and 5 µs: launch-bound (under
+  // two floors, 5.6 µs, and their work under a tenth of their time). The floor takes their
+  // median, 4 µs; the class has no kernel whose time is its work, so it keeps its default
+  // instead of a fraction near zero.
+  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(1e3, 5)};
   const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), copies, 3);
   EXPECT_TRUE(fit.floor_fitted);
   EXPECT_EQ(fit.floor_kernels, 3);
@@ -140,7 +140,7 @@ TEST(EfficiencyFitTest, OneSlowShortCopyDoesNotSetTheBandwidthOfItsClass) {
   // The B200 eager trace's case: tiny copies on the floor, and one 0.2 MB copy at 3.5 µs
   // (0.2 µs of work at 1 TB/s, 6% of its time). Fitting the class to it would make every
   // copy of the class run at 6% of HBM bandwidth; it is launch-bound, so the class keeps 1.0.
-  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(2e5, 3.5), Copy(1e3, 6)};
+  std::vector<MeasuredKernel> copies = {Copy(1e3, 3), Copy(1e3, 4), Copy(2e5, 3.5), Copy(1e3, 5)};
   const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), copies, 1);
   EXPECT_EQ(fit.floor_kernels, 4);
   EXPECT_FALSE(fit.classes[0].fitted);
@@ -168,7 +168,35 @@ TEST(EfficiencyFitTest, ASlowLongGemmInformsItsClassNotTheFloor) {
   // 30 ms: far longer than ten launch floors, so it is slow work.
   const MeasuredKernel slow = Gemm4096(kIdeal4096 / 0.05);
   EXPECT_LT(WorkShare(RoundGpu(), IdealWithFloor(), slow), kWorkBoundShare);
-  EXPECT_FALSE(IsLaunchBound(RoundGpu(), IdealWithFloor(), slow));
+  EXPECT_EQ(ClassifyKernel(RoundGpu(), IdealWithFloor(), slow), KernelBound::kWork);
+}
+
+TEST(EfficiencyFitTest, ShortKernelsSeveralFloorsLongInformNothing) {
+  // The corpus's MI300X normalisation test: 1 MB norm kernels at 11-22 us (0.3 us of work at
+  // 5.3 TB/s x 0.566) among launches of 3-4 us. Taken as launches they raised the floor to
+  // 13 us; between 2 and 10 floors (5.6-28 us here) they inform neither the floor nor a class.
+  std::vector<MeasuredKernel> kernels = {Copy(1e3, 3),  Copy(1e3, 3.5), Copy(1e3, 4), Copy(1e6, 11),
+                                         Copy(1e6, 15), Copy(1e6, 22),  Copy(1e6, 22)};
+  EXPECT_EQ(ClassifyKernel(RoundGpu(), IdealWithFloor(), kernels[3]), KernelBound::kUnexplained);
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), kernels, 3);
+  EXPECT_EQ(fit.floor_kernels, 3);
+  EXPECT_EQ(fit.unexplained_kernels, 4);
+  EXPECT_NEAR(fit.floor_after, 3.5e-6, 1e-11);
+  for (const FittedClass& c : fit.classes) EXPECT_FALSE(c.fitted);
+}
+
+TEST(EfficiencyFitTest, OnlyTheAskedClassesMoveButEveryKernelInformsTheFloor) {
+  // --op-classes floor: the copies' class keeps its default, the floor is fitted on them.
+  const std::vector<MeasuredKernel> copies = {Copy(1e3, 3),   Copy(1e3, 4),   Copy(1e3, 5),
+                                              Copy(16e6, 32), Copy(16e6, 32), Copy(16e6, 32)};
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), IdealWithFloor(), copies, 3, true, {});
+  EXPECT_TRUE(fit.floor_fitted);
+  EXPECT_NEAR(fit.floor_after, 4e-6, 1e-11);
+  for (const FittedClass& c : fit.classes) {
+    EXPECT_FALSE(c.fitted);
+    EXPECT_FALSE(c.asked);
+  }
+  EXPECT_DOUBLE_EQ(fit.table.HbmFraction(16e6), 1.0);
 }
 
 TEST(EfficiencyFitTest, KernelsTheGpuCannotPriceAreLeftOut) {

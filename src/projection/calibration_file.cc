@@ -38,6 +38,7 @@ std::string CalibrationFileJson(const CalibrationFile& c) {
       row["unit"] = f.kind == KernelClass::kGemm ? "GFLOP" : "MB";
     }
     row["kernels"] = f.kernels;
+    row["fit_on"] = f.work_bound;  // the kernels whose time is their work
     row["default"] = f.fraction_before;
     row["fitted"] = f.fraction_after;
     row["used"] = f.fitted;
@@ -46,7 +47,9 @@ std::string CalibrationFileJson(const CalibrationFile& c) {
   j["fit"] = fit;
   j["launch_floor_us"] = {{"default", c.fit.floor_before * 1e6},
                           {"fitted", c.fit.floor_after * 1e6},
-                          {"used", c.fit.floor_fitted}};
+                          {"used", c.fit.floor_fitted},
+                          {"fit_on", c.fit.floor_kernels}};
+  j["unexplained_kernels"] = c.fit.unexplained_kernels;
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   for (const ClassError& e : c.fit.errors) {
     errors.push_back({{"class", std::string(KernelClassName(e.kind))},

@@ -163,14 +163,15 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
   return report;
 }
 
-PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options) {
+PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options,
+                                        MemoryReport* memory_out) {
   CheckModes(options);
   const Job j = WithSchedule(job, options);
   const PerformanceOptions po = ToPerformanceOptions(j, options);
   PerformanceReport perf = ProjectPerformance(j, po);
   AddGemmNote(po, perf);
   // A step time for a job that cannot start is easy to misread as a plan: say so first.
-  const MemoryReport memory = ProjectMemoryFor(j, perf);
+  MemoryReport memory = ProjectMemoryFor(j, perf);
   if (memory.verdict == Verdict::kOom) {
     perf.assumptions.insert(
         perf.assumptions.begin(),
@@ -180,6 +181,7 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
                     static_cast<double>(memory.peak_bytes) / (1 << 30), memory.peak_rank,
                     static_cast<double>(memory.capacity_bytes) / (1 << 30)));
   }
+  if (memory_out != nullptr) *memory_out = std::move(memory);
   return perf;
 }
 
@@ -232,9 +234,9 @@ void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, 
 }
 
 void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out) {
-  const PerformanceReport perf = ProjectJobPerformance(job, options);
+  MemoryReport memory;
+  const PerformanceReport perf = ProjectJobPerformance(job, options, &memory);
   WriteExports(perf, WithSchedule(job, options), options);
-  const MemoryReport memory = ProjectMemoryFor(WithSchedule(job, options), perf);
   // The job's own notes (where a value came from, what was rounded) close the memory report;
   // the performance report below keeps only its own assumptions.
   PerformanceReport shown = perf;

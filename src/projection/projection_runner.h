@@ -12,8 +12,10 @@ namespace sextant {
 
 // The performance projection of `job` under `options` (schedule, GEMM timings), with its
 // assumptions; no exports written. What `projection performance` prints and the pipeline viewer
-// draws.
-PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options);
+// draws. The memory projection it checks the job against (ProjectMemoryFor) goes to `memory`
+// when given, so that a caller printing both computes it once.
+PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions& options,
+                                        MemoryReport* memory = nullptr);
 // Memory at the shape and schedule `perf` simulated, with its simulated in-flight activations.
 MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf);
 

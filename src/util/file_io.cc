@@ -91,12 +91,16 @@ std::string ReadFileHead(const std::string& path, size_t max_bytes) {
   return head;
 }
 
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs) {
-  struct stat out {};
-  if (::stat(output.c_str(), &out) != 0) return;  // nothing there yet
   for (const std::string& input : inputs) {
-    struct stat in {};
-    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+    if (SameFile(input, output)) {
       ThrowUserError(
           SourceLocation{output}, "",
           fmt::format("is the same file as the input {}; refusing to overwrite it", input));
