@@ -15,6 +15,10 @@ constexpr const char* kTableStyle =
     "th,td{border:1px solid #ccc;padding:2px 6px;max-width:40em}"
     // Long names (kernels, shapes) may break anywhere; numbers and headers never mid-word.
     "td{overflow-wrap:anywhere}th{overflow-wrap:normal;word-break:normal}"
+    // Short words (dims, dtypes, statuses, op names) stay whole.
+    "td.s{white-space:nowrap;overflow-wrap:normal}"
+    // A table wider than the window scrolls inside its own box, not the whole page.
+    ".tw{overflow-x:auto;max-width:100%}"
     "th{background:#eef;position:sticky;top:0}td.n{text-align:right;white-space:nowrap;"
     "overflow-wrap:normal;font-variant-numeric:tabular-nums}tr:nth-child(even){background:#f8f8fb}"
     ".b{fill:#4a78c2}.l,.v{font-size:12px}.note{color:#555;font-size:12px}"
@@ -136,20 +140,25 @@ std::string RenderColumnChartSvg(const ColumnChart& chart) {
 }
 
 std::string RenderHtmlTable(const Table& table) {
-  std::string out = fmt::format("<h3 id=\"{}\">{}</h3>\n<table><thead><tr>",
+  std::string out = fmt::format("<h3 id=\"{}\">{}</h3>\n<div class=\"tw\"><table><thead><tr>",
                                 EscapeHtml(table.name()), EscapeHtml(table.title()));
   for (const auto& c : table.columns()) out += "<th>" + EscapeHtml(c.header) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& row : table.rows()) {
     out += "<tr>";
     for (size_t c = 0; c < row.size(); ++c) {
-      bool number = !std::holds_alternative<std::string>(row[c]);
-      out += number ? "<td class=\"n\">" : "<td>";
-      out += EscapeHtml(FormatCell(row[c], table.columns()[c].precision)) + "</td>";
+      const std::string text = FormatCell(row[c], table.columns()[c].precision);
+      // A number, or a text of digits and a sign or point (a TraceLens M, N, K written as
+      // text), is right-aligned and never wrapped; short text is not wrapped either.
+      const bool number = !std::holds_alternative<std::string>(row[c]) ||
+                          (!text.empty() && text.size() <= 24 &&
+                           text.find_first_not_of("0123456789.-+e") == std::string::npos);
+      out += number ? "<td class=\"n\">" : text.size() <= 40 ? "<td class=\"s\">" : "<td>";
+      out += EscapeHtml(text) + "</td>";
     }
     out += "</tr>\n";
   }
-  out += "</tbody></table>\n";
+  out += "</tbody></table></div>\n";
   for (const auto& note : table.notes()) out += "<p class=\"note\">" + EscapeHtml(note) + "</p>\n";
   return out;
 }

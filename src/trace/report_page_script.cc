@@ -254,7 +254,9 @@ var FAMILY_COLORS = {GEMM: '#4a78c2', attention: '#c44e52', elementwise: '#3a9e6
                      norm: '#e0a030', 'reduction/norm': '#e0a030', communication: '#8172b2',
                      memory: '#b8860b', other: '#7f7f7f'};
 function drawRoofline() {
-  if (!D.roofline || !D.roofline.length) return;
+  // No roofline table on the page (no op with shapes and a cost model): no chart either,
+  // rather than one at the foot of the page with nothing in it.
+  if (!D.roofline || !D.roofline.length || !document.getElementById('roofline')) return;
   var fig = figure('Roofline: achieved TFLOP/s against arithmetic intensity, one point per op ' +
                    'group of the roofline table (area ~ kernel time)');
   var ctl = h('div', {class: 'sx-ctl'}, fig);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -1302,6 +1303,17 @@ std::string RenderReportHtml(const TraceReport& report) {
     }
     sections.back().tables.push_back(t);
   }
+  // What stderr said (GPU work left out, a file cut short) belongs next to the numbers it
+  // qualifies: first in the Overview.
+  Table warnings("warnings", "Warnings: read the numbers below with these",
+                 {RankColumn(), {"file", "file", 0}, {"warning", "warning", 0}});
+  for (const RankReport& r : report.ranks) {
+    for (const std::string& w : r.warnings)
+      warnings.AddRow({r.rank, std::filesystem::path(r.file).filename().string(), w});
+  }
+  if (!warnings.empty() && !sections.empty() && sections.front().heading == "Overview") {
+    sections.front().tables.insert(sections.front().tables.begin(), &warnings);
+  }
   for (HtmlSection& s : sections) {
     if (s.heading != "Kernels") continue;
     if (const Table* t = report.Find("kernel_categories")) {
@@ -1315,21 +1327,37 @@ std::string RenderReportHtml(const TraceReport& report) {
       s.charts.push_back(std::move(chart));
     }
     // The short-kernel histogram is a chart on the page (its table is in the machine outputs).
+    // Each rank bins its own range, so with several ranks every rank's bin is counted in the
+    // common bin (over all ranks' range) that holds its centre.
     if (const Table* t = report.Find("short_kernel_histogram"); t && !t->empty()) {
       const int from = t->ColumnIndex("bin_start_us"), to = t->ColumnIndex("bin_end_us");
       const int count = t->ColumnIndex("count");
-      std::map<std::pair<double, double>, double> bins;  // summed over ranks
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      std::map<int64_t, int> bins_per_rank;
       for (const auto& row : t->rows()) {
-        bins[{std::get<double>(row[from]), std::get<double>(row[to])}] +=
-            static_cast<double>(std::get<int64_t>(row[count]));
+        lo = std::min(lo, std::get<double>(row[from]));
+        hi = std::max(hi, std::get<double>(row[to]));
+        ++bins_per_rank[std::get<int64_t>(row[0])];
       }
+      const size_t bins = static_cast<size_t>(bins_per_rank.begin()->second);
       ColumnChart chart;
-      chart.title = t->title() + (report.ranks.size() > 1 ? " (all ranks)" : "");
       chart.x_unit = "duration (us)";
       chart.y_unit = "kernels";
-      chart.start = bins.begin()->first.first;
-      chart.end = bins.rbegin()->first.second;
-      for (const auto& [edges, n] : bins) chart.columns.push_back(n);
+      chart.start = lo;
+      chart.end = hi;
+      chart.columns.assign(bins, 0.0);
+      const double width = hi > lo ? (hi - lo) / static_cast<double>(bins) : 1.0;
+      for (const auto& row : t->rows()) {
+        const double centre = 0.5 * (std::get<double>(row[from]) + std::get<double>(row[to]));
+        const size_t at = std::min(
+            bins - 1, static_cast<size_t>(std::max(0.0, std::floor((centre - lo) / width))));
+        chart.columns[at] += static_cast<double>(std::get<int64_t>(row[count]));
+      }
+      chart.title = t->title();
+      if (bins_per_rank.size() > 1) {
+        chart.title += fmt::format(" ({} ranks: each rank's bins counted where their centres fall)",
+                                   bins_per_rank.size());
+      }
       chart.note = "Every bin's count: short_kernel_histogram in --csv, --json and --xlsx.";
       s.histograms.push_back(std::move(chart));
     }
