@@ -181,10 +181,7 @@ void RunDiff(const DiffArgs& args) {
   CheckOutputDirectory(args.csv_dir);
   TraceData base = ReadKinetoTrace(args.base);
   TraceData next = ReadKinetoTrace(args.next);
-  for (const TraceData* t : {&base, &next}) {
-    for (const auto& w : t->warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
-  }
-  TraceDiff diff = DiffTraces(base, next);
+  TraceDiff diff = DiffTraces(base, next);  // its warnings include the readers', by side
   for (const auto& w : diff.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   std::vector<Table> tables = DiffTables(diff, 0);
   const std::vector<std::string> inputs = {args.base, args.next};
@@ -199,9 +196,6 @@ void RunDiff(const DiffArgs& args) {
     traces.AddRow({std::string("base"), args.base, base.device_name});
     traces.AddRow({std::string("new"), args.next, next.device_name});
     Table warnings("warnings", "Warnings", {{"warning", "warning", 0}});
-    for (const TraceData* t : {&base, &next}) {
-      for (const auto& w : t->warnings) warnings.AddRow({w});
-    }
     for (const auto& w : diff.warnings) warnings.AddRow({w});
     std::vector<const Table*> header = {&traces};
     if (!warnings.empty()) header.push_back(&warnings);

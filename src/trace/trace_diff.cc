@@ -61,6 +61,16 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   const TimelineSelection new_selection = SelectTimelineEvents(next);
   diff.base_timeline = ComputeGpuTimeline(base, base_selection.events);
   diff.new_timeline = ComputeGpuTimeline(next, new_selection.events);
+  // The readers' warnings (a file cut short) and an empty GPU side, named by side.
+  for (const auto& [side, trace] : {std::pair<const char*, const TraceData*>{"base", &base},
+                                    std::pair<const char*, const TraceData*>{"new", &next}}) {
+    for (const std::string& w : trace->warnings) diff.warnings.push_back(side + (": " + w));
+    if (trace->gpu.empty()) {
+      diff.warnings.push_back(fmt::format(
+          "{}: no GPU activity in {} events: every GPU figure of this side is 0{}", side,
+          trace->total_events, trace->truncated ? " (the file is cut short)" : ""));
+    }
+  }
   for (const std::string& w : TimelineExclusionWarnings(base_selection))
     diff.warnings.push_back("base: " + w);
   for (const std::string& w : TimelineExclusionWarnings(new_selection))
@@ -152,6 +162,30 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     if (row.base_ns > 0 || row.new_ns > 0) diff.op_shapes.push_back(std::move(row));
   }
   Finish(diff.op_shapes);
+  // Two different workloads share few (op, input shape) pairs: every row is then "new" or
+  // "vanished", and the totals compare unlike work.
+  {
+    int64_t base_all = 0, new_all = 0, base_shared = 0, new_shared = 0;
+    for (const DiffRow& r : diff.op_shapes) {
+      base_all += r.base_ns;
+      new_all += r.new_ns;
+      if (r.base_count > 0 && r.new_count > 0) {
+        base_shared += r.base_ns;
+        new_shared += r.new_ns;
+      }
+    }
+    if (base_all > 0 && new_all > 0) {
+      const double base_share = static_cast<double>(base_shared) / static_cast<double>(base_all);
+      const double new_share = static_cast<double>(new_shared) / static_cast<double>(new_all);
+      if (std::min(base_share, new_share) < 0.5) {
+        diff.warnings.push_back(fmt::format(
+            "ops with the same name and input shapes in both traces hold only {:.0f}% of base's "
+            "and {:.0f}% of new's op kernel time: these look like different workloads (model, "
+            "batch or sequence), so most rows are new or vanished",
+            100 * base_share, 100 * new_share));
+      }
+    }
+  }
 
   // Modelled ops (GEMMs, attention, elementwise, norms) by signature: the achieved rate says
   // whether a time change is the same work done slower or different work.

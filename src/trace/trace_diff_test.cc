@@ -210,6 +210,37 @@ TraceData TwoShapes(double large_us) {
       .Parse();
 }
 
+// One aten::mm of `dims` launching a 100 us kernel.
+TraceData OneMatmul(const char* dims) {
+  const std::string args = std::string(R"("Input Dims": )") + dims;
+  return KinetoTraceBuilder()
+      .CpuOp("aten::mm", 0, 10, args)
+      .Launch(2, 5, 1)
+      .Kernel("gemm", 40, 100, 1)
+      .LaunchFlow(1, 2, 40)
+      .Parse();
+}
+
+TEST(TraceDiffTest, TracesOfDifferentWorkloadsAreSaidToBe) {
+  // The same op on other shapes shares none of its kernel time: 0% and 0%.
+  const TraceDiff other =
+      DiffTraces(OneMatmul("[[64, 64], [64, 64]]"), OneMatmul("[[128, 64], [64, 64]]"));
+  ASSERT_FALSE(other.warnings.empty());
+  EXPECT_NE(other.warnings.back().find("hold only 0% of base's and 0% of new's"), std::string::npos)
+      << other.warnings.back();
+  const TraceDiff same =
+      DiffTraces(OneMatmul("[[64, 64], [64, 64]]"), OneMatmul("[[64, 64], [64, 64]]"));
+  for (const std::string& w : same.warnings) EXPECT_EQ(w.find("workloads"), std::string::npos);
+}
+
+TEST(TraceDiffTest, ASideWithoutGpuActivityIsNamed) {
+  const TraceData cpu_only = KinetoTraceBuilder().CpuOp("aten::mm", 0, 10).Parse();
+  const TraceDiff d = DiffTraces(OneMatmul("[[64, 64], [64, 64]]"), cpu_only);
+  bool named = false;
+  for (const std::string& w : d.warnings) named |= w.starts_with("new: no GPU activity in 1 ");
+  EXPECT_TRUE(named);
+}
+
 TEST(TraceDiffTest, OpShapesAndRatesLocateTheRegression) {
   const TraceDiff d = DiffTraces(TwoShapes(100), TwoShapes(200));
   ASSERT_EQ(d.op_shapes.size(), 2u);
