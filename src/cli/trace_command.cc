@@ -222,7 +222,10 @@ void RunDiff(const DiffArgs& args) {
   }
   std::printf("base: %s\nnew:  %s\n\n", args.base.c_str(), args.next.c_str());
   std::vector<Table> shown = DiffTables(diff, args.top);
-  for (const auto& t : shown) std::printf("%s\n", RenderConsoleTable(ForConsole(t), 70).c_str());
+  // Input types stay in --json, --csv and --html: the console has room for the dims.
+  for (const auto& t : shown) {
+    std::printf("%s\n", RenderConsoleTable(ForConsole(WithoutColumns(t, {"types"})), 70).c_str());
+  }
 }
 
 struct MergeArgs {

@@ -193,7 +193,8 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   for (const auto& row : ComputeRoofline(base, base_times, nullptr)) {
     DiffRow& r = rates[{row.name, row.input_dims, row.input_types}];
     r.name = row.name;
-    r.shape = row.input_dims + " " + row.input_types;
+    r.shape = row.input_dims;
+    r.types = row.input_types;
     r.base_count = row.count;
     r.base_ns = scaled(row.kernel_ns, base_scale);
     r.base_tflops = row.achieved_tflops;
@@ -202,7 +203,8 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   for (const auto& row : ComputeRoofline(next, new_times, nullptr)) {
     DiffRow& r = rates[{row.name, row.input_dims, row.input_types}];
     r.name = row.name;
-    r.shape = row.input_dims + " " + row.input_types;
+    r.shape = row.input_dims;
+    r.types = row.input_types;
     r.new_count = row.count;
     r.new_ns = scaled(row.kernel_ns, new_scale);
     r.new_tflops = row.achieved_tflops;
@@ -296,7 +298,8 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   Table roofline("roofline_diff",
                  "Modelled ops by signature: achieved TFLOP/s, TB/s and time, base vs new",
                  {{"name", "op", 0},
-                  {"shape", "input dims and types", 0},
+                  {"shape", "input dims", 0},
+                  {"types", "input types", 0},
                   {"status", "status", 0},
                   {"base_count", "base count", 0},
                   {"new_count", "new count", 0},
@@ -309,9 +312,9 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
                   {"delta_us", "delta (us)", 1}});
   for (size_t i = 0; i < diff.roofline.size() && (top == 0 || i < top); ++i) {
     const DiffRow& r = diff.roofline[i];
-    roofline.AddRow({r.name, r.shape, r.status, r.base_count, r.new_count, rate(r.base_tflops),
-                     rate(r.new_tflops), rate(r.base_tbps), rate(r.new_tbps), us(r.base_ns),
-                     us(r.new_ns), us(r.delta_ns())});
+    roofline.AddRow({r.name, r.shape, r.types, r.status, r.base_count, r.new_count,
+                     rate(r.base_tflops), rate(r.new_tflops), rate(r.base_tbps), rate(r.new_tbps),
+                     us(r.base_ns), us(r.new_ns), us(r.delta_ns())});
   }
   roofline.AddNote(
       "TFLOP/s is the rate that bounds GEMMs and attention; elementwise and norm ops move bytes, "

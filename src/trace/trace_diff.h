@@ -14,7 +14,8 @@ namespace sextant {
 
 struct DiffRow {
   std::string name;
-  std::string shape;  // op shape rows: the op's input dims; roofline rows: dims and types
+  std::string shape;  // op shape and roofline rows: the op's input dims
+  std::string types;  // roofline rows: its input types
   int64_t base_count = 0;
   int64_t new_count = 0;
   int64_t base_ns = 0;  // kernels: total duration; ops: direct kernel time

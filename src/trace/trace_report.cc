@@ -1174,6 +1174,8 @@ Table TopPerRank(const Table& table, size_t n) {
   return out;
 }
 
+}  // namespace
+
 // Drops columns by key (for the narrower console view).
 Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
   std::vector<size_t> keep;
@@ -1192,8 +1194,6 @@ Table WithoutColumns(const Table& table, const std::vector<std::string>& drop) {
   for (const auto& note : table.notes()) out.AddNote(note);
   return out;
 }
-
-}  // namespace
 
 Table ForConsole(Table table) {
   // Columns with a value in some row (a column empty in every row says nothing on a console:

@@ -76,6 +76,8 @@ std::string ReportToConsole(const TraceReport& report, size_t top = 10);
 // `table` as the console shows it: kernel names without return type and parameter list
 // (ShortKernelName), no column that is empty in every row; the machine outputs keep both.
 Table ForConsole(Table table);
+// `table` without the columns of the given keys (a narrower console view).
+Table WithoutColumns(const Table& table, const std::vector<std::string>& drop);
 // The self-contained HTML report: the tables, and charts drawn by an inline script from the
 // same tables' rows (report_page.h). WriteReportHtml writes it atomically; it throws
 // UserError if `path` cannot be written or is one of `inputs`.
