@@ -64,6 +64,12 @@ function fitText(node, full, width) {
 }
 function us(v) { return v >= 1000 ? num(v / 1000) + ' ms' : num(v) + ' us'; }
 
+// A chart drawn in W x H units that shrinks with a narrow window instead of clipping its labels.
+function scaled(W, H) {
+  return {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img',
+          style: 'width:100%;max-width:' + W + 'px;height:auto'};
+}
+
 // One tooltip for the page: `lines[0]` in bold, the rest below.
 var tip = h('div', {id: 'sx-tip', role: 'tooltip'}, document.body);
 function hover(node, lines) {
@@ -191,7 +197,7 @@ function drawTimeline() {
     var row = n <= 16 ? 22 : n <= 40 ? 14 : n <= 96 ? 10 : 6;
     var labelW = 84, plotW = 680, right = 130, top = 8, axisH = 26;
     var W = labelW + plotW + right, H = top + n * row + axisH;
-    var svg = s('svg', {width: W, height: H, role: 'img'}, holder);
+    var svg = s('svg', scaled(W, H), holder);
     var max = 0;
     T.ranks.forEach(function (r) {
       var total = 0;
@@ -291,7 +297,7 @@ function drawRoofline() {
     var ly1 = Math.ceil(Math.log10(Math.max.apply(null, ys)) + 0.2);
     var left = 64, top = 14, plotW = 720, plotH = 400, right = 220, bottom = 44;
     var W = left + plotW + right, H = top + plotH + bottom;
-    var svg = s('svg', {width: W, height: H, role: 'img'}, holder);
+    var svg = s('svg', scaled(W, H), holder);
     var X = function (v) { return left + plotW * (Math.log10(v) - lx0) / (lx1 - lx0); };
     var Y = function (v) { return top + plotH * (1 - (Math.log10(v) - ly0) / (ly1 - ly0)); };
     var k;
@@ -388,7 +394,7 @@ function drawKernels() {
     legend(holder, cats.map(function (c) { return [c, catColor[c]]; }));
     var row = 20, labelW = 400, plotW = 440, right = 140;
     var W = labelW + plotW + right, H = top.length * row + 6;
-    var svg = s('svg', {width: W, height: H, role: 'img'}, holder);
+    var svg = s('svg', scaled(W, H), holder);
     var max = Math.max.apply(null, top.map(function (k) { return k.total_us; })) || 1;
     top.forEach(function (k, i) {
       var y = 3 + i * row;
