@@ -71,6 +71,14 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
       }
     }
     set.unpriced += m.unpriced_ops;
+    // One empty file among several would otherwise vanish into the totals.
+    if (m.kernels.empty()) {
+      std::fprintf(stderr, "sextant: warning: %s: no kernel with a shape to fit on (%s)\n",
+                   f.c_str(),
+                   m.unpriced_ops > 0 ? "its shaped ops have no cost model"
+                                      : "no GPU kernel launched by an op recorded with "
+                                        "record_shapes=True, and no table rows");
+    }
     for (MeasuredKernel& k : m.kernels) set.kernels.push_back(std::move(k));
   }
   return set;
@@ -202,14 +210,27 @@ Table KernelTable(const std::string& name, const std::string& title, const GpuSp
            {"default_us", "default (us)", 2},
            {"fitted_us", "fitted (us)", 2},
            {"fitted_error_pct", "fitted error (%)", 1},
+           {"informs", "informs"},
            {"origin", "op"}});
   for (const MeasuredKernel& k : kernels) {
     if (!CanPredict(gpu, k)) continue;
     const double fitted = PredictSeconds(gpu, after, k);
+    // What the fit took this kernel's time as evidence of (ClassifyKernel at the default table).
+    std::string informs;
+    switch (ClassifyKernel(gpu, before, k)) {
+      case KernelBound::kWork: informs = "its class"; break;
+      case KernelBound::kLaunch: informs = "launch floor"; break;
+      case KernelBound::kUnexplained: informs = "nothing"; break;
+    }
     t.AddRow({std::string(KernelClassName(k.kind)), std::string(DTypeName(k.dtype)), ShapeText(k),
               k.calls, k.seconds * 1e6, PredictSeconds(gpu, before, k) * 1e6, fitted * 1e6,
-              (fitted / k.seconds - 1) * 100, k.origin});
+              (fitted / k.seconds - 1) * 100, informs, k.origin});
   }
+  t.AddNote(fmt::format(
+      "informs: what a kernel's time was fitted to. Its class when the priced work explains >= "
+      "{:g}% of it or it runs >= {:g} launch floors; the launch floor when shorter than {:g} "
+      "floors; nothing in between (little priced work, yet several floors long)",
+      kWorkBoundShare * 100, kSlowWorkFloors, kLaunchBoundFloors));
   return t;
 }
 

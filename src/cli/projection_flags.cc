@@ -1,6 +1,8 @@
 #include "cli/projection_flags.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -83,6 +85,7 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
 std::vector<std::pair<std::string, std::string>> ParseOverrides(
     const std::vector<std::string>& extras) {
   std::vector<std::pair<std::string, std::string>> out;
+  std::unordered_map<std::string, std::string> first_value;
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& a = extras[i];
     if (a.rfind("--", 0) != 0 || a.size() < 3) {
@@ -101,6 +104,11 @@ std::vector<std::pair<std::string, std::string>> ParseOverrides(
     }
     for (auto& c : key) {
       if (c == '-') c = '_';  // Megatron accepts --tensor-model-parallel-size spellings
+    }
+    // Which of two values would win is a guess the user should not have to make.
+    if (auto [at, added] = first_value.emplace(key, value); !added) {
+      ThrowUserError(SourceLocation{"--" + key}, "",
+                     fmt::format("given twice ({}, then {}): give it once", at->second, value));
     }
     out.emplace_back(key, value);
   }
@@ -144,6 +152,21 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
   r.num_virtual_stages = o.num_virtual_stages;
   r.micro_batch_size = o.micro_batch_size;
   r.global_batch_size = o.global_batch_size;
+  // Sextant's flag and the Megatron key for one setting: two values, one of them ignored.
+  const std::pair<const char*, bool> kSameSetting[] = {
+      {"micro_batch_size", o.micro_batch_size > 0},
+      {"global_batch_size", o.global_batch_size > 0},
+      {"num_virtual_stages_per_pipeline_rank", o.num_virtual_stages > 0}};
+  for (const auto& [key, flag_given] : kSameSetting) {
+    if (!flag_given) continue;
+    for (const auto& [given, value] : r.overrides) {
+      if (given != key) continue;
+      std::string flag = std::string("--") + key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      ThrowUserError(SourceLocation{std::string("--") + key}, "",
+                     fmt::format("{} and --{} {} set the same thing: give one", flag, key, value));
+    }
+  }
   r.pipeline_schedule = o.schedule;
   if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
     r.pipeline_schedule = "zerobubble";

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -199,12 +200,20 @@ void RunDiff(const DiffArgs& args) {
     for (const auto& w : diff.warnings) warnings.AddRow({w});
     std::vector<const Table*> header = {&traces};
     if (!warnings.empty()) header.push_back(&warnings);
-    WriteHtmlPage(args.html,
-                  {"Sextant trace diff",
-                   {{.heading = "Traces", .tables = header},
-                    {.heading = fmt::format("base: {} — new: {}", args.base, args.next),
-                     .tables = Pointers(tables)}}},
-                  inputs);
+    // One section per comparison, so the page opens with links to each (the file names are in
+    // the Traces table, not in a heading that would run across the page).
+    std::vector<HtmlSection> sections = {{.heading = "Traces", .tables = header}};
+    const std::map<std::string, std::string> headings = {{"timeline_diff", "GPU timeline"},
+                                                         {"kernel_diff", "Kernels"},
+                                                         {"op_diff", "Ops"},
+                                                         {"op_shape_diff", "Ops by shape"},
+                                                         {"roofline_diff", "Roofline"}};
+    for (const Table& t : tables) {
+      auto it = headings.find(t.name());
+      sections.push_back(
+          {.heading = it != headings.end() ? it->second : t.title(), .tables = {&t}});
+    }
+    WriteHtmlPage(args.html, {"Sextant trace diff", std::move(sections)}, inputs);
   }
   if (args.json) {
     nlohmann::json out;

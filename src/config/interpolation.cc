@@ -21,7 +21,14 @@ void InterpolateNode(ConfigNode& node, const Environment& env, const std::string
   switch (node.kind) {
     case ConfigNode::Kind::kScalar:
       if (node.scalar.find("${") != std::string::npos) {
-        node.scalar = Interpolate(node.scalar, env, node.where, path);
+        std::vector<std::string> from_environment;
+        node.scalar = Interpolate(node.scalar, env, node.where, path, &from_environment);
+        if (!from_environment.empty()) {
+          std::string names;
+          for (const std::string& name : from_environment)
+            names += (names.empty() ? "$" : ", $") + name;
+          node.where = SourceLocation{fmt::format("{} via {}", names, node.where.ToString())};
+        }
       }
       break;
     case ConfigNode::Kind::kSequence:
@@ -41,7 +48,7 @@ void InterpolateNode(ConfigNode& node, const Environment& env, const std::string
 }  // namespace
 
 std::string Interpolate(std::string_view text, const Environment& env, const SourceLocation& where,
-                        std::string_view key) {
+                        std::string_view key, std::vector<std::string>* from_environment) {
   std::string out;
   out.reserve(text.size());
   size_t pos = 0;
@@ -69,6 +76,7 @@ std::string Interpolate(std::string_view text, const Environment& env, const Sou
     }
     if (std::optional<std::string> value = env.Get(name)) {
       out.append(*value);
+      if (from_environment != nullptr) from_environment->emplace_back(name);
     } else if (colon != std::string_view::npos) {
       out.append(Unquote(body.substr(colon + 1)));
     } else {

@@ -77,7 +77,7 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
     for (const fs::path& candidate : candidates) {
       if (fs::exists(candidate)) {
         out.module_config_file = candidate.lexically_normal().string();
-        out.defaults = LoadConfigFile(out.module_config_file, env, &out.files_read);
+        out.defaults = LoadConfigFile(out.module_config_file, env, &out.files_read, &out.notes);
         break;
       }
     }
@@ -104,7 +104,7 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
                                    dir.lexically_normal().string(), hint));
       } else {
         out.model_file = file.lexically_normal().string();
-        out.model = LoadConfigFile(out.model_file, env, &out.model_files);
+        out.model = LoadConfigFile(out.model_file, env, &out.model_files, &out.notes);
         out.files_read.insert(out.files_read.end(), out.model_files.begin(), out.model_files.end());
       }
     }
@@ -136,7 +136,7 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   const Environment& env = EnvOf(options, process);
   ModuleConfig out;
   out.experiment_file = path;
-  ConfigNode experiment = LoadConfigFile(path, env, &out.files_read);
+  ConfigNode experiment = LoadConfigFile(path, env, &out.files_read, &out.notes);
 
   const ConfigNode* modules = experiment.Find("modules");
   if (modules == nullptr || !modules->IsMap() || modules->fields.empty()) {
@@ -218,7 +218,7 @@ ModuleConfig LoadFrameworkFile(const std::string& path, const std::string& frame
   out.experiment_file = path;
   out.module_name = "job";
   out.framework = Lower(framework);
-  out.overrides = LoadConfigFile(path, env, &out.files_read);
+  out.overrides = LoadConfigFile(path, env, &out.files_read, &out.notes);
   out.defaults = ConfigNode::Map();
   out.model = ConfigNode::Map();
   out.merged = out.overrides;

@@ -26,6 +26,7 @@ constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
 struct Converter {
   const std::string& file;
   std::string_view text;  // the document, to check what yaml-cpp lets through
+  std::vector<std::string>* notes = nullptr;
   int64_t nodes = 0;
 
   // yaml-cpp reads a line holding a bare word inside a block map ("a: 1\nb\n") as the key
@@ -86,9 +87,17 @@ struct Converter {
             RequireColonAfterKey(entry.first);
           }
           // A repeated key: the later value wins (in the first one's place), as in Python's
-          // yaml.safe_load.
+          // yaml.safe_load; said, since one of the two values is silently dropped.
           ConfigNode value = Convert(entry.second, depth + 1);
           value.key_where = Where(entry.first.Mark());
+          if (const ConfigNode* first = out.Find(entry.first.Scalar());
+              first != nullptr && notes != nullptr) {
+            notes->push_back(fmt::format(
+                "{}: key '{}' repeated (first at line {}): the later value {} is used, as "
+                "Python's yaml.safe_load does",
+                value.key_where.ToString(), entry.first.Scalar(), first->key_where.line,
+                RenderValue(value)));
+          }
           out.Set(entry.first.Scalar(), std::move(value));
         }
         break;
@@ -113,7 +122,7 @@ using LoadedFiles = std::map<std::string, ConfigNode>;
 
 ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& env,
                          std::vector<std::string>& stack, LoadedFiles& loaded,
-                         std::vector<std::string>* files_read) {
+                         std::vector<std::string>* files_read, std::vector<std::string>* notes) {
   const std::string shown = DisplayPath(path);
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
@@ -129,7 +138,8 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
   if (auto it = loaded.find(identity); it != loaded.end()) return it->second;
 
   const std::string text = ReadTextFile(shown);
-  ConfigNode root = EndsWith(shown, ".toml") ? ParseToml(text, shown) : ParseYaml(text, shown);
+  ConfigNode root =
+      EndsWith(shown, ".toml") ? ParseToml(text, shown) : ParseYaml(text, shown, notes);
   if (root.kind == ConfigNode::Kind::kNull) root = ConfigNode::Map(SourceLocation{shown, 1, 1});
   if (!root.IsMap()) {
     ThrowUserError(root.where, "", "the top level of a configuration file must be a map of keys");
@@ -163,7 +173,7 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
           base->where, "extends",
           fmt::format("no such file: {} (looked for {})", base->scalar, DisplayPath(base_path)));
     }
-    MergeInto(merged, LoadRecursive(base_path, env, stack, loaded, files_read));
+    MergeInto(merged, LoadRecursive(base_path, env, stack, loaded, files_read, notes));
   }
   stack.pop_back();
 
@@ -182,7 +192,8 @@ std::string ReadTextFile(const std::string& path) {
   return ReadFile(path, kMaxConfigFileBytes);
 }
 
-ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
+ConfigNode ParseYaml(std::string_view text, const std::string& file_name,
+                     std::vector<std::string>* notes) {
   // A UTF-8 byte-order mark, as Windows editors write it: PyYAML skips it; yaml-cpp would
   // read it as part of the first key.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
@@ -202,7 +213,7 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
     if (e.mark.column >= 0) where.column = e.mark.column + 1;
     ThrowUserError(where, "", "YAML syntax error: " + e.msg);
   }
-  Converter converter{file_name, text};
+  Converter converter{file_name, text, notes};
   try {
     return converter.Convert(document, 0);
   } catch (const YAML::Exception& e) {
@@ -213,10 +224,10 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name) {
 }
 
 ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
-                          std::vector<std::string>* files_read) {
+                          std::vector<std::string>* files_read, std::vector<std::string>* notes) {
   std::vector<std::string> stack;
   LoadedFiles loaded;
-  return LoadRecursive(std::filesystem::path(path), env, stack, loaded, files_read);
+  return LoadRecursive(std::filesystem::path(path), env, stack, loaded, files_read, notes);
 }
 
 }  // namespace sextant

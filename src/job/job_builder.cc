@@ -36,7 +36,7 @@ std::string DataDir(const Environment& env) {
 
 int64_t ParseIntFrom(std::string_view text, const std::string& origin) {
   ConfigNode node = ConfigNode::Scalar(std::string(text), SourceLocation{origin});
-  const std::optional<int64_t> value = ReadInt(node, origin);
+  const std::optional<int64_t> value = ReadInt(node, "");
   if (!value) ThrowUserError(SourceLocation{origin}, "", "expected an integer, found nothing");
   return *value;
 }
@@ -82,11 +82,13 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
   if (name.empty() && fs::path(config_path).filename() == "llama3.1_8B-BF16-pretrain.yaml" &&
       fs::path(config_path).parent_path().filename() == "examples") {
     name = "MI300X";  // the bundled default example is written for one MI300X node
+    origin = "default";
     notes.push_back(
         "GPU MI300X, as the bundled default example states; use --gpu-arch to change it");
   }
   if (name.empty()) {
     name = "MI300X";
+    origin = "default";
     notes.push_back("GPU not named in the config: assumed MI300X (Primus default); use --gpu-arch");
   }
   const GpuSpec* gpu = FindGpu(name);
@@ -94,6 +96,21 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
     ThrowUserError(SourceLocation{origin == "directory" ? config_path : ""}, origin,
                    fmt::format("unknown GPU \"{}\"{}; `sextant hardware list` shows the library",
                                name, DidYouMean(SimilarGpuNames(name))));
+  }
+  if (origin != "directory" && origin != "default") {
+    // An architecture code (gfx950) can stand for several products: say which one was taken.
+    std::vector<std::string> same_arch;
+    if (EqualsIgnoringCase(name, gpu->arch)) {
+      for (const GpuSpec& other : GpuLibrary()) {
+        if (&other != gpu && EqualsIgnoringCase(other.arch, gpu->arch))
+          same_arch.push_back(other.name);
+      }
+    }
+    notes.push_back(fmt::format("GPU {} from {} {}{}", gpu->name, origin, name,
+                                same_arch.empty()
+                                    ? ""
+                                    : fmt::format(" ({} is also {}: name the GPU to choose)", name,
+                                                  fmt::join(same_arch, ", "))));
   }
   return *gpu;
 }
@@ -364,6 +381,8 @@ Job BuildJob(const JobRequest& request) {
     int64_t size = 0;
     ::close(OpenRegularFile(request.hardware_config, &size));
     cluster = LoadHardwareConfig(request.hardware_config, cluster);
+    notes.push_back(fmt::format("hardware: {} applied over the library's {} and its network",
+                                request.hardware_config, cluster.gpu.name));
   }
   if (std::optional<std::string> value = env.Get("GPUS_PER_NODE"); value && !value->empty()) {
     const int64_t gpus = ParseIntFrom(*value, "$GPUS_PER_NODE");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -830,6 +831,37 @@ TEST(BuildJob, TorchTitanPipelineGradientAccumulationIsSaid) {
                                             "micro-batches")));
   request.overrides.back() = {"training.global_batch_size", "4"};
   EXPECT_THAT(BuildJob(request).notes, Not(Contains(HasSubstr("gradient-accumulation steps"))));
+}
+
+// per_op_sac_force_recompute_mm_shapes_by_fqns (torchtitan/distributed/activation_checkpoint.py):
+// Primus's Llama 3.1 405B FP8 example lists every linear of the block, which leaves op-level AC
+// recomputing nearly everything; a partial list is said not to be modelled.
+TEST(BuildJob, TorchTitanForcedMatmulRecomputeListingEveryLinearIsFullRecompute) {
+  std::ifstream in(kData + "torchtitan_job.toml");
+  const std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dir = ::testing::TempDir() + "/titan_sac";
+  std::filesystem::create_directories(dir);
+  auto request_with = [&](const std::string& name, const std::string& fqns) {
+    const std::string path = dir + "/" + name + ".toml";
+    std::ofstream(path) << base << "selective_ac_option = \"op\"\n"
+                        << "per_op_sac_force_recompute_mm_shapes_by_fqns = [" << fqns << "]\n";
+    JobRequest request;
+    request.config_path = path;
+    request.use_environment = false;
+    return request;
+  };
+  const Job every = BuildJob(
+      request_with("every",
+                   "\"attention.wq\", \"attention.wk\", \"attention.wv\", \"attention.wo\", "
+                   "\"feed_forward.w1\", \"feed_forward.w2\", \"feed_forward.w3\", \"output\""));
+  EXPECT_EQ(every.training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_THAT(every.notes, Contains(HasSubstr("projected as full recompute")));
+  const Job some = BuildJob(request_with("some", "\"feed_forward.w2\""));
+  EXPECT_EQ(some.training.recompute.granularity, RecomputeGranularity::kSelective);
+  EXPECT_THAT(some.notes, Contains(HasSubstr("their forced recompute is not modelled")));
+  const Job none = BuildJob(request_with("none", ""));
+  EXPECT_EQ(none.training.recompute.granularity, RecomputeGranularity::kSelective);
+  EXPECT_THAT(none.notes, Not(Contains(HasSubstr("per_op_sac_force_recompute"))));
 }
 
 TEST(BuildJob, TorchTitanToml) {

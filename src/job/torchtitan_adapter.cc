@@ -27,8 +27,9 @@ constexpr std::string_view kTorchTitanKeys[] = {
     "parallelism.pipeline_parallel_schedule", "parallelism.pipeline_parallel_layers_per_stage",
     "parallelism.pipeline_parallel_first_stage_less_layers",
     "parallelism.pipeline_parallel_last_stage_less_layers", "activation_checkpoint.mode",
-    "activation_checkpoint.selective_ac_option", "optimizer.name", "compile.enable",
-    "training.compile", "use_turbo_deepep",
+    "activation_checkpoint.selective_ac_option",
+    "activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns", "optimizer.name",
+    "compile.enable", "training.compile", "use_turbo_deepep",
     // --sync-free-stage (Primus Turbo's Megatron
     // backend; here its DeepEP alone)
     "turbo_sync_free_moe_stage"};
@@ -234,12 +235,38 @@ class TorchTitan final : public FrameworkAdapter {
       r.num_layers = 1;
     } else if (mode == "selective") {
       const std::string option = c.String("activation_checkpoint.selective_ac_option", "2");
-      if (option == "op") {
+      // per_op_sac_force_recompute_mm_shapes_by_fqns: the matmuls of these modules are
+      // recomputed although op-level AC would save them (torchtitan/distributed/
+      // activation_checkpoint.py). Listing every linear of the block leaves op-level AC saving
+      // little more than the attention outputs: close to full recompute.
+      const std::vector<std::string> forced =
+          c.StringList("activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns");
+      auto listed = [&](std::string_view fqn) {
+        return std::find(forced.begin(), forced.end(), fqn) != forced.end();
+      };
+      bool every_linear = !forced.empty();
+      for (std::string_view fqn : {"attention.wq", "attention.wk", "attention.wv", "attention.wo",
+                                   "feed_forward.w1", "feed_forward.w2", "feed_forward.w3"}) {
+        every_linear = every_linear && listed(fqn);
+      }
+      if (option == "op" && every_linear) {
+        r.granularity = RecomputeGranularity::kFull;
+        r.num_layers = 1;
+        ctx.notes.push_back(
+            "TorchTitan op-level checkpointing with every linear layer in "
+            "per_op_sac_force_recompute_mm_shapes_by_fqns projected as full recompute (the "
+            "attention outputs op-level AC still saves are not counted)");
+      } else if (option == "op") {
         r.granularity = RecomputeGranularity::kSelective;
         r.modules = {"core_attn"};
         ctx.notes.push_back(
             "TorchTitan op-level selective checkpointing projected as Megatron selective "
             "recompute");
+        if (!forced.empty()) {
+          ctx.notes.push_back(
+              "per_op_sac_force_recompute_mm_shapes_by_fqns names only some linear layers: "
+              "their forced recompute is not modelled");
+        }
       } else {
         ConfigNode probe =
             ConfigNode::Scalar(option, c.Where("activation_checkpoint.selective_ac_option"));

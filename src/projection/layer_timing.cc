@@ -184,6 +184,12 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
                 : "expert GEMMs: one GEMM per expert, one after the other (SequentialMLP), not "
                   "one grouped kernel");
   }
+  if (job.model.IsMoe()) {
+    out.assumptions.push_back(
+        "MoE routing balanced: every expert gets tokens x top-k / experts, as with "
+        "moe_router_force_load_balancing; with a learned router the busiest expert's rank sets "
+        "the step, and that imbalance is not modelled");
+  }
   const TrainingSettings& t = job.training;
   if (job.model.IsMoe() && t.ep_overlap && job.parallel.ep > 1) {
     const int stage = t.sync_free_moe_stage;

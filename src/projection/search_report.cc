@@ -52,8 +52,8 @@ Table EntryTable(const std::string& name, const std::string& title,
            {"schedule", "schedule", 0},
            {"layer_split", "layer split", 0},
            {"tokens_per_s_per_gpu", "tokens/s/GPU", 1},
-           {"tflops", "TFLOP/s", 1},
-           {"mfu", "MFU %", 1},
+           {"model_tflops", "TFLOP/s", 1},
+           {"mfu_pct", "MFU %", 1},
            {"peak_gib", "peak GiB", 2},
            {"headroom_gib", "headroom GiB", 2},
            {"verdict", "memory", 0}});
@@ -253,16 +253,19 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std:
   add("tensor_model_parallel_size", std::to_string(c.tp));
   add("sequence_parallel", c.tp > 1 ? "true" : "false");
   add("pipeline_model_parallel_size", std::to_string(c.pp));
+  // Every key that shapes the pipeline split is given, "null" where this plan does not use it:
+  // pasted over an experiment that sets one (a layout, VPP by another name, uneven ends), the
+  // old value would otherwise clash with the plan or silently change it.
   // A layout's stage count gives Megatron the virtual stages (PP x VPP stages); both at once is
   // a second source of the same number.
-  if (c.vpp > 1 && c.layout.empty()) {
-    add("num_virtual_stages_per_pipeline_rank", std::to_string(c.vpp));
-  }
-  if (c.first_stage_layers >= 0) {
-    add("decoder_first_pipeline_num_layers", std::to_string(c.first_stage_layers));
-    add("decoder_last_pipeline_num_layers", std::to_string(c.last_stage_layers));
-  }
-  if (!c.layout.empty()) add("pipeline_model_parallel_layout", c.layout);
+  add("num_virtual_stages_per_pipeline_rank",
+      c.vpp > 1 && c.layout.empty() ? std::to_string(c.vpp) : "null");
+  add("virtual_pipeline_model_parallel_size", "null");
+  add("num_layers_per_virtual_pipeline_stage", "null");
+  const bool uneven = c.first_stage_layers >= 0;
+  add("decoder_first_pipeline_num_layers", uneven ? std::to_string(c.first_stage_layers) : "null");
+  add("decoder_last_pipeline_num_layers", uneven ? std::to_string(c.last_stage_layers) : "null");
+  add("pipeline_model_parallel_layout", c.layout.empty() ? "null" : c.layout);
   add("context_parallel_size", std::to_string(c.cp));
   if (moe) {
     add("expert_model_parallel_size", std::to_string(c.ep));
@@ -270,7 +273,8 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std:
   }
   add("micro_batch_size", std::to_string(c.micro_batch_size));
   add("use_distributed_optimizer", c.distributed_optimizer ? "true" : "false");
-  if (c.fsdp2) add("use_torch_fsdp2", "true");
+  // Given either way: an experiment's FSDP2 would otherwise survive into a plan with PP.
+  add("use_torch_fsdp2", c.fsdp2 ? "true" : "false");
   switch (c.recompute) {
     case RecomputeGranularity::kNone: add("recompute_granularity", "null"); break;
     case RecomputeGranularity::kSelective: add("recompute_granularity", "selective"); break;

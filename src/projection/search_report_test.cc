@@ -28,7 +28,13 @@ TEST(SearchReportTest, TheBestEntryAsPrimusOverrides) {
   EXPECT_EQ(Value(moe, "tensor_model_parallel_size"), "2");
   EXPECT_EQ(Value(moe, "sequence_parallel"), "true");  // TP > 1
   EXPECT_EQ(Value(moe, "pipeline_model_parallel_size"), "4");
-  EXPECT_EQ(Value(moe, "num_virtual_stages_per_pipeline_rank"), "<absent>");  // VPP 1
+  // VPP 1, and no other source of it or of an uneven split may survive from the experiment.
+  EXPECT_EQ(Value(moe, "num_virtual_stages_per_pipeline_rank"), "null");
+  EXPECT_EQ(Value(moe, "virtual_pipeline_model_parallel_size"), "null");
+  EXPECT_EQ(Value(moe, "num_layers_per_virtual_pipeline_stage"), "null");
+  EXPECT_EQ(Value(moe, "pipeline_model_parallel_layout"), "null");
+  EXPECT_EQ(Value(moe, "decoder_first_pipeline_num_layers"), "null");
+  EXPECT_EQ(Value(moe, "use_torch_fsdp2"), "false");  // Megatron refuses FSDP2 with PP
   EXPECT_EQ(Value(moe, "expert_model_parallel_size"), "8");
   EXPECT_EQ(Value(moe, "recompute_granularity"), "full");
   EXPECT_EQ(Value(moe, "recompute_method"), "uniform");
@@ -99,8 +105,8 @@ TEST(SearchReportTest, ALayoutIsWrittenAndQuoted) {
   const PrimusOverrides o = ToPrimusOverrides(e, /*moe=*/false);
   EXPECT_EQ(Value(o, "pipeline_model_parallel_layout"), "Et*1|t*1|(t*2|)*29t*1,L");
   // Megatron derives VPP from the layout's 32 stages over PP 16.
-  EXPECT_EQ(Value(o, "num_virtual_stages_per_pipeline_rank"), "<absent>");
-  EXPECT_EQ(Value(o, "decoder_first_pipeline_num_layers"), "<absent>");
+  EXPECT_EQ(Value(o, "num_virtual_stages_per_pipeline_rank"), "null");
+  EXPECT_EQ(Value(o, "decoder_first_pipeline_num_layers"), "null");
   SearchResult r;
   r.top = {e};
   const std::string text = RenderSearchResult(r);

@@ -26,7 +26,9 @@ constexpr const char* kTableStyle =
     "nav.toc{font-size:13px;margin:.5em 0 1em;line-height:1.6}nav.toc a{color:#2a5aa8}"
     "nav.toc ul{margin:0;padding-left:1.2em}nav.toc>ul>li>a{font-weight:600}"
     "nav.toc>ul{columns:2 28em;column-gap:2em}nav.toc>ul>li{break-inside:avoid}"
-    ".h{fill:#4a78c2}.ax{stroke:#888}";
+    ".h{fill:#4a78c2}.ax{stroke:#888}"
+    // Fixed-size charts shrink with a narrow window instead of clipping their labels.
+    "svg.fit{max-width:100%;height:auto}";
 
 // JSON for a <script> element: invalid UTF-8 (file names from a snapshot) is replaced rather
 // than aborting the page, and every '<' becomes \u003c so that no "</script>" or "<!--" in
@@ -69,8 +71,8 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   for (const auto& [label, value] : chart.bars) max_value = std::max(max_value, value);
   int height = static_cast<int>(chart.bars.size()) * (bar_height + gap) + 24;
   std::string svg = fmt::format(
-      "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" role=\"img\">",
+      "<figure><figcaption>{0}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
+      "width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" class=\"fit\" role=\"img\">",
       EscapeHtml(chart.title), label_width + plot_width + 140, height);
   int y = 4;
   for (const auto& [label, value] : chart.bars) {
@@ -98,8 +100,8 @@ std::string RenderColumnChartSvg(const ColumnChart& chart) {
   double max_value = 0;
   for (double v : chart.columns) max_value = std::max(max_value, v);
   std::string svg = fmt::format(
-      "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" role=\"img\">",
+      "<figure><figcaption>{0}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
+      "width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" class=\"fit\" role=\"img\">",
       EscapeHtml(chart.title), left + plot_width + 20, top + plot_height + bottom);
   const double width = n == 0 ? 0 : static_cast<double>(plot_width) / static_cast<double>(n);
   const double bin = n == 0 ? 0 : (chart.end - chart.start) / static_cast<double>(n);

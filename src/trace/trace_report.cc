@@ -893,7 +893,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                 {"max_delay_us", "max delay (us)", 2},
                 {"mean_launch_call_us", "mean launch call (us)", 2},
                 {"short_kernels", "short kernels (<10us)", 0},
-                {"short_kernel_time_pct", "short-kernel time (%)", 2},
+                {"short_kernel_time_pct", "short-kernel % of kernel time", 2},
                 {"shorter_than_launch", "GPU time < launch call", 0}});
   // Without a launch call linked to any kernel (XPlane, GPU-only traces) there is no delay
   // or call time to state: empty cells, not zeros.
@@ -1319,8 +1319,9 @@ std::string RenderReportHtml(const TraceReport& report) {
     if (const Table* t = report.Find("kernel_categories")) {
       BarChart chart{"GPU time by category (all ranks)", "ms", {}};
       std::map<std::string, double> by;
+      const int category = t->ColumnIndex("category"), time = t->ColumnIndex("time_ms");
       for (const auto& row : t->rows())
-        by[std::get<std::string>(row[1])] += std::get<double>(row[3]);
+        by[std::get<std::string>(row[category])] += std::get<double>(row[time]);
       for (const auto& [k, v] : by) chart.bars.push_back({k, v});
       std::stable_sort(chart.bars.begin(), chart.bars.end(),
                        [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -1331,13 +1332,13 @@ std::string RenderReportHtml(const TraceReport& report) {
     // common bin (over all ranks' range) that holds its centre.
     if (const Table* t = report.Find("short_kernel_histogram"); t && !t->empty()) {
       const int from = t->ColumnIndex("bin_start_us"), to = t->ColumnIndex("bin_end_us");
-      const int count = t->ColumnIndex("count");
+      const int count = t->ColumnIndex("count"), rank = t->ColumnIndex("rank");
       double lo = std::numeric_limits<double>::infinity(), hi = -lo;
       std::map<int64_t, int> bins_per_rank;
       for (const auto& row : t->rows()) {
         lo = std::min(lo, std::get<double>(row[from]));
         hi = std::max(hi, std::get<double>(row[to]));
-        ++bins_per_rank[std::get<int64_t>(row[0])];
+        ++bins_per_rank[rank < 0 ? 0 : std::get<int64_t>(row[rank])];
       }
       const size_t bins = static_cast<size_t>(bins_per_rank.begin()->second);
       ColumnChart chart;

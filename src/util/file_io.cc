@@ -110,6 +110,16 @@ void RefuseOverwritingInput(const std::string& output, const std::vector<std::st
 
 namespace {
 
+// Many tools read "-" as standard output; writing a file called "-" instead would surprise, and
+// the console report shares standard output, so the user is told how to say either.
+void RefuseDashAsOutput(const std::string& path) {
+  if (path == "-") {
+    ThrowUserError(SourceLocation{path}, "",
+                   "is not standard output here: name /dev/stdout to write there (the console "
+                   "report goes there too), or ./- for a file called '-'");
+  }
+}
+
 // `dir` ("" = the current directory) must exist, be a directory and be writable.
 void RequireWritableDirectory(const std::filesystem::path& dir, const std::string& output) {
   const std::string shown = dir.empty() ? "." : dir.string();
@@ -131,6 +141,7 @@ void RequireWritableDirectory(const std::filesystem::path& dir, const std::strin
 
 void CheckOutputFile(const std::string& path, const std::vector<std::string>& inputs) {
   if (path.empty()) return;
+  RefuseDashAsOutput(path);
   RefuseOverwritingInput(path, inputs);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -142,6 +153,7 @@ void CheckOutputFile(const std::string& path, const std::vector<std::string>& in
 
 void CheckOutputDirectory(const std::string& dir) {
   if (dir.empty()) return;
+  RefuseDashAsOutput(dir);
   std::filesystem::path at(dir);
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
@@ -157,6 +169,7 @@ void CheckOutputDirectory(const std::string& dir) {
 
 AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& inputs)
     : path_(path) {
+  RefuseDashAsOutput(path);
   RefuseOverwritingInput(path, inputs);
   // lstat: a symbolic link at `path` is replaced by the new file, its target never written (a
   // link planted in a shared directory cannot redirect the output onto another file).

@@ -153,6 +153,17 @@ TEST_F(FileIoTest, OutputPathsAreCheckedBeforeAnyWork) {
             std::string::npos);
 }
 
+// "-" is standard output to many tools: refused, with how to say either meaning, and no file
+// called "-" appears in the working directory.
+TEST_F(FileIoTest, DashIsRefusedAsAnOutputName) {
+  const std::string error = ErrorOf([&] { WriteFileAtomically("-", "x"); });
+  EXPECT_NE(error.find("/dev/stdout"), std::string::npos) << error;
+  EXPECT_NE(error.find("./-"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists("-"));
+  EXPECT_NE(ErrorOf([&] { CheckOutputFile("-", {}); }).find("/dev/stdout"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { CheckOutputDirectory("-"); }).find("/dev/stdout"), std::string::npos);
+}
+
 TEST_F(FileIoTest, ReadsUpToTheLimit) {
   std::string path = Path("hundred");
   Put(path, std::string(100, 'z'));

@@ -275,9 +275,16 @@ def build_cases(d, corpus):
     overrides = []
     for _ in range(50000):
         overrides += ["--num_layers", "32"]
+    # A key given twice is refused at its second value, however many follow.
     cases.append(Case("fifty_thousand_overrides",
                       ["{sextant}", "projection", "memory", "--config", experiment] + overrides,
-                      inputs=[experiment]))
+                      inputs=[experiment], named=("--num_layers",), expect=(1,)))
+    distinct = []
+    for i in range(50000):
+        distinct += [f"--key_{i}", "1"]
+    cases.append(Case("fifty_thousand_distinct_overrides",
+                      ["{sextant}", "projection", "memory", "--config", experiment] + distinct,
+                      inputs=[experiment], named=("--key_0",), expect=(1,)))
     toml_keys = write(p("many_keys.toml"),
                       "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[extra]\n" +
                       "".join(f"k{i} = {i}\n" for i in range(100000)))
