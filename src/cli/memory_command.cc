@@ -76,6 +76,8 @@ int RunWatch(const WatchArgs& args) {
   if (args.interval_ms < 1) ThrowUserError("memory watch: --interval-ms must be at least 1");
   WatchOutputFormat format = WatchOutputFormat::kNone;
   if (!args.output.empty()) format = WatchFormatForPath(args.output);
+  // Before the command runs, not after hours of sampling: a path that cannot be written.
+  CheckOutputFile(args.output, {});
   std::unique_ptr<GpuSampler> sampler = OpenGpuSampler(args.sysfs_root);
   if (!sampler) {
     std::fprintf(stderr,
@@ -89,15 +91,23 @@ int RunWatch(const WatchArgs& args) {
     std::fprintf(stderr, "sextant: memory watch: %s\n", result.start_error.c_str());
     return result.exit_status;
   }
+  bool written = true;
   if (format != WatchOutputFormat::kNone) {
-    WriteFileAtomically(args.output, RenderWatch(result, format));
+    try {
+      WriteFileAtomically(args.output, RenderWatch(result, format));
+    } catch (const UserError& e) {
+      // The file system changed under the run (disk full, directory removed): the samples
+      // still reach the console below, and the command's status is kept when it failed.
+      std::fprintf(stderr, "sextant: error: %s\n", e.what());
+      written = false;
+    }
   }
   if (args.json) {
     std::cout << Dump(WatchJson(result));
   } else if (sampler) {
     std::fprintf(stderr, "%s", WatchSummaryText(result).c_str());
   }
-  return result.exit_status;
+  return written || result.exit_status != 0 ? result.exit_status : 1;
 }
 
 }  // namespace

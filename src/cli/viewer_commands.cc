@@ -149,6 +149,9 @@ void AddViewerCommands(CLI::App& app) {
   view->add_option("--html", args->html, "write the view as one self-contained HTML file");
   AddServeFlags(view, args->serve);
   AddProjectionFlags(view, *opts);
+  // Exports of a projected step belong to `projection performance`: left out of this help
+  // (RunPpView still says where to go if they are given).
+  for (const char* flag : {"--chrome-trace", "--pp-dump"}) view->get_option(flag)->group("");
   view->callback([args, opts, view] { RunPpView(*args, *opts, view); });
 
   auto flags = std::make_shared<ServeFlags>();

@@ -148,11 +148,17 @@ PrimusDumpConfig ParsePrimusDumpConfig(std::string_view text, const std::string&
                    fmt::format("must be present and between 1 and {}, got {}", kMaxPipelineRanks,
                                config.pp_size));
   }
+  if (root.contains("num_mbs") && config.num_mbs < 1) {
+    ThrowUserError({file}, "num_mbs", fmt::format("must be >= 1, got {}", config.num_mbs));
+  }
   if (config.vp_size < 1) {
     ThrowUserError({file}, "vp_size", fmt::format("must be >= 1, got {}", config.vp_size));
   }
   return config;
 }
+
+// A week: longer than any training iteration, far short of what breaks the arithmetic.
+constexpr double kMaxIterationMs = 7 * 86'400'000.0;
 
 PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& file, int pp_rank) {
   const json root = ParseJson(text, file);
@@ -197,6 +203,23 @@ PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& fil
     RequireIntervals(it.fwd_start, it.fwd_end, "fwd", file, key);
     RequireIntervals(it.bwd_start, it.bwd_end, "bwd", file, key);
     RequireIntervals(it.wgrad_start, it.wgrad_end, "wgrad", file, key);
+    // `total` is the iteration's time from the same clock as the ops: the last op ends within
+    // it (Primus's dumps end their last op at 99.5-99.99% of it). Anything else would give
+    // negative bubbles or a step of ages.
+    double last_end = 0;
+    for (const std::vector<double>* ends : {&it.fwd_end, &it.bwd_end, &it.wgrad_end}) {
+      for (double end : *ends) last_end = std::max(last_end, end);
+    }
+    if (it.total_ms < last_end * (1 - 1e-3)) {
+      ThrowUserError(
+          {file}, key + ".total",
+          fmt::format("{} ms ends before the iteration's last op ({} ms)", it.total_ms, last_end));
+    }
+    if (it.total_ms > kMaxIterationMs) {
+      ThrowUserError({file}, key + ".total",
+                     fmt::format("{} ms is not an iteration time (more than {} days)", it.total_ms,
+                                 kMaxIterationMs / 86'400'000));
+    }
     rank.iterations.push_back(std::move(it));
   }
   std::sort(rank.iterations.begin(), rank.iterations.end(),

@@ -137,6 +137,14 @@ TEST(PrimusDumpTest, MalformedInputGivesLocatedErrors) {
   EXPECT_THAT(ErrorOf(R"({"1": {"total": 5, "bwd_start": [-4], "bwd_end": [1]}})"),
               HasSubstr("'1.bwd_start[0]': negative time -4 ms"));
   EXPECT_THAT(ErrorOf(R"({"1": {"total": -1}})"), HasSubstr("'1.total': negative time -1 ms"));
+  // The iteration's time holds its ops (bubbles of -1959% came from a total of 100 ms around
+  // ops ending at 2900 ms), and is an iteration's, not 1e308 ms.
+  EXPECT_THAT(ErrorOf(R"({"7": {"total": 100, "fwd_start": [0], "fwd_end": [2900]}})"),
+              HasSubstr("'7.total': 100 ms ends before the iteration's last op (2900 ms)"));
+  EXPECT_THAT(ErrorOf(R"({"1": {"total": 1e308, "fwd_start": [0], "fwd_end": [2900]}})"),
+              HasSubstr("is not an iteration time"));
+  EXPECT_NO_THROW(ParsePrimusDumpRank(
+      R"({"1": {"total": 2899.99, "fwd_start": [0], "fwd_end": [2900]}})", "pp_rank_0.json", 0));
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"vp_size": 2})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 100000000})", "config.json"), UserError);
   EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 2, "vp_size": 0})", "config.json"), UserError);

@@ -407,6 +407,22 @@ void PpViewData::AddMeasured(const PrimusDump& dump, const std::string& name,
         "others with --iteration)",
         name, total_blocks));
   }
+  // config.json's micro-batch count against what the ranks recorded: each rank runs VPP x
+  // num_mbs forwards. A mismatch leaves the micro-batch labels unknown; say why.
+  const int64_t vpp = std::max<int64_t>(1, dump.config.vp_size);
+  for (const PrimusDumpRank& rank : dump.ranks) {
+    if (rank.iterations.empty()) continue;
+    const PrimusDumpIteration& first = rank.iterations.front();
+    const int64_t forwards = static_cast<int64_t>(first.fwd_start.size());
+    if (dump.config.num_mbs > 0 && forwards > 0 && forwards != vpp * dump.config.num_mbs) {
+      notes_.push_back(fmt::format(
+          "{}: config.json says num_mbs {} (x VPP {} = {} forwards per rank), but rank {} "
+          "recorded {} in iteration {}: micro-batch ids are not inferred",
+          name, dump.config.num_mbs, vpp, vpp * dump.config.num_mbs, rank.pp_rank, forwards,
+          first.key));
+      break;
+    }
+  }
   // Each rank's records by key, and the blocks of the shown iterations, kept for the replay.
   std::vector<std::map<std::string, const PrimusDumpIteration*>> by_key(dump.ranks.size());
   for (size_t r = 0; r < dump.ranks.size(); ++r) {

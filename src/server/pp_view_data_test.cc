@@ -121,6 +121,23 @@ TEST(PpViewDataTest, AbsurdMicroBatchIdsAreNotTrusted) {
   EXPECT_THAT(j["notes"].dump(), HasSubstr("no ideal replay"));
 }
 
+// config.json's num_mbs disagreeing with the forwards each rank recorded is named, not left to
+// surface as a replay that fails for no stated reason; 0 micro-batches is refused.
+TEST(PpViewDataTest, AMicroBatchCountTheRanksDoNotRecordIsNamed) {
+  PrimusDump dump = HandWrittenDump();
+  dump.config.num_mbs = 12;
+  dump.config.generator.clear();
+  PpViewData view("t");
+  view.AddMeasured(dump, "mismatch", "dir", {});
+  EXPECT_THAT(view.ToJson()["notes"].dump(),
+              HasSubstr("config.json says num_mbs 12 (x VPP 1 = 12 forwards per rank), but rank "
+                        "0 recorded 2 in iteration 1"));
+  PpViewData agrees("t");
+  agrees.AddMeasured(HandWrittenDump(), "agrees", "dir", {});
+  EXPECT_THAT(agrees.ToJson()["notes"].dump(), ::testing::Not(HasSubstr("config.json says")));
+  EXPECT_THROW(ParsePrimusDumpConfig(R"({"pp_size": 2, "num_mbs": 0})", "c.json"), UserError);
+}
+
 // A simulation is compared with a measured run only when it is the same pipeline; otherwise
 // the view says why not instead of printing a meaningless percentage.
 TEST(PpViewDataTest, ComparesOnlyTheSamePipeline) {

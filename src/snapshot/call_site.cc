@@ -58,8 +58,21 @@ bool IsPlumbing(const StackFrame& f) {
   }
   return false;
 }
+// Code torch.compile generated: Inductor writes it to its cache directory
+// (/tmp/torchinductor_<user>/ by default, torch/_inductor/runtime/cache_dir_utils.py) as
+// <2 chars>/c<hash>.py. A site there names no user code; the user's frame is further out.
+bool IsInductorGenerated(const StackFrame& f) {
+  if (f.filename.find("torchinductor_") != std::string::npos) return true;
+  const std::string_view path = f.filename;
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash < 3 || path[slash - 3] != '/') return false;
+  const std::string_view name = path.substr(slash + 1);
+  return name.size() == 55 && name.front() == 'c' && name.ends_with(".py");
+}
+
 bool IsInsideTorch(const StackFrame& f) {
-  return f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0;
+  return f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0 ||
+         IsInductorGenerated(f);
 }
 
 }  // namespace
@@ -79,6 +92,18 @@ std::vector<FrameId> VisibleFrames(const MemorySnapshot& snapshot, StackId stack
   for (FrameId id : snapshot.Stack(stack)) {
     if (out.size() >= limit) break;
     if (!IsViewerHiddenFrame(snapshot.frames[id])) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<FrameId> SiteFrames(const MemorySnapshot& snapshot, StackId stack, size_t limit) {
+  const FrameId site = CallSiteFrame(snapshot, stack);
+  std::vector<FrameId> out;
+  bool reached = false;
+  for (FrameId id : snapshot.Stack(stack)) {
+    if (out.size() >= limit) break;
+    reached = reached || id == site;
+    if (reached && !IsViewerHiddenFrame(snapshot.frames[id])) out.push_back(id);
   }
   return out;
 }

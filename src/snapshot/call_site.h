@@ -24,6 +24,10 @@ std::vector<FrameId> VisibleFrames(const MemorySnapshot& snapshot, StackId stack
 // innermost Python frame, else the innermost visible frame; -1 for an empty stack.
 FrameId CallSiteFrame(const MemorySnapshot& snapshot, StackId stack);
 
+// The visible frames from the call-site frame outwards (the caller's chain a person reads),
+// at most `limit`; the allocator and dispatch frames inside the call site are left out.
+std::vector<FrameId> SiteFrames(const MemorySnapshot& snapshot, StackId stack, size_t limit);
+
 // "forward (cs336_basics/model.py:39)" — the last two path components keep labels short.
 std::string FrameLabel(const StackFrame& frame);
 std::string CallSiteLabel(const MemorySnapshot& snapshot, StackId stack);

@@ -40,6 +40,29 @@ TEST(CallSiteTest, PicksInnermostUserPythonFrame) {
   EXPECT_EQ(VisibleFrames(s, 1, 10).size(), 4u);
   EXPECT_EQ(VisibleFrames(s, 1, 2).size(), 2u);
   EXPECT_EQ(CallSiteLabel(s, 0), "<no stack recorded>");
+  // A site's frames start at the call site and run outwards: the allocator and torch frames
+  // inside it are what every allocation shares, not what tells them apart.
+  const std::vector<FrameId> site = SiteFrames(s, 1, 10);
+  ASSERT_EQ(site.size(), 2u);
+  EXPECT_EQ(s.frames[site[0]].name, "forward");
+  EXPECT_EQ(s.frames[site[1]].name, "main");
+  EXPECT_EQ(SiteFrames(s, 1, 1).size(), 1u);
+}
+
+// torch.compile: Inductor's generated module (its cache directory, c<hash>.py) calls the
+// kernels; the site is the user's frame that called the compiled code.
+TEST(CallSiteTest, SkipsCodeThatTorchCompileGenerated) {
+  MemorySnapshot s = WithStack({
+      {"call", "/tmp/torchinductor_u/kb/ckbfydn2m64lvgma55vodrvsjlhakooozavr3a3hzladpnb3e2jl.py",
+       1822},
+      {"forward", "/home/u/proj/cs336_basics/transformer.py", 208},
+  });
+  EXPECT_EQ(CallSiteLabel(s, 1), "forward (cs336_basics/transformer.py:208)");
+  MemorySnapshot custom_dir = WithStack({
+      {"call", "/scratch/cache/kb/ckbfydn2m64lvgma55vodrvsjlhakooozavr3a3hzladpnb3e2jl.py", 7},
+      {"forward", "/home/u/model.py", 3},
+  });
+  EXPECT_EQ(CallSiteLabel(custom_dir, 1), "forward (u/model.py:3)");
 }
 
 TEST(CallSiteTest, FallsBackToTorchThenNativeFrames) {

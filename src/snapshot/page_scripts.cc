@@ -43,7 +43,9 @@ function svgX(svg, ev, W) {
   const r = svg.getBoundingClientRect();
   return r.width > 0 ? (ev.clientX - r.left) * W / r.width : ev.offsetX;
 }
-// series: [{name, color, pts: [[x, y], ...]}]; xfmt/yfmt format axis values.
+// series: [{name, color, pts: [[x, y], ...], step}]; xfmt/yfmt format axis values. A step
+// series holds each value until the next point (an allocator's totals change only at events);
+// the others join their samples with straight lines.
 function lineChart(parent, series, xfmt, yfmt, marks) {
   const W = 960, H = 300, L = 80, R = 10, T = 10, B = 30;
   const all = series.flatMap(s => s.pts);
@@ -72,7 +74,8 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
       let d = '', prev = null;
       for (const p of s.pts) {
         if (p[0] < x0 && prev && prev[0] < x0) { prev = p; continue; }
-        d += (d ? 'L' : 'M') + sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1);
+        if (d && s.step) d += 'H' + sx(p[0]).toFixed(1) + 'V' + sy(p[1]).toFixed(1);
+        else d += (d ? 'L' : 'M') + sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1);
         prev = p;
         if (p[0] > x1) break;
       }
@@ -81,7 +84,10 @@ function lineChart(parent, series, xfmt, yfmt, marks) {
     for (const m of marks || []) {
       if (m.x < x0 || m.x > x1) continue;
       svg.append(el('circle', {cx: sx(m.x), cy: sy(m.y), r: 4, fill: m.color}));
-      svg.append(el('text', {x: sx(m.x) + 6, y: sy(m.y) - 6, 'font-size': 11, fill: m.color}, m.label));
+      // Near the right edge the label goes left of its mark, not past the plot.
+      const right = sx(m.x) > W - R - 60;
+      svg.append(el('text', {x: sx(m.x) + (right ? -6 : 6), y: sy(m.y) - 6, 'font-size': 11,
+          fill: m.color, 'text-anchor': right ? 'end' : 'start'}, m.label));
     }
     svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'transparent', stroke: '#999'}));
   }
@@ -323,16 +329,18 @@ for (const d of DATA.devices) {
   const t0 = d.timeline.length > 1 && d.timeline[1][1] >= 0 ? d.timeline[1][1] : null;
   const useTime = t0 !== null;
   const X = p => useTime ? (p[1] >= 0 ? (p[1] - t0) / 1e6 : 0) : p[0];
-  const xfmt = useTime ? (x => x.toFixed(3) + ' s') : (x => 'entry ' + Math.round(x));
+  // Entry -1 is the state before the first trace entry (what was allocated before recording).
+  const xfmt = useTime ? (x => x.toFixed(3) + ' s')
+                       : (x => x < 0 ? 'before trace' : 'entry ' + Math.round(x));
   const peak = d.timeline.find(p => p[0] == d.peak_entry_index) || d.timeline[0];
   app.append(el('p', {}, 'Peak allocated ' + fmtBytes(d.peak_allocated_bytes) + ', peak reserved ' +
       fmtBytes(d.peak_reserved_bytes) + '; at snapshot: reserved ' + fmtBytes(d.reserved_bytes) +
-      ', allocated ' + fmtBytes(d.allocated_bytes) + ', cached free ' + fmtBytes(d.fragmentation_bytes) +
+      ', allocated ' + fmtBytes(d.allocated_bytes) + ', cached free ' + fmtBytes(d.cached_free_bytes) +
       ' (fragmentation ' + fmtBytes(d.inactive_split_bytes) + ')' +
       '. Wheel to zoom, drag to pan, double-click to reset.'));
   lineChart(app, [
-    {name: 'allocated', color: '#1f77b4', pts: d.timeline.map(p => [X(p), p[2]])},
-    {name: 'reserved', color: '#ff7f0e', pts: d.timeline.map(p => [X(p), p[3]])},
+    {name: 'allocated', color: '#1f77b4', step: true, pts: d.timeline.map(p => [X(p), p[2]])},
+    {name: 'reserved', color: '#ff7f0e', step: true, pts: d.timeline.map(p => [X(p), p[3]])},
   ], xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
       .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))));
   activeTimeline(app, d, X, xfmt, useTime);
@@ -362,7 +370,12 @@ for (const d of DATA.devices) {
 }
 if (DATA.comparison) {
   for (const d of DATA.comparison.devices) {
-    app.append(el('h2', {}, 'Comparison with ' + DATA.comparison.base + ' (device ' + d.device + ')'));
+    // The new file is what the base is compared with; each file's own device when they differ.
+    const name = p => String(p).split('/').pop();
+    const devices = d.new_device !== undefined && d.new_device !== d.device
+        ? 'device ' + d.device + ' vs ' + d.new_device : 'device ' + d.device;
+    app.append(el('h2', {}, 'Comparison: ' + name(DATA.comparison.new) + ' vs base ' +
+        name(DATA.comparison.base) + ' (' + devices + ')'));
     app.append(table(['base', 'new', 'change', 'call site'], d.sites_at_peak.map(s =>
         [fmtBytes(s.base_bytes), fmtBytes(s.new_bytes), fmtBytes(s.delta_bytes), s.site])));
   }

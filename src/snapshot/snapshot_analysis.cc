@@ -161,7 +161,7 @@ void SummariseSegments(const std::vector<const SnapshotSegment*>& segments,
     }
     out.segment_summaries.push_back(std::move(sum));
   }
-  out.fragmentation_bytes = out.reserved_bytes - out.allocated_bytes;
+  out.cached_free_bytes = out.reserved_bytes - out.allocated_bytes;
   std::stable_sort(
       out.segment_summaries.begin(), out.segment_summaries.end(),
       [](const SegmentSummary& a, const SegmentSummary& b) { return a.free_bytes > b.free_bytes; });
@@ -333,7 +333,7 @@ std::vector<CallSiteTotal> GroupByCallSite(const MemorySnapshot& snapshot,
       if (inserted) {
         CallSiteTotal site;
         site.site = std::move(label);
-        if (!a.before_trace) site.frames = VisibleFrames(snapshot, a.stack, kFramesPerSite);
+        if (!a.before_trace) site.frames = SiteFrames(snapshot, a.stack, kFramesPerSite);
         sites.push_back(std::move(site));
       }
       idx = it->second;

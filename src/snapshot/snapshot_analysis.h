@@ -43,7 +43,7 @@ struct LiveAllocation {
 
 struct CallSiteTotal {
   std::string site;             // CallSiteLabel, or "<allocated before recording began>"
-  std::vector<FrameId> frames;  // visible frames of one representative stack, innermost first
+  std::vector<FrameId> frames;  // one representative stack from its call-site frame outwards
   int64_t bytes = 0;
   int64_t count = 0;
 };
@@ -98,8 +98,8 @@ struct DeviceAnalysis {
   int64_t reserved_bytes = 0;
   int64_t allocated_bytes = 0;  // active_allocated + active_pending_free blocks
   int64_t pending_free_bytes = 0;
-  int64_t requested_bytes = 0;      // bytes the program asked for in those blocks (before rounding)
-  int64_t fragmentation_bytes = 0;  // reserved - allocated: every cached free byte
+  int64_t requested_bytes = 0;    // bytes the program asked for in those blocks (before rounding)
+  int64_t cached_free_bytes = 0;  // reserved - allocated: every cached free byte
   // The part of it inside segments that still hold an allocation: torch.cuda.empty_cache()
   // cannot return it (PyTorch's memory_stats "inactive_split"); the rest is whole free
   // segments, which it can.

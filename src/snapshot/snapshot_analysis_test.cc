@@ -125,7 +125,7 @@ TEST(SnapshotAnalysisTest, EveryCorpusSnapshotAgreesWithPlainReplayAndItsOwnStat
     EXPECT_EQ(d.blocks, ref.blocks);
     EXPECT_EQ(d.reserved_bytes, ref.reserved);
     EXPECT_EQ(d.allocated_bytes, ref.active_blocks);
-    EXPECT_EQ(d.fragmentation_bytes, ref.reserved - ref.active_blocks);
+    EXPECT_EQ(d.cached_free_bytes, ref.reserved - ref.active_blocks);
     // SnapViewer's file is a hand-made sample whose segment totals and trace addresses do not
     // match its blocks; every real snapshot is self-consistent, and then the replay must end
     // exactly at the recorded state.
@@ -188,15 +188,16 @@ TEST(SnapshotAnalysisTest, HandCheckedFixtureReplay) {
   EXPECT_EQ(d.sites_at_peak[3].site, "load (proj/data.py:5)");
   EXPECT_EQ(d.sites_at_peak[4].site, "<allocated before recording began>");
   EXPECT_EQ(d.sites_at_peak[4].bytes, 400000);
-  // Visible frames drop the unwinder frame, keep the allocator and Python frames.
-  ASSERT_EQ(d.sites_at_peak[0].frames.size(), 4u);
-  EXPECT_EQ(s.frames[d.sites_at_peak[0].frames[1]].name, "forward");
+  // A site's frames run from its call-site frame outwards: the allocator frame inside it and
+  // the hidden unwinder frame are left out.
+  ASSERT_EQ(d.sites_at_peak[0].frames.size(), 3u);
+  EXPECT_EQ(s.frames[d.sites_at_peak[0].frames[0]].name, "forward");
 
   // At snapshot time: active blocks 1 MiB + 2 MiB (pending free) + 512 KiB.
   EXPECT_EQ(d.allocated_bytes, 3670016);
   EXPECT_EQ(d.pending_free_bytes, 2097152);
   EXPECT_EQ(d.requested_bytes, 3500000);
-  EXPECT_EQ(d.fragmentation_bytes, 3670016);
+  EXPECT_EQ(d.cached_free_bytes, 3670016);
   // Cached free space inside segments that hold an allocation: A's inactive 1 MiB and C's
   // inactive 512 KiB; B (2 MiB, all free) is what empty_cache() could return.
   EXPECT_EQ(d.inactive_split_bytes, 1048576 + 524288);

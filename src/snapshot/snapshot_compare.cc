@@ -21,27 +21,34 @@ SnapshotComparison CompareSnapshots(const SnapshotAnalysis& base, const Snapshot
   SnapshotComparison out;
   out.base_source = base.source;
   out.new_source = next.source;
-  std::set<int64_t> devices;
-  for (const auto& d : base.devices) devices.insert(d.device);
-  for (const auto& d : next.devices) devices.insert(d.device);
+  std::vector<std::pair<const DeviceAnalysis*, const DeviceAnalysis*>> pairs;
+  if (base.devices.size() == 1 && next.devices.size() == 1) {
+    pairs.emplace_back(&base.devices[0], &next.devices[0]);
+  } else {
+    std::set<int64_t> devices;
+    for (const auto& d : base.devices) devices.insert(d.device);
+    for (const auto& d : next.devices) devices.insert(d.device);
+    for (int64_t device : devices)
+      pairs.emplace_back(FindDevice(base, device), FindDevice(next, device));
+  }
   static const DeviceAnalysis kAbsent;
-  for (int64_t device : devices) {
-    const DeviceAnalysis* b = FindDevice(base, device);
-    const DeviceAnalysis* n = FindDevice(next, device);
+  for (const auto& [b, n] : pairs) {
+    const int64_t device = b ? b->device : n->device;
     const DeviceAnalysis& bd = b ? *b : kAbsent;
     const DeviceAnalysis& nd = n ? *n : kAbsent;
     DeviceComparison c;
     c.device = device;
+    c.new_device = n ? n->device : device;
     c.base_peak_bytes = bd.peak_allocated_bytes;
     c.new_peak_bytes = nd.peak_allocated_bytes;
     c.base_peak_reserved_bytes = bd.peak_reserved_bytes;
     c.new_peak_reserved_bytes = nd.peak_reserved_bytes;
     c.base_reserved_bytes = bd.reserved_bytes;
     c.new_reserved_bytes = nd.reserved_bytes;
-    c.base_fragmentation_bytes = bd.fragmentation_bytes;
+    c.base_cached_free_bytes = bd.cached_free_bytes;
     c.base_inactive_split_bytes = bd.inactive_split_bytes;
     c.new_inactive_split_bytes = nd.inactive_split_bytes;
-    c.new_fragmentation_bytes = nd.fragmentation_bytes;
+    c.new_cached_free_bytes = nd.cached_free_bytes;
     std::map<std::string, CallSiteDelta> by_site;
     for (const auto& s : bd.sites_at_peak) {
       auto& d = by_site[s.site];

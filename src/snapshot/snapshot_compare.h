@@ -22,11 +22,13 @@ struct CallSiteDelta {
 };
 
 struct DeviceComparison {
-  int64_t device = 0;
+  int64_t device = 0;      // the base file's
+  int64_t new_device = 0;  // the new file's: another id when each file holds one device
+
   int64_t base_peak_bytes = 0, new_peak_bytes = 0;
   int64_t base_peak_reserved_bytes = 0, new_peak_reserved_bytes = 0;
   int64_t base_reserved_bytes = 0, new_reserved_bytes = 0;
-  int64_t base_fragmentation_bytes = 0, new_fragmentation_bytes = 0;  // reserved - allocated
+  int64_t base_cached_free_bytes = 0, new_cached_free_bytes = 0;  // reserved - allocated
   int64_t base_inactive_split_bytes = 0, new_inactive_split_bytes = 0;
   std::vector<CallSiteDelta> sites_at_peak;  // by |delta|, largest first
 };
@@ -36,6 +38,9 @@ struct SnapshotComparison {
   std::vector<DeviceComparison> devices;  // devices present in either
 };
 
+// Devices are paired by id; when each file holds a single device, those two are paired
+// whatever their ids (one rank's snapshot against another's: rank 0 on cuda:0, rank 1 on
+// cuda:1).
 SnapshotComparison CompareSnapshots(const SnapshotAnalysis& base, const SnapshotAnalysis& next);
 
 }  // namespace sextant

@@ -38,5 +38,20 @@ TEST(SnapshotCompareTest, ReportsGrowthBySiteLargestChangeFirst) {
   EXPECT_EQ(c.devices[1].new_peak_bytes, 50);
 }
 
+// Two ranks' snapshots each hold their own device (rank 1 on cuda:1): they are compared with
+// each other, not each with nothing.
+TEST(SnapshotCompareTest, OneDeviceEachIsPairedWhateverItsId) {
+  SnapshotAnalysis rank0, rank1;
+  rank0.devices.push_back(Device(0, 1000, {{"attn", {}, 1000, 3}}));
+  rank1.devices.push_back(Device(1, 1000, {{"attn", {}, 1000, 3}}));
+  SnapshotComparison c = CompareSnapshots(rank0, rank1);
+  ASSERT_EQ(c.devices.size(), 1u);
+  EXPECT_EQ(c.devices[0].device, 0);
+  EXPECT_EQ(c.devices[0].new_device, 1);
+  EXPECT_EQ(c.devices[0].new_peak_bytes - c.devices[0].base_peak_bytes, 0);
+  ASSERT_EQ(c.devices[0].sites_at_peak.size(), 1u);
+  EXPECT_EQ(c.devices[0].sites_at_peak[0].delta_bytes(), 0);
+}
+
 }  // namespace
 }  // namespace sextant

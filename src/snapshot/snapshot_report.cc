@@ -223,7 +223,7 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
                        FormatBytes(d.allocated_bytes), d.active_blocks,
                        FormatBytes(d.requested_bytes), FormatBytes(d.pending_free_bytes));
     out += fmt::format("  {:<26}{:>11}  (reserved - allocated, in {} free blocks)\n", "cached free",
-                       FormatBytes(d.fragmentation_bytes), d.blocks - d.active_blocks);
+                       FormatBytes(d.cached_free_bytes), d.blocks - d.active_blocks);
     out += fmt::format(
         "  {:<26}{:>11}  (free space in segments still in use: empty_cache() cannot return it)\n",
         "  of it fragmentation", FormatBytes(d.inactive_split_bytes));
@@ -305,7 +305,7 @@ json SnapshotJson(const MemorySnapshot& s, const SnapshotAnalysis& a,
         {"peak_entry_index", d.peak_entry_index},
         {"top_allocations_at_peak", SitesJson(s, d.sites_at_peak, o.top_sites)},
         {"other_allocations_at_peak", OtherSitesJson(d.sites_at_peak, o.top_sites)},
-        {"fragmentation_bytes", d.fragmentation_bytes},
+        {"cached_free_bytes", d.cached_free_bytes},
         {"inactive_split_bytes", d.inactive_split_bytes},
         {"active_blocks", d.active_blocks},
         {"reserved_bytes", d.reserved_bytes},
@@ -335,8 +335,11 @@ std::string ComparisonText(const SnapshotComparison& c, const SnapshotReportOpti
   std::string out =
       fmt::format("Comparison: base {}\n            new  {}\n", c.base_source, c.new_source);
   for (const auto& d : c.devices) {
-    out += fmt::format("\nDevice {}\n  {:<22}{:>11}  {:>11}  {:>12}\n", d.device, "", "base", "new",
-                       "change");
+    out += fmt::format("\n{}\n  {:<22}{:>11}  {:>11}  {:>12}\n",
+                       d.new_device == d.device ? fmt::format("Device {}", d.device)
+                                                : fmt::format("Device {} (base) vs device {} (new)",
+                                                              d.device, d.new_device),
+                       "", "base", "new", "change");
     auto row = [&](const char* label, int64_t b, int64_t n) {
       out += fmt::format("  {:<22}{:>11}  {:>11}  {:>12}\n", label, FormatBytes(b), FormatBytes(n),
                          SignedBytes(n - b));
@@ -344,7 +347,7 @@ std::string ComparisonText(const SnapshotComparison& c, const SnapshotReportOpti
     row("peak allocated", d.base_peak_bytes, d.new_peak_bytes);
     row("peak reserved", d.base_peak_reserved_bytes, d.new_peak_reserved_bytes);
     row("reserved at snapshot", d.base_reserved_bytes, d.new_reserved_bytes);
-    row("cached free", d.base_fragmentation_bytes, d.new_fragmentation_bytes);
+    row("cached free", d.base_cached_free_bytes, d.new_cached_free_bytes);
     row("  of it fragmentation", d.base_inactive_split_bytes, d.new_inactive_split_bytes);
     out += "Call sites at the peak, largest change first\n";
     out += fmt::format("  {:>11}  {:>11}  {:>12}  {}\n", "base", "new", "change", "call site");
@@ -371,16 +374,17 @@ json ComparisonJson(const SnapshotComparison& c, const SnapshotReportOptions& o)
                        {"new_count", x.new_count}});
     }
     devices.push_back({{"device", d.device},
+                       {"new_device", d.new_device},
                        {"base_peak_allocated_bytes", d.base_peak_bytes},
                        {"new_peak_allocated_bytes", d.new_peak_bytes},
                        {"base_peak_reserved_bytes", d.base_peak_reserved_bytes},
                        {"new_peak_reserved_bytes", d.new_peak_reserved_bytes},
                        {"base_reserved_bytes", d.base_reserved_bytes},
                        {"new_reserved_bytes", d.new_reserved_bytes},
-                       {"base_fragmentation_bytes", d.base_fragmentation_bytes},
+                       {"base_cached_free_bytes", d.base_cached_free_bytes},
                        {"base_inactive_split_bytes", d.base_inactive_split_bytes},
                        {"new_inactive_split_bytes", d.new_inactive_split_bytes},
-                       {"new_fragmentation_bytes", d.new_fragmentation_bytes},
+                       {"new_cached_free_bytes", d.new_cached_free_bytes},
                        {"sites_at_peak", sites}});
   }
   return {{"base", c.base_source}, {"new", c.new_source}, {"devices", devices}};

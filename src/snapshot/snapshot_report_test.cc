@@ -21,11 +21,12 @@ TEST(SnapshotReportTest, JsonHasTheSpecKeys) {
   EXPECT_EQ(d["peak_allocated_bytes"], 5900000);
   EXPECT_EQ(d["peak_reserved_bytes"], 9437184);
   EXPECT_EQ(d["peak_time_us"], 1700);
-  EXPECT_EQ(d["fragmentation_bytes"], 3670016);
+  EXPECT_EQ(d["cached_free_bytes"], 3670016);
   ASSERT_EQ(d["top_allocations_at_peak"].size(), 5u);
   EXPECT_EQ(d["top_allocations_at_peak"][0]["size"], 2000000);
-  EXPECT_EQ(d["top_allocations_at_peak"][0]["frames"][1]["filename"], "/home/u/proj/model.py");
-  EXPECT_EQ(d["top_allocations_at_peak"][0]["frames"][1]["line"], 20);
+  // The call site first, as the "site" label names it.
+  EXPECT_EQ(d["top_allocations_at_peak"][0]["frames"][0]["filename"], "/home/u/proj/model.py");
+  EXPECT_EQ(d["top_allocations_at_peak"][0]["frames"][0]["line"], 20);
   EXPECT_EQ(d["ooms"][0]["largest_free_block_bytes"], 2097152);
 }
 

@@ -328,7 +328,10 @@
     if (isNum(run.micro_batches)) sub.push(run.micro_batches + ' micro-batches');
     if (isNum(it.stage_imbalance)) sub.push('stage imbalance ' + fmt(it.stage_imbalance, 2));
     if (run.source === 'ideal' && run.ideal_of && runById.has(String(run.ideal_of))) sub.push('ideal of ' + runById.get(String(run.ideal_of)).name);
-    if (run.labels_inferred) sub.push("ids inferred from Megatron's interleaved order");
+    if (run.labels_inferred) {
+      sub.push(run.vpp > 1 ? "ids inferred from Megatron's interleaved order"
+                           : "ids inferred from 1F1B order");
+    }
     var subEl = el('div', { class: 'panel-sub muted' }, sub.join(' \u00b7 '));
     if (run.origin) subEl.appendChild(el('span', { class: 'panel-origin', title: String(run.origin), text: (sub.length ? ' \u00b7 ' : '') + String(run.origin) }));
     p.idealNote = el('div', { class: 'panel-ideal muted', hidden: true });
@@ -858,7 +861,8 @@
     tooltip.appendChild(el('table', null, tb));
     tooltip.appendChild(el('div', { class: 'tt-foot muted', text: p.run.name + ' \u00b7 iteration ' + p.it.key }));
     if (p.run.labels_inferred) {
-      tooltip.appendChild(el('div', { class: 'tt-note', text: "(ids inferred from Megatron's interleaved order)" }));
+      tooltip.appendChild(el('div', { class: 'tt-note', text: p.run.vpp > 1
+          ? "(ids inferred from Megatron's interleaved order)" : '(ids inferred from 1F1B order)' }));
     }
     placeTooltip(ev);
     highlightMb(p, b.mb);
