@@ -104,8 +104,10 @@ void AddProjectionCommands(CLI::App& app) {
   auto* memory = projection->add_subcommand("memory", "Per-GPU memory per pipeline stage");
   AddProjectionFlags(memory, *opts);
   memory->callback([opts, memory] {
+    // The arguments are checked first: a stray argument is an error, not the default example.
+    const JobRequest request = ToJobRequest(*opts, memory);
     AnnounceDefault(*opts, memory);
-    Job job = BuildJobAndWarn(ToJobRequest(*opts, memory));
+    Job job = BuildJobAndWarn(request);
     const MemoryReport report = RunMemoryProjection(job, *opts);
     if (opts->json) {
       std::cout << MemoryReportJson(report).dump(2) << "\n";
@@ -118,16 +120,20 @@ void AddProjectionCommands(CLI::App& app) {
       "performance", "Iteration time, tokens/s/GPU, TFLOP/s/GPU and MFU");
   AddProjectionFlags(performance, *opts);
   performance->callback([opts, performance] {
+    // The arguments are checked first: a stray argument is an error, not the default example.
+    const JobRequest request = ToJobRequest(*opts, performance);
     AnnounceDefault(*opts, performance);
-    Job job = BuildJobAndWarn(ToJobRequest(*opts, performance));
+    Job job = BuildJobAndWarn(request);
     RunPerformanceProjection(job, *opts, std::cout);
   });
 
   auto* both = projection->add_subcommand("both", "Memory and performance together");
   AddProjectionFlags(both, *opts);
   both->callback([opts, both] {
+    // The arguments are checked first: a stray argument is an error, not the default example.
+    const JobRequest request = ToJobRequest(*opts, both);
     AnnounceDefault(*opts, both);
-    Job job = BuildJobAndWarn(ToJobRequest(*opts, both));
+    Job job = BuildJobAndWarn(request);
     RunBothProjections(job, *opts, std::cout);
   });
 
@@ -158,9 +164,9 @@ void AddProjectionCommands(CLI::App& app) {
       result = SearchDesignSpaceMpi(base, options, &is_root);
       if (!is_root) return;
     } else {
+      const JobRequest request = ToJobRequest(*opts, search);
       AnnounceDefault(*opts, search);
-      result = SearchDesignSpace(BuildSearchBase(ToJobRequest(*opts, search), opts->target_nodes),
-                                 options);
+      result = SearchDesignSpace(BuildSearchBase(request, opts->target_nodes), options);
     }
     if (flags->mpi) AnnounceDefault(*opts, search);
     WriteSearchExports(result, *flags, *opts);

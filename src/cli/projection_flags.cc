@@ -170,6 +170,7 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
   r.pipeline_schedule = o.schedule;
   if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
     r.pipeline_schedule = "zerobubble";
+    r.pipeline_schedule_flag = "--enable-zero-bubble";
   }
   if (o.enable_deepep || o.sync_free_stage > 0)
     r.overrides.emplace_back("use_turbo_deepep", "true");

@@ -44,6 +44,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   // validate_args: "if args.expert_tensor_parallel_size is None: ... =
   // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
   d.expert_tp_follows_tp = true;
+  // --make-vocab-size-divisible-by defaults to 128, times TP (megatron/training/tokenizer
+  // _vocab_size_with_padding).
+  d.vocab_multiple = 128;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-LM README (performance benchmarking); megatron/training/arguments.py";
   t.push_back(d);
@@ -121,6 +124,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   // Its MoE layers (and DeepSpeed-MoE's Experts) run the local experts one after the other.
   d.expert_gemm_launch = ExpertGemmLaunch::kSequentialLoop;
   d.expert_tp_follows_tp = true;  // MoE layers took the layer's TP before the option existed
+  d.vocab_multiple = 128;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Korthikanti et al. 2022 (arXiv 2205.05198); Megatron-LM arguments.py of 2022";
   t.push_back(d);
@@ -168,6 +172,10 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.moe_permutation = MoePermutation::kGatherScatter;
   // MoEArgs.use_grouped_mm defaults to True: torch._grouped_mm, one kernel for every expert.
   d.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  // The embedding and output have vocab_size rows, unpadded (models/llama3/model/model.py
+  // nn.Embedding(model_args.vocab_size, ...)); so do llm-foundry's and MaxText's below (MPT's
+  // configs write a padded vocab_size themselves; MaxText's Embed takes config.vocab_size).
+  d.vocab_multiple = 0;
   d.flops = FlopConvention::kMegatronCore;
   d.source =
       "pytorch/torchtitan torchtitan/config/job_config.py, docs/float8.md, "

@@ -5,6 +5,7 @@
 // let every stated fact override them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,9 @@ struct FrameworkDefaults {
   // Its memory log is what the caching allocator reserved (max_memory_reserved), not what
   // tensors held (max_memory_allocated).
   bool memory_log_reserved;
+  // The embedding and output rows are padded to a multiple of this x TP (Megatron's
+  // make_vocab_size_divisible_by); 0: the vocabulary is used as it is.
+  int64_t vocab_multiple;
   FlopConvention flops;
   std::string_view source;  // where these defaults are documented
 };

@@ -74,10 +74,6 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
         origin = "directory";
       }
     }
-    if (!name.empty()) {
-      notes.push_back(fmt::format(
-          "GPU {} from the experiment's directory name; use --gpu-arch to change it", name));
-    }
   }
   if (name.empty() && fs::path(config_path).filename() == "llama3.1_8B-BF16-pretrain.yaml" &&
       fs::path(config_path).parent_path().filename() == "examples") {
@@ -97,7 +93,13 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
                    fmt::format("unknown GPU \"{}\"{}; `sextant hardware list` shows the library",
                                name, DidYouMean(SimilarGpuNames(name))));
   }
-  if (origin != "directory" && origin != "default") {
+  if (origin == "directory") {
+    // By its library name: Primus's MLPerf directories say "MI355" for the MI355X.
+    notes.push_back(
+        fmt::format("GPU {} from the experiment's directory name{}; use --gpu-arch "
+                    "to change it",
+                    gpu->name, name == gpu->name ? "" : " " + name));
+  } else if (origin != "default") {
     // An architecture code (gfx950) can stand for several products: say which one was taken.
     std::vector<std::string> same_arch;
     if (EqualsIgnoringCase(name, gpu->arch)) {
@@ -502,9 +504,11 @@ Job BuildJob(const JobRequest& request) {
     if (!request.pipeline_schedule.empty() && request.pipeline_schedule != "auto" &&
         request.pipeline_schedule != "all") {
       job.warnings.push_back(fmt::format(
-          "--pipeline-schedule-algorithm {} has no effect without pipeline parallelism (PP 1): "
-          "the micro-batches run one after the other",
-          request.pipeline_schedule));
+          "{} has no effect without pipeline parallelism (PP 1): the micro-batches run one "
+          "after the other",
+          request.pipeline_schedule_flag.empty()
+              ? "--pipeline-schedule-algorithm " + request.pipeline_schedule
+              : request.pipeline_schedule_flag));
     }
     job.training.pipeline_schedule = ScheduleKind::k1F1B;
   }

@@ -23,7 +23,9 @@ struct JobRequest {
   int64_t micro_batch_size = 0;   // --micro-batch-size
   int64_t global_batch_size = 0;  // --global-batch-size
   std::string pipeline_schedule;  // --pipeline-schedule-algorithm
-  bool use_environment = true;    // read PRIMUS_TP/PP/EP/CP, NNODES, GPUS_PER_NODE, ...
+  // The flag as the user typed it, when another one set pipeline_schedule (--enable-zero-bubble).
+  std::string pipeline_schedule_flag;
+  bool use_environment = true;  // read PRIMUS_TP/PP/EP/CP, NNODES, GPUS_PER_NODE, ...
   // The command's own flags ("--target-nodes", ...): an override key close to one of them is
   // a mistyped flag more likely than a configuration key.
   std::vector<std::string> command_flags;

@@ -872,6 +872,9 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_EQ(job.framework, "torchtitan");
   EXPECT_EQ(job.model.num_layers, 32);  // llama3 flavor 8B
   EXPECT_EQ(job.parallel.tp, 2);
+  // torchtitan's embedding has vocab_size rows: no Megatron-style padding to 128 x TP.
+  // (Megatron would pad 128256 to 129024 at TP 8.)
+  EXPECT_EQ(job.model.PaddedVocabSize(8), job.model.vocab_size);
   EXPECT_EQ(job.parallel.dp, 4);  // data_parallel_shard_degree -1 fills 8 / 2
   EXPECT_TRUE(job.parallel.fsdp2);
   EXPECT_TRUE(job.parallel.sequence_parallel);

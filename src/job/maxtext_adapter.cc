@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "job/framework_adapter.h"
+#include "job/framework_defaults.h"
 #include "util/checked_math.h"
 #include "util/dtype.h"
 
@@ -175,6 +176,7 @@ class MaxText final : public FrameworkAdapter {
   void Build(AdapterContext& ctx, Job& job) const override {
     const ConfigReader& c = ctx.config;
     BuildModel(ctx, job);
+    job.model.make_vocab_size_divisible_by = DefaultsForFramework("maxtext").vocab_multiple;
 
     // Mesh. Nodes: the dcn product when it has no -1 axis, else the request (default 1).
     bool dcn_fill = false;

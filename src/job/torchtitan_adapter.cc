@@ -77,6 +77,7 @@ class TorchTitan final : public FrameworkAdapter {
         c.Where("model.name"), "model.name");
     RequireSupportedArchitecture(entry.spec, "", c.Where("model.name"));
     job.model = entry.spec;
+    job.model.make_vocab_size_divisible_by = DefaultsForFramework("torchtitan").vocab_multiple;
     ctx.notes.push_back(fmt::format("TorchTitan model {} flavor {}: dimensions of library entry {}",
                                     name, flavor, entry.spec.name));
 

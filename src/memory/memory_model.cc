@@ -271,9 +271,12 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
         l.rank, targets, FormatCount(static_cast<double>(adapters.front())),
         extras.empty() ? "" : " plus the adapters' " + extras));
   }
-  a.push_back(fmt::format("vocabulary {} padded to {} (multiple of {} x TP)", job.model.vocab_size,
-                          job.model.PaddedVocabSize(plan.tp),
-                          job.model.make_vocab_size_divisible_by));
+  a.push_back(job.model.make_vocab_size_divisible_by > 0
+                  ? fmt::format("vocabulary {} padded to {} (multiple of {} x TP)",
+                                job.model.vocab_size, job.model.PaddedVocabSize(plan.tp),
+                                job.model.make_vocab_size_divisible_by)
+                  : fmt::format("vocabulary {}, not padded ({} uses vocab_size rows)",
+                                job.model.vocab_size, job.framework));
   a.push_back(
       fmt::format("activations: Korthikanti et al. 2022 per tensor; {} attention{}{}",
                   job.training.flash_attention ? "flash" : "unfused (s x s scores stored)",

@@ -102,7 +102,8 @@ struct ModelSpec {
   bool IsMoe() const { return moe.num_experts > 0; }
   bool IsMoeLayer(int64_t layer) const;
   int64_t NumMoeLayers() const;
-  // Megatron pads the vocabulary to a multiple of make_vocab_size_divisible_by * TP.
+  // Megatron pads the vocabulary to a multiple of make_vocab_size_divisible_by * TP; 0: the
+  // stack does not pad (torchtitan, MaxText).
   int64_t PaddedVocabSize(int64_t tensor_parallel) const;
   // Query projection width (heads * head_dim), which may differ from hidden_size.
   int64_t QueryWidth() const { return num_attention_heads * kv_channels; }

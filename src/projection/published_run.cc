@@ -330,6 +330,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     }
   }
   if (auto v = SizeCell(t, row, "vocab", "vocab_size", provenance)) job.model.vocab_size = *v;
+  job.model.make_vocab_size_divisible_by = stack.vocab_multiple;
   static const std::regex kMtpOff(R"(MTP off|mtp_num_layers\s*[=:]?\s*0\b)", std::regex::icase);
   if (job.model.mtp_num_layers > 0 && std::regex_search(t.Get(row, "notes"), kMtpOff)) {
     job.model.mtp_num_layers = 0;  // the row says its run had multi-token prediction off
