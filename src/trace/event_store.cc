@@ -4,7 +4,9 @@
 #include <charconv>
 #include <climits>
 #include <cstring>
+#include <iterator>
 #include <numeric>
+#include <vector>
 
 namespace sextant {
 
@@ -61,6 +63,36 @@ namespace {
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
+// Stable sort of `n` elements at `data` that exploits runs already in order: the runs are
+// merged pairwise, back and forth between `data` and `scratch` (n elements, overwritten).
+// A profiler writes a thread's events almost in time order (5 runs in the 99k CPU events of
+// the owlv2 trace), so this takes log2(runs) passes where a general sort takes log2(n).
+template <typename T, typename Less>
+void NaturalMergeSort(T* data, T* scratch, size_t n, Less less) {
+  std::vector<size_t> bounds = {0};
+  for (size_t i = 1; i < n; ++i) {
+    if (less(data[i], data[i - 1])) bounds.push_back(i);
+  }
+  bounds.push_back(n);
+  T* from = data;
+  T* to = scratch;
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged = {0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      const size_t lo = bounds[k], mid = bounds[k + 1];
+      const size_t hi = k + 2 < bounds.size() ? bounds[k + 2] : mid;
+      // std::merge takes the first range's element of two equal ones: stable.
+      std::merge(std::make_move_iterator(from + lo), std::make_move_iterator(from + mid),
+                 std::make_move_iterator(from + mid), std::make_move_iterator(from + hi), to + lo,
+                 less);
+      merged.push_back(hi);
+    }
+    bounds.swap(merged);
+    std::swap(from, to);
+  }
+  if (from != data) std::move(from, from + n, data);
+}
+
 // Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
 // as one stable sort would. Events are bucketed by thread in one pass, and a thread's events,
 // which profilers mostly write in time order already, are sorted only if they are not.
@@ -77,10 +109,10 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
     return a.dur_ns > b.dur_ns;
   };
+  // `cpu`, no longer needed once bucketed, is the merge buffer: no second copy of the events.
   for (size_t t = 0; t < threads; ++t) {
-    auto first = sorted.begin() + static_cast<ptrdiff_t>(start[t]);
-    auto last = sorted.begin() + static_cast<ptrdiff_t>(start[t + 1]);
-    if (!std::is_sorted(first, last, by_time)) std::stable_sort(first, last, by_time);
+    NaturalMergeSort(sorted.data() + start[t], cpu.data() + start[t], start[t + 1] - start[t],
+                     by_time);
   }
   cpu.swap(sorted);
 }

@@ -121,6 +121,25 @@ constexpr const char* kLegacy = R"json([
 }
 ])json";
 
+// A thread's CPU events end up by start time, longest first, the input order kept among full
+// ties, however out of order the file writes them (here four runs on thread 1).
+TEST(KinetoReaderTest, CpuEventsAreOrderedByStartThenLongestFirstStably) {
+  const TraceData t = Parse(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 30, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 10, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "other", "pid": 1, "tid": 2, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "a2", "pid": 1, "tid": 1, "ts": 10, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 20, "dur": 2},
+    {"ph": "X", "cat": "cpu_op", "name": "long", "pid": 1, "tid": 1, "ts": 20, "dur": 9},
+    {"ph": "X", "cat": "cpu_op", "name": "z", "pid": 1, "tid": 1, "ts": 5, "dur": 1}
+  ]})");
+  std::vector<std::string> thread1;
+  for (const CpuEvent& ev : t.cpu) {
+    if (t.Name(ev.name) != "other") thread1.emplace_back(t.Name(ev.name));
+  }
+  EXPECT_EQ(thread1, (std::vector<std::string>{"z", "a", "a2", "long", "b", "c"}));
+}
+
 TEST(KinetoReaderTest, ReadsLegacySchemaWithFlowsAndStringTids) {
   TraceData t = Parse(kLegacy);
   ASSERT_EQ(t.gpu.size(), 2u);
