@@ -46,14 +46,25 @@ function svgX(svg, ev, W) {
 // series: [{name, color, pts: [[x, y], ...], step}]; xfmt/yfmt format axis values. A step
 // series holds each value until the next point (an allocator's totals change only at events);
 // the others join their samples with straight lines.
-function lineChart(parent, series, xfmt, yfmt, marks) {
+// opts: {yMax: a fixed top of the scale (utilisation in %), bytes: ticks at round binary
+// multiples (0.5 GiB, not 537.60 MiB)}.
+function lineChart(parent, series, xfmt, yfmt, marks, opts) {
   const W = 960, H = 300, L = 80, R = 10, T = 10, B = 30;
   const all = series.flatMap(s => s.pts);
   if (!all.length) { parent.append(el('p', {class: 'muted'}, 'no data points')); return; }
   let x0 = Math.min(...all.map(p => p[0])), x1 = Math.max(...all.map(p => p[0]));
   if (x1 == x0) x1 = x0 + 1;
   const full = [x0, x1];
-  const ymax = Math.max(1, ...all.map(p => p[1])) * 1.05;
+  const o = opts || {};
+  const top = Math.max(1, ...all.map(p => p[1]));
+  let ymax = o.yMax && top <= o.yMax ? o.yMax : top * 1.05;
+  if (o.bytes && !o.yMax) {
+    // Four ticks of 1, 2 or 5 x 1024^k / 10^j bytes: the scale's top is the next multiple.
+    const unit = Math.pow(1024, Math.max(0, Math.floor(Math.log(ymax) / Math.log(1024))));
+    const raw = ymax / unit / 4, pow = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map(m => m * pow).find(v => v >= raw) * unit;
+    ymax = 4 * step;
+  }
   const svg = chartSvg(W, H);
   const readout = el('div', {class: 'readout'});
   // Which colour is which series (allocated, reserved; one line per GPU).
@@ -342,7 +353,8 @@ for (const d of DATA.devices) {
     {name: 'allocated', color: '#1f77b4', step: true, pts: d.timeline.map(p => [X(p), p[2]])},
     {name: 'reserved', color: '#ff7f0e', step: true, pts: d.timeline.map(p => [X(p), p[3]])},
   ], xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
-      .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))));
+      .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))),
+      {bytes: true});
   activeTimeline(app, d, X, xfmt, useTime);
   app.append(el('h2', {}, 'Call sites alive at the peak'));
   // As the console: each site's share of the peak, and the sites past the top ones summed, so
@@ -391,11 +403,13 @@ const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b'
 app.append(el('h2', {}, 'Memory used'));
 lineChart(app, gpus.map((g, i) => ({name: 'GPU ' + g, color: colors[i % 8],
     pts: DATA.samples.filter(s => s.gpu == g).map(s => [s.elapsed_ms / 1000, s.memory_used_bytes])})),
-    x => x.toFixed(2) + ' s', fmtBytes);
+    x => x.toFixed(2) + ' s', fmtBytes, [], {bytes: true});
 app.append(el('h2', {}, 'Utilisation'));
+// Only the GPUs that reported utilisation get a line and a legend entry; the axis is 0-100 %.
 lineChart(app, gpus.map((g, i) => ({name: 'GPU ' + g, color: colors[i % 8],
-    pts: DATA.samples.filter(s => s.gpu == g && s.utilization_percent >= 0).map(s => [s.elapsed_ms / 1000, s.utilization_percent])})),
-    x => x.toFixed(2) + ' s', y => y.toFixed(0) + ' %');
+    pts: DATA.samples.filter(s => s.gpu == g && s.utilization_percent >= 0).map(s => [s.elapsed_ms / 1000, s.utilization_percent])}))
+    .filter(series => series.pts.length > 0),
+    x => x.toFixed(2) + ' s', y => y.toFixed(0) + ' %', [], {yMax: 100});
 )JS";
 
 }  // namespace sextant

@@ -13,6 +13,12 @@
 namespace sextant {
 namespace {
 
+// "1 segment", "3 segments".
+template <typename N>
+std::string Counted(N n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 using nlohmann::json;
 
 std::string SignedBytes(int64_t bytes) {
@@ -193,7 +199,8 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
                                 a.legacy_schema ? " (PyTorch 2.0-era schema: block history)" : "");
   if (a.devices.empty()) out += "  no segments and no trace entries: nothing to analyse\n";
   for (const auto& d : a.devices) {
-    out += fmt::format("\nDevice {}: {} trace entries", d.device, d.trace_entries);
+    out += fmt::format("\nDevice {}: {}", d.device,
+                       Counted(d.trace_entries, "trace entry", "trace entries"));
     std::string actions;
     for (size_t i = 0; i < d.action_counts.size(); ++i) {
       if (d.action_counts[i] == 0) continue;
@@ -212,13 +219,13 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
                            ? "  (below the allocated peak: the trace records no segment events, "
                              "so reserved memory is known only at snapshot time)"
                            : "");
-    out += fmt::format("  {:<26}{:>11}  ({} allocations made before recording began)\n",
+    out += fmt::format("  {:<26}{:>11}  ({} made before recording began)\n",
                        "allocated at trace start", FormatBytes(d.initial_allocated_bytes),
-                       d.allocations_before_trace);
+                       Counted(d.allocations_before_trace, "allocation", "allocations"));
     out += "At snapshot time\n";
-    out +=
-        fmt::format("  {:<26}{:>11}  in {} segments ({} large, {} small)\n", "reserved",
-                    FormatBytes(d.reserved_bytes), d.segments, d.large_segments, d.small_segments);
+    out += fmt::format("  {:<26}{:>11}  in {} ({} large, {} small)\n", "reserved",
+                       FormatBytes(d.reserved_bytes), Counted(d.segments, "segment", "segments"),
+                       d.large_segments, d.small_segments);
     out += fmt::format("  {:<26}{:>11}  in {} blocks; requested {}, pending free {}\n", "allocated",
                        FormatBytes(d.allocated_bytes), d.active_blocks,
                        FormatBytes(d.requested_bytes), FormatBytes(d.pending_free_bytes));
@@ -235,7 +242,8 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
           "self-consistent\n",
           SignedBytes(d.replay_mismatch_bytes));
     }
-    out += fmt::format("Call sites alive at the peak ({} allocations)\n", d.alive_at_peak.size());
+    out += fmt::format("Call sites alive at the peak ({})\n",
+                       Counted(d.alive_at_peak.size(), "allocation", "allocations"));
     SitesTable(out, d.sites_at_peak, d.peak_allocated_bytes, o.top_sites);
     if (!d.segment_summaries.empty()) {
       out += "Segments with the most free space\n";

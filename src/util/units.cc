@@ -9,6 +9,8 @@ namespace sextant {
 
 std::string FormatBytes(int64_t bytes) {
   const double abs = std::fabs(static_cast<double>(bytes));
+  if (abs >= 1024.0 * static_cast<double>(kGiB))
+    return fmt::format("{:.2f} TiB", bytes / (1024.0 * static_cast<double>(kGiB)));
   if (abs >= static_cast<double>(kGiB)) return fmt::format("{:.2f} GiB", bytes / double(kGiB));
   if (abs >= static_cast<double>(kMiB)) return fmt::format("{:.1f} MiB", bytes / double(kMiB));
   if (abs >= static_cast<double>(kKiB)) return fmt::format("{:.1f} KiB", bytes / double(kKiB));

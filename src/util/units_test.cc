@@ -9,6 +9,7 @@ TEST(UnitsTest, FormatsBytesWithBinaryPrefixes) {
   EXPECT_EQ(FormatBytes(12), "12 B");
   EXPECT_EQ(FormatBytes(3 * kGiB / 2), "1.50 GiB");
   EXPECT_EQ(FormatBytes(512 * kMiB), "512.0 MiB");
+  EXPECT_EQ(FormatBytes(int64_t{1} << 47), "128.00 TiB");  // not "131072.00 GiB"
 }
 
 TEST(UnitsTest, FormatsCountsWithDecimalSuffixes) {
