@@ -56,6 +56,11 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
 void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
                           const std::vector<std::string>& inputs) {
   const bool several = report.ranks.size() > 1;
+  if (several && !args.csv_dir.empty()) {
+    // The rank<N>/ directories go inside it: made here, under the same rule as one rank's
+    // (its parent must exist), before the first rank's is.
+    WriteCsvDirectory({}, args.csv_dir, inputs);
+  }
   std::vector<Table> sheets;
   std::map<int64_t, int> seen;  // two files of one rank (two runs' rank 0) get rank0, rank0_2
   for (const RankReport& rank : report.ranks) {

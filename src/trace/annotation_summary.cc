@@ -86,8 +86,17 @@ std::vector<AnnotationStats> SummarizeAnnotations(const TraceData& trace,
     }
   }
   std::unordered_map<uint32_t, AnnotationStats> by_name;
+  // A range nested in one of its own name (a recursive `record_function`) is part of that
+  // call, not a second one: counted once, its time and kernels through the outer instance.
+  std::vector<char> repeats_outer(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (annotation_at[i] != static_cast<int32_t>(i)) continue;
+    for (int32_t a = annotation_above[i]; !repeats_outer[i] && a >= 0; a = annotation_above[a]) {
+      repeats_outer[i] = trace.cpu[a].name == trace.cpu[i].name;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (annotation_at[i] != static_cast<int32_t>(i) || repeats_outer[i]) continue;
     const CpuEvent& ev = trace.cpu[i];
     AnnotationStats& s = by_name[ev.name];
     if (s.count == 0) s.name = std::string(trace.Name(ev.name));

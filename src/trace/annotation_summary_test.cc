@@ -64,6 +64,29 @@ TEST(AnnotationSummaryTest, EachRangeHoldsTheGpuWorkLaunchedInsideIt) {
   EXPECT_EQ(s.back().name, "log");
 }
 
+// A range opened inside one of its own name (a recursive record_function, as HTA's
+// critical-path trace nests "forward" twice) is one call: "forward" [0, 50) > "block" [1, 40) >
+// "forward" [2, 30) launches k1 (10 us at 20). Counted once, k1 once, span 10 us, not 20.
+TEST(AnnotationSummaryTest, ARangeInsideOneOfItsOwnNameIsOneCall) {
+  TraceData t = KinetoTraceBuilder()
+                    .Annotation("forward", 0, 50)
+                    .Annotation("block", 1, 39)
+                    .Annotation("forward", 2, 28)
+                    .Launch(3, 1, 1)
+                    .Kernel("k1", 20, 10, 1)
+                    .Parse();
+  std::vector<AnnotationStats> s = SummarizeAnnotations(t, TimelineEvents(t));
+  const AnnotationStats* forward = Find(s, "forward");
+  ASSERT_NE(forward, nullptr);
+  EXPECT_EQ(forward->count, 1);
+  EXPECT_EQ(forward->cpu_ns, 50'000);
+  EXPECT_EQ(forward->kernels, 1);
+  EXPECT_EQ(forward->kernel_ns, 10'000);
+  EXPECT_EQ(forward->gpu_span_ns, 10'000);
+  ASSERT_NE(Find(s, "block"), nullptr);
+  EXPECT_EQ(Find(s, "block")->count, 1);
+}
+
 // The training loop (thread 1) opens "attn(B)" [10, 40) and calls backward; autograd's engine
 // (thread 2) launches k1 at 12 and k2 at 45 with no range of its own. k1 belongs to attn(B)
 // (and to the enclosing "1F1B" [0, 50)); k2, launched after attn(B) closed, only to 1F1B. A

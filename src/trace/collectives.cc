@@ -83,6 +83,18 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
     c.kernel = std::string(name);
     std::string from_kernel = NormalizeCollectiveType(name);
     c.type = from_kernel;
+    if (g.collective < 0) {
+      // No collective metadata: the c10d range around the launch ("nccl:all_to_all",
+      // "nccl:_all_gather_base") names the collective, which the kernel may not (NCCL runs
+      // all-to-all as ncclKernel_SendRecv).
+      for (int32_t at = g.launcher; at >= 0; at = trace.cpu[static_cast<size_t>(at)].parent) {
+        const std::string_view op = trace.Name(trace.cpu[static_cast<size_t>(at)].name);
+        if (op.starts_with("nccl:") || op.starts_with("rccl:")) {
+          c.type = NormalizeCollectiveType(op.substr(5));
+          break;
+        }
+      }
+    }
     if (g.collective >= 0) {
       const CollectiveMeta& m = trace.collectives[g.collective];
       if (m.name) c.type = NormalizeCollectiveType(trace.Name(m.name));

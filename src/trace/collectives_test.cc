@@ -80,6 +80,26 @@ TEST(CollectivesTest, InstancesTakeTheirLaunchingOpsMetadata) {
   EXPECT_EQ(c[3].group_size, 4);
 }
 
+// Without metadata, NCCL's all-to-all kernel is ncclKernel_SendRecv: the c10d range around its
+// launch ("nccl:all_to_all", as in HTA's trace_filter ranks) names the collective.
+TEST(CollectivesTest, WithoutMetadataTheC10dRangeNamesTheCollective) {
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("nccl:all_to_all", 0, 10)
+                    .Launch(1, 1, 1)
+                    .CpuOp("nccl:_all_gather_base", 20, 10)
+                    .Launch(21, 1, 2)
+                    .Launch(40, 1, 3)
+                    .Kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 5, 3, 1)
+                    .Kernel("ncclDevKernel_AllGather_RING_LL", 25, 3, 2)
+                    .Kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 45, 3, 3)
+                    .Parse();
+  std::vector<CollectiveInstance> c = ExtractCollectives(t, 0);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].type, "all_to_all");
+  EXPECT_EQ(c[1].type, "allgather");
+  EXPECT_EQ(c[2].type, "send_recv");  // no range: the kernel's own name
+}
+
 TEST(CollectivesTest, SummaryBandwidthsFromTheMeanDuration) {
   std::vector<CollectiveSummary> s = SummarizeCollectives(ExtractCollectives(CommTrace(), 3));
   ASSERT_EQ(s.size(), 3u);

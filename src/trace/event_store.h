@@ -136,6 +136,9 @@ struct TraceData {
   std::map<int64_t, uint32_t> process_labels;
   std::map<std::pair<int64_t, int64_t>, uint32_t> thread_names;
 
+  // Complete ('X') events by category that the reader does not analyse (MTIA, CUPTI range
+  // counters, ...): at most 64 categories.
+  std::map<std::string, size_t> unread_categories;
   bool has_launch_flows = false;        // the trace has CPU->GPU flow events at all
   size_t graph_kernels_attributed = 0;  // graph-replayed kernels given a captured op
 

@@ -729,7 +729,13 @@ class KinetoParser {
           std::string_view text;
           if (String(v, &text)) cat = Classify(text);
           have_cat = true;
-          if (cat == Category::kSkip) return;  // Trace, instants: not needed
+          if (cat == Category::kSkip) {
+            // Trace, instants: not needed. Complete events of a kind not read are counted, so
+            // that a report without GPU activity can name what the file held instead.
+            if (ph == 'X' && out_.unread_categories.size() < 64)
+              ++out_.unread_categories[std::string(text)];
+            return;
+          }
           if (cat == Category::kPythonFunction && name != 0 &&
               !IsRecomputeFunction(out_.Name(name)))
             return;

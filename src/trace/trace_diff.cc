@@ -103,18 +103,31 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   auto scaled = [](int64_t ns, double scale) {
     return static_cast<int64_t>(std::llround(static_cast<double>(ns) * scale));
   };
+  // Kernels and memory operations by name, over the activities the GPU timeline counts: work
+  // queued before a profiled window (more of it on one rank than another) would otherwise show
+  // as calls that one side made and the other did not.
+  auto in_window = [](const TraceData& trace, const TimelineSelection& selection) {
+    std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // count, GPU time
+    for (uint32_t index : selection.events) {
+      const GpuEvent& g = trace.gpu[index];
+      auto& [count, ns] = by_name[std::string(trace.Name(g.name))];
+      ++count;
+      ns += g.dur_ns;
+    }
+    return by_name;
+  };
   std::map<std::string, DiffRow> kernels;
-  for (const auto& k : SummarizeKernels(base)) {
-    DiffRow& r = kernels[k.name];
-    r.name = k.name;
-    r.base_count = k.count;
-    r.base_ns = scaled(k.total_ns, base_scale);
+  for (const auto& [name, stats] : in_window(base, base_selection)) {
+    DiffRow& r = kernels[name];
+    r.name = name;
+    r.base_count = stats.first;
+    r.base_ns = scaled(stats.second, base_scale);
   }
-  for (const auto& k : SummarizeKernels(next)) {
-    DiffRow& r = kernels[k.name];
-    r.name = k.name;
-    r.new_count = k.count;
-    r.new_ns = scaled(k.total_ns, new_scale);
+  for (const auto& [name, stats] : in_window(next, new_selection)) {
+    DiffRow& r = kernels[name];
+    r.name = name;
+    r.new_count = stats.first;
+    r.new_ns = scaled(stats.second, new_scale);
   }
   for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
   Finish(diff.kernels);

@@ -413,14 +413,19 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.truncated = trace.truncated;
   r.warnings = trace.warnings;
   if (trace.gpu.empty()) {
-    // A CPU-only profile, an inference trace's side file, or not a profiler trace at all: the
-    // tables below would all read 0 without saying why.
+    // A CPU-only profile, an inference trace's side file, another accelerator's activity, or
+    // not a profiler trace at all: the tables below would all read 0 without saying why.
+    std::string unread;
+    for (const auto& [category, count] : trace.unread_categories) {
+      unread += fmt::format("{}{} {}", unread.empty() ? "" : ", ", category, count);
+    }
     r.warnings.push_back(fmt::format(
         "no GPU activity in {} {}: every GPU figure below is 0 ({})", trace.total_events,
         trace.total_events == 1 ? "event" : "events",
-        trace.truncated ? "the file is cut short: its GPU events, which Kineto writes after the "
-                          "CPU ones, are likely in the missing part"
-                        : "a CPU-only profile, or not a PyTorch profiler trace"));
+        trace.truncated   ? "the file is cut short: its GPU events, which Kineto writes after the "
+                            "CPU ones, are likely in the missing part"
+        : !unread.empty() ? "the device events it holds are of kinds not analysed: " + unread
+                          : "a CPU-only profile, or not a PyTorch profiler trace"));
   }
   if (const size_t merged = MergedRanks(trace); merged > 1) {
     // `trace merge` names each process "rank R: ..."; one report over them unions different

@@ -68,6 +68,15 @@ for trace, capture, sheets in [
             for problem in compare(os.path.join(out, name + ".csv"),
                                    t.corpus(reference + name + ".csv"), name):
                 t.check(False, f"{trace} {name}: {problem}")
+# Several ranks: a rank<N>/ directory each, inside a --csv directory that did not exist yet.
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "new")
+    t.sextant("trace", "report", t.corpus(base + cases[0][0]), t.corpus(base + cases[2][0]),
+              "--format", "tracelens", "--csv", out)
+    t.check(os.path.isdir(out) and len(os.listdir(out)) == 2,
+            f"several ranks: {os.listdir(out) if os.path.isdir(out) else 'no directory'}")
+    t.check(all(os.path.exists(os.path.join(out, r, "gpu_timeline.csv")) for r in os.listdir(out)),
+            f"several ranks: {[os.listdir(os.path.join(out, r)) for r in os.listdir(out)]}")
 # The format names files and sheets: without --csv or --xlsx it changes nothing, and says so.
 run = t.sextant("trace", "report", t.corpus(base + cases[0][0]), "--format", "tracelens")
 t.check("--format tracelens names the --csv files and --xlsx sheets" in run.stderr, run.stderr)
