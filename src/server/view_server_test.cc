@@ -162,6 +162,13 @@ TEST(ViewServerBindTest, LoopbackNames) {
   EXPECT_TRUE(ViewServer::IsLoopback("::1"));
   EXPECT_FALSE(ViewServer::IsLoopback("0.0.0.0"));
   EXPECT_FALSE(ViewServer::IsLoopback("10.1.2.3"));
+  // Names that merely start like a loopback address resolve anywhere (DNS rebinding).
+  for (const char* name : {"127.evil.com", "127.0.0.1.nip.io", "127.0.0.1@evil.com",
+                           "127.0.0.1 evil.com", "127.0.0.1.", "127.0.0.256", "127.1"}) {
+    EXPECT_FALSE(ViewServer::IsLoopback(name)) << name;
+  }
+  EXPECT_TRUE(ViewServer::IsLoopback("LOCALHOST"));  // host names ignore case
+  EXPECT_TRUE(ViewServer::IsLoopback("127.5.6.7"));
 }
 
 TEST(ViewServerBindTest, APortInUseIsAUserError) {

@@ -264,6 +264,21 @@ struct OutputFile::State {
   bool closed = false;
 };
 
+std::string GzipBytes(std::string_view bytes, int level) {
+  z_stream zs{};
+  // windowBits 15 + 16 selects a gzip header.
+  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, static_cast<uLong>(bytes.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  zs.avail_in = static_cast<uInt>(bytes.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);  // deflateBound leaves room for all of it in one call
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
 OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& inputs)
     : state_(std::make_unique<State>(path, inputs)) {
   if (path.ends_with(".gz")) {

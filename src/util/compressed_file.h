@@ -74,6 +74,9 @@ class InputText {
   std::string truncation_reason_;
 };
 
+// `bytes` as one gzip member (RFC 1952) at zlib level `level` (1 fastest .. 9 smallest).
+std::string GzipBytes(std::string_view bytes, int level);
+
 // Writes a file, gzip-compressed if `path` ends in ".gz", zstd if ".zst", plain otherwise.
 // The file appears at `path` only when Close() succeeds (see AtomicFile in util/file_io.h).
 class OutputFile {
