@@ -348,14 +348,22 @@ for (const d of DATA.devices) {
       fmtBytes(d.peak_reserved_bytes) + '; at snapshot: reserved ' + fmtBytes(d.reserved_bytes) +
       ', allocated ' + fmtBytes(d.allocated_bytes) + ', cached free ' + fmtBytes(d.cached_free_bytes) +
       ' (fragmentation ' + fmtBytes(d.inactive_split_bytes) + ')' +
-      '. Wheel to zoom, drag to pan, double-click to reset.'));
-  lineChart(app, [
+      (d.trace_entries > 1 ? '. Wheel to zoom, drag to pan, double-click to reset.' : '.')));
+  // A snapshot recorded without allocation history (one OOM entry, or none) has no course over
+  // time to draw: say so rather than draw a chart of one point.
+  const history = d.trace_entries > 1;
+  if (!history) {
+    app.append(el('p', {class: 'muted'}, 'No allocation history was recorded (' +
+        d.trace_entries + ' trace ' + (d.trace_entries == 1 ? 'entry' : 'entries') +
+        '): the charts over time are left out; the state at snapshot time is below.'));
+  }
+  if (history) lineChart(app, [
     {name: 'allocated', color: '#1f77b4', step: true, pts: d.timeline.map(p => [X(p), p[2]])},
     {name: 'reserved', color: '#ff7f0e', step: true, pts: d.timeline.map(p => [X(p), p[3]])},
   ], xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
       .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))),
       {bytes: true});
-  activeTimeline(app, d, X, xfmt, useTime);
+  if (history) activeTimeline(app, d, X, xfmt, useTime);
   app.append(el('h2', {}, 'Call sites alive at the peak'));
   // As the console: each site's share of the peak, and the sites past the top ones summed, so
   // the rows add up to the peak.

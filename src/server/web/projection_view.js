@@ -35,7 +35,8 @@
     const H = T + stages.length * (rowH + 6) + 30;
     const most = Math.max(memory.capacity_bytes || 0, ...stages.map(s => s.total_bytes)) || 1;
     const x = b => L + (W - L - R) * b / most;
-    const svg = el('svg', {class: 'memory-chart', width: W, height: H, role: 'img',
+    const svg = el('svg', {class: 'memory-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
+                           style: 'max-width:100%;height:auto', role: 'img',
                            'aria-label': 'projected memory per pipeline stage'});
     stages.forEach((s, i) => {
       const y = T + i * (rowH + 6);
@@ -79,7 +80,8 @@
 
   function scalingChart(points) {
     const W = 520, H = 220, L = 70, R = 20, T = 16, B = 36;
-    const svg = el('svg', {class: 'scaling-chart', width: W, height: H, role: 'img',
+    const svg = el('svg', {class: 'scaling-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
+                           style: 'max-width:100%;height:auto', role: 'img',
                            'aria-label': 'tokens per second per GPU by node count'});
     if (!points.length) return svg;
     const xs = points.map(p => Math.log2(p.nodes));
@@ -122,7 +124,8 @@
   // best by the objective ringed, and the config's own projection as a diamond.
   function searchChart(search, own) {
     const W = 760, H = 300, L = 70, R = 20, T = 16, B = 40;
-    const svg = el('svg', {class: 'search-chart', width: W, height: H, role: 'img',
+    const svg = el('svg', {class: 'search-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
+                           style: 'max-width:100%;height:auto', role: 'img',
                            'aria-label': 'layouts: peak memory against tokens per second per GPU'});
     const pts = [...(search.pareto || []).map(e => ({e, front: true})),
                  ...(search.top || []).map(e => ({e, front: false}))];
