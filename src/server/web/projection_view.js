@@ -117,7 +117,9 @@
   const layoutName = e => {
     const q = e.parallel || {};
     return `TP${q.tp} PP${q.pp}${q.vpp > 1 ? ' VPP' + q.vpp : ''}${q.cp > 1 ? ' CP' + q.cp : ''}` +
-      `${q.ep > 1 ? ' EP' + q.ep : ''} DP${q.dp} · mbs ${e.micro_batch_size} · ${e.recompute} · ${e.schedule}`;
+      `${q.ep > 1 ? ' EP' + q.ep : ''} DP${q.dp} · mbs ${e.micro_batch_size} · ${e.recompute} · ${e.schedule}` +
+      // Optimizer sharding tells apart layouts that are otherwise alike (as the CLI's column).
+      ` · ${e.fsdp2 ? 'fsdp2' : e.distributed_optimizer ? 'dist-opt' : 'no sharding'}`;
   };
 
   // The search's layouts as (peak memory, tokens/s/GPU) points: the Pareto front joined, the
@@ -232,10 +234,13 @@
         `(${((q.counts || {}).out_of_memory || 0).toLocaleString()} over HBM, ` +
         `${((q.counts || {}).invalid || 0).toLocaleString()} not runnable); searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
       s.append(searchChart(q, [(m.peak_bytes || 0) / GiB, perf.tokens_per_s_per_gpu || 0]));
-      s.append(table(['layout', 'tokens/s/GPU', 'MFU %', 'iteration (ms)', 'peak GiB'],
+      s.append(el('p', {class: 'search-legend'},
+        'Ranked by the objective; AT-RISK layouts (above 92% of HBM) rank after every one that ' +
+        'fits, so the list can start below a configuration that is faster but at risk.'));
+      s.append(table(['layout', 'tokens/s/GPU', 'MFU %', 'iteration (ms)', 'peak GiB', 'memory'],
         (q.top || []).map(e => [layoutName(e), Math.round(e.tokens_per_s_per_gpu).toLocaleString(),
                                 (100 * e.mfu).toFixed(1), e.iteration_time_ms.toFixed(1),
-                                (e.peak_bytes / GiB).toFixed(1)])));
+                                (e.peak_bytes / GiB).toFixed(1), e.verdict || ''])));
     }
     const notes = [...(m.assumptions || []), ...(perf.assumptions || [])];
     if (notes.length) {
