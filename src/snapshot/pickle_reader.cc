@@ -450,7 +450,8 @@ class Machine {
       }
       case FRAME: {
         uint64_t n = ReadUnsigned(8);
-        if (n > data_.size() - pos_) Fail(fmt::format("frame of {} bytes runs past the end", n));
+        if (n > data_.size() - pos_)
+          Fail(fmt::format("file cut short: a frame of {} bytes runs past its end", n));
         break;
       }
       // --- scalars ---
