@@ -1,5 +1,8 @@
 #include "server/view_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cctype>
 #include <memory>
 #include <string>
@@ -106,28 +109,15 @@ ViewServer::ViewServer(std::vector<View> views, std::vector<std::string> notes)
 ViewServer::~ViewServer() { Stop(); }
 
 bool ViewServer::IsLoopback(const std::string& host) {
-  // Host names are case-insensitive (RFC 9110 4.2.3); an address must be all of one: a
-  // "127.evil.com" or "127.0.0.1.nip.io" is a name that resolves anywhere.
+  // Host names are case-insensitive (RFC 9110 4.2.3). An address must parse as one, whole:
+  // "127.evil.com" or "127.0.0.1.nip.io" are names that resolve anywhere.
   std::string lower;
   for (char ch : host) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (lower == "localhost" || lower == "::1") return true;
-  int octets = 0;
-  size_t at = 0;
-  int first = -1;
-  while (at < lower.size()) {
-    size_t end = at;
-    while (end < lower.size() && std::isdigit(static_cast<unsigned char>(lower[end]))) ++end;
-    if (end == at || end - at > 3) return false;
-    const int value = std::stoi(lower.substr(at, end - at));
-    if (value > 255) return false;
-    if (first < 0) first = value;
-    ++octets;
-    if (end == lower.size()) break;
-    if (lower[end] != '.') return false;
-    at = end + 1;
-    if (at == lower.size()) return false;  // a trailing dot
-  }
-  return octets == 4 && first == 127;
+  if (lower == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, lower.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, lower.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 void ViewServer::SetUpRoutes() {
