@@ -35,6 +35,12 @@ nlohmann::json PeaksJson(const GpuSpec& gpu) {
   return peaks;
 }
 
+nlohmann::json MaxAchievableJson(const GpuSpec& gpu) {
+  nlohmann::json maf = nlohmann::json::object();
+  for (const auto& [d, tflops] : gpu.max_achievable_tflops) maf[std::string(DTypeName(d))] = tflops;
+  return maf;
+}
+
 nlohmann::json GpuJson(const GpuSpec& gpu) {
   return {{"name", gpu.name},
           {"vendor", VendorName(gpu.vendor)},
@@ -49,6 +55,8 @@ nlohmann::json GpuJson(const GpuSpec& gpu) {
           {"l2_bytes", gpu.l2_bytes},
           {"last_level_cache_bytes", gpu.last_level_cache_bytes},
           {"peak_dense_tflops", PeaksJson(gpu)},
+          {"max_achievable_tflops", MaxAchievableJson(gpu)},
+          {"max_achievable_source", gpu.max_achievable_source},
           {"tdp_watts", gpu.tdp_watts},
           {"fabric", FabricName(gpu.fabric)},
           {"intra_node_bandwidth_bytes_per_s", gpu.intra_node_bandwidth},
@@ -211,10 +219,22 @@ void Show(const std::string& name, const std::string& config, int nodes, const s
   if (!config.empty()) spec.AddNote("With hardware config " + config);
   std::printf("%s\n", RenderConsoleTable(spec, 0).c_str());
 
-  Table peaks("peaks", "Peak dense throughput", {{"dtype", "dtype"}, {"tflops", "TFLOP/s", 1}});
+  // A column of measured ceilings where the vendor published them (the cost model's
+  // largest-GEMM ceiling); other GPUs use their vendor's default fraction of peak.
+  const bool measured = !g.max_achievable_tflops.empty();
+  std::vector<Column> peak_columns = {{"dtype", "dtype"}, {"tflops", "TFLOP/s", 1}};
+  if (measured) peak_columns.push_back({"max_achievable_tflops", "max achievable", 1});
+  Table peaks("peaks", "Peak dense throughput", peak_columns);
   for (DType d : kDTypes) {
-    if (g.Supports(d)) peaks.AddRow({std::string(DTypeName(d)), g.PeakTflops(d)});
+    if (!g.Supports(d)) continue;
+    std::vector<Cell> row = {std::string(DTypeName(d)), g.PeakTflops(d)};
+    if (measured) {
+      const auto maf = g.max_achievable_tflops.find(d);
+      row.push_back(maf == g.max_achievable_tflops.end() ? Cell{} : Cell(maf->second));
+    }
+    peaks.AddRow(row);
   }
+  if (measured) peaks.AddNote("Max achievable: " + g.max_achievable_source);
   std::printf("%s\n", RenderConsoleTable(peaks, 0).c_str());
 
   Table coll("collectives", fmt::format("Collective model '{}'", model->Name()),

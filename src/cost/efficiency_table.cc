@@ -23,9 +23,10 @@ namespace {
 constexpr double kCalculonMatrixTop = 0.95;
 constexpr double kCalculonHbmTop = 0.90;
 
-// Largest-GEMM ceilings. AMD: TraceLens's MI300X arch file gives max achievable matrix
-// TFLOP/s of 708 (bf16), 654 (fp16), 1273 (fp8) against 1307 / 1307 / 2614 peak
-// (research/trace-anchors.md). NVIDIA Ampere: Calculon's 0.95 (a100_80g.json, the system
+// Largest-GEMM ceilings. AMD: the GPU's max-achievable FLOPs over its peak where AMD published
+// them (GpuSpec::max_achievable_tflops: MI300X 708 / 654 / 1273 of 1307 / 1307 / 2614 TFLOP/s
+// for bf16 / fp16 / fp8, MI325X 843 / 794 / 1519 of the same peaks); elsewhere (CDNA 4) the
+// MI300X's fractions below. NVIDIA Ampere: Calculon's 0.95 (a100_80g.json, the system
 // its Megatron validation ran on). NVIDIA Hopper and later: cuBLAS bf16 8192^3 measured at
 // 1610 of ~2250 TFLOP/s on B200 (pyptx.dev/performance, PyTorch 2.8 / CUDA 12.8); these
 // parts run below their tensor-core peak under their power limit, so the same fraction is
@@ -33,6 +34,12 @@ constexpr double kCalculonHbmTop = 0.90;
 constexpr double kAmdBf16Ceiling = 708.0 / 1307.0;
 constexpr double kAmdFp16Ceiling = 654.0 / 1307.0;
 constexpr double kAmdFp8Ceiling = 1273.0 / 2614.0;
+
+// The GPU's own max-achievable fraction for `dtype`, or `fallback` where none is published.
+double AmdCeiling(const GpuSpec& gpu, DType dtype, double fallback) {
+  const double own = gpu.MaxAchievableFraction(dtype);
+  return own > 0 ? own : fallback;
+}
 constexpr double kAmpereCeiling = kCalculonMatrixTop;
 constexpr double kHopperBlackwellCeiling = 1610.0 / 2250.0;
 
@@ -151,17 +158,24 @@ EfficiencyTable EfficiencyTable::Default(const GpuSpec& gpu) {
   EfficiencyTable t;
   double gemm_ceiling = gpu.arch == "sm_80" ? kAmpereCeiling : kHopperBlackwellCeiling;
   if (gpu.vendor == Vendor::kAMD) {
-    gemm_ceiling = kAmdBf16Ceiling;
-    t.gemm_[DType::kBF16] = GemmRamp(kAmdBf16Ceiling);
-    t.gemm_[DType::kFP16] = GemmRamp(kAmdFp16Ceiling);
-    t.gemm_[DType::kFP8] = GemmRamp(kAmdFp8Ceiling);
-    t.gemm_[DType::kMXFP8] = GemmRamp(kAmdFp8Ceiling);
-    t.gemm_[DType::kFP4] = GemmRamp(kAmdFp8Ceiling);
+    const bool own = !gpu.max_achievable_tflops.empty();
+    gemm_ceiling = AmdCeiling(gpu, DType::kBF16, kAmdBf16Ceiling);
+    const double fp8_ceiling = AmdCeiling(gpu, DType::kFP8, kAmdFp8Ceiling);
+    t.gemm_[DType::kBF16] = GemmRamp(gemm_ceiling);
+    t.gemm_[DType::kFP16] = GemmRamp(AmdCeiling(gpu, DType::kFP16, kAmdFp16Ceiling));
+    t.gemm_[DType::kFP8] = GemmRamp(fp8_ceiling);
+    t.gemm_[DType::kMXFP8] = GemmRamp(fp8_ceiling);
+    t.gemm_[DType::kFP4] = GemmRamp(fp8_ceiling);
     t.hbm_ = HbmRamp(kAmdHbmCeiling);
     t.min_kernel_seconds_ = kAmdMinKernel;
-    t.source_ =
-        "default AMD: TraceLens MI300X achievable TFLOP/s, Primus HBM fraction, "
-        "Calculon size ramps";
+    t.source_ = own ? fmt::format(
+                          "default {}: AMD's max-achievable TFLOP/s for it, Primus HBM "
+                          "fraction, Calculon size ramps",
+                          gpu.name)
+                    : fmt::format(
+                          "default {}: no max-achievable TFLOP/s published, the MI300X's "
+                          "fraction of peak; Primus HBM fraction, Calculon size ramps",
+                          gpu.name);
     if (gpu.name == "MI300X") {
       SizeClassTable& bf16 = t.gemm_[DType::kBF16];
       bf16.fractions.assign(std::begin(kMi300xBf16Gemm), std::end(kMi300xBf16Gemm));

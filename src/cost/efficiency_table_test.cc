@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "hardware/hardware_library.h"
+
 namespace sextant {
 namespace {
 
@@ -35,6 +37,27 @@ TEST(EfficiencyTableTest, AmdDefaultsComeFromTraceLensAndPrimus) {
   // Flash attention: FA2's 73% / 50% of A100 peak relative to the 0.95 GEMM ceiling.
   EXPECT_DOUBLE_EQ(t.attention_forward_fraction(), 708.0 / 1307.0 * 0.73 / 0.95);
   EXPECT_DOUBLE_EQ(t.attention_backward_fraction(), 708.0 / 1307.0 * 0.50 / 0.95);
+}
+
+TEST(EfficiencyTableTest, AmdCeilingsAreEachGpusMaxAchievableFlops) {
+  // AMD's measured max-achievable FLOPs ("Measuring Max-Achievable FLOPs - Part 2"): MI325X
+  // 843 bf16 / 1519 fp8 TFLOP/s against the MI300X's 1307.4 / 2614.9 peaks (same die, 1000 W
+  // instead of 750 W): 64.5% and 58.1% of peak at the largest GEMMs.
+  const EfficiencyTable mi325x = EfficiencyTable::Default(*FindGpu("MI325X"));
+  EXPECT_NEAR(mi325x.GemmFraction(DType::kBF16, 200e9), 0.6448, 1e-4);
+  EXPECT_NEAR(mi325x.GemmFraction(DType::kFP8, 200e9), 0.5809, 1e-4);
+  EXPECT_NEAR(mi325x.GemmFraction(DType::kFP16, 200e9), 794.0 / 1307.4, 1e-12);
+  EXPECT_NEAR(mi325x.attention_forward_fraction(), 0.6448 * 0.73 / 0.95, 1e-4);
+  // 1-16 GFLOP: Calculon's ramp under the GPU's own ceiling.
+  EXPECT_NEAR(mi325x.GemmFraction(DType::kBF16, 2e9), 843.0 / 1307.4 * 0.6 / 0.95, 1e-12);
+  // CDNA 4 has no published figure: the MI300X's fraction of peak, said in the source.
+  const EfficiencyTable mi355x = EfficiencyTable::Default(*FindGpu("MI355X"));
+  EXPECT_DOUBLE_EQ(mi355x.GemmFraction(DType::kBF16, 200e9), 708.0 / 1307.0);
+  EXPECT_NE(mi355x.source().find("no max-achievable"), std::string::npos) << mi355x.source();
+  // A clock change moves the peak and the measured figure together.
+  GpuSpec slow = *FindGpu("MI325X");
+  slow.SetClockMhz(1050);
+  EXPECT_NEAR(slow.MaxAchievableFraction(DType::kBF16), 843.0 / 1307.4, 1e-12);
 }
 
 TEST(EfficiencyTableTest, NvidiaAmpereDefaultsAreCalculonsTables) {

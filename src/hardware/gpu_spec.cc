@@ -1,5 +1,7 @@
 #include "hardware/gpu_spec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/error.h"
@@ -32,12 +34,22 @@ double GpuSpec::VectorFp32Tflops() const {
   return it == peak_dense_tflops.end() ? 0 : it->second;
 }
 
+double GpuSpec::MaxAchievableFraction(DType dtype) const {
+  const auto maf = max_achievable_tflops.find(dtype);
+  const auto peak = peak_dense_tflops.find(dtype);
+  if (maf == max_achievable_tflops.end() || peak == peak_dense_tflops.end() || peak->second <= 0) {
+    return 0;
+  }
+  return std::min(1.0, maf->second / peak->second);
+}
+
 void GpuSpec::SetClockMhz(double mhz) {
   if (!(mhz > 0)) ThrowUserError(fmt::format("GPU clock must be positive, got {} MHz", mhz));
   // Peak FLOP/s = units x FLOP/clock x clock, so every dtype scales linearly with the clock.
   if (max_clock_mhz > 0) {
     const double scale = mhz / max_clock_mhz;
     for (auto& [dtype, tflops] : peak_dense_tflops) tflops *= scale;
+    for (auto& [dtype, tflops] : max_achievable_tflops) tflops *= scale;
     vector_fp32_tflops *= scale;
   }
   max_clock_mhz = mhz;

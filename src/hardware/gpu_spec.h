@@ -37,6 +37,11 @@ struct GpuSpec {
   int64_t last_level_cache_bytes = 0;  // AMD Infinity Cache / MALL; 0 if none
   // Peak dense (no sparsity) throughput per dtype, TFLOP/s. Missing dtype = unsupported.
   std::map<DType, double> peak_dense_tflops;
+  // Max-achievable dense matrix TFLOP/s per dtype: what the vendor measured for its best GEMM
+  // shape at the power limit (AMD's "max-achievable FLOPs", MAF). Empty where none is
+  // published; the efficiency table then uses its vendor default (cost/efficiency_table.cc).
+  std::map<DType, double> max_achievable_tflops;
+  std::string max_achievable_source;
   // Non-matrix (vector ALU) FP32 TFLOP/s, for element-wise rooflines; 0 = the FP32 entry above
   // (the same unit runs both on NVIDIA and CDNA 3/4; CDNA 2 has a faster FP32 matrix path).
   double vector_fp32_tflops = 0;
@@ -58,8 +63,10 @@ struct GpuSpec {
   bool Supports(DType dtype) const { return peak_dense_tflops.count(dtype) > 0; }
   double VectorFp32Tflops() const;
   double HbmTbps() const { return hbm_bandwidth / 1e12; }
-  // Sets the clock and scales every compute peak by new/old clock (memory and links
-  // are unaffected). Throws UserError for a non-positive clock.
+  // max_achievable_tflops / PeakTflops for this dtype (at most 1), or 0 when none is known.
+  double MaxAchievableFraction(DType dtype) const;
+  // Sets the clock and scales every compute peak, max-achievable figures included, by new/old
+  // clock (memory and links are unaffected). Throws UserError for a non-positive clock.
   void SetClockMhz(double mhz);
   // Bandwidth of one intra-node link, one direction (aggregate / links).
   double LinkBandwidth() const {

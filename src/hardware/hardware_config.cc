@@ -303,6 +303,8 @@ void ApplyPeaks(const ConfigReader& r, const YAML::Node& section, GpuSpec& gpu) 
     if (!dtype)
       r.Fail(entry.first, name, "unknown dtype (fp32, tf32, bf16, fp16, fp8, mxfp8, fp4)");
     gpu.peak_dense_tflops[*dtype] = r.Positive(entry.second, name);
+    // The library's measured max-achievable figure belongs to the library's part.
+    gpu.max_achievable_tflops.erase(*dtype);
   }
 }
 

@@ -107,6 +107,15 @@ TEST(ParseHardwareConfig, PrimusAcceptsNumbersWrittenAsStrings) {
   EXPECT_EQ(c.nics_per_node, 0);  // null: one NIC per GPU, as in Primus
 }
 
+TEST(ParseHardwareConfig, RedefinedPeakDropsTheLibrarysMaxAchievableFigure) {
+  // The MI300X's 708 TFLOP/s bf16 max-achievable was measured on the library's part; a file
+  // that gives another bf16 peak describes another part. FP8 keeps its figure.
+  const ClusterSpec c =
+      ParseHardwareConfig("hardware:\n  peak_tflops: {bf16: 1000}\n", "hw.yaml", Mi300xCluster());
+  EXPECT_DOUBLE_EQ(c.gpu.MaxAchievableFraction(DType::kBF16), 0.0);
+  EXPECT_DOUBLE_EQ(c.gpu.MaxAchievableFraction(DType::kFP8), 1273.0 / 2614.9);
+}
+
 TEST(ParseHardwareConfig, EveryPrimusKeyIsAccepted) {
   std::string text = "hardware_config:\n";
   for (const std::string& key : PrimusHardwareConfigKeys()) {

@@ -24,6 +24,13 @@ constexpr double kNetHopLatency = 2.7 * kUs;
 constexpr double kXgmiHopLatency = 0.45 * kUs;
 constexpr double kRoceHopLatency = 2.0 * kUs;
 
+// AMD's max-achievable FLOPs (MAF): hipBLASLt on its best shape at the power limit, measured
+// by AMD and published in "Measuring Max-Achievable FLOPs - Part 2" (rocm.blogs.amd.com,
+// 2025), as TraceLens carries them (TraceLens/Agent/Analysis/utils/arch/MI3*.json). AMD has
+// published no MAF for CDNA 4 (MI350X, MI355X).
+constexpr const char* kAmdMafSource =
+    "AMD, Measuring Max-Achievable FLOPs Part 2 (rocm.blogs.amd.com), via TraceLens arch files";
+
 GpuSpec Mi300x() {
   GpuSpec g;
   g.name = "MI300X";
@@ -45,6 +52,8 @@ GpuSpec Mi300x() {
                          {DType::kFP16, 1307.4},
                          {DType::kFP8, 2614.9}};
   g.tdp_watts = 750;
+  g.max_achievable_tflops = {{DType::kBF16, 708}, {DType::kFP16, 654}, {DType::kFP8, 1273}};
+  g.max_achievable_source = kAmdMafSource;
   // 7 peer Infinity Fabric (xGMI) links x 64 GB/s per direction (128 GB/s bidirectional).
   g.fabric = FabricKind::kMesh;
   g.intra_node_links = 7;
@@ -66,6 +75,8 @@ GpuSpec Mi325x() {
   g.hbm_bytes = 256 * kGiB;  // 8 HBM3E stacks x 32 GiB
   g.hbm_bandwidth = 6.0 * kTBps;
   g.tdp_watts = 1000;
+  // The same die at a higher power limit holds a higher clock under GEMM load.
+  g.max_achievable_tflops = {{DType::kBF16, 843}, {DType::kFP16, 794}, {DType::kFP8, 1519}};
   return g;
 }
 
