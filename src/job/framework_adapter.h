@@ -1,6 +1,6 @@
 // One adapter per training framework turns that framework's configuration into the Job.
-// Each lives in its own file (megatron_adapter.cc, torchtitan_adapter.cc,
-// maxtext_adapter.cc) and is listed once in framework_registry.cc.
+// Each lives in its own file (megatron_adapter.cc, megatron_bridge_adapter.cc,
+// torchtitan_adapter.cc, maxtext_adapter.cc) and is listed once in framework_registry.cc.
 #pragma once
 
 #include <string>
@@ -46,6 +46,9 @@ struct AdapterContext {
   // TorchTitan with pipeline parallelism: the local batch one pipeline schedule runs. A global
   // batch above local x DP is gradient accumulation: one whole schedule per step. 0 = unused.
   int64_t pipeline_local_batch = 0;
+  // Megatron with the model from the library: where the entry's name came from, for the note
+  // (empty: the module's model file was not read for want of a Primus checkout).
+  std::string library_model_origin = {};
 };
 
 class FrameworkAdapter {

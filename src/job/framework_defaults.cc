@@ -12,6 +12,8 @@ std::string_view CanonicalName(std::string_view name) {
   if (EqualsIgnoringCase(name, "megatron") || EqualsIgnoringCase(name, "primus"))
     return "primus-megatron";
   if (EqualsIgnoringCase(name, "llmfoundry")) return "llm-foundry";
+  // Primus's Megatron-Bridge backend (framework: megatron_bridge).
+  if (EqualsIgnoringCase(name, "megatron_bridge")) return "megatron-bridge";
   return name;
 }
 
@@ -70,6 +72,8 @@ std::vector<FrameworkDefaults> BuildTable() {
   // 1F1B all-to-all overlap is off unless a recipe turns it on: WorkloadBaseConfig's
   // moe_a2a_overlap defaults to False (scripts/performance/utils/utils.py), and only some
   // recipes set it (DeepSeek-V3 and gpt-oss MXFP8, Qwen3-235B on H100).
+  // Its recipes' ConfigContainer keeps Megatron-Core's distributed optimizer and grad / param
+  // overlap (src/megatron/bridge/recipes/common.py, DistributedDataParallelConfig).
   d.name = "megatron-bridge";
   d.fp8_current_scaling = true;
   // Every MoE model bridge sets provider.moe_permute_fusion = True

@@ -12,12 +12,13 @@ namespace sextant {
 // Defined in <framework>_adapter.cc. A static library drops object files nothing refers
 // to, so self-registering globals would vanish; the list is spelled out here instead.
 const FrameworkAdapter& MegatronAdapter();
+const FrameworkAdapter& MegatronBridgeAdapter();
 const FrameworkAdapter& TorchTitanAdapter();
 const FrameworkAdapter& MaxTextAdapter();
 
 const std::vector<const FrameworkAdapter*>& FrameworkAdapters() {
   static const std::vector<const FrameworkAdapter*> adapters = {
-      &MegatronAdapter(), &TorchTitanAdapter(), &MaxTextAdapter()};
+      &MegatronAdapter(), &MegatronBridgeAdapter(), &TorchTitanAdapter(), &MaxTextAdapter()};
   return adapters;
 }
 

@@ -653,9 +653,8 @@ TEST(BuildJob, FileStructureErrors) {
   request.config_path = kData + "experiments/no-modules.yaml";
   EXPECT_THAT(ErrorOf(request), HasSubstr("not a Primus experiment file"));
   request.config_path = kData + "experiments/unknown-framework.yaml";
-  EXPECT_THAT(
-      ErrorOf(request),
-      HasSubstr("unsupported framework \"paddle\" (supported: megatron, torchtitan, maxtext)"));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("unsupported framework \"paddle\" (supported: megatron, "
+                                          "megatron_bridge, torchtitan, maxtext)"));
   request.config_path = kData + "experiments/missing.yaml";
   EXPECT_THAT(ErrorOf(request), HasSubstr("cannot open"));
   request = TinyRequest();

@@ -818,9 +818,11 @@ class Megatron final : public FrameworkAdapter {
                                    SourceLocation{ctx.module.experiment_file});
       job.model = library->spec;
       ctx.notes.push_back(
-          fmt::format("model {} from Sextant's model library ({} not read: no Primus "
-                      "checkout; use --primus-path)",
-                      library->spec.name, ctx.module.model_reference));
+          !ctx.library_model_origin.empty()
+              ? "model " + ctx.library_model_origin
+              : fmt::format("model {} from Sextant's model library ({} not read: no Primus "
+                            "checkout; use --primus-path)",
+                            library->spec.name, ctx.module.model_reference));
     } else {
       library = FindModel(ctx.module.model_stem);
       job.model = ModelSpec{};

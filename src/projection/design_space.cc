@@ -114,7 +114,8 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
         // torchtitan and MaxText always shard over their data-parallel axis (FSDP); Megatron
         // refuses FSDP2 with pipeline or expert parallelism (arguments.py validate_args).
         const bool shards = world / (model_parallel * pp) * shape.cp > 1;
-        const bool megatron = base.framework.empty() || base.framework == "megatron";
+        const bool megatron = base.framework.empty() || base.framework == "megatron" ||
+                              base.framework == "megatron_bridge";
         std::vector<std::pair<bool, bool>> shardings;
         if (!megatron) {
           shardings.emplace_back(false, shards);
