@@ -234,7 +234,16 @@ void Show(const std::string& name, const std::string& config, int nodes, const s
     }
     peaks.AddRow(row);
   }
-  if (measured) peaks.AddNote("Max achievable: " + g.max_achievable_source);
+  if (measured) {
+    peaks.AddNote(
+        "Max achievable: the largest-GEMM throughput the vendor measured at sustained clocks; "
+        "the cost model's GEMM ceiling. Source: " +
+        g.max_achievable_source);
+  } else if (g.vendor == Vendor::kAMD) {
+    peaks.AddNote(
+        "No max-achievable figure is published for this GPU: the cost model's GEMM ceiling is "
+        "the MI300X's measured fraction of peak (708 of 1307 TFLOP/s bf16)");
+  }
   std::printf("%s\n", RenderConsoleTable(peaks, 0).c_str());
 
   Table coll("collectives", fmt::format("Collective model '{}'", model->Name()),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "cli/command_hints.h"
 #include "cli/option_checks.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant::cli {
 
@@ -78,6 +80,13 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--chrome-trace", o.chrome_trace, "write the simulated step as a Chrome trace");
   cmd->add_option("--pp-dump", o.pp_dump, "write the simulated step as a Primus pipeline dump");
   cmd->add_flag("--json", o.json, "machine-readable result on stdout");
+  cmd->add_option("--export_config,--export-config", o.export_config,
+                  "write the merged configuration (module defaults < model file < overrides < "
+                  "environment < command line) to this YAML file, as Primus does");
+  cmd->add_option("--backend_path,--backend-path", o.backend_path,
+                  "Primus's backend import path: accepted, not used by a projection");
+  cmd->add_option("--data_path,--data-path", o.data_path,
+                  "Primus's data directory: accepted, not used by a projection");
   // Unknown "--key value" pairs override Megatron configuration keys, as in Primus.
   cmd->allow_extras();
 }
@@ -167,6 +176,29 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
                      fmt::format("{} and --{} {} set the same thing: give one", flag, key, value));
     }
   }
+  r.export_config = o.export_config;
+  // Checked before the projection runs: an input, a directory or "-" is refused now.
+  std::vector<std::string> inputs;
+  for (const std::string& input : {r.config_path, r.hardware_config}) {
+    if (!input.empty()) inputs.push_back(input);
+  }
+  if (!r.export_config.empty() && r.export_config != "-") {
+    // Primus creates the file's directory (PrimusParser.export: path.parent.mkdir).
+    const std::filesystem::path parent = std::filesystem::path(r.export_config).parent_path();
+    std::error_code ignored;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
+  }
+  CheckOutputFile(r.export_config, inputs);
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string&>{"--backend_path", o.backend_path},
+        {"--data_path", o.data_path}}) {
+    if (!value.empty()) {
+      r.notes.push_back(
+          fmt::format("{} {}: Primus's launcher flag, accepted; a projection reads "
+                      "neither code nor data",
+                      flag, value));
+    }
+  }
   r.pipeline_schedule = o.schedule;
   if (o.enable_zero_bubble && (r.pipeline_schedule.empty() || r.pipeline_schedule == "auto")) {
     r.pipeline_schedule = "zerobubble";
@@ -185,6 +217,13 @@ Job BuildJobAndWarn(const JobRequest& request) {
   Job job = BuildJob(request);
   for (const std::string& w : job.warnings)
     std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+  if (!request.export_config.empty() && job.configuration != nullptr) {
+    std::vector<std::string> inputs = {request.config_path};
+    if (!request.hardware_config.empty()) inputs.push_back(request.hardware_config);
+    WriteFileAtomically(request.export_config, MergedConfigurationYaml(job), inputs);
+    std::fprintf(stderr, "sextant: merged configuration written to %s\n",
+                 request.export_config.c_str());
+  }
   return job;
 }
 

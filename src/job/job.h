@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "config/config_node.h"
 #include "hardware/gpu_spec.h"
 #include "model/model_spec.h"
 #include "parallel/parallel_plan.h"
@@ -200,7 +202,7 @@ struct TrainingSettings {
 
 struct Job {
   std::string name;       // where it came from (experiment file or "default example")
-  std::string framework;  // "megatron", "torchtitan", "maxtext"
+  std::string framework;  // "megatron", "megatron_bridge", "torchtitan", "maxtext"
   // The Primus module projected ("pre_trainer", "post_trainer" for SFT); "" for a framework's
   // own file (TorchTitan TOML).
   std::string module;
@@ -210,6 +212,11 @@ struct Job {
   ClusterSpec cluster;
   std::vector<std::string> notes;     // assumptions made while building the job
   std::vector<std::string> warnings;  // where the job differs from what the user asked for
+  // The experiment as read, as a Primus experiment tree: modules.<module> with its framework,
+  // defaults file and model file named, and as overrides its merged configuration (defaults <
+  // model file < overrides < environment < command line): what Primus's --export_config
+  // writes, and an experiment file that reads back to this job. Null for jobs built in code.
+  std::shared_ptr<const ConfigNode> configuration;
 };
 
 }  // namespace sextant

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "config/primus_experiment.h"
+#include "config/yaml_writer.h"
 #include "hardware/hardware_library.h"
 #include "job/framework_adapter.h"
 #include "job/job_validation.h"
@@ -337,6 +338,12 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
 
 }  // namespace
 
+std::string MergedConfigurationYaml(const Job& job) {
+  if (job.configuration == nullptr) return "";
+  return "# Merged configuration of " + job.name + ", as sextant read it\n" +
+         ToYaml(*job.configuration);
+}
+
 std::string DefaultExamplePath() {
   return DataDir(Environment::Process()) + "/examples/llama3.1_8B-BF16-pretrain.yaml";
 }
@@ -442,8 +449,30 @@ Job BuildJob(const JobRequest& request) {
   job.framework = std::string(adapter->Name());
   if (!path.ends_with(".toml")) job.module = module.module_name;
   job.cluster = cluster;
+  {
+    // As an experiment file that reads back to this job: the module's defaults file and model
+    // file named as before, every merged key as an override.
+    ConfigNode module_node = ConfigNode::Map();
+    module_node.Set("framework", ConfigNode::Scalar(module.framework, {}));
+    if (!module.module_config_file.empty()) {
+      module_node.Set(
+          "config",
+          ConfigNode::Scalar(std::filesystem::path(module.module_config_file).filename(), {}));
+    }
+    if (!module.model_reference.empty()) {
+      module_node.Set("model", ConfigNode::Scalar(module.model_reference, {}));
+    }
+    module_node.Set("overrides", final_config);
+    ConfigNode experiment = ConfigNode::Map();
+    experiment.SetPath("modules", ConfigNode::Map());
+    experiment.Find("modules")->Set(
+        module.module_name.empty() ? std::string("pre_trainer") : module.module_name,
+        std::move(module_node));
+    job.configuration = std::make_shared<const ConfigNode>(std::move(experiment));
+  }
   adapter->Build(context, job);
   job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
+  notes.insert(notes.end(), request.notes.begin(), request.notes.end());
   const std::vector<std::string> missing = LoraTargetsWithoutModule(job);
   for (const std::string& target : missing) {
     job.warnings.push_back(fmt::format(

@@ -29,10 +29,18 @@ struct JobRequest {
   // The command's own flags ("--target-nodes", ...): an override key close to one of them is
   // a mistyped flag more likely than a configuration key.
   std::vector<std::string> command_flags;
+  // --export_config: where BuildJobAndWarn writes the merged configuration; empty = nowhere.
+  std::string export_config;
+  // Said with the job's assumptions (launcher flags that do not change a projection).
+  std::vector<std::string> notes;
 };
 
 // Throws UserError naming the file, key and reason for anything inconsistent.
 Job BuildJob(const JobRequest& request);
+
+// `job.configuration` as a YAML experiment file with a comment line naming where it came
+// from: what --export_config writes. Empty for a job without one.
+std::string MergedConfigurationYaml(const Job& job);
 
 // Path of the bundled default example (Llama 3.1 8B, BF16, MI300X, one node).
 std::string DefaultExamplePath();

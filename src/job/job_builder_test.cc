@@ -1,4 +1,5 @@
 #include "job/job_builder.h"
+#include "config/yaml_writer.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
 
@@ -903,6 +904,38 @@ TEST(BuildJob, TorchTitanToml) {
   EXPECT_TRUE(has_note(BuildJob(request), "torch.compile on (compile.enable)"));
   request.overrides = {{"training.compile", "true"}};  // the 2024 spelling
   EXPECT_TRUE(BuildJob(request).training.fused_elementwise);
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// The merged configuration (what --export_config writes) read back as an experiment builds the
+// same job: every setting came through, from the module defaults to the command line.
+TEST(BuildJob, MergedConfigurationReadsBackToTheSameJob) {
+  JobRequest first = TinyRequest();
+  first.overrides = {{"micro_batch_size", "1"}, {"tensor_model_parallel_size", "2"}};
+  const Job job = BuildJob(first);
+  ASSERT_NE(job.configuration, nullptr);
+  const std::string dir = ::testing::TempDir() + "/export_round_trip/MI355X";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/merged.yaml";
+  std::ofstream(path) << ToYaml(*job.configuration);
+  JobRequest again;
+  again.config_path = path;
+  again.primus_path = first.primus_path;
+  again.use_environment = false;
+  const Job reread = BuildJob(again);
+  EXPECT_EQ(reread.model.name, job.model.name);
+  EXPECT_EQ(reread.model.num_layers, job.model.num_layers);
+  EXPECT_EQ(reread.parallel.tp, 2);
+  EXPECT_EQ(reread.parallel.dp, job.parallel.dp);
+  EXPECT_EQ(reread.training.micro_batch_size, 1);
+  EXPECT_EQ(reread.training.global_batch_size, job.training.global_batch_size);
+  EXPECT_EQ(reread.training.seq_length, job.training.seq_length);
+  EXPECT_EQ(reread.cluster.gpu.name, job.cluster.gpu.name);
 }
 
 }  // namespace

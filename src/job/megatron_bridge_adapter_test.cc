@@ -57,7 +57,11 @@ TEST(MegatronBridgeAdapter, Llama31_70bLoraExample) {
   EXPECT_FALSE(job.training.cross_entropy_loss_fusion);
   EXPECT_TRUE(job.training.overlap_grad_reduce);
   EXPECT_EQ(job.training.precision.gemm, DType::kBF16);
-  EXPECT_THAT(job.notes, Contains(HasSubstr("llama31_70b_finetune_config is Python and not read")));
+  // The recipe's LoRA rank and alpha (16 / 32), its optimizer and loss settings are all stated
+  // by the example itself.
+  EXPECT_THAT(job.notes, Contains(HasSubstr("recipe llama31_70b_finetune_config (Megatron-Bridge "
+                                            "@101f516): its settings beyond the shared ones are "
+                                            "the experiment's")));
 }
 
 TEST(MegatronBridgeAdapter, MoeExampleTakesTheRecipeDefaults) {
@@ -65,8 +69,14 @@ TEST(MegatronBridgeAdapter, MoeExampleTakesTheRecipeDefaults) {
   const Job job = BuildJob(Example("qwen3_30b_a3b_lora_posttrain_packed.yaml"));
   EXPECT_EQ(job.model.name, "qwen3_30B_A3B");
   EXPECT_EQ(job.parallel.ep, 8);
-  EXPECT_TRUE(job.training.lora.enabled);
-  EXPECT_EQ(job.training.lora.rank, 32);  // LoRA's default dim
+  // qwen3_30b_a3b_finetune_config's LoRA (Megatron-Bridge @101f516, recipes/qwen/qwen3_moe.py):
+  // dim 8, alpha 16 on linear_qkv and linear_proj only.
+  const LoraSpec& l = job.training.lora;
+  ASSERT_TRUE(l.enabled);
+  EXPECT_EQ(l.rank, 8);
+  EXPECT_DOUBLE_EQ(l.alpha, 16);
+  EXPECT_TRUE(l.Targets("linear_qkv") && l.Targets("linear_proj"));
+  EXPECT_FALSE(l.Targets("linear_fc1"));
   // Every recipe's ConfigContainer: distributed optimizer, grad / param overlap; the model
   // provider's fused cross-entropy.
   EXPECT_TRUE(job.parallel.distributed_optimizer);
@@ -75,6 +85,26 @@ TEST(MegatronBridgeAdapter, MoeExampleTakesTheRecipeDefaults) {
   // Megatron-Bridge's MoE providers set moe_permute_fusion.
   EXPECT_EQ(job.training.moe_permutation, MoePermutation::kFused);
   EXPECT_THAT(job.notes, Contains(HasSubstr("packed_sequence true")));
+}
+
+// A recipe's own settings apply where the experiment is silent, and never over what it says.
+TEST(MegatronBridgeAdapter, RecipeFactsFillOnlyWhatTheExperimentLeavesUnset) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest r = Example("llama31_70b_lora_posttrain.yaml");
+  // qwen3_32b_pretrain_config: enable_recompute (full, uniform, 1 layer).
+  r.overrides = {{"flavor", "qwen3_32b_pretrain_config"}};
+  Job job = BuildJob(r);
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_EQ(job.training.recompute.num_layers, 1);
+  r.overrides = {{"flavor", "qwen3_32b_pretrain_config"}, {"recompute_granularity", "null"}};
+  EXPECT_EQ(BuildJob(r).training.recompute.granularity, RecomputeGranularity::kNone);
+  // llama3_8b_finetune_config's LoRA branch: rank 8, alpha 16, no distributed optimizer;
+  // the example's peft_dim 16 still wins.
+  r.overrides = {{"flavor", "llama3_8b_finetune_config"}};
+  job = BuildJob(r);
+  EXPECT_EQ(job.training.lora.rank, 16);
+  EXPECT_DOUBLE_EQ(job.training.lora.alpha, 32);
+  EXPECT_FALSE(job.parallel.distributed_optimizer);
 }
 
 TEST(MegatronBridgeAdapter, PrecisionRecipesAndClearErrors) {

@@ -50,6 +50,12 @@ std::vector<ScheduleKind> SchedulesFor(const DesignSpace& space, int pp, int vpp
 bool FrameworkRuns(const std::string& framework, ScheduleKind k) {
   if (framework == "torchtitan") return TorchTitanScheduleFor(k) != nullptr;
   if (framework == "maxtext") return k == ScheduleKind::k1F1B;
+  // Megatron-Core's own schedules; the zero-bubble and V schedules are Primus's patches to its
+  // Megatron backend (primus/backends/megatron/patches), which the Megatron-Bridge backend
+  // does not apply.
+  if (framework == "megatron_bridge") {
+    return k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B;
+  }
   return true;
 }
 

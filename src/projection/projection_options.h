@@ -39,6 +39,11 @@ struct ProjectionOptions {
   std::string chrome_trace;
   std::string pp_dump;
   bool json = false;
+  // Primus's launcher flags (primus/core/launcher/parser.py): --export_config writes the
+  // merged configuration; --backend_path and --data_path change nothing a projection reads.
+  std::string export_config;
+  std::string backend_path;
+  std::string data_path;
 };
 
 }  // namespace sextant

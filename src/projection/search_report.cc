@@ -258,9 +258,12 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std:
   // old value would otherwise clash with the plan or silently change it.
   // A layout's stage count gives Megatron the virtual stages (PP x VPP stages); both at once is
   // a second source of the same number.
-  add("num_virtual_stages_per_pipeline_rank",
-      c.vpp > 1 && c.layout.empty() ? std::to_string(c.vpp) : "null");
-  add("virtual_pipeline_model_parallel_size", "null");
+  // Megatron-Bridge's recipes take Megatron-Core's virtual_pipeline_model_parallel_size;
+  // Primus's Megatron backend its own num_virtual_stages_per_pipeline_rank.
+  const bool bridge = framework == "megatron_bridge";
+  const std::string vpp = c.vpp > 1 && c.layout.empty() ? std::to_string(c.vpp) : "null";
+  if (!bridge) add("num_virtual_stages_per_pipeline_rank", vpp);
+  add("virtual_pipeline_model_parallel_size", bridge ? vpp : "null");
   add("num_layers_per_virtual_pipeline_stage", "null");
   const bool uneven = c.first_stage_layers >= 0;
   add("decoder_first_pipeline_num_layers", uneven ? std::to_string(c.first_stage_layers) : "null");
@@ -274,7 +277,8 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std:
   add("micro_batch_size", std::to_string(c.micro_batch_size));
   add("use_distributed_optimizer", c.distributed_optimizer ? "true" : "false");
   // Given either way: an experiment's FSDP2 would otherwise survive into a plan with PP.
-  add("use_torch_fsdp2", c.fsdp2 ? "true" : "false");
+  // Primus's Megatron-Bridge examples shard with Megatron-FSDP (use_megatron_fsdp).
+  add(bridge ? "use_megatron_fsdp" : "use_torch_fsdp2", c.fsdp2 ? "true" : "false");
   switch (c.recompute) {
     case RecomputeGranularity::kNone: add("recompute_granularity", "null"); break;
     case RecomputeGranularity::kSelective: add("recompute_granularity", "selective"); break;
