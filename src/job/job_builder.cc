@@ -481,6 +481,15 @@ Job BuildJob(const JobRequest& request) {
   if (job.training.lora.enabled && missing.size() == job.training.lora.target_modules.size()) {
     job.warnings.push_back("LoRA adapts no module: nothing would train");
   }
+  // A rank at or above the layer's width is no longer low-rank: more adapter parameters than
+  // the frozen weight they adapt (Hu et al. 2021 use r of 1 to 64 on widths of thousands).
+  if (job.training.lora.enabled && job.model.hidden_size > 0 &&
+      job.training.lora.rank >= job.model.hidden_size) {
+    job.warnings.push_back(fmt::format(
+        "LoRA rank {} is not below the hidden size {}: each adapter holds more parameters than "
+        "the weight it adapts",
+        job.training.lora.rank, job.model.hidden_size));
+  }
 
   // 5. Projection flags, as Primus applies them to the target configuration.
   if (request.micro_batch_size < 0 || request.global_batch_size < 0) {

@@ -126,6 +126,8 @@ TEST(MegatronBridgeAdapter, PrecisionRecipesAndClearErrors) {
     EXPECT_THAT(e.what(), HasSubstr("precision_config"));
     EXPECT_THAT(e.what(), HasSubstr("unknown mixed-precision recipe \"bf16_mixd\""));
   }
+  r.overrides = {{"peft_dim", "100000"}};  // above Llama 3.1 70B's hidden size of 8192
+  EXPECT_THAT(BuildJob(r).warnings, Contains(HasSubstr("LoRA rank 100000 is not below")));
   r.overrides = {{"peft", "ia3"}};
   EXPECT_THROW(BuildJob(r), UserError);
 }

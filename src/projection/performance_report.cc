@@ -45,7 +45,9 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
   if (b.measured_idle_ms > 0)
     br.AddRow({std::string("idle (measured in the traces)"), b.measured_idle_ms});
   out += RenderConsoleTable(br) + "\n";
-  Table lt("layers", "Per micro-batch on one GPU",
+  Table lt("layers",
+           "Per micro-batch on one GPU: one layer of each kind, with the TP / CP / EP "
+           "communication it waits for",
            {{"type", "piece", 0},
             {"forward_ms", "forward ms", 3},
             {"backward_ms", "backward ms", 3},
