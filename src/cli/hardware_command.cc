@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cost/collective_model.h"
+#include "cost/efficiency_table.h"
 #include "hardware/hardware_library.h"
 #include "report/console_table.h"
 #include "report/table.h"
@@ -240,9 +241,12 @@ void Show(const std::string& name, const std::string& config, int nodes, const s
         "the cost model's GEMM ceiling. Source: " +
         g.max_achievable_source);
   } else if (g.vendor == Vendor::kAMD) {
-    peaks.AddNote(
+    // The ceiling the efficiency table falls back to, read from it rather than restated.
+    const double ceiling = EfficiencyTable::Default(g).GemmFraction(DType::kBF16, 1e15);
+    peaks.AddNote(fmt::format(
         "No max-achievable figure is published for this GPU: the cost model's GEMM ceiling is "
-        "the MI300X's measured fraction of peak (708 of 1307 TFLOP/s bf16)");
+        "the MI300X's measured fraction of peak ({:.1f}% bf16)",
+        ceiling * 100));
   }
   std::printf("%s\n", RenderConsoleTable(peaks, 0).c_str());
 

@@ -189,7 +189,7 @@ class MegatronBridge final : public FrameworkAdapter {
     std::vector<std::string> from_recipe;  // what the flavor's own settings supplied
     TranslatePeft(c, facts, translated, said, from_recipe);
     if (facts != nullptr) ApplyRecipeFacts(c, *facts, translated, said, from_recipe);
-    ApplyRecipeDefaults(c, facts != nullptr, translated, said);
+    ApplyRecipeDefaults(facts != nullptr, translated, said);
 
     ModuleConfig module = ctx.module;
     module.model_file.clear();  // the dimensions come from the library entry
@@ -273,13 +273,15 @@ class MegatronBridge final : public FrameworkAdapter {
   // overlap_grad_reduce=True, overlap_param_gather=True)), from the framework-defaults table,
   // and its model providers' fused cross-entropy, where the experiment leaves them unset:
   // Megatron-Core's own argument defaults are off.
-  static void ApplyRecipeDefaults(const ConfigReader& c, bool recipe_known, ConfigNode& out,
+  // `out` holds the experiment's configuration with the translations and the flavor's own
+  // settings already in it: a key present there is never replaced.
+  static void ApplyRecipeDefaults(bool recipe_known, ConfigNode& out,
                                   std::vector<std::string>& said) {
     const FrameworkDefaults& bridge = DefaultsForFramework("megatron_bridge");
     const SourceLocation where{"Megatron-Bridge recipe default"};
     std::vector<std::string> applied;
     auto fill = [&](std::string_view key, bool value) {
-      if (c.Find(key) != nullptr || out.FindPath(key) != nullptr) return;
+      if (out.FindPath(key) != nullptr) return;
       out.SetPath(key, ConfigNode::Scalar(value ? "true" : "false", where));
       applied.push_back(fmt::format("{} {}", key, value));
     };
