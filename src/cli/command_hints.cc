@@ -63,12 +63,36 @@ std::string CommandLineHint(const CLI::App& app, int argc, const char* const* ar
   return "";
 }
 
-std::string ReadableParseError(const CLI::ParseError& error) {
+namespace {
+
+// The other spellings of option `name` in the commands the line selected: "--config" is also
+// "--exp", and a line giving each once has given the option twice.
+std::string OtherSpellings(const CLI::App& app, const std::string& name) {
+  const CLI::Option* option = app.get_option_no_throw(name);
+  if (option == nullptr) {
+    for (const CLI::App* sub : app.get_subcommands()) {
+      if (std::string found = OtherSpellings(*sub, name); !found.empty()) return found;
+    }
+    return "";
+  }
+  std::string others;
+  for (const std::string& long_name : option->get_lnames()) {
+    if ("--" + long_name == name) continue;
+    others += (others.empty() ? "" : ", ") + ("--" + long_name);
+  }
+  return others;
+}
+
+}  // namespace
+
+std::string ReadableParseError(const CLI::App& app, const CLI::ParseError& error) {
   const std::string message = error.what();
   static const std::regex kGivenTwice(R"(^(\S+): At Most 1 required but received (\d+)$)");
   std::smatch m;
   if (std::regex_match(message, m, kGivenTwice)) {
-    return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
+    const std::string others = OtherSpellings(app, m[1].str());
+    return fmt::format("{}{} was given {} times; give it once", m[1].str(),
+                       others.empty() ? "" : " (or " + others + ", the same option)", m[2].str());
   }
   // CLI11's file checks, worded as the readers word the same problems.
   static const std::regex kMissing(R"(^\S+: (?:File|Path) does not exist: (.*)$)");

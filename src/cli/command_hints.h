@@ -18,7 +18,8 @@ std::vector<std::string> FlagNames(const CLI::App& command);
 std::string CommandLineHint(const CLI::App& app, int argc, const char* const* argv);
 
 // CLI11's message for a refused command line, reworded where it is cryptic: a flag given
-// twice ("--target-nodes: At Most 1 required but received 2") says so and which to keep.
-std::string ReadableParseError(const CLI::ParseError& error);
+// twice ("--target-nodes: At Most 1 required but received 2") says so, naming the option's
+// other spellings (--config / --exp) that `app`'s selected commands accept.
+std::string ReadableParseError(const CLI::App& app, const CLI::ParseError& error);
 
 }  // namespace sextant::cli

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::string hint = sextant::cli::CommandLineHint(app, argc, argv);
-    const std::string message = hint.empty() ? sextant::cli::ReadableParseError(e) : hint;
+    const std::string message = hint.empty() ? sextant::cli::ReadableParseError(app, e) : hint;
     std::fprintf(stderr, "sextant: error: %s\n", message.c_str());
     return 1;
   } catch (const sextant::UserError& e) {

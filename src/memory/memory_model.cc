@@ -78,7 +78,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   report.model = job.model.name;
   report.gpu = job.cluster.gpu.name;
   report.parallel = plan;
-  report.schedule = std::string(ScheduleKindName(job.training.pipeline_schedule));
+  // Without pipeline stages no schedule runs (the console says "no pipeline").
+  report.schedule =
+      plan.pp > 1 ? std::string(ScheduleKindName(job.training.pipeline_schedule)) : "none";
   report.micro_batches = m;
   report.capacity_bytes = job.cluster.gpu.hbm_bytes;
 

@@ -40,6 +40,10 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
         comm.Time(Collective::kAllReduce, static_cast<int64_t>(n * grad_bytes), g), 0.0};
   };
   if (p.fsdp2) {
+    // MaxText shards over its fsdp mesh axis and XLA schedules the gathers; the collectives
+    // are the same, the name is not PyTorch's.
+    const std::string fsdp =
+        job.framework == "maxtext" ? "FSDP (XLA, MaxText's fsdp mesh axis)" : "FSDP2";
     // Per layer and micro-batch: all-gather before forward and again before backward,
     // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
     // The layers are pipeline rank 0's (all of them without pipeline parallelism): its
@@ -69,9 +73,9 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
       }
       out.total_s = (ag + rs) * layers;
       out.exposed_s = exposed;
-      out.how =
-          "FSDP2 under pipeline parallelism: per-layer all-gather in the first forward, "
-          "reduce-scatter in the last backward, prefetched";
+      out.how = fsdp +
+                " under pipeline parallelism: per-layer all-gather in the first forward, "
+                "reduce-scatter in the last backward, prefetched";
       return out;
     }
     double exposed = ag;  // the first layer's gather cannot be hidden
@@ -80,7 +84,7 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
     }
     out.total_s = (2 * ag + rs) * layers * micro_batches;
     out.exposed_s = exposed * micro_batches;
-    out.how = "FSDP2: per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
+    out.how = fsdp + ": per-layer all-gather (forward, backward) + reduce-scatter, prefetched";
     return out;
   }
   const auto [dense_rs, dense_ag] = reduce(trained.dense, dense);

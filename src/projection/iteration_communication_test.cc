@@ -7,9 +7,10 @@
 namespace sextant {
 namespace {
 
-DataParallelCost Fsdp2(int pp, int64_t micro_batches) {
+DataParallelCost Fsdp2(int pp, int64_t micro_batches, const std::string& framework = "") {
   Job job = TestJob("llama3.1_8B").Cluster("H100", 2).Parallel(1, pp).Dp(16 / pp);
   job.parallel.fsdp2 = true;
+  if (!framework.empty()) job.framework = framework;
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
   ModelTimings t;
   t.layers.resize(static_cast<size_t>(job.model.num_layers));
@@ -37,6 +38,16 @@ TEST(IterationCommunicationTest, Fsdp2UnderPipeliningCommunicatesOncePerIteratio
   EXPECT_GT(Fsdp2(2, 1).total_s, 0);
   // Once per iteration against three times per micro-batch: far less over 8 micro-batches.
   EXPECT_LT(Fsdp2(2, 8).total_s, Fsdp2(1, 8).total_s / 4);
+}
+
+// The same collectives under MaxText are XLA's sharding over the fsdp mesh axis, not
+// PyTorch's FSDP2, and the description says which.
+TEST(IterationCommunicationTest, MaxTextShardingIsNotCalledFsdp2) {
+  EXPECT_EQ(Fsdp2(1, 1).how.rfind("FSDP2:", 0), 0u) << Fsdp2(1, 1).how;
+  const std::string maxtext = Fsdp2(1, 1, "maxtext").how;
+  EXPECT_EQ(maxtext.find("FSDP2"), std::string::npos) << maxtext;
+  EXPECT_NE(maxtext.find("fsdp mesh axis"), std::string::npos) << maxtext;
+  EXPECT_DOUBLE_EQ(Fsdp2(1, 1, "maxtext").total_s, Fsdp2(1, 1).total_s);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cost/layer_cost.h"
 #include "cost/memory_bound_model.h"
 #include "job/framework_defaults.h"
+#include "job/lora_adapter.h"
 #include "memory/model_state_memory.h"
 #include "parallel/sharding.h"
 #include "util/units.h"
@@ -205,7 +206,13 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   if (lora) {
     const LoraSpec& l = job.training.lora;
     std::string targets;
-    for (const std::string& t : l.target_modules) targets += (targets.empty() ? "" : ", ") + t;
+    // Only the modules the model has (an MLA model has no linear_qkv; the job builder warns
+    // about the others).
+    const std::vector<std::string> absent = LoraTargetsWithoutModule(job);
+    for (const std::string& t : l.target_modules) {
+      if (std::find(absent.begin(), absent.end(), t) != absent.end()) continue;
+      targets += (targets.empty() ? "" : ", ") + t;
+    }
     out.assumptions.push_back(fmt::format(
         "LoRA rank {} on {}: frozen base weights compute no weight gradients; each adapter adds "
         "two rank-{} GEMMs per pass{}; only the adapters' gradients are reduced and updated; "

@@ -248,6 +248,20 @@ TEST(PerformanceModelTest, LoraHardwareFlopsCountWhatRuns) {
   EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, ratio, 1e-9);
 }
 
+// LoRA's default targets name linear_qkv, which an MLA model (DeepSeek-V2-Lite) does not have:
+// the assumption lists the adapted modules only.
+TEST(PerformanceModelTest, LoraAssumptionListsOnlyModulesTheModelHas) {
+  Job job = TestJob("deepseek_v2_lite").Cluster("MI300X").Dp(8).MicroBatch(1).GlobalBatch(8);
+  job.training.lora.enabled = true;
+  std::string line;
+  for (const std::string& a : ComputeModelTimings(job).assumptions) {
+    if (a.rfind("LoRA rank", 0) == 0) line = a;
+  }
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.find("linear_qkv"), std::string::npos) << line;
+  EXPECT_NE(line.find("on linear_proj, linear_fc1, linear_fc2:"), std::string::npos) << line;
+}
+
 TEST(PerformanceModelTest, ScalingRowsStartFromTheConfiguredBatch) {
   Job job = LlamaJob("llama3.1_8B", "MI300X", 8, 1, 1, 1, 64);
   job.training.unrounded_global_batch_size = 96;

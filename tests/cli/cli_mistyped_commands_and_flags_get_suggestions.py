@@ -51,7 +51,11 @@ with tempfile.TemporaryDirectory() as d:
 # A flag given twice says so.
 run = t.sextant("projection", "performance", "--target-nodes", "2", "--target-nodes", "4",
                 expect_status=1)
-t.expect_output(run, r"--target-nodes was given 2 times; give it once")
+t.expect_output(run, r"--target-nodes \(or --target-num-nodes, the same option\) was given 2 "
+                     r"times; give it once")
+# Two spellings of one option are the option twice; the message names both.
+run = t.sextant("projection", "memory", "--config", "a.yaml", "--exp", "b.yaml", expect_status=1)
+t.expect_output(run, r"--config \(or --exp, the same option\) was given 2 times; give it once")
 
 # Numbers: the flag, the limit and the value.
 run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
