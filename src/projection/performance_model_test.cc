@@ -262,6 +262,23 @@ TEST(PerformanceModelTest, LoraAssumptionListsOnlyModulesTheModelHas) {
   EXPECT_NE(line.find("on linear_proj, linear_fc1, linear_fc2:"), std::string::npos) << line;
 }
 
+// Experts run as a loop of per-expert GEMMs take the token counts as host integers; the
+// host's launch time for that loop is not modelled, and the assumptions say so. One grouped
+// kernel has no such loop and no such line.
+TEST(PerformanceModelTest, ExpertGemmLoopSaysItsHostLaunchTimeIsNotModelled) {
+  Job job = TestJob("deepseek_v2_lite").Cluster("MI355X").Ep(8).Dp(8).MicroBatch(1).GlobalBatch(8);
+  auto line = [](const Job& j) {
+    for (const std::string& a : ComputeModelTimings(j).assumptions) {
+      if (a.rfind("expert GEMMs:", 0) == 0) return a;
+    }
+    return std::string();
+  };
+  job.training.expert_gemm_launch = ExpertGemmLaunch::kStreamLoop;
+  EXPECT_NE(line(job).find("launch time is not modelled"), std::string::npos) << line(job);
+  job.training.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  EXPECT_EQ(line(job), "");
+}
+
 TEST(PerformanceModelTest, ScalingRowsStartFromTheConfiguredBatch) {
   Job job = LlamaJob("llama3.1_8B", "MI300X", 8, 1, 1, 1, 64);
   job.training.unrounded_global_batch_size = 96;
