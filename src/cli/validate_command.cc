@@ -9,6 +9,7 @@
 #include "projection/calibration_fit.h"
 #include "projection/validation.h"
 #include "report/console_table.h"
+#include "util/error.h"
 
 namespace sextant::cli {
 
@@ -34,10 +35,14 @@ void AddValidateCommand(CLI::App& app) {
   cmd->add_flag("--cross-validate", o->cross_validate,
                 "score each source with constants re-fitted without it (leave-one-source-out)")
       ->excludes("--fit-efficiency");
-  cmd->add_option(
-      "--explain", o->explain,
-      "print the full projection (job, breakdown, layer times) of the row with this id");
-  cmd->callback([o] {
+  cmd->add_option("--explain", o->explain,
+                  "print the full projection (job, breakdown, layer times) of the row with this id")
+      ->excludes("--cross-validate")
+      ->excludes("--fit-efficiency");
+  cmd->callback([o, cmd] {
+    if (cmd->count("--explain") > 0 && o->explain.empty()) {
+      ThrowUserError("--explain: give the id of a row");
+    }
     if (!o->explain.empty()) {
       std::cout << ExplainPublishedRow(o->csv, o->explain, o->json);
       return;
@@ -47,11 +52,19 @@ void AddValidateCommand(CLI::App& app) {
       if (o->json) {
         std::cout << CrossValidationJson(cv).dump(2) << "\n";
       } else {
-        std::cout << RenderConsoleTable(CrossValidationTable(cv))
-                  << fmt::format(
-                         "\nheld-out accuracy (mean over {} sources): {:.1f}% MAPE; with the "
-                         "shipped constants, fitted on every source: {:.1f}%\n",
-                         cv.sources.size(), cv.held_out_mape_pct, cv.shipped_mape_pct);
+        std::cout << RenderConsoleTable(CrossValidationTable(cv));
+        if (cv.held_out_sources == 0) {
+          std::cout << fmt::format(
+              "\nno held-out accuracy: no source can be scored with constants fitted on "
+              "others (one source, or no dense time rows elsewhere); with the shipped "
+              "constants: {:.1f}%\n",
+              cv.shipped_mape_pct);
+        } else {
+          std::cout << fmt::format(
+              "\nheld-out accuracy (mean over {} of {} sources): {:.1f}% MAPE; with the "
+              "shipped constants, fitted on every source: {:.1f}%\n",
+              cv.held_out_sources, cv.sources.size(), cv.held_out_mape_pct, cv.shipped_mape_pct);
+        }
       }
       return;
     }
@@ -79,6 +92,20 @@ void AddValidateCommand(CLI::App& app) {
       return;
     }
     const ValidationReport report = Validate(o->csv, DefaultPredictor());
+    if (report.rows.empty()) {
+      // A score over no rows is not 0% error: say why nothing was projected.
+      if (!report.skipped.empty() && !o->json) {
+        std::cerr << RenderConsoleTable(ValidationSkippedTable(report), 110);
+      }
+      if (report.skipped.empty()) ThrowUserError(o->csv + ": the table has no rows");
+      ThrowUserError(fmt::format(
+          "{}: no row could be projected: {} skipped for the reason "
+          "listed{}",
+          o->csv,
+          report.skipped.size() == 1 ? std::string("its one row,")
+                                     : fmt::format("{} rows, each", report.skipped.size()),
+          o->json ? " by validate without --json" : " above"));
+    }
     if (o->json) {
       std::cout << ValidationJson(report).dump(2) << "\n";
       return;

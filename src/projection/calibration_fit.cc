@@ -40,6 +40,7 @@ class PredictionGrid {
 
   explicit PredictionGrid(const std::string& csv_path) {
     const CsvTable table = CsvTable::Read(csv_path);
+    CheckDistinctIds(table);
     for (size_t i = 0; i < table.size(); ++i) {
       PublishedRun run = ReadPublishedRun(table, i);
       if (!run.job || run.metric_name.rfind("peak_memory", 0) == 0) continue;
@@ -215,6 +216,7 @@ CrossValidation CrossValidate(const std::string& csv_path) {
     HeldOutSource s;
     s.name = family;
     s.fitted_without = AtGrid(f);
+    s.fitted_rows = f.efficiency_rows;
     double shipped = 0, held_out = 0;
     for (PredictionGrid::Row& row : grid.rows()) {
       if (row.family != family) continue;
@@ -226,33 +228,48 @@ CrossValidation CrossValidate(const std::string& csv_path) {
       ++s.rows;
     }
     if (s.rows == 0) continue;
-    s.held_out_mape_pct = held_out / s.rows;
+    // Without another source's rows the fit only returns its search's starting point: no
+    // held-out score exists.
+    s.held_out_mape_pct =
+        s.fitted_rows > 0 ? held_out / s.rows : std::numeric_limits<double>::quiet_NaN();
     s.shipped_mape_pct = shipped / s.rows;
     cv.rows += s.rows;
     cv.sources.push_back(s);
   }
+  double held_out_sum = 0;
   for (const HeldOutSource& s : cv.sources) {
     cv.shipped_mape_pct += s.shipped_mape_pct / cv.sources.size();
-    cv.held_out_mape_pct += s.held_out_mape_pct / cv.sources.size();
+    if (std::isnan(s.held_out_mape_pct)) continue;
+    held_out_sum += s.held_out_mape_pct;
+    ++cv.held_out_sources;
   }
+  cv.held_out_mape_pct = cv.held_out_sources > 0 ? held_out_sum / cv.held_out_sources
+                                                 : std::numeric_limits<double>::quiet_NaN();
   return cv;
 }
 
 Table CrossValidationTable(const CrossValidation& cv) {
   Table t("cross_validation",
-          "Leave-one-source-out: each source scored with constants fitted on the other sources",
+          "Leave-one-source-out: each source scored with constants fitted on the other sources "
+          "(time and throughput rows; memory rows depend on no fitted constant)",
           {{"source", "source", 0},
            {"rows", "rows", 0},
            {"shipped_mape_pct", "MAPE % (shipped constants)", 1},
            {"held_out_mape_pct", "MAPE % (held out)", 1},
            {"efficiency", "efficiency fitted without it", 2},
            {"attention_scale", "cuDNN scale fitted without it", 2}});
+  auto score = [](double v) { return std::isnan(v) ? Cell{std::string("n/a")} : Cell{v}; };
   for (const HeldOutSource& s : cv.sources) {
+    if (s.fitted_rows == 0) {
+      t.AddRow({s.name, int64_t{s.rows}, s.shipped_mape_pct, std::string("n/a"),
+                std::string("no rows to fit on"), Cell{}});
+      continue;
+    }
     t.AddRow({s.name, int64_t{s.rows}, s.shipped_mape_pct, s.held_out_mape_pct,
               s.fitted_without.in_training_efficiency, s.fitted_without.cudnn_attention_scale});
   }
   t.AddRow({std::string("overall (mean of sources)"), int64_t{cv.rows}, cv.shipped_mape_pct,
-            cv.held_out_mape_pct, Cell{}, Cell{}});
+            score(cv.held_out_mape_pct), Cell{}, Cell{}});
   return t;
 }
 
@@ -263,13 +280,18 @@ nlohmann::json CrossValidationJson(const CrossValidation& cv) {
     j["sources"].push_back({{"source", s.name},
                             {"rows", s.rows},
                             {"shipped_mape_pct", s.shipped_mape_pct},
-                            {"held_out_mape_pct", s.held_out_mape_pct},
+                            {"held_out_mape_pct", std::isnan(s.held_out_mape_pct)
+                                                      ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(s.held_out_mape_pct)},
+                            {"fitted_rows", s.fitted_rows},
                             {"in_training_efficiency", s.fitted_without.in_training_efficiency},
                             {"cudnn_attention_scale", s.fitted_without.cudnn_attention_scale}});
   }
   j["rows"] = cv.rows;
   j["shipped_mape_pct"] = cv.shipped_mape_pct;
-  j["held_out_mape_pct"] = cv.held_out_mape_pct;
+  j["held_out_mape_pct"] = std::isnan(cv.held_out_mape_pct) ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(cv.held_out_mape_pct);
+  j["held_out_sources"] = cv.held_out_sources;
   return j;
 }
 

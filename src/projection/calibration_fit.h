@@ -38,13 +38,17 @@ struct HeldOutSource {
   std::string name;
   int rows = 0;
   double shipped_mape_pct = 0;   // with the constants in layer_timing.h
-  double held_out_mape_pct = 0;  // with constants fitted without this source
+  double held_out_mape_pct = 0;  // with constants fitted without this source; NaN when the
+                                 // other sources have no row to fit on
+  int fitted_rows = 0;           // rows of the other sources the efficiency was fitted on
   Calibration fitted_without;
 };
 struct CrossValidation {
   std::vector<HeldOutSource> sources;
   double shipped_mape_pct = 0;   // mean over sources
-  double held_out_mape_pct = 0;  // mean over sources: the accuracy to quote
+  double held_out_mape_pct = 0;  // mean over the sources that could be held out: the
+                                 // accuracy to quote (NaN if none could)
+  int held_out_sources = 0;
   int rows = 0;
 };
 CrossValidation CrossValidate(const std::string& csv_path);

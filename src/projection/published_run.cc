@@ -5,6 +5,7 @@
 #include <cmath>
 #include <regex>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -103,6 +104,11 @@ int64_t InRange(const CsvTable& t, size_t row, const std::string& col, std::stri
     ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, col,
                    fmt::format("{} is out of range: must be between {} and {}",
                                ShortText(t.Get(row, col)), range.min, range.max));
+  }
+  // Counts of GPUs, layers, tokens and sequences are whole; 512.5 is a typo, not 512.
+  if (value != std::floor(value)) {
+    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, col,
+                   fmt::format("{} is not a whole number", ShortText(t.Get(row, col))));
   }
   return static_cast<int64_t>(std::llround(value));
 }
@@ -236,13 +242,25 @@ double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
 
 PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   PublishedRun r;
+  const SourceLocation where{t.file(), t.line(row), -1, -1};
   r.id = t.Get(row, "id");
-  r.metric_name = t.Get(row, "metric_name");
-  try {
-    r.measured = std::stod(t.Get(row, "metric_value"));
-  } catch (const std::exception&) {
-    ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "metric_value", "not a number");
+  if (r.id.find_first_not_of(" \t") == std::string::npos) {
+    ThrowUserError(where, "id", "empty: every row needs an id");
   }
+  r.metric_name = t.Get(row, "metric_name");
+  // A measurement is a positive, finite quantity (a throughput, a time, a memory peak, an MFU);
+  // anything else would give a meaningless or infinite error.
+  const std::optional<double> measured = ParseNumberCell(t.Get(row, "metric_value"));
+  if (!measured) {
+    ThrowUserError(where, "metric_value",
+                   fmt::format("'{}' is not a number", ShortText(t.Get(row, "metric_value"))));
+  }
+  if (!(*measured > 0)) {
+    ThrowUserError(where, "metric_value",
+                   fmt::format("{} is not a measurement: must be above 0",
+                               ShortText(t.Get(row, "metric_value"))));
+  }
+  r.measured = *measured;
   r.moe = Int(t, row, "moe_experts").value_or(0) > 0;
   const std::string gpu_text = t.Get(row, "gpu");
   r.vendor = Contains(gpu_text, "MI3") ? "AMD" : "NVIDIA";
@@ -276,6 +294,19 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (!mbs && !gbs) return fail("micro-batch and global batch not stated");
 
   const std::string precision = t.Get(row, "precision");
+  // The precision names the GEMMs' number format; a cell naming none of them is a typo, not
+  // bf16.
+  if (!precision.empty()) {
+    bool known = false;
+    for (const char* format : {"bf16", "fp16", "fp8", "fp4", "fp32", "float8", "tf32"}) {
+      known = known || Contains(precision, format);
+    }
+    if (!known) {
+      ThrowUserError(where, "precision",
+                     fmt::format("'{}' names no number format (bf16, fp16, fp8, mxfp8, fp4, fp32)",
+                                 ShortText(precision)));
+    }
+  }
   const std::string fp8_recipe = Lower(FactCell(t, row, "fp8_recipe"));
   if (fp8_recipe == "mxfp4" || Contains(precision, "fp4")) {
     return fail("FP4 GEMMs are not modelled");
@@ -346,7 +377,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   p.cp = degree("cp", "context_parallel_size");
   p.ep = degree("ep", "expert_model_parallel_size");
   p.vpp = degree("vpp", "virtual_pipeline_model_parallel_size");
-  const int64_t gpus = SizeCell(t, row, "num_gpus", "num_gpus", provenance).value_or(0);
+  const std::optional<int64_t> stated_gpus = SizeCell(t, row, "num_gpus", "num_gpus", provenance);
+  if (stated_gpus && *stated_gpus < 1) {
+    ThrowUserError(where, "num_gpus", fmt::format("{} GPUs: must be at least 1", *stated_gpus));
+  }
+  const int64_t gpus = stated_gpus.value_or(0);
   const int64_t dense = int64_t{p.tp} * p.pp * p.cp;  // each <= 2^20: no overflow
   p.dp = static_cast<int>(
       SizeCell(t, row, "dp", "data_parallel_size", provenance).value_or(gpus / dense));
@@ -530,6 +565,18 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   for (std::string& note : assumed) job.notes.push_back(std::move(note));
   r.job = std::move(job);
   return r;
+}
+
+void CheckDistinctIds(const CsvTable& t) {
+  std::unordered_map<std::string, int64_t> first_line;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const auto [it, inserted] = first_line.emplace(t.Get(i, "id"), t.line(i));
+    if (!inserted) {
+      ThrowUserError(
+          SourceLocation{t.file(), t.line(i), -1, -1}, "id",
+          fmt::format("'{}' is also the id of line {}", ShortText(it->first), it->second));
+    }
+  }
 }
 
 }  // namespace sextant

@@ -27,4 +27,8 @@ struct PublishedRun {
 
 PublishedRun ReadPublishedRun(const CsvTable& table, size_t row);
 
+// Throws UserError at the second row of an id that two rows share: scores and --explain
+// address rows by id, and a repeated row would count twice.
+void CheckDistinctIds(const CsvTable& table);
+
 }  // namespace sextant

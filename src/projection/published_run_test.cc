@@ -65,6 +65,58 @@ TEST(PublishedRunSizes, AStatedDimensionMustBeANumberInRange) {
   EXPECT_THAT(ErrorOfRow("-4096", "1", "512"), HasSubstr("'hidden': -4096 is out of range"));
 }
 
+// The same row with one cell replaced (column names as in kHeader).
+std::string ErrorOfRowWith(const std::string& column, const std::string& value) {
+  const CsvTable base = CsvTable::Parse(
+      kHeader +
+          "megatron-01,GPT-1.7B,24,2304,,,,51200,2048,,A100-80GB,8,32,1,1,32,1,1,,1,512,"
+          "fp16,,none,tflops_per_gpu,137,\n",
+      "runs.csv");
+  std::string row;
+  for (const std::string& name : base.header()) {
+    row += (row.empty() ? "" : ",") + (name == column ? value : base.Get(0, name));
+  }
+  try {
+    const PublishedRun run = ReadPublishedRun(CsvTable::Parse(kHeader + row + "\n", "runs.csv"), 0);
+    return run.job ? "(no error)" : "(no job: " + run.reason + ")";
+  } catch (const UserError& e) {
+    return e.what();
+  }
+}
+
+// A measurement is positive and finite; sizes are whole; the precision names a format; a row
+// has an id and at least one GPU. Each is refused at its cell, never silently replaced.
+TEST(PublishedRunSizes, ImpossibleCellsAreRefusedAtTheirCell) {
+  EXPECT_EQ(ErrorOfRowWith("metric_value", "137"), "(no error)");
+  EXPECT_EQ(ErrorOfRowWith("metric_value", "-137"),
+            "runs.csv:2: 'metric_value': -137 is not a measurement: must be above 0");
+  EXPECT_THAT(ErrorOfRowWith("metric_value", "0"), HasSubstr("0 is not a measurement"));
+  EXPECT_EQ(ErrorOfRowWith("metric_value", "nan"),
+            "runs.csv:2: 'metric_value': 'nan' is not a number");
+  EXPECT_THAT(ErrorOfRowWith("metric_value", "inf"), HasSubstr("'inf' is not a number"));
+  EXPECT_EQ(ErrorOfRowWith("global_batch", "512.5"),
+            "runs.csv:2: 'global_batch': 512.5 is not a whole number");
+  EXPECT_THAT(ErrorOfRowWith("precision", "fp13"),
+              HasSubstr("runs.csv:2: 'precision': 'fp13' names no number format"));
+  EXPECT_EQ(ErrorOfRowWith("precision", "amp_bf16"), "(no error)");
+  EXPECT_EQ(ErrorOfRowWith("num_gpus", "0"), "runs.csv:2: 'num_gpus': 0 GPUs: must be at least 1");
+  EXPECT_EQ(ErrorOfRowWith("id", " "), "runs.csv:2: 'id': empty: every row needs an id");
+}
+
+TEST(PublishedRunSizes, TwoRowsWithOneIdAreRefusedAtTheSecond) {
+  const std::string row =
+      ",GPT-1.7B,24,2304,,,,51200,2048,,A100-80GB,8,32,1,1,32,1,1,,1,512,fp16,,none,"
+      "tflops_per_gpu,137,\n";
+  const CsvTable t = CsvTable::Parse(kHeader + "a" + row + "b" + row + "a" + row, "runs.csv");
+  try {
+    CheckDistinctIds(t);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "runs.csv:4: 'id': 'a' is also the id of line 2");
+  }
+  EXPECT_NO_THROW(CheckDistinctIds(CsvTable::Parse(kHeader + "a" + row + "b" + row, "r.csv")));
+}
+
 const std::string kFactHeader =
     "id,model,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,moe_experts,gpu,"
     "gpus_per_node,num_gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,precision,recompute,"

@@ -50,6 +50,7 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
 
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict) {
   const CsvTable table = CsvTable::Read(csv_path);
+  CheckDistinctIds(table);
   ValidationReport report;
   for (size_t i = 0; i < table.size(); ++i) {
     ValidationRow row{ReadPublishedRun(table, i), std::nullopt, 0};

@@ -9,6 +9,7 @@
 #include "projection/performance_model.h"
 #include "projection/projection_runner.h"
 #include "projection/validation.h"
+#include "util/close_matches.h"
 #include "util/csv_reader.h"
 #include "util/error.h"
 
@@ -61,9 +62,12 @@ RowPredictor DefaultPredictor(const Calibration& calibration) {
 
 std::string ExplainPublishedRow(const std::string& csv_path, const std::string& id, bool json) {
   const CsvTable table = CsvTable::Read(csv_path);
+  CheckDistinctIds(table);
+  std::vector<std::string> ids;
   for (size_t i = 0; i < table.size(); ++i) {
+    ids.push_back(table.Get(i, "id"));
+    if (ids.back() != id) continue;
     PublishedRun run = ReadPublishedRun(table, i);
-    if (run.id != id) continue;
     if (!run.job)
       ThrowUserError(fmt::format("{}: row {} is not projectable: {}", csv_path, id, run.reason));
     std::string why;
@@ -92,7 +96,8 @@ std::string ExplainPublishedRow(const std::string& csv_path, const std::string& 
     RunBothProjections(*run.job, options, out);
     return out.str();
   }
-  ThrowUserError(fmt::format("{}: no row with id '{}'", csv_path, id));
+  ThrowUserError(
+      fmt::format("{}: no row with id '{}'{}", csv_path, id, DidYouMean(ClosestNames(id, ids))));
 }
 
 }  // namespace sextant

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "util/error.h"
 #include "util/file_io.h"
 
@@ -72,13 +74,39 @@ std::vector<CsvRecord> ReadCsvFile(const std::string& path) {
   return ParseCsv(ReadFile(path), path);
 }
 
+namespace {
+
+bool Blank(const CsvRecord& r) {
+  for (const std::string& f : r.fields) {
+    if (f.find_first_not_of(" \t") != std::string::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 CsvTable CsvTable::Parse(std::string_view text, const std::string& file_name) {
   CsvTable t;
   t.file_ = file_name;
+  // Excel and Windows tools start a UTF-8 CSV with a byte-order mark.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   auto records = ParseCsv(text, file_name);
+  // Blank lines (or lines of empty cells) are layout, not rows.
+  std::erase_if(records, Blank);
   if (records.empty()) ThrowUserError(SourceLocation{file_name, 1, -1, -1}, "", "empty CSV file");
   t.header_ = records.front().fields;
   for (size_t i = 0; i < t.header_.size(); ++i) t.index_[t.header_[i]] = i;
+  for (size_t i = 1; i < records.size(); ++i) {
+    // A row cut short or with cells past the header is misread column by column: say so.
+    std::vector<std::string>& fields = records[i].fields;
+    // Trailing empty cells past the header (a spreadsheet's stray commas) say nothing.
+    while (fields.size() > t.header_.size() && fields.back().empty()) fields.pop_back();
+    const size_t n = fields.size();
+    if (n != t.header_.size()) {
+      ThrowUserError(SourceLocation{file_name, records[i].line, -1, -1}, "",
+                     fmt::format("{} fields, the header has {}", n, t.header_.size()));
+    }
+  }
   t.rows_.assign(std::make_move_iterator(records.begin() + 1),
                  std::make_move_iterator(records.end()));
   return t;

@@ -27,11 +27,33 @@ TEST(CsvReaderTest, UnterminatedQuoteNamesFileAndLine) {
 }
 
 TEST(CsvReaderTest, TableByColumnName) {
-  auto t = CsvTable::Parse("id,value\nr1,3\nr2\n", "t.csv");
+  auto t = CsvTable::Parse("id,value\nr1,3\nr2,\n", "t.csv");
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t.Get(0, "value"), "3");
   EXPECT_EQ(t.Get(1, "value"), "");
   EXPECT_THROW(t.Get(0, "nope"), UserError);
+}
+
+// A row with fewer or more cells than the header would be read column by column into the
+// wrong names; it is refused at its line. Trailing empty cells are a spreadsheet's habit.
+TEST(CsvReaderTest, RowsMustHaveTheHeadersFieldCount) {
+  try {
+    CsvTable::Parse("id,a,b\nr1,1,2\nr2,1\n", "t.csv");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:3: 2 fields, the header has 3");
+  }
+  EXPECT_THROW(CsvTable::Parse("id,a\nr1,1,2\n", "t.csv"), UserError);
+  EXPECT_EQ(CsvTable::Parse("id,a\nr1,1,,\n", "t.csv").Get(0, "a"), "1");
+}
+
+// Excel's UTF-8 byte-order mark and blank lines are not data.
+TEST(CsvReaderTest, ByteOrderMarkAndBlankLinesAreSkipped) {
+  auto t = CsvTable::Parse("\xEF\xBB\xBFid,a\n\nr1,1\n  \n,\nr2,2\n", "t.csv");
+  EXPECT_TRUE(t.HasColumn("id"));
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.Get(1, "a"), "2");
+  EXPECT_EQ(t.line(1), 6);
 }
 
 TEST(CsvReaderTest, ReadsThePublishedRunsTable) {
