@@ -122,11 +122,13 @@ const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
 Cell Pct(double fraction) { return fraction * 100; }
 
 // The "used" cell: why a class or the floor kept its default.
-std::string NotFittedReason(bool fitted, bool asked, int fit_on, int min_kernels) {
+std::string NotFittedReason(bool fitted, bool asked, int fit_on, int min_kernels,
+                            std::string_view then = "") {
   if (fitted) return "yes";
-  if (!asked) return "no (not in --op-classes)";
-  if (fit_on < min_kernels) return fmt::format("no (fit on < {})", min_kernels);
-  return "no (no value changes a prediction)";
+  const std::string why = !asked                 ? "not in --op-classes"
+                          : fit_on < min_kernels ? fmt::format("fit on < {}", min_kernels)
+                                                 : "no value changes a prediction";
+  return fmt::format("no ({}){}", why, then);
 }
 
 Table FitTable(const EfficiencyFit& fit, int min_kernels) {
@@ -146,19 +148,26 @@ Table FitTable(const EfficiencyFit& fit, int min_kernels) {
     t.AddRow({std::string(KernelClassName(c.kind)),
               c.kind == KernelClass::kGemm ? Cell(std::string(DTypeName(c.dtype))) : Cell(), from,
               int64_t{c.kernels}, int64_t{c.work_bound}, c.fraction_before, c.fraction_after,
-              NotFittedReason(c.fitted, c.asked, c.work_bound, min_kernels)});
+              NotFittedReason(c.fitted, c.asked, c.work_bound, min_kernels,
+                              c.kind == KernelClass::kGemm && !fit.table.HasOwnGemmTable(c.dtype)
+                                  ? "; reads the bf16 table"
+                              : c.fraction_after != c.fraction_before
+                                  ? "; moved between the fitted classes"
+                                  : "")});
   }
   t.AddRow({std::string("launch floor (us)"), Cell(), Cell(), int64_t{fit.usable_kernels},
             int64_t{fit.floor_kernels}, fit.floor_before * 1e6, fit.floor_after * 1e6,
             NotFittedReason(fit.floor_fitted, fit.floor_asked, fit.floor_kernels, min_kernels)});
   t.AddNote(
       "fitted: least absolute deviation on log time of the cost model's prediction (launch floor "
-      "and HBM roofline included), the floor and the classes in turn; classes without kernels "
-      "keep the default");
+      "and HBM roofline included), the floor and the classes in turn; a class not fitted keeps "
+      "its default, moved where needed between the fitted classes below and above it so that "
+      "efficiency does not fall as work grows");
   t.AddNote(fmt::format(
       "fit on: a kernel whose priced work is under {:.0f}% of its measured time informs the "
-      "launch floor if it is shorter than {:g} default floors, nothing if it is shorter than "
-      "{:g} ({} such kernel{}); the others inform their class alone",
+      "launch floor if it is shorter than {:g} default floors, its class if it runs {:g} "
+      "floors or longer, and nothing in between ({} such kernel{}); the others inform their "
+      "class alone",
       kWorkBoundShare * 100, kLaunchBoundFloors, kSlowWorkFloors, fit.unexplained_kernels,
       fit.unexplained_kernels == 1 ? "" : "s"));
   return t;
@@ -178,6 +187,16 @@ Table ErrorTable(const std::string& name, const std::string& title,
               Pct(e.median_after), Pct(e.mean_before), Pct(e.mean_after)});
   }
   t.AddNote("error = |predicted / measured - 1| per distinct (op, shapes, dtype)");
+  for (const ClassError& e : errors) {
+    // The fit minimises the absolute log error over kernels, not this median; on a handful of
+    // kernels the two can disagree, and the user should know before using the file.
+    if (e.median_after > e.median_before * 1.001) {
+      t.AddNote(fmt::format(
+          "warning: {} kernels are predicted worse by the fitted table than by the default "
+          "(median error {:.1f}% -> {:.1f}%); check them with --per-kernel before using it",
+          KernelClassName(e.kind), e.median_before * 100, e.median_after * 100));
+    }
+  }
   return t;
 }
 

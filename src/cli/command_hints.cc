@@ -1,5 +1,6 @@
 #include "cli/command_hints.h"
 
+#include <algorithm>
 #include <regex>
 #include <string_view>
 
@@ -104,6 +105,25 @@ std::string ReadableParseError(const CLI::App& app, const CLI::ParseError& error
     return fmt::format("{}: is a directory, not a regular file", m[1].str());
   }
   return message;
+}
+
+void RefuseEmptyOutputPaths(CLI::App& app) {
+  static const std::vector<std::string> kOutputs = {
+      "output", "html", "xlsx", "csv", "csv-dir", "export_config", "export-config"};
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string("an empty path names no file to write") : std::string();
+      },
+      "", "");
+  for (CLI::Option* option : app.get_options()) {
+    for (const std::string& name : option->get_lnames()) {
+      if (std::find(kOutputs.begin(), kOutputs.end(), name) != kOutputs.end()) {
+        option->check(non_empty);
+        break;
+      }
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) RefuseEmptyOutputPaths(*sub);
 }
 
 }  // namespace sextant::cli

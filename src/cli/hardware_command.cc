@@ -154,7 +154,21 @@ std::vector<CollectiveRow> CollectiveRows(const ClusterSpec& cluster,
 void Show(const std::string& name, const std::string& config, int nodes, const std::string& preset,
           bool json) {
   ClusterSpec cluster = MakeCluster(LookupGpu(name), nodes);
-  if (!config.empty()) cluster = LoadHardwareConfig(config, cluster);
+  // What the config file changed of what the command line asked for, said next to the result.
+  std::vector<std::string> replaced;
+  if (!config.empty()) {
+    const ClusterSpec asked = cluster;
+    cluster = LoadHardwareConfig(config, cluster);
+    if (cluster.gpu.name != asked.gpu.name) {
+      replaced.push_back(
+          fmt::format("{}'s gpu: {} replaces {}", config, cluster.gpu.name, asked.gpu.name));
+    }
+    if (cluster.num_nodes != asked.num_nodes) {
+      replaced.push_back(fmt::format("{}'s cluster.num_nodes {} replaces --nodes {}", config,
+                                     cluster.num_nodes, asked.num_nodes));
+    }
+  }
+  for (const std::string& r : replaced) std::fprintf(stderr, "sextant: note: %s\n", r.c_str());
   const std::unique_ptr<CollectiveModel> model = MakeCollectiveModel(cluster, preset);
   const std::vector<CollectiveRow> rows = CollectiveRows(cluster, *model);
   const GpuSpec& g = cluster.gpu;

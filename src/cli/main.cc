@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   sextant::cli::AddValidateCommand(app);
   sextant::cli::AddViewerCommands(app);
   sextant::cli::AddCalibrateCommand(app);
+  sextant::cli::RefuseEmptyOutputPaths(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

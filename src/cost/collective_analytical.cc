@@ -189,7 +189,8 @@ double AnalyticalCollectiveModel::AllToAll(double bytes, const Shape& s) const {
   if (s.nodes > 1) t = std::max(t, inter_bytes / (NodeNetworkBandwidth(s.r, s.nodes) / s.r));
   const double hop =
       s.nodes > 1 ? NetHop(s, preset_.hop_net_ring[simple]) : preset_.hop_intra_ring[simple];
-  return (preset_.base_ring[simple] + hop) * kUs + t;
+  const double remote_peers = s.n - s.r;
+  return (preset_.base_ring[simple] + hop + preset_.a2a_remote_peer_us * remote_peers) * kUs + t;
 }
 
 double AnalyticalCollectiveModel::SendRecv(double bytes, const Shape& s) const {

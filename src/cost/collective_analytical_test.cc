@@ -69,11 +69,21 @@ TEST(AnalyticalNccl, SmallMultiNodeAllReduceIsATree) {
 TEST(AnalyticalNccl, AllToAllAcrossTwoNodes) {
   // EP 16 over 2 nodes, 64 MiB sent per rank: 7/16 stays on NVLink (29.36 MB / 360 GB/s =
   // 81.6 us), 8/16 leaves through this GPU's NIC share (360 GB/s / 8 = 45 GB/s: 745.7 us);
-  // the two overlap; + base 8.4 + one network hop 9.6 us.
+  // the two overlap; + base 8.4 + one network hop 9.6 us + 8 remote peers x 0.45 us.
   const CollectiveEstimate e = H100Model(2).Estimate(Collective::kAllToAll, 64 << 20, {16, 8});
-  const double expected = 18.0e-6 + 0.5 * 64 * kMiB / 45e9;
+  const double expected = (18.0 + 8 * 0.45) * 1e-6 + 0.5 * 64 * kMiB / 45e9;
   EXPECT_NEAR(e.seconds, expected, expected * 1e-9);
   EXPECT_EQ(e.algorithm, "direct");
+}
+
+// One message per remote peer: a small all-to-all over 1,024 nodes is not the price of one over
+// 16. At 8 bytes the transfer is nothing; the difference is (8184 - 120) peers x 0.45 us plus
+// the network hop's growth with the node count.
+TEST(AnalyticalNccl, AllToAllLatencyGrowsWithRemotePeers) {
+  const double small = H100Model(16).Time(Collective::kAllToAll, 8, {128, 8});
+  const double large = H100Model(1024).Time(Collective::kAllToAll, 8, {8192, 8});
+  EXPECT_GE(large - small, (8184 - 120) * 0.45e-6);
+  EXPECT_LT(large - small, (8184 - 120) * 0.45e-6 + 50e-6);
 }
 
 TEST(AnalyticalNccl, SendRecvIntraAndInterNode) {

@@ -265,6 +265,40 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
   }
   fit.floor_after = fit.table.min_kernel_seconds();
   fit.floor_fitted = floor_fitted;
+  // A class left at its default can sit below a fitted smaller class or above a fitted larger
+  // one, so that a GEMM four times the size is predicted slower (H100: 141x512x512 fitted to
+  // 0.31 of peak, the next class kept at 0.075). Efficiency does not fall as work grows
+  // (larger tiles fill more of the GPU per wave): each default is moved between its fitted
+  // neighbours, the smaller one winning where they disagree.
+  auto monotone = [&](const SizeClassTable& classes, KernelClass kind, DType dtype) {
+    SizeClassTable out = classes;
+    const int n = static_cast<int>(classes.fractions.size());
+    auto fitted = [&](int i) {
+      const auto it = best.find(ClassKey{kind, dtype, i});
+      return it != best.end() && it->second.has_value();
+    };
+    for (int i = 0; i < n; ++i) {
+      if (fitted(i)) continue;
+      double lo = 0, hi = 1;
+      for (int j = 0; j < i; ++j) {
+        if (fitted(j)) lo = std::max(lo, classes.fractions[j]);
+      }
+      for (int j = i + 1; j < n; ++j) {
+        if (fitted(j)) hi = std::min(hi, classes.fractions[j]);
+      }
+      out.fractions[i] = std::max(lo, std::min(out.fractions[i], hi));
+    }
+    return out;
+  };
+  for (const auto& [key, value] : best) {
+    if (!value) continue;
+    const auto [kind, dtype, size_class] = key;
+    if (kind == KernelClass::kGemm) {
+      fit.table.SetGemmTable(dtype, monotone(fit.table.GemmTable(dtype), kind, dtype));
+    } else if (kind == KernelClass::kMemoryBound) {
+      fit.table.SetHbmTable(monotone(fit.table.hbm_table(), kind, DType::kBF16));
+    }
+  }
   int fitted = 0;
   for (const auto& [key, members] : classes) {
     const auto [kind, dtype, size_class] = key;
@@ -283,7 +317,8 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
       c.min_size = base.hbm_table().thresholds[size_class] / 1e6;
     }
     c.fitted = best.count(key) && best[key].has_value();
-    c.fraction_after = c.fitted ? CurrentFraction(fit.table, key) : c.fraction_before;
+    // A class not fitted may still have moved between its fitted neighbours (above).
+    c.fraction_after = CurrentFraction(fit.table, key);
     fitted += c.fitted;
     fit.classes.push_back(c);
   }

@@ -54,7 +54,9 @@ struct FittedClass {
   int work_bound = 0;  // of `kernels`, those whose time is mostly work: what the fit used
   bool asked = true;   // false: left at its default by the caller's choice of classes
   double fraction_before = 0;
-  double fraction_after = 0;  // = fraction_before when not fitted
+  // Not fitted: fraction_before, or moved between the fitted classes below and above it so
+  // that efficiency does not fall as work grows.
+  double fraction_after = 0;
   bool fitted = false;
 };
 

@@ -88,6 +88,23 @@ TEST(EfficiencyFitTest, AClassWithTooFewKernelsKeepsItsDefault) {
   EXPECT_THROW(FitEfficiencyTable(RoundGpu(), base, {copy, copy}, 5), UserError);
 }
 
+// A larger class left at a default below the fitted smaller one would predict a GEMM four
+// times the size slower than the small one: it is raised to the fitted value, and a smaller
+// default above a fitted larger class is lowered to it.
+TEST(EfficiencyFitTest, ClassesNotFittedDoNotMakeLargerGemmsLessEfficient) {
+  EfficiencyTable base = EfficiencyTable::Ideal();
+  base.SetGemmTable(DType::kBF16, SizeClassTable{{0, 1e12}, {0.9, 0.1}});
+  const MeasuredKernel k = Gemm4096(2 * kIdeal4096);  // 137 GFLOP: class 0, achieved 0.5
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), base, {k, k, k}, 3);
+  const SizeClassTable& t = fit.table.GemmTable(DType::kBF16);
+  EXPECT_NEAR(t.fractions[0], 0.5, 1e-6);
+  EXPECT_NEAR(t.fractions[1], 0.5, 1e-6);  // was 0.1
+  base.SetGemmTable(DType::kBF16, SizeClassTable{{0, 1e9}, {0.9, 0.1}});
+  const EfficiencyFit lower = FitEfficiencyTable(RoundGpu(), base, {k, k, k}, 3);
+  EXPECT_NEAR(lower.table.GemmTable(DType::kBF16).fractions[1], 0.5, 1e-6);
+  EXPECT_NEAR(lower.table.GemmTable(DType::kBF16).fractions[0], 0.5, 1e-6);  // was 0.9
+}
+
 TEST(EfficiencyFitTest, AttentionFractionsFitForwardAndBackwardSeparately) {
   // Non-causal, batch 1, 100 heads, seq 1024, head dim 128: 800 query blocks = 8 full waves.
   // Forward 2·(128 + 128)·1024²·100 = 53.687 GFLOP = 536.87 µs at 100 TFLOP/s; measured

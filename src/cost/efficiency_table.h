@@ -50,6 +50,8 @@ class EfficiencyTable {
   double HbmFraction(double bytes) const { return hbm_.Lookup(bytes); }
 
   const SizeClassTable& GemmTable(DType dtype) const;
+  // Whether `dtype` has a GEMM table of its own (the others read bf16's).
+  bool HasOwnGemmTable(DType dtype) const { return gemm_.count(dtype) > 0; }
   void SetGemmTable(DType dtype, SizeClassTable table);
   // The backward-pass table of `dtype`, when it has one.
   const SizeClassTable* GradientGemmTable(DType dtype) const;

@@ -123,8 +123,31 @@ class ConfigReader {
     Fail(key_node, key, "unknown key" + DidYouMean(ClosestNames(key, known)));
   }
 
+  // A mapping whose keys are each written once: YAML parsers disagree on which of two
+  // repeated keys wins (yaml-cpp keeps the first, PyYAML the last), so a repeat is refused.
   void RequireMap(const YAML::Node& node, std::string_view key) const {
     if (!node.IsMap()) Fail(node, key, "expected a mapping of keys to values");
+    std::map<std::string, int> first_line;
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) continue;
+      const auto [it, inserted] =
+          first_line.emplace(entry.first.Scalar(), entry.first.Mark().line + 1);
+      if (!inserted) {
+        Fail(entry.first, entry.first.Scalar(),
+             fmt::format("given twice (also on line {}); keep one", it->second));
+      }
+    }
+  }
+
+  // A quantity that must lie in [lo, hi] `unit`: outside is a typo or a unit slip that would
+  // turn a projection into nanoseconds or centuries.
+  double Within(const YAML::Node& value, std::string_view key, double lo, double hi,
+                std::string_view unit) const {
+    const double v = Number(value, key);
+    if (!(v >= lo && v <= hi)) {
+      Fail(value, key, fmt::format("must be between {:g} and {:g} {}, got {:g}", lo, hi, unit, v));
+    }
+    return v;
   }
 
  private:
@@ -278,9 +301,9 @@ void ApplyCluster(const ConfigReader& r, const YAML::Node& section, ClusterSpec&
     } else if (key == "nics_per_node") {
       cluster.nics_per_node = r.SmallInteger(v, key, 1);
     } else if (key == "pod_bandwidth_gbs") {
-      cluster.pod_bandwidth = r.Positive(v, key) * kGBps;
+      cluster.pod_bandwidth = r.Bandwidth(v, key) * kGBps;
     } else if (key == "pod_latency_us") {
-      cluster.pod_latency = r.NonNegative(v, key) * kUs;
+      cluster.pod_latency = r.Within(v, key, 0, 1e6, "us") * kUs;
     } else if (key == "scale_out") {
       const std::string text = r.Scalar(v, key);
       if (text != "switch" && text != "direct") {
@@ -302,7 +325,8 @@ void ApplyPeaks(const ConfigReader& r, const YAML::Node& section, GpuSpec& gpu) 
     const std::optional<DType> dtype = ParseDType(name);
     if (!dtype)
       r.Fail(entry.first, name, "unknown dtype (fp32, tf32, bf16, fp16, fp8, mxfp8, fp4)");
-    gpu.peak_dense_tflops[*dtype] = r.Positive(entry.second, name);
+    // Up to an exaFLOP/s per GPU: a figure past that is a unit slip (FLOP/s for TFLOP/s).
+    gpu.peak_dense_tflops[*dtype] = r.Within(entry.second, name, 1e-3, 1e6, "TFLOP/s");
     // The library's measured max-achievable figure belongs to the library's part.
     gpu.max_achievable_tflops.erase(*dtype);
   }
@@ -329,36 +353,37 @@ void ApplySextant(const ConfigReader& r, const YAML::Node& section, ClusterSpec&
     if (key == "gpu") {
       continue;
     } else if (key == "clock_mhz") {
-      clock_mhz = r.Positive(v, key);
+      clock_mhz = r.Within(v, key, 100, 10000, "MHz");
     } else if (key == "hbm_gib") {
       const double gib = r.Positive(v, key);
       if (gib > 1e6) r.Fail(v, key, "implausibly large");
       gpu.hbm_bytes = static_cast<int64_t>(gib * static_cast<double>(kGiB));
     } else if (key == "hbm_bandwidth_tbs") {
-      gpu.hbm_bandwidth = r.Positive(v, key) * 1e12;
+      gpu.hbm_bandwidth = r.Within(v, key, 1e-3, 1e3, "TB/s") * 1e12;
     } else if (key == "compute_units") {
       gpu.compute_units = r.SmallInteger(v, key, 1);
     } else if (key == "l2_mib") {
-      gpu.l2_bytes = static_cast<int64_t>(r.NonNegative(v, key) * static_cast<double>(kMiB));
+      gpu.l2_bytes =
+          static_cast<int64_t>(r.Within(v, key, 0, 1e6, "MiB") * static_cast<double>(kMiB));
     } else if (key == "last_level_cache_mib") {
       gpu.last_level_cache_bytes =
-          static_cast<int64_t>(r.NonNegative(v, key) * static_cast<double>(kMiB));
+          static_cast<int64_t>(r.Within(v, key, 0, 1e6, "MiB") * static_cast<double>(kMiB));
     } else if (key == "tdp_watts") {
-      gpu.tdp_watts = r.Positive(v, key);
+      gpu.tdp_watts = r.Within(v, key, 1, 1e5, "W");
     } else if (key == "peak_tflops") {
       ApplyPeaks(r, v, gpu);
     } else if (key == "fabric") {
       gpu.fabric = ParseFabric(r, v, key);
     } else if (key == "intra_node_bandwidth_gbs") {
-      gpu.intra_node_bandwidth = r.Positive(v, key) * kGBps;
+      gpu.intra_node_bandwidth = r.Bandwidth(v, key) * kGBps;
     } else if (key == "intra_node_links") {
       gpu.intra_node_links = r.SmallInteger(v, key, 1);
     } else if (key == "intra_node_latency_us") {
-      gpu.intra_node_latency = r.NonNegative(v, key) * kUs;
+      gpu.intra_node_latency = r.Within(v, key, 0, 1e6, "us") * kUs;
     } else if (key == "nic_bandwidth_gbs") {
-      gpu.nic_bandwidth = r.Positive(v, key) * kGBps;
+      gpu.nic_bandwidth = r.Bandwidth(v, key) * kGBps;
     } else if (key == "inter_node_latency_us") {
-      gpu.inter_node_latency = r.NonNegative(v, key) * kUs;
+      gpu.inter_node_latency = r.Within(v, key, 0, 1e6, "us") * kUs;
     } else if (key == "collective_preset") {
       const std::string preset = r.Scalar(v, key);
       static const std::vector<std::string> kPresets = {"auto", "nccl", "rccl", "primus",
@@ -435,6 +460,7 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
     ThrowUserError(where, "",
                    "expected a mapping with 'hardware_config:' (Primus) and/or 'hardware:' keys");
   }
+  reader.RequireMap(root, "");  // no key given twice
   ClusterSpec cluster = base;
   std::optional<YAML::Node> primus;
   std::optional<YAML::Node> sextant;

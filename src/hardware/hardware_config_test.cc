@@ -160,6 +160,27 @@ TEST(ParseHardwareConfig, ClearErrors) {
               HasSubstr("'1e-320' is out of the range of numbers"));
 }
 
+// Sextant's own schema is held to the same plausibility as Primus's: a clock of 1e9 MHz, an
+// exaFLOP-scale peak or a 1e300 GB/s link is a slip, not a GPU. A key given twice is refused
+// (parsers disagree on which copy wins).
+TEST(ParseHardwareConfig, SextantSchemaValuesMustBePlausibleAndGivenOnce) {
+  EXPECT_THAT(ErrorOf("hardware:\n  gpu: H100\n  clock_mhz: 1000000000\n"),
+              HasSubstr("hw.yaml:3:14: 'clock_mhz': must be between 100 and 10000 MHz"));
+  EXPECT_THAT(ErrorOf("hardware:\n  peak_tflops: {bf16: 1e308}\n"),
+              HasSubstr("'bf16': must be between 0.001 and 1e+06 TFLOP/s"));
+  EXPECT_THAT(ErrorOf("hardware:\n  intra_node_bandwidth_gbs: 1e300\n"),
+              HasSubstr("must be between 0.001 and 1000000 GB/s"));
+  EXPECT_THAT(ErrorOf("hardware:\n  nic_bandwidth_gbs: 1e-9\n"),
+              HasSubstr("must be between 0.001 and 1000000 GB/s"));
+  EXPECT_THAT(ErrorOf("hardware:\n  hbm_bandwidth_tbs: 5000\n"),
+              HasSubstr("must be between 0.001 and 1000 TB/s"));
+  EXPECT_THAT(ErrorOf("hardware:\n  gpu: H100\n  gpu: MI300X\n"),
+              HasSubstr("hw.yaml:3:3: 'gpu': given twice (also on line 2); keep one"));
+  EXPECT_THAT(ErrorOf("hardware:\n  gpu: H100\nhardware:\n  gpu: MI300X\n"),
+              HasSubstr("'hardware': given twice (also on line 1)"));
+  EXPECT_EQ(ErrorOf("hardware:\n  gpu: H100\n  clock_mhz: 1755\n"), "(no error)");
+}
+
 TEST(LoadHardwareConfig, MissingFile) {
   EXPECT_THROW(LoadHardwareConfig(kData + "no_such_file.yaml", Mi300xCluster()), UserError);
 }

@@ -76,7 +76,10 @@ std::vector<CsvRecord> ReadCsvFile(const std::string& path) {
 
 namespace {
 
+// Blank lines (or lines of empty cells), and comment lines: a first cell starting with '#'
+// (hand-written tables, such as GEMM timings, explain their source above the header).
 bool Blank(const CsvRecord& r) {
+  if (!r.fields.empty() && r.fields.front().starts_with('#')) return true;
   for (const std::string& f : r.fields) {
     if (f.find_first_not_of(" \t") != std::string::npos) return false;
   }
@@ -91,7 +94,6 @@ CsvTable CsvTable::Parse(std::string_view text, const std::string& file_name) {
   // Excel and Windows tools start a UTF-8 CSV with a byte-order mark.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   auto records = ParseCsv(text, file_name);
-  // Blank lines (or lines of empty cells) are layout, not rows.
   std::erase_if(records, Blank);
   if (records.empty()) ThrowUserError(SourceLocation{file_name, 1, -1, -1}, "", "empty CSV file");
   t.header_ = records.front().fields;

@@ -24,7 +24,9 @@ std::vector<CsvRecord> ReadCsvFile(const std::string& path);
 // trailing text, inf, nan, out of range).
 std::optional<double> ParseNumberCell(const std::string& text);
 
-// A CSV with a header row, addressed by column name.
+// A CSV with a header row, addressed by column name. A UTF-8 byte-order mark, blank lines and
+// comment lines (first cell starting with '#') are skipped; every other row must have the
+// header's number of cells (trailing empty ones aside), or UserError names its line.
 class CsvTable {
  public:
   static CsvTable Read(const std::string& path);

@@ -47,13 +47,13 @@ TEST(CsvReaderTest, RowsMustHaveTheHeadersFieldCount) {
   EXPECT_EQ(CsvTable::Parse("id,a\nr1,1,,\n", "t.csv").Get(0, "a"), "1");
 }
 
-// Excel's UTF-8 byte-order mark and blank lines are not data.
+// Excel's UTF-8 byte-order mark, blank lines and '#' comment lines are not data.
 TEST(CsvReaderTest, ByteOrderMarkAndBlankLinesAreSkipped) {
-  auto t = CsvTable::Parse("\xEF\xBB\xBFid,a\n\nr1,1\n  \n,\nr2,2\n", "t.csv");
+  auto t = CsvTable::Parse("\xEF\xBB\xBFid,a\n\nr1,1\n  \n,\n# a note, here\nr2,2\n", "t.csv");
   EXPECT_TRUE(t.HasColumn("id"));
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t.Get(1, "a"), "2");
-  EXPECT_EQ(t.line(1), 6);
+  EXPECT_EQ(t.line(1), 7);
 }
 
 TEST(CsvReaderTest, ReadsThePublishedRunsTable) {

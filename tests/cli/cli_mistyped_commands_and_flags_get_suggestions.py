@@ -57,6 +57,12 @@ t.expect_output(run, r"--target-nodes \(or --target-num-nodes, the same option\)
 run = t.sextant("projection", "memory", "--config", "a.yaml", "--exp", "b.yaml", expect_status=1)
 t.expect_output(run, r"--config \(or --exp, the same option\) was given 2 times; give it once")
 
+# An empty output path writes nothing; it is refused rather than reported as success.
+run = t.sextant("calibrate", "a.json", "-o", "", expect_status=1)
+t.expect_output(run, r"--output: an empty path names no file to write")
+run = t.sextant("trace", "report", "--html", "", __file__, expect_status=1)
+t.expect_output(run, r"--html: an empty path names no file to write")
+
 # Numbers: the flag, the limit and the value.
 run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
 t.expect_output(run, r"--target-nodes: must be a whole number of at least 1, got '0'")
