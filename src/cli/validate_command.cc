@@ -49,6 +49,11 @@ void AddValidateCommand(CLI::App& app) {
     }
     if (o->cross_validate) {
       const CrossValidation cv = CrossValidate(o->csv);
+      if (cv.sources.empty()) {
+        ThrowUserError(o->csv +
+                       ": no time or throughput row could be projected: nothing to cross-validate "
+                       "(validate without --cross-validate lists why)");
+      }
       if (o->json) {
         std::cout << CrossValidationJson(cv).dump(2) << "\n";
       } else {

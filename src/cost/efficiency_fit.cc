@@ -323,12 +323,15 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     fit.classes.push_back(c);
   }
   if (fitted == 0 && !fit.floor_fitted) {
+    // More traces help only when the shaped kernels are what is missing.
     ThrowUserError(fmt::format(
         "nothing to fit on {0}: no efficiency class has {1} or more kernels whose time is "
         "mostly the work it prices, and fewer than {1} are launch-bound for the launch floor ({2} "
-        "usable kernels with shapes, {3} launch-bound); lower --min-kernels, or give traces "
-        "recorded with record_shapes=True",
-        gpu.name, min_kernels, fit.usable_kernels, fit.floor_kernels));
+        "usable kernels with shapes, {3} launch-bound); {4}",
+        gpu.name, min_kernels, fit.usable_kernels, fit.floor_kernels,
+        fit.usable_kernels >= min_kernels
+            ? "lower --min-kernels, or widen --op-classes"
+            : "lower --min-kernels, or give traces recorded with record_shapes=True"));
   }
   fit.table.set_source(
       fmt::format("{} table fitted on {} measured kernels", gpu.name, fit.usable_kernels));

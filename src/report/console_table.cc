@@ -117,11 +117,13 @@ std::string RenderConsoleTable(const Table& table, size_t max_cell_width, size_t
     std::string fill(w > s.size() ? w - s.size() : 0, ' ');
     return right ? fill + s : s + fill;
   };
+  std::string header;
   for (size_t c = 0; c < columns.size(); ++c) {
-    if (c) out += "  ";
-    out += pad(columns[c].header, width[c], false);
+    if (c) header += "  ";
+    header += pad(columns[c].header, width[c], false);
   }
-  out += "\n";
+  while (!header.empty() && header.back() == ' ') header.pop_back();  // as the rows below
+  out += header + "\n";
   for (size_t c = 0; c < columns.size(); ++c) {
     if (c) out += "  ";
     out += std::string(width[c], '-');

@@ -41,4 +41,6 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(header + "\n")
     run = t.sextant("validate", empty, expect_status=1)
     t.expect_output(run, r"empty\.csv: the table has no rows")
+    run = t.sextant("validate", empty, "--cross-validate", expect_status=1)
+    t.expect_output(run, r"nothing to cross-validate")
 t.passed()
