@@ -134,7 +134,8 @@ void AddMemoryCommands(CLI::App& app) {
   auto* watch = memory->add_subcommand(
       "watch", "Run a command and sample GPU memory used/total and utilisation per device");
   watch->add_option("--interval-ms", watch_args->interval_ms, "sampling interval")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(WholeNumberBetween(1, 3'600'000));  // up to an hour between samples
   watch->add_option("-o,--output", watch_args->output,
                     "write samples to FILE (.csv, .json or .html by extension)");
   watch

@@ -23,6 +23,21 @@ CLI::Validator AtLeast(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
+CLI::Validator WholeNumberBetween(long long minimum, long long maximum) {
+  return CLI::Validator(
+      [minimum, maximum](std::string& text) -> std::string {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || value < minimum || value > maximum) {
+          return fmt::format("must be a whole number from {} to {}, got '{}'", minimum, maximum,
+                             text);
+        }
+        return "";
+      },
+      fmt::format("INT in [{}, {}]", minimum, maximum));
+}
+
 CLI::Validator Positive() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

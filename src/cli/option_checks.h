@@ -9,6 +9,11 @@ namespace sextant::cli {
 // An integer of at least `minimum`: "--top 0" → "must be a whole number of at least 1, got 0".
 CLI::Validator AtLeast(long long minimum);
 
+// An integer in [minimum, maximum]: "--interval-ms 99999999999999" → "must be a whole number
+// from 1 to 3600000, got '99999999999999'" (for options held in an int, where CLI11 would say
+// only "Could not convert").
+CLI::Validator WholeNumberBetween(long long minimum, long long maximum);
+
 // A number greater than zero: "--gpu-clock-mhz -5" → "must be a number above 0, got '-5'".
 CLI::Validator Positive();
 

@@ -41,5 +41,14 @@ TEST(OptionChecksTest, ScheduleNamesInEverySpelling) {
       << Check(v, "zbv-greedy-hal");
 }
 
+TEST(OptionChecks, WholeNumberBetweenNamesTheRange) {
+  const CLI::Validator v = WholeNumberBetween(1, 3600000);
+  EXPECT_EQ(Check(v, "500"), "");
+  EXPECT_EQ(Check(v, "99999999999999"),
+            "must be a whole number from 1 to 3600000, got '99999999999999'");
+  EXPECT_EQ(Check(v, "0"), "must be a whole number from 1 to 3600000, got '0'");
+  EXPECT_EQ(Check(v, "1.5"), "must be a whole number from 1 to 3600000, got '1.5'");
+}
+
 }  // namespace
 }  // namespace sextant::cli

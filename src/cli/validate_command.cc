@@ -66,9 +66,10 @@ void AddValidateCommand(CLI::App& app) {
               cv.shipped_mape_pct);
         } else {
           std::cout << fmt::format(
-              "\nheld-out accuracy (mean over {} of {} sources): {:.1f}% MAPE; with the "
+              "\nheld-out accuracy (mean over {} of {} source{}): {:.1f}% MAPE; with the "
               "shipped constants, fitted on every source: {:.1f}%\n",
-              cv.held_out_sources, cv.sources.size(), cv.held_out_mape_pct, cv.shipped_mape_pct);
+              cv.held_out_sources, cv.sources.size(), cv.sources.size() == 1 ? "" : "s",
+              cv.held_out_mape_pct, cv.shipped_mape_pct);
         }
       }
       return;
