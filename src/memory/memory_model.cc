@@ -241,7 +241,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   const double cap = static_cast<double>(report.capacity_bytes);
   if (cap > 0 && report.peak_bytes > report.capacity_bytes) {
     report.verdict = Verdict::kOom;
-  } else if (cap > 0 && report.peak_bytes > kAtRiskFraction * cap) {
+  } else if (cap > 0 && (report.peak_bytes > kAtRiskFraction * cap ||
+                         (!xla && report.reserved_peak_bytes > report.capacity_bytes))) {
+    // PyTorch's caching allocator holds more than it hands out: a peak whose reserve does not
+    // fit may still run (empty_cache, expandable segments), but not safely.
     report.verdict = Verdict::kAtRisk;
   }
 
@@ -288,9 +291,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
                           m == 1 ? "" : "es", job.training.global_batch_size,
                           job.training.micro_batch_size, plan.dp));
   a.push_back(
-      fmt::format("AT-RISK above {:.0f}% of HBM: context, allocator fragmentation and "
+      fmt::format("AT-RISK above {:.0f}% of HBM{}: context, allocator fragmentation and "
                   "library workspaces are not modelled in full",
-                  kAtRiskFraction * 100));
+                  kAtRiskFraction * 100,
+                  xla ? "" : ", or where the caching allocator's reserve below exceeds HBM"));
   if (xla) {
     a.push_back(
         "JAX/XLA: no PyTorch caching allocator; XLA's buffer assignment plans the step and "

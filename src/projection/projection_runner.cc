@@ -73,6 +73,18 @@ InFlightTable SimulatedInFlight(const Job& job) {
   return table;
 }
 
+// Memory at the job's schedule. The zero-bubble H2 and heuristic greedies order their passes
+// by the layers' real costs, so their in-flight activations come from the performance
+// projection (as `projection both` reports them), not from unit costs.
+MemoryReport MemoryAtSchedule(const Job& job) {
+  const ScheduleKind kind = ForVirtualStages(job.training.pipeline_schedule, job.parallel.vpp);
+  if (job.parallel.pp > 1 &&
+      (kind == ScheduleKind::kZeroBubbleH2 || kind == ScheduleKind::kZeroBubbleHeuristic)) {
+    return ProjectMemoryFor(job, ProjectPerformance(job, PerformanceOptions{}));
+  }
+  return ProjectMemory(job, SimulatedInFlight(job));
+}
+
 Job WithSchedule(const Job& job, const ProjectionOptions& o) {
   Job j = job;
   // Without pipeline parallelism no schedule applies (the job builder said so).
@@ -135,7 +147,7 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
         "`projection performance` or `projection both` (a memory projection has no step time)");
   }
   const Job j = WithSchedule(job, options);
-  MemoryReport report = ProjectMemory(j, SimulatedInFlight(j));
+  MemoryReport report = MemoryAtSchedule(j);
   if (options.schedule != "all") return report;
   // Every schedule the layout can run, at its simulated in-flight activations.
   for (ScheduleKind k : AllScheduleKinds()) {
@@ -150,7 +162,7 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
       if (j.framework == "torchtitan" && TorchTitanScheduleFor(k) == nullptr) {
         ThrowUserError("not a torchtitan schedule class (torch.distributed.pipelining)");
       }
-      const MemoryReport mk = ProjectMemory(jk, SimulatedInFlight(jk));
+      const MemoryReport mk = MemoryAtSchedule(jk);
       s.ran = true;
       s.peak_bytes = mk.peak_bytes;
       s.peak_rank = mk.peak_rank;

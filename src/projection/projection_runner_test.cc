@@ -53,5 +53,24 @@ TEST(ProjectionRunnerTest, BothPrintsTheJobsNotesOnce) {
   EXPECT_EQ(text.find("a note of the job", first + 1), std::string::npos);
 }
 
+// The zero-bubble heuristic orders its passes by the layers' real costs: `projection memory`
+// reports the in-flight activations `projection both` simulates, not those of unit costs.
+TEST(ProjectionRunnerTest, MemoryOfACostDrivenScheduleIsTheOneTheStepRuns) {
+  const Job job = TestJob("llama3.1_70B")
+                      .Cluster("MI300X", 4)
+                      .Parallel(8, 4, 1)
+                      .SequenceLength(8192)
+                      .MicroBatch(1)
+                      .GlobalBatch(32);
+  for (const char* schedule : {"zerobubble-heuristic", "zb-h2", "1f1b"}) {
+    ProjectionOptions o;
+    o.schedule = schedule;
+    MemoryReport both;
+    ProjectJobPerformance(job, o, &both);
+    const MemoryReport alone = RunMemoryProjection(job, o);
+    EXPECT_EQ(alone.peak_bytes, both.peak_bytes) << schedule;
+  }
+}
+
 }  // namespace
 }  // namespace sextant
