@@ -236,12 +236,26 @@ bool EstimateBetter(SearchObjective o, const SearchEntry& a, const SearchEntry& 
   return Key(a.candidate) < Key(b.candidate);
 }
 
+// A schedule Primus runs as configured: Megatron's own (1F1B, interleaved) or one of its
+// pipeline patch's pp_algorithm values.
+bool PrimusRuns(ScheduleKind k) {
+  return k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B ||
+         !PrimusPipelineAlgorithm(k).empty();
+}
+
 bool FullBetter(SearchObjective o, const SearchEntry& a, const SearchEntry& b) {
   if (FitsBefore(a, b) || FitsBefore(b, a)) return FitsBefore(a, b);
   if (o == SearchObjective::kMemory && a.HeadroomBytes() != b.HeadroomBytes())
     return a.HeadroomBytes() > b.HeadroomBytes();
-  if (a.tokens_per_s_per_gpu != b.tokens_per_s_per_gpu)
-    return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+  // Speeds equal to a thousandth of a token/s are one speed (two greedy schedules often build
+  // the same order): then the schedule Primus can run goes first, so that the overrides
+  // printed for the winner reproduce it.
+  const long long speed_a = std::llround(a.tokens_per_s_per_gpu * 1000);
+  const long long speed_b = std::llround(b.tokens_per_s_per_gpu * 1000);
+  if (speed_a != speed_b) return speed_a > speed_b;
+  if (PrimusRuns(a.candidate.schedule) != PrimusRuns(b.candidate.schedule)) {
+    return PrimusRuns(a.candidate.schedule);
+  }
   if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
   return Key(a.candidate) < Key(b.candidate);
 }

@@ -1,5 +1,10 @@
 #include "projection/search_report.h"
 
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "job/torchtitan_schedules.h"
@@ -213,15 +218,35 @@ PrimusOverrides TorchTitanOverrides(const Candidate& c, bool moe, int64_t layers
 
 // MaxText's mesh (ici_*_parallelism; MaxText shards parameters and optimizer state over the
 // fsdp axis) and remat policy. Its batch is per_device_batch_size: said in a note.
-PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_batch) {
+PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_batch,
+                                 int gpus_per_node) {
   PrimusOverrides o;
-  auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
-  add("ici_tensor_parallelism", std::to_string(c.tp));
-  add("ici_pipeline_parallelism", std::to_string(c.pp));
-  add("ici_sequence_parallelism", std::to_string(c.cp));
+  auto add = [&](const std::string& key, std::string value) { o.values.emplace_back(key, value); };
+  // The ici_* axes multiply to the GPUs of one node and the dcn_* axes to the nodes (MaxText's
+  // mesh: ici within a slice, dcn across slices). The node is filled tensor first (the most
+  // communication), then expert, sequence, fsdp and pipeline; what does not fit goes to dcn.
   // The expert axis is a mesh axis of its own in MaxText; in the plan EP folds into DP.
-  if (moe) add("ici_expert_parallelism", std::to_string(c.ep));
-  add("ici_fsdp_parallelism", std::to_string(moe ? c.dp / std::max(1, c.ep) : c.dp));
+  const std::pair<const char*, int> axes[] = {{"tensor", c.tp},
+                                              {"expert", moe ? c.ep : 1},
+                                              {"sequence", c.cp},
+                                              {"fsdp", moe ? c.dp / std::max(1, c.ep) : c.dp},
+                                              {"pipeline", c.pp}};
+  int room = gpus_per_node > 0 ? gpus_per_node : std::numeric_limits<int>::max();
+  std::vector<std::pair<std::string, std::string>> dcn;
+  for (const auto& [name, size] : axes) {
+    const int ici = gpus_per_node > 0 ? std::gcd(size, room) : size;
+    room /= std::max(1, ici);
+    if (std::string_view(name) != "expert" || moe) {
+      add(fmt::format("ici_{}_parallelism", name), std::to_string(ici));
+    }
+    if (gpus_per_node > 0 && (std::string_view(name) != "expert" || moe)) {
+      dcn.emplace_back(fmt::format("dcn_{}_parallelism", name), std::to_string(size / ici));
+    }
+  }
+  // base.yml's dcn_data_parallelism is -1 (fill the remaining nodes): the plan's data
+  // parallelism is all in fsdp, so the data axis is 1.
+  if (gpus_per_node > 0) dcn.emplace_back("dcn_data_parallelism", "1");
+  for (auto& kv : dcn) o.values.push_back(std::move(kv));
   // Megatron's selective recompute (core attention) has no MaxText policy of its own: a
   // named one MaxText's adapter reads the same way.
   switch (c.recompute) {
@@ -244,10 +269,10 @@ PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_ba
 }  // namespace
 
 PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std::string& framework,
-                                  int64_t layers, int64_t global_batch) {
+                                  int64_t layers, int64_t global_batch, int gpus_per_node) {
   const Candidate& c = entry.candidate;
   if (framework == "torchtitan") return TorchTitanOverrides(c, moe, layers, global_batch);
-  if (framework == "maxtext") return MaxTextOverrides(c, moe, global_batch);
+  if (framework == "maxtext") return MaxTextOverrides(c, moe, global_batch, gpus_per_node);
   PrimusOverrides o;
   auto add = [&](const char* key, std::string value) { o.values.emplace_back(key, value); };
   add("tensor_model_parallel_size", std::to_string(c.tp));
@@ -332,8 +357,8 @@ std::string RenderSearchResult(const SearchResult& r) {
       ValidPerSecond(r) / std::max(1, r.processes * static_cast<int>(r.threads)));
   for (const std::string& a : r.assumptions) out += "  - " + a + "\n";
   if (!r.top.empty()) {
-    const PrimusOverrides o =
-        ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers, r.global_batch_size);
+    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers,
+                                                r.global_batch_size, r.gpus_per_node);
     out += "\nThe best configuration as Primus overrides:\n  command line:";
     // A layout string holds '|', '*' and '(': quoted for the shell and for YAML.
     const auto special = [](const std::string& v) {
@@ -391,8 +416,8 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
   j["threads"] = r.threads;
   j["assumptions"] = r.assumptions;
   if (!r.top.empty()) {
-    const PrimusOverrides o =
-        ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers, r.global_batch_size);
+    const PrimusOverrides o = ToPrimusOverrides(r.top.front(), r.moe, r.framework, r.layers,
+                                                r.global_batch_size, r.gpus_per_node);
     nlohmann::json values = nlohmann::json::object();
     for (const auto& [key, value] : o.values) values[key] = value;
     j["best_as_primus_overrides"] = {{"overrides", values}, {"notes", o.notes}};

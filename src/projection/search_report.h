@@ -25,9 +25,11 @@ struct PrimusOverrides {
   std::vector<std::pair<std::string, std::string>> values;
   std::vector<std::string> notes;
 };
+// `gpus_per_node` splits MaxText's mesh into ici_* (inside a node) and dcn_* (across nodes)
+// axes; 0 puts every axis on ici_*.
 PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe,
                                   const std::string& framework = "", int64_t layers = 0,
-                                  int64_t global_batch = 0);
+                                  int64_t global_batch = 0, int gpus_per_node = 0);
 
 // The ranked list and the Pareto front as tables (for --csv-dir and --xlsx).
 std::vector<Table> SearchResultTables(const SearchResult& result);

@@ -88,6 +88,15 @@ TEST(SearchReportTest, TorchTitanAndMaxTextGetTheirOwnKeys) {
   EXPECT_EQ(Value(m, "per_device_batch_size"), "8");        // 64 over 8 devices
   EXPECT_EQ(Value(m, "gradient_accumulation_steps"), "8");  // 64 / (1 x DP 8)
   EXPECT_EQ(Value(m, "remat_policy"), "full");
+  // On 8-GPU nodes the mesh is split: the ici_* axes fill one node (expert 4 x fsdp 2) and the
+  // dcn_* axes span the nodes; MaxText refuses ici axes that multiply past a node.
+  e.candidate.dp = 32;
+  const PrimusOverrides nodes = ToPrimusOverrides(e, true, "maxtext", 32, 256, 8);
+  EXPECT_EQ(Value(nodes, "ici_expert_parallelism"), "4");
+  EXPECT_EQ(Value(nodes, "ici_fsdp_parallelism"), "2");
+  EXPECT_EQ(Value(nodes, "dcn_expert_parallelism"), "1");
+  EXPECT_EQ(Value(nodes, "dcn_fsdp_parallelism"), "4");
+  EXPECT_EQ(Value(nodes, "dcn_data_parallelism"), "1");
 }
 
 // An uneven split over interleaved chunks is Megatron's pipeline_model_parallel_layout; its
