@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command_hints.h"
@@ -155,6 +156,30 @@ void AddProjectionCommands(CLI::App& app) {
                      "write the ranked list and the Pareto front as top.csv and pareto.csv");
   search->add_option("--xlsx", flags->xlsx, "write them as an Excel workbook (one sheet each)");
   search->callback([opts, flags, search] {
+    // Flags of the single-configuration projections that a search would silently ignore.
+    std::vector<std::string> chosen, elsewhere;
+    for (const char* name :
+         {"--micro-batch-size", "--num-virtual-stages-per-pipeline-rank", "--target-ep-size"}) {
+      if (search->count(name) > 0) chosen.emplace_back(name);
+    }
+    for (const char* name :
+         {"--profiling-mode", "--memory-mode", "--memory-safety-margin", "--benchmark-gpus",
+          "--calibration", "--save-benchmark", "--load-benchmark", "--compare", "--trace",
+          "--scaling-nodes", "--chrome-trace", "--pp-dump", "--export_config"}) {
+      if (search->count(name) > 0) elsewhere.emplace_back(name);
+    }
+    if (!chosen.empty()) {
+      ThrowUserError(fmt::format(
+          "projection search chooses {} itself (it tries every value the layout allows); "
+          "leave it out, and give the winner's value to `projection performance`",
+          fmt::join(chosen, ", ")));
+    }
+    if (!elsewhere.empty()) {
+      ThrowUserError(fmt::format(
+          "projection search ranks configurations with the cost models and does not use {}: "
+          "give {} to `projection performance` or `projection both` with the winner's overrides",
+          fmt::join(elsewhere, ", "), elsewhere.size() == 1 ? "it" : "them"));
+    }
     const SearchOptions options = ToSearchOptions(*opts, *flags);
     bool is_root = true;
     SearchResult result;

@@ -63,6 +63,14 @@ t.expect_output(run, r"--output: an empty path names no file to write")
 run = t.sextant("trace", "report", "--html", "", __file__, expect_status=1)
 t.expect_output(run, r"--html: an empty path names no file to write")
 
+# A search would ignore the single-configuration flags: it says so instead.
+run = t.sextant("projection", "search", "--target-nodes", "2", "--micro-batch-size", "3",
+                expect_status=1)
+t.expect_output(run, r"projection search chooses --micro-batch-size itself")
+run = t.sextant("projection", "search", "--target-nodes", "2", "--chrome-trace", "x.json",
+                expect_status=1)
+t.expect_output(run, r"does not use --chrome-trace: give it to `projection performance`")
+
 # Numbers: the flag, the limit and the value.
 run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
 t.expect_output(run, r"--target-nodes: must be a whole number of at least 1, got '0'")
