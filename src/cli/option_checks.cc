@@ -1,6 +1,7 @@
 #include "cli/option_checks.h"
 
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -9,13 +10,24 @@
 
 namespace sextant::cli {
 
+namespace {
+
+// The whole text as an integer; nullopt for anything else ("2.5", "", "1e3", out of range).
+std::optional<long long> WholeNumber(const std::string& text) {
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
 CLI::Validator AtLeast(long long minimum) {
   return CLI::Validator(
       [minimum](std::string& text) -> std::string {
-        long long value = 0;
-        const char* end = text.data() + text.size();
-        auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (ec != std::errc() || ptr != end || value < minimum) {
+        const std::optional<long long> value = WholeNumber(text);
+        if (!value || *value < minimum) {
           return fmt::format("must be a whole number of at least {}, got '{}'", minimum, text);
         }
         return "";
@@ -26,10 +38,8 @@ CLI::Validator AtLeast(long long minimum) {
 CLI::Validator WholeNumberBetween(long long minimum, long long maximum) {
   return CLI::Validator(
       [minimum, maximum](std::string& text) -> std::string {
-        long long value = 0;
-        const char* end = text.data() + text.size();
-        auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (ec != std::errc() || ptr != end || value < minimum || value > maximum) {
+        const std::optional<long long> value = WholeNumber(text);
+        if (!value || *value < minimum || *value > maximum) {
           return fmt::format("must be a whole number from {} to {}, got '{}'", minimum, maximum,
                              text);
         }

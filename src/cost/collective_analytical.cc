@@ -189,8 +189,14 @@ double AnalyticalCollectiveModel::AllToAll(double bytes, const Shape& s) const {
   if (s.nodes > 1) t = std::max(t, inter_bytes / (NodeNetworkBandwidth(s.r, s.nodes) / s.r));
   const double hop =
       s.nodes > 1 ? NetHop(s, preset_.hop_net_ring[simple]) : preset_.hop_intra_ring[simple];
+  // One send/receive pair per peer (ncclGroupStart ... ncclGroupEnd): each peer in another
+  // node is a network message of its own that the proxy posts and completes. Its cost is the
+  // cluster's a2a_peer_lat (Primus's measured 0.45 us per inter-node peer, gpu_spec.h; a
+  // hardware config may set it), shared with the Primus-fitted model.
   const double remote_peers = s.n - s.r;
-  return (preset_.base_ring[simple] + hop + preset_.a2a_remote_peer_us * remote_peers) * kUs + t;
+  return (preset_.base_ring[simple] + hop + cluster_.calibration.a2a_peer_lat_us * remote_peers) *
+             kUs +
+         t;
 }
 
 double AnalyticalCollectiveModel::SendRecv(double bytes, const Shape& s) const {

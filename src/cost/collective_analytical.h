@@ -36,12 +36,6 @@ struct AnalyticalPreset {
   double ll128_fraction = 0.92;
   double tree_fraction = 0.9;          // NCCL: tree busBw x 0.9
   int64_t direct_max_bytes = 1 << 20;  // one-shot / direct intra-node algorithms up to this size
-  // All-to-all is one send/receive pair per peer (ncclGroupStart ... ncclGroupEnd); each peer
-  // in another node is a separate network message that the proxy posts and completes: a cost
-  // per remote peer on top of the transfer. Primus's projection measures 0.45 us per
-  // inter-node peer on RCCL (a2a_peer_lat, research/primus-projection.md); the same per-message
-  // proxy work applies to NCCL's net transport.
-  double a2a_remote_peer_us = 0.45;
 
   // NCCL over NVLink/NVSwitch + InfiniBand; constants from NCCL's tuning.cc.
   static AnalyticalPreset Nccl();

@@ -84,6 +84,12 @@ TEST(AnalyticalNccl, AllToAllLatencyGrowsWithRemotePeers) {
   const double large = H100Model(1024).Time(Collective::kAllToAll, 8, {8192, 8});
   EXPECT_GE(large - small, (8184 - 120) * 0.45e-6);
   EXPECT_LT(large - small, (8184 - 120) * 0.45e-6 + 50e-6);
+  // The per-peer cost is the cluster's a2a_peer_lat, which a hardware config may set.
+  ClusterSpec slow = MakeCluster(*FindGpu("H100"), 16);
+  slow.calibration.a2a_peer_lat_us = 1.45;
+  const double slower = AnalyticalCollectiveModel(slow, AnalyticalPreset::Nccl())
+                            .Time(Collective::kAllToAll, 8, {128, 8});
+  EXPECT_NEAR(slower - small, 120 * 1.0e-6, 1e-12);
 }
 
 TEST(AnalyticalNccl, SendRecvIntraAndInterNode) {

@@ -227,19 +227,18 @@ PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_ba
   // communication), then expert, sequence, fsdp and pipeline; what does not fit goes to dcn.
   // The expert axis is a mesh axis of its own in MaxText; in the plan EP folds into DP.
   const std::pair<const char*, int> axes[] = {{"tensor", c.tp},
-                                              {"expert", moe ? c.ep : 1},
+                                              {"expert", c.ep},
                                               {"sequence", c.cp},
                                               {"fsdp", moe ? c.dp / std::max(1, c.ep) : c.dp},
                                               {"pipeline", c.pp}};
   int room = gpus_per_node > 0 ? gpus_per_node : std::numeric_limits<int>::max();
   std::vector<std::pair<std::string, std::string>> dcn;
   for (const auto& [name, size] : axes) {
+    if (!moe && std::string_view(name) == "expert") continue;
     const int ici = gpus_per_node > 0 ? std::gcd(size, room) : size;
     room /= std::max(1, ici);
-    if (std::string_view(name) != "expert" || moe) {
-      add(fmt::format("ici_{}_parallelism", name), std::to_string(ici));
-    }
-    if (gpus_per_node > 0 && (std::string_view(name) != "expert" || moe)) {
+    add(fmt::format("ici_{}_parallelism", name), std::to_string(ici));
+    if (gpus_per_node > 0) {
       dcn.emplace_back(fmt::format("dcn_{}_parallelism", name), std::to_string(size / ici));
     }
   }
