@@ -279,6 +279,72 @@ std::vector<SearchEntry> ParetoFront(std::vector<SearchEntry> entries, Speed spe
 
 double FullSpeed(const SearchEntry& e) { return e.tokens_per_s_per_gpu; }
 
+// What the recompute column's values mean, in the framework's own terms.
+std::string RecomputeAssumption(const std::string& framework) {
+  if (framework == "torchtitan") {
+    return "recompute: selective = activation_checkpoint.mode selective with op-level "
+           "selective_ac_option (projected as Megatron's core-attention recompute), full = every "
+           "block";
+  }
+  if (framework == "maxtext") {
+    return "recompute: selective = remat_policy save_qkv_proj (projected as Megatron's "
+           "core-attention recompute), full = remat_policy full";
+  }
+  return "recompute: selective = Megatron's core attention, full = every layer (uniform)";
+}
+
+// Said when the global batch, not the model, limits how the GPUs are used: fewer sequences
+// than GPUs cap data parallelism (every replica must then be split TP x PP x CP ways), and
+// fewer micro-batches than pipeline stages leave most of each stage idle. Either way more
+// nodes add GPUs faster than they add tokens/s.
+std::string BatchLimitNote(const SearchEntry& best, int64_t global_batch, int world) {
+  const Candidate& c = best.candidate;
+  std::string note;
+  if (global_batch > 0 && global_batch < world) {
+    note = fmt::format(
+        "the global batch ({} sequences) is smaller than the {} GPUs: at most {} data-parallel "
+        "replicas, each of at least {} GPUs, so the rest goes to model parallelism",
+        global_batch, world, global_batch, (world + global_batch - 1) / global_batch);
+  }
+  if (c.pp > 1 && best.micro_batches > 0 && best.micro_batches < c.pp) {
+    note += fmt::format(
+        "{}the best configuration runs {} micro-batches through {} pipeline stages "
+        "(bubble {:.0f}%)",
+        note.empty() ? "" : "; ", best.micro_batches, c.pp, best.bubble_ratio * 100);
+  }
+  if (note.empty()) return note;
+  return note +
+         ": fewer nodes or a larger global batch would give more tokens/s per GPU (the batch, "
+         "not the model, limits this search)";
+}
+
+// Greedy schedules (ZB-H2, the zero-bubble heuristic, ...) often build the same order for a
+// configuration: rows that differ only in the schedule and have the same speed (to a thousandth
+// of a token/s) and peak become one, the best-ranked, naming the others. `ranked` is sorted
+// best first, so the row kept is the one FullBetter prefers (a schedule Primus runs).
+std::vector<SearchEntry> MergeSameStepSchedules(std::vector<SearchEntry> ranked) {
+  auto same_but_schedule = [](const SearchEntry& a, const SearchEntry& b) {
+    Candidate x = a.candidate;
+    x.schedule = b.candidate.schedule;
+    return Key(x) == Key(b.candidate) && x.layout == b.candidate.layout &&
+           x.first_stage_layers == b.candidate.first_stage_layers &&
+           x.last_stage_layers == b.candidate.last_stage_layers && a.peak_bytes == b.peak_bytes &&
+           std::llround(a.tokens_per_s_per_gpu * 1000) ==
+               std::llround(b.tokens_per_s_per_gpu * 1000);
+  };
+  std::vector<SearchEntry> kept;
+  for (SearchEntry& e : ranked) {
+    auto same = std::find_if(kept.begin(), kept.end(),
+                             [&](const SearchEntry& k) { return same_but_schedule(k, e); });
+    if (same == kept.end()) {
+      kept.push_back(std::move(e));
+    } else {
+      same->same_step_schedules.push_back(e.candidate.schedule);
+    }
+  }
+  return kept;
+}
+
 // How far (relative) an estimate may be from the full projection's iteration time and still
 // leave the ranking to the full projection: candidates within it of the estimated front are
 // re-evaluated, so a front point the estimate places slightly wrong is not lost.
@@ -487,6 +553,7 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
     return FullBetter(options.objective, a, b);
   });
   r.pareto = ParetoFront(ranked, FullSpeed);
+  ranked = MergeSameStepSchedules(std::move(ranked));
   if (ranked.size() > static_cast<size_t>(std::max(0, options.top_k)))
     ranked.resize(static_cast<size_t>(std::max(0, options.top_k)));
   r.top = std::move(ranked);
@@ -505,6 +572,8 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
   r.processes = processes;
   r.threads = threads == 0 ? HardwareThreads() : threads;
   r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  const bool megatron =
+      base.framework.empty() || base.framework == "megatron" || base.framework == "megatron_bridge";
   r.assumptions = {
       fmt::format("global batch {} and sequence length {} fixed; precision, fusion and overlap "
                   "settings from the config{}",
@@ -513,13 +582,18 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
                       ? fmt::format(", LoRA rank {} with frozen base weights in every layout",
                                     base.training.lora.rank)
                       : std::string()),
-      "grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; EP powers of "
-      "two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; optimizer sharding off, "
-      "distributed or FSDP2; layers split "
-      "evenly, else (one chunk per rank) Megatron's first/last stage layer counts with the "
-      "middle stages at ceil(layers / PP), or (interleaved chunks) a balanced "
-      "pipeline_model_parallel_layout with the embedding and the loss counted as layers",
-      "recompute: selective = Megatron's core attention, full = every layer (uniform)",
+      fmt::format("grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; "
+                  "EP powers of two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; "
+                  "{}; layers split evenly, else (one chunk per rank) {} first/last stage layer "
+                  "counts with the middle stages at ceil(layers / PP), or (interleaved chunks) a "
+                  "balanced {} with the embedding and the loss counted as layers",
+                  megatron ? "optimizer sharding off, distributed or FSDP2"
+                           : "parameters, gradients and optimizer state sharded over the "
+                             "data-parallel GPUs (FSDP) wherever there are several",
+                  megatron ? "Megatron's" : "balanced",
+                  base.framework == "torchtitan" ? "split (torchtitan's layers per stage)"
+                                                 : "pipeline_model_parallel_layout"),
+      RecomputeAssumption(base.framework),
       fmt::format(
           "ranked by an analytic step time (closed-form pipeline bubble; interleaved, ZB-H1 "
           "and ZB-H2 on uneven stages simulated near the top); the best {} "
@@ -532,6 +606,11 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
       fmt::format("AT-RISK (above {:.0f}% of HBM) configurations rank after every one that "
                   "fits and are marked (the Pareto front keeps them); OOM ones are pruned",
                   kAtRiskFraction * 100)};
+  if (!r.top.empty()) {
+    const std::string note =
+        BatchLimitNote(r.top.front(), r.global_batch_size, base.cluster.WorldSize());
+    if (!note.empty()) r.assumptions.push_back(note);
+  }
   if (r.counts.shapes_skipped > 0) {
     r.assumptions.push_back(fmt::format(
         "--time-budget {:g} s: {} layer shapes (TP, CP, EP, ETP, micro-batch, recompute) were "

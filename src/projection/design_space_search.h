@@ -56,6 +56,9 @@ struct SearchEntry {
   double hardware_tflops_per_gpu = 0;
   double mfu = 0;
   double bubble_ratio = 0;
+  // Other schedules that built the same step for this configuration (equal speed and memory):
+  // one row stands for them all.
+  std::vector<ScheduleKind> same_step_schedules;
 
   int64_t HeadroomBytes() const { return capacity_bytes - peak_bytes; }
 };

@@ -32,16 +32,33 @@ Verdict ParseVerdict(const std::string& name) {
 
 double GiB(int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 
-// "7/6" for first/last stage layers, "layout" for a layout string (in full in the overrides
-// and the JSON: 32 stages do not fit a column), "even" otherwise.
-std::string LayerSplit(const Candidate& c) {
-  if (!c.layout.empty()) return "layout";
+// Whether a table is read by a person (console) or by a program (CSV, XLSX).
+enum class Reader { kPerson, kProgram };
+
+// "7/6" for first/last stage layers, "even" otherwise; a layout string in full for programs,
+// "layout" for a person (32 stages do not fit a column; the overrides print it in full).
+std::string LayerSplit(const Candidate& c, Reader reader) {
+  if (!c.layout.empty()) return reader == Reader::kProgram ? c.layout : "layout";
   if (c.first_stage_layers < 0) return "even";
   return fmt::format("{}/{}", c.first_stage_layers, c.last_stage_layers);
 }
 
+// The schedule, and the others that built the same step for this configuration.
+std::string ScheduleCell(const SearchEntry& e) {
+  std::string cell(ScheduleKindName(e.candidate.schedule));
+  for (ScheduleKind k : e.same_step_schedules) cell += fmt::format(" = {}", ScheduleKindName(k));
+  return cell;
+}
+
+// MaxText shards over its mesh's fsdp axis (XLA), not with PyTorch's FSDP2.
+std::string ShardingCell(const Candidate& c, const std::string& framework) {
+  if (framework == "maxtext" && c.fsdp2) return "fsdp";
+  return ShardingName(c);
+}
+
 Table EntryTable(const std::string& name, const std::string& title,
-                 const std::vector<SearchEntry>& entries) {
+                 const std::vector<SearchEntry>& entries, Reader reader,
+                 const std::string& framework) {
   Table t(name, title,
           {{"rank", "#", 0},
            {"tp", "TP", 0},
@@ -67,10 +84,9 @@ Table EntryTable(const std::string& name, const std::string& title,
     const Candidate& c = e.candidate;
     t.AddRow({++rank, int64_t{c.tp}, int64_t{c.pp}, int64_t{c.vpp}, int64_t{c.cp}, int64_t{c.ep},
               int64_t{c.etp}, int64_t{c.dp}, c.micro_batch_size,
-              std::string(RecomputeName(c.recompute)), std::string(ShardingName(c)),
-              std::string(ScheduleKindName(c.schedule)), LayerSplit(c), e.tokens_per_s_per_gpu,
-              e.model_tflops_per_gpu, e.mfu * 100, GiB(e.peak_bytes), GiB(e.HeadroomBytes()),
-              std::string(VerdictName(e.verdict))});
+              std::string(RecomputeName(c.recompute)), ShardingCell(c, framework), ScheduleCell(e),
+              LayerSplit(c, reader), e.tokens_per_s_per_gpu, e.model_tflops_per_gpu, e.mfu * 100,
+              GiB(e.peak_bytes), GiB(e.HeadroomBytes()), std::string(VerdictName(e.verdict))});
   }
   return t;
 }
@@ -84,6 +100,12 @@ nlohmann::json CountsJson(const SearchCounts& c) {
           {"fully_evaluated", c.fully_evaluated},
           {"layer_shapes_skipped", c.shapes_skipped},
           {"valid", c.Valid()}};
+}
+
+nlohmann::json SameStepSchedulesJson(const SearchEntry& e) {
+  nlohmann::json j = nlohmann::json::array();
+  for (ScheduleKind k : e.same_step_schedules) j.push_back(ScheduleKindName(k));
+  return j;
 }
 
 // Valid configurations (built, validated, costed by the memory model) per second: pruned and
@@ -103,6 +125,7 @@ nlohmann::json SearchEntryJson(const SearchEntry& e) {
           {"distributed_optimizer", c.distributed_optimizer},
           {"fsdp2", c.fsdp2},
           {"schedule", ScheduleKindName(c.schedule)},
+          {"same_step_schedules", SameStepSchedulesJson(e)},
           {"decoder_first_pipeline_num_layers", c.first_stage_layers},
           {"decoder_last_pipeline_num_layers", c.last_stage_layers},
           {"pipeline_model_parallel_layout", c.layout},
@@ -137,6 +160,11 @@ SearchEntry SearchEntryFromJson(const nlohmann::json& j) {
   c.distributed_optimizer = j.at("distributed_optimizer").get<bool>();
   c.fsdp2 = j.at("fsdp2").get<bool>();
   c.schedule = ParseScheduleKind(j.at("schedule").get<std::string>());
+  if (j.contains("same_step_schedules")) {
+    for (const auto& name : j.at("same_step_schedules")) {
+      e.same_step_schedules.push_back(ParseScheduleKind(name.get<std::string>()));
+    }
+  }
   c.first_stage_layers = j.at("decoder_first_pipeline_num_layers").get<int64_t>();
   c.last_stage_layers = j.at("decoder_last_pipeline_num_layers").get<int64_t>();
   c.layout = j.at("pipeline_model_parallel_layout").get<std::string>();
@@ -327,9 +355,19 @@ PrimusOverrides ToPrimusOverrides(const SearchEntry& entry, bool moe, const std:
   return o;
 }
 
+namespace {
+
+std::string TopTitle(const SearchResult& r) {
+  return r.top.size() == 1 ? std::string("Top configuration")
+                           : fmt::format("Top {} configurations", r.top.size());
+}
+
+}  // namespace
+
 std::vector<Table> SearchResultTables(const SearchResult& r) {
-  return {EntryTable("top", fmt::format("Top {} configurations", r.top.size()), r.top),
-          EntryTable("pareto", "Pareto front: tokens/s per GPU vs peak memory", r.pareto)};
+  return {EntryTable("top", TopTitle(r), r.top, Reader::kProgram, r.framework),
+          EntryTable("pareto", "Pareto front: tokens/s per GPU vs peak memory", r.pareto,
+                     Reader::kProgram, r.framework)};
 }
 
 std::string RenderSearchResult(const SearchResult& r) {
@@ -337,13 +375,16 @@ std::string RenderSearchResult(const SearchResult& r) {
       fmt::format("{} on {} node(s) x {} {} | global batch {} x sequence {} | ranked by {}\n\n",
                   r.model, r.nodes, r.gpus_per_node, r.gpu, r.global_batch_size, r.seq_length,
                   r.objective == SearchObjective::kMemory ? "memory headroom" : "tokens/s per GPU");
-  out += RenderConsoleTable(
-             EntryTable("top", fmt::format("Top {} configurations", r.top.size()), r.top)) +
+  // Never one line per column (RenderConsoleTable's form for a wide single row): the two
+  // tables are read side by side, column by column.
+  out += RenderConsoleTable(EntryTable("top", TopTitle(r), r.top, Reader::kPerson, r.framework), 60,
+                            0) +
          "\n";
   out += RenderConsoleTable(EntryTable("pareto",
                                        "Pareto front: tokens/s per GPU vs peak memory (no other "
                                        "configuration is both faster and smaller)",
-                                       r.pareto)) +
+                                       r.pareto, Reader::kPerson, r.framework),
+                            60, 0) +
          "\n";
   const SearchCounts& c = r.counts;
   out += fmt::format(

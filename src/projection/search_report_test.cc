@@ -130,5 +130,49 @@ TEST(SearchReportTest, ALayoutIsWrittenAndQuoted) {
   EXPECT_EQ(back.candidate.layout, e.candidate.layout);
 }
 
+// What a person and a program read: the console keeps the top list in columns even for one
+// row and names a layout "layout"; CSV/XLSX carry the layout string itself; a row standing for
+// several schedules names them all; MaxText's sharding is its fsdp axis, not PyTorch's FSDP2.
+TEST(SearchReportTest, TablesForPeopleAndForPrograms) {
+  SearchEntry e;
+  e.candidate.tp = 8;
+  e.candidate.pp = 16;
+  e.candidate.vpp = 2;
+  e.candidate.schedule = ScheduleKind::kInterleaved1F1B;
+  e.candidate.layout = "Et*1|t*1|(t*2|)*29t*1,L";
+  e.full = true;
+  e.tokens_per_s_per_gpu = 1234.5;
+  SearchEntry z;
+  z.candidate.pp = 4;
+  z.candidate.dp = 2;
+  z.candidate.fsdp2 = true;
+  z.candidate.schedule = ScheduleKind::kZeroBubbleHeuristic;
+  z.same_step_schedules = {ScheduleKind::kZeroBubbleH2};
+  SearchResult r;
+  r.top = {e};
+  r.pareto = {e, z};
+  const std::string text = RenderSearchResult(r);
+  EXPECT_NE(text.find("Top configuration\n#  TP  PP"), std::string::npos) << text;
+  EXPECT_EQ(text.find("layer split  layout"), std::string::npos) << text;  // not one per line
+  EXPECT_NE(text.find("zerobubble-heuristic = zb-h2"), std::string::npos) << text;
+
+  const std::vector<Table> tables = SearchResultTables(r);
+  ASSERT_EQ(tables.size(), 2u);
+  const Table& top = tables[0];
+  EXPECT_EQ(top.title(), "Top configuration");
+  EXPECT_EQ(std::get<std::string>(top.rows()[0][top.ColumnIndex("layer_split")]),
+            "Et*1|t*1|(t*2|)*29t*1,L");
+  const Table& pareto = tables[1];
+  EXPECT_EQ(std::get<std::string>(pareto.rows()[1][pareto.ColumnIndex("schedule")]),
+            "zerobubble-heuristic = zb-h2");
+  EXPECT_EQ(std::get<std::string>(pareto.rows()[1][pareto.ColumnIndex("sharding")]), "fsdp2");
+  r.framework = "maxtext";
+  EXPECT_EQ(
+      std::get<std::string>(SearchResultTables(r)[1].rows()[1][pareto.ColumnIndex("sharding")]),
+      "fsdp");
+  const SearchEntry back = SearchEntryFromJson(SearchEntryJson(z));
+  EXPECT_EQ(back.same_step_schedules, z.same_step_schedules);
+}
+
 }  // namespace
 }  // namespace sextant
