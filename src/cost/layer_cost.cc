@@ -50,6 +50,9 @@ unsigned SelectiveMask(const RecomputeSpec& spec) {
     // and the "..._except_mlp" ones re-run the MLP or MoE block.
     unsigned mask = spec.save_attention_context ? 0u : kCoreAttn;
     if (!spec.save_mlp_outputs) mask |= kMlp | kMoe;
+    // Q, K, V not saved: their projections re-run (with the output projection: one module
+    // bit holds them all, so save_out_proj's saved output is re-run too).
+    if (!spec.save_qkv_projections) mask |= kAttnProj;
     return mask;
   }
   if (spec.modules.empty()) return kCoreAttn;  // Megatron's default selective recompute

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "job/job_builder.h"
+#include "memory/memory_model.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
 
@@ -19,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 const std::string kPrimus = CorpusPath("primus");
 
@@ -217,6 +219,60 @@ TEST(CorpusWalk, MaxTextMesh) {
   EXPECT_EQ(job.training.precision.exp_avg, DType::kBF16);
   EXPECT_EQ(job.training.precision.exp_avg_sq, DType::kBF16);
   EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
+}
+
+// One accumulation step's batch is per_device_batch_size per device; the step adds
+// gradient_accumulation_steps of them (MaxText configs/types.py calculate_global_batch_sizes).
+TEST(CorpusWalk, MaxTextGradientAccumulationMultipliesTheGlobalBatch) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path = kPrimus + "/examples/maxtext/configs/MI300X/llama2_7B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  request.overrides = {{"gradient_accumulation_steps", "4"}};
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.training.global_batch_size, 384);  // 12 per device x 8 GPUs x 4 steps
+  EXPECT_EQ(job.training.micro_batch_size, 12);    // per_device_batch_size stays the micro-batch
+}
+
+// MaxText's named remat policies: each saves a subset of the next one's tensors here, so the
+// stored activations never grow from policy to policy; a name MaxText lacks is refused.
+TEST(CorpusWalk, MaxTextRematPoliciesSaveWhatTheyName) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path = kPrimus + "/examples/maxtext/configs/MI300X/llama2_7B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  auto activations = [&](const std::string& policy) {
+    request.overrides = {{"remat_policy", policy}};
+    return ProjectMemory(BuildJob(request)).stages.front().activations_bytes;
+  };
+  const int64_t full = activations("full");
+  const int64_t qkv = activations("save_qkv_proj");
+  const int64_t dots_except_mlp = activations("save_dot_except_mlp");
+  const int64_t minimal = activations("minimal");
+  const int64_t none = activations("none");
+  EXPECT_LT(full, qkv);
+  EXPECT_LT(qkv, dots_except_mlp);
+  EXPECT_LT(dots_except_mlp, minimal);
+  EXPECT_LT(minimal, none);
+  // save_dot_except_mlp keeps Q, K, V and the output projection; save_qkv_proj drops the latter:
+  // 2 bytes x hidden 4096 per token x 12 x 4096 tokens x 32 layers = 12 GiB (Llama 2 7B).
+  EXPECT_EQ(dots_except_mlp - qkv, int64_t{2} * 4096 * 12 * 4096 * 32);
+  // custom: each tensor where its key says ('remat' by default; 'offload' counted as kept).
+  const int64_t custom = activations("custom");
+  EXPECT_LT(custom, qkv);
+  request.overrides = {{"remat_policy", "custom"}, {"out_proj", "device"}};
+  EXPECT_EQ(ProjectMemory(BuildJob(request)).stages.front().activations_bytes - custom,
+            int64_t{2} * 4096 * 12 * 4096 * 32);
+  request.overrides = {{"remat_policy", "custom"},
+                       {"query_proj", "device"},
+                       {"key_proj", "offload"},
+                       {"value_proj", "device"}};
+  EXPECT_EQ(ProjectMemory(BuildJob(request)).stages.front().activations_bytes, qkv);
+  request.overrides = {{"remat_policy", "save_everything"}};
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("unknown policy \"save_everything\"")));
 }
 
 // Primus's MaxText MoE examples run dense_matmul (sparse_matmul: false) with capacity_factor 1:

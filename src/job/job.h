@@ -37,6 +37,10 @@ struct RecomputeSpec {
   // False for the "..._except_mlp" policies: the MLP / expert outputs are not saved, so the
   // whole MLP block runs again in backward.
   bool save_mlp_outputs = true;
+  // False where a policy saves neither Q, K, V (save_out_proj) or not the output projection
+  // (save_qkv_proj): those re-run in backward.
+  bool save_qkv_projections = true;
+  bool save_output_projection = true;
 };
 
 enum class OptimizerKind { kAdam, kSgd, kMuon };

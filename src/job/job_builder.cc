@@ -292,14 +292,14 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
     } else if (ctx.global_batch_per_device > 0) {
       const double global = ctx.global_batch_per_device * static_cast<double>(world);
       if (!(global <= static_cast<double>(SizeRangeOf("global_batch_size")->max))) {
-        ThrowUserError(fmt::format("per_device_batch_size {} x {} GPUs is more than {} sequences",
-                                   ctx.global_batch_per_device, world,
-                                   SizeRangeOf("global_batch_size")->max));
+        ThrowUserError(
+            fmt::format("{} sequences per GPU and step x {} GPUs is more than {} sequences",
+                        ctx.global_batch_per_device, world, SizeRangeOf("global_batch_size")->max));
       }
       if (std::abs(global - std::round(global)) > 1e-9) {
-        ThrowUserError(
-            fmt::format("per_device_batch_size {} x {} GPUs is not a whole number of sequences",
-                        ctx.global_batch_per_device, world));
+        ThrowUserError(fmt::format(
+            "{} sequences per GPU and step x {} GPUs is not a whole number of sequences",
+            ctx.global_batch_per_device, world));
       }
       t.global_batch_size = static_cast<int64_t>(std::llround(global));
     } else {

@@ -22,6 +22,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::ThrowsMessage;
 
 using Vars = std::map<std::string, std::string>;
 const std::string kData = std::string(SEXTANT_SOURCE_DIR) + "/tests/data/config/";
@@ -862,6 +863,55 @@ TEST(BuildJob, TorchTitanForcedMatmulRecomputeListingEveryLinearIsFullRecompute)
   const Job none = BuildJob(request_with("none", ""));
   EXPECT_EQ(none.training.recompute.granularity, RecomputeGranularity::kSelective);
   EXPECT_THAT(none.notes, Not(Contains(HasSubstr("per_op_sac_force_recompute"))));
+}
+
+// torchtitan builds the model from model.flavor alone (train.py model_args[flavor]): the
+// flavor wins over the checkpoint named by hf_assets_path, and an unknown one is refused.
+TEST(BuildJob, TorchTitanFlavorDecidesTheModel) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"model.hf_assets_path", "./assets/hf/Llama-3.1-8B"},
+                       {"model.flavor", "70B"}};
+  EXPECT_EQ(BuildJob(request).model.num_layers, 80);
+  request.overrides = {{"model.flavor", "405B"}};  // released as Llama 3.1 only
+  EXPECT_EQ(BuildJob(request).model.num_layers, 126);
+  request.overrides = {{"model.hf_assets_path", "./assets/hf/Llama-3.1-8B"},
+                       {"model.flavor", "9B"}};
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("llama3 flavor \"9B\" is not in")));
+}
+
+// Op-level selective checkpointing is torchtitan's per-op policy, not Megatron's core-attention
+// recompute (which with flash attention saves nothing).
+TEST(BuildJob, TorchTitanOpLevelCheckpointingIsThePerOpPolicy) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"activation_checkpoint.selective_ac_option", "op"}};
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kSelective);
+  EXPECT_TRUE(job.training.recompute.per_op_policy);
+  EXPECT_TRUE(job.training.recompute.modules.empty());
+}
+
+// HSDP: data_parallel_shard_degree GPUs hold one shard group, replicated
+// data_parallel_replicate_degree times; a replicate degree that does not divide DP is refused.
+TEST(BuildJob, TorchTitanHsdpShardsOverTheShardGroupOnly) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"parallelism.data_parallel_replicate_degree", "2"},
+                       {"parallelism.data_parallel_shard_degree", "2"}};
+  const Job hsdp = BuildJob(request);
+  EXPECT_EQ(hsdp.parallel.dp, 4);
+  EXPECT_EQ(hsdp.parallel.fsdp_replicas, 2);
+  EXPECT_EQ(hsdp.parallel.FsdpShardGroup(), 2);
+  request.overrides = {{"parallelism.data_parallel_replicate_degree", "2"}};  // shard -1 fills
+  EXPECT_EQ(BuildJob(request).parallel.FsdpShardGroup(), 2);
+  request.overrides = {{"parallelism.data_parallel_replicate_degree", "3"}};
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("does not divide the 4 data-parallel GPUs")));
 }
 
 TEST(BuildJob, TorchTitanToml) {

@@ -183,6 +183,13 @@ void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven
                            check.Show("expert_model_parallel_size", p.ep),
                            check.Show("pipeline_model_parallel_size", p.pp), world));
   }
+  // HSDP: the replicas split the data-parallel GPUs into equal shard groups (torchtitan's
+  // ParallelDims asserts dp_replicate x dp_shard = the data-parallel size).
+  if (p.fsdp2 && p.fsdp_replicas > 1 && (int64_t{p.dp} * p.cp) % p.fsdp_replicas != 0) {
+    check.Fail(fmt::format("{} does not divide the {} data-parallel GPUs (DP x CP)",
+                           check.Show("data_parallel_replicate_degree", p.fsdp_replicas),
+                           int64_t{p.dp} * p.cp));
+  }
   if (m.IsMoe()) {
     if (m.moe.num_experts % p.ep != 0) {
       check.Fail(fmt::format("{} does not divide {}",

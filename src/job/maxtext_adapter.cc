@@ -7,6 +7,7 @@
 
 #include "job/framework_adapter.h"
 #include "job/framework_defaults.h"
+#include "job/maxtext_remat.h"
 #include "util/checked_math.h"
 #include "util/dtype.h"
 
@@ -144,30 +145,16 @@ class MaxText final : public FrameworkAdapter {
 
   std::vector<std::string> KnownKeys() const override {
     std::vector<std::string> keys = MeshKeys();
-    for (std::string_view key : {"model_name",
-                                 "per_device_batch_size",
-                                 "max_target_length",
-                                 "remat_policy",
-                                 "quantization",
-                                 "dtype",
-                                 "weight_dtype",
-                                 "num_pipeline_microbatches",
-                                 "gradient_accumulation_steps",
-                                 "base_emb_dim",
-                                 "base_num_query_heads",
-                                 "base_num_kv_heads",
-                                 "base_mlp_dim",
-                                 "base_moe_mlp_dim",
-                                 "base_num_decoder_layers",
-                                 "head_dim",
-                                 "vocab_size",
-                                 "num_experts",
-                                 "num_experts_per_tok",
-                                 "mlp_activations",
-                                 "logits_via_embedding",
-                                 "opt_type",
-                                 "use_turbo_deepep",
-                                 "turbo_sync_free_moe_stage"}) {
+    for (std::string_view key :
+         {"model_name", "per_device_batch_size", "max_target_length", "remat_policy",
+          // remat_policy custom: where each named tensor lives
+          "decoder_layer_input", "context", "mlpwi", "mlpwi_0", "mlpwi_1", "mlpwo", "query_proj",
+          "key_proj", "value_proj", "out_proj", "quantization", "dtype", "weight_dtype",
+          "num_pipeline_microbatches", "gradient_accumulation_steps", "base_emb_dim",
+          "base_num_query_heads", "base_num_kv_heads", "base_mlp_dim", "base_moe_mlp_dim",
+          "base_num_decoder_layers", "head_dim", "vocab_size", "num_experts", "num_experts_per_tok",
+          "mlp_activations", "logits_via_embedding", "opt_type", "use_turbo_deepep",
+          "turbo_sync_free_moe_stage"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -230,14 +217,18 @@ class MaxText final : public FrameworkAdapter {
     t.seq_length = c.SizeInt("max_target_length", 2048, *SizeRangeOf("seq_length"));
     job.model.seq_length = t.seq_length;
     ctx.provenance.Record("seq_length", "max_target_length", c.Where("max_target_length"));
+    // per_device_batch_size is one accumulation step's batch per device, and the step adds
+    // gradient_accumulation_steps of them (MaxText configs/types.py calculate_global_batch_sizes:
+    // micro_batch_size_to_train_on = devices x per_device_batch_size, global_batch_size_to_
+    // train_on = that x gradient_accumulation_steps).
     const double per_device = c.Double("per_device_batch_size", 12.0);
     if (per_device <= 0) c.Fail("per_device_batch_size", "must be positive");
-    ctx.global_batch_per_device = per_device;
+    int64_t micro_batches = c.SizeInt("gradient_accumulation_steps", 1, {1, int64_t{1} << 24});
+    ctx.global_batch_per_device = per_device * static_cast<double>(micro_batches);
     ctx.provenance.Record("global_batch_size", "per_device_batch_size",
                           c.Where("per_device_batch_size"));
     ctx.provenance.Record("micro_batch_size", "per_device_batch_size",
                           c.Where("per_device_batch_size"));
-    int64_t micro_batches = c.SizeInt("gradient_accumulation_steps", 1, {1, int64_t{1} << 24});
     if (p.pp > 1) {
       const int64_t pipeline_micro =
           c.SizeInt("num_pipeline_microbatches", -1, {-1, int64_t{1} << 24});
@@ -250,28 +241,33 @@ class MaxText final : public FrameworkAdapter {
     // Rematerialisation.
     const std::string remat = c.String("remat_policy", "full");
     RecomputeSpec& r = t.recompute;
-    if (remat == "full") {
-      r.granularity = RecomputeGranularity::kFull;
-      r.num_layers = 1;
-    } else if (remat == "minimal" || remat == "minimal_flash" || remat == "minimal_with_context") {
-      // The named projection outputs (MaxText layers/decoders.py minimal_policy:
-      // query/key/value/out_proj, mlpwi_0/1, mlpwo), minimal_flash also saving the context.
+    if (const std::optional<RecomputeSpec> named = MaxTextRematPolicy(remat)) {
+      r = *named;
+      if (remat.ends_with("_offloaded")) {
+        ctx.notes.push_back(fmt::format(
+            "MaxText remat_policy {}: the offloaded tensors projected as kept in GPU memory (host "
+            "offload is not modelled: an upper bound)",
+            remat));
+      }
+    } else if (remat == "custom") {
+      // Each named tensor is 'remat', 'device' or 'offload' (base.yml: all 'remat'); 'offload'
+      // is projected as 'device' (host memory is not modelled).
+      auto kept = [&](std::string_view key) {
+        const std::string where = c.String(key, "remat");
+        if (where != "remat" && where != "device" && where != "offload") {
+          c.Fail(key, fmt::format("must be remat, device or offload, found \"{}\"", where));
+        }
+        return where != "remat";
+      };
       r.granularity = RecomputeGranularity::kSelective;
       r.matmul_outputs_only = true;
-      r.save_attention_context = remat != "minimal";
-    } else if (remat == "save_dot_with_context_except_mlp" || remat == "save_dot_except_mlp" ||
-               remat == "save_dot_except_mlpwi") {
-      // Attention projections (and the context) saved, the MLP recomputed (save_dot_except_mlpwi
-      // also keeps mlpwo, which no backward reads: the same tensors).
-      r.granularity = RecomputeGranularity::kSelective;
-      r.matmul_outputs_only = true;
-      r.save_attention_context = remat == "save_dot_with_context_except_mlp";
-      r.save_mlp_outputs = false;
-    } else if (remat != "none") {
-      r.granularity = RecomputeGranularity::kSelective;
-      r.modules = {"core_attn"};
-      ctx.notes.push_back(
-          fmt::format("MaxText remat_policy {} projected as selective recompute", remat));
+      r.save_qkv_projections = kept("query_proj") && kept("key_proj") && kept("value_proj");
+      r.save_output_projection = kept("out_proj");
+      r.save_attention_context = kept("context");
+      r.save_mlp_outputs = kept("mlpwi_0") && kept("mlpwi_1");
+    } else {
+      c.Fail("remat_policy", fmt::format("unknown policy \"{}\" (MaxText's: {})", remat,
+                                         MaxTextRematPolicyNames()));
     }
     t.compiled_graph = true;  // XLA compiles the step
 
@@ -341,9 +337,10 @@ class MaxText final : public FrameworkAdapter {
   static void BuildModel(AdapterContext& ctx, Job& job) {
     const ConfigReader& c = ctx.config;
     const std::string model_name = c.String("model_name", "default");
+    // MaxText loads configs/models/<model_name>.yml: the name alone decides the model, so an
+    // unknown one is refused rather than replaced by the Primus model file's name.
     if (model_name != "default") {
-      const ModelEntry& entry = FindLibraryModel({model_name, ctx.module.model_stem},
-                                                 c.Where("model_name"), "model_name");
+      const ModelEntry& entry = FindLibraryModel({model_name}, c.Where("model_name"), "model_name");
       RequireSupportedArchitecture(entry.spec, "", c.Where("model_name"));
       job.model = entry.spec;
       return;

@@ -72,9 +72,26 @@ class TorchTitan final : public FrameworkAdapter {
     const std::string hf_path = c.String("model.hf_assets_path", "");
     if (name.empty()) c.Fail("model.name", "missing: TorchTitan needs model.name and model.flavor");
     const std::string hf_name = std::filesystem::path(hf_path).filename().string();
-    const ModelEntry& entry = FindLibraryModel(
-        {StripSuffix(ctx.module.model_stem, "-fp8"), hf_name, name + "_" + flavor, name + flavor},
-        c.Where("model.name"), "model.name");
+    // torchtitan builds the model from model.name's flavor table alone (train.py:
+    // model_args[job_config.model.flavor]); hf_assets_path only points at the tokenizer and
+    // checkpoint. So a flavor decides the dimensions, and one the library does not know is
+    // refused rather than replaced by the checkpoint's or the Primus model file's name.
+    if (!flavor.empty() && FindModel(name + "_" + flavor) == nullptr &&
+        FindModel(name + flavor) == nullptr) {
+      const std::vector<std::string> similar = SimilarModelNames(name + "_" + flavor);
+      c.Fail("model.flavor",
+             fmt::format(
+                 "{} flavor \"{}\" is not in Sextant's model library (torchtitan builds "
+                 "the model from the flavor){}",
+                 name, flavor,
+                 similar.empty() ? "" : fmt::format("; similar: {}", fmt::join(similar, ", "))));
+    }
+    const ModelEntry& entry =
+        flavor.empty()
+            ? FindLibraryModel({StripSuffix(ctx.module.model_stem, "-fp8"), hf_name, name},
+                               c.Where("model.name"), "model.name")
+            : FindLibraryModel({name + "_" + flavor, name + flavor}, c.Where("model.flavor"),
+                               "model.flavor");
     RequireSupportedArchitecture(entry.spec, "", c.Where("model.name"));
     job.model = entry.spec;
     job.model.make_vocab_size_divisible_by = DefaultsForFramework("torchtitan").vocab_multiple;
@@ -99,6 +116,7 @@ class TorchTitan final : public FrameworkAdapter {
     p.sequence_parallel =
         p.tp > 1;  // TorchTitan's TP plan always shards norms/dropout over the sequence
     const int replicate = degree("parallelism.data_parallel_replicate_degree", 1);
+    track("data_parallel_replicate_degree", "parallelism.data_parallel_replicate_degree");
     const int64_t shard = c.Int("parallelism.data_parallel_shard_degree", -1);
     if (shard == 0 || shard < -1 || shard > kParallelDegreeRange.max) {
       c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (fill) or a positive integer");
@@ -106,11 +124,13 @@ class TorchTitan final : public FrameworkAdapter {
     if (shard == -1) {
       // Filled from the world size; FSDP whenever the shard group has more than one GPU.
       p.fsdp2 = true;
+      p.fsdp_replicas = replicate;  // HSDP: the shard degree is what the replicas leave
       ctx.fixed_data_parallel = 0;
-      if (replicate > 1)
-        ctx.notes.push_back("HSDP: sharding projected over the whole data-parallel group");
     } else {
       p.fsdp2 = shard > 1;
+      // HSDP: shard groups of `shard` GPUs, replicated `replicate` times (without sharding,
+      // replicate alone is DDP).
+      if (p.fsdp2) p.fsdp_replicas = replicate;
       const std::optional<int64_t> dp = CheckedMul(shard, replicate);
       if (!dp || *dp > kParallelDegreeRange.max) {
         c.Fail("parallelism.data_parallel_shard_degree",
@@ -258,11 +278,13 @@ class TorchTitan final : public FrameworkAdapter {
             "per_op_sac_force_recompute_mm_shapes_by_fqns projected as full recompute (the "
             "attention outputs op-level AC still saves are not counted)");
       } else if (option == "op") {
+        // torchtitan's per-op policy (distributed/activation_checkpoint.py _save_list): the
+        // attention outputs and every other matmul output are saved, the rest recomputed.
         r.granularity = RecomputeGranularity::kSelective;
-        r.modules = {"core_attn"};
+        r.per_op_policy = true;
         ctx.notes.push_back(
-            "TorchTitan op-level selective checkpointing projected as Megatron selective "
-            "recompute");
+            "TorchTitan op-level selective checkpointing: attention outputs and every other "
+            "matmul output saved, the rest recomputed in backward");
         if (!forced.empty()) {
           ctx.notes.push_back(
               "per_op_sac_force_recompute_mm_shapes_by_fqns names only some linear layers: "

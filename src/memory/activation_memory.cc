@@ -99,9 +99,12 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
     // log-sum-exp under minimal_flash, and the layer input the scan carries. Norm outputs and the
     // SwiGLU product are recomputed; the down projection's output is not needed by any backward.
     const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
-    const bool context = job.training.recompute.save_attention_context;
-    const double attn_shard = 2.0 * (q + 2 * kv) + (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
-    const double attn_repl = 2.0 * h + 2.0 * h;  // layer input, output projection
+    const RecomputeSpec& rc = job.training.recompute;
+    const bool context = rc.save_attention_context;
+    const double attn_shard = (rc.save_qkv_projections ? 2.0 * (q + 2 * kv) : 0.0) +
+                              (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
+    // The layer input, and the output projection where the policy saves it.
+    const double attn_repl = 2.0 * h + (rc.save_output_projection ? 2.0 * h : 0.0);
     const double gate = m.swiglu ? 2.0 : 1.0;
     const bool save_mlp = job.training.recompute.save_mlp_outputs;
     double mlp_shard = save_mlp ? 2.0 * f * gate : 0.0;

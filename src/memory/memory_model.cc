@@ -68,7 +68,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     const std::string sharded = xla ? "FSDP" : "FSDP2";
     report.weights_shard = fmt::format("{} shard", DTypeName(pr.main_params));
     report.weights_note =
-        fmt::format(" (1/{}: {})", std::max(1, job.parallel.dp * job.parallel.cp), sharded);
+        job.parallel.fsdp_replicas > 1
+            ? fmt::format(" (1/{}: HSDP, {} replicas)", job.parallel.FsdpShardGroup(),
+                          job.parallel.fsdp_replicas)
+            : fmt::format(" (1/{}: {})", job.parallel.FsdpShardGroup(), sharded);
     report.grads_state =
         fmt::format("{} gradient shard, reduce-scattered", DTypeName(pr.main_grads));
     report.optimizer_state = pr.main_params == pr.params
@@ -256,9 +259,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       // FSDP keeps only the master shard; each layer's compute copy is gathered per use.
       DTypeName(plan.fsdp2 ? job.training.precision.main_params : job.training.precision.params),
       DTypeName(job.training.precision.main_grads),
-      plan.fsdp2 ? (xla ? ", FSDP sharded over DP x CP" : ", FSDP2 sharded over DP x CP")
-                 : (plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
-                                               : ", optimizer not sharded")));
+      plan.fsdp2
+          ? (plan.fsdp_replicas > 1 ? fmt::format(", HSDP: FSDP2 sharded over {} GPUs, {} replicas",
+                                                  plan.FsdpShardGroup(), plan.fsdp_replicas)
+                                    : (xla ? std::string(", FSDP sharded over DP x CP")
+                                           : std::string(", FSDP2 sharded over DP x CP")))
+          : std::string(plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
+                                                   : ", optimizer not sharded")));
   if (job.training.lora.enabled) {
     const LoraSpec& l = job.training.lora;
     std::string targets;

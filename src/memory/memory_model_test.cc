@@ -218,6 +218,10 @@ TEST(PrimusDifferencesTest, BytesPerParameterFollowMegatron) {
   job.parallel.distributed_optimizer = false;
   job.parallel.fsdp2 = true;  // fp32 shards of weights, grads, two moments
   EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 16.0 / 8);
+  // HSDP with 4 replicas: each shard group of 8 / 4 = 2 GPUs holds a full copy.
+  job.parallel.fsdp_replicas = 4;
+  EXPECT_DOUBLE_EQ(BytesPerDenseParam(job), 16.0 / 2);
+  EXPECT_EQ(ProjectMemory(job).weights_note, " (1/2: HSDP, 4 replicas)");
 }
 
 // FSDP2 reduce-scatters after every backward: plain gradient accumulation (PP 1) keeps only

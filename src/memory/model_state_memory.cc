@@ -53,7 +53,9 @@ PerParam BytesPerParam(const Job& job, int shards) {
 
 }  // namespace
 
-int DenseOptimizerShards(const ParallelPlan& plan) { return std::max(1, plan.dp * plan.cp); }
+int DenseOptimizerShards(const ParallelPlan& plan) {
+  return plan.fsdp2 ? plan.FsdpShardGroup() : std::max(1, plan.dp * plan.cp);
+}
 
 int64_t OptimizerParamsPerGpu(const Job& job) {
   const bool sharded = job.parallel.distributed_optimizer || job.parallel.fsdp2;

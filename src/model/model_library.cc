@@ -146,7 +146,10 @@ std::vector<ModelEntry> BuildLibrary() {
               src + "; 70.6B HF model page; Llama 3.3 70B has the same architecture",
               {"llama3.3_70B", "Llama-3.3-70B-Instruct", "llama3.1_70B-fp8", "llama3.3_70B-fp8"}));
     lib.push_back(Entry(llama3("llama3.1_405B", {126, 16384, 53248, 128, 8, 0, 128256}, 131072),
-                        405e9, 3, src + "; 405B", {"llama3.1_405B-fp8"}));
+                        405e9, 3, src + "; 405B",
+                        // torchtitan's llama3 flavor "405B" (models/llama3/__init__.py): the
+                        // 405B was released as Llama 3.1 only.
+                        {"llama3.1_405B-fp8", "llama3_405B", "Meta-Llama-3.1-405B"}));
   }
   // ---- Llama 3.2 (tied embeddings): Meta model card (1.23B / 3.21B) and HF config.json.
   {
@@ -303,7 +306,7 @@ std::vector<ModelEntry> BuildLibrary() {
         m, 236e9, 3,
         "DeepSeek-V2 paper (arXiv 2405.04434) §3.1.2 (236B total, 21B active); HF config.json; "
         "DeepSeek-V2.5 has the same architecture",
-        {"DeepSeek-V2.5", "deepseek_v3_236b", "deepseek_v3_236b-fp8"}, 21e9));
+        {"DeepSeek-V2.5", "deepseek_v3_236b", "deepseek_v3_236b-fp8", "deepseek2-236b"}, 21e9));
     m = Transformer("deepseek_v3", "deepseek", {61, 7168, 18432, 128, 128, 128, 129280});
     MakeMla(m, 1536, 512);
     MakeMoe(m, 256, 8, 2048, 2048);
@@ -315,7 +318,8 @@ std::vector<ModelEntry> BuildLibrary() {
         Entry(m, 685e9, 3,
               "DeepSeek-V3 paper (arXiv 2412.19437) §4.2; HF model card: 685B = 671B main model + "
               "14B MTP module (37B active); config.json; DeepSeek-V3.1 has the same architecture",
-              {"DeepSeek-V3.1-Base", "deepseek_v3_671b", "deepseek_v3_671b-fp8"}, 37e9));
+              {"DeepSeek-V3.1-Base", "deepseek_v3_671b", "deepseek_v3_671b-fp8", "deepseek3-671b"},
+              37e9));
   }
   // ---- Kimi K2: DeepSeek-V3 architecture with 384 experts, 64 heads, one dense layer and no
   // MTP. Kimi K2 technical report (arXiv 2507.20534): "32 billion activated parameters and
@@ -330,7 +334,7 @@ std::vector<ModelEntry> BuildLibrary() {
     lib.push_back(Entry(m, 1e12, 1,
                         "Kimi K2 technical report (arXiv 2507.20534) (1T total, 32B active); HF "
                         "moonshotai/Kimi-K2-Instruct config.json",
-                        {"Kimi-K2-Instruct", "Kimi-K2-Base"}, 32e9));
+                        {"Kimi-K2-Instruct", "Kimi-K2-Base", "kimi-k2-1t"}, 32e9));
   }
   // ---- GPT-3 sizes: Brown et al. 2020 (arXiv 2005.14165) Table 2.1. The published sizes are
   // names rounded to two or three digits ("350M" is a 356M-parameter model).
@@ -513,6 +517,12 @@ const ModelEntry* FindModel(std::string_view name) {
     for (const std::string& alias : e.aliases) {
       if (FoldName(alias) == key) return &e;
     }
+  }
+  // A Hugging Face id ("meta-llama/Llama-3.1-8B", as Primus model files and tokenizer keys
+  // write it): the model's name follows the organisation.
+  const size_t slash = name.rfind('/');
+  if (slash != std::string_view::npos && slash + 1 < name.size()) {
+    return FindModel(name.substr(slash + 1));
   }
   return nullptr;
 }

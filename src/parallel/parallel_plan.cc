@@ -12,6 +12,10 @@ int ParallelPlan::ExpertDataParallel() const {
   return denom > 0 ? std::max(1, WorldSize() / denom) : 1;
 }
 
+int ParallelPlan::FsdpShardGroup() const {
+  return std::max(1, dp * cp / std::max(1, fsdp_replicas));
+}
+
 std::string DescribeParallelSizes(const ParallelPlan& p) {
   return fmt::format("TP {} PP {} VPP {} CP {} EP {} ETP {} DP {}", p.tp, p.pp, p.vpp, p.cp, p.ep,
                      p.etp, p.dp);

@@ -22,6 +22,9 @@ struct ParallelPlan {
   bool sequence_parallel = false;
   bool distributed_optimizer = false;  // ZeRO-1 style sharding of optimizer state over DP
   bool fsdp2 = false;                  // ZeRO-3: params, grads and optimizer state over DP
+  // HSDP (torchtitan data_parallel_replicate_degree): FSDP shards over DP x CP / fsdp_replicas
+  // GPUs and the shard groups replicate, all-reducing their gradient shards. 1 = plain FSDP.
+  int fsdp_replicas = 1;
 
   // Layer placement; at most one of these is set. Empty = balanced.
   std::string layout;               // pipeline_model_parallel_layout, e.g. "Et*3|(tt|)*29,m|L"
@@ -33,6 +36,8 @@ struct ParallelPlan {
 
   int WorldSize() const { return tp * cp * pp * dp; }
   int ExpertDataParallel() const;  // world / (etp * ep * pp); at least 1
+  // GPUs one FSDP shard group spans: DP x CP, over the HSDP replicas.
+  int FsdpShardGroup() const;
 };
 
 // The sizes in one line, as every report heads its output: "TP 2 PP 4 VPP 1 CP 1 EP 1 ETP 2 DP 8".

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "job/job_validation.h"
+#include "job/maxtext_remat.h"
 #include "job/torchtitan_schedules.h"
 #include "parallel/pipeline_layout.h"
 #include "parallel/sharding.h"
@@ -206,6 +207,7 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   p.sequence_parallel = c.tp > 1;
   p.distributed_optimizer = c.distributed_optimizer;
   p.fsdp2 = c.fsdp2;
+  p.fsdp_replicas = 1;  // the grid shards over every data-parallel GPU (no HSDP)
   p.layout = c.layout;
   p.first_stage_layers = c.first_stage_layers;
   p.last_stage_layers = c.last_stage_layers;
@@ -214,7 +216,17 @@ Job ApplyCandidate(const Job& base, const Candidate& c) {
   t.micro_batch_size = c.micro_batch_size;
   t.recompute = RecomputeSpec{};
   t.recompute.granularity = c.recompute;
-  if (c.recompute == RecomputeGranularity::kSelective) t.recompute.modules = {"core_attn"};
+  if (c.recompute == RecomputeGranularity::kSelective) {
+    // Each framework's selective policy, as its overrides print it: torchtitan's per-op
+    // checkpointing, MaxText's save_qkv_proj, Megatron's core attention.
+    if (base.framework == "torchtitan") {
+      t.recompute.per_op_policy = true;
+    } else if (base.framework == "maxtext") {
+      t.recompute = *MaxTextRematPolicy(kMaxTextSelectivePolicy);
+    } else {
+      t.recompute.modules = {"core_attn"};
+    }
+  }
   if (c.recompute == RecomputeGranularity::kFull) t.recompute.num_layers = 1;
   t.pipeline_schedule = c.schedule;
   return job;

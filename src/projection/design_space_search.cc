@@ -16,6 +16,7 @@
 #include "cost/efficiency_table.h"
 #include "job/config_reader.h"
 #include "job/job_validation.h"
+#include "job/maxtext_remat.h"
 #include "pipeline/pipeline_costs.h"
 #include "pipeline/schedule_generators.h"
 #include "projection/performance_model.h"
@@ -283,12 +284,14 @@ double FullSpeed(const SearchEntry& e) { return e.tokens_per_s_per_gpu; }
 std::string RecomputeAssumption(const std::string& framework) {
   if (framework == "torchtitan") {
     return "recompute: selective = activation_checkpoint.mode selective with op-level "
-           "selective_ac_option (projected as Megatron's core-attention recompute), full = every "
-           "block";
+           "selective_ac_option (attention outputs and every other matmul output saved), full = "
+           "every block";
   }
   if (framework == "maxtext") {
-    return "recompute: selective = remat_policy save_qkv_proj (projected as Megatron's "
-           "core-attention recompute), full = remat_policy full";
+    return fmt::format(
+        "recompute: selective = remat_policy {} (Q, K and V saved, the rest re-run), full = "
+        "remat_policy full",
+        kMaxTextSelectivePolicy);
   }
   return "recompute: selective = Megatron's core attention, full = every layer (uniform)";
 }

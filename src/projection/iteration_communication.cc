@@ -43,7 +43,13 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
     // MaxText shards over its fsdp mesh axis and XLA schedules the gathers; the collectives
     // are the same, the name is not PyTorch's.
     const std::string fsdp =
-        job.framework == "maxtext" ? "FSDP (XLA, MaxText's fsdp mesh axis)" : "FSDP2";
+        job.framework == "maxtext"
+            ? "FSDP (XLA, MaxText's fsdp mesh axis)"
+            : (p.fsdp_replicas > 1
+                   ? fmt::format("HSDP (FSDP2 over {} GPUs, gradient shards all-reduced over {} "
+                                 "replicas)",
+                                 p.FsdpShardGroup(), p.fsdp_replicas)
+                   : std::string("FSDP2"));
     // Per layer and micro-batch: all-gather before forward and again before backward,
     // reduce-scatter after backward; prefetching overlaps each with the neighbour's compute.
     // The layers are pipeline rank 0's (all of them without pipeline parallelism): its
@@ -58,11 +64,27 @@ DataParallelCost DataParallelTime(const Job& job, const CollectiveModel& comm,
     }
     const int64_t layers = std::max<int64_t>(1, static_cast<int64_t>(own.size()));
     const int64_t per_layer = params.Total() / layers;
+    // HSDP: gathers and reduce-scatters stay inside a shard group (torchtitan's dp_shard mesh
+    // dimension, the inner one), whose gradient shards are then all-reduced across the
+    // replicas (torch.distributed.fsdp HYBRID_SHARD).
+    CommGroup shard = dense;
+    shard.size = p.FsdpShardGroup();
+    shard.ranks_per_node = std::min(shard.size, dense.ranks_per_node);
     const double ag =
-        comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), dense);
+        comm.Time(Collective::kAllGather, static_cast<int64_t>(per_layer * param_bytes), shard);
     const int64_t trained_per_layer = trained.Total() / layers;
-    const double rs = comm.Time(Collective::kReduceScatter,
-                                static_cast<int64_t>(trained_per_layer * grad_bytes), dense);
+    double rs = comm.Time(Collective::kReduceScatter,
+                          static_cast<int64_t>(trained_per_layer * grad_bytes), shard);
+    if (p.fsdp_replicas > 1) {
+      const int64_t stride = int64_t{std::max(1, p.tp)} * shard.size;
+      const int64_t per_node = stride >= job.cluster.gpus_per_node
+                                   ? 1
+                                   : job.cluster.gpus_per_node / std::max<int64_t>(1, stride);
+      const CommGroup replicas{p.fsdp_replicas,
+                               static_cast<int>(std::min<int64_t>(p.fsdp_replicas, per_node))};
+      rs += comm.Time(Collective::kAllReduce,
+                      static_cast<int64_t>(trained_per_layer * grad_bytes / shard.size), replicas);
+    }
     if (p.pp > 1) {
       // PyTorch's pipeline stages keep the parameters gathered and the gradients unsharded
       // until the last micro-batch's backward (torch/distributed/pipelining/stage.py): one

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "job/maxtext_remat.h"
 #include "job/torchtitan_schedules.h"
 #include "report/console_table.h"
 #include "util/units.h"
@@ -274,11 +275,12 @@ PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_ba
   // parallelism is all in fsdp, so the data axis is 1.
   if (gpus_per_node > 0) dcn.emplace_back("dcn_data_parallelism", "1");
   for (auto& kv : dcn) o.values.push_back(std::move(kv));
-  // Megatron's selective recompute (core attention) has no MaxText policy of its own: a
-  // named one MaxText's adapter reads the same way.
+  // The search projects "selective" as this policy (job/maxtext_remat.h).
   switch (c.recompute) {
     case RecomputeGranularity::kNone: add("remat_policy", "none"); break;
-    case RecomputeGranularity::kSelective: add("remat_policy", "save_qkv_proj"); break;
+    case RecomputeGranularity::kSelective:
+      add("remat_policy", std::string(kMaxTextSelectivePolicy));
+      break;
     case RecomputeGranularity::kFull: add("remat_policy", "full"); break;
   }
   if (global_batch > 0) {
