@@ -699,9 +699,10 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
     int64_t expert_rows = 0;
     for (int64_t r : per_expert) expert_rows += r;
-    c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, g, "linear_fc1");
+    const DType expert_dtype = t.precision.ExpertGemm();
+    c.GroupedLinear(kMoe, per_expert, H, gate * expert_ffn, expert_dtype, "linear_fc1");
     c.MemoryBound(kMoe | kMoeAct, activation(expert_rows, expert_ffn));
-    c.GroupedLinear(kMoe, per_expert, expert_ffn, H, g, "linear_fc2");
+    c.GroupedLinear(kMoe, per_expert, expert_ffn, H, expert_dtype, "linear_fc2");
     c.Comm(kMoe, "MoE combine expert-TP reduce-scatter", Collective::kReduceScatter,
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,

@@ -508,6 +508,21 @@ TEST(LayerCostTest, MoeLayerRoutesTopKCopiesToTheLocalExperts) {
   EXPECT_DOUBLE_EQ(c.forward.memory_bound, expected_mb);
 }
 
+// Routed experts run in their own dtype where it differs from the linear layers' (torchtitan's
+// quantize.grouped_mm converters): the same GEMMs as above with the experts' in FP8.
+TEST(LayerCostTest, RoutedExpertsRunInTheExpertGemmDtype) {
+  Job job = SmallMoe();
+  job.training.precision.expert_gemm = DType::kFP8;
+  const LayerCostModel model = Ideal(job);
+  EXPECT_DOUBLE_EQ(
+      model.TransformerLayer(0).forward.gemm,
+      model.gemm().EstimateGrouped({512, 512, 512, 512}, 1024, 1024, DType::kFP8).seconds +
+          model.gemm().EstimateGrouped({512, 512, 512, 512}, 1024, 512, DType::kFP8).seconds +
+          model.gemm().Time({1024, 8, 1024}, DType::kBF16) +
+          model.gemm().Time({1024, 3072, 1024}, DType::kBF16) +
+          model.gemm().Time({1024, 1024, 1024}, DType::kBF16));
+}
+
 // MaxText layers/moe.py generate_masks: capacity = int(max(ceil(S·k/E)·cf, cf)).
 TEST(LayerCostTest, MaxTextCapacityPerSequence) {
   EXPECT_EQ(MaxTextExpertCapacity(4096, 8, 256, 1.25), 160);  // ceil(128)·1.25

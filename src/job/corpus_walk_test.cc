@@ -221,6 +221,29 @@ TEST(CorpusWalk, MaxTextMesh) {
   EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
 }
 
+// torchtitan's linear converters swap nn.Linear only: MoE experts stay in the parameter dtype
+// unless Primus Turbo's grouped GEMM runs them in FP8 (use_turbo_grouped_mm with use_moe_fp8)
+// or a quantize.grouped_mm converter is listed.
+TEST(CorpusWalk, TorchTitanExpertGemmsFollowTheirOwnConverter) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const Job gpt_oss = Build("examples/torchtitan/configs/MI300X/gpt_oss_120B-FP8-pretrain.yaml");
+  EXPECT_EQ(gpt_oss.training.precision.gemm, DType::kFP8);
+  EXPECT_EQ(gpt_oss.training.precision.ExpertGemm(), DType::kBF16);  // use_turbo_grouped_mm off
+  const Job dsv3 = Build("examples/torchtitan/configs/MI300X/deepseek_v3_16b-FP8-pretrain.yaml");
+  EXPECT_EQ(dsv3.training.precision.ExpertGemm(), DType::kFP8);  // turbo grouped mm + moe fp8
+  JobRequest request;
+  request.config_path =
+      kPrimus + "/examples/torchtitan/configs/MI300X/gpt_oss_120B-FP8-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  request.overrides = {{"model.converters", "[quantize.linear.float8, quantize.grouped_mm.mx]"}};
+  EXPECT_EQ(BuildJob(request).training.precision.ExpertGemm(), DType::kMXFP8);
+  request.overrides = {{"model.converters", "[quantize.grouped_mm.float8]"}};
+  const Job experts_only = BuildJob(request);
+  EXPECT_EQ(experts_only.training.precision.gemm, DType::kBF16);
+  EXPECT_EQ(experts_only.training.precision.ExpertGemm(), DType::kFP8);
+}
+
 // One accumulation step's batch is per_device_batch_size per device; the step adds
 // gradient_accumulation_steps of them (MaxText configs/types.py calculate_global_batch_sizes).
 TEST(CorpusWalk, MaxTextGradientAccumulationMultipliesTheGlobalBatch) {

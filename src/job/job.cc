@@ -11,10 +11,16 @@ bool LoraSpec::Targets(std::string_view module) const {
 }
 
 std::string PrecisionRecipe::GemmDescription() const {
-  if (gemm == DType::kFP8) {
-    return fp8_current_scaling ? "fp8 (current scaling)" : "fp8 (delayed scaling)";
+  auto describe = [&](DType d) {
+    if (d == DType::kFP8) {
+      return std::string(fp8_current_scaling ? "fp8 (current scaling)" : "fp8 (delayed scaling)");
+    }
+    return std::string(DTypeName(d));
+  };
+  if (ExpertGemm() != gemm) {
+    return describe(gemm) + ", the routed experts' in " + describe(ExpertGemm());
   }
-  return std::string(DTypeName(gemm));
+  return describe(gemm);
 }
 
 int64_t TrainingSettings::NumMicroBatches(int dp) const {

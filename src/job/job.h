@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,7 +70,11 @@ struct PrecisionRecipe {
   DType main_params = DType::kFP32;
   DType exp_avg = DType::kFP32;
   DType exp_avg_sq = DType::kFP32;
-  DType gemm = DType::kBF16;      // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
+  DType gemm = DType::kBF16;  // GEMM input dtype: fp8 / mxfp8 when fp8 training is on
+  // The routed experts' GEMMs where they differ from `gemm` (torchtitan converts grouped
+  // expert matmuls and linear layers with separate converters: quantize.grouped_mm.*).
+  std::optional<DType> expert_gemm;
+  DType ExpertGemm() const { return expert_gemm.value_or(gemm); }
   bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
   // Each tensor's FP8 scale comes from that tensor (torchao's dynamic tensorwise recipe, TE's
   // current scaling): an amax pass reads the input before its cast. TE's delayed scaling takes

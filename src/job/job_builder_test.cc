@@ -783,9 +783,13 @@ TEST(BuildJob, TorchTitanStagesPerRankFollowTheSchedule) {
   // 34 / 17 = 2 stages: one per rank, too few for a multi-stage schedule.
   EXPECT_THAT(ErrorOf(with("Interleaved1F1B", "17")), HasSubstr("at least two"));
   EXPECT_THAT(ErrorOf(with("Bogus", "")), HasSubstr("unknown schedule \"Bogus\""));
-  // InterleavedZeroBubble runs as the V-shape zero-bubble schedule, with a note.
+  // InterleavedZeroBubble loops its stages over the ranks (torchtitan's "v" placement is for
+  // ZBVZeroBubble and DualPipeV only): simulated as interleaved 1F1B, with a note; three
+  // stages per rank work as they do for Interleaved1F1B.
   const Job zb = build("InterleavedZeroBubble", "");
-  EXPECT_EQ(zb.training.pipeline_schedule, ScheduleKind::kZbvFormatted);
+  EXPECT_EQ(zb.training.pipeline_schedule, ScheduleKind::kInterleaved1F1B);
+  EXPECT_EQ(zb.parallel.vpp, 2);
+  EXPECT_EQ(build("InterleavedZeroBubble", "6").parallel.vpp, 3);  // (32 + 2) / 6 -> 6 stages
   EXPECT_TRUE(std::any_of(zb.notes.begin(), zb.notes.end(), [](const std::string& n) {
     return n.rfind("InterleavedZeroBubble simulated as", 0) == 0;
   }));

@@ -204,17 +204,11 @@ class TorchTitan final : public FrameworkAdapter {
         }
       }
       if (chosen->approximate) {
-        // Sextant simulates zero-bubble schedules with one chunk per rank or in a V; the
-        // looped (interleaved) placement with split backward is not among them.
-        if (stages_per_rank != 2) {
-          c.Fail("parallelism.pipeline_parallel_schedule",
-                 fmt::format("{} with {} stages per rank is not simulated (two stages per rank "
-                             "are, as the V-shape zero-bubble schedule)",
-                             chosen->name, stages_per_rank));
-        }
+        // torchtitan places InterleavedZeroBubble's stages looped, as Interleaved1F1B's
+        // (pipeline_parallel.py: "v" placement only for ZBVZeroBubble and DualPipeV).
         ctx.notes.push_back(fmt::format(
-            "{} simulated as the V-shape zero-bubble schedule ({}): the same two chunks per "
-            "rank and split backward, with the chunks placed in a V rather than looped",
+            "{} simulated as {}: the same looped stages and micro-batches in flight; its split "
+            "backward's smaller bubble is not simulated, so the bubble is an upper bound",
             chosen->name, ScheduleKindName(chosen->simulated)));
       }
       job.training.pipeline_schedule = ForVirtualStages(chosen->simulated, p.vpp);
@@ -323,21 +317,47 @@ class TorchTitan final : public FrameworkAdapter {
         return ch == '[' || ch == ']' || ch == '"' || ch == '\'' || ch == ' ';
       });
       if (converter.empty() || converter == "primus_turbo") continue;
-      if (converter == "float8" || converter.ends_with(".float8")) {
+      const bool fp8 = converter == "float8" || converter.ends_with(".float8");
+      const bool mx = converter == "mx" || converter.ends_with(".mx");
+      if ((fp8 || mx) && converter.starts_with("quantize.grouped_mm.")) {
+        // Only the MoE experts' grouped matmuls (torchtitan components/quantization: the
+        // grouped_mm converters swap GroupedExperts, the linear ones nn.Linear).
+        if (!job.model.IsMoe()) {
+          ctx.notes.push_back(fmt::format(
+              "model.converters: \"{}\" converts MoE expert matmuls; {} has none: no effect",
+              converter, job.model.name));
+          continue;
+        }
+        precision.expert_gemm = fp8 ? DType::kFP8 : DType::kMXFP8;
+        if (fp8) precision.fp8_current_scaling = true;
+        continue;
+      }
+      if (fp8) {
         // torchao's default float8 recipe scales each tensor dynamically (tensorwise).
         precision.gemm = DType::kFP8;
         precision.fp8_current_scaling = true;
         low_precision.push_back(converter);
-      } else if (converter == "mx" || converter.ends_with(".mx")) {
+      } else if (mx) {
         precision.gemm = DType::kMXFP8;
         precision.fp8_current_scaling = false;
         low_precision.push_back(converter);
       } else {
         ctx.notes.push_back(fmt::format(
             "model.converters: \"{}\" ({}) is not a converter Sextant models (float8, mx, "
-            "quantize.linear.float8, quantize.linear.mx, primus_turbo): projected without it",
+            "quantize.linear.float8, quantize.linear.mx, quantize.grouped_mm.float8, "
+            "quantize.grouped_mm.mx, primus_turbo): projected without it",
             converter, c.Where("model.converters").ToString()));
       }
+    }
+    // The linear converters swap nn.Linear modules; the MoE experts are GroupedExperts
+    // parameters, which keep the parameter dtype unless a grouped_mm converter or Primus
+    // Turbo's FP8 grouped GEMM (primus_turbo.use_turbo_grouped_mm with use_moe_fp8, Primus
+    // backends/torchtitan/patches/turbo/moe_grouped_mm_patches.py) converts them.
+    if (job.model.IsMoe() && !precision.expert_gemm && precision.gemm != *dtype) {
+      const bool turbo_fp8_experts = c.Bool("primus_turbo.enable_primus_turbo", false) &&
+                                     c.Bool("primus_turbo.use_turbo_grouped_mm", false) &&
+                                     c.Bool("primus_turbo.use_moe_fp8", true);
+      precision.expert_gemm = turbo_fp8_experts ? DType::kFP8 : *dtype;
     }
     if (low_precision.size() > 1) {
       // Applied in order, each swapping the Linear layers the previous one produced.

@@ -12,7 +12,7 @@ const std::vector<TorchTitanSchedule>& TorchTitanSchedules() {
       {"GPipe", ScheduleKind::kGPipe, false, false},
       {"Interleaved1F1B", ScheduleKind::kInterleaved1F1B, true, false},
       {"LoopedBFS", ScheduleKind::kInterleaved1F1B, true, false},
-      {"InterleavedZeroBubble", ScheduleKind::kZbvFormatted, true, true},
+      {"InterleavedZeroBubble", ScheduleKind::kInterleaved1F1B, true, true},
       {"ZBVZeroBubble", ScheduleKind::kZbvFormatted, true, false},
       {"DualPipeV", ScheduleKind::kDualPipeV, true, false},
   };

@@ -15,8 +15,8 @@ struct TorchTitanSchedule {
   std::string_view name;
   ScheduleKind simulated;
   bool multi_stage;  // a PipelineScheduleMulti: two stages per rank by default, at least two
-  // Simulated by the nearest schedule Sextant has (InterleavedZeroBubble's looped chunks as
-  // the V-shape zero-bubble schedule); never offered by the search.
+  // Simulated by the nearest schedule Sextant has (InterleavedZeroBubble: the looped chunk
+  // placement of interleaved 1F1B, without its split backward); never offered by the search.
   bool approximate;
 };
 

@@ -12,6 +12,9 @@ TEST(TorchTitanSchedules, NamesAndKindsBothWays) {
   ASSERT_NE(zb, nullptr);
   EXPECT_EQ(zb->name, "InterleavedZeroBubble");
   EXPECT_TRUE(zb->approximate);
+  // Its stages are looped over the ranks as Interleaved1F1B's (stage_index_to_group_rank
+  // style "loop"), not placed in a V as ZBVZeroBubble's.
+  EXPECT_EQ(zb->simulated, ScheduleKind::kInterleaved1F1B);
   EXPECT_TRUE(zb->multi_stage);
   EXPECT_EQ(FindTorchTitanSchedule("Bogus"), nullptr);
   EXPECT_FALSE(FindTorchTitanSchedule("GPipe")->multi_stage);
