@@ -1,5 +1,6 @@
 #include "job/job_builder.h"
 #include "config/yaml_writer.h"
+#include "job/torchtitan_schedules.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
 
@@ -916,6 +917,25 @@ TEST(BuildJob, TorchTitanHsdpShardsOverTheShardGroupOnly) {
   request.overrides = {{"parallelism.data_parallel_replicate_degree", "3"}};
   EXPECT_THAT([&] { BuildJob(request); },
               ThrowsMessage<UserError>(HasSubstr("does not divide the 4 data-parallel GPUs")));
+}
+
+// torchtitan splits layers + 1 + 1 over the stages, the first stages taking the remainder
+// (pipeline_parallel.py generate_llm_fqn_per_model_part): 34 over 4 is 9, 9, 8, 8, so 32
+// layers run 8, 9, 8, 7 although they would divide evenly. ETP is 1 or TP (ParallelDims).
+TEST(BuildJob, TorchTitanPipelineSplitAndExpertTensorParallelism) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";  // 32 layers, 8 GPUs, TP 2
+  request.use_environment = false;
+  request.overrides = {{"parallelism.pipeline_parallel_degree", "4"},
+                       {"parallelism.tensor_parallel_degree", "1"},
+                       {"parallelism.pipeline_parallel_microbatch_size", "1"}};
+  EXPECT_EQ(BuildJob(request).parallel.layout, "Et*8|t*9|t*8|t*7,L");
+  request.overrides.push_back({"parallelism.pipeline_parallel_first_stage_less_layers", "0"});
+  request.overrides.push_back({"parallelism.pipeline_parallel_last_stage_less_layers", "0"});
+  EXPECT_EQ(BuildJob(request).parallel.layout, "");     // 32 / 4: the even split
+  EXPECT_EQ(TorchTitanPipelineLayout(2, 2, 3, 0), "");  // torchtitan refuses: weight 3 > share 2
+  request.overrides = {{"parallelism.expert_tensor_parallel_degree", "4"}};
+  EXPECT_THAT(ErrorOf(request), HasSubstr("must be 1 or the tensor_parallel_degree (2), found 4"));
 }
 
 TEST(BuildJob, TorchTitanToml) {

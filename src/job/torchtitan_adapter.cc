@@ -113,6 +113,11 @@ class TorchTitan final : public FrameworkAdapter {
     track("context_parallel_size", "parallelism.context_parallel_degree");
     track("expert_model_parallel_size", "parallelism.expert_parallel_degree");
     track("expert_tensor_parallel_size", "parallelism.expert_tensor_parallel_degree");
+    // torchtitan's ParallelDims: etp must be 1 (experts whole) or equal to tp.
+    if (p.etp != 1 && p.etp != p.tp) {
+      c.Fail("parallelism.expert_tensor_parallel_degree",
+             fmt::format("must be 1 or the tensor_parallel_degree ({}), found {}", p.tp, p.etp));
+    }
     p.sequence_parallel =
         p.tp > 1;  // TorchTitan's TP plan always shards norms/dropout over the sequence
     const int replicate = degree("parallelism.data_parallel_replicate_degree", 1);
@@ -190,17 +195,31 @@ class TorchTitan final : public FrameworkAdapter {
                         chosen->name));
       }
       p.vpp = stages_per_rank;
-      // torchtitan splits layers + 1 + 1 (embedding and output weighted as one layer each)
-      // over the stages as evenly as it can: where the layers alone do not divide, the
-      // equivalent layout string.
+      // torchtitan weighs the embedding and the output as first/last_stage_less_layers layers
+      // and splits the rest over the stages, the first stages taking the remainder: the
+      // equivalent layout string wherever that is not Sextant's even split.
       const int64_t stages = int64_t{p.pp} * p.vpp;
-      if (ShapeOf(chosen->simulated) != StageShape::kVShape && job.model.num_layers % stages != 0) {
-        p.layout = BalancedPipelineLayout(job.model.num_layers, stages);
-        if (!p.layout.empty()) {
+      if (ShapeOf(chosen->simulated) != StageShape::kVShape) {
+        const int64_t input_weight =
+            c.Int("parallelism.pipeline_parallel_first_stage_less_layers", 1);
+        const int64_t output_weight =
+            c.Int("parallelism.pipeline_parallel_last_stage_less_layers", 1);
+        const std::string layout =
+            TorchTitanPipelineLayout(job.model.num_layers, stages, input_weight, output_weight);
+        const bool even = job.model.num_layers % stages == 0 &&
+                          layout == TorchTitanPipelineLayout(job.model.num_layers, stages, 0, 0);
+        if (layout.empty() && job.model.num_layers % stages != 0) {
+          c.Fail("parallelism.pipeline_parallel_degree",
+                 fmt::format("{} layers (+{} +{} for the embedding and the output) cannot be "
+                             "split over {} pipeline stages",
+                             job.model.num_layers, input_weight, output_weight, stages));
+        }
+        if (!layout.empty() && !even) {
+          p.layout = layout;
           ctx.notes.push_back(fmt::format(
-              "{} layers over {} pipeline stages, the embedding and the output counted as one "
-              "layer each (torchtitan's split): layout {}",
-              job.model.num_layers, stages, p.layout));
+              "{} layers over {} pipeline stages, the embedding and the output weighing {} and "
+              "{} layers (torchtitan's split): layout {}",
+              job.model.num_layers, stages, input_weight, output_weight, p.layout));
         }
       }
       if (chosen->approximate) {

@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include <cstdint>
+#include <string>
+
 #include "parallel/schedule_kind.h"
 
 namespace sextant {
@@ -25,5 +28,14 @@ const std::vector<TorchTitanSchedule>& TorchTitanSchedules();
 const TorchTitanSchedule* FindTorchTitanSchedule(std::string_view name);
 // The class that runs `kind` itself (not by approximation); null if torchtitan has none.
 const TorchTitanSchedule* TorchTitanScheduleFor(ScheduleKind kind);
+
+// torchtitan's split of `layers` over `stages` pipeline stages as a Megatron layout string
+// ("Et*8|t*9|t*8|t*7,L"): the embedding weighs `input_weight` layers and the output
+// `output_weight` (parallelism.pipeline_parallel_first/last_stage_less_layers, default 1), and
+// the first stages take the remainder (distributed/pipeline_parallel.py
+// generate_llm_fqn_per_model_part). "" when a stage would get no layer slot or the weights
+// exceed a stage's share (torchtitan refuses those).
+std::string TorchTitanPipelineLayout(int64_t layers, int64_t stages, int64_t input_weight,
+                                     int64_t output_weight);
 
 }  // namespace sextant

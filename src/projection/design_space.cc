@@ -157,7 +157,20 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
             if (c.dp * c.cp == 1 && plan.ExpertDataParallel() == 1) continue;
           }
           const int chunks = ShapeOf(schedule) == StageShape::kVShape ? 2 : vpp;
-          if (!LayersSplitEvenly(base.model.num_layers, pp, chunks)) {
+          if (base.framework == "torchtitan" && pp > 1 &&
+              ShapeOf(schedule) != StageShape::kVShape) {
+            // torchtitan splits its own way (the embedding and the output weigh one layer
+            // each), whatever the layer count: the layout it runs.
+            const int64_t stages = int64_t{pp} * chunks;
+            const int64_t layers = base.model.num_layers;
+            c.layout = TorchTitanPipelineLayout(layers, stages, 1, 1);
+            if (c.layout.empty()) {
+              if (pruned != nullptr) ++*pruned;
+              continue;
+            }
+            if (layers % stages == 0 && c.layout == TorchTitanPipelineLayout(layers, stages, 0, 0))
+              c.layout.clear();
+          } else if (!LayersSplitEvenly(base.model.num_layers, pp, chunks)) {
             // One chunk per rank: Megatron's first/last stage layer counts. Interleaved chunks:
             // a layout string (V-shaped schedules place their chunks themselves).
             if (chunks == 1) {

@@ -587,15 +587,19 @@ SearchResult Finish(const Job& base, const SearchOptions& options, Partial all,
                       : std::string()),
       fmt::format("grid: TP divides the GPUs per node; CP powers of two; PP divides the rest; "
                   "EP powers of two and ETP 1 or TP (MoE); sequence parallelism whenever TP > 1; "
-                  "{}; layers split evenly, else (one chunk per rank) {} first/last stage layer "
-                  "counts with the middle stages at ceil(layers / PP), or (interleaved chunks) a "
-                  "balanced {} with the embedding and the loss counted as layers",
+                  "{}; {}",
                   megatron ? "optimizer sharding off, distributed or FSDP2"
                            : "parameters, gradients and optimizer state sharded over the "
                              "data-parallel GPUs (FSDP) wherever there are several",
-                  megatron ? "Megatron's" : "balanced",
-                  base.framework == "torchtitan" ? "split (torchtitan's layers per stage)"
-                                                 : "pipeline_model_parallel_layout"),
+                  base.framework == "torchtitan"
+                      ? "layers split as torchtitan splits them (the embedding and the output "
+                        "weigh one layer each, the first stages take the remainder)"
+                      : fmt::format("layers split evenly, else (one chunk per rank) {} "
+                                    "first/last stage layer counts with the middle stages at "
+                                    "ceil(layers / PP), or (interleaved chunks) a balanced "
+                                    "pipeline_model_parallel_layout with the embedding and the "
+                                    "loss counted as layers",
+                                    megatron ? "Megatron's" : "balanced")),
       RecomputeAssumption(base.framework),
       fmt::format(
           "ranked by an analytic step time (closed-form pipeline bubble; interleaved, ZB-H1 "
