@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trace/collectives.h"
@@ -80,6 +81,20 @@ TEST(MultiRankTest, SpreadOverRanksNamesTheSlowestAndFastest) {
   EXPECT_DOUBLE_EQ(std::get<double>(row[4]), 150.0);
   EXPECT_EQ(std::get<int64_t>(row[5]), 0);
   EXPECT_EQ(std::get<int64_t>(row[6]), 1);
+  // Exposed communication 0, 0 and 5 ms: the median is 0, so (max - min) / median has no
+  // value and the cell stays empty; idle, 0 on every rank, has no spread: 0%.
+  ranks[2].timeline.exposed_communication_ns = 5'000'000;
+  const TraceReport zero_median = CombineReports(ranks);
+  const Table* t = zero_median.Find("rank_spread");
+  for (const auto& r : t->rows()) {
+    const std::string metric = std::get<std::string>(r[0]);
+    if (metric == "exposed communication") {
+      EXPECT_TRUE(std::holds_alternative<std::monostate>(r[4]));
+    }
+    if (metric == "idle") {
+      EXPECT_DOUBLE_EQ(std::get<double>(r[4]), 0.0);
+    }
+  }
 }
 
 // Past eight ranks the console's per-rank tables keep the slowest and fastest rank only.
@@ -92,8 +107,12 @@ TEST(MultiRankTest, ConsoleOfManyRanksShowsTheEndsOfTheSpread) {
     Table t("gpu_timeline", "GPU timeline", {{"rank", "rank", 0}, {"type", "type", 0}});
     t.AddRow({static_cast<int64_t>(i), std::string("total_time")});
     ranks[i].tables.push_back(std::move(t));
+    // 12 kernels on every rank: the console's top 10 of the two ranks shown.
+    Table k("kernels", "Kernels", {{"rank", "rank", 0}, {"kernel", "kernel", 0}});
+    for (int j = 0; j < 12; ++j) k.AddRow({static_cast<int64_t>(i), fmt::format("k{}", j)});
+    ranks[i].tables.push_back(std::move(k));
   }
-  const std::string console = ReportToConsole(CombineReports(ranks));
+  const std::string console = ReportToConsole(CombineReports(ranks), /*top=*/10);
   const size_t start = console.find("GPU timeline\n");
   ASSERT_NE(start, std::string::npos) << console;
   const std::string section = console.substr(start, console.find("\n\n", start) - start);
@@ -105,6 +124,8 @@ TEST(MultiRankTest, ConsoleOfManyRanksShowsTheEndsOfTheSpread) {
   EXPECT_EQ(rows, 2) << section;
   EXPECT_NE(section.find("9 ranks: the slowest and fastest by GPU span shown"), std::string::npos)
       << section;
+  // The row count names the rows of the ranks on screen: 2 x 10 of 2 x 12, not of 9 x 12.
+  EXPECT_NE(console.find("20 of 24 rows shown (10 per rank)"), std::string::npos) << console;
 }
 
 // Two files claiming one rank are reported, not silently folded into one rank's rows.
@@ -124,6 +145,16 @@ TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
             "run_a/rank3.json and run_b/rank3.json are both rank 3; their rows share that rank "
             "label");
   EXPECT_TRUE(report.ranks[2].warnings.empty());  // rank 4 is alone
+  // One file without a rank of its own, given as "x.json" and "./x.json": ranks 0 and 1 by
+  // position, and said to be one file.
+  RankReport a, b;
+  a.rank = 0;
+  a.file = "x.json";
+  b.rank = 1;
+  b.file = "./x.json";
+  const TraceReport twice = CombineReports({a, b});
+  ASSERT_EQ(twice.ranks[1].warnings.size(), 1u);
+  EXPECT_EQ(twice.ranks[1].warnings[0], "./x.json is given twice: it is counted as ranks 0 and 1");
 }
 
 // Ranks need not have the same tables: one with recompute frames and one without still

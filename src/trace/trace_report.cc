@@ -376,9 +376,13 @@ Table RankSpreadTable(const std::vector<RankReport>& ranks) {
                               ? static_cast<double>(values[values.size() / 2].first)
                               : 0.5 * static_cast<double>(values[values.size() / 2 - 1].first +
                                                           values[values.size() / 2].first);
+    // Relative to a median of 0 (most ranks without exposed communication, say) a spread has
+    // no percentage: left empty, unless every rank reads 0.
+    const int64_t range = values.back().first - values.front().first;
+    const Cell spread =
+        median > 0 || range == 0 ? Cell{Pct(static_cast<double>(range), median)} : Cell{};
     t.AddRow({std::string(name), Ms(values.front().first), median / 1e6, Ms(values.back().first),
-              Pct(static_cast<double>(values.back().first - values.front().first), median),
-              values.front().second, values.back().second});
+              spread, values.front().second, values.back().second});
   }
   return t;
 }
@@ -998,6 +1002,20 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                       ranks[i - 1].file, ranks[i].file, ranks[i].rank));
     }
   }
+  // One file given twice (directly, through ./ or a link) without a rank of its own would be
+  // counted as two ranks.
+  std::map<std::string, const RankReport*> seen;
+  for (RankReport& r : ranks) {
+    std::error_code ec;
+    const std::string canonical =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(r.file, ec), ec).string();
+    if (ec || r.file.empty()) continue;
+    auto [it, fresh] = seen.emplace(canonical, &r);
+    if (!fresh && it->second->rank != r.rank) {
+      r.warnings.push_back(fmt::format("{} is given twice: it is counted as ranks {} and {}",
+                                       r.file, it->second->rank, r.rank));
+    }
+  }
   Table summary("ranks", "Traces",
                 {RankColumn(),
                  {"file", "file", 0},
@@ -1244,19 +1262,23 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
   auto show = [&](const Table* t, size_t top, const std::vector<std::string>& drop,
                   size_t width = 60) {
     if (!t || t->empty()) return;
-    Table shown = TopPerRank(*t, top);
+    // The ranks shown first, then the top rows of each: the row counts the note gives are
+    // those of the ranks on screen.
+    Table shown;
     if (!shown_ranks.empty() && t->ColumnIndex("rank") >= 0 && t->name() != "ranks") {
       const int col = t->ColumnIndex("rank");
-      Table kept(shown.name(), shown.title(), shown.columns());
-      for (const auto& row : shown.rows()) {
+      Table kept(t->name(), t->title(), t->columns());
+      for (const auto& row : t->rows()) {
         if (shown_ranks.count(std::get<int64_t>(row[col])) > 0) kept.AddRow(row);
       }
-      for (const auto& note : shown.notes()) kept.AddNote(note);
+      for (const auto& note : t->notes()) kept.AddNote(note);
       kept.AddNote(
           fmt::format("{} ranks: the slowest and fastest by GPU span shown; every rank "
                       "is in --json, --csv and --xlsx",
                       report.ranks.size()));
-      shown = std::move(kept);
+      shown = TopPerRank(kept, top);
+    } else {
+      shown = TopPerRank(*t, top);
     }
     std::vector<std::string> hidden = drop;
     // One rank: its number is in the Traces table, not repeated on every row.

@@ -14,7 +14,11 @@ namespace sextant {
 std::vector<TraceData> ReadTraceFile(const std::string& path) {
   InputText input = InputText::Load(path);
   std::vector<TraceData> out;
-  if (LooksLikeXPlane(input.text())) return ParseXPlane(input, path);
+  // A file named as a protobuf goes to the XPlane reader even when its first byte is not
+  // XSpace's: "not a valid XPlane profile" says more than "not JSON".
+  const bool named_pb =
+      path.ends_with(".pb") || path.ends_with(".pb.gz") || path.ends_with(".pb.zst");
+  if (LooksLikeXPlane(input.text()) || named_pb) return ParseXPlane(input, path);
   out.push_back(ParseKinetoTrace(input, path));
   return out;
 }

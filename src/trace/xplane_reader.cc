@@ -1,5 +1,7 @@
 #include "trace/xplane_reader.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -186,6 +188,9 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
                    "XPlane profile larger than 2 GiB: protobuf cannot parse it in one piece");
   }
   xplane::XSpace space;
+  // protobuf logs its own complaints (invalid UTF-8 in a string field) to stderr; the one
+  // line below is what the user gets.
+  google::protobuf::LogSilencer quiet;
   if (!space.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     ThrowUserError(SourceLocation{path}, "",
                    input.truncated()

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "trace/gpu_timeline.h"
 #include "trace/op_breakdown.h"
+#include "trace/trace_runner.h"
 #include "util/error.h"
 #include "xplane.pb.h"
 
@@ -140,6 +143,20 @@ TEST(XPlaneReaderTest, RecognisesXSpaceBytesNotJson) {
   EXPECT_FALSE(LooksLikeXPlane("\n{\"traceEvents\": []}"));  // a newline is also 0x0a
   EXPECT_FALSE(LooksLikeXPlane("\n\n  [{}]"));
   EXPECT_FALSE(LooksLikeXPlane(""));
+}
+
+// A file named *.pb that does not start like an XSpace is still judged as one by `trace
+// report`: "not a valid XPlane profile", not a Kineto reader's "not JSON".
+TEST(XPlaneReaderTest, AProtobufNamedFileIsJudgedAsXPlane) {
+  const std::string path = ::testing::TempDir() + "/random.xplane.pb";
+  std::ofstream(path, std::ios::binary) << std::string("\x7f\x01garbage bytes", 15);
+  try {
+    ReadTraceFile(path);
+    FAIL() << "random bytes must be refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a valid XPlane profile"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
