@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include "trace/op_breakdown.h"
+#include "trace/trace_runner.h"
 #include "trace/trace_test_util.h"
 
 namespace sextant {
@@ -107,6 +111,38 @@ TEST(GraphCaptureTest, AGraphNoCaptureRecordedIsReported) {
   std::vector<OpStats> ops = SummarizeOps(replay, ComputeOpKernelTimes(replay), false);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].name, "decode_step");
+}
+
+// Through `trace report`: what the reader noticed in a capture trace (here, cut short) is said
+// with the capture's name, and a trace without graph launches says the captures go unused.
+TEST(GraphCaptureTest, CaptureTraceWarningsReachTheReport) {
+  const std::string dir = ::testing::TempDir();
+  const std::string replay = dir + "/gc_replay.json", plain = dir + "/gc_plain.json",
+                    cut = dir + "/gc_capture_cut.json";
+  KinetoTraceBuilder()
+      .CpuOp("decode_step", 90, 30)
+      .Runtime("hipGraphLaunch", 100, 5, 9)
+      .Kernel("gemm", 110, 3, 9)
+      .WriteTo(replay);
+  KinetoTraceBuilder().CpuOp("aten::mm", 0, 10).Kernel("gemm", 2, 3, 1).WriteTo(plain);
+  KinetoTraceBuilder capture;
+  capture.Runtime("hipStreamBeginCapture", 0, 1, 1)
+      .CpuOp("aten::mm", 2, 8, R"("Input Dims": [[2, 3], [3, 4]])")
+      .Event(CapturedLaunch("gemm", 3, 2))
+      .Runtime("hipStreamEndCapture", 20, 1, 5);
+  const std::string json = capture.Json();
+  std::ofstream(cut, std::ios::binary) << json.substr(0, json.size() - 40);
+  ReportOptions options;
+  options.capture_traces = {cut};
+  const std::vector<RankReport> reports = AnalyzeTraceFiles({replay, plain}, options, 1);
+  ASSERT_EQ(reports.size(), 2u);
+  auto said = [](const RankReport& r, std::string_view text) {
+    return std::any_of(r.warnings.begin(), r.warnings.end(),
+                       [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(said(reports[0], "capture trace " + cut));
+  EXPECT_FALSE(said(reports[0], "no graph launches"));
+  EXPECT_TRUE(said(reports[1], "--capture: this trace has no graph launches"));
 }
 
 }  // namespace

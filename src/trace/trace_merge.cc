@@ -126,8 +126,13 @@ class Merger {
       CopyEvents(paths_[i], input.text(), files_[i]);
     }
     for (const auto& f : files_) WriteMetadata(f);
+    Write("\n]");
+    // The events are shifted onto the earliest input's clock: that base, so that a merged
+    // file merges again (or lines up with another rank) on the same clock.
+    if (min_base != 0) Write(fmt::format(",\"baseTimeNanoseconds\":{}", min_base));
+    if (!device_properties_.empty()) Write(",\"deviceProperties\":" + device_properties_);
     Write(
-        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"merged_by\":\"sextant trace "
+        ",\"displayTimeUnit\":\"ms\",\"otherData\":{\"merged_by\":\"sextant trace "
         "merge\",\"inputs\":[");
     for (size_t i = 0; i < paths_.size(); ++i) Write((i ? "," : "") + JsonString(paths_[i]));
     Write("]}}\n");
@@ -206,50 +211,68 @@ class Merger {
     };
     if (auto code = parser.iterate(padded).get(doc)) throw fail(code);
     iterating = true;
-    od::array events;
     od::json_type type;
     if (auto code = doc.type().get(type)) throw fail(code);
+    // Copies every event of `events`; a file cut short keeps the events before the cut.
+    // Returns false when the rest of the document cannot be read.
+    std::vector<std::pair<std::string_view, std::string_view>> fields;
+    auto copy_events = [&](od::array& events) {
+      try {
+        for (auto element : events) {
+          od::object obj;
+          if (auto code = element.get_object().get(obj)) throw fail(code);
+          fields.clear();
+          for (auto field_result : obj) {
+            od::field field;
+            if (auto code = std::move(field_result).get(field)) throw fail(code);
+            std::string_view key = KeyOf(field);
+            od::value v = field.value();
+            std::string_view raw;
+            if (!RawValue(v, &raw)) throw fail(simdjson::TAPE_ERROR);
+            fields.emplace_back(key, TrimRight(raw));
+          }
+          EmitEvent(f, fields);
+        }
+      } catch (const UserError& e) {
+        if (f.pids.empty()) throw;
+        summary_.warnings.push_back(std::string(e.what()) + "; events before it were merged");
+        return false;
+      }
+      return true;
+    };
     bool found = false;
     if (type == od::json_type::array) {
+      od::array events;
       if (auto code = doc.get_array().get(events)) throw fail(code);
       found = true;
+      copy_events(events);
     } else {
       od::object top;
       if (auto code = doc.get_object().get(top)) throw fail(code);
       for (auto field_result : top) {
         od::field field;
-        if (auto code = std::move(field_result).get(field)) throw fail(code);
-        if (KeyOf(field) == "traceEvents") {
+        if (auto code = std::move(field_result).get(field)) {
+          if (found) break;  // past the events: the rest is metadata
+          throw fail(code);
+        }
+        const std::string_view key = KeyOf(field);
+        if (key == "deviceProperties" && device_properties_.empty()) {
+          // Kept from the first file that has them (the ranks of one run share a GPU model;
+          // a mismatch is warned about), so a report of the merged file names its GPU.
+          od::value v = field.value();
+          std::string_view raw;
+          if (RawValue(v, &raw)) device_properties_ = std::string(TrimRight(raw));
+        } else if (key == "traceEvents") {
+          od::array events;
           if (auto code = field.value().get_array().get(events)) throw fail(code);
           found = true;
-          break;
+          if (!copy_events(events)) break;
         }
       }
     }
     if (!found)
       ThrowUserError(SourceLocation{path}, "traceEvents",
                      "not a Kineto trace: no traceEvents array");
-    std::vector<std::pair<std::string_view, std::string_view>> fields;
-    try {
-      for (auto element : events) {
-        od::object obj;
-        if (auto code = element.get_object().get(obj)) throw fail(code);
-        fields.clear();
-        for (auto field_result : obj) {
-          od::field field;
-          if (auto code = std::move(field_result).get(field)) throw fail(code);
-          std::string_view key = KeyOf(field);
-          od::value v = field.value();
-          std::string_view raw;
-          if (!RawValue(v, &raw)) throw fail(simdjson::TAPE_ERROR);
-          fields.emplace_back(key, TrimRight(raw));
-        }
-        EmitEvent(f, fields);
-      }
-    } catch (const UserError& e) {
-      if (f.pids.empty()) throw;
-      summary_.warnings.push_back(std::string(e.what()) + "; events before it were merged");
-    }
   }
 
   void EmitEvent(FileState& f,
@@ -272,16 +295,16 @@ class Merger {
                           name == "\"process_labels\"")) {
       // Replaced by our own labels at the end; remember the original names.
       std::string label = ArgsField(args, "name");
-      if (name == "\"process_name\"") f.process_names[std::string(pid_raw)] = label;
+      if (name == "\"process_name\"") f.process_names[NumericId(pid_raw)] = label;
       if (name == "\"process_labels\"") {
-        f.process_labels[std::string(pid_raw)] = ArgsField(args, "labels");
+        f.process_labels[NumericId(pid_raw)] = ArgsField(args, "labels");
       }
       if (name == "\"thread_name\"")
-        f.thread_names[{std::string(pid_raw), std::string(tid_raw)}] = label;
+        f.thread_names[{NumericId(pid_raw), NumericId(tid_raw)}] = label;
       return;
     }
-    int64_t pid = Pid(f, std::string(pid_raw));
-    int64_t tid = Tid(f, pid, std::string(tid_raw));
+    int64_t pid = Pid(f, NumericId(pid_raw));
+    int64_t tid = Tid(f, pid, NumericId(tid_raw));
     BeginEvent();
     std::string line = "{";
     bool first = true;
@@ -318,6 +341,19 @@ class Merger {
     }
     line += "}";
     Write(line);
+  }
+
+  // A pid or tid as one thread is named: the 2021 schema writes some as strings ("1890023232")
+  // and the same ids elsewhere as numbers, which Perfetto's importer reads as one id.
+  static std::string NumericId(std::string_view raw) {
+    if (raw.size() > 2 && raw.front() == '"' && raw.back() == '"') {
+      const std::string_view inner = raw.substr(1, raw.size() - 2);
+      const bool digits = std::all_of(inner.begin() + (inner.front() == '-' ? 1 : 0), inner.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; }) &&
+                          inner != "-";
+      if (digits) return std::string(inner);
+    }
+    return std::string(raw);
   }
 
   // The string value of `key` in an args object's raw text ("" if absent or not a string).
@@ -389,6 +425,7 @@ class Merger {
   std::vector<FileState> files_;
   std::vector<std::string> paths_;
   std::vector<int64_t> bases_;
+  std::string device_properties_;                    // the first input's deviceProperties, raw JSON
   std::vector<int64_t> starts_;                      // per file with events: its first event's time
   std::vector<std::string> canonicals_;              // per file: its canonical path ("" if unknown)
   std::vector<std::string> devices_, device_files_;  // the GPUs the files name, and where

@@ -124,12 +124,40 @@ TEST_F(TraceMergeTest, RanksGetDisjointPidsTidsAndFlowIdsOnOneTimeBase) {
       EXPECT_EQ(ev["id"].get<int64_t>(), rank1 ? 2199023255553 : 1099511627777) << pid;
     }
   }
+  // The events are on rank 0's clock: its base is the merged file's, so merging it again
+  // with another rank places it where it was.
+  EXPECT_EQ(merged["baseTimeNanoseconds"], 1000000);
   // The merged file is a trace again: both kernels, each on its own device pid.
   TraceData m = ReadKinetoTrace(out);
   ASSERT_EQ(m.gpu.size(), 2u);
   EXPECT_EQ(m.gpu[0].ts_ns, 20'000);
   EXPECT_EQ(m.gpu[1].ts_ns, 2'020'000);
   EXPECT_EQ(m.cpu.size(), 4u);
+}
+
+// The 2021 schema writes a thread's tid as a string in its slices and as a number in its flow
+// starts; Perfetto reads both as one thread, and so must the merge (one tid), or the launch
+// arrows lose their slices. The first input's deviceProperties travel with the events.
+TEST_F(TraceMergeTest, NumericStringIdsAreOneThreadAndDevicePropertiesAreKept) {
+  KinetoTraceBuilder b;
+  b.Event(
+       R"({"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": "1890023232", "ts": 11, "dur": 2})")
+      .Event(
+          R"({"ph": "s", "id": 1, "pid": 5, "tid": 1890023232, "ts": 11, "cat": "async", "name": "launch"})")
+      .Event(
+          R"({"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7}})")
+      .TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}])");
+  const std::string out = Path("legacy_merged.json");
+  MergeTraces({b.WriteTo(Path("legacy.json"))}, out);
+  nlohmann::json merged = nlohmann::json::parse(InputText::Load(out).text());
+  std::set<int64_t> runtime_tids;
+  for (const auto& ev : merged["traceEvents"]) {
+    if (ev["ph"] == "M" || ev["pid"].get<int64_t>() != 100000) continue;
+    runtime_tids.insert(ev["tid"].get<int64_t>());
+  }
+  EXPECT_EQ(runtime_tids.size(), 1u);
+  EXPECT_EQ(merged["deviceProperties"][0]["name"], "NVIDIA A100-SXM4-40GB");
+  EXPECT_FALSE(merged.contains("baseTimeNanoseconds"));  // no input has a base
 }
 
 TEST_F(TraceMergeTest, SameTimeBaseKeepsTimestampsAndCompressesByExtension) {

@@ -42,7 +42,23 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
       positions.size(),
       [&](size_t k) {
         for (TraceData& trace : ReadTraceFile(files[positions[k]])) {
-          if (!capture_ptrs.empty()) AttributeGraphReplays(trace, capture_ptrs);
+          if (!capture_ptrs.empty()) {
+            // What the capture traces' reader noticed (cut short, unread events) belongs to
+            // every report that uses them; and a trace without graph launches does not.
+            for (size_t c = 0; c < captures.size(); ++c) {
+              const std::string& path = options.capture_traces[c];
+              for (const std::string& w : captures[c].warnings) {
+                trace.warnings.push_back(w.starts_with(path)
+                                             ? "capture trace " + w
+                                             : fmt::format("capture trace {}: {}", path, w));
+              }
+            }
+            if (AttributeGraphReplays(trace, capture_ptrs).launches == 0) {
+              trace.warnings.push_back(
+                  "--capture: this trace has no graph launches that replayed kernels; the "
+                  "capture traces are not used");
+            }
+          }
           per_file[k].push_back(AnalyzeTrace(trace, options, static_cast<int64_t>(positions[k])));
         }
       },
