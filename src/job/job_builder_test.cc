@@ -938,6 +938,22 @@ TEST(BuildJob, TorchTitanPipelineSplitAndExpertTensorParallelism) {
   EXPECT_THAT(ErrorOf(request), HasSubstr("must be 1 or the tensor_parallel_degree (2), found 4"));
 }
 
+// torchtitan's own JobConfig fields are accepted; those the projection does not model say so
+// when set away from their neutral value, and the memory_budget mode is refused by name.
+TEST(BuildJob, TorchTitanFieldsItDoesNotModelAreNamed) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"parallelism.enable_async_tensor_parallel", "true"},
+                       {"training.max_norm", "1.0"},
+                       {"parallelism.fsdp_reshard_after_forward", "default"}};
+  const Job job = BuildJob(request);
+  EXPECT_THAT(job.notes, Contains(HasSubstr("parallelism.enable_async_tensor_parallel = true")));
+  EXPECT_THAT(job.notes, Not(Contains(HasSubstr("fsdp_reshard_after_forward"))));
+  request.overrides = {{"activation_checkpoint.mode", "memory_budget"}};
+  EXPECT_THAT(ErrorOf(request), HasSubstr("memory_budget (torch.compile's"));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

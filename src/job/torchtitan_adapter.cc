@@ -30,9 +30,42 @@ constexpr std::string_view kTorchTitanKeys[] = {
     "activation_checkpoint.selective_ac_option",
     "activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns", "optimizer.name",
     "compile.enable", "training.compile", "use_turbo_deepep",
+    // The rest of torchtitan's JobConfig fields of these sections (config/job_config.py):
+    // accepted as it accepts them; those that change memory or time but are not modelled are
+    // named in the projection's notes (kUnmodelledKeys).
+    "model.tokenizer_path", "model.print_after_conversion", "training.dataset",
+    "training.dataset_path", "training.max_norm", "training.enable_cpu_offload", "training.dtype",
+    "training.gc_freq", "training.gc_debug", "training.dataloader",
+    "parallelism.fsdp_reshard_after_forward", "parallelism.disable_loss_parallel",
+    "parallelism.enable_async_tensor_parallel", "parallelism.module_fqns_per_model_part",
+    "parallelism.pipeline_parallel_schedule_csv",
+    "parallelism.pipeline_parallel_expert_parallel_overlap",
+    "parallelism.context_parallel_load_balancer", "parallelism.context_parallel_rotate_method",
+    "parallelism.expert_parallel_comm_backend", "activation_checkpoint.early_stop",
+    "activation_checkpoint.memory_budget", "activation_checkpoint.visualize_memory_budget_pareto",
+    "activation_checkpoint.preserve_rng_state", "activation_checkpoint.determinism_check",
+    "activation_checkpoint.debug", "compile.components", "compile.backend",
     // --sync-free-stage (Primus Turbo's Megatron
     // backend; here its DeepEP alone)
     "turbo_sync_free_moe_stage"};
+
+// JobConfig settings that change memory or step time in ways the projection does not model,
+// with the value that leaves the projection exact.
+struct UnmodelledKey {
+  std::string_view key, neutral, effect;
+};
+constexpr UnmodelledKey kUnmodelledKeys[] = {
+    {"parallelism.fsdp_reshard_after_forward", "default",
+     "gathered parameters kept between forward and backward"},
+    {"training.enable_cpu_offload", "false",
+     "parameters, gradients and optimizer state in host "
+     "memory"},
+    {"parallelism.enable_async_tensor_parallel", "false", "TP collectives overlapped with GEMMs"},
+    {"parallelism.disable_loss_parallel", "false", "the loss computed on gathered logits"},
+    {"parallelism.pipeline_parallel_expert_parallel_overlap", "false",
+     "expert all-to-all overlapped across pipeline micro-batches"},
+    {"activation_checkpoint.early_stop", "false", "recompute stopped early in backward"},
+};
 
 std::string StripSuffix(std::string text, std::string_view suffix) {
   if (text.size() > suffix.size() && text.ends_with(suffix))
@@ -261,8 +294,21 @@ class TorchTitan final : public FrameworkAdapter {
       track("global_batch_size", "training.local_batch_size");
     }
 
+    for (const UnmodelledKey& u : kUnmodelledKeys) {
+      if (c.Find(u.key) == nullptr) continue;
+      const std::string value = c.String(u.key, std::string(u.neutral));
+      if (value == u.neutral) continue;
+      ctx.notes.push_back(fmt::format("{} = {} ({}): not modelled, projected as {}", u.key, value,
+                                      u.effect, u.neutral));
+    }
+
     // Activation checkpointing.
     const std::string mode = c.String("activation_checkpoint.mode", "selective");
+    if (mode == "memory_budget") {
+      c.Fail("activation_checkpoint.mode",
+             "memory_budget (torch.compile's activation memory budget picks what to save) is not "
+             "modelled: project with none, selective or full");
+    }
     RecomputeSpec& r = t.recompute;
     if (mode == "full") {
       r.granularity = RecomputeGranularity::kFull;
