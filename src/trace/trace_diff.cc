@@ -35,8 +35,14 @@ std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, i
 
 namespace {
 
-void Finish(std::vector<DiffRow>& rows) {
-  for (DiffRow& r : rows) r.status = DiffStatus(r.base_count, r.new_count, r.base_ns, r.new_ns);
+// `base_weight` and `new_weight` put the counts on the times' footing: with times per
+// iteration, each count times the other trace's iteration count keeps the per-iteration ratio
+// (the status compares time per call, which totals over per-iteration times would distort).
+void Finish(std::vector<DiffRow>& rows, int64_t base_weight, int64_t new_weight) {
+  for (DiffRow& r : rows) {
+    r.status =
+        DiffStatus(r.base_count * base_weight, r.new_count * new_weight, r.base_ns, r.new_ns);
+  }
   std::sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
     int64_t da = std::llabs(a.delta_ns()), db = std::llabs(b.delta_ns());
     return da != db ? da > db : a.name < b.name;
@@ -87,10 +93,15 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   }
   double base_scale = 1.0, new_scale = 1.0;
   const size_t bi = base.iterations.size(), ni = next.iterations.size();
+  diff.base_iterations = bi;
+  diff.new_iterations = ni;
+  int64_t count_weight_base = 1, count_weight_new = 1;
   if (bi > 0 && ni > 0 && bi != ni) {
     diff.per_iteration = true;
     base_scale = 1.0 / static_cast<double>(bi);
     new_scale = 1.0 / static_cast<double>(ni);
+    count_weight_base = static_cast<int64_t>(ni);
+    count_weight_new = static_cast<int64_t>(bi);
     diff.warnings.push_back(fmt::format(
         "base profiles {} iterations and new {}: times are compared per iteration", bi, ni));
     ScaleTimeline(diff.base_timeline, base_scale);
@@ -130,7 +141,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     r.new_ns = scaled(stats.second, new_scale);
   }
   for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
-  Finish(diff.kernels);
+  Finish(diff.kernels, count_weight_base, count_weight_new);
 
   const OpKernelTimes base_times = ComputeOpKernelTimes(base);
   const OpKernelTimes new_times = ComputeOpKernelTimes(next);
@@ -150,7 +161,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     r.new_cpu_ns = scaled(o.cpu_ns, new_scale);
   }
   for (auto& [name, row] : ops) diff.ops.push_back(std::move(row));
-  Finish(diff.ops);
+  Finish(diff.ops, count_weight_base, count_weight_new);
 
   // The same ops by input shape: a regression confined to one shape (a GEMM that lost its
   // tuned kernel, a sequence length that fell off a fast path) shows here and not by name.
@@ -174,7 +185,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   for (auto& [key, row] : shapes) {
     if (row.base_ns > 0 || row.new_ns > 0) diff.op_shapes.push_back(std::move(row));
   }
-  Finish(diff.op_shapes);
+  Finish(diff.op_shapes, count_weight_base, count_weight_new);
   // Two different workloads share few (op, input shape) pairs: every row is then "new" or
   // "vanished", and the totals compare unlike work.
   {
@@ -224,7 +235,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
     r.new_tbps = row.achieved_tbps;
   }
   for (auto& [key, row] : rates) diff.roofline.push_back(std::move(row));
-  Finish(diff.roofline);
+  Finish(diff.roofline, count_weight_base, count_weight_new);
   return diff;
 }
 
@@ -253,6 +264,15 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   tables.push_back(std::move(timeline));
   // `shape`: a column for DiffRow::shape with this header (nullptr: none); `cpu`: the CPU
   // time columns of op rows.
+  // Iteration counts that differ put the times on a per-iteration footing; the call counts
+  // stay what each trace holds, which a reader dividing one by the other must know.
+  const std::string per_iteration_note =
+      diff.per_iteration
+          ? fmt::format(
+                "times per iteration (base over {}, new over {} iterations); counts are "
+                "each trace's totals",
+                diff.base_iterations, diff.new_iterations)
+          : std::string();
   auto rows_table = [&](const char* name, const char* title, const std::vector<DiffRow>& list,
                         const char* what, const char* shape, bool cpu) {
     std::vector<Column> cols = {{"name", what, 0}};
@@ -270,7 +290,15 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
       cols.push_back({"base_cpu_ms", "base CPU (ms)", 3});
       cols.push_back({"new_cpu_ms", "new CPU (ms)", 3});
     }
+    if (diff.per_iteration) {
+      for (Column& c : cols) {
+        if (c.key == "base_us") c.header = "base (us/iter)";
+        if (c.key == "new_us") c.header = "new (us/iter)";
+        if (c.key == "delta_us") c.header = "delta (us/iter)";
+      }
+    }
     Table t(name, title, cols);
+    if (!per_iteration_note.empty()) t.AddNote(per_iteration_note);
     for (size_t i = 0; i < list.size() && (top == 0 || i < top); ++i) {
       const DiffRow& r = list[i];
       std::vector<Cell> cells = {r.name};
@@ -323,6 +351,7 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
                   {"base_us", "base (us)", 1},
                   {"new_us", "new (us)", 1},
                   {"delta_us", "delta (us)", 1}});
+  if (!per_iteration_note.empty()) roofline.AddNote(per_iteration_note);
   for (size_t i = 0; i < diff.roofline.size() && (top == 0 || i < top); ++i) {
     const DiffRow& r = diff.roofline[i];
     roofline.AddRow({r.name, r.shape, r.types, r.status, r.base_count, r.new_count,

@@ -39,7 +39,8 @@ struct TraceDiff {
   // (timeline, kernels, ops) is per iteration, so the comparison is of like with like; counts
   // stay totals.
   bool per_iteration = false;
-  std::vector<std::string> warnings;  // different GPUs, iteration counts, world sizes
+  size_t base_iterations = 0, new_iterations = 0;  // ProfilerStep#N ranges in each trace
+  std::vector<std::string> warnings;               // different GPUs, iteration counts, world sizes
 };
 
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next);

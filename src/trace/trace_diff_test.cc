@@ -168,6 +168,45 @@ TEST(TraceDiffTest, DifferentIterationCountsAreComparedPerIterationAndGpusAreNam
       << d.warnings[1];
 }
 
+// Base: 1 step calling k twice (10 us each); new: 2 steps calling k once each (10 us). Per
+// iteration the time halves because k runs half as often, each call as long: "fewer calls".
+// The totals (2 and 2 calls) beside per-iteration times (20 and 10 us) would say "faster".
+// The tables say their times are per iteration and their counts totals.
+TEST(TraceDiffTest, PerIterationStatusComparesCallsPerIteration) {
+  TraceData base = KinetoTraceBuilder()
+                       .Annotation("ProfilerStep#1", 0, 50)
+                       .Launch(1, 1, 1)
+                       .Kernel("k", 10, 10, 1)
+                       .Launch(2, 1, 2)
+                       .Kernel("k", 30, 10, 2)
+                       .Parse("base.json");
+  TraceData next = KinetoTraceBuilder()
+                       .Annotation("ProfilerStep#1", 0, 50)
+                       .Launch(1, 1, 1)
+                       .Kernel("k", 10, 10, 1)
+                       .Annotation("ProfilerStep#2", 50, 50)
+                       .Launch(51, 1, 2)
+                       .Kernel("k", 60, 10, 2)
+                       .Parse("new.json");
+  TraceDiff d = DiffTraces(base, next);
+  ASSERT_TRUE(d.per_iteration);
+  ASSERT_EQ(d.kernels.size(), 1u);
+  EXPECT_EQ(d.kernels[0].base_count, 2);
+  EXPECT_EQ(d.kernels[0].new_count, 2);
+  EXPECT_EQ(d.kernels[0].base_ns, 20'000);
+  EXPECT_EQ(d.kernels[0].new_ns, 10'000);
+  EXPECT_EQ(d.kernels[0].status, "fewer calls");
+  const std::vector<Table> tables = DiffTables(d, 0);
+  for (const Table& t : tables) {
+    if (t.name() != "kernel_diff") continue;
+    EXPECT_EQ(t.columns()[t.ColumnIndex("base_us")].header, "base (us/iter)");
+    ASSERT_FALSE(t.notes().empty());
+    EXPECT_EQ(t.notes()[0],
+              "times per iteration (base over 1, new over 2 iterations); counts are each "
+              "trace's totals");
+  }
+}
+
 TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
   // |Δ| <= 1 µs is unchanged whatever the base; above that, |Δ| <= 1% of the base.
   EXPECT_EQ(DiffStatus(1, 1, 50'000, 51'000), "unchanged");  // 1 µs = 2%
