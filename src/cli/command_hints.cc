@@ -115,36 +115,10 @@ void RefuseEmptyOutputPaths(CLI::App& app) {
         return value.empty() ? std::string("an empty path names no file to write") : std::string();
       },
       "", "");
-  // A file named for another format (`--xlsx report.csv`) would be written in this one under
-  // the wrong name: refused, naming the format the option writes.
-  auto format_named = [](std::string format) {
-    return CLI::Validator(
-        [format](std::string& value) {
-          const std::string lower = [&] {
-            std::string l = value;
-            for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            return l;
-          }();
-          for (const char* other : {".xlsx", ".csv", ".html", ".json"}) {
-            if (format != other && lower.ends_with(other)) {
-              const char* what = format == ".xlsx"   ? "an Excel workbook"
-                                 : format == ".html" ? "an HTML page"
-                                                     : "CSV";
-              return fmt::format("writes {}, but the name ends in {}: name it {}", what, other,
-                                 format == ".csv" ? "as a folder or .csv" : format);
-            }
-          }
-          return std::string();
-        },
-        "", "");
-  };
   for (CLI::Option* option : app.get_options()) {
     for (const std::string& name : option->get_lnames()) {
       if (std::find(kOutputs.begin(), kOutputs.end(), name) != kOutputs.end()) {
         option->check(non_empty);
-        if (name == "xlsx" || name == "html" || name == "csv") {
-          option->check(format_named("." + name));
-        }
         break;
       }
     }

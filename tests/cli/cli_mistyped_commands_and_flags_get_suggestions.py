@@ -62,12 +62,6 @@ run = t.sextant("calibrate", "a.json", "-o", "", expect_status=1)
 t.expect_output(run, r"--output: an empty path names no file to write")
 run = t.sextant("trace", "report", "--html", "", __file__, expect_status=1)
 t.expect_output(run, r"--html: an empty path names no file to write")
-# A file named for another format would be written in this one under the wrong name.
-run = t.sextant("trace", "report", "--xlsx", "report.csv", __file__, expect_status=1)
-t.expect_output(run, r"--xlsx: writes an Excel workbook, but the name ends in \.csv: name it "
-                     r"\.xlsx")
-run = t.sextant("trace", "report", "--html", "page.JSON", __file__, expect_status=1)
-t.expect_output(run, r"--html: writes an HTML page, but the name ends in \.json")
 
 # A search would ignore the single-configuration flags: it says so instead.
 run = t.sextant("projection", "search", "--target-nodes", "2", "--micro-batch-size", "3",
