@@ -22,6 +22,7 @@
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
 #include "trace/tracelens_format.h"
+#include "trace/tracelens_jax.h"
 #include "util/error.h"
 #include "util/file_io.h"
 
@@ -55,30 +56,62 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
 // trace; several ranks get a directory (rank<N>/) or a sheet suffix (_rank<N>) each.
 void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
                           const std::vector<std::string>& inputs) {
-  const bool several = report.ranks.size() > 1;
+  // One report per trace, as TraceLens writes them: per rank for Kineto traces, per file for
+  // an XLA profile (its JAX report spans the file's GPUs).
+  struct Report {
+    std::string label;
+    std::vector<Table> tables;
+  };
+  std::vector<Report> reports;
+  std::map<int64_t, int> seen;  // two files of one rank (two runs' rank 0) get rank0, rank0_2
+  std::map<std::string, int> seen_files;
+  std::map<int64_t, size_t> xplane_files;  // command-line position -> index in `reports`
+  std::vector<std::vector<const RankReport*>> xplane_devices;
+  for (const RankReport& rank : report.ranks) {
+    const bool xplane = std::any_of(rank.tables.begin(), rank.tables.end(),
+                                    [](const Table& t) { return t.name() == "xla_activities"; });
+    if (xplane) {
+      auto [it, added] = xplane_files.try_emplace(rank.argument, xplane_devices.size());
+      if (added) {
+        xplane_devices.emplace_back();
+        // Named after the file (its host), as TraceLens names its report.
+        std::string label = std::filesystem::path(rank.file).filename().string();
+        if (label.ends_with(".xplane.pb")) label.resize(label.size() - 10);
+        const int copy = ++seen_files[label];
+        reports.push_back({copy == 1 ? label : fmt::format("{}_{}", label, copy), {}});
+      }
+      xplane_devices[it->second].push_back(&rank);
+      continue;
+    }
+    const int copy = ++seen[rank.rank];
+    reports.push_back(
+        {copy == 1 ? fmt::format("rank{}", rank.rank) : fmt::format("rank{}_{}", rank.rank, copy),
+         TraceLensTables(rank)});
+  }
+  size_t file = 0;
+  for (Report& r : reports) {
+    if (!r.tables.empty()) continue;
+    r.tables = TraceLensJaxTables(xplane_devices[file++]);
+  }
+  const bool several = reports.size() > 1;
   if (several && !args.csv_dir.empty()) {
-    // The rank<N>/ directories go inside it: made here, under the same rule as one rank's
-    // (its parent must exist), before the first rank's is.
+    // The per-report directories go inside it: made here, under the same rule as one report's
+    // (its parent must exist), before the first report's is.
     WriteCsvDirectory({}, args.csv_dir, inputs);
   }
   std::vector<Table> sheets;
-  std::map<int64_t, int> seen;  // two files of one rank (two runs' rank 0) get rank0, rank0_2
-  for (const RankReport& rank : report.ranks) {
-    const int copy = ++seen[rank.rank];
-    const std::string label =
-        copy == 1 ? fmt::format("rank{}", rank.rank) : fmt::format("rank{}_{}", rank.rank, copy);
-    std::vector<Table> tables = TraceLensTables(rank);
+  for (Report& r : reports) {
     if (!args.csv_dir.empty()) {
-      const std::string dir = several ? args.csv_dir + "/" + label : args.csv_dir;
-      WarnAboutLeftovers(dir, WriteCsvDirectory(Pointers(tables), dir, inputs));
+      const std::string dir = several ? args.csv_dir + "/" + r.label : args.csv_dir;
+      WarnAboutLeftovers(dir, WriteCsvDirectory(Pointers(r.tables), dir, inputs));
     }
-    for (Table& t : tables) {
+    for (Table& t : r.tables) {
       if (!several) {
         sheets.push_back(std::move(t));
         continue;
       }
-      // Excel's 31-character sheet names: shorten the table's name, never the rank label.
-      const std::string suffix = "_" + label;
+      // Excel's 31-character sheet names: shorten the table's name, never the report label.
+      const std::string suffix = "_" + r.label;
       const size_t room = suffix.size() < 31 ? 31 - suffix.size() : 0;
       Table renamed(t.name().substr(0, room) + suffix, t.title(), t.columns());
       for (const auto& row : t.rows()) renamed.AddRow(row);

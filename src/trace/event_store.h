@@ -113,6 +113,23 @@ struct RecomputeRegion {
   int64_t end_ns = 0;
 };
 
+// One device activity of an XLA profile (XPlane) as TraceLens's JAX report sees it through
+// xprof's trace viewer: its track, exact times, the XLA op (HLO instruction) that ran it and
+// that instruction's printed operands (trace/xla_hlo.h).
+struct XlaActivity {
+  std::string name;
+  int64_t pid = 0;         // 1 + the device plane's id
+  int64_t tid = 0;         // the line's display id, else its id
+  int64_t ts_ps = 0;       // absolute
+  int64_t dur_ps = 0;      // at least 1 ps, as xprof writes it
+  int64_t launch_ps = -1;  // the host event with the same correlation id (absolute); -1 if none
+  GpuKind kind = GpuKind::kKernel;
+  std::string hlo_op, hlo_module;
+  bool hlo_found = false;  // the instruction was found in its module's HLO
+  std::string output, metadata, custom_call_target;
+  std::vector<std::string> operands;
+};
+
 struct TraceData {
   std::string path;
   int64_t rank = -1;  // distributedInfo.rank, -1 if absent
@@ -129,6 +146,9 @@ struct TraceData {
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
   std::vector<RecomputeRegion> recompute_regions;
+  // XLA profiles only: every activity of this device plane, in the plane's line order.
+  std::vector<XlaActivity> xla;
+  int64_t xla_pid = -1;  // 1 + the device plane's id (TraceLens's gpu_pid)
   // Profiler metadata ('M' events): process_name and process_labels per pid, thread_name per
   // (pid, tid), as interned strings. Kineto writes "python3" / "CPU" / "thread 25286
   // (python3)"; traces without metadata leave them empty.

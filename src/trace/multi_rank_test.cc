@@ -149,12 +149,23 @@ TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
   // position, and said to be one file.
   RankReport a, b;
   a.rank = 0;
+  a.argument = 0;
   a.file = "x.json";
   b.rank = 1;
+  b.argument = 1;
   b.file = "./x.json";
   const TraceReport twice = CombineReports({a, b});
   ASSERT_EQ(twice.ranks[1].warnings.size(), 1u);
   EXPECT_EQ(twice.ranks[1].warnings[0], "./x.json is given twice: it is counted as ranks 0 and 1");
+  // One XPlane file given once holds a report per GPU (ranks 0 and 7, one position): not twice.
+  RankReport gpu0, gpu7;
+  gpu0.rank = 0;
+  gpu7.rank = 7;
+  gpu0.argument = gpu7.argument = 0;
+  gpu0.file = gpu7.file = "host.xplane.pb";
+  const TraceReport devices = CombineReports({gpu0, gpu7});
+  EXPECT_TRUE(devices.ranks[0].warnings.empty());
+  EXPECT_TRUE(devices.ranks[1].warnings.empty());
 }
 
 // Ranks need not have the same tables: one with recompute frames and one without still

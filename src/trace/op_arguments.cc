@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -221,6 +222,41 @@ std::string PythonRepr(std::string_view raw_json, PythonSequence as) {
   std::string out;
   AppendPython(v, as, out);
   return out;
+}
+
+// A number as Python prints it inside a repr (shortest round trip).
+std::string PyNumber(double v) {
+  if (!std::isfinite(v)) return "nan";
+  std::string text = fmt::format("{}", v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// Python's repr of a str: single quotes unless the text holds one and no double quote;
+// backslashes, the quote and control characters escaped; other characters kept.
+std::string PyString(std::string_view text) {
+  const bool double_quoted =
+      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
+  const char quote = double_quoted ? '"' : '\'';
+  std::string out(1, quote);
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
 }
 
 }  // namespace sextant

@@ -43,4 +43,8 @@ std::optional<bool> ParseBool(std::string_view text);
 enum class PythonSequence { kTuple, kList };
 std::string PythonRepr(std::string_view raw_json, PythonSequence as = PythonSequence::kTuple);
 
+// A float as Python's repr prints it (shortest round trip, "2.0", "nan"), and a str.
+std::string PyNumber(double v);
+std::string PyString(std::string_view text);
+
 }  // namespace sextant

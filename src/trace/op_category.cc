@@ -356,7 +356,12 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
     const CpuEvent& ev = trace.cpu[i];
     const uint32_t kernel_name = first_kernel[i] >= 0 ? trace.gpu[first_kernel[i]].name : 0;
     auto [it, fresh] = by_name_and_kernel.try_emplace((uint64_t{ev.name} << 32) | kernel_name, "");
-    if (fresh) it->second = TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
+    // An XLA profile's ops are its HLO instructions: TraceLens's JAX categories.
+    if (fresh) {
+      it->second = trace.xla_pid >= 0
+                       ? TraceLensJaxCategory(trace.Name(kernel_name), trace.Name(ev.name))
+                       : TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
+    }
     out.push_back({static_cast<int32_t>(i), it->second,
                    !recompute_cpu.empty() && recompute_cpu[i] != 0, direct_ns[i]});
   }
@@ -457,6 +462,38 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.direct_us.sum > b.direct_us.sum; });
   return out;
+}
+
+std::string_view TraceLensJaxCategory(std::string_view kernel, std::string_view hlo_op) {
+  // In TraceLens's order (@171dd747: util.py JaxOpKeys, Trace2Tree/trace_to_tree.py). A kernel
+  // named as flash attention keeps that category whatever its XLA op (TE's fused attention
+  // runs CK's FMHA kernels).
+  struct Category {
+    std::string_view name;
+    std::vector<std::string_view> patterns;
+  };
+  static const std::vector<Category> kCategories = {
+      {"GEMM", {"Cijk", "gemm", "nvjet", "cublasLt"}},
+      {"FA BWD", {"FmhaBwd", "flash_bprop", "ck_fused_attn::dk_dv_reduce_thd", "fmha_bwd"}},
+      {"FA FWD", {"FmhaFwd", "flash_fprop", "fmha_fwd"}},
+      {"FA V3", {"kernel_func"}},
+      {"Conv", {"conv_", "conv.", "conv-"}},
+      {"TE", {"transformer_engine", "te_fused_attn"}},
+      {"Communication rccl/nccl", {"rccl", "nccl"}},
+  };
+  auto first = [&](std::string_view text) -> std::string_view {
+    for (const Category& c : kCategories) {
+      for (std::string_view p : c.patterns)
+        if (text.find(p) != std::string_view::npos) return c.name;
+    }
+    return {};
+  };
+  const std::string_view by_kernel = first(kernel);
+  if (by_kernel == "FA BWD" || by_kernel == "FA FWD" || by_kernel == "FA V3") return by_kernel;
+  if (std::string_view by_op = hlo_op.empty() ? std::string_view() : first(hlo_op); !by_op.empty())
+    return by_op;
+  if (!by_kernel.empty()) return by_kernel;
+  return "Uncategorized Events/XLA";
 }
 
 }  // namespace sextant

@@ -28,6 +28,13 @@ namespace sextant {
 // it launched ("" if unknown).
 std::string_view TraceLensOpCategory(std::string_view op_name, std::string_view first_kernel);
 
+// TraceLens's category of a kernel of an XLA profile (its JAX report, JaxOpKeys.ClassCategories
+// in TraceLens/util.py): the first category whose patterns the kernel's name contains, replaced
+// by the first one its XLA op (`hlo_op`) contains unless the name says flash attention, else
+// "Uncategorized Events/XLA". GEMM, FA BWD, FA FWD, FA V3, Conv, TE or
+// "Communication rccl/nccl".
+std::string_view TraceLensJaxCategory(std::string_view kernel, std::string_view hlo_op);
+
 // An op call that launches GPU work itself (TraceLens's kernel launcher): the innermost op
 // around the runtime calls of its kernels, or a runtime call with no op around it.
 // Collective kernels do not make a launcher, as in TraceLens.

@@ -56,6 +56,9 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"cross_rank_collectives", "Communication", false, 10, P::kTop, {}, 60},
       {"idle", "Idle time and launches", false, 6, P::kTop, {}, 60},
       {"launch", "Idle time and launches", false, 100, P::kTop, {}, 60},
+      // XPlane profiles: every device activity with its HLO instruction (TraceLens's JAX
+      // report is built from it).
+      {"xla_activities", "", false, P::kNone, P::kTop, {}, 60},
   };
   return tables;
 }

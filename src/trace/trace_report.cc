@@ -18,6 +18,7 @@
 #include "trace/kernel_name.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
+#include "trace/op_arguments.h"
 #include "trace/op_breakdown.h"
 #include "trace/op_category.h"
 #include "trace/perf_sheets.h"
@@ -26,6 +27,7 @@
 #include "trace/report_tables.h"
 #include "trace/roofline.h"
 #include "trace/short_kernels.h"
+#include "trace/tracelens_jax.h"
 #include "trace/unified_perf.h"
 #include "util/close_matches.h"
 #include "util/error.h"
@@ -142,41 +144,6 @@ Table PerfSheetTable(int64_t rank, const TraceData& trace, const PerfSheet& shee
     table.AddRow(std::move(row));
   }
   return table;
-}
-
-// A number as Python prints it inside a repr (shortest round trip).
-std::string PyNumber(double v) {
-  if (!std::isfinite(v)) return "nan";
-  std::string text = fmt::format("{}", v);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
-}
-
-// Python's repr of a str: single quotes unless the text holds one and no double quote;
-// backslashes, the quote and control characters escaped; other characters kept.
-std::string PyString(std::string_view text) {
-  const bool double_quoted =
-      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
-  const char quote = double_quoted ? '"' : '\'';
-  std::string out(1, quote);
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || c == quote) {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + quote;
 }
 
 // The first `n` characters (UTF-8 code points, as Python counts them) of `text`.
@@ -916,6 +883,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  Pct(static_cast<double>(ls.short_kernel_ns), static_cast<double>(ls.kernel_ns)),
                  if_linked(ls.kernels_shorter_than_launch)});
   r.tables.push_back(std::move(launch));
+  if (trace.xla_pid >= 0) r.tables.push_back(XlaActivitiesTable(rank, trace));
   return r;
 }
 
@@ -923,6 +891,7 @@ nlohmann::json RankReport::Serialize() const {
   nlohmann::json j;
   j["file"] = file;
   j["rank"] = rank;
+  j["argument"] = argument;
   j["gpu"] = gpu;
   j["world_size"] = world_size;
   j["iterations"] = iterations;
@@ -952,6 +921,7 @@ nlohmann::json RankReport::Serialize() const {
 RankReport RankReport::Deserialize(const nlohmann::json& j) {
   RankReport r;
   r.file = j.at("file");
+  r.argument = j.at("argument");
   r.rank = j.at("rank");
   r.gpu = j.at("gpu");
   r.world_size = j.at("world_size");
@@ -1003,18 +973,27 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
     }
   }
   // One file given twice (directly, through ./ or a link) without a rank of its own would be
-  // counted as two ranks.
-  std::map<std::string, const RankReport*> seen;
+  // counted as two ranks. An XPlane file's GPUs share one position on the command line; the
+  // same file at two positions with the same ranks is already said above.
+  std::map<std::string, std::vector<const RankReport*>> seen;
   for (RankReport& r : ranks) {
     std::error_code ec;
     const std::string canonical =
         std::filesystem::weakly_canonical(std::filesystem::absolute(r.file, ec), ec).string();
     if (ec || r.file.empty()) continue;
-    auto [it, fresh] = seen.emplace(canonical, &r);
-    if (!fresh && it->second->rank != r.rank) {
-      r.warnings.push_back(fmt::format("{} is given twice: it is counted as ranks {} and {}",
-                                       r.file, it->second->rank, r.rank));
+    std::vector<const RankReport*>& same_file = seen[canonical];
+    const RankReport* earlier = nullptr;
+    bool same_rank = false;
+    for (const RankReport* e : same_file) {
+      if (e->argument == r.argument) continue;
+      same_rank = same_rank || e->rank == r.rank;
+      if (!earlier) earlier = e;
     }
+    if (earlier && !same_rank) {
+      r.warnings.push_back(fmt::format("{} is given twice: it is counted as ranks {} and {}",
+                                       r.file, earlier->rank, r.rank));
+    }
+    same_file.push_back(&r);
   }
   Table summary("ranks", "Traces",
                 {RankColumn(),

@@ -36,6 +36,9 @@ struct RooflinePeaks {
 struct RankReport {
   std::string file;
   int64_t rank = -1;  // distributedInfo rank, else the file's position on the command line
+  // The file's position on the command line (-1: not from a file list). One XPlane file holds
+  // a report per GPU, all at one position; one file at two positions was given twice.
+  int64_t argument = -1;
   std::string gpu;
   int64_t world_size = -1;
   int64_t iterations = 0;

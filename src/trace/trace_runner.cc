@@ -60,6 +60,7 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
             }
           }
           per_file[k].push_back(AnalyzeTrace(trace, options, static_cast<int64_t>(positions[k])));
+          per_file[k].back().argument = static_cast<int64_t>(positions[k]);
         }
       },
       threads);

@@ -235,7 +235,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
                                 : category_of[{ev.name, own >= 0 ? trace.gpu[own].name : 0}];
     if (category.empty()) {
       category = std::string(
-          TraceLensOpCategory(call.synthetic ? call.name : trace.Name(ev.name), first_kernel));
+          trace.xla_pid >= 0 ? TraceLensJaxCategory(first_kernel, trace.Name(ev.name))
+                             : TraceLensOpCategory(call.synthetic ? call.name : trace.Name(ev.name),
+                                                   first_kernel));
     }
     // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
     // call has none).

@@ -9,6 +9,7 @@
 #include <climits>
 #include <unordered_map>
 
+#include "trace/xla_hlo.h"
 #include "util/error.h"
 #include "xplane.pb.h"
 
@@ -99,9 +100,48 @@ class PlaneStats {
   std::unordered_map<int64_t, std::string> names_;
 };
 
+// What the host planes say of the device events: the HLO modules ("/host:metadata", a
+// serialized xla.HloProto per compiled program) and when the host launched each correlation id
+// ("/host:CPU").
+struct HostFacts {
+  HloModules hlo;
+  std::unordered_map<int64_t, int64_t> launch_ps;  // correlation id -> absolute ps
+};
+
+HostFacts ReadHostPlanes(const xplane::XSpace& space) {
+  HostFacts facts;
+  for (const xplane::XPlane& plane : space.planes()) {
+    PlaneStats stats(plane);
+    if (plane.name() == "/host:metadata") {
+      for (const auto& [id, meta] : plane.event_metadata()) {
+        for (const xplane::XStat& s : meta.stats()) {
+          if (stats.Name(s) == "Hlo Proto" && s.value_case() == xplane::XStat::kBytesValue)
+            facts.hlo.Add(s.bytes_value());
+        }
+      }
+    } else if (plane.name() == "/host:CPU") {
+      for (const xplane::XLine& line : plane.lines()) {
+        const int64_t line_ps =
+            std::clamp<int64_t>(line.timestamp_ns(), -kMaxTimestampNs, kMaxTimestampNs) * 1000;
+        for (const xplane::XEvent& ev : line.events()) {
+          for (const xplane::XStat& s : ev.stats()) {
+            int64_t id = 0;
+            if (stats.Name(s) == "correlation_id" && stats.Int(s, &id)) {
+              facts.launch_ps[id] =
+                  line_ps + std::clamp<int64_t>(ev.offset_ps(), 0, kMaxDurationPs);
+            }
+          }
+        }
+      }
+    }
+  }
+  return facts;
+}
+
 TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::string& path,
-                       size_t input_bytes) {
+                       size_t input_bytes, const HostFacts& host) {
   TraceData t;
+  t.xla_pid = plane.id() + 1;
   t.path = path;
   t.rank = ordinal;
   t.input_bytes = input_bytes;
@@ -110,8 +150,10 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
   t.rocm = t.device_name.starts_with("AMD");
   t.warp_size = t.rocm ? 64 : 32;
   std::unordered_map<int64_t, uint32_t> event_names;
+  std::unordered_map<int64_t, std::string_view> display_names;  // xprof's event names
   for (const auto& [id, meta] : plane.event_metadata()) {
     event_names[id] = t.strings.Intern(meta.name().empty() ? meta.display_name() : meta.name());
+    display_names[id] = meta.display_name().empty() ? meta.name() : meta.display_name();
   }
   std::unordered_map<int64_t, uint32_t> op_thread;  // stream -> thread of its XLA ops
   int64_t next_op_id = 0;
@@ -119,6 +161,9 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
     const int64_t stream = StreamOf(line);
     const int64_t line_ns =
         std::clamp<int64_t>(line.timestamp_ns(), -kMaxTimestampNs, kMaxTimestampNs);
+    // xprof's trace viewer: a thread per line, numbered by its display id (else its id).
+    const int64_t tid =
+        static_cast<uint32_t>(line.display_id() != 0 ? line.display_id() : line.id());
     for (const xplane::XEvent& ev : line.events()) {
       ++t.total_events;
       const int64_t offset_ps = std::clamp<int64_t>(ev.offset_ps(), 0, kMaxDurationPs);
@@ -138,17 +183,40 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       } else if (StartsWithNoCase(name, "memset")) {
         g.kind = GpuKind::kMemset;
       }
-      std::string hlo_op;
+      std::string hlo_op, hlo_module;
       for (const xplane::XStat& s : ev.stats()) {
         std::string_view stat = stats.Name(s);
         if (stat == "correlation_id") {
           stats.Int(s, &g.correlation);
+        } else if (stat == "hlo_module") {
+          hlo_module = stats.Text(s);
         } else if (stat == "hlo_op") {
           hlo_op = stats.Text(s);
         } else if (stat == "bytes_transferred" || stat == "memcpy_bytes") {
           stats.Int(s, &g.bytes);
         }
       }
+      XlaActivity x;
+      auto display = display_names.find(ev.metadata_id());
+      x.name = display != display_names.end() ? std::string(display->second) : "(unnamed)";
+      x.pid = t.xla_pid;
+      x.tid = tid;
+      x.ts_ps = line_ns * 1000 + offset_ps;
+      x.dur_ps = std::max<int64_t>(dur_ps, 1);
+      x.kind = g.kind;
+      if (auto l = host.launch_ps.find(g.correlation);
+          g.correlation >= 0 && l != host.launch_ps.end())
+        x.launch_ps = l->second;
+      x.hlo_op = hlo_op;
+      x.hlo_module = hlo_module;
+      if (const HloInstructionText* text = host.hlo.Find(hlo_module, hlo_op)) {
+        x.hlo_found = true;
+        x.output = text->output;
+        x.metadata = text->metadata;
+        x.custom_call_target = text->custom_call_target;
+        x.operands = text->operands;
+      }
+      t.xla.push_back(std::move(x));
       if (!hlo_op.empty() && g.kind == GpuKind::kKernel) {
         // The XLA op that ran the kernel stands as its launching op: one zero-length op per
         // kernel, on a thread per stream (so ops of one stream never overlap), tied to the
@@ -198,6 +266,7 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
                        : std::string("not a valid XPlane profile (XSpace protobuf): the message "
                                      "is malformed or cut short"));
   }
+  const HostFacts host = ReadHostPlanes(space);
   std::vector<TraceData> out;
   for (const xplane::XPlane& plane : space.planes()) {
     std::string_view name = plane.name();
@@ -207,7 +276,7 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
     size_t events = 0;
     for (const auto& line : plane.lines()) events += static_cast<size_t>(line.events_size());
     if (events == 0) continue;
-    out.push_back(ReadGpuPlane(plane, ordinal, path, bytes.size()));
+    out.push_back(ReadGpuPlane(plane, ordinal, path, bytes.size(), host));
   }
   if (out.empty()) {
     ThrowUserError(SourceLocation{path}, "",

@@ -7,6 +7,7 @@
 #include "trace/gpu_timeline.h"
 #include "trace/op_breakdown.h"
 #include "trace/trace_runner.h"
+#include "util/corpus_path.h"
 #include "util/error.h"
 #include "xplane.pb.h"
 
@@ -157,6 +158,44 @@ TEST(XPlaneReaderTest, AProtobufNamedFileIsJudgedAsXPlane) {
     EXPECT_NE(std::string(e.what()).find("not a valid XPlane profile"), std::string::npos)
         << e.what();
   }
+}
+
+// The JAX convolution profile of the corpus (TraceLens's JAX reference report was written from
+// it): every device activity keeps its track as xprof numbers it, its host launch time and the
+// HLO instruction it ran, printed as XLA prints it and as TraceLens's kernel_launchers shows it.
+TEST(XPlaneReaderTest, DeviceActivitiesCarryTheirHloInstructionAndLaunch) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::vector<TraceData> devices =
+      ReadXPlane(CorpusPath("traces/TraceLens/mi300/jax_conv_minimal_legacy/"
+                            "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"));
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].xla_pid, 1);  // /device:GPU:0, plane id 0: copies only
+  EXPECT_EQ(devices[1].xla_pid, 8);  // /device:GPU:7
+  EXPECT_EQ(devices[0].xla.size(), 53u);
+  ASSERT_EQ(devices[1].xla.size(), 25u);
+  const XlaActivity* conv = nullptr;
+  for (const XlaActivity& x : devices[1].xla)
+    if (x.name == "Im3d2Col" && conv == nullptr) conv = &x;
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->tid, 1);
+  EXPECT_EQ(conv->hlo_op, "cudnn-conv.1.0");
+  EXPECT_EQ(conv->hlo_module, "jit_forward_3d_conv");
+  EXPECT_TRUE(conv->hlo_found);
+  EXPECT_EQ(conv->operands, (std::vector<std::string>{"bf16[1,16,32,60,104]{4,3,2,1,0}",
+                                                      "bf16[5120,16,1,2,2]{4,3,2,1,0}"}));
+  // The conv's result and cuDNN's workspace, joined without a space as TraceLens reads them.
+  EXPECT_EQ(conv->output, "(bf16[1,5120,34,31,53]{4,3,2,1,0},u8[7150336]{0})");
+  EXPECT_EQ(conv->custom_call_target, "custom_call_target=\"__cudnn$convForward\"");
+  EXPECT_EQ(conv->metadata,
+            "metadata={op_name=\"jit(forward_3d_conv)/jit(main)/conv_general_dilated\" "
+            "source_file=\"/workspace/conv-jax/jax_conv_profiling.py\" source_line=77");
+  // TraceLens's first row: launched 20.942 us before the kernel started (its
+  // GPU_kernel_launch_latency), ran 16.104 us.
+  const XlaActivity& first = devices[1].xla.front();
+  EXPECT_EQ(first.name, "loop_transpose_fusion");
+  EXPECT_EQ(first.dur_ps, 6890000);
+  EXPECT_EQ(first.ts_ps - first.launch_ps, 20942000);
+  EXPECT_EQ(conv->dur_ps, 16104000);
 }
 
 }  // namespace

@@ -8,13 +8,14 @@ category" column is the one documented omission; a GPU-only report has no op col
 op-category file, in TraceLens's and here. The inference sheets of the two graph-replay
 reports (vLLM's and SGLang's attention, vLLM's unfused MoE, aiter's RMSNorms, SGLang's rotary
 embedding) agree with TraceLens's inference report the same way, but for its num_kernels
-column."""
+column. A JAX profile (XPlane) gets TraceLens's JAX report (generate_perf_report_jax), whose
+tables agree with its reference CSVs the same way."""
 import os
 import tempfile
 import zipfile
 
 import harness
-from tracelens_compare import FILES, SHEETS, compare
+from tracelens_compare import FILES, JAX_FILES, SHEETS, compare
 
 t = harness.Test()
 base = "traces/TraceLens/"
@@ -48,6 +49,25 @@ for trace, reference in cases:
             workbook = z.read("xl/workbook.xml").decode()
             for name in files:
                 t.check(f'name="{name}"' in workbook, f"{trace}: no sheet {name}: {workbook}")
+# An XLA profile (XPlane) gets TraceLens's JAX report: one report over the file's two GPUs,
+# every table equal to TraceLens's reference, op_conv's FLOP columns by definition aside.
+jax = base + "mi300/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+jax_reference = base + "mi300/jax_conv_minimal_perf_report_csvs/"
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "csv")
+    t.sextant("trace", "report", t.corpus(jax), "--format", "tracelens", "--csv", out, "--xlsx",
+              os.path.join(d, "report.xlsx"))
+    t.check(sorted(os.listdir(out)) == sorted(f + ".csv" for f in JAX_FILES),
+            f"XPlane: files {sorted(os.listdir(out))}")
+    for name in JAX_FILES:
+        for problem in compare(os.path.join(out, name + ".csv"),
+                               t.corpus(jax_reference + name + ".csv"), name):
+            t.check(False, f"XPlane {name}: {problem}")
+    with zipfile.ZipFile(os.path.join(d, "report.xlsx")) as z:
+        workbook = z.read("xl/workbook.xml").decode()
+        # Excel's sheet names hold 31 characters (kernel_launchers_summary_by_cat).
+        for name in JAX_FILES:
+            t.check(f'name="{name[:31]}"' in workbook, f"XPlane: no sheet {name[:31]}")
 # The inference sheets of the two graph-replay references (each trace with its capture trace):
 # files of the same name, rows equal to TraceLens's.
 inference = base + "inference/"

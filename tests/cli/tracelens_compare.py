@@ -19,6 +19,20 @@ OMITTED = {"Parent op category", "Compute Spec", "kernel_details__summarize_kern
 # kernel details, whose numbers TraceLens prints as numpy reprs (np.float64(...)), so they
 # are compared with those reprs unwrapped; its GEMM parameters lack the ROCm transpose flags.
 OMITTED_IN = {"unified_perf_summary": {"Compute Spec", "ex_UID"}}
+# TraceLens's JAX report (generate_perf_report_jax) of an XPlane profile. op_conv's FLOP and
+# byte columns differ by definition: TraceLens multiplies only the filter's spatial dimensions
+# after the first (2 x kh x kw x outputs), Sextant counts every input channel and the whole
+# window (2 x C_in x kd x kh x kw x outputs), and the whole filter's bytes (docs/trace.md).
+JAX_FILES = ["gpu_timeline", "gpu_events_averages", "kernel_launchers",
+             "kernel_launchers_summary", "kernel_launchers_summary_by_category",
+             "kernel_launchers_unique_args", "df_xla_perf", "xla_summary", "op_conv"]
+_CONV_RATES = {f"{m}_{s}" for m in ("TB/s", "TFLOPS/s")
+               for s in ("mean", "median", "std", "min", "max")}
+for _name in JAX_FILES:
+    OMITTED_IN[_name] = set()
+# Columns both write, with values that differ by a documented definition: not compared.
+DIFFERS_IN = {"op_conv": {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first"} |
+              _CONV_RATES}
 SHEETS = ["GEMM", "UnaryElementwise", "BinaryElementwise", "SDPA_fwd", "SDPA_bwd",
           "Reduce_fwd", "Reduce_bwd", "Normalization", "CONV_fwd", "CONV_bwd"]
 FILES = SHEETS + ["gpu_timeline", "kernel_summary", "ops_summary", "ops_summary_by_category",
@@ -36,7 +50,14 @@ KEYS = {
     "BinaryElementwise": ["name", "param: shape_in1", "param: shape_in2",
                           "param: dtype_in1_in2_out", "param: stride_input1",
                           "param: stride_input2", "param: stride_output", "is_recompute"],
-    "gpu_timeline": ["type", "is_recompute"],
+    "gpu_timeline": ["type", "gpu_pid", "is_recompute"],
+    "gpu_events_averages": ["type"],
+    "kernel_launchers": ["UID"],
+    "df_xla_perf": ["UID"],
+    "kernel_launchers_summary": ["name"],
+    "xla_summary": ["name"],
+    "kernel_launchers_summary_by_category": ["op category"],
+    "kernel_launchers_unique_args": ["name", "Input Dims", "Input type"],
     "ops_summary_by_category": ["op category", "is_recompute"],
     "ops_summary": ["name", "is_recompute"],
     "ops_unique_args": ["name", "op category", "thread_name", "Input Dims", "Input type",
@@ -82,11 +103,13 @@ def unwrap(text):
 
 
 def close(a, b, column):
-    if column in ("kernel_details_summary", "trunc_kernel_details", "perf_params"):
+    if column in ("kernel_details_summary", "trunc_kernel_details", "perf_params",
+                  "kernel_details__summarize_kernel_stats"):
         if column == "perf_params":
             return a == unwrap(b)
         # The short form rounds to 0.01 µs: a mean on a rounding boundary may land either side.
-        return kernel_details_close(a, unwrap(b), 1.1e-2 if column.startswith("trunc") else 2.5e-3)
+        return kernel_details_close(unwrap(a), unwrap(b),
+                                    1.1e-2 if column.startswith("trunc") else 2.5e-3)
     try:
         x, y = float(a), float(b)
     except ValueError:
@@ -168,6 +191,8 @@ def compare(ours_path, ref_path, name):
             # total over them is not comparable row by row.
             if name in ("ops_summary", "ops_unique_args", "unified_perf_summary") and \
                     column.startswith("Cumulative"):
+                continue
+            if column in DIFFERS_IN.get(name, set()):
                 continue
             if column in r and column in mine and not close(mine[column], r[column], column):
                 problems.append(f"{key} {column}: {mine[column]}, TraceLens {r[column]}")

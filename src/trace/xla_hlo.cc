@@ -1,0 +1,177 @@
+#include "trace/xla_hlo.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <unordered_map>
+
+#include "xla_hlo.pb.h"
+
+namespace sextant {
+namespace {
+
+// xla.PrimitiveType (openxla/xla, xla/xla_data.proto) and the names HLO text gives them.
+constexpr std::array<std::string_view, 26> kTypeNames = {
+    "",           "pred",      "s8",   "s16",    "s32",      "s64", "u8", "u16",
+    "u32",        "u64",       "f16",  "f32",    "f64",      "",    "",   "c64",
+    "bf16",       "token",     "c128", "f8e5m2", "f8e4m3fn", "s4",  "u4", "f8e4m3b11fnuz",
+    "f8e5m2fnuz", "f8e4m3fnuz"};
+
+// XLA's ShapeUtil::HumanStringWithLayout: "bf16[1,2]{1,0}", a tuple "(a, b)".
+std::string ShapeText(const xla::ShapeProto& shape) {
+  if (shape.element_type() == 13) {  // TUPLE
+    std::string text = "(";
+    for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+      if (i > 0) text += ", ";
+      text += ShapeText(shape.tuple_shapes(i));
+    }
+    return text + ")";
+  }
+  std::string text = std::string(HloTypeName(shape.element_type()));
+  if (text.empty()) text = "unknown";
+  text += fmt::format("[{}]", fmt::join(shape.dimensions(), ","));
+  if (shape.dimensions_size() > 0 && shape.has_layout())
+    text += fmt::format("{{{}}}", fmt::join(shape.layout().minor_to_major(), ","));
+  return text;
+}
+
+// XLA's OpMetadataToString inside "metadata={...}", cut at the first character outside
+// TraceLens's pattern (letters, digits, _ = " ( ) / space @ . -): its regex stops there.
+std::string MetadataText(const xla::OpMetadata& m) {
+  std::vector<std::string> parts;
+  if (!m.op_type().empty()) parts.push_back(fmt::format("op_type=\"{}\"", m.op_type()));
+  if (!m.op_name().empty()) parts.push_back(fmt::format("op_name=\"{}\"", m.op_name()));
+  if (!m.source_file().empty()) parts.push_back(fmt::format("source_file=\"{}\"", m.source_file()));
+  if (m.source_line() != 0) parts.push_back(fmt::format("source_line={}", m.source_line()));
+  if (parts.empty()) return "";
+  std::string text = fmt::format("metadata={{{}", fmt::join(parts, " "));
+  for (size_t i = std::string_view("metadata={").size(); i < text.size(); ++i) {
+    const char c = text[i];
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '_' || c == '=' || c == '"' || c == '(' ||
+                         c == ')' || c == '/' || c == ' ' || c == '@' || c == '.' || c == '-';
+    if (!allowed) return text.substr(0, i);
+  }
+  return text;
+}
+
+// TraceLens keeps a printed line that has metadata or one of these type names.
+bool HasKeptType(std::string_view text) {
+  for (std::string_view t : {"bf16", "f8", "f16", "f32", "f64"})
+    if (text.find(t) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string_view HloTypeName(int element_type) {
+  if (element_type < 0 || element_type >= static_cast<int>(kTypeNames.size())) return "";
+  return kTypeNames[static_cast<size_t>(element_type)];
+}
+
+int HloTypeBytes(std::string_view type) {
+  if (type == "f64" || type == "s64" || type == "u64" || type == "c64") return 8;
+  if (type == "c128") return 16;
+  if (type == "f32" || type == "s32" || type == "u32") return 4;
+  if (type == "bf16" || type == "f16" || type == "s16" || type == "u16") return 2;
+  if (type == "pred" || type == "s8" || type == "u8" || type.starts_with("f8")) return 1;
+  return 0;
+}
+
+bool HloModules::Add(std::string_view hlo_proto) {
+  xla::HloProto proto;
+  if (!proto.ParseFromArray(hlo_proto.data(), static_cast<int>(hlo_proto.size()))) return false;
+  const xla::HloModuleProto& module = proto.hlo_module();
+  if (module.name().empty() || modules_.count(module.name())) return true;
+  auto& instructions = modules_[module.name()];
+  for (const xla::HloComputationProto& computation : module.computations()) {
+    std::unordered_map<int64_t, const xla::HloInstructionProto*> by_id;
+    for (const auto& i : computation.instructions()) by_id[i.id()] = &i;
+    for (const xla::HloInstructionProto& i : computation.instructions()) {
+      if (i.id() == computation.root_id()) continue;  // "ROOT %x = ...": not found by name
+      HloInstructionText text;
+      text.output = ShapeText(i.shape());
+      std::string line = text.output;
+      for (int64_t id : i.operand_ids()) {
+        auto it = by_id.find(id);
+        if (it == by_id.end()) continue;
+        std::string operand = ShapeText(it->second->shape());
+        line += " " + operand;
+        // TraceLens's operand pattern: a type starting b, f or s, ending at a layout's brace.
+        if ((operand[0] == 'b' || operand[0] == 'f' || operand[0] == 's') &&
+            operand.back() == '}') {
+          text.operands.push_back(std::move(operand));
+        }
+      }
+      const std::string metadata = i.has_metadata() ? MetadataText(i.metadata()) : "";
+      if (metadata.empty() && !HasKeptType(line) && i.opcode() != "get-tuple-element") continue;
+      if (!metadata.empty()) {
+        text.metadata = metadata;
+        if (!i.custom_call_target().empty())
+          text.custom_call_target =
+              fmt::format("custom_call_target=\"{}\"", i.custom_call_target());
+      }
+      // TraceLens joins the text on ", " -> ",": a tuple output prints without spaces.
+      std::string compact;
+      for (size_t k = 0; k < text.output.size(); ++k) {
+        if (text.output[k] == ' ' && k > 0 && text.output[k - 1] == ',') continue;
+        compact += text.output[k];
+      }
+      text.output = compact;
+      instructions.emplace(i.name(), std::move(text));
+    }
+  }
+  return true;
+}
+
+const HloInstructionText* HloModules::Find(std::string_view module, std::string_view name) const {
+  auto m = modules_.find(module);
+  if (m == modules_.end()) return nullptr;
+  auto i = m->second.find(name);
+  return i == m->second.end() ? nullptr : &i->second;
+}
+
+std::vector<HloShape> ParseHloShapes(const std::vector<std::string>& texts) {
+  std::vector<HloShape> out;
+  for (const std::string& text : texts) {
+    // "<letters><digits>[<digits,>]{<digits,>}" anywhere in the text; the first one.
+    for (size_t start = 0; start < text.size(); ++start) {
+      size_t i = start;
+      while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+      if (i == start) continue;
+      const size_t digits = i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+      if (i == digits || i >= text.size() || text[i] != '[') continue;
+      const size_t dims_begin = ++i;
+      while (i < text.size() &&
+             (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == ','))
+        ++i;
+      if (i == dims_begin || i >= text.size() || text[i] != ']') continue;
+      const size_t dims_end = i++;
+      if (i >= text.size() || text[i] != '{') continue;
+      const size_t layout_begin = ++i;
+      while (i < text.size() &&
+             (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == ','))
+        ++i;
+      if (i == layout_begin || i >= text.size() || text[i] != '}') continue;
+      HloShape shape;
+      shape.type = text.substr(start, dims_begin - 1 - start);
+      std::string_view dims(text.data() + dims_begin, dims_end - dims_begin);
+      size_t pos = 0;
+      while (pos <= dims.size()) {
+        size_t comma = dims.find(',', pos);
+        if (comma == std::string_view::npos) comma = dims.size();
+        int64_t value = 0;
+        for (size_t k = pos; k < comma; ++k)
+          value = std::min<int64_t>(value * 10 + (dims[k] - '0'), int64_t{1} << 50);
+        if (comma > pos) shape.dims.push_back(value);
+        pos = comma + 1;
+      }
+      out.push_back(std::move(shape));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace sextant

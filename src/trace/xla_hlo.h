@@ -1,0 +1,54 @@
+// The HLO instructions of the programs an XLA profile ran, printed as XLA prints them
+// (`bf16[1,32,60,104,16]{4,3,2,1,0}`), and cut the way TraceLens's JAX report reads that text
+// (TraceLens/util.py, JaxProfileProcessor): the operands, the output, the metadata and the
+// custom-call target of the instruction each device kernel names in its `hlo_op` stat.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sextant {
+
+struct HloInstructionText {
+  std::string output;                 // "bf16[1,5120,34,31,53]{4,3,2,1,0}", a tuple "(a,b)"
+  std::vector<std::string> operands;  // the shape text of each operand (dtype b*, f* or s*)
+  // "metadata={op_name=\"x\" source_file=\"f.py\" source_line=7" (no closing brace), and
+  // "custom_call_target=\"__cudnn$convForward\"": empty when the instruction has no metadata,
+  // as TraceLens keeps them only then.
+  std::string metadata;
+  std::string custom_call_target;
+};
+
+// "bf16" for xla.PrimitiveType 16, "" for a type this table does not know.
+std::string_view HloTypeName(int element_type);
+
+class HloModules {
+ public:
+  // Adds the modules of one serialized xla.HloProto; returns false if it does not parse.
+  bool Add(std::string_view hlo_proto);
+  // The instruction `name` of the module `module` (its first program, if compiled several
+  // times). Null where TraceLens finds nothing: a root instruction (its printed line starts
+  // with ROOT) or one whose line has neither metadata nor a floating-point or get-tuple-element
+  // type.
+  const HloInstructionText* Find(std::string_view module, std::string_view name) const;
+  bool empty() const { return modules_.empty(); }
+
+ private:
+  std::map<std::string, std::map<std::string, HloInstructionText, std::less<>>, std::less<>>
+      modules_;
+};
+
+// Byte size of an element of an HLO type name ("bf16" 2, "f32" 4, "pred" 1), 0 if unknown.
+int HloTypeBytes(std::string_view type);
+
+// The operand shapes TraceLens's JAX report takes from shape texts: for each text with a
+// "<type>[<dims>]{<layout>}" (non-empty dims and layout), its type and dims; others skipped.
+struct HloShape {
+  std::string type;
+  std::vector<int64_t> dims;
+};
+std::vector<HloShape> ParseHloShapes(const std::vector<std::string>& texts);
+
+}  // namespace sextant
