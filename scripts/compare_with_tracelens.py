@@ -11,6 +11,9 @@ Reading the output: TraceLens subtracts float microsecond timestamps (about 1.7e
 in ms, may then differ from Sextant's exact nanoseconds in the fourth significant digit.
 Documented differences of definition are listed in docs/trace.md.
 
+An XLA profile (`*.xplane.pb`) is compared with TraceLens's JAX report
+(generate_perf_report_jax.py, which needs the xprof / tensorboard-plugin-profile package).
+
 Usage: scripts/compare_with_tracelens.py --tracelens DIR [--python PY] [--sextant BIN] TRACE...
 """
 import argparse
@@ -31,9 +34,8 @@ def main():
     parser.add_argument("--sextant", default=os.path.join(ROOT, "build", "src", "cli", "sextant"))
     parser.add_argument("traces", nargs="+")
     args = parser.parse_args()
-    report = os.path.join(args.tracelens, "TraceLens", "Reporting",
-                          "generate_perf_report_pytorch.py")
-    if not os.path.exists(report):
+    reporting = os.path.join(args.tracelens, "TraceLens", "Reporting")
+    if not os.path.exists(os.path.join(reporting, "generate_perf_report_pytorch.py")):
         sys.exit(f"{args.tracelens}: no TraceLens/Reporting/generate_perf_report_pytorch.py")
     failed = False
     for trace in args.traces:
@@ -41,8 +43,14 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             theirs, ours = os.path.join(work, "tracelens"), os.path.join(work, "sextant")
             env = dict(os.environ, PYTHONPATH=os.path.abspath(args.tracelens))
-            run = subprocess.run([args.python, report, "--profile_json_path", trace,
-                                  "--output_csvs_dir", theirs],
+            # An XLA profile goes to TraceLens's JAX report (it needs xprof's Python package).
+            if trace.endswith(".xplane.pb"):
+                command = [args.python, os.path.join(reporting, "generate_perf_report_jax.py"),
+                           "--profile_path", trace]
+            else:
+                command = [args.python, os.path.join(reporting, "generate_perf_report_pytorch.py"),
+                           "--profile_json_path", trace]
+            run = subprocess.run(command + ["--output_csvs_dir", theirs],
                                  capture_output=True, text=True, env=env)
             if run.returncode != 0:
                 print(f"  TraceLens failed ({run.returncode}): "

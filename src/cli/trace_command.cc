@@ -59,7 +59,8 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
   // One report per trace, as TraceLens writes them: per rank for Kineto traces, per file for
   // an XLA profile (its JAX report spans the file's GPUs).
   struct Report {
-    std::string label;
+    std::string label;        // its directory inside --csv
+    std::string sheet_label;  // its sheet-name suffix: short, Excel's names hold 31 characters
     std::vector<Table> tables;
   };
   std::vector<Report> reports;
@@ -78,15 +79,17 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
         std::string label = std::filesystem::path(rank.file).filename().string();
         if (label.ends_with(".xplane.pb")) label.resize(label.size() - 10);
         const int copy = ++seen_files[label];
-        reports.push_back({copy == 1 ? label : fmt::format("{}_{}", label, copy), {}});
+        reports.push_back({copy == 1 ? label : fmt::format("{}_{}", label, copy),
+                           fmt::format("f{}", rank.argument + 1),
+                           {}});
       }
       xplane_devices[it->second].push_back(&rank);
       continue;
     }
     const int copy = ++seen[rank.rank];
-    reports.push_back(
-        {copy == 1 ? fmt::format("rank{}", rank.rank) : fmt::format("rank{}_{}", rank.rank, copy),
-         TraceLensTables(rank)});
+    const std::string label =
+        copy == 1 ? fmt::format("rank{}", rank.rank) : fmt::format("rank{}_{}", rank.rank, copy);
+    reports.push_back({label, label, TraceLensTables(rank)});
   }
   size_t file = 0;
   for (Report& r : reports) {
@@ -111,7 +114,7 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
         continue;
       }
       // Excel's 31-character sheet names: shorten the table's name, never the report label.
-      const std::string suffix = "_" + r.label;
+      const std::string suffix = "_" + r.sheet_label;
       const size_t room = suffix.size() < 31 ? 31 - suffix.size() : 0;
       Table renamed(t.name().substr(0, room) + suffix, t.title(), t.columns());
       for (const auto& row : t.rows()) renamed.AddRow(row);
@@ -165,6 +168,8 @@ void RunReport(ReportArgs args) {
                  "without either it changes nothing\n");
   }
   for (const std::string& out : {args.html, args.xlsx}) CheckOutputFile(out, inputs);
+  if (!args.html.empty()) RefuseOtherFormatName(args.html, ".html");
+  if (!args.xlsx.empty()) RefuseOtherFormatName(args.xlsx, ".xlsx");
   CheckOutputDirectory(args.csv_dir);
   std::vector<RankReport> ranks;
   if (args.mpi) {

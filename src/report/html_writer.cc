@@ -216,6 +216,8 @@ std::string RenderHtmlPage(const HtmlPage& page) {
 
 void WriteHtmlPage(const std::string& path, const HtmlPage& page,
                    const std::vector<std::string>& inputs) {
+  RefuseOverwritingInput(path, inputs);  // that refusal first: it says more
+  RefuseOtherFormatName(path, ".html");
   WriteFileAtomically(path, RenderHtmlPage(page), inputs);
 }
 

@@ -33,6 +33,7 @@ void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path,
                const std::vector<std::string>& inputs) {
   // libxlsxwriter writes the file by name when the workbook is closed: give it the temporary.
   AtomicFile file(path, inputs);
+  RefuseOtherFormatName(path, ".xlsx");
   lxw_workbook* workbook = workbook_new(file.temp_path().c_str());
   if (!workbook) ThrowUserError(SourceLocation{path}, "", "cannot create workbook");
   lxw_format* bold = workbook_add_format(workbook);

@@ -118,11 +118,12 @@ struct RecomputeRegion {
 // that instruction's printed operands (trace/xla_hlo.h).
 struct XlaActivity {
   std::string name;
-  int64_t pid = 0;         // 1 + the device plane's id
-  int64_t tid = 0;         // the line's display id, else its id
-  int64_t ts_ps = 0;       // absolute
-  int64_t dur_ps = 0;      // at least 1 ps, as xprof writes it
-  int64_t launch_ps = -1;  // the host event with the same correlation id (absolute); -1 if none
+  int64_t pid = 0;             // 1 + the device plane's id
+  int64_t tid = 0;             // the line's display id, else its id
+  int64_t ts_ps = 0;           // absolute
+  int64_t dur_ps = 0;          // at least 1 ps, as xprof writes it
+  int64_t launch_ps = -1;      // the host event with the same correlation id (absolute); -1 if none
+  int64_t launch_end_ps = -1;  // where that host event (the launch call) ends
   GpuKind kind = GpuKind::kKernel;
   std::string hlo_op, hlo_module;
   bool hlo_found = false;  // the instruction was found in its module's HLO

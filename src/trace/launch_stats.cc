@@ -61,6 +61,15 @@ LaunchStats ComputeLaunchStats(const TraceData& trace) {
     call_sum += static_cast<double>(call.dur_ns);
     if (g.dur_ns < call.dur_ns) s.kernels_shorter_than_launch++;
   }
+  // An XLA profile's kernels: their launch calls are the host events with their correlation
+  // ids (the XPlane reader keeps their times, not host ops).
+  for (const XlaActivity& x : trace.xla) {
+    if (x.kind != GpuKind::kKernel || x.launch_ps < 0) continue;
+    const int64_t call_ps = x.launch_end_ps - x.launch_ps;
+    delays.push_back(std::max<int64_t>(0, x.ts_ps - x.launch_end_ps) / 1000);
+    call_sum += static_cast<double>(call_ps) / 1000;
+    if (x.dur_ps < call_ps) s.kernels_shorter_than_launch++;
+  }
   s.linked_kernels = static_cast<int64_t>(delays.size());
   if (!delays.empty()) {
     double sum = 0;

@@ -166,6 +166,14 @@ TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
   const TraceReport devices = CombineReports({gpu0, gpu7});
   EXPECT_TRUE(devices.ranks[0].warnings.empty());
   EXPECT_TRUE(devices.ranks[1].warnings.empty());
+  // That file given twice: its GPUs are each said to be two reports of one rank, never "counted
+  // as ranks 0 and 7".
+  RankReport again0 = gpu0, again7 = gpu7;
+  again0.argument = again7.argument = 1;
+  for (const RankReport& r : CombineReports({gpu0, gpu7, again0, again7}).ranks) {
+    for (const std::string& w : r.warnings)
+      EXPECT_EQ(w.find("given twice"), std::string::npos) << w;
+  }
 }
 
 // Ranks need not have the same tables: one with recompute frames and one without still

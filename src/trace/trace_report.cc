@@ -545,7 +545,9 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   // Operators.
   OpKernelTimes times = ComputeOpKernelTimes(trace, selection.events);
   std::string ops_by_name_note;
-  Table ops("ops", "CPU ops by name and input shapes, with the GPU time of their kernels",
+  // An XLA profile's ops are the XLA ops (HLO instructions) that ran its kernels.
+  const std::string op_kind = trace.xla_pid >= 0 ? "XLA ops" : "CPU ops";
+  Table ops("ops", op_kind + " by name and input shapes, with the GPU time of their kernels",
             {RankColumn(),
              {"name", "op", 0},
              {"input_dims", "input dims", 0},
@@ -587,7 +589,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     ops_by_name_note = note;
   }
   r.tables.push_back(std::move(ops));
-  Table ops_by_name("ops_by_name", "CPU ops by name",
+  Table ops_by_name("ops_by_name", op_kind + " by name",
                     {RankColumn(),
                      {"name", "op", 0},
                      {"count", "count", 0},
@@ -852,10 +854,18 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
               {"launch_overhead_ms", "launch overhead (ms)", 3},
               {"dependency_wait_ms", "dependency wait (ms)", 3},
               {"other_ms", "other (ms)", 3}});
+  // An XLA profile's kernels have no host op to blame a gap on: their causes are not known,
+  // so those cells stay empty rather than read 0.
+  const bool causes = trace.xla_pid < 0;
+  auto if_causes = [&](Cell value) { return causes ? value : Cell{}; };
   for (const auto& s : BreakDownIdleTime(trace, selection.events)) {
     idle.AddRow({rank, static_cast<int64_t>(s.device), s.stream, s.activities, Ms(s.busy_ns),
-                 Ms(s.idle_ns()), Ms(s.host_bound_ns), Ms(s.launch_overhead_ns),
-                 Ms(s.dependency_wait_ns), Ms(s.other_ns)});
+                 Ms(s.idle_ns()), if_causes(Ms(s.host_bound_ns)),
+                 if_causes(Ms(s.launch_overhead_ns)), if_causes(Ms(s.dependency_wait_ns)),
+                 if_causes(Ms(s.other_ns))});
+  }
+  if (!causes) {
+    idle.AddNote("XLA profile: idle time is not split by cause (no host op to attribute a gap to)");
   }
   r.tables.push_back(std::move(idle));
   LaunchStats ls = ComputeLaunchStats(trace);
@@ -975,25 +985,36 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   // One file given twice (directly, through ./ or a link) without a rank of its own would be
   // counted as two ranks. An XPlane file's GPUs share one position on the command line; the
   // same file at two positions with the same ranks is already said above.
-  std::map<std::string, std::vector<const RankReport*>> seen;
-  for (RankReport& r : ranks) {
+  std::vector<std::string> canonical(ranks.size());
+  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> positions;  // (argument, rank)
+  for (size_t i = 0; i < ranks.size(); ++i) {
     std::error_code ec;
-    const std::string canonical =
-        std::filesystem::weakly_canonical(std::filesystem::absolute(r.file, ec), ec).string();
-    if (ec || r.file.empty()) continue;
-    std::vector<const RankReport*>& same_file = seen[canonical];
-    const RankReport* earlier = nullptr;
+    canonical[i] =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(ranks[i].file, ec), ec)
+            .string();
+    if (ec || ranks[i].file.empty()) {
+      canonical[i].clear();
+      continue;
+    }
+    positions[canonical[i]].insert({ranks[i].argument, ranks[i].rank});
+  }
+  std::set<std::pair<std::string, int64_t>> warned;  // (file, argument)
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (canonical[i].empty()) continue;
+    const auto& here = positions[canonical[i]];
+    const int64_t argument = ranks[i].argument;
+    // The earliest other position of this file, and whether it holds this rank too.
+    int64_t other_argument = -1, other_rank = -1;
     bool same_rank = false;
-    for (const RankReport* e : same_file) {
-      if (e->argument == r.argument) continue;
-      same_rank = same_rank || e->rank == r.rank;
-      if (!earlier) earlier = e;
+    for (const auto& [arg, rank] : here) {
+      if (arg == argument) continue;
+      same_rank = same_rank || rank == ranks[i].rank;
+      if (other_argument < 0 || arg < other_argument) other_argument = arg, other_rank = rank;
     }
-    if (earlier && !same_rank) {
-      r.warnings.push_back(fmt::format("{} is given twice: it is counted as ranks {} and {}",
-                                       r.file, earlier->rank, r.rank));
-    }
-    same_file.push_back(&r);
+    if (other_argument < 0 || same_rank || other_argument > argument) continue;
+    if (!warned.insert({canonical[i], argument}).second) continue;
+    ranks[i].warnings.push_back(fmt::format("{} is given twice: it is counted as ranks {} and {}",
+                                            ranks[i].file, other_rank, ranks[i].rank));
   }
   Table summary("ranks", "Traces",
                 {RankColumn(),

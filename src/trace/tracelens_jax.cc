@@ -107,7 +107,27 @@ std::vector<int64_t> PythonSetOrder(const std::vector<int64_t>& keys) {
   return order;
 }
 
-// One row of a device's xla_activities table, read back.
+// TraceLens reads an instruction's metadata with a pattern that stops at the first character
+// outside letters, digits and _ = " ( ) / space @ . - (so without the closing brace), and keeps
+// the custom-call target only where it found metadata.
+std::string TraceLensMetadata(const std::string& metadata) {
+  if (metadata.empty()) return "";
+  const std::string text = "metadata={" + metadata;
+  for (size_t i = std::string_view("metadata={").size(); i < text.size(); ++i) {
+    const char c = text[i];
+    const bool allowed = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' ||
+                         c == '"' || c == '(' || c == ')' || c == '/' || c == ' ' || c == '@' ||
+                         c == '.' || c == '-';
+    if (!allowed) return text.substr(0, i);
+  }
+  return text;
+}
+std::string TraceLensTarget(const std::string& target, const std::string& metadata) {
+  return metadata.empty() || target.empty() ? "" : "custom_call_target=\"" + target + "\"";
+}
+
+// One row of a device's xla_activities table, read back, with TraceLens's forms of the
+// metadata and the custom-call target.
 struct Activity {
   std::string name, kind, category, hlo_op, input_dims, input_type, output, metadata,
       custom_call_target;
@@ -150,8 +170,8 @@ std::vector<Activity> ReadActivities(const std::vector<const RankReport*>& devic
         a.input_dims = text(dims);
         a.input_type = text(type);
         a.output = text(output);
-        a.metadata = text(metadata);
-        a.custom_call_target = text(target);
+        a.metadata = TraceLensMetadata(text(metadata));
+        a.custom_call_target = TraceLensTarget(text(target), text(metadata));
         a.input_bytes = integer(bytes);
         const std::string joined = text(ops);
         for (size_t p = 0; p < joined.size();) {
@@ -634,7 +654,8 @@ Table XlaActivitiesTable(int64_t rank, const TraceData& trace) {
     std::vector<HloShape> shapes = ParseHloShapes(x.operands);
     std::string operands;
     for (const std::string& o : x.operands) operands += (operands.empty() ? "" : " ") + o;
-    if (PerfModel(x.operands, x.custom_call_target, category).starts_with("jax_te_fused_attn") &&
+    if (PerfModel(x.operands, TraceLensTarget(x.custom_call_target, x.metadata), category)
+            .starts_with("jax_te_fused_attn") &&
         shapes.size() > 3) {
       shapes.resize(3);
     }

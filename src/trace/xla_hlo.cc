@@ -35,24 +35,14 @@ std::string ShapeText(const xla::ShapeProto& shape) {
   return text;
 }
 
-// XLA's OpMetadataToString inside "metadata={...}", cut at the first character outside
-// TraceLens's pattern (letters, digits, _ = " ( ) / space @ . -): its regex stops there.
+// XLA's OpMetadataToString: what it prints inside "metadata={...}".
 std::string MetadataText(const xla::OpMetadata& m) {
   std::vector<std::string> parts;
   if (!m.op_type().empty()) parts.push_back(fmt::format("op_type=\"{}\"", m.op_type()));
   if (!m.op_name().empty()) parts.push_back(fmt::format("op_name=\"{}\"", m.op_name()));
   if (!m.source_file().empty()) parts.push_back(fmt::format("source_file=\"{}\"", m.source_file()));
   if (m.source_line() != 0) parts.push_back(fmt::format("source_line={}", m.source_line()));
-  if (parts.empty()) return "";
-  std::string text = fmt::format("metadata={{{}", fmt::join(parts, " "));
-  for (size_t i = std::string_view("metadata={").size(); i < text.size(); ++i) {
-    const char c = text[i];
-    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '_' || c == '=' || c == '"' || c == '(' ||
-                         c == ')' || c == '/' || c == ' ' || c == '@' || c == '.' || c == '-';
-    if (!allowed) return text.substr(0, i);
-  }
-  return text;
+  return fmt::format("{}", fmt::join(parts, " "));
 }
 
 // TraceLens keeps a printed line that has metadata or one of these type names.
@@ -105,19 +95,8 @@ bool HloModules::Add(std::string_view hlo_proto) {
       }
       const std::string metadata = i.has_metadata() ? MetadataText(i.metadata()) : "";
       if (metadata.empty() && !HasKeptType(line) && i.opcode() != "get-tuple-element") continue;
-      if (!metadata.empty()) {
-        text.metadata = metadata;
-        if (!i.custom_call_target().empty())
-          text.custom_call_target =
-              fmt::format("custom_call_target=\"{}\"", i.custom_call_target());
-      }
-      // TraceLens joins the text on ", " -> ",": a tuple output prints without spaces.
-      std::string compact;
-      for (size_t k = 0; k < text.output.size(); ++k) {
-        if (text.output[k] == ' ' && k > 0 && text.output[k - 1] == ',') continue;
-        compact += text.output[k];
-      }
-      text.output = compact;
+      text.metadata = metadata;
+      text.custom_call_target = i.custom_call_target();
       instructions.emplace(i.name(), std::move(text));
     }
   }

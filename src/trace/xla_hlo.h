@@ -1,7 +1,8 @@
 // The HLO instructions of the programs an XLA profile ran, printed as XLA prints them
-// (`bf16[1,32,60,104,16]{4,3,2,1,0}`), and cut the way TraceLens's JAX report reads that text
-// (TraceLens/util.py, JaxProfileProcessor): the operands, the output, the metadata and the
-// custom-call target of the instruction each device kernel names in its `hlo_op` stat.
+// (`bf16[1,32,60,104,16]{4,3,2,1,0}`): the operands, the output, the metadata and the
+// custom-call target of the instruction each device kernel names in its `hlo_op` stat, found
+// the way TraceLens's JAX report finds them in that text (TraceLens/util.py,
+// JaxProfileProcessor).
 #pragma once
 
 #include <map>
@@ -12,13 +13,12 @@
 namespace sextant {
 
 struct HloInstructionText {
-  std::string output;                 // "bf16[1,5120,34,31,53]{4,3,2,1,0}", a tuple "(a,b)"
+  std::string output;                 // "bf16[1,5120,34,31,53]{4,3,2,1,0}", a tuple "(a, b)"
   std::vector<std::string> operands;  // the shape text of each operand (dtype b*, f* or s*)
-  // "metadata={op_name=\"x\" source_file=\"f.py\" source_line=7" (no closing brace), and
-  // "custom_call_target=\"__cudnn$convForward\"": empty when the instruction has no metadata,
-  // as TraceLens keeps them only then.
+  // What XLA prints inside "metadata={...}": "op_name=\"x\" source_file=\"f.py\"
+  // source_line=7"; "" without metadata.
   std::string metadata;
-  std::string custom_call_target;
+  std::string custom_call_target;  // "__cudnn$convForward"; "" if not a custom call
 };
 
 // "bf16" for xla.PrimitiveType 16, "" for a type this table does not know.
@@ -34,6 +34,8 @@ class HloModules {
   // type.
   const HloInstructionText* Find(std::string_view module, std::string_view name) const;
   bool empty() const { return modules_.empty(); }
+  // Whether the module `module` was added.
+  bool Has(std::string_view module) const { return modules_.find(module) != modules_.end(); }
 
  private:
   std::map<std::string, std::map<std::string, HloInstructionText, std::less<>>, std::less<>>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <set>
 #include <unordered_map>
 
 #include "trace/xla_hlo.h"
@@ -105,7 +106,8 @@ class PlaneStats {
 // ("/host:CPU").
 struct HostFacts {
   HloModules hlo;
-  std::unordered_map<int64_t, int64_t> launch_ps;  // correlation id -> absolute ps
+  // correlation id -> the host launch call's start and end, absolute ps
+  std::unordered_map<int64_t, std::pair<int64_t, int64_t>> launch_ps;
 };
 
 HostFacts ReadHostPlanes(const xplane::XSpace& space) {
@@ -127,8 +129,10 @@ HostFacts ReadHostPlanes(const xplane::XSpace& space) {
           for (const xplane::XStat& s : ev.stats()) {
             int64_t id = 0;
             if (stats.Name(s) == "correlation_id" && stats.Int(s, &id)) {
-              facts.launch_ps[id] =
+              const int64_t start =
                   line_ps + std::clamp<int64_t>(ev.offset_ps(), 0, kMaxDurationPs);
+              facts.launch_ps[id] = {
+                  start, start + std::clamp<int64_t>(ev.duration_ps(), 0, kMaxDurationPs)};
             }
           }
         }
@@ -156,6 +160,7 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
     display_names[id] = meta.display_name().empty() ? meta.name() : meta.display_name();
   }
   std::unordered_map<int64_t, uint32_t> op_thread;  // stream -> thread of its XLA ops
+  size_t out_of_range = 0;  // events with a negative or impossibly long offset or duration
   int64_t next_op_id = 0;
   for (const xplane::XLine& line : plane.lines()) {
     const int64_t stream = StreamOf(line);
@@ -164,10 +169,20 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
     // xprof's trace viewer: a thread per line, numbered by its display id (else its id).
     const int64_t tid =
         static_cast<uint32_t>(line.display_id() != 0 ? line.display_id() : line.id());
-    for (const xplane::XEvent& ev : line.events()) {
+    // In time order, so that the kernels of one XLA op call (a convolution's Im3d2Col and GEMM,
+    // a custom call's kernels) are consecutive on their stream.
+    std::vector<const xplane::XEvent*> events;
+    for (const xplane::XEvent& ev : line.events()) events.push_back(&ev);
+    std::stable_sort(events.begin(), events.end(),
+                     [](const auto* a, const auto* b) { return a->offset_ps() < b->offset_ps(); });
+    std::string run_hlo_op;  // the XLA op of the run of kernels the last kernel belongs to
+    int64_t run_op_id = -1;
+    for (const xplane::XEvent* event : events) {
+      const xplane::XEvent& ev = *event;
       ++t.total_events;
       const int64_t offset_ps = std::clamp<int64_t>(ev.offset_ps(), 0, kMaxDurationPs);
       const int64_t dur_ps = std::clamp<int64_t>(ev.duration_ps(), 0, kMaxDurationPs);
+      if (offset_ps != ev.offset_ps() || dur_ps != ev.duration_ps()) ++out_of_range;
       GpuEvent g;
       // Both ends rounded to the nanosecond, so unions of touching events stay exact.
       g.ts_ns = line_ns + PsToNs(offset_ps);
@@ -206,7 +221,7 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       x.kind = g.kind;
       if (auto l = host.launch_ps.find(g.correlation);
           g.correlation >= 0 && l != host.launch_ps.end())
-        x.launch_ps = l->second;
+        std::tie(x.launch_ps, x.launch_end_ps) = l->second;
       x.hlo_op = hlo_op;
       x.hlo_module = hlo_module;
       if (const HloInstructionText* text = host.hlo.Find(hlo_module, hlo_op)) {
@@ -217,10 +232,17 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
         x.operands = text->operands;
       }
       t.xla.push_back(std::move(x));
-      if (!hlo_op.empty() && g.kind == GpuKind::kKernel) {
+      if (g.kind != GpuKind::kKernel || hlo_op.empty()) {
+        run_hlo_op.clear();
+      } else if (hlo_op == run_hlo_op) {
+        g.external_id = run_op_id;  // the next kernel of the same XLA op call
+      } else {
         // The XLA op that ran the kernel stands as its launching op: one zero-length op per
-        // kernel, on a thread per stream (so ops of one stream never overlap), tied to the
-        // kernel by a private External id that BuildLinks follows.
+        // call (a run of consecutive kernels of one hlo_op), on a thread per stream (so ops of
+        // one stream never overlap), tied to its kernels by a private External id that
+        // BuildLinks follows.
+        run_hlo_op = hlo_op;
+        run_op_id = next_op_id;
         auto [it, added] = op_thread.try_emplace(stream, static_cast<uint32_t>(t.threads.size()));
         if (added) t.threads.push_back({plane.id(), stream});
         CpuEvent op;
@@ -235,6 +257,42 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       }
       t.gpu.push_back(g);
     }
+  }
+  // What the tables built on these events lack, said once per device.
+  size_t kernels = 0, with_hlo_op = 0, without_hlo = 0, launched = 0;
+  std::set<std::string> missing_modules;
+  for (const XlaActivity& x : t.xla) {
+    if (x.kind != GpuKind::kKernel) continue;
+    ++kernels;
+    if (x.launch_ps >= 0) ++launched;
+    if (x.hlo_op.empty()) continue;
+    ++with_hlo_op;
+    if (!host.hlo.Has(x.hlo_module)) {
+      ++without_hlo;
+      missing_modules.insert(x.hlo_module);
+    }
+  }
+  if (without_hlo > 0) {
+    std::vector<std::string> names(missing_modules.begin(), missing_modules.end());
+    if (names.size() > 3) names.resize(3), names.push_back("...");
+    t.warnings.push_back(fmt::format(
+        "GPU {}: {} of {} kernels ran XLA ops of modules whose HLO the profile does not hold "
+        "({}: no readable \"Hlo Proto\" in the \"/host:metadata\" plane): their operand shapes are "
+        "unknown "
+        "(empty Input Dims, no op_conv row)",
+        ordinal, without_hlo, with_hlo_op, fmt::join(names, ", ")));
+  }
+  if (kernels > 0 && launched == 0) {
+    t.warnings.push_back(fmt::format(
+        "GPU {}: no host launch event carries the kernels' correlation ids (\"/host:CPU\" plane "
+        "absent or without them): launch delays and GPU_kernel_launch_latency are unknown",
+        ordinal));
+  }
+  if (out_of_range > 0) {
+    t.warnings.push_back(fmt::format(
+        "GPU {}: {} {} a negative or over-long (> 2^40 ns) start offset or duration, clamped to "
+        "[0, 2^40 ns]: the GPU's busy time is not to be trusted",
+        ordinal, out_of_range, out_of_range == 1 ? "event has" : "events have"));
   }
   BuildLinks(t);
   return t;
@@ -251,6 +309,7 @@ bool LooksLikeXPlane(std::string_view head) {
 
 std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& path) {
   std::string_view bytes = input.text();
+  if (bytes.empty()) ThrowUserError(SourceLocation{path}, "", "empty file: not an XPlane profile");
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     ThrowUserError(SourceLocation{path}, "",
                    "XPlane profile larger than 2 GiB: protobuf cannot parse it in one piece");

@@ -120,6 +120,37 @@ TEST(XPlaneReaderTest, GpuPlanesBecomeTracesWithKernelsCopiesAndXlaOps) {
   EXPECT_EQ(ops[1].direct_kernel_ns, 11);
 }
 
+// Two consecutive kernels of one XLA op are one call of it; what the profile lacks (the HLO of
+// its module, host launch events) and impossible durations are said, once per GPU.
+TEST(XPlaneReaderTest, KernelsOfOneOpCallShareItAndGapsAreWarned) {
+  SpaceBuilder b;
+  xplane::XPlane* gpu = b.Plane("/device:GPU:1");
+  xplane::XLine* line = gpu->add_lines();
+  line->set_name("Stream #1(Kernel)");
+  line->set_timestamp_ns(1'000);
+  // A convolution as ROCm runs it (two kernels), then another op, then the convolution again.
+  SpaceBuilder::Event(gpu, line, "Im3d2Col", 0, 1'000, "cudnn-conv.1");
+  SpaceBuilder::Event(gpu, line, "Cijk_gemm", 2'000, 9'000, "cudnn-conv.1");
+  SpaceBuilder::Event(gpu, line, "loop_fusion", 12'000, 1'000, "fusion.2");
+  SpaceBuilder::Event(gpu, line, "Im3d2Col", 14'000, 1'000, "cudnn-conv.1");
+  SpaceBuilder::Event(gpu, line, "Cijk_gemm", 16'000, -5, "cudnn-conv.1");
+  const std::vector<TraceData> traces = b.Parse();
+  ASSERT_EQ(traces.size(), 1u);
+  const TraceData& t = traces[0];
+  std::vector<OpStats> ops = SummarizeOps(t, ComputeOpKernelTimes(t), false);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].name, "cudnn-conv.1");
+  EXPECT_EQ(ops[0].count, 2);  // two calls of two kernels each
+  EXPECT_EQ(ops[1].count, 1);
+  ASSERT_EQ(t.warnings.size(), 3u);
+  EXPECT_NE(t.warnings[0].find("GPU 1: 5 of 5 kernels ran XLA ops of modules whose HLO"),
+            std::string::npos)
+      << t.warnings[0];
+  EXPECT_NE(t.warnings[1].find("no host launch event"), std::string::npos) << t.warnings[1];
+  EXPECT_NE(t.warnings[2].find("1 event has a negative or over-long"), std::string::npos)
+      << t.warnings[2];
+}
+
 TEST(XPlaneReaderTest, RefusesMalformedAndGpuLessProfiles) {
   try {
     ParseXPlane(InputText::FromString("\x0a\xff\xff\xff\xff\x0f"), "bad.xplane.pb");
@@ -183,11 +214,11 @@ TEST(XPlaneReaderTest, DeviceActivitiesCarryTheirHloInstructionAndLaunch) {
   EXPECT_TRUE(conv->hlo_found);
   EXPECT_EQ(conv->operands, (std::vector<std::string>{"bf16[1,16,32,60,104]{4,3,2,1,0}",
                                                       "bf16[5120,16,1,2,2]{4,3,2,1,0}"}));
-  // The conv's result and cuDNN's workspace, joined without a space as TraceLens reads them.
-  EXPECT_EQ(conv->output, "(bf16[1,5120,34,31,53]{4,3,2,1,0},u8[7150336]{0})");
-  EXPECT_EQ(conv->custom_call_target, "custom_call_target=\"__cudnn$convForward\"");
+  // The conv's result and cuDNN's workspace.
+  EXPECT_EQ(conv->output, "(bf16[1,5120,34,31,53]{4,3,2,1,0}, u8[7150336]{0})");
+  EXPECT_EQ(conv->custom_call_target, "__cudnn$convForward");
   EXPECT_EQ(conv->metadata,
-            "metadata={op_name=\"jit(forward_3d_conv)/jit(main)/conv_general_dilated\" "
+            "op_name=\"jit(forward_3d_conv)/jit(main)/conv_general_dilated\" "
             "source_file=\"/workspace/conv-jax/jax_conv_profiling.py\" source_line=77");
   // TraceLens's first row: launched 20.942 us before the kernel started (its
   // GPU_kernel_launch_latency), ran 16.104 us.

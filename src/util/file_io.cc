@@ -151,6 +151,21 @@ void CheckOutputFile(const std::string& path, const std::vector<std::string>& in
   RequireWritableDirectory(std::filesystem::path(path).parent_path(), path);
 }
 
+void RefuseOtherFormatName(const std::string& path, std::string_view extension) {
+  std::string lower = std::filesystem::path(path).filename().string();
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view other : {".xlsx", ".xls", ".csv", ".html", ".htm", ".json", ".gz"}) {
+    if (other == extension || !lower.ends_with(other)) continue;
+    if (extension == ".html" && other == ".htm") continue;
+    ThrowUserError(
+        SourceLocation{path}, "",
+        fmt::format("is named as a {} file, but {} is written to it: name it "
+                    "...{}",
+                    other.substr(1), extension == ".xlsx" ? "an Excel workbook" : "an HTML page",
+                    extension));
+  }
+}
+
 void CheckOutputDirectory(const std::string& dir) {
   if (dir.empty()) return;
   RefuseDashAsOutput(dir);

@@ -37,6 +37,10 @@ void RefuseOverwritingInput(const std::string& output, const std::vector<std::st
 // not be written (an input, a directory, a directory that does not exist or cannot be
 // written). Empty `path`: nothing to check.
 void CheckOutputFile(const std::string& path, const std::vector<std::string>& inputs);
+// UserError if the output file `path` is named for another format than the one written to it
+// (`extension`, ".xlsx" or ".html"): `--xlsx report.csv` would leave a workbook that every
+// tool opens as CSV. Names with no known extension (/dev/null, "report") pass.
+void RefuseOtherFormatName(const std::string& path, std::string_view extension);
 // The same for an output directory: `dir` must be a writable directory, or not exist yet with
 // a writable directory as its closest existing ancestor.
 void CheckOutputDirectory(const std::string& dir);

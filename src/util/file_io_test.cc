@@ -201,5 +201,19 @@ TEST_F(FileIoTest, RefusesFifosAndDirectoriesWithoutBlocking) {
   EXPECT_NE(ErrorOf([] { ReadFile("/dev/zero"); }).find("is a device"), std::string::npos);
 }
 
+// --xlsx report.csv would leave a workbook every tool opens as CSV: refused, naming the format.
+TEST_F(FileIoTest, AnOutputNamedForAnotherFormatIsRefused) {
+  EXPECT_EQ(ErrorOf([] { RefuseOtherFormatName("out/report.csv", ".xlsx"); }),
+            "out/report.csv: is named as a csv file, but an Excel workbook is written to it: name "
+            "it ....xlsx");
+  EXPECT_NE(ErrorOf([] { RefuseOtherFormatName("page.JSON", ".html"); }).find("an HTML page"),
+            std::string::npos);
+  // The format's own extensions, and names without one, pass.
+  EXPECT_EQ(ErrorOf([] { RefuseOtherFormatName("page.htm", ".html"); }), "");
+  EXPECT_EQ(ErrorOf([] { RefuseOtherFormatName("Report.XLSX", ".xlsx"); }), "");
+  EXPECT_EQ(ErrorOf([] { RefuseOtherFormatName("/dev/null", ".xlsx"); }), "");
+  EXPECT_EQ(ErrorOf([] { RefuseOtherFormatName("report", ".html"); }), "");
+}
+
 }  // namespace
 }  // namespace sextant
