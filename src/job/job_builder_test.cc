@@ -954,6 +954,22 @@ TEST(BuildJob, TorchTitanFieldsItDoesNotModelAreNamed) {
   EXPECT_THAT(ErrorOf(request), HasSubstr("memory_budget (torch.compile's"));
 }
 
+// A misspelt field of a section whose every field is known is said, with where and the
+// nearest field: the job is projected with the default (TP 1), which torchtitan would refuse.
+TEST(BuildJob, TorchTitanUnknownFieldIsWarned) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_typo.toml";
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.parallel.tp, 1);
+  ASSERT_EQ(job.warnings.size(), 1u);
+  EXPECT_THAT(job.warnings[0], HasSubstr("torchtitan_typo.toml:12:"));
+  EXPECT_THAT(job.warnings[0],
+              HasSubstr("parallelism.tensor_paralel_degree: not a field of torchtitan's "
+                        "[parallelism]"));
+  EXPECT_THAT(job.warnings[0], HasSubstr("did you mean parallelism.tensor_parallel_degree"));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -2,6 +2,7 @@
 // Key names: torchtitan/config/job_config.py.
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +12,7 @@
 #include "job/torchtitan_schedules.h"
 #include "parallel/pipeline_layout.h"
 #include "util/checked_math.h"
+#include "util/close_matches.h"
 #include "util/dtype.h"
 
 namespace sextant {
@@ -73,6 +75,30 @@ std::string StripSuffix(std::string text, std::string_view suffix) {
   return text;
 }
 
+// torchtitan's own TOML: its JobConfig refuses a field it does not define ("Invalid field
+// names"). In the sections whose every field Sextant knows (kTorchTitanKeys), a typo would
+// otherwise be ignored and the projection made with the default. A warning, not an error:
+// another torchtitan version may define fields this one does not.
+void WarnAboutUnknownFields(const AdapterContext& ctx, Job& job) {
+  if (!ctx.module.experiment_file.ends_with(".toml")) return;
+  static const std::set<std::string, std::less<>> kFullyKnown = {
+      "model", "training", "parallelism", "activation_checkpoint", "compile"};
+  std::vector<std::string> known(std::begin(kTorchTitanKeys), std::end(kTorchTitanKeys));
+  for (const ConfigField& section : ctx.module.overrides.fields) {
+    if (!kFullyKnown.contains(section.first) || !section.second.IsMap()) continue;
+    for (const ConfigField& field : section.second.fields) {
+      const std::string key = section.first + "." + field.first;
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      const SourceLocation where = ctx.config.Where(key);
+      job.warnings.push_back(fmt::format(
+          "{}{}: not a field of torchtitan's [{}] (its JobConfig refuses it as an invalid "
+          "field name); ignored{}",
+          where.file.empty() ? "" : where.ToString() + ": ", key, section.first,
+          DidYouMean(ClosestNames(key, known))));
+    }
+  }
+}
+
 class TorchTitan final : public FrameworkAdapter {
  public:
   std::string_view Name() const override { return "torchtitan"; }
@@ -93,6 +119,7 @@ class TorchTitan final : public FrameworkAdapter {
 
   void Build(AdapterContext& ctx, Job& job) const override {
     const ConfigReader& c = ctx.config;
+    WarnAboutUnknownFields(ctx, job);
     auto track = [&](std::string canonical, std::string_view key) {
       if (c.Find(key) != nullptr)
         ctx.provenance.Record(std::move(canonical), std::string(key), c.Where(key));
