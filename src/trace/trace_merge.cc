@@ -376,6 +376,15 @@ class Merger {
   }
 
   void WriteMetadata(const FileState& f) {
+    // Files of one rank (a graph capture trace and its replay, two runs' rank 0) are told
+    // apart by their file names.
+    const bool shared_rank =
+        std::count_if(files_.begin(), files_.end(),
+                      [&](const FileState& other) { return other.rank == f.rank; }) > 1;
+    const std::string rank_label =
+        shared_rank ? fmt::format("rank {} ({})", f.rank,
+                                  std::filesystem::path(paths_[f.index]).filename().string())
+                    : fmt::format("rank {}", f.rank);
     for (const auto& [raw, pid] : f.pids) {
       // Kineto labels its GPU processes ("GPU 0") and names them after the program.
       auto labelled = f.process_labels.find(raw);
@@ -393,7 +402,7 @@ class Merger {
       Write(
           fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{"
                       "\"name\":{}}}}}",
-                      pid, JsonString(fmt::format("rank {}: {}", f.rank, original))));
+                      pid, JsonString(fmt::format("{}: {}", rank_label, original))));
       BeginEvent();
       Write(
           fmt::format("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,"

@@ -230,6 +230,28 @@ TEST_F(TraceMergeTest, ProcessesFollowRankOrderAndKeepTheirLabels) {
   EXPECT_TRUE(gpu_label);
 }
 
+// Files of one rank (a graph capture trace and its replay) are told apart by file name, and a
+// report of the merged file still counts its ranks.
+TEST_F(TraceMergeTest, FilesOfOneRankAreNamedByFile) {
+  std::string capture = RankTrace(0, "1000000", "python3").WriteTo(Path("capture.json"));
+  std::string replay = RankTrace(0, "1000000", "python3").WriteTo(Path("replay.json"));
+  std::string other = RankTrace(1, "1000000", "python3").WriteTo(Path("r1.json"));
+  std::string out = Path("merged_capture.json");
+  MergeTraces({capture, replay, other}, out);
+  const TraceData merged = ReadKinetoTrace(out);
+  std::set<std::string> names;
+  for (const auto& [pid, name] : merged.process_names) names.insert(std::string(merged.Name(name)));
+  auto file = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
+  EXPECT_TRUE(names.count("rank 0 (" + file(capture) + "): python3 (pid 7)")) << *names.begin();
+  EXPECT_TRUE(names.count("rank 0 (" + file(replay) + "): python3 (pid 7)"));
+  EXPECT_TRUE(names.count("rank 1: python3 (pid 7)"));
+  const RankReport report = AnalyzeTrace(merged, ReportOptions{}, 0);
+  bool said = false;
+  for (const std::string& w : report.warnings)
+    said = said || w.find("holds 2 ranks") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST_F(TraceMergeTest, RefusesToOverwriteAnInputOrMergeNothing) {
   std::string a = RankTrace(0, "0", "p").WriteTo(Path("a.json"));
   EXPECT_THROW(MergeTraces({a}, a), UserError);

@@ -359,12 +359,12 @@ size_t MergedRanks(const TraceData& trace) {
   std::set<std::string_view> ranks;
   for (const auto& [pid, name_id] : trace.process_names) {
     const std::string_view name = trace.Name(name_id);
-    if (!name.starts_with("rank ")) continue;
-    const size_t colon = name.find(": ");
-    if (colon == std::string_view::npos || colon <= 5) continue;
-    const std::string_view number = name.substr(5, colon - 5);
-    if (std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      ranks.insert(number);
+    // "rank 3: python3 (pid 7)", or "rank 3 (capture.json): ..." where files share a rank.
+    if (!name.starts_with("rank ") || name.find(": ") == std::string_view::npos) continue;
+    size_t end = 5;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end == 5 || end == name.size() || (name[end] != ':' && name[end] != ' ')) continue;
+    ranks.insert(name.substr(5, end - 5));
   }
   return ranks.size();
 }
