@@ -1453,6 +1453,9 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   // Where each family's first call is: a sheet of several families lists its columns in
   // that order (pandas takes them in the order the rows bring them).
   std::vector<size_t> first_call(families.size(), SIZE_MAX);
+  // Whether that first call is a batched GEMM: TraceLens's bmm and baddbmm parameters start
+  // with B, so its column then comes first; mm's have none, and pandas appends B last.
+  std::vector<bool> first_call_batched(families.size(), false);
   struct Acc {
     PerfSheetGroup group;
     std::vector<double> kernel_us, tflops, tbps;
@@ -1469,7 +1472,12 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   // `name` made of one of its kernels), created with the call's details when new.
   auto group_for = [&](int f, size_t i, std::string_view name, const Priced& priced,
                        bool recompute) -> Acc& {
-    first_call[static_cast<size_t>(f)] = std::min(first_call[static_cast<size_t>(f)], i);
+    if (i < first_call[static_cast<size_t>(f)]) {
+      first_call[static_cast<size_t>(f)] = i;
+      const std::vector<std::string_view>& names = families[static_cast<size_t>(f)].params;
+      first_call_batched[static_cast<size_t>(f)] =
+          !names.empty() && names.back() == "B" && (name == "aten::bmm" || name == "aten::baddbmm");
+    }
     Acc& acc = groups[static_cast<size_t>(f)]
                      [std::make_tuple(std::string(name), priced.params, recompute)];
     for (size_t p : priced.float_params) float_params[static_cast<size_t>(f)].insert(p);
@@ -1594,6 +1602,11 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
         sheet.params.erase(at);
         for (PerfSheetGroup& g : sheet.groups) g.params.erase(g.params.begin() + index);
       }
+    }
+    if (first_call_batched[f] && !sheet.params.empty() && sheet.params.back() == "B") {
+      std::rotate(sheet.params.rbegin(), sheet.params.rbegin() + 1, sheet.params.rend());
+      for (PerfSheetGroup& g : sheet.groups)
+        std::rotate(g.params.rbegin(), g.params.rbegin() + 1, g.params.rend());
     }
     std::stable_sort(sheet.groups.begin(), sheet.groups.end(), [](const auto& a, const auto& b) {
       return a.kernel_us.sum > b.kernel_us.sum;

@@ -22,6 +22,9 @@ base = "traces/TraceLens/"
 cases = [("h100/gaunernst_bert-small-uncased__1016001.json.gz",
           "h100/gaunernst_bert-small-uncased__1016001_perf_report_csvs"),
          ("mi210/gpu_only_trace.json.gz", "mi210/gpu_only_trace_perf_report_csvs"),
+         # Its first GEMM is a bmm: TraceLens's GEMM sheet then lists param: B first.
+         ("h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+          "h100/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs"),
          ("mi300/resnet_act_checkpoint.json.gz",
           "mi300/resnet_act_checkpoint_recompute_perf_report_csvs")]
 for trace, reference in cases:
