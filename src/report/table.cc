@@ -25,6 +25,10 @@ int Table::ColumnIndex(const std::string& key) const {
   return -1;
 }
 
+void Table::SetColumn(size_t column, const Cell& value) {
+  for (auto& row : rows_) row.at(column) = value;
+}
+
 void Table::Truncate(size_t n) {
   if (rows_.size() > n) rows_.resize(n);
 }

@@ -37,6 +37,8 @@ class Table {
   int ColumnIndex(const std::string& key) const;
   // Keeps the first `n` rows.
   void Truncate(size_t n);
+  // Puts `value` in column `column` of every row (a per-rank table relabelled).
+  void SetColumn(size_t column, const Cell& value);
   // A note printed under the table (assumptions, units, what was left out).
   void AddNote(std::string note) { notes_.push_back(std::move(note)); }
   const std::vector<std::string>& notes() const { return notes_; }

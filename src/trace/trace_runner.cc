@@ -1,5 +1,8 @@
 #include "trace/trace_runner.h"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "trace/graph_capture.h"
@@ -71,13 +74,43 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
   return reports;
 }
 
+// Each host of a multi-host JAX run writes its own XPlane file, its GPUs numbered from 0: the
+// GPUs of the files after the first are numbered on from the highest rank of those before, so
+// every GPU has a rank of its own (its tables' rank columns too). One file keeps its numbers.
+void NumberXPlaneHosts(std::vector<RankReport>& reports) {
+  auto is_xplane = [](const RankReport& r) {
+    return std::any_of(r.tables.begin(), r.tables.end(),
+                       [](const Table& t) { return t.name() == "xla_activities"; });
+  };
+  std::map<int64_t, std::vector<RankReport*>> by_file;  // command-line position -> its GPUs
+  for (RankReport& r : reports)
+    if (is_xplane(r)) by_file[r.argument].push_back(&r);
+  if (by_file.size() < 2) return;
+  int64_t next = 0;
+  for (auto& [argument, gpus] : by_file) {
+    int64_t highest = next - 1;
+    for (RankReport* r : gpus) {
+      const int64_t rank = r->rank + next;
+      for (Table& t : r->tables) {
+        const int column = t.ColumnIndex("rank");
+        if (column >= 0) t.SetColumn(static_cast<size_t>(column), Cell{rank});
+      }
+      r->rank = rank;
+      highest = std::max(highest, rank);
+    }
+    next = highest + 1;
+  }
+}
+
 }  // namespace
 
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
                                           const ReportOptions& options, unsigned threads) {
   std::vector<size_t> all(files.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  return AnalyzeAt(files, all, options, threads);
+  std::vector<RankReport> reports = AnalyzeAt(files, all, options, threads);
+  NumberXPlaneHosts(reports);
+  return reports;
 }
 
 std::vector<RankReport> AnalyzeTraceFilesMpi(const std::vector<std::string>& files,
@@ -108,6 +141,7 @@ std::vector<RankReport> AnalyzeTraceFilesMpi(const std::vector<std::string>& fil
     }
     for (const auto& r : part["reports"]) reports.push_back(RankReport::Deserialize(r));
   }
+  NumberXPlaneHosts(reports);
   return reports;
 }
 

@@ -88,5 +88,28 @@ TEST(TraceLensJaxTest, ReportSpansTheFilesGpus) {
   EXPECT_NEAR(std::get<double>(xla.rows()[1][1]), 6.689 + 6.53 + 6.329 + 6.73 + 42.983, 1e-9);
 }
 
+// Two hosts' profiles (each numbers its GPUs from 0): the second file's GPUs are numbered on
+// from the first's highest, in the reports and in every table's rank column.
+TEST(TraceLensJaxTest, SeveralHostsGetRanksOfTheirOwn) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::vector<RankReport> ranks = AnalyzeTraceFiles(
+      {CorpusPath("traces/TraceLens/mi300/jax_conv_minimal_legacy/"
+                  "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"),
+       CorpusPath("traces/TraceLens/jax/test_data_jax_te_fused_attn_categorization/"
+                  "934987a2fc2f.xplane.pb")},
+      ReportOptions{}, 1);
+  ASSERT_EQ(ranks.size(), 3u);
+  EXPECT_EQ(ranks[0].rank, 0);
+  EXPECT_EQ(ranks[1].rank, 7);
+  EXPECT_EQ(ranks[2].rank, 8);  // the second host's GPU 0
+  for (const Table& t : ranks[2].tables) {
+    const int column = t.ColumnIndex("rank");
+    if (column < 0) continue;
+    for (const auto& row : t.rows()) {
+      EXPECT_EQ(std::get<int64_t>(row[static_cast<size_t>(column)]), 8) << t.name();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sextant
