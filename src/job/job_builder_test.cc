@@ -921,7 +921,8 @@ TEST(BuildJob, TorchTitanHsdpShardsOverTheShardGroupOnly) {
 
 // torchtitan splits layers + 1 + 1 over the stages, the first stages taking the remainder
 // (pipeline_parallel.py generate_llm_fqn_per_model_part): 34 over 4 is 9, 9, 8, 8, so 32
-// layers run 8, 9, 8, 7 although they would divide evenly. ETP is 1 or TP (ParallelDims).
+// layers run 8, 9, 8, 7 although they would divide evenly; the V schedules' 2 x PP stages
+// likewise. ETP is 1 or TP (ParallelDims).
 TEST(BuildJob, TorchTitanPipelineSplitAndExpertTensorParallelism) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";  // 32 layers, 8 GPUs, TP 2
@@ -934,6 +935,14 @@ TEST(BuildJob, TorchTitanPipelineSplitAndExpertTensorParallelism) {
   request.overrides.push_back({"parallelism.pipeline_parallel_last_stage_less_layers", "0"});
   EXPECT_EQ(BuildJob(request).parallel.layout, "");     // 32 / 4: the even split
   EXPECT_EQ(TorchTitanPipelineLayout(2, 2, 3, 0), "");  // torchtitan refuses: weight 3 > share 2
+  // ZBVZeroBubble splits the same way over 2 x 4 stages (34 = 5 + 5 + 4 x 6), placed as a V.
+  request.overrides = {{"parallelism.pipeline_parallel_degree", "4"},
+                       {"parallelism.tensor_parallel_degree", "1"},
+                       {"parallelism.pipeline_parallel_microbatch_size", "1"},
+                       {"parallelism.pipeline_parallel_schedule", "ZBVZeroBubble"}};
+  const Job v = BuildJob(request);
+  EXPECT_EQ(v.parallel.layout, "Et*4|t*5|t*4|t*4|t*4|t*4|t*4|t*3,L");
+  EXPECT_EQ(v.parallel.vpp, 2);
   request.overrides = {{"parallelism.expert_tensor_parallel_degree", "4"}};
   EXPECT_THAT(ErrorOf(request), HasSubstr("must be 1 or the tensor_parallel_degree (2), found 4"));
 }

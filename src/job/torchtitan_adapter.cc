@@ -258,8 +258,10 @@ class TorchTitan final : public FrameworkAdapter {
       // torchtitan weighs the embedding and the output as first/last_stage_less_layers layers
       // and splits the rest over the stages, the first stages taking the remainder: the
       // equivalent layout string wherever that is not Sextant's even split.
+      // The V schedules (ZBVZeroBubble, DualPipeV) split the same way over their 2 x PP stages,
+      // which are then placed down and back up the ranks.
       const int64_t stages = int64_t{p.pp} * p.vpp;
-      if (ShapeOf(chosen->simulated) != StageShape::kVShape) {
+      {
         const int64_t input_weight =
             c.Int("parallelism.pipeline_parallel_first_stage_less_layers", 1);
         const int64_t output_weight =

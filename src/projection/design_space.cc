@@ -157,10 +157,10 @@ std::vector<Candidate> EnumerateCandidates(const Job& base, const DesignSpace& s
             if (c.dp * c.cp == 1 && plan.ExpertDataParallel() == 1) continue;
           }
           const int chunks = ShapeOf(schedule) == StageShape::kVShape ? 2 : vpp;
-          if (base.framework == "torchtitan" && pp > 1 &&
-              ShapeOf(schedule) != StageShape::kVShape) {
+          if (base.framework == "torchtitan" && pp > 1) {
             // torchtitan splits its own way (the embedding and the output weigh one layer
-            // each), whatever the layer count: the layout it runs.
+            // each), whatever the layer count, its V schedules' 2 x PP stages too: the layout
+            // it runs.
             const int64_t stages = int64_t{pp} * chunks;
             const int64_t layers = base.model.num_layers;
             c.layout = TorchTitanPipelineLayout(layers, stages, 1, 1);
