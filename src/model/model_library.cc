@@ -150,6 +150,13 @@ std::vector<ModelEntry> BuildLibrary() {
                         // torchtitan's llama3 flavor "405B" (models/llama3/__init__.py): the
                         // 405B was released as Llama 3.1 only.
                         {"llama3.1_405B-fp8", "llama3_405B", "Meta-Llama-3.1-405B"}));
+    // torchtitan's test flavor (models/llama3/__init__.py "debugmodel"): dim 256, 6 layers,
+    // 16 heads (n_kv_heads defaults to n_heads), FFN compute_ffn_hidden_dim(256, multiple_of
+    // 256) = 256 x ceil(int(2 x 1024 / 3) / 256) = 768, vocab 2048, untied output. Parameters:
+    // 2 x 2048 x 256 + 6 x (4 x 256^2 + 3 x 256 x 768 + 2 x 256) + 256 = 6,163,712.
+    lib.push_back(Entry(llama3("llama3_debugmodel", {6, 256, 768, 16, 16, 0, 2048}, 131072),
+                        6163712, 0, "torchtitan models/llama3/__init__.py (debugmodel flavor)",
+                        {"llama3_debugmodel_flex_attn", "llama3_debugmodel_varlen_attn"}));
   }
   // ---- Llama 3.2 (tied embeddings): Meta model card (1.23B / 3.21B) and HF config.json.
   {
