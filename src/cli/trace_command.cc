@@ -214,6 +214,27 @@ struct DiffArgs {
   size_t top = 30;
 };
 
+// One trace of a file for `trace diff`: a Kineto trace, or the GPU of an XPlane profile (JAX)
+// that ran the most kernel time, said in a warning when the profile holds several.
+TraceData ReadTraceToCompare(const std::string& path) {
+  std::vector<TraceData> traces = ReadTraceFile(path);
+  if (traces.size() == 1) return std::move(traces.front());
+  auto kernel_ns = [](const TraceData& t) {
+    int64_t ns = 0;
+    for (const GpuEvent& g : t.gpu)
+      if (g.kind == GpuKind::kKernel) ns += g.dur_ns;
+    return ns;
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < traces.size(); ++i)
+    if (kernel_ns(traces[i]) > kernel_ns(traces[best])) best = i;
+  std::fprintf(stderr,
+               "sextant: warning: %s holds %zu GPUs: GPU %lld, which ran the most kernel time, "
+               "is compared\n",
+               path.c_str(), traces.size(), static_cast<long long>(traces[best].rank));
+  return std::move(traces[best]);
+}
+
 void RunDiff(const DiffArgs& args) {
   if (args.next.empty()) {
     throw UserError(
@@ -223,8 +244,8 @@ void RunDiff(const DiffArgs& args) {
   }
   CheckOutputFile(args.html, {args.base, args.next});
   CheckOutputDirectory(args.csv_dir);
-  TraceData base = ReadKinetoTrace(args.base);
-  TraceData next = ReadKinetoTrace(args.next);
+  TraceData base = ReadTraceToCompare(args.base);
+  TraceData next = ReadTraceToCompare(args.next);
   TraceDiff diff = DiffTraces(base, next);  // its warnings include the readers', by side
   for (const auto& w : diff.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   std::vector<Table> tables = DiffTables(diff, 0);
