@@ -232,31 +232,11 @@ std::string PyNumber(double v) {
   return text;
 }
 
-// Python's repr of a str: single quotes unless the text holds one and no double quote;
-// backslashes, the quote and control characters escaped; other characters kept.
+// Python's repr of a str (AppendPythonString's quoting and escapes).
 std::string PyString(std::string_view text) {
-  const bool double_quoted =
-      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
-  const char quote = double_quoted ? '"' : '\'';
-  std::string out(1, quote);
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || c == quote) {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + quote;
+  std::string out;
+  AppendPythonString(std::string(text), out);
+  return out;
 }
 
 }  // namespace sextant

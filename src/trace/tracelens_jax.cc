@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 
+#include "trace/intervals.h"
 #include "trace/op_arguments.h"
 #include "trace/op_category.h"
 #include "trace/perf_sheets.h"
@@ -212,46 +213,6 @@ struct JaxTimeline {
           comm = 0, memcpy = 0;
 };
 
-using PsIntervals = std::vector<std::pair<int64_t, int64_t>>;
-
-PsIntervals MergePs(PsIntervals v) {
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  PsIntervals out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, iv.second);
-    } else {
-      out.push_back(iv);
-    }
-  }
-  return out;
-}
-
-// `from` minus `cut`, both merged.
-PsIntervals SubtractPs(const PsIntervals& from, const PsIntervals& cut) {
-  PsIntervals out;
-  size_t j = 0;
-  for (auto [start, end] : from) {
-    while (j < cut.size() && cut[j].second <= start) ++j;
-    size_t k = j;
-    while (k < cut.size() && cut[k].first < end) {
-      if (cut[k].first > start) out.push_back({start, cut[k].first});
-      start = std::max(start, cut[k].second);
-      if (start >= end) break;
-      ++k;
-    }
-    if (start < end) out.push_back({start, end});
-  }
-  return out;
-}
-
-int64_t LengthPs(const PsIntervals& v) {
-  int64_t sum = 0;
-  for (const auto& iv : v) sum += iv.second - iv.first;
-  return sum;
-}
-
 bool StartsWithLower(std::string_view name, std::string_view prefix) {
   if (name.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
@@ -262,10 +223,11 @@ bool StartsWithLower(std::string_view name, std::string_view prefix) {
 // TraceGPUEventAnalyser over one JAX device: the stream threads (tid < 100), copies by name,
 // communication by an "nccl" prefix (RCCL's kernels carry it too), the rest computation.
 JaxTimeline DeviceTimeline(const std::vector<Activity>& all, int64_t pid) {
-  PsIntervals comp, comm, mem, every;
+  // Picoseconds in intervals.h's arithmetic (it is unit-free).
+  std::vector<Interval> comp, comm, mem, every;
   for (const Activity& a : all) {
     if (a.pid != pid || a.tid >= 100) continue;
-    const std::pair<int64_t, int64_t> iv{a.ts_ps, a.ts_ps + a.dur_ps};
+    const Interval iv{a.ts_ps, a.ts_ps + a.dur_ps};
     every.push_back(iv);
     if (StartsWithLower(a.name, "copy") || StartsWithLower(a.name, "memcpy") ||
         StartsWithLower(a.name, "memset")) {
@@ -276,19 +238,19 @@ JaxTimeline DeviceTimeline(const std::vector<Activity>& all, int64_t pid) {
       comp.push_back(iv);
     }
   }
-  comp = MergePs(comp);
-  comm = MergePs(comm);
-  mem = MergePs(mem);
-  every = MergePs(every);
+  comp = MergeIntervals(std::move(comp));
+  comm = MergeIntervals(std::move(comm));
+  mem = MergeIntervals(std::move(mem));
+  every = MergeIntervals(std::move(every));
   JaxTimeline t;
   if (every.empty()) return t;
-  t.total = every.back().second - every.front().first;
-  t.computation = LengthPs(comp);
-  t.comm = LengthPs(comm);
-  t.exposed_comm = LengthPs(SubtractPs(comm, comp));
-  t.memcpy = LengthPs(mem);
-  t.exposed_memcpy = LengthPs(SubtractPs(SubtractPs(mem, comp), comm));
-  t.busy = LengthPs(every);
+  t.total = every.back().end - every.front().begin;
+  t.computation = TotalLength(comp);
+  t.comm = TotalLength(comm);
+  t.exposed_comm = TotalLength(SubtractIntervals(comm, comp));
+  t.memcpy = TotalLength(mem);
+  t.exposed_memcpy = TotalLength(SubtractIntervals(SubtractIntervals(mem, comp), comm));
+  t.busy = TotalLength(every);
   t.idle = t.total - t.busy;
   return t;
 }

@@ -33,7 +33,6 @@ class HloModules {
   // with ROOT) or one whose line has neither metadata nor a floating-point or get-tuple-element
   // type.
   const HloInstructionText* Find(std::string_view module, std::string_view name) const;
-  bool empty() const { return modules_.empty(); }
   // Whether the module `module` was added.
   bool Has(std::string_view module) const { return modules_.find(module) != modules_.end(); }
 
