@@ -76,17 +76,26 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
 
 // Each host of a multi-host JAX run writes its own XPlane file, its GPUs numbered from 0: the
 // GPUs of the files after the first are numbered on from the highest rank of those before, so
-// every GPU has a rank of its own (its tables' rank columns too). One file keeps its numbers.
+// every GPU has a rank of its own (its tables' rank columns too). One file alone keeps its
+// numbers; next to PyTorch traces, whose ranks come from their distributedInfo, the XPlane GPUs
+// are numbered on from the highest of those ranks, and each says so.
 void NumberXPlaneHosts(std::vector<RankReport>& reports) {
   auto is_xplane = [](const RankReport& r) {
     return std::any_of(r.tables.begin(), r.tables.end(),
                        [](const Table& t) { return t.name() == "xla_activities"; });
   };
   std::map<int64_t, std::vector<RankReport*>> by_file;  // command-line position -> its GPUs
-  for (RankReport& r : reports)
-    if (is_xplane(r)) by_file[r.argument].push_back(&r);
-  if (by_file.size() < 2) return;
   int64_t next = 0;
+  bool other_traces = false;
+  for (RankReport& r : reports) {
+    if (is_xplane(r)) {
+      by_file[r.argument].push_back(&r);
+    } else {
+      other_traces = true;
+      next = std::max(next, r.rank + 1);
+    }
+  }
+  if (by_file.empty() || (by_file.size() < 2 && !other_traces)) return;
   for (auto& [argument, gpus] : by_file) {
     int64_t highest = next - 1;
     for (RankReport* r : gpus) {
@@ -94,6 +103,12 @@ void NumberXPlaneHosts(std::vector<RankReport>& reports) {
       for (Table& t : r->tables) {
         const int column = t.ColumnIndex("rank");
         if (column >= 0) t.SetColumn(static_cast<size_t>(column), Cell{rank});
+      }
+      if (other_traces) {
+        r->warnings.push_back(fmt::format(
+            "GPU {} of this XPlane profile is reported as rank {}, after the ranks of the "
+            "PyTorch traces given with it",
+            r->rank, rank));
       }
       r->rank = rank;
       highest = std::max(highest, rank);

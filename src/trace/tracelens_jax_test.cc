@@ -111,5 +111,31 @@ TEST(TraceLensJaxTest, SeveralHostsGetRanksOfTheirOwn) {
   }
 }
 
+// A PyTorch trace (rank 0: no distributedInfo, first on the command line) and a JAX profile of
+// GPUs 0 and 7: the XPlane GPUs are numbered on after rank 0, as ranks 1 and 8, and say so.
+TEST(TraceLensJaxTest, XPlaneGpusFollowThePyTorchRanksGivenWithThem) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const std::vector<RankReport> ranks = AnalyzeTraceFiles(
+      {CorpusPath("traces/TraceLens/h100/gaunernst_bert-small-uncased__1016001.json.gz"),
+       CorpusPath("traces/TraceLens/mi300/jax_conv_minimal_legacy/"
+                  "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb")},
+      ReportOptions{}, 1);
+  ASSERT_EQ(ranks.size(), 3u);
+  std::vector<int64_t> numbers;
+  for (const RankReport& r : ranks) numbers.push_back(r.rank);
+  EXPECT_EQ(numbers, (std::vector<int64_t>{0, 1, 8}));
+  ASSERT_FALSE(ranks[2].warnings.empty());
+  EXPECT_NE(ranks[2].warnings.back().find("GPU 7 of this XPlane profile is reported as rank 8"),
+            std::string::npos)
+      << ranks[2].warnings.back();
+  for (const Table& t : ranks[1].tables) {
+    const int column = t.ColumnIndex("rank");
+    if (column < 0) continue;
+    for (const auto& row : t.rows()) {
+      EXPECT_EQ(std::get<int64_t>(row[static_cast<size_t>(column)]), 1) << t.name();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sextant
