@@ -255,6 +255,42 @@ double DeepEpOverlapEfficiency(int sync_free_stage) {
   return 0.65;
 }
 
+const std::vector<ExpertAllToAllOverlapRecipe>& ExpertAllToAllOverlapRecipes() {
+  // Megatron-Bridge's 26.04 performance recipes (r0.4.0 branch, tag v0.4.2,
+  // scripts/performance/configs/*/..._workload_base_configs.py): WorkloadBaseConfig leaves
+  // moe_a2a_overlap False, and these presets set it True.
+  static const std::vector<ExpertAllToAllOverlapRecipe> recipes = {
+      {"megatron-bridge", "26.04", "deepseek_v3", "B200", DType::kMXFP8, 4096,
+       "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (DeepEP, PP 8, VPP 2, EP 32; commit "
+       "a8b6cb3 'b200 DSv3 better cfg')"},
+      {"megatron-bridge", "26.04", "gpt_oss_120B", "GB200", DType::kBF16, 1280,
+       "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2"},
+      {"megatron-bridge", "26.04", "gpt_oss_120B", "GB200", DType::kMXFP8, 1280,
+       "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_FP8_MX_V2 (= GB200_BF16_V2)"},
+      {"megatron-bridge", "26.04", "qwen3_235B", "H100", DType::kBF16, 0,
+       "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_BF16_V1/V2"},
+      {"megatron-bridge", "26.04", "qwen3_235B", "H100", DType::kFP8, 0,
+       "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1/V2"},
+  };
+  return recipes;
+}
+
+const ExpertAllToAllOverlapRecipe* FindExpertAllToAllOverlapRecipe(std::string_view framework,
+                                                                   std::string_view version,
+                                                                   std::string_view model,
+                                                                   std::string_view gpu, DType gemm,
+                                                                   int64_t global_batch) {
+  const std::string_view stack = CanonicalName(framework);
+  for (const ExpertAllToAllOverlapRecipe& r : ExpertAllToAllOverlapRecipes()) {
+    if (!EqualsIgnoringCase(r.framework, stack)) continue;
+    if (version.find(r.version) == std::string_view::npos) continue;
+    if (model.substr(0, r.model.size()) != r.model || gpu != r.gpu || gemm != r.gemm) continue;
+    if (r.global_batch != 0 && r.global_batch != global_batch) continue;
+    return &r;
+  }
+  return nullptr;
+}
+
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults() {
   static const std::vector<FrameworkDefaults> table = BuildTable();
   return table;

@@ -94,6 +94,27 @@ SyncFreeMoeOptions SyncFreeMoeStage(int stage);
 // primus/core/projection/performance_projection/projection.py).
 double DeepEpOverlapEfficiency(int sync_free_stage);
 
+// A stack's published performance recipe that overlaps the MoE all-to-all of one micro-batch
+// with another's compute (Megatron's moe_a2a_overlap / overlap_moe_expert_parallel_comm),
+// where the stack's own default leaves it off: one model (a model-library name prefix) on one
+// GPU at one GEMM precision, and the global batch the recipe runs (0: any).
+struct ExpertAllToAllOverlapRecipe {
+  std::string_view framework;
+  std::string_view version;  // the framework_version text must contain it
+  std::string_view model;
+  std::string_view gpu;  // the hardware library's name
+  DType gemm;
+  int64_t global_batch;
+  std::string_view source;
+};
+const std::vector<ExpertAllToAllOverlapRecipe>& ExpertAllToAllOverlapRecipes();
+// The recipe above that a run matches, or nullptr.
+const ExpertAllToAllOverlapRecipe* FindExpertAllToAllOverlapRecipe(std::string_view framework,
+                                                                   std::string_view version,
+                                                                   std::string_view model,
+                                                                   std::string_view gpu, DType gemm,
+                                                                   int64_t global_batch);
+
 // Every entry, for documentation and tests.
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults();
 

@@ -135,4 +135,29 @@ TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion)
 }
 
 }  // namespace
+TEST(FrameworkDefaultsTest, RecipesThatOverlapTheExpertAllToAllMatchModelGpuPrecisionAndBatch) {
+  // Megatron-Bridge 26.04: GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 (global batch 1280) sets
+  // moe_a2a_overlap; its V1 (512) and the B200 preset do not; a model-library name matches by
+  // prefix, the framework by its adapter spelling.
+  EXPECT_NE(FindExpertAllToAllOverlapRecipe("megatron_bridge", "26.04.01", "gpt_oss_120B", "GB200",
+                                            DType::kBF16, 1280),
+            nullptr);
+  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04.01", "gpt_oss_120B", "GB200",
+                                            DType::kBF16, 512),
+            nullptr);
+  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04.01", "gpt_oss_120B", "B200",
+                                            DType::kBF16, 1280),
+            nullptr);
+  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("nemo", "26.04.01", "gpt_oss_120B", "GB200",
+                                            DType::kBF16, 1280),
+            nullptr);
+  // Qwen3-235B's H100 presets set it at every global batch.
+  EXPECT_NE(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04", "qwen3_235B_A22B", "H100",
+                                            DType::kFP8, 8192),
+            nullptr);
+  for (const ExpertAllToAllOverlapRecipe& r : ExpertAllToAllOverlapRecipes()) {
+    EXPECT_FALSE(r.source.empty()) << r.model;
+  }
+}
+
 }  // namespace sextant

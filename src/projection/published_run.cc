@@ -498,6 +498,18 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   tr.ep_overlap =
       r.moe && (overlap.empty() ? stack.ep_overlap && tr.deepep : Contains(overlap, "ep"));
+  if (r.moe && overlap.empty() && !tr.ep_overlap) {
+    // The stack's published recipe for this model, GPU, precision and batch may turn it on.
+    const DType recipe_gemm = fp8_recipe == "mxfp8" ? DType::kMXFP8 : tr.precision.gemm;
+    if (const ExpertAllToAllOverlapRecipe* recipe = FindExpertAllToAllOverlapRecipe(
+            r.framework, FactCell(t, row, "framework_version"), job.model.name, gpu->name,
+            recipe_gemm, tr.global_batch_size)) {
+      tr.ep_overlap = true;
+      assumed.push_back(fmt::format(
+          "MoE all-to-all overlapped with compute (moe_a2a_overlap), as {} {}'s recipe sets it: {}",
+          recipe->framework, recipe->version, recipe->source));
+    }
+  }
   if (const double factor = StatedCapacityFactor(t.Get(row, "notes")); r.moe && factor > 0) {
     job.model.moe.capacity_factor = factor;
     if (stack.capacity_dense_dispatch) tr.moe_expert_compute = MoeExpertCompute::kCapacitySlots;

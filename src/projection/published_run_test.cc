@@ -231,6 +231,41 @@ TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
   EXPECT_FALSE(plain.job->training.ep_overlap);
 }
 
+// Megatron-Bridge 26.04's DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 sets moe_a2a_overlap
+// (the stack's default leaves it off): a row of that recipe - DeepSeek-V3 on B200 in MXFP8 at
+// global batch 4096 - overlaps the all-to-all and says why; the same row in BF16, at another
+// global batch, in another version, or with its overlap column stated does not.
+PublishedRun DeepSeekV3B200Row(const std::string& precision, const std::string& fp8_recipe,
+                               int global_batch, const std::string& version,
+                               const std::string& overlap = "") {
+  const std::string header =
+      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
+  const std::string row = fmt::format(
+      "b-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,B200,8,256,1,8,32,1,32,2,1,{},"
+      "{},,,tokens_per_sec_per_gpu,3328,\"\",megatron-bridge,{},flash,\"{}\",{},,mock,8,2048,1\n",
+      global_batch, precision, version, overlap, fp8_recipe);
+  return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
+}
+
+TEST(PublishedRunFacts, MegatronBridgeRecipesThatOverlapTheAllToAllAreFollowed) {
+  const PublishedRun recipe = DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "26.04.01");
+  ASSERT_TRUE(recipe.job) << recipe.reason;
+  EXPECT_TRUE(recipe.job->training.ep_overlap);
+  bool said = false;
+  for (const std::string& note : recipe.job->notes) {
+    said = said || note.find("DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  for (const PublishedRun& other :
+       {DeepSeekV3B200Row("bf16", "", 4096, "26.04.01"),
+        DeepSeekV3B200Row("mxfp8", "mxfp8", 2048, "26.04.01"),
+        DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "25.09"),
+        DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "26.04.01", "grad,param")}) {
+    ASSERT_TRUE(other.job) << other.reason;
+    EXPECT_FALSE(other.job->training.ep_overlap);
+  }
+}
+
 TEST(PublishedRunFacts, MegatronBridgeFusesTheLossThroughTransformerEngine) {
   // GPTModelProvider.cross_entropy_loss_fusion = True; the performance scripts set
   // cross_entropy_fusion_impl = "te". Primus's language_model.yaml leaves the loss unfused.
