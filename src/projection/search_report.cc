@@ -284,13 +284,19 @@ PrimusOverrides MaxTextOverrides(const Candidate& c, bool moe, int64_t global_ba
     case RecomputeGranularity::kFull: add("remat_policy", "full"); break;
   }
   if (global_batch > 0) {
-    // MaxText's batch is per device and step; the step accumulates micro-batches.
+    // per_device_batch_size is one accumulation step's batch per device (every device of the
+    // mesh, TP / PP / CP ones included), gradient_accumulation_steps the steps (MaxText
+    // configs/types.py calculate_global_batch_sizes). With a pipeline, one step's batch is split
+    // into num_pipeline_microbatches of the plan's micro-batch.
     const int64_t devices = int64_t{c.tp} * c.pp * c.cp * c.dp;
-    const double per_device = static_cast<double>(global_batch) / static_cast<double>(devices);
+    const int64_t micro = c.micro_batch_size * std::max(1, c.dp);  // sequences per micro-batch
+    const int64_t micro_batches = std::max<int64_t>(1, global_batch / std::max<int64_t>(1, micro));
+    const int64_t steps = c.pp > 1 ? 1 : micro_batches;
+    const double per_device =
+        static_cast<double>(micro * (micro_batches / steps)) / static_cast<double>(devices);
     add("per_device_batch_size", fmt::format("{:g}", per_device));
-    add("gradient_accumulation_steps",
-        std::to_string(std::max<int64_t>(
-            1, global_batch / std::max<int64_t>(1, c.micro_batch_size * std::max(1, c.dp)))));
+    add("gradient_accumulation_steps", std::to_string(steps));
+    if (c.pp > 1) add("num_pipeline_microbatches", std::to_string(micro_batches));
   }
   return o;
 }

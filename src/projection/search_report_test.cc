@@ -85,9 +85,21 @@ TEST(SearchReportTest, TorchTitanAndMaxTextGetTheirOwnKeys) {
   const PrimusOverrides m = ToPrimusOverrides(e, true, "maxtext", 32, 64);
   EXPECT_EQ(Value(m, "ici_expert_parallelism"), "4");
   EXPECT_EQ(Value(m, "ici_fsdp_parallelism"), "2");
-  EXPECT_EQ(Value(m, "per_device_batch_size"), "8");        // 64 over 8 devices
-  EXPECT_EQ(Value(m, "gradient_accumulation_steps"), "8");  // 64 / (1 x DP 8)
+  // One micro-batch of 1 sequence per DP rank over 8 devices, 64 / (1 x DP 8) = 8 of them.
+  EXPECT_EQ(Value(m, "per_device_batch_size"), "1");
+  EXPECT_EQ(Value(m, "gradient_accumulation_steps"), "8");
   EXPECT_EQ(Value(m, "remat_policy"), "full");
+  EXPECT_EQ(Value(m, "num_pipeline_microbatches"), "<absent>");
+  // With a pipeline one step's batch (64 / 8 devices = 8 each) is split into 64 / (1 x DP 4) =
+  // 16 pipeline micro-batches.
+  e.candidate.pp = 2;
+  e.candidate.dp = 4;
+  const PrimusOverrides piped = ToPrimusOverrides(e, true, "maxtext", 32, 64);
+  EXPECT_EQ(Value(piped, "per_device_batch_size"), "8");
+  EXPECT_EQ(Value(piped, "gradient_accumulation_steps"), "1");
+  EXPECT_EQ(Value(piped, "num_pipeline_microbatches"), "16");
+  e.candidate.pp = 1;
+  e.candidate.dp = 8;
   // On 8-GPU nodes the mesh is split: the ici_* axes fill one node (expert 4 x fsdp 2) and the
   // dcn_* axes span the nodes; MaxText refuses ici axes that multiply past a node.
   e.candidate.dp = 32;

@@ -45,8 +45,12 @@ primus = t.corpus("primus")
 for config, nodes, search_only in [
         ("MI300X/llama3.1_70B-BF16-pretrain.yaml", "4",
          ["--pipeline-schedule-algorithm", "interleaved"]),
-        ("MI355X/deepseek_v3-BF16-pretrain.yaml", "16", [])]:
-    path = os.path.join(primus, "examples", "megatron", "configs", config)
+        ("MI355X/deepseek_v3-BF16-pretrain.yaml", "16", []),
+        # MaxText's batch is per device and accumulation step: the overrides give the plan's
+        # micro-batch and accumulation, not the whole step's batch per device.
+        ("../../maxtext/configs/MI355X/llama3_8B-bf16-pretrain.yaml", "1", []),
+        ("../../maxtext/configs/MI355X/mixtral_8x7B-bf16-pretrain.yaml", "2", [])]:
+    path = os.path.normpath(os.path.join(primus, "examples", "megatron", "configs", config))
     j = t.json(t.sextant("projection", "search", "--config", path, "--primus-path", primus,
                          "--top", "1", "--target-nodes", nodes, *search_only, "--json"))
     args = []
