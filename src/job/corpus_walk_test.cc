@@ -139,6 +139,25 @@ TEST(CorpusWalk, MaxTextShardsParametersOverTheExpertAxis) {
   EXPECT_FALSE(BuildJob(request).parallel.fsdp2);  // the data axis replicates
 }
 
+// dcn_data_parallelism -1 fills the nodes with data-parallel replicas of the fsdp-sharded
+// state (base.yml shards no parameter over 'data'): on 4 nodes the shard group stays the node's
+// 8 GPUs and the 4 replicas all-reduce (HSDP), instead of sharding over all 32 GPUs.
+TEST(CorpusWalk, MaxTextDataAxisAcrossNodesReplicatesTheShardedState) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path = kPrimus + "/examples/maxtext/configs/MI355X/llama3_8B-bf16-pretrain.yaml";
+  request.primus_path = kPrimus;
+  request.use_environment = false;
+  request.target_nodes = 4;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.parallel.dp, 32);
+  EXPECT_TRUE(job.parallel.fsdp2);
+  EXPECT_EQ(job.parallel.fsdp_replicas, 4);
+  EXPECT_EQ(job.parallel.FsdpShardGroup(), 8);
+  request.target_nodes = 1;
+  EXPECT_EQ(BuildJob(request).parallel.fsdp_replicas, 1);
+}
+
 TEST(CorpusWalk, AMaxTextMeshThatDoesNotFitNamesEachAxisAndWhereItWasSet) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request;

@@ -197,6 +197,11 @@ class MaxText final : public FrameworkAdapter {
     // logical_axis_rules map 'embed' to ['fsdp', 'fsdp_transpose', 'sequence', 'tensor_transpose',
     // 'context', 'expert'] (expert weights: 'exp' on the expert axis, 'embed_no_exp' on the rest).
     p.fsdp2 = fsdp * p.ep * p.cp > 1;
+    // The data axes appear in no parameter's sharding: each data-parallel replica holds the
+    // whole fsdp-sharded state and the replicas all-reduce gradients (HSDP); with no sharding
+    // axis at all it is plain data parallelism, every GPU holding everything.
+    const int64_t data = degree[static_cast<int>(Role::kData)];
+    if (p.fsdp2 && data > 1) p.fsdp_replicas = static_cast<int>(data);
     p.sequence_parallel = p.tp > 1;
     for (const std::string& key : MeshKeys()) {
       if (c.Find(key) == nullptr) continue;
@@ -207,9 +212,15 @@ class MaxText final : public FrameworkAdapter {
       if (key.find("expert") != std::string::npos)
         ctx.provenance.Record("expert_model_parallel_size", key, c.Where(key));
     }
-    if (p.fsdp2 && degree[static_cast<int>(Role::kData)] > 1) {
+    if (data > 1) {
       ctx.notes.push_back(
-          "MaxText data x fsdp mesh: sharding projected over the whole data-parallel group");
+          p.fsdp2 ? fmt::format("MaxText data axes ({} ways): the fsdp x expert x context "
+                                "sharding repeats in each replica, whose gradients are "
+                                "all-reduced (HSDP)",
+                                data)
+                  : fmt::format("MaxText data axes ({} ways), no sharding axis: every GPU holds "
+                                "the whole model state, gradients all-reduced",
+                                data));
     }
 
     // Batch: per_device_batch_size x devices per step.
