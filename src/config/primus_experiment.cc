@@ -185,6 +185,14 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   }
   out.framework =
       Lower(RequireString(*module, "framework", "modules." + out.module_name + ".framework"));
+  out.env = ConfigNode::Map(experiment.where);
+  if (const ConfigNode* env_block = experiment.Find("env"); env_block != nullptr) {
+    if (env_block->IsMap()) {
+      out.env = *env_block;
+    } else if (!env_block->IsNull()) {
+      ThrowUserError(env_block->where, "env", "must be a map of environment variables");
+    }
+  }
 
   if (const ConfigNode* overrides = module->Find("overrides"); overrides != nullptr) {
     if (overrides->IsMap()) {

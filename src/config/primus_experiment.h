@@ -39,6 +39,10 @@ struct ModuleConfig {
   ConfigNode model;      // model file after extends (an empty map when not read)
   ConfigNode overrides;  // the experiment's overrides
   ConfigNode merged;     // defaults < model < overrides
+  // The experiment's top-level `env:`: variables Primus's runtime exports before the trainer
+  // starts (primus/core/runtime/train_runtime.py), e.g. XLA_PYTHON_CLIENT_MEM_FRACTION. An
+  // empty map when the file has none.
+  ConfigNode env;
 
   std::vector<std::string> model_files;  // the model file's extends chain, bases first
   std::vector<std::string> files_read;   // every file read

@@ -158,6 +158,18 @@ TEST(CorpusWalk, MaxTextDataAxisAcrossNodesReplicatesTheShardedState) {
   EXPECT_EQ(BuildJob(request).parallel.fsdp_replicas, 1);
 }
 
+// The experiment's env: block is what Primus's runtime exports before JAX starts; the MI355X
+// Mixtral 8x7B example raises JAX's preallocation to 96% of HBM there.
+TEST(CorpusWalk, MaxTextReadsTheJaxMemoryFractionFromTheExperimentsEnv) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  EXPECT_DOUBLE_EQ(Build("examples/maxtext/configs/MI355X/mixtral_8x7B-bf16-pretrain.yaml")
+                       .training.xla_memory_fraction,
+                   0.96);
+  EXPECT_DOUBLE_EQ(Build("examples/maxtext/configs/MI355X/llama3_8B-bf16-pretrain.yaml")
+                       .training.xla_memory_fraction,
+                   0.0);
+}
+
 TEST(CorpusWalk, AMaxTextMeshThatDoesNotFitNamesEachAxisAndWhereItWasSet) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request;

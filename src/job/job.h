@@ -171,6 +171,10 @@ struct TrainingSettings {
   // outputs of pointwise ops (norm outputs, the SwiGLU product) are recomputed in backward from
   // their saved inputs instead of being stored.
   bool compiled_graph = false;
+  // JAX preallocates this fraction of HBM and XLA plans the step inside it
+  // (XLA_PYTHON_CLIENT_MEM_FRACTION, as the experiment's env or the environment sets it);
+  // 0 = not stated.
+  double xla_memory_fraction = 0;
   bool cross_entropy_loss_fusion = false;
   // Which fused cross-entropy runs (Megatron --cross-entropy-fusion-impl, default "native").
   // Native upcasts the logits to fp32 and keeps the fp32 softmax for backward

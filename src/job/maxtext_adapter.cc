@@ -223,6 +223,17 @@ class MaxText final : public FrameworkAdapter {
                                 data));
     }
 
+    // JAX preallocates XLA_PYTHON_CLIENT_MEM_FRACTION of HBM and XLA plans the step inside it;
+    // Primus's runtime exports the experiment's env: before JAX starts.
+    const ConfigReader env(ctx.module.env);
+    if (const std::optional<double> fraction = env.Double("XLA_PYTHON_CLIENT_MEM_FRACTION")) {
+      if (!(*fraction > 0 && *fraction <= 1)) {
+        env.Fail("XLA_PYTHON_CLIENT_MEM_FRACTION",
+                 fmt::format("must be a fraction of HBM in (0, 1], found {:g}", *fraction));
+      }
+      job.training.xla_memory_fraction = *fraction;
+    }
+
     // Batch: per_device_batch_size x devices per step.
     TrainingSettings& t = job.training;
     t.seq_length = c.SizeInt("max_target_length", 2048, *SizeRangeOf("seq_length"));

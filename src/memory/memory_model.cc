@@ -85,7 +85,12 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   report.schedule =
       plan.pp > 1 ? std::string(ScheduleKindName(job.training.pipeline_schedule)) : "none";
   report.micro_batches = m;
-  report.capacity_bytes = job.cluster.gpu.hbm_bytes;
+  report.hbm_bytes = job.cluster.gpu.hbm_bytes;
+  report.capacity_bytes = report.hbm_bytes;
+  if (xla && job.training.xla_memory_fraction > 0) {
+    report.capacity_bytes =
+        std::llround(static_cast<double>(report.hbm_bytes) * job.training.xla_memory_fraction);
+  }
 
   const int64_t input_only = RecomputedLayerInputBytes(job);
   const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
@@ -307,6 +312,15 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
         "JAX/XLA: no PyTorch caching allocator; XLA's buffer assignment plans the step and "
         "JAX preallocates a fraction of HBM (XLA_PYTHON_CLIENT_MEM_FRACTION), so there is no "
         "reserved-over-allocated overhead to add");
+    a.push_back(job.training.xla_memory_fraction > 0
+                    ? fmt::format("the step must fit in the {:.2f} GiB that JAX preallocates: "
+                                  "XLA_PYTHON_CLIENT_MEM_FRACTION={:g} of {:.2f} GiB HBM",
+                                  static_cast<double>(report.capacity_bytes) / kGiB,
+                                  job.training.xla_memory_fraction,
+                                  static_cast<double>(report.hbm_bytes) / kGiB)
+                    : "XLA_PYTHON_CLIENT_MEM_FRACTION not set by the experiment: compared with "
+                      "all of HBM (JAX's own default preallocates 75%; container images often "
+                      "set more)");
   } else {
     a.push_back(fmt::format(
         "reserved by the caching allocator at the peak: {:.2f} GiB = peak x {:.3f} (median "

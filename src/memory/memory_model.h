@@ -59,7 +59,8 @@ struct MemoryReport {
   // kCachingAllocatorReserve. torch.cuda.max_memory_reserved, which torchtitan logs as its
   // memory and rocm-smi / nvidia-smi see (plus the context).
   int64_t reserved_peak_bytes = 0;
-  int64_t capacity_bytes = 0;
+  int64_t capacity_bytes = 0;  // what the job may use: HBM, or JAX's preallocated part of it
+  int64_t hbm_bytes = 0;       // the GPU's HBM
   Verdict verdict = Verdict::kFits;
   // What the optimizer state holds: "master weights + moments", or the moments alone where the
   // parameters are updated in their own dtype (optax in MaxText).

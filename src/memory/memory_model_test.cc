@@ -92,8 +92,32 @@ INSTANTIATE_TEST_SUITE_P(
                       MegatronCase{80, 8192, 64, 28672, 4, 4, 16, false, true},   // 70B-like
                       MegatronCase{32, 4096, 32, 16384, 2, 2, 32, true, true}));  // 7B-like
 
-// Korthikanti et al. 2022 Table 2 / Megatron compute_activation_memory: with sequence
-// parallelism and selective recompute one layer stores s·b·h·(18 + 4·f/h)/t bytes.
+// JAX preallocates XLA_PYTHON_CLIENT_MEM_FRACTION of HBM: a step must fit in that part
+// (288 GiB x 0.25 = 72 GiB on an MI355X); PyTorch stacks keep the whole HBM.
+TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
+  Job job = TestJob("llama3.1_8B")
+                .Cluster("MI355X", 1)
+                .Dp(8)
+                .SequenceLength(2048)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.parallel.fsdp2 = true;
+  job.framework = "maxtext";
+  const MemoryReport whole = ProjectMemory(job, {});
+  EXPECT_EQ(whole.capacity_bytes, whole.hbm_bytes);
+  job.training.xla_memory_fraction = 0.25;
+  const MemoryReport quarter = ProjectMemory(job, {});
+  EXPECT_EQ(quarter.hbm_bytes, int64_t{288} << 30);
+  EXPECT_EQ(quarter.capacity_bytes, int64_t{72} << 30);
+  EXPECT_EQ(quarter.peak_bytes, whole.peak_bytes);
+  EXPECT_TRUE(
+      std::any_of(quarter.assumptions.begin(), quarter.assumptions.end(), [](const std::string& a) {
+        return a.find("XLA_PYTHON_CLIENT_MEM_FRACTION=0.25") != std::string::npos;
+      }));
+  job.framework = "torchtitan";
+  EXPECT_EQ(ProjectMemory(job, {}).capacity_bytes, int64_t{288} << 30);
+}
+
 // A MaxText job is described in JAX terms: optax updates bf16 parameters without a master
 // copy, and XLA has no caching allocator whose reserve the report would add.
 TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {

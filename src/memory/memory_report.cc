@@ -59,8 +59,14 @@ std::string RenderMemoryReport(const MemoryReport& r) {
   out += RenderConsoleTable(MemoryStagesTable(r));
   out += "\n";
   out += RenderConsoleTable(MemoryDetailTable(r, r.peak_rank));
-  out += fmt::format("\nPeak {} on PP rank {} of {} HBM ({:.1f}%): {}\n", FormatBytes(r.peak_bytes),
-                     r.peak_rank, FormatBytes(r.capacity_bytes),
+  const std::string capacity =
+      r.hbm_bytes > 0 && r.capacity_bytes < r.hbm_bytes
+          ? fmt::format("{} (JAX's {:.0f}% of {} HBM)", FormatBytes(r.capacity_bytes),
+                        100.0 * static_cast<double>(r.capacity_bytes) / r.hbm_bytes,
+                        FormatBytes(r.hbm_bytes))
+          : FormatBytes(r.capacity_bytes) + " HBM";
+  out += fmt::format("\nPeak {} on PP rank {} of {} ({:.1f}%): {}\n", FormatBytes(r.peak_bytes),
+                     r.peak_rank, capacity,
                      r.capacity_bytes > 0 ? 100.0 * r.peak_bytes / r.capacity_bytes : 0.0,
                      VerdictName(r.verdict));
   if (!r.schedules.empty()) {
@@ -123,6 +129,7 @@ nlohmann::json MemoryReportJson(const MemoryReport& r) {
   j["peak_pp_rank"] = r.peak_rank;
   j["reserved_peak_bytes"] = r.reserved_peak_bytes;
   j["capacity_bytes"] = r.capacity_bytes;
+  j["hbm_bytes"] = r.hbm_bytes;
   j["verdict"] = VerdictName(r.verdict);
   if (!r.schedules.empty()) {
     j["schedules"] = nlohmann::json::array();

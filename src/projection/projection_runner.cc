@@ -187,11 +187,12 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
   if (memory.verdict == Verdict::kOom) {
     perf.assumptions.insert(
         perf.assumptions.begin(),
-        fmt::format("memory: this job needs {:.2f} GiB on PP rank {} of {:.2f} GiB HBM (OOM; "
+        fmt::format("memory: this job needs {:.2f} GiB on PP rank {} of {:.2f} GiB {} (OOM; "
                     "`projection memory` breaks it down): it would not run as configured, and the "
                     "times above assume it did",
                     static_cast<double>(memory.peak_bytes) / (1 << 30), memory.peak_rank,
-                    static_cast<double>(memory.capacity_bytes) / (1 << 30)));
+                    static_cast<double>(memory.capacity_bytes) / (1 << 30),
+                    memory.capacity_bytes < memory.hbm_bytes ? "that JAX preallocates" : "HBM"));
   }
   if (memory_out != nullptr) *memory_out = std::move(memory);
   return perf;
