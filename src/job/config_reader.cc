@@ -119,6 +119,11 @@ std::string Provenance::Describe(std::string_view canonical) const {
   return " (" + it->second.key + (where.empty() ? "" : ", " + where) + ")";
 }
 
+bool Provenance::FromCommandLine(std::string_view canonical) const {
+  auto it = origins_.find(canonical);
+  return it != origins_.end() && it->second.where.file.starts_with("--");
+}
+
 std::string Provenance::KeyOf(std::string_view canonical) const {
   auto it = origins_.find(canonical);
   return it == origins_.end() ? std::string(canonical) : it->second.key;

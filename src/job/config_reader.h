@@ -60,6 +60,8 @@ class Provenance {
   // The configuration key the user wrote for a canonical setting (the canonical name if
   // unknown).
   std::string KeyOf(std::string_view canonical) const;
+  // Whether the setting was given on the command line (a flag or a --key override).
+  bool FromCommandLine(std::string_view canonical) const;
 
  private:
   struct Origin {

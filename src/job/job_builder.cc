@@ -202,7 +202,8 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
   }
 }
 
-// At a node count the user asked for, the configured global batch may not split into whole
+// At a node count the user asked for (or the fewest that fit, when the configuration does not
+// fix the data-parallel size), the configured global batch may not split into whole
 // micro-batches over the new data-parallel size. Primus then rounds the micro-batch count down
 // (at least one) and projects (research/primus-projection.md §3.9: n_mb = GBS // (MBS·DP),
 // 0 forced to 1); so does this, with the global batch it really runs and a warning. A global
@@ -210,8 +211,8 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
 void RoundBatchToScale(Job& job, const JobRequest& request, const Provenance& provenance) {
   TrainingSettings& t = job.training;
   const int64_t per_step = t.micro_batch_size * job.parallel.dp;
-  if (request.global_batch_size > 0 || per_step <= 0 || t.global_batch_size <= 0 ||
-      t.global_batch_size % per_step == 0) {
+  if (request.global_batch_size > 0 || provenance.FromCommandLine("global_batch_size") ||
+      per_step <= 0 || t.global_batch_size <= 0 || t.global_batch_size % per_step == 0) {
     return;
   }
   const int64_t micro_batches = std::max<int64_t>(1, t.global_batch_size / per_step);
@@ -270,9 +271,12 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
     if (nodes > 1'000'000)
       ThrowUserError("no node count up to 1,000,000 fits the parallel configuration");
     notes.push_back(fmt::format(
-        "{} node(s) of {} GPUs: the fewest that fit TP x PP x CP = {} and ETP x EP x PP = {}; "
+        "{} node(s) of {} GPUs{}: the fewest that fit TP x PP x CP = {} and ETP x EP x PP = {}; "
         "use --target-nodes for more",
-        nodes, gpus_per_node, dense, experts));
+        nodes, gpus_per_node,
+        gpus_per_node > 8 ? " (the GPU's NVLink domain; $GPUS_PER_NODE sets another node size)"
+                          : "",
+        dense, experts));
   }
   job.cluster.num_nodes = static_cast<int>(nodes);
   const int64_t world = job.cluster.WorldSize();
@@ -558,9 +562,12 @@ Job BuildJob(const JobRequest& request) {
   // 6. World size, DP and batch; then every consistency check. Sizes are bounded first, so
   //    that no product formed from them (here or in the projections) can overflow.
   CheckJobSizes(job, provenance);
+  // A node count the configuration does not fix (asked for, or the fewest that fit) may not
+  // split the configured batch: it is rounded as Primus rounds at a new scale.
+  const bool free_scale = context.requested_nodes > 0 || context.fixed_data_parallel <= 0;
   ResolveWorld(context, request, job, provenance, notes);
   CheckJobSizes(job, provenance);  // the global batch may have been derived
-  if (context.requested_nodes > 0) RoundBatchToScale(job, request, provenance);
+  if (free_scale) RoundBatchToScale(job, request, provenance);
   ValidateJob(job, provenance, context.allow_uneven_layers, notes);
   if (job.training.deepep && !job.model.IsMoe()) {
     notes.push_back(

@@ -306,9 +306,14 @@ TEST(BuildJob, GlobalBatchMustDivideByMicroBatchTimesDataParallel) {
       ErrorOf(TinyRequest({{"global_batch_size", "6"}})),
       HasSubstr(
           "global_batch_size=6 (--global_batch_size) is not divisible by micro_batch_size=1"));
+  // A micro-batch from the command line that the configured batch does not split over is
+  // rounded as a new scale is (128 over 3 x DP 4: 10 micro-batches, 120 sequences).
   JobRequest request = TinyRequest();
-  request.micro_batch_size = 3;  // --micro-batch-size: 128 % (3 x 4) != 0
-  EXPECT_THAT(ErrorOf(request), HasSubstr("micro_batch_size=3 (--micro-batch-size)"));
+  request.micro_batch_size = 3;
+  const Job rounded = BuildJob(request);
+  EXPECT_EQ(rounded.training.global_batch_size, 120);
+  ASSERT_EQ(rounded.warnings.size(), 1u);
+  EXPECT_THAT(rounded.warnings[0], HasSubstr("micro_batch_size 3 x data-parallel size 4"));
 }
 
 TEST(BuildJob, LayersMustSplitOverPipelineStages) {
@@ -342,6 +347,21 @@ TEST(BuildJob, TargetNodesRoundTheGlobalBatchDownAsPrimusDoes) {
   // A global batch the user typed is their number: still an error.
   request.global_batch_size = gbs;
   EXPECT_THAT(ErrorOf(request), HasSubstr("is not divisible by"));
+}
+
+// A GB200 node is its NVL72 rack (72 GPUs): the fewest nodes that fit give DP 36 at TP 2,
+// which the tiny experiment's batch of 128 does not split over. The configuration does not fix
+// that scale, so the batch is rounded as at a requested one, and the note names the node.
+TEST(BuildJob, TheDefaultScaleRoundsTheBatchToo) {
+  JobRequest request = TinyRequest();
+  request.gpu_arch = "gb200";
+  const Job job = BuildJob(request);
+  ASSERT_EQ(job.cluster.gpus_per_node, 72);
+  const int64_t per_step = job.training.micro_batch_size * job.parallel.dp;
+  EXPECT_EQ(job.training.global_batch_size % per_step, 0);
+  ASSERT_EQ(job.warnings.size(), 1u);
+  EXPECT_THAT(job.warnings[0], HasSubstr("does not split over micro_batch_size"));
+  EXPECT_THAT(job.notes, Contains(HasSubstr("the GPU's NVLink domain; $GPUS_PER_NODE")));
 }
 
 TEST(BuildJob, PrimusScheduleKeysChooseTheSchedule) {
