@@ -52,6 +52,44 @@ std::set<std::string> KnownKeys(const ModuleConfig& module, const FrameworkAdapt
   return known;
 }
 
+// An experiment's override that no module default or model file holds and the adapter does not
+// read, but that is a typo away from a key that is (1 edit, 2 for keys of 12 letters or more,
+// ignoring case and separators; farther, it is more likely an argument of its own): Primus merges
+// it onto Megatron's args, where nothing reads it (primus/core/config/schema_check.py: "every
+// adapter takes unknown keys silently"), so the run keeps the default the user meant to change. A
+// warning, not an error: a key with no near neighbour may be a real argument the defaults do not
+// list.
+void WarnAboutMistypedOverrides(const ModuleConfig& module, const FrameworkAdapter& adapter,
+                                std::vector<std::string>& warnings) {
+  if (module.framework != "megatron" || module.module_config_file.empty()) return;
+  std::set<std::string> known;
+  for (const ConfigNode* tree : {&module.defaults, &module.model}) {
+    for (const auto& [key, value] : tree->fields) known.insert(key);
+  }
+  for (std::string& key : adapter.KnownKeys()) known.insert(std::move(key));
+  for (const auto& [key, value] : module.overrides.fields) {
+    if (known.contains(key)) continue;
+    const std::string folded = FoldName(key);
+    // One edit for a short key ("stage" is not "save"), two from 12 letters on.
+    const size_t allowed = folded.size() >= 12 ? 2 : 1;
+    std::vector<std::pair<size_t, std::string>> near;
+    for (const std::string& name : known) {
+      const size_t d = EditDistance(folded, FoldName(name));
+      if (d <= allowed) near.emplace_back(d, name);
+    }
+    if (near.empty()) continue;
+    std::stable_sort(near.begin(), near.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> close;
+    for (size_t i = 0; i < near.size() && i < 3; ++i) close.push_back(near[i].second);
+    const std::string where = value.key_where.ToString();
+    warnings.push_back(fmt::format(
+        "{}{} is in no module default or model file and Sextant does not read it: Megatron "
+        "receives it and nothing reads it, so the default stays{}",
+        where.empty() ? "" : where + ": ", key, DidYouMean(close)));
+  }
+}
+
 // The GPU: --gpu-arch, $PRIMUS_GPU_ARCH, a directory of the experiment path named after a
 // GPU (Primus keeps examples under configs/<GPU>/), else MI300X as Primus assumes.
 const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
@@ -476,6 +514,7 @@ Job BuildJob(const JobRequest& request) {
   }
   adapter->Build(context, job);
   job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
+  WarnAboutMistypedOverrides(module, *adapter, job.warnings);
   notes.insert(notes.end(), request.notes.begin(), request.notes.end());
   const std::vector<std::string> missing = LoraTargetsWithoutModule(job);
   for (const std::string& target : missing) {

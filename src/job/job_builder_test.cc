@@ -999,6 +999,22 @@ TEST(BuildJob, TorchTitanUnknownFieldIsWarned) {
   EXPECT_THAT(job.warnings[0], HasSubstr("did you mean parallelism.tensor_parallel_degree"));
 }
 
+// A Primus experiment's override one typo from a module key is warned about with its line and
+// the key meant (Primus and Megatron take it silently); a short key two edits from another
+// ("stage" / "save") is left alone.
+TEST(BuildJob, MistypedOverrideInAnExperimentIsWarned) {
+  JobRequest request;
+  request.config_path = kData + "experiments/MI355X/tiny-typo.yaml";
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.parallel.pp, 1);
+  ASSERT_EQ(job.warnings.size(), 1u) << fmt::format("{}", fmt::join(job.warnings, "\n"));
+  EXPECT_THAT(job.warnings[0], HasSubstr("tiny-typo.yaml:9:7: pipeline_model_paralel_size is in "
+                                         "no module default or model file"));
+  EXPECT_THAT(job.warnings[0], HasSubstr("did you mean pipeline_model_parallel_size"));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";
