@@ -104,9 +104,9 @@ class LayerCostModel::Builder {
     if (tokens <= 0 || in <= 0 || out <= 0) return;
     const GemmEstimate f = m_.gemm_.Estimate({tokens, out, in}, dtype);
     const GemmEstimate b = m_.gemm_.Estimate({tokens, in, out}, dtype, GemmPass::kGradient);
-    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    AddForward(
+        tags, [&](CostParts& p) { p.gemm += f.seconds; }, f.flops);
     cost_.backward_input.gemm += b.seconds;
-    cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
     LowPrecisionCasts(tags, tokens, in, out, dtype);
     if (!Frozen()) {
@@ -151,12 +151,12 @@ class LayerCostModel::Builder {
     const double ba = AdapterGemm({tokens, in, a_out}, x_bytes + side, GemmPass::kGradient);
     const double wa = AdapterGemm({in, a_out, tokens}, x_bytes + side, GemmPass::kGradient);
     const double wb = AdapterGemm({r, b_out, tokens}, y_bytes + side, GemmPass::kGradient);
-    AddForward(tags, [&](CostParts& p) { p.gemm += fa + fb; });
-    cost_.backward_input.gemm += ba + bb;
-    cost_.backward_weight.gemm += wa + wb;
     const int64_t params = LoraAdapterParamsOf(r, in, out, split, s);
     const double flops = 2.0 * static_cast<double>(tokens) * params;
-    cost_.flops_forward += flops;
+    AddForward(
+        tags, [&](CostParts& p) { p.gemm += fa + fb; }, flops);
+    cost_.backward_input.gemm += ba + bb;
+    cost_.backward_weight.gemm += wa + wb;
     cost_.flops_backward += 2 * flops;
     // Forward: the alpha/r scale and the add to the base output; backward: the add of the two
     // input gradients.
@@ -218,9 +218,9 @@ class LayerCostModel::Builder {
       b = gemm.EstimateGroupLoop(group_tokens, in, out, dtype, GemmPass::kGradient, streams);
       w = gemm.EstimateGroupLoopRaggedK(in, out, group_tokens, dtype, GemmPass::kGradient, streams);
     }
-    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    AddForward(
+        tags, [&](CostParts& p) { p.gemm += f.seconds; }, f.flops);
     cost_.backward_input.gemm += b.seconds;
-    cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
     int64_t tokens = 0;
     for (int64_t t : group_tokens) tokens += t;
@@ -259,9 +259,9 @@ class LayerCostModel::Builder {
                   const GemmShape* mask_gradient = nullptr) {
     const GemmEstimate f = m_.gemm_.Estimate(forward, dtype);
     const GemmEstimate b = m_.gemm_.Estimate(backward, dtype, GemmPass::kGradient);
-    AddForward(tags, [&](CostParts& p) { p.gemm += f.seconds; });
+    AddForward(
+        tags, [&](CostParts& p) { p.gemm += f.seconds; }, f.flops);
     cost_.backward_input.gemm += b.seconds;
-    cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
     if (mask_gradient) {
       const GemmEstimate g = m_.gemm_.Estimate(*mask_gradient, dtype, GemmPass::kGradient);
@@ -284,9 +284,9 @@ class LayerCostModel::Builder {
     const DType half = m_.job_.training.precision.HalfPrecision();
     const AttentionEstimate f = m_.attention_.Forward(shape, half);
     const AttentionEstimate b = m_.attention_.Backward(shape, half);
-    AddForward(tags, [&](CostParts& p) { p.attention += f.seconds; });
+    AddForward(
+        tags, [&](CostParts& p) { p.attention += f.seconds; }, f.flops);
     cost_.backward_input.attention += b.seconds;
-    cost_.flops_forward += f.flops;
     cost_.flops_backward += b.flops;
     return {f.seconds, b.seconds};
   }
@@ -375,6 +375,7 @@ class LayerCostModel::Builder {
         CostParts p = item.parts;
         p.ep_comm *= forward_ep_scale;
         cost_.recompute += p;
+        cost_.flops_recompute += item.flops;
       }
     }
     return cost_;
@@ -384,13 +385,15 @@ class LayerCostModel::Builder {
   struct Item {
     unsigned tags;
     CostParts parts;
+    double flops = 0;  // GEMM and attention FLOPs of this forward piece
   };
 
   template <typename F>
-  void AddForward(unsigned tags, F&& add) {
-    Item item{tags, {}};
+  void AddForward(unsigned tags, F&& add, double flops = 0) {
+    Item item{tags, {}, flops};
     add(item.parts);
     items_.push_back(item);
+    cost_.flops_forward += flops;
   }
 
   static double& Category(CostParts& p, ParallelDim dim) {
@@ -833,6 +836,7 @@ LayerCost LayerCostModel::MtpModule() const {
     out.recompute += part.recompute;
     out.flops_forward += part.flops_forward;
     out.flops_backward += part.flops_backward;
+    out.flops_recompute += part.flops_recompute;
     out.hidden_comm_forward += part.hidden_comm_forward;
     out.hidden_comm_backward += part.hidden_comm_backward;
     out.comms.insert(out.comms.end(), part.comms.begin(), part.comms.end());

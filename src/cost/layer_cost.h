@@ -59,6 +59,7 @@ struct LayerCost {
   // Useful FLOPs of GEMMs and attention (what a profiler would count as hardware FLOPs).
   double flops_forward = 0;
   double flops_backward = 0;
+  double flops_recompute = 0;  // of those forward FLOPs, what recomputation re-runs
   // Communication that the overlap assumptions hid (not included in the parts above).
   double hidden_comm_forward = 0;
   double hidden_comm_backward = 0;

@@ -286,6 +286,10 @@ TEST(LayerCostTest, RecomputeFollowsTheGranularity) {
   EXPECT_DOUBLE_EQ(mlp.recompute.memory_bound,
                    model.memory_bound().Time(SwiGluBytes(4096, 7168, 2).forward));
   EXPECT_DOUBLE_EQ(mlp.recompute.attention, 0);
+  // What it re-runs, in FLOPs (the hardware count): fc1 and fc2 at TP 2, half the hand count.
+  EXPECT_DOUBLE_EQ(mlp.flops_recompute, (962072674304.0 + 481036337152.0) / 2);
+  EXPECT_DOUBLE_EQ(selective.flops_recompute, kAttentionForward / 2);
+  EXPECT_DOUBLE_EQ(full.flops_recompute, full.flops_forward);
   job.training.recompute.modules = {"attention_everything"};
   try {
     Ideal(job);

@@ -101,11 +101,14 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
     kinds.push_back({moe, a, model.TransformerLayer(layer)});
     return kinds.back().cost;
   };
+  double all_flops = 0, recompute_flops = 0;
   for (const auto& vs : stages) {
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       const int64_t layer = vs.first_layer + i;
       const bool recomputed = IsLayerRecomputed(job.training.recompute, layer, i);
       const LayerCost& cost = cost_of(layer);
+      all_flops += cost.flops_forward + cost.flops_backward;
+      if (recomputed) recompute_flops += cost.flops_recompute;
       out.layers[layer] = ToTiming(cost, recomputed, eff);
       if (OpLevelSelectiveRecompute(job.training.recompute)) {
         // torchtitan's per-op policy saves every other matmul output and the attention
@@ -144,6 +147,11 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   }
   out.embedding = ToTiming(model.Embedding(), false, eff);
   out.output = ToTiming(model.OutputHead(), false, eff);
+  {
+    const LayerCost head = model.OutputHead();
+    all_flops += head.flops_forward + head.flops_backward;
+    if (all_flops > 0) out.recompute_flops_ratio = recompute_flops / all_flops;
+  }
   if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false, eff);
   out.optimizer_step_s = model.OptimizerStep(OptimizerParamsPerGpu(job)).seconds / eff;
   out.assumptions.push_back(fmt::format(

@@ -35,6 +35,10 @@ struct ModelTimings {
   // FLOPs the GPUs execute over what the same job computes when every weight trains: below 1
   // under LoRA (no weight gradients for frozen weights, small adapters), else 1.
   double executed_flops_ratio = 1.0;
+  // FLOPs that recomputation re-runs over the FLOPs of one forward and backward of every layer
+  // (per GPU and micro-batch): hardware FLOPs = model FLOPs x (1 + this) under selective
+  // recompute. Not counted: torchtitan's per-op policy, whose re-run matmuls are timed only.
+  double recompute_flops_ratio = 0.0;
   std::vector<std::string> assumptions;
 };
 

@@ -250,9 +250,11 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   FlopInputs fi{job.training.seq_length, job.training.global_batch_size,
                 job.model.PaddedVocabSize(job.parallel.tp)};
   const double model_flops = MegatronModelFlops(job.model, fi);
+  // Full recompute: Megatron's own count (one more forward of every layer); selective: what the
+  // recomputed pieces re-run, from the layer cost model.
   const double hw_flops = (job.training.recompute.granularity == RecomputeGranularity::kFull
                                ? MegatronFullRecomputeFlops(job.model, fi)
-                               : model_flops) *
+                               : model_flops * (1.0 + timings.recompute_flops_ratio)) *
                           timings.executed_flops_ratio;
   r.model_tflops_per_gpu = model_flops / iteration / r.gpus / kTera;
   r.hardware_tflops_per_gpu = hw_flops / iteration / r.gpus / kTera;
