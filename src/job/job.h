@@ -223,7 +223,10 @@ struct Job {
   ParallelPlan parallel;
   TrainingSettings training;
   ClusterSpec cluster;
-  std::vector<std::string> notes;     // assumptions made while building the job
+  std::vector<std::string> notes;  // assumptions made while building the job
+  // The node count is the fewest whose GPUs the parallel grids divide: neither asked for
+  // (--target-nodes, $NNODES) nor fixed by the configuration's data-parallel size.
+  bool fewest_nodes_chosen = false;
   std::vector<std::string> warnings;  // where the job differs from what the user asked for
   // The experiment as read, as a Primus experiment tree: modules.<module> with its framework,
   // defaults file and model file named, and as overrides its merged configuration (defaults <

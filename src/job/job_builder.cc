@@ -308,6 +308,7 @@ void ResolveWorld(const AdapterContext& ctx, const JobRequest& request, Job& job
     }
     if (nodes > 1'000'000)
       ThrowUserError("no node count up to 1,000,000 fits the parallel configuration");
+    job.fewest_nodes_chosen = true;
     notes.push_back(fmt::format(
         "{} node(s) of {} GPUs{}: the fewest that fit TP x PP x CP = {} and ETP x EP x PP = {}; "
         "use --target-nodes for more",

@@ -137,6 +137,35 @@ void AddGemmNote(const PerformanceOptions& p, PerformanceReport& r) {
 
 }  // namespace
 
+namespace {
+
+// For a job that does not fit at the node count Sextant chose: the fewest nodes (doubling, up
+// to 1024 times as many) at which data-parallel sharding (distributed optimizer, FSDP) brings
+// the peak under the GPU's memory, as "fits from N nodes (...)"; "" when it fits or the node
+// count was the user's.
+std::string FewestNodesThatFit(const Job& job, const MemoryReport& memory) {
+  if (memory.verdict != Verdict::kOom || !job.fewest_nodes_chosen) return "";
+  const int64_t most = std::max<int64_t>(1, 100'000 / std::max(1, job.cluster.gpus_per_node));
+  for (int64_t n = int64_t{job.cluster.num_nodes} * 2;
+       n <= std::min<int64_t>(most, int64_t{job.cluster.num_nodes} * 1024); n *= 2) {
+    try {
+      const MemoryReport at = MemoryAtSchedule(RescaleToNodes(job, static_cast<int>(n)));
+      if (at.verdict == Verdict::kOom) continue;
+      return fmt::format("fits from {} nodes ({:.2f} GiB peak, {}): --target-nodes {}", n,
+                         static_cast<double>(at.peak_bytes) / (1 << 30), VerdictName(at.verdict),
+                         n);
+    } catch (const UserError&) {
+      continue;  // that node count does not divide the grids
+    }
+  }
+  return fmt::format(
+      "no node count up to {} x this one fits: data-parallel sharding does not shrink what is "
+      "left (activations, weights unsharded by DP); more TP / PP / CP or recomputation does",
+      1024);
+}
+
+}  // namespace
+
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty() ||
@@ -148,6 +177,11 @@ MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& option
   }
   const Job j = WithSchedule(job, options);
   MemoryReport report = MemoryAtSchedule(j);
+  if (std::string fits = FewestNodesThatFit(j, report); !fits.empty()) {
+    report.assumptions.insert(
+        report.assumptions.begin(),
+        fmt::format("scale: {} node(s) do not hold this job; {}", j.cluster.num_nodes, fits));
+  }
   if (options.schedule != "all") return report;
   // Every schedule the layout can run, at its simulated in-flight activations.
   for (ScheduleKind k : AllScheduleKinds()) {
@@ -189,10 +223,14 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
         perf.assumptions.begin(),
         fmt::format("memory: this job needs {:.2f} GiB on PP rank {} of {:.2f} GiB {} (OOM; "
                     "`projection memory` breaks it down): it would not run as configured, and the "
-                    "times above assume it did",
+                    "times above assume it did{}",
                     static_cast<double>(memory.peak_bytes) / (1 << 30), memory.peak_rank,
                     static_cast<double>(memory.capacity_bytes) / (1 << 30),
-                    memory.capacity_bytes < memory.hbm_bytes ? "that JAX preallocates" : "HBM"));
+                    memory.capacity_bytes < memory.hbm_bytes ? "that JAX preallocates" : "HBM",
+                    [&] {
+                      const std::string fits = FewestNodesThatFit(j, memory);
+                      return fits.empty() ? fits : "; " + fits;
+                    }()));
   }
   if (memory_out != nullptr) *memory_out = std::move(memory);
   return perf;

@@ -41,6 +41,41 @@ TEST(ProjectionRunnerTest, StepTimeOfAJobThatDoesNotFitSaysSo) {
   }
 }
 
+// At a node count Sextant chose, a job that does not fit is told the fewest nodes at which
+// data-parallel sharding makes it fit: Llama 3.1 70B under FSDP holds 16 bytes per parameter
+// over DP, ~140 GB per MI300X at DP 8 plus activations, ~70 GB at DP 16. A node count the user
+// asked for gets no such advice; an unsharded job that no DP rescues says so.
+TEST(ProjectionRunnerTest, AJobThatDoesNotFitTheChosenScaleIsToldTheFewestNodesThatFit) {
+  Job job = OneNode("llama3.1_70B");
+  job.parallel.fsdp2 = true;
+  job.fewest_nodes_chosen = true;
+  const MemoryReport one = RunMemoryProjection(job, ProjectionOptions{});
+  ASSERT_EQ(one.verdict, Verdict::kOom);
+  ASSERT_FALSE(one.assumptions.empty());
+  EXPECT_EQ(
+      one.assumptions[0].rfind("scale: 1 node(s) do not hold this job; fits from 2 nodes (", 0), 0u)
+      << one.assumptions[0];
+  const MemoryReport two = RunMemoryProjection(RescaleToNodes(job, 2), ProjectionOptions{});
+  EXPECT_NE(two.verdict, Verdict::kOom);
+  EXPECT_NE(one.assumptions[0].find(
+                fmt::format("({:.2f} GiB peak", static_cast<double>(two.peak_bytes) / (1 << 30))),
+            std::string::npos)
+      << one.assumptions[0];
+  EXPECT_NE(
+      ProjectJobPerformance(job, ProjectionOptions{}).assumptions[0].find("; fits from 2 nodes"),
+      std::string::npos);
+  job.fewest_nodes_chosen = false;
+  for (const std::string& a : RunMemoryProjection(job, ProjectionOptions{}).assumptions) {
+    EXPECT_EQ(a.find("fits from"), std::string::npos) << a;
+  }
+  Job unsharded = OneNode("llama3.1_70B");
+  unsharded.fewest_nodes_chosen = true;
+  EXPECT_NE(RunMemoryProjection(unsharded, ProjectionOptions{})
+                .assumptions[0]
+                .find("no node count up to 1024 x this one fits"),
+            std::string::npos);
+}
+
 // `projection both` prints the job's own notes once, under the memory report.
 TEST(ProjectionRunnerTest, BothPrintsTheJobsNotesOnce) {
   Job job = OneNode("llama3.1_8B").DistributedOptimizer();
