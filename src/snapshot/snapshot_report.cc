@@ -209,9 +209,9 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
           fmt::format("{} {}", TraceActionName(static_cast<TraceAction>(i)), d.action_counts[i]);
     }
     out += actions.empty() ? "\n" : " (" + actions + ")\n";
-    out +=
-        fmt::format("  {:<26}{:>11}  {}\n", "peak allocated", FormatBytes(d.peak_allocated_bytes),
-                    WhenText(d, d.peak_entry_index, d.peak_time_us));
+    out += fmt::format("  {:<26}{:>11}  of requested sizes, {}\n", "peak allocated",
+                       FormatBytes(d.peak_allocated_bytes),
+                       WhenText(d, d.peak_entry_index, d.peak_time_us));
     // Without segment events (expandable segments map memory without them) the reserved
     // level is known at snapshot time only, and can read below what was allocated.
     out += fmt::format("  {:<26}{:>11}{}\n", "peak reserved", FormatBytes(d.peak_reserved_bytes),
@@ -226,9 +226,10 @@ std::string SnapshotText(const MemorySnapshot& s, const SnapshotAnalysis& a,
     out += fmt::format("  {:<26}{:>11}  in {} ({} large, {} small)\n", "reserved",
                        FormatBytes(d.reserved_bytes), Counted(d.segments, "segment", "segments"),
                        d.large_segments, d.small_segments);
-    out += fmt::format("  {:<26}{:>11}  in {} blocks; requested {}, pending free {}\n", "allocated",
-                       FormatBytes(d.allocated_bytes), d.active_blocks,
-                       FormatBytes(d.requested_bytes), FormatBytes(d.pending_free_bytes));
+    out += fmt::format(
+        "  {:<26}{:>11}  in {} blocks (rounded block sizes); requested {}, pending free {}\n",
+        "allocated", FormatBytes(d.allocated_bytes), d.active_blocks,
+        FormatBytes(d.requested_bytes), FormatBytes(d.pending_free_bytes));
     out += fmt::format("  {:<26}{:>11}  (reserved - allocated, in {} free blocks)\n", "cached free",
                        FormatBytes(d.cached_free_bytes), d.blocks - d.active_blocks);
     out += fmt::format(
