@@ -72,6 +72,15 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
             ? fmt::format(" (1/{}: HSDP, {} replicas)", job.parallel.FsdpShardGroup(),
                           job.parallel.fsdp_replicas)
             : fmt::format(" (1/{}: {})", job.parallel.FsdpShardGroup(), sharded);
+    if (job.model.IsMoe() && job.parallel.ep > 1 && job.parallel.fsdp_replicas <= 1) {
+      // The count is of this rank's layers after expert parallelism: the routed experts are
+      // already split EP ways and shard further over the expert-data-parallel group only.
+      const int expert_dp = job.parallel.ExpertDataParallel();
+      report.weights_note = expert_dp > 1 ? fmt::format(" (1/{} dense, experts 1/{} + EP)",
+                                                        job.parallel.FsdpShardGroup(), expert_dp)
+                                          : fmt::format(" (1/{} dense, experts by EP)",
+                                                        job.parallel.FsdpShardGroup());
+    }
     report.grads_state =
         fmt::format("{} gradient shard, reduce-scattered", DTypeName(pr.main_grads));
     report.optimizer_state = pr.main_params == pr.params

@@ -118,6 +118,25 @@ TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
   EXPECT_EQ(ProjectMemory(job, {}).capacity_bytes, int64_t{288} << 30);
 }
 
+// Under FSDP with expert parallelism the weights row's count is of the rank's layers after EP:
+// its note says the dense part shards over the FSDP group and the experts only over expert DP
+// (world / EP), so "1/8" is not read as applying to the experts too.
+TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
+  Job job = TestJob("mixtral_8x7B")
+                .Cluster("MI355X", 1)
+                .Dp(8)
+                .Ep(8)
+                .SequenceLength(2048)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.parallel.fsdp2 = true;
+  EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/8 dense, experts by EP)");
+  job.cluster.num_nodes = 2;
+  job.parallel.dp = 16;
+  job.training.global_batch_size = 16;
+  EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/16 dense, experts 1/2 + EP)");
+}
+
 // A MaxText job is described in JAX terms: optax updates bf16 parameters without a master
 // copy, and XLA has no caching allocator whose reserve the report would add.
 TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
