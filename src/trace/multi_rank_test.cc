@@ -198,6 +198,28 @@ TEST(MultiRankTest, RanksWithDifferentTablesCombine) {
   EXPECT_EQ(std::get<int64_t>(i->rows()[0][0]), 1);
 }
 
+// Ranks of one run start within seconds; traces whose first events are hours apart are from
+// different runs, and the later one says so (as trace merge does).
+TEST(MultiRankTest, TracesHoursApartAreToldTheyAreNotOneRun) {
+  RankReport a, b, c;
+  a.rank = 0;
+  a.file = "a.json";
+  a.first_event_ns = int64_t{1700000000} * 1000000000;
+  b.rank = 1;
+  b.file = "b.json";
+  b.first_event_ns = a.first_event_ns + int64_t{2} * 3600 * 1000000000;  // 2 hours later
+  c.rank = 2;
+  c.file = "c.json";
+  c.first_event_ns = a.first_event_ns + 1000000000;  // 1 s later
+  const TraceReport report = CombineReports({a, b, c});
+  ASSERT_EQ(report.ranks.size(), 3u);
+  EXPECT_TRUE(report.ranks[0].warnings.empty());
+  ASSERT_EQ(report.ranks[1].warnings.size(), 1u);
+  EXPECT_EQ(report.ranks[1].warnings[0].rfind("its first event is 2.0 hours after a.json's", 0), 0u)
+      << report.ranks[1].warnings[0];
+  EXPECT_TRUE(report.ranks[2].warnings.empty());
+}
+
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();
@@ -229,6 +251,8 @@ TEST(MultiRankTest, SerializedReportsRoundTrip) {
   auto reports = AnalyzeTraceFiles({files[0]}, ReportOptions{}, 1);
   RankReport back = RankReport::Deserialize(reports[0].Serialize());
   EXPECT_EQ(back.rank, reports[0].rank);
+  EXPECT_EQ(back.first_event_ns, reports[0].first_event_ns);
+  EXPECT_NE(back.first_event_ns, INT64_MIN);
   EXPECT_EQ(back.timeline.busy_ns, reports[0].timeline.busy_ns);
   EXPECT_EQ(back.collectives.size(), reports[0].collectives.size());
   ASSERT_EQ(back.tables.size(), reports[0].tables.size());

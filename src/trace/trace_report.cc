@@ -383,6 +383,12 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.input_bytes = trace.input_bytes;
   r.truncated = trace.truncated;
   r.warnings = trace.warnings;
+  {
+    int64_t first_ns = INT64_MAX;
+    for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
+    for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);
+    if (first_ns != INT64_MAX) r.first_event_ns = trace.base_time_ns + first_ns;
+  }
   if (trace.gpu.empty()) {
     // A CPU-only profile, an inference trace's side file, another accelerator's activity, or
     // not a profiler trace at all: the tables below would all read 0 without saying why.
@@ -908,6 +914,7 @@ nlohmann::json RankReport::Serialize() const {
   j["events"] = events;
   j["input_bytes"] = input_bytes;
   j["truncated"] = truncated;
+  j["first_event_ns"] = first_event_ns;
   j["warnings"] = warnings;
   j["timeline_ns"] = {timeline.total_ns,         timeline.computation_ns,
                       timeline.communication_ns, timeline.exposed_communication_ns,
@@ -939,6 +946,7 @@ RankReport RankReport::Deserialize(const nlohmann::json& j) {
   r.events = j.at("events");
   r.input_bytes = j.at("input_bytes");
   r.truncated = j.at("truncated");
+  r.first_event_ns = j.at("first_event_ns");
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
   const auto& t = j.at("timeline_ns");
   GpuTimeline& tl = r.timeline;
@@ -980,6 +988,27 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
       ranks[i].warnings.push_back(
           fmt::format("{} and {} are both rank {}; their rows share that rank label",
                       ranks[i - 1].file, ranks[i].file, ranks[i].rank));
+    }
+  }
+  // Ranks of one run start their profilers within seconds of each other: first events an hour
+  // or more apart are traces of different runs, whose cross-rank tables compare unrelated work
+  // (trace merge says the same).
+  {
+    constexpr int64_t kHourNs = int64_t{3600} * 1000000000;
+    const RankReport* earliest = nullptr;
+    for (const RankReport& r : ranks) {
+      if (r.first_event_ns == INT64_MIN) continue;
+      if (!earliest || r.first_event_ns < earliest->first_event_ns) earliest = &r;
+    }
+    for (RankReport& r : ranks) {
+      if (!earliest || &r == earliest || r.first_event_ns == INT64_MIN) continue;
+      const int64_t apart = r.first_event_ns - earliest->first_event_ns;
+      if (apart > kHourNs) {
+        r.warnings.push_back(fmt::format(
+            "its first event is {:.1f} hours after {}'s: not ranks of one run? The spread and "
+            "cross-rank tables then compare unrelated work",
+            static_cast<double>(apart) / static_cast<double>(kHourNs), earliest->file));
+      }
     }
   }
   // One file given twice (directly, through ./ or a link) without a rank of its own would be

@@ -45,6 +45,9 @@ struct RankReport {
   size_t events = 0;
   size_t input_bytes = 0;
   bool truncated = false;
+  // The profiler clock at the trace's first event (its base time plus the first timestamp);
+  // INT64_MIN when unknown. Ranks of one run start within seconds of each other.
+  int64_t first_event_ns = INT64_MIN;
   std::vector<std::string> warnings;
   GpuTimeline timeline;
   RooflinePeaks roofline_peaks;
