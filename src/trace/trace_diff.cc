@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "hardware/hardware_library.h"
 #include "trace/kernel_summary.h"
 #include "trace/op_breakdown.h"
 #include "trace/roofline.h"
@@ -34,6 +35,29 @@ std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, i
 }
 
 namespace {
+
+// The architecture a trace's device name identifies: the library GPU's ("gfx942", "sm_90"),
+// or, for an XPlane profile that names only "AMD GPU (compute capability 9.4)", the prefix
+// it implies ("gfx94": ROCm reports gfx942 as 9.4, gfx950 as 9.5; CUDA 9.0 is sm_90).
+std::string ArchitectureOf(std::string_view device_name) {
+  if (const GpuSpec* gpu = FindGpuForDevice(device_name)) return gpu->arch;
+  const size_t at = device_name.find("compute capability ");
+  if (at == std::string_view::npos) return "";
+  std::string_view cc = device_name.substr(at + 19);
+  const size_t dot = cc.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= cc.size()) return "";
+  const std::string major(cc.substr(0, dot)), minor(cc.substr(dot + 1, 1));
+  const bool amd = device_name.find("AMD") != std::string_view::npos;
+  return amd ? "gfx" + major + minor : "sm_" + major + minor;
+}
+
+// Two device names of one architecture (an XPlane profile and a PyTorch trace of the same
+// MI300X name it differently): one's architecture is, or begins, the other's.
+bool SameArchitecture(std::string_view a, std::string_view b) {
+  const std::string x = ArchitectureOf(a), y = ArchitectureOf(b);
+  if (x.empty() || y.empty()) return false;
+  return x.starts_with(y) || y.starts_with(x);
+}
 
 // `base_weight` and `new_weight` put the counts on the times' footing: with times per
 // iteration, each count times the other trace's iteration count keeps the per-iteration ratio
@@ -82,7 +106,8 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   for (const std::string& w : TimelineExclusionWarnings(new_selection))
     diff.warnings.push_back("new: " + w);
   if (!base.device_name.empty() && !next.device_name.empty() &&
-      base.device_name != next.device_name) {
+      base.device_name != next.device_name &&
+      !SameArchitecture(base.device_name, next.device_name)) {
     diff.warnings.push_back(fmt::format(
         "the traces come from different GPUs ({} vs {}): differences mix hardware and code",
         base.device_name, next.device_name));

@@ -168,6 +168,29 @@ TEST(TraceDiffTest, DifferentIterationCountsAreComparedPerIterationAndGpusAreNam
       << d.warnings[1];
 }
 
+// An XPlane profile names its GPU by architecture only ("compute capability 9.4": gfx942), a
+// PyTorch trace by product: the MI300X is one GPU, not two; an MI355X (9.5) or an H100 is not.
+TEST(TraceDiffTest, AnArchitectureOnlyNameMatchesItsProduct) {
+  auto trace = [](const char* device) {
+    return KinetoTraceBuilder()
+        .Launch(1, 1, 1)
+        .Kernel("k", 10, 10, 1)
+        .TopLevel("deviceProperties", fmt::format(R"([{{"id": 0, "name": "{}"}}])", device))
+        .Parse("t.json");
+  };
+  auto names_gpus = [](const TraceDiff& d) {
+    return std::any_of(d.warnings.begin(), d.warnings.end(), [](const std::string& w) {
+      return w.find("different GPUs") != std::string::npos;
+    });
+  };
+  const TraceData mi300x = trace("AMD Instinct MI300X VF");
+  EXPECT_FALSE(names_gpus(DiffTraces(trace("AMD GPU (compute capability 9.4)"), mi300x)));
+  EXPECT_TRUE(names_gpus(DiffTraces(trace("AMD GPU (compute capability 9.5)"), mi300x)));
+  EXPECT_TRUE(names_gpus(DiffTraces(trace("NVIDIA H100 80GB HBM3"), mi300x)));
+  EXPECT_FALSE(names_gpus(
+      DiffTraces(trace("NVIDIA GPU (compute capability 9.0)"), trace("NVIDIA H100 80GB HBM3"))));
+}
+
 // Base: 1 step calling k twice (10 us each); new: 2 steps calling k once each (10 us). Per
 // iteration the time halves because k runs half as often, each call as long: "fewer calls".
 // The totals (2 and 2 calls) beside per-iteration times (20 and 10 us) would say "faster".
