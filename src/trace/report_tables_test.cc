@@ -53,6 +53,30 @@ TEST(ReportTablesTest, ATraceWithoutGpuActivityIsWarnedAbout) {
 
 // The ops tables' percentages are of the kernel time ops launched (TraceLens's ops_summary),
 // so they add up to 100 whatever other GPU activity the trace holds.
+// --gpu-arch naming a GPU of another architecture than the one the trace ran on makes the
+// roofline a what-if, and the report says so; the same architecture (H200 for an H100) does
+// not need saying.
+TEST(ReportTablesTest, AGpuArchOtherThanTheTracesIsWarnedAbout) {
+  const TraceData h100 =
+      KinetoTraceBuilder()
+          .Launch(1, 1, 1)
+          .Kernel("k", 10, 10, 1)
+          .TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3"}])")
+          .Parse("h100.json");
+  auto warned = [&](const char* gpu) {
+    ReportOptions options;
+    options.gpu_arch = gpu;
+    const RankReport r = AnalyzeTrace(h100, options, 0);
+    return std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+      return w.find("so the roofline compares its kernel times with another GPU's peaks") !=
+             std::string::npos;
+    });
+  };
+  EXPECT_TRUE(warned("MI355X"));
+  EXPECT_FALSE(warned("H200"));
+  EXPECT_FALSE(warned(""));
+}
+
 TEST(ReportTablesTest, OpPercentagesAreOfTheKernelTimeOpsLaunched) {
   const TraceData trace = KinetoTraceBuilder()
                               .CpuOp("aten::mm", 10, 20, "")

@@ -725,6 +725,17 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                    fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)",
                                options.gpu_arch, DidYouMean(SimilarGpuNames(options.gpu_arch))));
   }
+  if (!options.gpu_arch.empty() && gpu != nullptr) {
+    // A GPU chosen on the command line that is not the one the trace ran on: every roofline
+    // percentage is then against another GPU's peaks, which is a what-if, and says so.
+    const GpuSpec* ran_on = FindGpuForDevice(trace.device_name);
+    if (ran_on != nullptr && ran_on->arch != gpu->arch) {
+      r.warnings.push_back(fmt::format(
+          "--gpu-arch {}: the trace ran on {} ({}), so the roofline compares its kernel times "
+          "with another GPU's peaks",
+          gpu->name, trace.device_name, ran_on->name));
+    }
+  }
   Table roof("roofline", "Roofline of GEMM, attention, elementwise and norm ops",
              {RankColumn(),
               {"name", "op", 0},
