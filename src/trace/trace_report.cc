@@ -1166,6 +1166,9 @@ nlohmann::json ReportToJson(const TraceReport& report) {
     j["file"] = r.file;
     j["gpu"] = r.gpu;
     j["iterations"] = r.iterations;
+    j["world_size"] = r.world_size;
+    j["events"] = r.events;
+    j["input_bytes"] = r.input_bytes;
     j["truncated"] = r.truncated;
     j["warnings"] = r.warnings;
     const GpuTimeline& t = r.timeline;
@@ -1200,10 +1203,13 @@ nlohmann::json ReportToJson(const TraceReport& report) {
     }
     out["ranks"].push_back(std::move(j));
   }
-  if (const Table* t = report.Find("cross_rank_collectives"))
-    out["cross_rank_collectives"] = TableRowsToJson(*t);
-  if (const Table* t = report.Find("cross_rank_summary"))
-    out["cross_rank_summary"] = TableRowsToJson(*t);
+  // The tables over all ranks (cross-rank collectives and their summary, the spread over
+  // ranks), each under its own name.
+  for (const Table& table : report.tables) {
+    if (table.ColumnIndex("rank") >= 0 || table.name() == "ranks" || out.contains(table.name()))
+      continue;
+    out[table.name()] = TableRowsToJson(table);
+  }
   return out;
 }
 
