@@ -41,6 +41,7 @@ class Table {
   void SetColumn(size_t column, const Cell& value);
   // A note printed under the table (assumptions, units, what was left out).
   void AddNote(std::string note) { notes_.push_back(std::move(note)); }
+  void SetNotes(std::vector<std::string> notes) { notes_ = std::move(notes); }
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:

@@ -220,6 +220,26 @@ TEST(MultiRankTest, TracesHoursApartAreToldTheyAreNotOneRun) {
   EXPECT_TRUE(report.ranks[2].warnings.empty());
 }
 
+// A note about one rank's rows is labelled with the rank once the ranks' tables are one table;
+// a note every rank makes alike stays once, unlabelled.
+TEST(MultiRankTest, NotesOfOneRankAreLabelledWithIt) {
+  RankReport a, b;
+  a.rank = 0;
+  b.rank = 1;
+  Table ta("short_kernels_summary", "short", {{"rank", "rank", 0}});
+  ta.AddNote("as in TraceLens");
+  ta.AddNote("12 short kernels");
+  Table tb = ta;
+  tb.SetNotes({"as in TraceLens", "30 short kernels"});
+  a.tables.push_back(ta);
+  b.tables.push_back(tb);
+  const TraceReport report = CombineReports({a, b});
+  const Table* t = report.Find("short_kernels_summary");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->notes(), (std::vector<std::string>{"as in TraceLens", "rank 0: 12 short kernels",
+                                                  "rank 1: 30 short kernels"}));
+}
+
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();

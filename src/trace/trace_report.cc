@@ -1077,6 +1077,28 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   }
   report.tables.push_back(std::move(summary));
   if (ranks.size() >= 2) report.tables.push_back(RankSpreadTable(ranks));
+  // A note one rank's table makes about that rank alone ("1311 short kernels, 6.246 ms") is
+  // labelled with its rank; a note every rank's table makes alike stays once, unlabelled.
+  if (ranks.size() >= 2) {
+    std::map<std::string, std::map<std::string, size_t>> holders;  // table -> note -> ranks
+    std::map<std::string, size_t> tables_held;                     // table -> ranks with it
+    for (const auto& r : ranks) {
+      for (const Table& t : r.tables) {
+        ++tables_held[t.name()];
+        for (const std::string& note : t.notes()) ++holders[t.name()][note];
+      }
+    }
+    for (auto& r : ranks) {
+      for (Table& t : r.tables) {
+        std::vector<std::string> notes;
+        for (const std::string& note : t.notes()) {
+          const bool shared = holders[t.name()][note] == tables_held[t.name()];
+          notes.push_back(shared ? note : fmt::format("rank {}: {}", r.rank, note));
+        }
+        t.SetNotes(std::move(notes));
+      }
+    }
+  }
   // One table per name over every rank. Ranks need not have the same tables (one recomputes,
   // another has no ProfilerStep) nor the same columns in a table.
   std::vector<std::string> names;
