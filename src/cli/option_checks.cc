@@ -1,6 +1,7 @@
 #include "cli/option_checks.h"
 
 #include <charconv>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,10 @@ CLI::Validator AtLeast(long long minimum) {
   return CLI::Validator(
       [minimum](std::string& text) -> std::string {
         const std::optional<long long> value = WholeNumber(text);
+        if (!value && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+          return fmt::format("'{}' is too large (at most {})", text,
+                             std::numeric_limits<long long>::max());
+        }
         if (!value || *value < minimum) {
           return fmt::format("must be a whole number of at least {}, got '{}'", minimum, text);
         }

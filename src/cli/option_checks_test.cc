@@ -18,8 +18,9 @@ TEST(OptionChecksTest, AtLeastNamesTheLimitAndTheValue) {
   EXPECT_EQ(Check(v, "0"), "must be a whole number of at least 1, got '0'");
   EXPECT_EQ(Check(v, "-3"), "must be a whole number of at least 1, got '-3'");
   EXPECT_EQ(Check(v, "2.5"), "must be a whole number of at least 1, got '2.5'");
+  // A whole number past what the option can hold says so, rather than that it is too small.
   EXPECT_EQ(Check(v, "99999999999999999999"),
-            "must be a whole number of at least 1, got '99999999999999999999'");
+            "'99999999999999999999' is too large (at most 9223372036854775807)");
 }
 
 TEST(OptionChecksTest, PositiveRefusesZeroNegativeAndText) {

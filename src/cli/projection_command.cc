@@ -146,7 +146,8 @@ void AddProjectionCommands(CLI::App& app) {
   search->add_option("--objective", flags->objective, "rank by tokens (tokens/s/GPU) or memory")
       ->check(CLI::IsMember({"tokens", "memory"}));
   search->add_flag("--mpi", flags->mpi, "spread the search over MPI processes (run under mpirun)");
-  search->add_option("--threads", flags->threads, "threads per process (default: all cores)");
+  search->add_option("--threads", flags->threads, "threads per process (default: all cores)")
+      ->check(WholeNumberBetween(0, 4096));
   search
       ->add_option("--time-budget", flags->time_budget_s,
                    "stop taking new layer shapes after SECONDS (the ones not reached are "

@@ -357,8 +357,10 @@ void AddTraceCommands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   report->add_flag("--mpi", report_args->mpi,
                    "spread the files over MPI processes (run under mpirun)");
-  report->add_option("--threads", report_args->threads,
-                     "threads for parallel analysis (default: all cores)");
+  report
+      ->add_option("--threads", report_args->threads,
+                   "threads for parallel analysis (default: all cores)")
+      ->check(WholeNumberBetween(0, 4096));
   report
       ->add_option("--top", report_args->top,
                    "kernel and op rows per rank on the console (default 10); --json, --csv "

@@ -655,6 +655,18 @@ class KinetoParser {
     size_t next_release = kReleaseStep;
     for (auto element : events) {
       od::object obj;
+      od::json_type type;
+      if (element.type().get(type) == simdjson::SUCCESS && type != od::json_type::object) {
+        // An event that is a number, a string or a list (HTA's memory timeline is a list of
+        // lists): not a profiler trace, which this says instead of a JSON type error. (A
+        // malformed or cut-short element is left to the JSON checks below.)
+        const char* where = doc_ ? Location(*doc_) : nullptr;
+        throw UserError(FormatLocated(
+            SourceLocation{path_, -1, -1, where ? static_cast<int64_t>(where - base_) : -1}, "",
+            fmt::format("not a trace: event {} is not a JSON object (a profiler trace's events "
+                        "are objects with \"ph\", \"name\" and \"ts\")",
+                        parsed_events_)));
+      }
       Check(element.get_object().get(obj), nullptr);
       ParseEvent(obj);
       ++out_.total_events;
@@ -731,8 +743,9 @@ class KinetoParser {
           have_cat = true;
           if (cat == Category::kSkip) {
             // Trace, instants: not needed. Complete events of a kind not read are counted, so
-            // that a report without GPU activity can name what the file held instead.
-            if (ph == 'X' && out_.unread_categories.size() < 64)
+            // that a report without GPU activity can name what the file held instead; not
+            // Kineto's own "Trace" span (the profiling session), which every trace has.
+            if (ph == 'X' && text != "Trace" && out_.unread_categories.size() < 64)
               ++out_.unread_categories[std::string(text)];
             return;
           }

@@ -175,6 +175,21 @@ std::string ErrorOf(std::string_view json) {
   return "";
 }
 
+// A list whose items are not event objects (HTA's memory timeline: a list of lists) is not a
+// trace, and the error says that and which event, not a JSON type error. Kineto's own "Trace"
+// span is not named as an unanalysed kind of device event.
+TEST(KinetoReaderTest, EventsThatAreNotObjectsAreNotATrace) {
+  EXPECT_NE(ErrorOf(R"([[-1, 1, 37888, 7], [-1, 1, 512, 7]])")
+                .find("not a trace: event 0 is not a JSON object"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}, 5]})")
+                .find("not a trace: event 1 is not a JSON object"),
+            std::string::npos);
+  const TraceData session = Parse(
+      R"({"traceEvents": [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 9}]})");
+  EXPECT_TRUE(session.unread_categories.empty());
+}
+
 // Kineto's metadata events name processes and threads (what TraceLens prints as
 // process_name / process_label / thread_name); other metadata and odd shapes are ignored.
 TEST(KinetoReaderTest, ReadsProcessAndThreadNamesFromMetadata) {
