@@ -308,7 +308,7 @@ struct MergeArgs {
 };
 
 void RunMerge(const MergeArgs& args) {
-  MergeSummary s = MergeTraces(args.traces, args.output);
+  MergeSummary s = MergeTraces(ExpandTraceDirectories(args.traces), args.output);
   for (const auto& w : s.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   if (args.json) {
     nlohmann::json out = {{"output", args.output},      {"files", s.files},
@@ -386,9 +386,11 @@ void AddTraceCommands(CLI::App& app) {
   auto merge_args = std::make_shared<MergeArgs>();
   auto* merge =
       trace->add_subcommand("merge", "Merge rank traces into one Perfetto-loadable trace");
-  merge->add_option("traces", merge_args->traces, "trace files, one per rank")
+  merge
+      ->add_option("traces", merge_args->traces,
+                   "trace files, one per rank, or directories of them")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   merge->add_option("-o,--output", merge_args->output, "output file (.json, .json.gz or .json.zst)")
       ->required();
   merge->add_flag("--json", merge_args->json, "print a JSON summary");

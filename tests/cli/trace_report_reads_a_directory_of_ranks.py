@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """`trace report DIR` reads the trace files directly inside DIR as ranks, in name order (HTA's
-trace_dir); a directory without any is one error line naming it."""
+trace_dir); a directory without any is one error line naming it. `trace merge DIR` takes the
+same files."""
+import os
+import tempfile
+
 import harness
 
 t = harness.Test()
@@ -14,4 +18,8 @@ empty = t.corpus("traces/kineto")
 run = t.sextant("trace", "report", empty, expect_status=1)
 t.expect_output(run, r"kineto: a directory with no trace files directly inside")
 t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+with tempfile.TemporaryDirectory() as d:
+    merged = os.path.join(d, "merged.json.gz")
+    run = t.sextant("trace", "merge", ranks_dir, "-o", merged, "--json")
+    t.check(t.json(run)["files"] == 8, "trace merge DIR did not take the 8 rank files", run)
 t.passed()
