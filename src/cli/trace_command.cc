@@ -267,11 +267,10 @@ void RunDiff(const DiffArgs& args) {
     // One section per comparison, so the page opens with links to each (the file names are in
     // the Traces table, not in a heading that would run across the page).
     std::vector<HtmlSection> sections = {{.heading = "Traces", .tables = header}};
-    const std::map<std::string, std::string> headings = {{"timeline_diff", "GPU timeline"},
-                                                         {"kernel_diff", "Kernels"},
-                                                         {"op_diff", "Ops"},
-                                                         {"op_shape_diff", "Ops by shape"},
-                                                         {"roofline_diff", "Roofline"}};
+    const std::map<std::string, std::string> headings = {
+        {"timeline_diff", "GPU timeline"}, {"kernel_category_diff", "Kernel categories"},
+        {"kernel_diff", "Kernels"},        {"op_diff", "Ops"},
+        {"op_shape_diff", "Ops by shape"}, {"roofline_diff", "Roofline"}};
     for (const Table& t : tables) {
       auto it = headings.find(t.name());
       sections.push_back(
@@ -283,11 +282,15 @@ void RunDiff(const DiffArgs& args) {
     nlohmann::json out;
     out["base"] = args.base;
     out["new"] = args.next;
-    out["timeline"] = TableRowsToJson(tables[0]);
-    out["kernels"] = TableRowsToJson(tables[1]);
-    out["ops"] = TableRowsToJson(tables[2]);
-    out["op_shapes"] = TableRowsToJson(tables[3]);
-    out["roofline"] = TableRowsToJson(tables[4]);
+    // Each table under its key (SPEC §1.3's names for the first ones).
+    const std::map<std::string, std::string> keys = {
+        {"timeline_diff", "timeline"},  {"kernel_category_diff", "kernel_categories"},
+        {"kernel_diff", "kernels"},     {"op_diff", "ops"},
+        {"op_shape_diff", "op_shapes"}, {"roofline_diff", "roofline"}};
+    for (const Table& t : tables) {
+      auto it = keys.find(t.name());
+      out[it != keys.end() ? it->second : t.name()] = TableRowsToJson(t);
+    }
     out["per_iteration"] = diff.per_iteration;
     out["warnings"] = diff.warnings;
     std::printf("%s\n", out.dump(1).c_str());

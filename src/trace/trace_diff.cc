@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "hardware/hardware_library.h"
+#include "trace/kernel_category.h"
 #include "trace/kernel_summary.h"
 #include "trace/op_breakdown.h"
 #include "trace/roofline.h"
@@ -167,6 +168,26 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   }
   for (auto& [name, row] : kernels) diff.kernels.push_back(std::move(row));
   Finish(diff.kernels, count_weight_base, count_weight_new);
+  std::map<std::string, DiffRow> categories;
+  auto by_category = [&](const TraceData& trace, const TimelineSelection& selection, bool is_base,
+                         double scale) {
+    for (uint32_t index : selection.events) {
+      const GpuEvent& g = trace.gpu[index];
+      const std::string name(CategoryName(CategorizeGpuEvent(trace, g)));
+      DiffRow& r = categories[name];
+      r.name = name;
+      (is_base ? r.base_count : r.new_count) += 1;
+      (is_base ? r.base_ns : r.new_ns) += g.dur_ns;
+    }
+    for (auto& [name, r] : categories) {
+      int64_t& ns = is_base ? r.base_ns : r.new_ns;
+      if (is_base ? r.base_count : r.new_count) ns = scaled(ns, scale);
+    }
+  };
+  by_category(base, base_selection, true, base_scale);
+  by_category(next, new_selection, false, new_scale);
+  for (auto& [name, row] : categories) diff.kernel_categories.push_back(std::move(row));
+  Finish(diff.kernel_categories, count_weight_base, count_weight_new);
 
   const OpKernelTimes base_times = ComputeOpKernelTimes(base);
   const OpKernelTimes new_times = ComputeOpKernelTimes(next);
@@ -349,6 +370,8 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
     if (!note.empty()) t.AddNote(note);
     return t;
   };
+  tables.push_back(rows_table("kernel_category_diff", "Kernel categories by time change (GPU time)",
+                              diff.kernel_categories, "category", nullptr, false));
   tables.push_back(rows_table("kernel_diff", "Kernels by time change (GPU time)", diff.kernels,
                               "kernel", nullptr, false));
   tables.push_back(

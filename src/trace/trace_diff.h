@@ -32,6 +32,9 @@ struct TraceDiff {
   std::string base_path, new_path;
   GpuTimeline base_timeline, new_timeline;
   std::vector<DiffRow> kernels;  // largest |Δ| first
+  // The same activities by kernel category (GEMM, attention, elementwise, communication, ...):
+  // what a comparison across GPUs, whose kernels are named differently, can still match.
+  std::vector<DiffRow> kernel_categories;
   std::vector<DiffRow> ops;
   std::vector<DiffRow> op_shapes;  // ops by (name, input dims): which shapes changed
   std::vector<DiffRow> roofline;   // modelled ops by signature: achieved rates before/after
@@ -46,7 +49,8 @@ struct TraceDiff {
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next);
 std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, int64_t new_ns);
 
-// Tables "timeline_diff", "kernel_diff", "op_diff", "op_shape_diff", "roofline_diff" (at most
+// Tables "timeline_diff", "kernel_category_diff", "kernel_diff", "op_diff", "op_shape_diff",
+// "roofline_diff" (at most
 // `top` rows each, 0 = all).
 std::vector<Table> DiffTables(const TraceDiff& diff, size_t top);
 

@@ -86,7 +86,7 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
   EXPECT_EQ(d.new_timeline.total_ns, 144'000);
   EXPECT_EQ(d.new_timeline.idle_ns, 0);
   std::vector<Table> tables = DiffTables(d, 0);
-  ASSERT_EQ(tables.size(), 5u);  // timeline, kernels, ops, op shapes, roofline
+  ASSERT_EQ(tables.size(), 6u);  // timeline, categories, kernels, ops, shapes, roofline
   const Table& timeline = tables[0];
   EXPECT_EQ(timeline.name(), "timeline_diff");
   int type = timeline.ColumnIndex("type"), delta = timeline.ColumnIndex("delta_ms");
@@ -102,7 +102,9 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
     EXPECT_NEAR(std::get<double>(row[percent]), 100.0 * 29 / 115, 1e-9);  // 25.2 %
   }
   EXPECT_TRUE(seen);
-  const Table& kernels = tables[1];
+  const Table& kernels = tables[2];
+  EXPECT_EQ(kernels.name(), "kernel_diff");
+  EXPECT_EQ(tables[1].name(), "kernel_category_diff");
   EXPECT_EQ(kernels.name(), "kernel_diff");
   ASSERT_EQ(kernels.size(), 4u);
   const auto& first = kernels.rows()[0];
@@ -114,7 +116,7 @@ TEST(TraceDiffTest, TimelinesOfBothTracesAndTheirTable) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(fill[kernels.ColumnIndex("delta_percent")]));
   ASSERT_EQ(kernels.notes().size(), 1u);
   EXPECT_EQ(kernels.notes()[0], "1 new, 1 slower, 1 unchanged, 1 vanished");
-  EXPECT_EQ(DiffTables(d, 2)[1].size(), 2u);  // top 2
+  EXPECT_EQ(DiffTables(d, 2)[2].size(), 2u);  // top 2
 }
 
 TEST(TraceDiffTest, SaysWhichSideLeftGpuWorkOutOfItsTimeline) {
@@ -166,6 +168,27 @@ TEST(TraceDiffTest, DifferentIterationCountsAreComparedPerIterationAndGpusAreNam
       << d.warnings[0];
   EXPECT_NE(d.warnings[1].find("base profiles 1 iterations and new 2"), std::string::npos)
       << d.warnings[1];
+}
+
+// Across GPUs the kernels are named differently (cuBLAS's sm90_xmma_gemm vs hipBLASLt's
+// Cijk_...): by name each is new or vanished, by category the GEMM time compares.
+TEST(TraceDiffTest, KernelCategoriesCompareAcrossDifferentlyNamedKernels) {
+  const TraceData base =
+      KinetoTraceBuilder()
+          .Launch(1, 1, 1)
+          .Kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 10, 10, 1)
+          .Parse("base.json");
+  const TraceData next = KinetoTraceBuilder()
+                             .Launch(1, 1, 1)
+                             .Kernel("Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI16x16x1", 10, 25, 1)
+                             .Parse("new.json");
+  const TraceDiff d = DiffTraces(base, next);
+  ASSERT_EQ(d.kernels.size(), 2u);
+  ASSERT_EQ(d.kernel_categories.size(), 1u);
+  EXPECT_EQ(d.kernel_categories[0].name, "GEMM");
+  EXPECT_EQ(d.kernel_categories[0].base_ns, 10'000);
+  EXPECT_EQ(d.kernel_categories[0].new_ns, 25'000);
+  EXPECT_EQ(d.kernel_categories[0].status, "slower");
 }
 
 // An XPlane profile names its GPU by architecture only ("compute capability 9.4": gfx942), a
@@ -320,10 +343,10 @@ TEST(TraceDiffTest, OpShapesAndRatesLocateTheRegression) {
   EXPECT_NEAR(d.roofline[0].new_tbps, 3.0 * 1024 * 1024 * 2 / 200e-6 / 1e12, 1e-9);
   EXPECT_EQ(d.roofline[1].status, "unchanged");
   const std::vector<Table> tables = DiffTables(d, 0);
-  ASSERT_EQ(tables.size(), 5u);
-  EXPECT_EQ(tables[3].name(), "op_shape_diff");
-  EXPECT_EQ(tables[4].name(), "roofline_diff");
-  EXPECT_EQ(tables[4].size(), 2u);
+  ASSERT_EQ(tables.size(), 6u);
+  EXPECT_EQ(tables[4].name(), "op_shape_diff");
+  EXPECT_EQ(tables[5].name(), "roofline_diff");
+  EXPECT_EQ(tables[5].size(), 2u);
 }
 
 }  // namespace
