@@ -235,6 +235,24 @@ TraceData ReadTraceToCompare(const std::string& path) {
   return std::move(traces[best]);
 }
 
+// How each `trace diff` table is named on the HTML page and in --json (SPEC §1.3's keys).
+struct DiffTableName {
+  std::string_view table, heading, json_key;
+};
+constexpr DiffTableName kDiffTableNames[] = {
+    {"timeline_diff", "GPU timeline", "timeline"},
+    {"kernel_category_diff", "Kernel categories", "kernel_categories"},
+    {"kernel_diff", "Kernels", "kernels"},
+    {"op_diff", "Ops", "ops"},
+    {"op_shape_diff", "Ops by shape", "op_shapes"},
+    {"roofline_diff", "Roofline", "roofline"}};
+
+const DiffTableName* FindDiffTableName(std::string_view table) {
+  for (const DiffTableName& n : kDiffTableNames)
+    if (n.table == table) return &n;
+  return nullptr;
+}
+
 void RunDiff(const DiffArgs& args) {
   if (args.next.empty()) {
     throw UserError(
@@ -267,14 +285,9 @@ void RunDiff(const DiffArgs& args) {
     // One section per comparison, so the page opens with links to each (the file names are in
     // the Traces table, not in a heading that would run across the page).
     std::vector<HtmlSection> sections = {{.heading = "Traces", .tables = header}};
-    const std::map<std::string, std::string> headings = {
-        {"timeline_diff", "GPU timeline"}, {"kernel_category_diff", "Kernel categories"},
-        {"kernel_diff", "Kernels"},        {"op_diff", "Ops"},
-        {"op_shape_diff", "Ops by shape"}, {"roofline_diff", "Roofline"}};
     for (const Table& t : tables) {
-      auto it = headings.find(t.name());
-      sections.push_back(
-          {.heading = it != headings.end() ? it->second : t.title(), .tables = {&t}});
+      const DiffTableName* n = FindDiffTableName(t.name());
+      sections.push_back({.heading = n ? std::string(n->heading) : t.title(), .tables = {&t}});
     }
     WriteHtmlPage(args.html, {"Sextant trace diff", std::move(sections)}, inputs);
   }
@@ -282,14 +295,9 @@ void RunDiff(const DiffArgs& args) {
     nlohmann::json out;
     out["base"] = args.base;
     out["new"] = args.next;
-    // Each table under its key (SPEC §1.3's names for the first ones).
-    const std::map<std::string, std::string> keys = {
-        {"timeline_diff", "timeline"},  {"kernel_category_diff", "kernel_categories"},
-        {"kernel_diff", "kernels"},     {"op_diff", "ops"},
-        {"op_shape_diff", "op_shapes"}, {"roofline_diff", "roofline"}};
     for (const Table& t : tables) {
-      auto it = keys.find(t.name());
-      out[it != keys.end() ? it->second : t.name()] = TableRowsToJson(t);
+      const DiffTableName* n = FindDiffTableName(t.name());
+      out[n ? std::string(n->json_key) : t.name()] = TableRowsToJson(t);
     }
     out["per_iteration"] = diff.per_iteration;
     out["warnings"] = diff.warnings;

@@ -92,9 +92,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MegatronCase{80, 8192, 64, 28672, 4, 4, 16, false, true},   // 70B-like
                       MegatronCase{32, 4096, 32, 16384, 2, 2, 32, true, true}));  // 7B-like
 
-// JAX preallocates XLA_PYTHON_CLIENT_MEM_FRACTION of HBM: a step must fit in that part
-// (288 GiB x 0.25 = 72 GiB on an MI355X); PyTorch stacks keep the whole HBM.
-TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
+// Llama 3.1 8B under MaxText on one MI355X node, FSDP over its 8 GPUs.
+Job ShardedMaxTextJob() {
   Job job = TestJob("llama3.1_8B")
                 .Cluster("MI355X", 1)
                 .Dp(8)
@@ -103,6 +102,13 @@ TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
                 .GlobalBatch(8);
   job.parallel.fsdp2 = true;
   job.framework = "maxtext";
+  return job;
+}
+
+// JAX preallocates XLA_PYTHON_CLIENT_MEM_FRACTION of HBM: a step must fit in that part
+// (288 GiB x 0.25 = 72 GiB on an MI355X); PyTorch stacks keep the whole HBM.
+TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
+  Job job = ShardedMaxTextJob();
   const MemoryReport whole = ProjectMemory(job, {});
   EXPECT_EQ(whole.capacity_bytes, whole.hbm_bytes);
   job.training.xla_memory_fraction = 0.25;
@@ -140,14 +146,7 @@ TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
 // A MaxText job is described in JAX terms: optax updates bf16 parameters without a master
 // copy, and XLA has no caching allocator whose reserve the report would add.
 TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
-  Job job = TestJob("llama3.1_8B")
-                .Cluster("MI355X", 1)
-                .Dp(8)
-                .SequenceLength(2048)
-                .MicroBatch(1)
-                .GlobalBatch(8);
-  job.parallel.fsdp2 = true;
-  job.framework = "maxtext";
+  Job job = ShardedMaxTextJob();
   job.training.precision.main_params = job.training.precision.params;
   const MemoryReport r = ProjectMemory(job, {});
   // FSDP shards everything; JAX updates the parameters in their own dtype.
@@ -169,6 +168,8 @@ TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
   EXPECT_EQ(ProjectMemory(job, {}).optimizer_state, "master weights + moments");
 }
 
+// Korthikanti et al. 2022 Table 2 / Megatron compute_activation_memory: with sequence
+// parallelism and selective recompute one layer stores s·b·h·(18 + 4·f/h)/t bytes.
 TEST(ActivationMemoryTest, ReproducesMegatronSelectiveRecomputeLayerExactly) {
   Job job = GptJob(24, 2048, 16, 8192, 4, 1, 1, false);
   job.training.recompute.granularity = RecomputeGranularity::kSelective;

@@ -146,12 +146,10 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
     if (trained_fully > 0) out.executed_flops_ratio = executed / trained_fully;
   }
   out.embedding = ToTiming(model.Embedding(), false, eff);
-  out.output = ToTiming(model.OutputHead(), false, eff);
-  {
-    const LayerCost head = model.OutputHead();
-    all_flops += head.flops_forward + head.flops_backward;
-    if (all_flops > 0) out.recompute_flops_ratio = recompute_flops / all_flops;
-  }
+  const LayerCost head = model.OutputHead();
+  out.output = ToTiming(head, false, eff);
+  all_flops += head.flops_forward + head.flops_backward;
+  if (all_flops > 0) out.recompute_flops_ratio = recompute_flops / all_flops;
   if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false, eff);
   out.optimizer_step_s = model.OptimizerStep(OptimizerParamsPerGpu(job)).seconds / eff;
   out.assumptions.push_back(fmt::format(

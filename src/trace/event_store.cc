@@ -187,6 +187,13 @@ void NestCpuEvents(TraceData& trace) {
 
 }  // namespace
 
+int64_t FirstEventClockNs(const TraceData& trace) {
+  int64_t first_ns = INT64_MAX;
+  for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
+  for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);
+  return first_ns == INT64_MAX ? INT64_MIN : trace.base_time_ns + first_ns;
+}
+
 bool IsGraphLaunchName(std::string_view name) {
   // Kineto records the runtime call by name; some CUDA builds add a "_v10000" version suffix.
   return name.starts_with("cudaGraphLaunch") || name.starts_with("hipGraphLaunch");

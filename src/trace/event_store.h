@@ -185,4 +185,12 @@ void BuildLinks(TraceData& trace);
 // cudaGraphLaunch / hipGraphLaunch (with or without a version suffix).
 bool IsGraphLaunchName(std::string_view name);
 
+// The profiler clock at the trace's first CPU or GPU event (its base time plus the first
+// timestamp); INT64_MIN for a trace without events.
+int64_t FirstEventClockNs(const TraceData& trace);
+
+// Ranks of one run start their profilers within seconds of each other; first events further
+// apart than this are traces of different runs, whose timelines do not line up.
+inline constexpr int64_t kOneRunStartSpreadNs = int64_t{3600} * 1000000000;
+
 }  // namespace sextant

@@ -42,9 +42,10 @@ namespace {
 // it implies ("gfx94": ROCm reports gfx942 as 9.4, gfx950 as 9.5; CUDA 9.0 is sm_90).
 std::string ArchitectureOf(std::string_view device_name) {
   if (const GpuSpec* gpu = FindGpuForDevice(device_name)) return gpu->arch;
-  const size_t at = device_name.find("compute capability ");
+  constexpr std::string_view kCapability = "compute capability ";
+  const size_t at = device_name.find(kCapability);
   if (at == std::string_view::npos) return "";
-  std::string_view cc = device_name.substr(at + 19);
+  std::string_view cc = device_name.substr(at + kCapability.size());
   const size_t dot = cc.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 >= cc.size()) return "";
   const std::string major(cc.substr(0, dot)), minor(cc.substr(dot + 1, 1));

@@ -87,10 +87,9 @@ class Merger {
     const int64_t base = trace.base_time_ns;
     bases_.push_back(base);
     // When the trace's clock starts, whether its times are relative to a base or absolute.
-    int64_t first_ns = INT64_MAX;
-    for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
-    for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);
-    if (first_ns != INT64_MAX) starts_.push_back(base + first_ns);
+    if (const int64_t start = FirstEventClockNs(trace); start != INT64_MIN) {
+      starts_.push_back(start);
+    }
     state.shift_ns = base;  // made relative to the earliest base once all are known
     files_.push_back(std::move(state));
     paths_.push_back(path);
@@ -98,16 +97,13 @@ class Merger {
 
   MergeSummary Finish() {
     int64_t min_base = bases_.empty() ? 0 : *std::min_element(bases_.begin(), bases_.end());
-    // Ranks of one run start their profilers within seconds of each other; first events an
-    // hour apart mean traces of different runs, whose timelines will not line up.
-    constexpr int64_t kHourNs = int64_t{3600} * 1000000000;
     if (starts_.size() > 1) {
       const auto [first, last] = std::minmax_element(starts_.begin(), starts_.end());
-      if (*last - *first > kHourNs) {
+      if (*last - *first > kOneRunStartSpreadNs) {
         summary_.warnings.push_back(fmt::format(
             "the traces' first events are {:.1f} hours apart: not ranks of one run? Each is "
             "placed by its own clock, so their timelines do not line up",
-            static_cast<double>(*last - *first) / static_cast<double>(kHourNs)));
+            static_cast<double>(*last - *first) / 3.6e12));  // ns per hour
       }
     }
     // Processes in rank order (then file order), whatever order the files were given in.

@@ -383,12 +383,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   r.input_bytes = trace.input_bytes;
   r.truncated = trace.truncated;
   r.warnings = trace.warnings;
-  {
-    int64_t first_ns = INT64_MAX;
-    for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
-    for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);
-    if (first_ns != INT64_MAX) r.first_event_ns = trace.base_time_ns + first_ns;
-  }
+  r.first_event_ns = FirstEventClockNs(trace);
   if (trace.gpu.empty()) {
     // A CPU-only profile, an inference trace's side file, another accelerator's activity, or
     // not a profiler trace at all: the tables below would all read 0 without saying why.
@@ -1001,11 +996,9 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                       ranks[i - 1].file, ranks[i].file, ranks[i].rank));
     }
   }
-  // Ranks of one run start their profilers within seconds of each other: first events an hour
-  // or more apart are traces of different runs, whose cross-rank tables compare unrelated work
-  // (trace merge says the same).
+  // Traces of different runs (first events over kOneRunStartSpreadNs apart): their cross-rank
+  // tables compare unrelated work (trace merge says the same).
   {
-    constexpr int64_t kHourNs = int64_t{3600} * 1000000000;
     const RankReport* earliest = nullptr;
     for (const RankReport& r : ranks) {
       if (r.first_event_ns == INT64_MIN) continue;
@@ -1014,11 +1007,11 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
     for (RankReport& r : ranks) {
       if (!earliest || &r == earliest || r.first_event_ns == INT64_MIN) continue;
       const int64_t apart = r.first_event_ns - earliest->first_event_ns;
-      if (apart > kHourNs) {
+      if (apart > kOneRunStartSpreadNs) {
         r.warnings.push_back(fmt::format(
             "its first event is {:.1f} hours after {}'s: not ranks of one run? The spread and "
             "cross-rank tables then compare unrelated work",
-            static_cast<double>(apart) / static_cast<double>(kHourNs), earliest->file));
+            static_cast<double>(apart) / 3.6e12, earliest->file));  // ns per hour
       }
     }
   }
