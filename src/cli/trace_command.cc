@@ -97,12 +97,16 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
     r.tables = TraceLensJaxTables(xplane_devices[file++]);
   }
   const bool several = reports.size() > 1;
+  // Across ranks, TraceLens's multi-rank collective report: its files beside the rank
+  // directories, its sheets under their own names.
+  std::vector<Table> multi_rank = TraceLensMultiRankTables(report);
   if (several && !args.csv_dir.empty()) {
     // The per-report directories go inside it: made here, under the same rule as one report's
     // (its parent must exist), before the first report's is.
-    WriteCsvDirectory({}, args.csv_dir, inputs);
+    WarnAboutLeftovers(args.csv_dir, WriteCsvDirectory(Pointers(multi_rank), args.csv_dir, inputs));
   }
   std::vector<Table> sheets;
+  for (Table& t : multi_rank) sheets.push_back(std::move(t));
   for (Report& r : reports) {
     if (!args.csv_dir.empty()) {
       const std::string dir = several ? args.csv_dir + "/" + r.label : args.csv_dir;

@@ -97,7 +97,12 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
     }
     if (g.collective >= 0) {
       const CollectiveMeta& m = trace.collectives[g.collective];
-      if (m.name) c.type = NormalizeCollectiveType(trace.Name(m.name));
+      if (m.name) {
+        c.name = std::string(trace.Name(m.name));
+        c.type = NormalizeCollectiveType(c.name);
+      }
+      c.dtype = std::string(trace.Name(m.dtype));
+      c.in_nelems = m.in_nelems;
       c.process_group = std::string(trace.Name(m.pg_name));
       c.seq = m.seq;
       c.group_size = m.group_size;
@@ -109,6 +114,18 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
     out.push_back(std::move(c));
   }
   return out;
+}
+
+int64_t CollectiveKernelNs(const TraceData& trace) {
+  std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
+  int64_t ns = 0;
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kKernel) continue;
+    int8_t& flag = is_comm[g.name];
+    if (flag < 0) flag = IsCommunicationKernelName(trace.Name(g.name)) ? 1 : 0;
+    if (flag) ns += g.dur_ns;
+  }
+  return ns;
 }
 
 std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank) {
@@ -246,15 +263,26 @@ std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
     CrossRankCollective x;
     x.key = key;
     x.type = list[0]->type;
+    x.name = list[0]->name.empty() ? list[0]->type : list[0]->name;
+    x.dtype = list[0]->dtype;
+    x.in_nelems = list[0]->in_nelems;
     x.process_group = list[0]->process_group;
     x.ranks = static_cast<int64_t>(list.size());
     int64_t earliest = INT64_MAX, latest = INT64_MIN, transfer = INT64_MAX, group = -1;
+    int64_t earliest_end = INT64_MAX, latest_end = INT64_MIN;
     for (const auto* c : list) {
-      earliest = std::min(earliest, c->ts_ns);
+      // Ties: the lowest rank is the straggler, the highest the first to arrive (TraceLens's
+      // idxmin over the ranks' waits and max over (wait, rank)).
+      if (c->ts_ns < earliest || (c->ts_ns == earliest && c->rank > x.earliest_rank)) {
+        earliest = c->ts_ns;
+        x.earliest_rank = c->rank;
+      }
       if (c->ts_ns > latest) {
         latest = c->ts_ns;
         x.straggler_rank = c->rank;
       }
+      earliest_end = std::min(earliest_end, c->ts_ns + c->dur_ns);
+      latest_end = std::max(latest_end, c->ts_ns + c->dur_ns);
       transfer = std::min(transfer, c->dur_ns);
       x.bytes = std::max(x.bytes, c->bytes);
       group = std::max(group, c->group_size);
@@ -264,10 +292,13 @@ std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
       int64_t wait = c->dur_ns - transfer;
       wait_sum += static_cast<double>(wait);
       x.max_wait_ns = std::max(x.max_wait_ns, wait);
+      x.start_waits.emplace_back(c->rank, latest - c->ts_ns);
     }
     x.earliest_start_ns = earliest;
     x.skew_ns = latest - earliest;
+    x.end_skew_ns = latest_end - earliest_end;
     x.transfer_ns = transfer;
+    x.group_size = group;
     x.mean_wait_ns = wait_sum / static_cast<double>(list.size());
     if (x.bytes > 0 && transfer > 0) {
       x.algbw_gbps = x.bytes / (transfer * 1e-9) / 1e9;
@@ -278,6 +309,94 @@ std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
   std::sort(out.begin(), out.end(), [](const CrossRankCollective& a, const CrossRankCollective& b) {
     return a.earliest_start_ns != b.earliest_start_ns ? a.earliest_start_ns < b.earliest_start_ns
                                                       : a.key < b.key;
+  });
+  return out;
+}
+
+bool IsImplicitSyncCollective(const std::string& type) {
+  return type == "allreduce" || type == "reduce_scatter" || type == "allgather" ||
+         type == "all_to_all";
+}
+
+std::vector<CollectiveSyncSummary> SummarizeImplicitSyncCollectives(
+    const std::vector<CrossRankCollective>& matched) {
+  struct Values {
+    const CrossRankCollective* first = nullptr;
+    std::vector<double> latency, start_skew, end_skew, algbw, busbw;
+  };
+  std::map<std::tuple<std::string, std::string, int64_t>, Values> groups;
+  std::vector<std::tuple<std::string, std::string, int64_t>> order;
+  for (const CrossRankCollective& x : matched) {
+    if (!IsImplicitSyncCollective(x.type)) continue;
+    auto key = std::make_tuple(x.name, x.dtype, x.in_nelems);
+    Values& v = groups[key];
+    if (!v.first) {
+      v.first = &x;
+      order.push_back(key);
+    }
+    v.latency.push_back(static_cast<double>(x.transfer_ns) / 1e3);
+    v.start_skew.push_back(static_cast<double>(x.skew_ns) / 1e3);
+    v.end_skew.push_back(static_cast<double>(x.end_skew_ns) / 1e3);
+    if (x.algbw_gbps > 0) {
+      v.algbw.push_back(x.algbw_gbps);
+      v.busbw.push_back(x.busbw_gbps);
+    }
+  }
+  std::vector<CollectiveSyncSummary> out;
+  for (const auto& key : order) {
+    Values& v = groups[key];
+    CollectiveSyncSummary s;
+    s.name = v.first->name;
+    s.dtype = v.first->dtype;
+    s.in_nelems = v.first->in_nelems;
+    s.process_group = v.first->process_group;
+    s.group_size = v.first->group_size;
+    s.bytes = v.first->bytes;
+    s.latency_us = SummarizeCalls(std::move(v.latency));
+    s.start_skew_us = SummarizeCalls(std::move(v.start_skew));
+    s.end_skew_us = SummarizeCalls(std::move(v.end_skew));
+    s.algbw_gbps = SummarizeCalls(std::move(v.algbw));
+    s.busbw_gbps = SummarizeCalls(std::move(v.busbw));
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CollectiveSyncSummary& a, const CollectiveSyncSummary& b) {
+                     return a.latency_us.sum > b.latency_us.sum;
+                   });
+  return out;
+}
+
+std::vector<RankStraggling> SummarizeStragglers(const std::vector<CrossRankCollective>& matched,
+                                                const std::map<int64_t, double>& collective_us) {
+  std::map<int64_t, RankStraggling> ranks;
+  std::map<int64_t, int64_t> waits_seen;
+  int64_t instances = 0;
+  for (const CrossRankCollective& x : matched) {
+    if (!IsImplicitSyncCollective(x.type)) continue;
+    ++instances;
+    for (const auto& [rank, wait_ns] : x.start_waits) {
+      RankStraggling& r = ranks[rank];
+      r.total_wait_us += static_cast<double>(wait_ns) / 1e3;
+      ++waits_seen[rank];
+    }
+    ++ranks[x.straggler_rank].times_last;
+    ++ranks[x.earliest_rank].times_first;
+  }
+  if (instances == 0) return {};
+  for (auto& [rank, r] : ranks) {
+    auto it = collective_us.find(rank);
+    if (it != collective_us.end()) r.collective_us = it->second;
+  }
+  std::vector<RankStraggling> out;
+  for (auto& [rank, r] : ranks) {
+    r.rank = rank;
+    r.collectives = instances;
+    const int64_t seen = waits_seen[rank];
+    r.mean_wait_us = seen > 0 ? r.total_wait_us / static_cast<double>(seen) : 0;
+    out.push_back(r);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RankStraggling& a, const RankStraggling& b) {
+    return a.total_wait_us < b.total_wait_us;
   });
   return out;
 }

@@ -11,7 +11,9 @@
 // output size for all-gather and the input size otherwise.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/event_store.h"
@@ -29,6 +31,10 @@ struct CollectiveInstance {
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
   std::string kernel;
+  // As PyTorch recorded them on the kernel ("_allgather_base", "BFloat16"); "" / -1 if absent.
+  std::string name;
+  std::string dtype;
+  int64_t in_nelems = -1;
 };
 
 // "allreduce", "_allgather_base", "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> a type.
@@ -44,6 +50,8 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
 // The same over given indices into trace.gpu (a selection already made).
 std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank,
                                                    const std::vector<uint32_t>& window);
+// Total duration of every collective kernel in the trace, in or before the profiled window.
+int64_t CollectiveKernelNs(const TraceData& trace);
 
 struct CollectiveSummary {
   std::string type;
@@ -89,10 +97,57 @@ struct CrossRankCollective {
   int64_t straggler_rank = -1;  // the rank that started last
   double algbw_gbps = 0;
   double busbw_gbps = 0;
+  // The first rank's metadata: the collective's recorded name (else its type), dtype and
+  // input elements, as TraceLens groups instances.
+  std::string name;
+  std::string dtype;
+  int64_t in_nelems = -1;
+  int64_t group_size = -1;
+  int64_t end_skew_ns = 0;     // latest end − earliest end: how long the first to finish waited
+  int64_t earliest_rank = -1;  // the rank that started first (the highest of a tie)
+  // Per rank: latest start − its start, what TraceLens calls the rank's wait time.
+  std::vector<std::pair<int64_t, int64_t>> start_waits;
 };
 // Input: one instance list per rank (ExtractCollectives). Instances seen in fewer than two
 // ranks are left out. Ordered by earliest start.
 std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
     const std::vector<std::vector<CollectiveInstance>>& per_rank);
+
+// The collectives every rank of a group must enter before any can leave (all-reduce,
+// reduce-scatter, all-gather, all-to-all), which is what makes their start skew a wait:
+// TraceLens's "implicit sync" class (NcclAnalyser.implicit_sync_cat).
+bool IsImplicitSyncCollective(const std::string& type);
+
+// Matched implicit-sync instances grouped by recorded name, dtype and input elements, as
+// TraceLens's nccl_summary_implicit_sync (NcclAnalyser.build_df_summary_nccl_implicit_sync_cat):
+// per instance the latency is the shortest duration over ranks (the transfer once the last
+// rank arrived), the start skew latest − earliest start, the end skew latest − earliest end;
+// bandwidths as in CrossRankCollective. Largest total latency first.
+struct CollectiveSyncSummary {
+  std::string name, dtype, process_group;
+  int64_t in_nelems = -1;
+  int64_t group_size = -1;
+  int64_t bytes = -1;
+  CallStats latency_us, start_skew_us, end_skew_us;
+  CallStats algbw_gbps, busbw_gbps;  // n = 0 when the message size is unknown
+};
+std::vector<CollectiveSyncSummary> SummarizeImplicitSyncCollectives(
+    const std::vector<CrossRankCollective>& matched);
+
+// Per rank over the matched implicit-sync instances, as TraceLens's straggler_summary
+// (NcclAnalyser.build_df_straggler_summary): the wait before the last rank arrived, how often
+// the rank arrived last (the straggler) and first, and its collective kernel time (given per
+// rank). The rank that waits least is the one the others wait for: least total wait first.
+struct RankStraggling {
+  int64_t rank = -1;
+  double total_wait_us = 0;
+  double mean_wait_us = 0;
+  int64_t times_last = 0;
+  int64_t times_first = 0;
+  int64_t collectives = 0;  // implicit-sync instances matched over all ranks
+  double collective_us = 0;
+};
+std::vector<RankStraggling> SummarizeStragglers(const std::vector<CrossRankCollective>& matched,
+                                                const std::map<int64_t, double>& collective_us);
 
 }  // namespace sextant

@@ -45,8 +45,8 @@ TEST(CollectivesTest, BusBandwidthFactorsFollowNcclTests) {
 TEST(CollectivesTest, CrossRankSplitsWaitFromTransfer) {
   // Rank 0 arrives at t=0 and finishes at 100 us; rank 1 arrives at 60 us and takes 40 us.
   // Transfer = 40 us (the later arrival's duration); rank 0 waited 60 us.
-  CollectiveInstance a{0, "allreduce", "0", 5, 1'000'000, 2, 0, 100'000, "k"};
-  CollectiveInstance b{1, "allreduce", "0", 5, 1'000'000, 2, 60'000, 40'000, "k"};
+  CollectiveInstance a{0, "allreduce", "0", 5, 1'000'000, 2, 0, 100'000, "k", "", "", -1};
+  CollectiveInstance b{1, "allreduce", "0", 5, 1'000'000, 2, 60'000, 40'000, "k", "", "", -1};
   auto matched = MatchCollectivesAcrossRanks({{a}, {b}});
   ASSERT_EQ(matched.size(), 1u);
   const auto& m = matched[0];
@@ -238,6 +238,62 @@ TEST(MultiRankTest, NotesOfOneRankAreLabelledWithIt) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->notes(), (std::vector<std::string>{"as in TraceLens", "rank 0: 12 short kernels",
                                                   "rank 1: 30 short kernels"}));
+}
+
+// Three ranks enter one all-gather at 0, 10 and 30 us and take 50, 45 and 20 us: every rank
+// leaves once the last (rank 2) has arrived and the 20 us transfer is done, at 50, 55, 50 us.
+CollectiveInstance AllGather(int64_t rank, int64_t seq, int64_t ts_us, int64_t dur_us) {
+  return {rank, "allgather",       "0",        seq,    3'000'000, 3, ts_us * 1000, dur_us * 1000,
+          "k",  "_allgather_base", "BFloat16", 500'000};
+}
+
+TEST(CollectivesTest, ImplicitSyncLatencyAndSkewsByHand) {
+  const std::vector<std::vector<CollectiveInstance>> per_rank = {
+      {AllGather(0, 1, 0, 50), AllGather(0, 2, 100, 10)},
+      {AllGather(1, 1, 10, 45), AllGather(1, 2, 104, 6)},
+      {AllGather(2, 1, 30, 20), AllGather(2, 2, 102, 12)}};
+  const auto matched = MatchCollectivesAcrossRanks(per_rank);
+  ASSERT_EQ(matched.size(), 2u);
+  const CrossRankCollective& first = matched[0];
+  EXPECT_EQ(first.transfer_ns, 20'000);  // latency: the shortest duration
+  EXPECT_EQ(first.skew_ns, 30'000);      // starts 0 .. 30 us
+  EXPECT_EQ(first.end_skew_ns, 5'000);   // ends 50, 55, 50 us
+  EXPECT_EQ(first.straggler_rank, 2);
+  EXPECT_EQ(first.earliest_rank, 0);
+  EXPECT_EQ(first.name, "_allgather_base");
+  // Second instance: starts 100, 104, 102 us; ends 110, 110, 114 us; shortest 6 us.
+  const CrossRankCollective& second = matched[1];
+  EXPECT_EQ(second.skew_ns, 4'000);
+  EXPECT_EQ(second.end_skew_ns, 4'000);
+  EXPECT_EQ(second.straggler_rank, 1);
+
+  const auto summary = SummarizeImplicitSyncCollectives(matched);
+  ASSERT_EQ(summary.size(), 1u);
+  const CollectiveSyncSummary& s = summary[0];
+  EXPECT_EQ(s.in_nelems, 500'000);
+  EXPECT_EQ(s.latency_us.n, 2);
+  EXPECT_DOUBLE_EQ(s.latency_us.mean, 13.0);  // (20 + 6) / 2
+  EXPECT_DOUBLE_EQ(s.latency_us.sum, 26.0);
+  EXPECT_DOUBLE_EQ(s.start_skew_us.max, 30.0);
+  EXPECT_DOUBLE_EQ(s.end_skew_us.mean, 4.5);  // (5 + 4) / 2
+  // 3 MB in 20 us = 150 GB/s and in 6 us = 500 GB/s; bus factor (n - 1) / n = 2/3.
+  EXPECT_DOUBLE_EQ(s.algbw_gbps.min, 150.0);
+  EXPECT_DOUBLE_EQ(s.algbw_gbps.max, 500.0);
+  EXPECT_DOUBLE_EQ(s.busbw_gbps.mean, 325.0 * 2 / 3);
+
+  // Waits (latest start − own start): rank 0 30 + 4, rank 1 20 + 0, rank 2 0 + 2 us.
+  const auto stragglers = SummarizeStragglers(matched, {{0, 60.0}, {1, 51.0}, {2, 32.0}});
+  ASSERT_EQ(stragglers.size(), 3u);
+  EXPECT_EQ(stragglers[0].rank, 2);  // waits least: the others wait for it
+  EXPECT_DOUBLE_EQ(stragglers[0].total_wait_us, 2.0);
+  EXPECT_EQ(stragglers[0].times_last, 1);
+  EXPECT_EQ(stragglers[0].times_first, 0);
+  EXPECT_EQ(stragglers[1].rank, 1);
+  EXPECT_DOUBLE_EQ(stragglers[1].mean_wait_us, 10.0);
+  EXPECT_EQ(stragglers[2].rank, 0);
+  EXPECT_EQ(stragglers[2].times_first, 2);
+  EXPECT_EQ(stragglers[2].collectives, 2);
+  EXPECT_DOUBLE_EQ(stragglers[2].collective_us, 60.0);
 }
 
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {

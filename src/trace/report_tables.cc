@@ -54,6 +54,20 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"collective_calls", "", false, P::kNone, P::kTop, {}, 60},
       {"cross_rank_summary", "Communication", false, 100, P::kTop, {}, 60},
       {"cross_rank_collectives", "Communication", false, 10, P::kTop, {}, 60},
+      // Mean only on the console; median, min and max are in the machine outputs.
+      {"collective_sync",
+       "Communication",
+       false,
+       10,
+       P::kTop,
+       {"process_group", "latency_us_median", "latency_us_min", "latency_us_max",
+        "start_skew_us_median", "start_skew_us_min", "start_skew_us_max", "end_skew_us_median",
+        "end_skew_us_min", "end_skew_us_max", "algbw_gbps_mean", "algbw_gbps_median",
+        "algbw_gbps_min", "algbw_gbps_max", "busbw_gbps_median", "busbw_gbps_min",
+        "busbw_gbps_max"},
+       60},
+      // Least wait first: the ranks the others wait for lead.
+      {"stragglers", "Communication", false, P::kTop, 16, {}, 60},
       {"idle", "Idle time and launches", false, 6, P::kTop, {}, 60},
       {"launch", "Idle time and launches", false, 100, P::kTop, {}, 60},
       // XPlane profiles: every device activity with its HLO instruction (TraceLens's JAX

@@ -354,6 +354,92 @@ Table RankSpreadTable(const std::vector<RankReport>& ranks) {
   return t;
 }
 
+// Tables over all ranks whose rows are ranks: whole on the console and at the top of the
+// JSON, not split among the ranks as the per-rank tables are.
+bool RowsAreRanks(const std::string& table) { return table == "ranks" || table == "stragglers"; }
+
+// Columns "<key>_mean", "_median", "_min", "_max" of one statistic, in `unit`.
+void AddStatColumns(std::vector<Column>& columns, const std::string& key, const std::string& what,
+                    const std::string& unit, int precision) {
+  for (const char* stat : {"mean", "median", "min", "max"}) {
+    columns.push_back(
+        {fmt::format("{}_{}", key, stat), fmt::format("{} {} ({})", what, stat, unit), precision});
+  }
+}
+
+void AddStatCells(std::vector<Cell>& row, const CallStats& s) {
+  if (s.n == 0) {
+    row.insert(row.end(), 4, Cell{});
+    return;
+  }
+  row.insert(row.end(), {s.mean, s.median, s.min, s.max});
+}
+
+// TraceLens's nccl_summary_implicit_sync, in Sextant's units (GB = 1e9 bytes).
+Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
+  std::vector<Column> columns = {
+      {"collective", "collective", 0}, {"dtype", "dtype", 0},
+      {"in_nelems", "in elements", 0}, {"process_group", "process group", 0},
+      {"group_size", "ranks", 0},      {"message_mib", "message (MiB)", 3}};
+  AddStatColumns(columns, "latency_us", "latency", "us", 1);
+  AddStatColumns(columns, "start_skew_us", "start skew", "us", 1);
+  AddStatColumns(columns, "end_skew_us", "end skew", "us", 1);
+  AddStatColumns(columns, "algbw_gbps", "algbw", "GB/s", 2);
+  AddStatColumns(columns, "busbw_gbps", "busbw", "GB/s", 2);
+  columns.push_back({"count", "count", 0});
+  columns.push_back({"total_latency_ms", "total latency (ms)", 3});
+  Table t("collective_sync",
+          "Collectives across ranks by name, dtype and size: latency once all ranks arrived, "
+          "start and end skew",
+          std::move(columns));
+  for (const CollectiveSyncSummary& c : SummarizeImplicitSyncCollectives(matched)) {
+    std::vector<Cell> row = {
+        c.name,
+        c.dtype,
+        c.in_nelems >= 0 ? Cell(c.in_nelems) : Cell(),
+        c.process_group,
+        c.group_size > 0 ? Cell(c.group_size) : Cell(),
+        c.bytes >= 0 ? Cell(static_cast<double>(c.bytes) / (1 << 20)) : Cell()};
+    for (const CallStats* s :
+         {&c.latency_us, &c.start_skew_us, &c.end_skew_us, &c.algbw_gbps, &c.busbw_gbps}) {
+      AddStatCells(row, *s);
+    }
+    row.push_back(c.latency_us.n);
+    row.push_back(c.latency_us.sum / 1e3);
+    t.AddRow(std::move(row));
+  }
+  t.AddNote(
+      "latency: the shortest duration over ranks; skews: latest minus earliest start / end; "
+      "all-reduce, reduce-scatter, all-gather and all-to-all only (every rank must enter them)");
+  return t;
+}
+
+// TraceLens's straggler_summary: the rank that waits least is the one the others wait for.
+Table StragglerTable(const std::vector<CrossRankCollective>& matched,
+                     const std::vector<RankReport>& ranks) {
+  Table t("stragglers",
+          "Waiting at collectives per rank: the rank that waits least is the one others wait for",
+          {{"rank", "rank", 0},
+           {"total_wait_us", "total wait (us)", 1},
+           {"mean_wait_us", "mean wait (us)", 1},
+           {"times_last", "arrived last", 0},
+           {"times_first", "arrived first", 0},
+           {"last_percent", "arrived last (%)", 1},
+           {"collectives", "collectives", 0},
+           {"collective_us", "collective kernel time (us)", 1}});
+  std::map<int64_t, double> collective_us;
+  for (const RankReport& r : ranks) {
+    collective_us[r.rank] += static_cast<double>(r.collective_kernel_ns) / 1e3;
+  }
+  for (const RankStraggling& r : SummarizeStragglers(matched, collective_us)) {
+    t.AddRow({r.rank, r.total_wait_us, r.mean_wait_us, r.times_last, r.times_first,
+              Pct(static_cast<double>(r.times_last), static_cast<double>(r.collectives)),
+              r.collectives, r.collective_us});
+  }
+  t.AddNote("wait: latest start of a collective minus this rank's start");
+  return t;
+}
+
 // Distinct "rank R: " prefixes among the process names `trace merge` writes.
 size_t MergedRanks(const TraceData& trace) {
   std::set<std::string_view> ranks;
@@ -800,6 +886,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
 
   // Communication.
   r.collectives = ExtractCollectives(trace, rank, selection.events);
+  r.collective_kernel_ns = CollectiveKernelNs(trace);
   Table coll("collectives", "Collectives per type, process group and message size",
              {RankColumn(),
               {"type", "collective", 0},
@@ -921,6 +1008,7 @@ nlohmann::json RankReport::Serialize() const {
   j["input_bytes"] = input_bytes;
   j["truncated"] = truncated;
   j["first_event_ns"] = first_event_ns;
+  j["collective_kernel_ns"] = collective_kernel_ns;
   j["warnings"] = warnings;
   j["timeline_ns"] = {timeline.total_ns,         timeline.computation_ns,
                       timeline.communication_ns, timeline.exposed_communication_ns,
@@ -936,7 +1024,7 @@ nlohmann::json RankReport::Serialize() const {
   j["collectives"] = nlohmann::json::array();
   for (const auto& c : collectives) {
     j["collectives"].push_back({c.rank, c.type, c.process_group, c.seq, c.bytes, c.group_size,
-                                c.ts_ns, c.dur_ns, c.kernel});
+                                c.ts_ns, c.dur_ns, c.kernel, c.name, c.dtype, c.in_nelems});
   }
   return j;
 }
@@ -953,6 +1041,7 @@ RankReport RankReport::Deserialize(const nlohmann::json& j) {
   r.input_bytes = j.at("input_bytes");
   r.truncated = j.at("truncated");
   r.first_event_ns = j.at("first_event_ns");
+  r.collective_kernel_ns = j.at("collective_kernel_ns");
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
   const auto& t = j.at("timeline_ns");
   GpuTimeline& tl = r.timeline;
@@ -969,8 +1058,8 @@ RankReport RankReport::Deserialize(const nlohmann::json& j) {
   }
   for (const auto& table : j.at("tables")) r.tables.push_back(TableFromJson(table));
   for (const auto& c : j.at("collectives")) {
-    r.collectives.push_back(
-        {c.at(0), c.at(1), c.at(2), c.at(3), c.at(4), c.at(5), c.at(6), c.at(7), c.at(8)});
+    r.collectives.push_back({c.at(0), c.at(1), c.at(2), c.at(3), c.at(4), c.at(5), c.at(6), c.at(7),
+                             c.at(8), c.at(9), c.at(10), c.at(11)});
   }
   return r;
 }
@@ -1158,6 +1247,8 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
     }
     report.tables.push_back(std::move(cross_summary));
     report.tables.push_back(std::move(cross));
+    report.tables.push_back(CollectiveSyncTable(matched));
+    report.tables.push_back(StragglerTable(matched, ranks));
   }
   report.ranks = std::move(ranks);
   return report;
@@ -1210,18 +1301,20 @@ nlohmann::json ReportToJson(const TraceReport& report) {
     auto stats = rows_of("iteration_stats", r.rank);
     j["iteration_stats"] = stats.empty() ? nlohmann::json::object() : stats[0];
     // Every other per-rank table under its own name, so that the JSON holds all of them.
-    const std::set<std::string> written = {"iterations", "iteration_stats", "launch", "ranks"};
+    const std::set<std::string> written = {"iterations", "iteration_stats", "launch"};
     for (const Table& table : report.tables) {
-      if (table.ColumnIndex("rank") < 0 || written.count(table.name()) || j.contains(table.name()))
+      if (table.ColumnIndex("rank") < 0 || RowsAreRanks(table.name()) ||
+          written.count(table.name()) || j.contains(table.name()))
         continue;
       j[table.name()] = rows_of(table.name(), r.rank);
     }
     out["ranks"].push_back(std::move(j));
   }
-  // The tables over all ranks (cross-rank collectives and their summary, the spread over
-  // ranks), each under its own name.
+  // The tables over all ranks (cross-rank collectives and their summaries, stragglers, the
+  // spread over ranks), each under its own name.
   for (const Table& table : report.tables) {
-    if (table.ColumnIndex("rank") >= 0 || table.name() == "ranks" || out.contains(table.name()))
+    if (table.name() == "ranks" || out.contains(table.name()) ||
+        (table.ColumnIndex("rank") >= 0 && !RowsAreRanks(table.name())))
       continue;
     out[table.name()] = TableRowsToJson(table);
   }
@@ -1326,7 +1419,7 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
     // The ranks shown first, then the top rows of each: the row counts the note gives are
     // those of the ranks on screen.
     Table shown;
-    if (!shown_ranks.empty() && t->ColumnIndex("rank") >= 0 && t->name() != "ranks") {
+    if (!shown_ranks.empty() && t->ColumnIndex("rank") >= 0 && !RowsAreRanks(t->name())) {
       const int col = t->ColumnIndex("rank");
       Table kept(t->name(), t->title(), t->columns());
       for (const auto& row : t->rows()) {
@@ -1338,6 +1431,11 @@ std::string ReportToConsole(const TraceReport& report, size_t top) {
                       "is in --json, --csv and --xlsx",
                       report.ranks.size()));
       shown = TopPerRank(kept, top);
+    } else if (RowsAreRanks(t->name()) && t->size() > top) {
+      shown = *t;
+      shown.Truncate(top);
+      shown.AddNote(fmt::format("{} of {} ranks shown; every rank is in --json, --csv and --xlsx",
+                                top, t->size()));
     } else {
       shown = TopPerRank(*t, top);
     }

@@ -53,6 +53,9 @@ struct RankReport {
   RooflinePeaks roofline_peaks;
   std::vector<Table> tables;
   std::vector<CollectiveInstance> collectives;
+  // Every collective kernel of the trace, those of the profiled window and those queued
+  // before it (TraceLens's total_nccl_dur_us).
+  int64_t collective_kernel_ns = 0;
 
   // Complete serialisation (used to gather reports from MPI ranks).
   nlohmann::json Serialize() const;

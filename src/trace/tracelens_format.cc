@@ -1,5 +1,6 @@
 #include "trace/tracelens_format.h"
 
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <variant>
@@ -340,6 +341,107 @@ std::vector<Table> TraceLensTables(const RankReport& rank) {
       t.AddRow(std::move(cells));
     }
     out.push_back(std::move(t));
+  }
+  return out;
+}
+
+namespace {
+
+// `ours` with only the `columns` named, under TraceLens's headers, scaled to its units.
+Table Renamed(const Table& ours, const char* name, const std::vector<ColumnName>& columns) {
+  std::vector<Column> out_columns;
+  std::vector<int> from;
+  std::vector<double> scale;
+  for (const ColumnName& c : columns) {
+    const int index = ours.ColumnIndex(c.ours);
+    if (index < 0) continue;
+    Column column = ours.columns()[static_cast<size_t>(index)];
+    column.key = column.header = c.tracelens;
+    out_columns.push_back(std::move(column));
+    from.push_back(index);
+    scale.push_back(c.scale);
+  }
+  Table t(name, ours.title(), std::move(out_columns));
+  for (const auto& row : ours.rows()) {
+    std::vector<Cell> cells;
+    for (size_t c = 0; c < from.size(); ++c) {
+      const Cell& cell = row[static_cast<size_t>(from[c])];
+      cells.push_back(scale[c] != 1 && std::holds_alternative<double>(cell)
+                          ? Cell(std::get<double>(cell) * scale[c])
+                          : cell);
+    }
+    t.AddRow(std::move(cells));
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Table> TraceLensMultiRankTables(const TraceReport& report) {
+  std::vector<Table> out;
+  if (report.ranks.size() < 2) return out;
+  if (const Table* sync = report.Find("collective_sync"); sync && !sync->empty()) {
+    std::vector<ColumnName> columns = {
+        {"Collective name", "collective"}, {"dtype", "dtype"},
+        {"In msg nelems", "in_nelems"},    {"Process Group Name", "process_group"},
+        {"Group size", "group_size"},      {"Full msg size (MB)", "message_mib"}};
+    // TraceLens's bandwidths are MiB / 1024 per second: GiB/s under the name GB/s.
+    constexpr double kGiBPerGB = 1e9 / (1024.0 * 1024.0 * 1024.0);
+    static const std::vector<std::string> headers = [] {
+      std::vector<std::string> h;
+      for (const char* metric : {"comm_latency", "skew in start time", "skew in end time",
+                                 "algo bw (GB/s)", "bus bw (GB/s)"}) {
+        for (const char* stat : {"mean", "median", "min", "max"}) {
+          h.push_back(std::string(metric) + "_" + stat);
+        }
+      }
+      return h;
+    }();
+    static const std::vector<std::string> keys = [] {
+      std::vector<std::string> k;
+      for (const char* metric :
+           {"latency_us", "start_skew_us", "end_skew_us", "algbw_gbps", "busbw_gbps"}) {
+        for (const char* stat : {"mean", "median", "min", "max"}) {
+          k.push_back(std::string(metric) + "_" + stat);
+        }
+      }
+      return k;
+    }();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const bool bandwidth = keys[i].find("bw_") != std::string::npos;
+      columns.push_back({headers[i].c_str(), keys[i].c_str(), bandwidth ? kGiBPerGB : 1.0});
+    }
+    columns.push_back({"count", "count"});
+    columns.push_back({"Total comm latency (ms)", "total_latency_ms"});
+    out.push_back(Renamed(*sync, "nccl_summary_implicit_sync", columns));
+  }
+  if (const Table* calls = report.Find("collective_calls"); calls && !calls->empty()) {
+    for (const TableName& name : Names()) {
+      if (std::string_view(name.ours) == "collective_calls") {
+        out.push_back(Renamed(*calls, "nccl_summary_long", name.columns));
+      }
+    }
+  }
+  if (const Table* stragglers = report.Find("stragglers"); stragglers && !stragglers->empty()) {
+    Table t = Renamed(*stragglers, "straggler_summary",
+                      {{"rank", "rank"},
+                       {"total_wait_time_us", "total_wait_us"},
+                       {"mean_wait_time_us", "mean_wait_us"},
+                       {"times_arrived_last", "times_last"},
+                       {"times_arrived_first", "times_first"},
+                       {"pct_arrived_last", "last_percent"},
+                       {"num_collectives", "collectives"},
+                       {"total_nccl_dur_us", "collective_us"}});
+    // TraceLens rounds this sheet's times and percentage to one decimal.
+    Table rounded(t.name(), t.title(), t.columns());
+    for (std::vector<Cell> row : t.rows()) {
+      for (Cell& cell : row) {
+        if (std::holds_alternative<double>(cell))
+          cell = std::round(std::get<double>(cell) * 10) / 10;
+      }
+      rounded.AddRow(std::move(row));
+    }
+    out.push_back(std::move(rounded));
   }
   return out;
 }

@@ -15,4 +15,10 @@ namespace sextant {
 // gpu_timeline, kernel_summary, short_kernel_histogram, short_kernels_summary.
 std::vector<Table> TraceLensTables(const RankReport& rank);
 
+// The tables of TraceLens's multi-rank collective report (generate_multi_rank_collective_
+// report_pytorch): nccl_summary_implicit_sync, nccl_summary_long and straggler_summary, from a
+// report of two or more ranks; none otherwise. TraceLens's node_id / node_span columns (from
+// --gpus_per_node) are not given.
+std::vector<Table> TraceLensMultiRankTables(const TraceReport& report);
+
 }  // namespace sextant
