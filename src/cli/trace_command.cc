@@ -245,6 +245,7 @@ struct DiffTableName {
 };
 constexpr DiffTableName kDiffTableNames[] = {
     {"timeline_diff", "GPU timeline", "timeline"},
+    {"rank_timeline_diff", "GPU time per rank", "ranks"},
     {"kernel_category_diff", "Kernel categories", "kernel_categories"},
     {"kernel_diff", "Kernels", "kernels"},
     {"op_diff", "Ops", "ops"},
@@ -257,6 +258,81 @@ const DiffTableName* FindDiffTableName(std::string_view table) {
   return nullptr;
 }
 
+// Names in the order a person numbers them: "rank2" before "rank10".
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      std::string_view x(a.data() + i, ei - i), y(b.data() + j, ej - j);
+      while (x.size() > 1 && x[0] == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y[0] == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// Two runs given as directories (or one trace each): their traces paired in file-name order,
+// each pair compared, the mean rank reported.
+TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string* base_gpu,
+                   std::string* new_gpu) {
+  std::vector<std::string> base_files = ExpandTraceDirectories({args.base});
+  std::vector<std::string> new_files = ExpandTraceDirectories({args.next});
+  if (base_files.size() == 1 && new_files.size() == 1) {
+    TraceData base = ReadTraceToCompare(base_files[0]);
+    TraceData next = ReadTraceToCompare(new_files[0]);
+    *base_gpu = base.device_name;
+    *new_gpu = next.device_name;
+    return DiffTraces(base, next);  // its warnings include the readers', by side
+  }
+  if (base_files.size() != new_files.size()) {
+    throw UserError(fmt::format(
+        "trace diff compares two runs rank by rank: {} holds {} trace{} and {} holds {}; give "
+        "directories of the same ranks, or one trace each",
+        args.base, base_files.size(), base_files.size() == 1 ? "" : "s", args.next,
+        new_files.size()));
+  }
+  std::sort(base_files.begin(), base_files.end(), NaturalLess);
+  std::sort(new_files.begin(), new_files.end(), NaturalLess);
+  RankDiffAccumulator ranks;
+  std::vector<std::string> mismatched;
+  // One pair in memory at a time: 64 ranks of a large run do not fit at once.
+  for (size_t i = 0; i < base_files.size(); ++i) {
+    TraceData base = ReadTraceToCompare(base_files[i]);
+    TraceData next = ReadTraceToCompare(new_files[i]);
+    if (i == 0) {
+      *base_gpu = base.device_name;
+      *new_gpu = next.device_name;
+    }
+    if (base.rank >= 0 && next.rank >= 0 && base.rank != next.rank) {
+      mismatched.push_back(fmt::format("{} (rank {}) with {} (rank {})", base_files[i], base.rank,
+                                       new_files[i], next.rank));
+    }
+    ranks.Add(base.rank >= 0 ? base.rank : static_cast<int64_t>(i), DiffTraces(base, next));
+  }
+  TraceDiff diff = ranks.Mean();
+  diff.base_path = args.base;
+  diff.new_path = args.next;
+  if (!mismatched.empty()) {
+    diff.warnings.push_back(
+        fmt::format("traces are paired in file-name order, and {} pair{} ranks that differ: {}",
+                    mismatched.size(), mismatched.size() == 1 ? "s" : "", mismatched.front()));
+  }
+  extra->push_back(ranks.RankTimelineTable());
+  return diff;
+}
+
 void RunDiff(const DiffArgs& args) {
   if (args.next.empty()) {
     throw UserError(
@@ -266,11 +342,16 @@ void RunDiff(const DiffArgs& args) {
   }
   CheckOutputFile(args.html, {args.base, args.next});
   CheckOutputDirectory(args.csv_dir);
-  TraceData base = ReadTraceToCompare(args.base);
-  TraceData next = ReadTraceToCompare(args.next);
-  TraceDiff diff = DiffTraces(base, next);  // its warnings include the readers', by side
+  std::vector<Table> rank_tables;
+  std::string base_gpu, new_gpu;
+  TraceDiff diff = DiffRuns(args, &rank_tables, &base_gpu, &new_gpu);
   for (const auto& w : diff.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
-  std::vector<Table> tables = DiffTables(diff, 0);
+  // The per-rank timeline (several ranks) follows the mean rank's.
+  auto with_ranks = [&](std::vector<Table> tables) {
+    tables.insert(tables.begin() + 1, rank_tables.begin(), rank_tables.end());
+    return tables;
+  };
+  std::vector<Table> tables = with_ranks(DiffTables(diff, 0));
   const std::vector<std::string> inputs = {args.base, args.next};
   if (!args.csv_dir.empty()) {
     WarnAboutLeftovers(args.csv_dir, WriteCsvDirectory(Pointers(tables), args.csv_dir, inputs));
@@ -280,8 +361,8 @@ void RunDiff(const DiffArgs& args) {
     // warnings (different GPUs, iteration counts) that the numbers below must be read with.
     Table traces("traces", "Traces compared",
                  {{"role", "role", 0}, {"file", "file", 0}, {"gpu", "GPU", 0}});
-    traces.AddRow({std::string("base"), args.base, base.device_name});
-    traces.AddRow({std::string("new"), args.next, next.device_name});
+    traces.AddRow({std::string("base"), args.base, base_gpu});
+    traces.AddRow({std::string("new"), args.next, new_gpu});
     Table warnings("warnings", "Warnings", {{"warning", "warning", 0}});
     for (const auto& w : diff.warnings) warnings.AddRow({w});
     std::vector<const Table*> header = {&traces};
@@ -309,7 +390,14 @@ void RunDiff(const DiffArgs& args) {
     return;
   }
   std::printf("base: %s\nnew:  %s\n\n", args.base.c_str(), args.next.c_str());
-  std::vector<Table> shown = DiffTables(diff, args.top);
+  std::vector<Table> shown = with_ranks(DiffTables(diff, args.top));
+  for (Table& t : shown) {
+    if (t.name() != "rank_timeline_diff" || t.size() <= args.top) continue;
+    const size_t all = t.size();
+    t.Truncate(args.top);
+    t.AddNote(fmt::format("{} of {} ranks shown; --json, --csv and --html hold every rank",
+                          args.top, all));
+  }
   // Input types stay in --json, --csv and --html: the console has room for the dims.
   for (const auto& t : shown) {
     std::printf("%s\n", RenderConsoleTable(ForConsole(WithoutColumns(t, {"types"})), 70).c_str());
@@ -385,10 +473,14 @@ void AddTraceCommands(CLI::App& app) {
 
   auto diff_args = std::make_shared<DiffArgs>();
   auto* diff = trace->add_subcommand("diff", "Compare two traces op by op and kernel by kernel");
-  diff->add_option("base", diff_args->base, "baseline trace")->required()->check(CLI::ExistingFile);
+  diff->add_option("base", diff_args->base,
+                   "baseline trace, or a directory of one run's rank traces")
+      ->required()
+      ->check(CLI::ExistingPath);
   // Not required for CLI11: RunDiff says what a lone trace is missing.
-  diff->add_option("new", diff_args->next, "trace to compare with the baseline (required)")
-      ->check(CLI::ExistingFile);
+  diff->add_option("new", diff_args->next,
+                   "trace (or directory of rank traces) to compare with the baseline (required)")
+      ->check(CLI::ExistingPath);
   diff->add_option("--html", diff_args->html, "write a self-contained HTML report");
   diff->add_option("--csv", diff_args->csv_dir, "write one CSV file per table into this directory");
   diff->add_option("--top", diff_args->top,

@@ -414,4 +414,184 @@ std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   return tables;
 }
 
+namespace {
+
+std::vector<DiffRow> TraceDiff::*const kRowLists[] = {&TraceDiff::kernel_categories,
+                                                      &TraceDiff::kernels, &TraceDiff::ops,
+                                                      &TraceDiff::op_shapes, &TraceDiff::roofline};
+
+void AddTimeline(GpuTimeline& sum, const GpuTimeline& t) {
+  sum.total_ns += t.total_ns;
+  sum.computation_ns += t.computation_ns;
+  sum.communication_ns += t.communication_ns;
+  sum.exposed_communication_ns += t.exposed_communication_ns;
+  sum.memcpy_ns += t.memcpy_ns;
+  sum.exposed_memcpy_ns += t.exposed_memcpy_ns;
+  sum.memset_ns += t.memset_ns;
+  sum.busy_ns += t.busy_ns;
+  sum.idle_ns += t.idle_ns;
+}
+
+}  // namespace
+
+void RankDiffAccumulator::Add(int64_t rank, const TraceDiff& pair) {
+  if (timelines_.empty()) {
+    base_path_ = pair.base_path;
+    new_path_ = pair.new_path;
+    base_iterations_ = pair.base_iterations;
+    new_iterations_ = pair.new_iterations;
+  }
+  per_iteration_ = per_iteration_ || pair.per_iteration;
+  timelines_.push_back({rank, pair.base_timeline, pair.new_timeline});
+  for (size_t t = 0; t < std::size(kRowLists); ++t) {
+    for (const DiffRow& r : pair.*kRowLists[t]) {
+      Sum& sum = tables_[t][{r.name, r.shape, r.types}];
+      DiffRow& s = sum.row;
+      if (s.name.empty()) {
+        s.name = r.name;
+        s.shape = r.shape;
+        s.types = r.types;
+      }
+      s.base_count += r.base_count;
+      s.new_count += r.new_count;
+      s.base_ns += r.base_ns;
+      s.new_ns += r.new_ns;
+      s.base_cpu_ns += r.base_cpu_ns;
+      s.new_cpu_ns += r.new_cpu_ns;
+      // Rates weighted by the time they were achieved over.
+      if (r.base_tflops > 0 || r.base_tbps > 0) {
+        s.base_tflops += r.base_tflops * static_cast<double>(r.base_ns);
+        s.base_tbps += r.base_tbps * static_cast<double>(r.base_ns);
+        sum.base_rate_ns += static_cast<double>(r.base_ns);
+      }
+      if (r.new_tflops > 0 || r.new_tbps > 0) {
+        s.new_tflops += r.new_tflops * static_cast<double>(r.new_ns);
+        s.new_tbps += r.new_tbps * static_cast<double>(r.new_ns);
+        sum.new_rate_ns += static_cast<double>(r.new_ns);
+      }
+    }
+  }
+  for (const std::string& w : pair.warnings) {
+    auto it = std::find_if(warnings_.begin(), warnings_.end(),
+                           [&](const auto& entry) { return entry.first == w; });
+    if (it == warnings_.end()) {
+      warnings_.push_back({w, {rank}});
+    } else {
+      it->second.push_back(rank);
+    }
+  }
+}
+
+TraceDiff RankDiffAccumulator::Mean() const {
+  TraceDiff mean;
+  const size_t n = timelines_.size();
+  if (n == 0) return mean;
+  mean.base_path = base_path_;
+  mean.new_path = new_path_;
+  mean.per_iteration = per_iteration_;
+  mean.base_iterations = base_iterations_;
+  mean.new_iterations = new_iterations_;
+  for (const RankTimeline& r : timelines_) {
+    AddTimeline(mean.base_timeline, r.base);
+    AddTimeline(mean.new_timeline, r.next);
+  }
+  ScaleTimeline(mean.base_timeline, 1.0 / static_cast<double>(n));
+  ScaleTimeline(mean.new_timeline, 1.0 / static_cast<double>(n));
+  auto per_rank = [n](int64_t ns) {
+    return static_cast<int64_t>(std::llround(static_cast<double>(ns) / static_cast<double>(n)));
+  };
+  // Counts stay totals over the ranks: the status compares time per call, so both sides'
+  // counts are put on the same footing as in DiffTraces (per iteration when it is).
+  const int64_t weight_base = per_iteration_ ? static_cast<int64_t>(new_iterations_) : 1;
+  const int64_t weight_new = per_iteration_ ? static_cast<int64_t>(base_iterations_) : 1;
+  for (size_t t = 0; t < std::size(kRowLists); ++t) {
+    std::vector<DiffRow>& rows = mean.*kRowLists[t];
+    for (const auto& [key, sum] : tables_[t]) {
+      DiffRow r = sum.row;
+      r.base_ns = per_rank(r.base_ns);
+      r.new_ns = per_rank(r.new_ns);
+      r.base_cpu_ns = per_rank(r.base_cpu_ns);
+      r.new_cpu_ns = per_rank(r.new_cpu_ns);
+      r.base_tflops = sum.base_rate_ns > 0 ? r.base_tflops / sum.base_rate_ns : 0;
+      r.base_tbps = sum.base_rate_ns > 0 ? r.base_tbps / sum.base_rate_ns : 0;
+      r.new_tflops = sum.new_rate_ns > 0 ? r.new_tflops / sum.new_rate_ns : 0;
+      r.new_tbps = sum.new_rate_ns > 0 ? r.new_tbps / sum.new_rate_ns : 0;
+      rows.push_back(std::move(r));
+    }
+    Finish(rows, weight_base * static_cast<int64_t>(n), weight_new * static_cast<int64_t>(n));
+  }
+  // Warnings that differ between ranks only in their figures ("354 GPU activities ... left
+  // out" on one, "557" on another) are said once, with the first rank's figures.
+  auto pattern = [](const std::string& w) {
+    std::string p;
+    for (char c : w) {
+      const bool figure = (c >= '0' && c <= '9') || c == '.';
+      if (!figure) {
+        p += c;
+      } else if (p.empty() || p.back() != '#') {
+        p += '#';
+      }
+    }
+    return p;
+  };
+  // The first text seen, its rank, and every rank of the group.
+  std::vector<std::tuple<std::string, int64_t, std::vector<int64_t>>> grouped;
+  std::vector<std::string> patterns;
+  std::vector<bool> varies;
+  for (const auto& [warning, ranks] : warnings_) {
+    const std::string p = pattern(warning);
+    auto it = std::find(patterns.begin(), patterns.end(), p);
+    if (it == patterns.end()) {
+      patterns.push_back(p);
+      grouped.push_back({warning, ranks.front(), ranks});
+      varies.push_back(false);
+    } else {
+      auto& group_ranks = std::get<2>(grouped[static_cast<size_t>(it - patterns.begin())]);
+      group_ranks.insert(group_ranks.end(), ranks.begin(), ranks.end());
+      varies[static_cast<size_t>(it - patterns.begin())] = true;
+    }
+  }
+  for (size_t g = 0; g < grouped.size(); ++g) {
+    auto& [warning, first_rank, ranks] = grouped[g];
+    std::sort(ranks.begin(), ranks.end());
+    const std::string figures =
+        varies[g] ? fmt::format(" (rank {}'s figures; other ranks' differ)", first_rank) : "";
+    if (ranks.size() == n) {
+      mean.warnings.push_back(varies[g] ? fmt::format("every rank: {}{}", warning, figures)
+                                        : warning);
+    } else {
+      mean.warnings.push_back(fmt::format("rank{} {}: {}{}", ranks.size() > 1 ? "s" : "",
+                                          fmt::join(ranks, ", "), warning, figures));
+    }
+  }
+  mean.warnings.push_back(fmt::format(
+      "{} ranks compared rank by rank: times are the mean rank's, call counts the totals", n));
+  return mean;
+}
+
+Table RankDiffAccumulator::RankTimelineTable() const {
+  Table t("rank_timeline_diff", "GPU time per rank: base vs new",
+          {{"rank", "rank", 0},
+           {"base_total_ms", "base span (ms)", 3},
+           {"new_total_ms", "new span (ms)", 3},
+           {"total_delta_percent", "span delta (%)", 1},
+           {"base_busy_ms", "base busy (ms)", 3},
+           {"new_busy_ms", "new busy (ms)", 3},
+           {"busy_delta_percent", "busy delta (%)", 1},
+           {"base_exposed_comm_ms", "base exposed comm (ms)", 3},
+           {"new_exposed_comm_ms", "new exposed comm (ms)", 3}});
+  auto pct = [](int64_t base, int64_t next) -> Cell {
+    if (base == 0) return std::monostate{};
+    return 100.0 * static_cast<double>(next - base) / static_cast<double>(base);
+  };
+  for (const RankTimeline& r : timelines_) {
+    t.AddRow({r.rank, r.base.total_ns / 1e6, r.next.total_ns / 1e6,
+              pct(r.base.total_ns, r.next.total_ns), r.base.busy_ns / 1e6, r.next.busy_ns / 1e6,
+              pct(r.base.busy_ns, r.next.busy_ns), r.base.exposed_communication_ns / 1e6,
+              r.next.exposed_communication_ns / 1e6});
+  }
+  if (per_iteration_) t.AddNote("times per iteration");
+  return t;
+}
+
 }  // namespace sextant

@@ -3,7 +3,11 @@
 // it is new, vanished, slower, faster or unchanged (|Δ| ≤ 1% or ≤ 1 µs).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "report/table.h"
@@ -48,6 +52,38 @@ struct TraceDiff {
 
 TraceDiff DiffTraces(const TraceData& base, const TraceData& next);
 std::string DiffStatus(int64_t base_count, int64_t new_count, int64_t base_ns, int64_t new_ns);
+
+// Two runs of several ranks, compared rank by rank and summarised as their mean rank: Add()
+// each rank's TraceDiff (DiffTraces of its base and new trace), then Mean(). The mean's times
+// (timeline, kernels, ops) are the means over the ranks added, its call counts the totals,
+// its achieved rates the time-weighted means, and its warnings those of every rank once (a
+// warning only some ranks give is prefixed with the rank). Each rank's own timeline stays for
+// RankTimelineTable, which shows which rank moved.
+class RankDiffAccumulator {
+ public:
+  void Add(int64_t rank, const TraceDiff& pair);
+  TraceDiff Mean() const;
+  size_t ranks() const { return timelines_.size(); }
+  // "rank_timeline_diff": per rank, the GPU span and busy time base vs new and the change.
+  Table RankTimelineTable() const;
+
+ private:
+  struct RankTimeline {
+    int64_t rank;
+    GpuTimeline base, next;
+  };
+  using Key = std::tuple<std::string, std::string, std::string>;  // name, shape, types
+  struct Sum {
+    DiffRow row;
+    double base_rate_ns = 0, new_rate_ns = 0;  // time behind the rates, for their weights
+  };
+  std::vector<RankTimeline> timelines_;
+  std::map<Key, Sum> tables_[5];  // kernel categories, kernels, ops, op shapes, roofline
+  std::vector<std::pair<std::string, std::vector<int64_t>>> warnings_;  // and the ranks
+  bool per_iteration_ = false;
+  size_t base_iterations_ = 0, new_iterations_ = 0;
+  std::string base_path_, new_path_;
+};
 
 // Tables "timeline_diff", "kernel_category_diff", "kernel_diff", "op_diff", "op_shape_diff",
 // "roofline_diff" (at most

@@ -349,5 +349,67 @@ TEST(TraceDiffTest, OpShapesAndRatesLocateTheRegression) {
   EXPECT_EQ(tables[5].size(), 2u);
 }
 
+// Two ranks: rank 0's GEMM goes from 100 to 130 us and its copy becomes a fill (the Trace()
+// pair above), rank 1 is unchanged. The mean rank's GEMM: base (100 + 100) / 2 = 100 us, new
+// (130 + 100) / 2 = 115 us, 2 calls on each side; the per-rank table shows rank 0's span
+// growing (115 -> 144 us: first kernel at 10 us, the fill ends at 154) and rank 1's not.
+TEST(TraceDiffTest, RunsOfSeveralRanksAreComparedAsTheirMeanRank) {
+  RankDiffAccumulator ranks;
+  ranks.Add(0, DiffTraces(Trace(100, false), Trace(130, true)));
+  ranks.Add(1, DiffTraces(Trace(100, false), Trace(100, false)));
+  const TraceDiff mean = ranks.Mean();
+  const DiffRow* gemm = nullptr;
+  for (const DiffRow& r : mean.kernels)
+    if (r.name == "gemm") gemm = &r;
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->base_ns, 100'000);
+  EXPECT_EQ(gemm->new_ns, 115'000);
+  EXPECT_EQ(gemm->base_count, 2);
+  EXPECT_EQ(gemm->new_count, 2);
+  EXPECT_EQ(gemm->status, "slower");
+  // The copy is gone on rank 0 only: 2 calls before, 1 after; the fill is new.
+  int found = 0;
+  for (const DiffRow& r : mean.kernels) {
+    if (r.name == "copy") {
+      EXPECT_EQ(r.base_count, 2);
+      EXPECT_EQ(r.new_count, 1);
+      ++found;
+    }
+    if (r.name == "fill") {
+      EXPECT_EQ(r.status, "new");
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 2);
+  EXPECT_EQ(mean.base_timeline.total_ns, 115'000);
+  EXPECT_EQ(mean.new_timeline.total_ns, (144'000 + 115'000) / 2);
+  const Table t = ranks.RankTimelineTable();
+  ASSERT_EQ(t.size(), 2u);
+  const int span = t.ColumnIndex("total_delta_percent");
+  EXPECT_NEAR(std::get<double>(t.rows()[0][static_cast<size_t>(span)]), 100.0 * 29 / 115, 1e-9);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows()[1][static_cast<size_t>(span)]), 0.0);
+  EXPECT_EQ(mean.warnings.back(),
+            "2 ranks compared rank by rank: times are the mean rank's, call counts the totals");
+}
+
+// A warning every rank gives with its own figures is said once, with the first rank's; one
+// only some ranks give names them.
+TEST(TraceDiffTest, RankWarningsAreSaidOnce) {
+  RankDiffAccumulator ranks;
+  TraceDiff a, b, c;
+  a.warnings = {"base: 354 GPU activities (10.614 ms) are left out", "new: cut short"};
+  b.warnings = {"base: 557 GPU activities (19.244 ms) are left out"};
+  c.warnings = {"base: 12 GPU activities (0.5 ms) are left out", "new: cut short"};
+  ranks.Add(0, a);
+  ranks.Add(1, b);
+  ranks.Add(2, c);
+  const TraceDiff mean = ranks.Mean();
+  ASSERT_EQ(mean.warnings.size(), 3u);
+  EXPECT_EQ(mean.warnings[0],
+            "every rank: base: 354 GPU activities (10.614 ms) are left out (rank 0's figures; "
+            "other ranks' differ)");
+  EXPECT_EQ(mean.warnings[1], "ranks 0, 2: new: cut short");
+}
+
 }  // namespace
 }  // namespace sextant

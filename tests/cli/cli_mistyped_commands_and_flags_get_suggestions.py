@@ -46,7 +46,7 @@ run = t.sextant("trace", "report", "no_such_trace.json", expect_status=1)
 t.expect_output(run, r"error: no_such_trace\.json: no such file or directory")
 with tempfile.TemporaryDirectory() as d:
     run = t.sextant("trace", "diff", d, d, expect_status=1)
-    t.expect_output(run, r"is a directory, not a regular file")
+    t.expect_output(run, r"a directory with no trace files directly inside")
 
 # A flag given twice says so.
 run = t.sextant("projection", "performance", "--target-nodes", "2", "--target-nodes", "4",
