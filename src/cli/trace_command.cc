@@ -16,6 +16,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
+#include "trace/capture_index.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_merge.h"
@@ -160,6 +161,12 @@ std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& 
 
 void RunReport(ReportArgs args) {
   args.traces = ExpandTraceDirectories(args.traces);
+  // A capture folder or its execution_details.json stands for the capture traces it holds.
+  std::vector<std::string> captures;
+  for (const std::string& c : args.captures) {
+    for (std::string& file : CaptureTraceFiles(c)) captures.push_back(std::move(file));
+  }
+  args.captures = std::move(captures);
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
   options.capture_traces = args.captures;
@@ -455,9 +462,10 @@ void AddTraceCommands(CLI::App& app) {
   report
       ->add_option("--capture", report_args->captures,
                    "graph-capture trace(s) of CUDA/HIP-graph replays: replayed kernels take "
-                   "the ops that recorded them (repeat for several)")
+                   "the ops that recorded them (repeat for several); a capture_traces folder "
+                   "or its execution_details.json stands for the traces it lists")
       ->allow_extra_args(false)
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   report->add_flag("--mpi", report_args->mpi,
                    "spread the files over MPI processes (run under mpirun)");
   report
