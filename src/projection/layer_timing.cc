@@ -164,7 +164,8 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
         "MoE tokens permuted by PyTorch ops ({}), not fused kernels: their scatter_add_ / "
         "index_add_ run at {:.0f} / {:.0f} G atomic adds/s ({})",
         job.training.moe_permutation == MoePermutation::kIndexSelect
-            ? "Megatron without moe_permute_fusion: index_select, scatter_add_"
+            ? "index_select, scatter_add_: Megatron without moe_permute_fusion, torchtitan "
+              "after a DeepEP dispatch"
             : "torch.gather, probabilities multiply, scatter_add_",
         AtomicAddsPerSecond(gpu, AtomicAdd::kScatterAdd) / 1e9,
         AtomicAddsPerSecond(gpu, AtomicAdd::kIndexAdd) / 1e9,
