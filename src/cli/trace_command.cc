@@ -142,7 +142,9 @@ std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& 
     std::vector<std::string> found;
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       const std::string name = entry.path().filename().string();
-      if (!entry.is_regular_file(ec) || name.starts_with(".")) continue;
+      // A capture folder's index lists traces; it is not one.
+      if (!entry.is_regular_file(ec) || name.starts_with(".") || name == kCaptureIndexName)
+        continue;
       if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst") ||
           name.ends_with(".xplane.pb")) {
         found.push_back(entry.path().string());
@@ -313,8 +315,11 @@ TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string*
   std::sort(base_files.begin(), base_files.end(), NaturalLess);
   std::sort(new_files.begin(), new_files.end(), NaturalLess);
   RankDiffAccumulator ranks;
-  std::vector<std::string> mismatched;
-  // One pair in memory at a time: 64 ranks of a large run do not fit at once.
+  // Pairs by the rank each trace records (distributedInfo), else by file-name order. Traces
+  // are read a pair at a time; one whose partner has not been read yet waits for it, so runs
+  // named alike keep one pair in memory and differently named runs at most one side.
+  std::map<int64_t, TraceData> waiting_base, waiting_new;
+  bool by_position = false;
   for (size_t i = 0; i < base_files.size(); ++i) {
     TraceData base = ReadTraceToCompare(base_files[i]);
     TraceData next = ReadTraceToCompare(new_files[i]);
@@ -322,20 +327,51 @@ TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string*
       *base_gpu = base.device_name;
       *new_gpu = next.device_name;
     }
-    if (base.rank >= 0 && next.rank >= 0 && base.rank != next.rank) {
-      mismatched.push_back(fmt::format("{} (rank {}) with {} (rank {})", base_files[i], base.rank,
-                                       new_files[i], next.rank));
+    if (by_position || base.rank < 0 || next.rank < 0) {
+      // A side without recorded ranks: file-name order (and the rank, where one side has it).
+      if (!waiting_base.empty() || !waiting_new.empty()) {
+        throw UserError(fmt::format(
+            "trace diff: {} records no rank (distributedInfo) while earlier traces were paired "
+            "by rank; give runs whose traces all record their rank, or none",
+            base.rank < 0 ? base_files[i] : new_files[i]));
+      }
+      by_position = true;
+      const int64_t rank = base.rank >= 0 ? base.rank : static_cast<int64_t>(i);
+      ranks.Add(rank, DiffTraces(base, next));
+      continue;
     }
-    ranks.Add(base.rank >= 0 ? base.rank : static_cast<int64_t>(i), DiffTraces(base, next));
+    const int64_t base_rank = base.rank, new_rank = next.rank;
+    for (auto [waiting, rank, file, run] :
+         {std::tuple{&waiting_base, base_rank, &base_files[i], &args.base},
+          std::tuple{&waiting_new, new_rank, &new_files[i], &args.next}}) {
+      if (waiting->count(rank) > 0 || ranks.Has(rank)) {
+        throw UserError(
+            fmt::format("trace diff: {} holds rank {} twice ({} is one)", *run, rank, *file));
+      }
+    }
+    waiting_base.emplace(base_rank, std::move(base));
+    waiting_new.emplace(new_rank, std::move(next));
+    for (int64_t rank : {base_rank, new_rank}) {
+      auto b = waiting_base.find(rank);
+      auto n = waiting_new.find(rank);
+      if (b == waiting_base.end() || n == waiting_new.end()) continue;
+      ranks.Add(rank, DiffTraces(b->second, n->second));
+      waiting_base.erase(b);
+      waiting_new.erase(n);
+    }
+  }
+  for (const auto& [waiting, other] :
+       {std::pair{&waiting_base, &args.next}, std::pair{&waiting_new, &args.base}}) {
+    if (waiting->empty()) continue;
+    const auto& [rank, trace] = *waiting->begin();
+    throw UserError(fmt::format(
+        "trace diff: rank {} ({}) has no trace of the same rank in {}; the two runs must hold "
+        "the same ranks",
+        rank, trace.path, *other));
   }
   TraceDiff diff = ranks.Mean();
   diff.base_path = args.base;
   diff.new_path = args.next;
-  if (!mismatched.empty()) {
-    diff.warnings.push_back(
-        fmt::format("traces are paired in file-name order, and {} pair{} ranks that differ: {}",
-                    mismatched.size(), mismatched.size() == 1 ? "s" : "", mismatched.front()));
-  }
   extra->push_back(ranks.RankTimelineTable());
   return diff;
 }

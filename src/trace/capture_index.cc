@@ -53,11 +53,26 @@ std::vector<std::string> ParseCaptureIndex(std::string_view text, const std::str
   for (size_t i = 0; i < json.size(); ++i) {
     const nlohmann::json& e = json[i];
     const std::string key = fmt::format("[{}].file", i);
-    if (!e.is_object() || !e.contains("file") || !e["file"].is_string() ||
-        e["file"].get_ref<const std::string&>().empty()) {
+    if (!e.is_object()) {
+      ThrowUserError(SourceLocation{source}, fmt::format("[{}]", i),
+                     fmt::format("expected {{\"file\": ...}}, got {}", e.type_name()));
+    }
+    if (!e.contains("file")) {
       ThrowUserError(SourceLocation{source}, key, "each entry needs a \"file\" name");
     }
-    files.push_back(e["file"].get<std::string>());
+    if (!e["file"].is_string() || e["file"].get_ref<const std::string&>().empty()) {
+      ThrowUserError(SourceLocation{source}, key, "must be a non-empty string");
+    }
+    const std::string& file = e["file"].get_ref<const std::string&>();
+    // A capture trace sits next to its index (TraceLens's splitter writes them together).
+    if (file.find_first_of("/\\") != std::string::npos || file == "." || file == "..") {
+      ThrowUserError(SourceLocation{source}, key,
+                     fmt::format("{} is not a file name next to the index", file));
+    }
+    if (std::find(files.begin(), files.end(), file) != files.end()) {
+      ThrowUserError(SourceLocation{source}, key, fmt::format("{} is listed twice", file));
+    }
+    files.push_back(file);
   }
   if (files.empty()) ThrowUserError(SourceLocation{source}, "", "lists no capture trace");
   return files;

@@ -32,8 +32,16 @@ TEST(CaptureIndexTest, AnythingButAListOfFilesIsOneErrorNamingTheEntry) {
             "idx.json: expected a JSON list of capture traces ([{\"file\": ...}, ...])");
   EXPECT_EQ(message(R"([{"file": "a.json"}, {"batch_size": 8}])"),
             "idx.json: '[1].file': each entry needs a \"file\" name");
-  EXPECT_EQ(message(R"([{"file": ""}])"), "idx.json: '[0].file': each entry needs a \"file\" name");
+  EXPECT_EQ(message(R"([{"file": ""}])"), "idx.json: '[0].file': must be a non-empty string");
   EXPECT_EQ(message("[]"), "idx.json: lists no capture trace");
+  EXPECT_EQ(message(R"(["a.json"])"), "idx.json: '[0]': expected {\"file\": ...}, got string");
+  EXPECT_EQ(message(R"([{"file": 32}])"), "idx.json: '[0].file': must be a non-empty string");
+  EXPECT_EQ(message(R"([{"file": "../x/a.json"}])"),
+            "idx.json: '[0].file': ../x/a.json is not a file name next to the index");
+  EXPECT_EQ(message(R"([{"file": "/abs/a.json"}])"),
+            "idx.json: '[0].file': /abs/a.json is not a file name next to the index");
+  EXPECT_EQ(message(R"([{"file": "a.json"}, {"file": "a.json"}])"),
+            "idx.json: '[1].file': a.json is listed twice");
 }
 
 class CaptureFolderTest : public ::testing::Test {

@@ -143,7 +143,10 @@ TEST(MultiRankTest, FilesSharingARankAreWarnedAbout) {
   ASSERT_EQ(report.ranks[1].warnings.size(), 1u);
   EXPECT_EQ(report.ranks[1].warnings[0],
             "run_a/rank3.json and run_b/rank3.json are both rank 3; their rows share that rank "
-            "label");
+            "label, and the cross-rank collective tables are left out (they need one trace per "
+            "rank)");
+  EXPECT_EQ(report.Find("collective_sync"), nullptr);
+  EXPECT_EQ(report.Find("stragglers"), nullptr);
   EXPECT_TRUE(report.ranks[2].warnings.empty());  // rank 4 is alone
   // One file without a rank of its own, given as "x.json" and "./x.json": ranks 0 and 1 by
   // position, and said to be one file.

@@ -34,7 +34,7 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"launcher_op_args", "", false, P::kNone, P::kTop, {}, 60},
       // As wide, with every call's kernel sequence: for spreadsheets and scripts.
       {"unified_perf", "", false, P::kNone, P::kTop, {}, 60},
-      {"roofline", "Roofline", false, 8, P::kTop, {"input_types", "family", "note"}, 40},
+      {"roofline", "Roofline", false, P::kTop, 8, {"input_types", "family", "note"}, 40},
       {"gemm_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"sdpa_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"sdpa_bwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
@@ -49,7 +49,8 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
       {"moe_unfused_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_fwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
       {"conv_bwd_calls", "Roofline", true, P::kNone, P::kTop, {}, 60},
-      {"collectives", "Communication", false, 10, P::kTop, {"min_us", "max_us"}, 60},
+      // Per rank: --top rows, at most 10 (the cross-rank tables summarise several ranks).
+      {"collectives", "Communication", false, P::kTop, 10, {"min_us", "max_us"}, 60},
       // Every kernel's own metadata, for spreadsheets and TraceLens's scripts.
       {"collective_calls", "", false, P::kNone, P::kTop, {}, 60},
       {"cross_rank_summary", "Communication", false, 100, P::kTop, {}, 60},

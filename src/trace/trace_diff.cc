@@ -482,6 +482,11 @@ void RankDiffAccumulator::Add(int64_t rank, const TraceDiff& pair) {
   }
 }
 
+bool RankDiffAccumulator::Has(int64_t rank) const {
+  return std::any_of(timelines_.begin(), timelines_.end(),
+                     [rank](const RankTimeline& t) { return t.rank == rank; });
+}
+
 TraceDiff RankDiffAccumulator::Mean() const {
   TraceDiff mean;
   const size_t n = timelines_.size();
@@ -579,16 +584,23 @@ Table RankDiffAccumulator::RankTimelineTable() const {
            {"new_busy_ms", "new busy (ms)", 3},
            {"busy_delta_percent", "busy delta (%)", 1},
            {"base_exposed_comm_ms", "base exposed comm (ms)", 3},
-           {"new_exposed_comm_ms", "new exposed comm (ms)", 3}});
+           {"new_exposed_comm_ms", "new exposed comm (ms)", 3},
+           {"exposed_comm_delta_percent", "exposed comm delta (%)", 1}});
   auto pct = [](int64_t base, int64_t next) -> Cell {
     if (base == 0) return std::monostate{};
     return 100.0 * static_cast<double>(next - base) / static_cast<double>(base);
   };
-  for (const RankTimeline& r : timelines_) {
+  std::vector<const RankTimeline*> by_rank;
+  for (const RankTimeline& r : timelines_) by_rank.push_back(&r);
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [](const RankTimeline* a, const RankTimeline* b) { return a->rank < b->rank; });
+  for (const RankTimeline* rank : by_rank) {
+    const RankTimeline& r = *rank;
     t.AddRow({r.rank, r.base.total_ns / 1e6, r.next.total_ns / 1e6,
               pct(r.base.total_ns, r.next.total_ns), r.base.busy_ns / 1e6, r.next.busy_ns / 1e6,
               pct(r.base.busy_ns, r.next.busy_ns), r.base.exposed_communication_ns / 1e6,
-              r.next.exposed_communication_ns / 1e6});
+              r.next.exposed_communication_ns / 1e6,
+              pct(r.base.exposed_communication_ns, r.next.exposed_communication_ns)});
   }
   if (per_iteration_) t.AddNote("times per iteration");
   return t;

@@ -64,6 +64,7 @@ class RankDiffAccumulator {
   void Add(int64_t rank, const TraceDiff& pair);
   TraceDiff Mean() const;
   size_t ranks() const { return timelines_.size(); }
+  bool Has(int64_t rank) const;
   // "rank_timeline_diff": per rank, the GPU span and busy time base vs new and the change.
   Table RankTimelineTable() const;
 

@@ -380,7 +380,7 @@ Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
   std::vector<Column> columns = {
       {"collective", "collective", 0}, {"dtype", "dtype", 0},
       {"in_nelems", "in elements", 0}, {"process_group", "process group", 0},
-      {"group_size", "ranks", 0},      {"message_mib", "message (MiB)", 3}};
+      {"group_size", "group size", 0}, {"message_mib", "message (MiB)", 3}};
   AddStatColumns(columns, "latency_us", "latency", "us", 1);
   AddStatColumns(columns, "start_skew_us", "start skew", "us", 1);
   AddStatColumns(columns, "end_skew_us", "end skew", "us", 1);
@@ -392,6 +392,19 @@ Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
           "Collectives across ranks by name, dtype and size: latency once all ranks arrived, "
           "start and end skew",
           std::move(columns));
+  // Instances found in fewer ranks than their group holds: the latency (the shortest duration
+  // over the ranks given) then includes the wait for ranks that are not in the input.
+  int64_t partial = 0, instances = 0, group = 0, found = 0;
+  bool metadata = false;
+  for (const CrossRankCollective& x : matched) {
+    if (!IsImplicitSyncCollective(x.type)) continue;
+    ++instances;
+    metadata = metadata || x.in_nelems >= 0;
+    if (x.group_size > x.ranks && partial++ == 0) {
+      group = x.group_size;
+      found = x.ranks;
+    }
+  }
   for (const CollectiveSyncSummary& c : SummarizeImplicitSyncCollectives(matched)) {
     std::vector<Cell> row = {
         c.name,
@@ -411,6 +424,18 @@ Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
   t.AddNote(
       "latency: the shortest duration over ranks; skews: latest minus earliest start / end; "
       "all-reduce, reduce-scatter, all-gather and all-to-all only (every rank must enter them)");
+  if (partial > 0) {
+    t.AddNote(fmt::format(
+        "{} of {} instances were found in fewer ranks than their group holds ({} of {} at the "
+        "first): their latency includes the wait for the ranks not given, and their skews "
+        "cover only those given",
+        partial, instances, found, group));
+  }
+  if (instances > 0 && !metadata) {
+    t.AddNote(
+        "no collective metadata in these traces (PyTorch records it from 2.1 on): instances "
+        "are matched by their order per collective type, without dtype, size or bandwidth");
+  }
   return t;
 }
 
@@ -420,13 +445,13 @@ Table StragglerTable(const std::vector<CrossRankCollective>& matched,
   Table t("stragglers",
           "Waiting at collectives per rank: the rank that waits least is the one others wait for",
           {{"rank", "rank", 0},
-           {"total_wait_us", "total wait (us)", 1},
-           {"mean_wait_us", "mean wait (us)", 1},
+           {"total_wait_us", "total wait for the last (us)", 1},
+           {"mean_wait_us", "mean wait for the last (us)", 1},
            {"times_last", "arrived last", 0},
            {"times_first", "arrived first", 0},
            {"last_percent", "arrived last (%)", 1},
            {"collectives", "collectives", 0},
-           {"collective_us", "collective kernel time (us)", 1}});
+           {"collective_us", "all collective kernels (us)", 1}});
   std::map<int64_t, double> collective_us;
   for (const RankReport& r : ranks) {
     collective_us[r.rank] += static_cast<double>(r.collective_kernel_ns) / 1e3;
@@ -436,7 +461,10 @@ Table StragglerTable(const std::vector<CrossRankCollective>& matched,
               Pct(static_cast<double>(r.times_last), static_cast<double>(r.collectives)),
               r.collectives, r.collective_us});
   }
-  t.AddNote("wait: latest start of a collective minus this rank's start");
+  t.AddNote(
+      "wait for the last: latest start of a collective minus this rank's start (the "
+      "by-type table's wait is a rank's kernel time beyond the transfer); all collective "
+      "kernels: every one in the trace, also those queued before the profiled window");
   return t;
 }
 
@@ -667,10 +695,16 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                   "{} kernels were replayed by graph launches; {} of them carry the op "
                   "that captured them (--capture)",
                   selection.graph_replayed, trace.graph_kernels_attributed)
-            : fmt::format(
+        : options.capture_traces.empty()
+            ? fmt::format(
                   "{} kernels were replayed by graph launches and count under the op "
                   "around the launch; --capture with the graph-capture trace gives them "
                   "the ops (and shapes) that recorded them",
+                  selection.graph_replayed)
+            : fmt::format(
+                  "{} kernels were replayed by graph launches and count under the op "
+                  "around the launch: no graph of the --capture traces matched them (are "
+                  "they this run's capture?)",
                   selection.graph_replayed);
     ops.AddNote(note);
     ops_by_name_note = note;
@@ -1078,11 +1112,14 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   });
   // Two files of one rank (a re-run, or a file given twice) would share every per-rank row
   // and the collective matching; say so rather than merge them silently.
+  bool repeated_rank = false;
   for (size_t i = 1; i < ranks.size(); ++i) {
     if (ranks[i].rank == ranks[i - 1].rank) {
-      ranks[i].warnings.push_back(
-          fmt::format("{} and {} are both rank {}; their rows share that rank label",
-                      ranks[i - 1].file, ranks[i].file, ranks[i].rank));
+      repeated_rank = true;
+      ranks[i].warnings.push_back(fmt::format(
+          "{} and {} are both rank {}; their rows share that rank label, and the cross-rank "
+          "collective tables are left out (they need one trace per rank)",
+          ranks[i - 1].file, ranks[i].file, ranks[i].rank));
     }
   }
   // Traces of different runs (first events over kOneRunStartSpreadNs apart): their cross-rank
@@ -1193,7 +1230,9 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
     }
   }
   for (const std::string& name : names) report.tables.push_back(ConcatenateTables(parts[name]));
-  if (ranks.size() >= 2) {
+  // A rank given twice would be matched with itself: its skews read 0, its latency holds its
+  // whole wait, and it arrives both first and last.
+  if (ranks.size() >= 2 && !repeated_rank) {
     std::vector<std::vector<CollectiveInstance>> per_rank;
     for (const auto& r : ranks) per_rank.push_back(r.collectives);
     Table cross("cross_rank_collectives",
@@ -1237,7 +1276,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
                         {{"type", "collective", 0},
                          {"instances", "instances", 0},
                          {"transfer_ms", "transfer (ms)", 3},
-                         {"mean_wait_ms", "mean wait per rank (ms)", 3},
+                         {"mean_wait_ms", "mean in-kernel wait per rank (ms)", 3},
                          {"skew_ms", "skew (ms)", 3},
                          {"wait_percent", "wait share (%)", 2}});
     for (const auto& [type, tt] : totals) {

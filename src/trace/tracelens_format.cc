@@ -1,5 +1,6 @@
 #include "trace/tracelens_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string>
@@ -415,7 +416,12 @@ std::vector<Table> TraceLensMultiRankTables(const TraceReport& report) {
     columns.push_back({"Total comm latency (ms)", "total_latency_ms"});
     out.push_back(Renamed(*sync, "nccl_summary_implicit_sync", columns));
   }
-  if (const Table* calls = report.Find("collective_calls"); calls && !calls->empty()) {
+  // Written without rows too where the ranks ran collectives whose kernels carry no metadata,
+  // as TraceLens writes it then.
+  const bool collectives = std::any_of(report.ranks.begin(), report.ranks.end(),
+                                       [](const RankReport& r) { return !r.collectives.empty(); });
+  if (const Table* calls = report.Find("collective_calls");
+      calls != nullptr && (!calls->empty() || collectives)) {
     for (const TableName& name : Names()) {
       if (std::string_view(name.ours) == "collective_calls") {
         out.push_back(Renamed(*calls, "nccl_summary_long", name.columns));

@@ -23,6 +23,25 @@ spans = [r["timeline_us"]["total"] for r in report["ranks"]]
 mean_ms = sum(spans) / len(spans) / 1e3
 total = [row for row in diff["timeline"] if row["type"] == "total_time"][0]
 t.check(abs(total["base_ms"] - mean_ms) < 1e-3, f"mean span {total['base_ms']} != {mean_ms}", run)
+# Traces that record their rank (distributedInfo) pair by it, whatever their names: here the
+# name order (a, b, c, d) is ranks 3, 0, 1, 2 against rank0..rank3.
+with tempfile.TemporaryDirectory() as d:
+    base, new = os.path.join(d, "base"), os.path.join(d, "new")
+    os.mkdir(base)
+    os.mkdir(new)
+    for r in range(4):
+        shutil.copy(os.path.join(ranks_dir, f"rank{r}.json.gz"), base)
+    for name, r in (("a", 3), ("b", 0), ("c", 1), ("d", 2)):
+        shutil.copy(os.path.join(ranks_dir, f"rank{r}.json.gz"), os.path.join(new, name + ".json.gz"))
+    run = t.sextant("trace", "diff", base, new, "--json")
+    diff = t.json(run)
+    t.check([r["rank"] for r in diff["ranks"]] == [0, 1, 2, 3], f"ranks {diff['ranks']}", run)
+    t.check(all(r["total_delta_percent"] == 0 for r in diff["ranks"]),
+            "traces of one rank were not paired with each other", run)
+    os.remove(os.path.join(new, "b.json.gz"))
+    shutil.copy(os.path.join(ranks_dir, "rank1.json.gz"), os.path.join(new, "b.json.gz"))
+    run = t.sextant("trace", "diff", base, new, expect_status=1)
+    t.expect_output(run, r"holds rank 1 twice")
 with tempfile.TemporaryDirectory() as d:
     for name in ("rank0.json.gz", "rank1.json.gz"):
         shutil.copy(os.path.join(ranks_dir, name), d)
