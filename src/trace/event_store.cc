@@ -10,10 +10,7 @@
 
 namespace sextant {
 
-StringPool::StringPool() {
-  views_.emplace_back();
-  ids_.emplace(std::string_view(), 0);
-}
+StringPool::StringPool() : slots_(1024) { views_.emplace_back(); }
 
 namespace {
 
@@ -40,9 +37,71 @@ std::string_view TraceData::ProcessLabel(uint32_t thread) const {
   return Lookup(*this, process_labels, thread);
 }
 
+namespace {
+
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);  // unaligned-safe
+  return v;
+}
+
+inline uint64_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline uint64_t Mix(uint64_t h, uint64_t word) {
+  h = (h ^ word) * 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 31);
+}
+
+// A short multiply-xorshift hash, reading 8 bytes at a time and never past the end: trace
+// strings are names and shapes of a few dozen bytes, where std::hash's Murmur costs more
+// than the lookup. Not for untrusted keys in a security sense; collisions only cost probes.
+uint64_t HashText(std::string_view text) {
+  const char* p = text.data();
+  size_t n = text.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  if (n >= 8) {
+    const char* last = p + n - 8;
+    for (; p < last; p += 8) h = Mix(h, Load64(p));
+    h = Mix(h, Load64(last));  // the final word may overlap the previous one
+  } else if (n >= 4) {
+    h = Mix(h, (Load32(p) << 32) | Load32(p + n - 4));
+  } else if (n > 0) {
+    const auto byte = [&](size_t i) { return static_cast<uint64_t>(static_cast<uint8_t>(p[i])); };
+    h = Mix(h, (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1));
+  }
+  // splitmix64's finalizer: the slot index takes the low bits, the tag the high ones.
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+void StringPool::Grow() {
+  std::vector<Slot> bigger(slots_.size() * 2);
+  const size_t mask = bigger.size() - 1;
+  for (const Slot& slot : slots_) {
+    if (slot.id == 0) continue;
+    size_t i = HashText(views_[slot.id]) & mask;
+    while (bigger[i].id != 0) i = (i + 1) & mask;
+    bigger[i] = slot;
+  }
+  slots_.swap(bigger);
+}
+
 uint32_t StringPool::Intern(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end()) return it->second;
+  if (text.empty()) return 0;
+  const uint64_t hash = HashText(text);
+  const auto tag = static_cast<uint32_t>(hash >> 32);
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  for (; slots_[i].id != 0; i = (i + 1) & mask) {
+    if (slots_[i].tag == tag && views_[slots_[i].id] == text) return slots_[i].id;
+  }
   // Strings live in large blocks so that views never move and allocation stays cheap.
   if (block_used_ + text.size() > block_size_) {
     block_size_ = std::max<size_t>(text.size(), 1 << 20);
@@ -50,12 +109,12 @@ uint32_t StringPool::Intern(std::string_view text) {
     block_used_ = 0;
   }
   char* dst = blocks_.back().get() + block_used_;
-  if (!text.empty()) std::memcpy(dst, text.data(), text.size());
+  std::memcpy(dst, text.data(), text.size());
   block_used_ += text.size();
-  std::string_view stored(dst, text.size());
   auto id = static_cast<uint32_t>(views_.size());
-  views_.push_back(stored);
-  ids_.emplace(stored, id);
+  views_.emplace_back(dst, text.size());
+  slots_[i] = Slot{tag, id};
+  if (2 * views_.size() > slots_.size()) Grow();
   return id;
 }
 

@@ -22,11 +22,19 @@ class StringPool {
   size_t size() const { return views_.size(); }
 
  private:
+  // One slot of the open-addressing index: a string's id (0 = empty slot: the empty string
+  // is never looked up) and 32 bits of its hash, so that most misses skip the comparison.
+  struct Slot {
+    uint32_t tag = 0;
+    uint32_t id = 0;
+  };
+  void Grow();
+
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_used_ = 0;
   size_t block_size_ = 0;
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::vector<Slot> slots_;  // a power of two in size, at most half full
 };
 
 enum class CpuKind : uint8_t {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -112,8 +114,13 @@ EventKey ClassifyEventKey(std::string_view key) {
 // torch.utils.checkpoint's recompute_fn frame: the forward ops rerun during backward
 // (TraceLens's detect_recompute looks for the same frame).
 bool IsRecomputeFunction(std::string_view name) {
-  return name.find("torch/utils/checkpoint.py") != std::string_view::npos &&
-         name.find("recompute_fn") != std::string_view::npos;
+  // Half the events of a trace with Python stacks pass here. Boyer-Moore-Horspool skips up
+  // to a needle's length per step; string_view::find stops at every 't' of the frame's path.
+  static constexpr std::string_view kFile = "torch/utils/checkpoint.py", kFunction = "recompute_fn";
+  static const std::boyer_moore_horspool_searcher file(kFile.begin(), kFile.end());
+  static const std::boyer_moore_horspool_searcher function(kFunction.begin(), kFunction.end());
+  return std::search(name.begin(), name.end(), file) != name.end() &&
+         std::search(name.begin(), name.end(), function) != name.end();
 }
 
 std::string_view Trim(std::string_view token) {
@@ -280,7 +287,7 @@ class ParseFailure {
 class KinetoParser {
  public:
   KinetoParser(const InputText& input, const std::string& path, TraceData& out)
-      : input_(input), path_(path), out_(out), base_(input.text().data()) {}
+      : input_(input), path_(path), out_(out), origin_(input.text().data()) {}
 
   // Returns normally when the whole document was read; throws ParseFailure otherwise.
   void Parse(std::string_view text, bool* saw_trace_events) {
@@ -396,6 +403,11 @@ class KinetoParser {
   }
 
   size_t parsed_events() const { return parsed_events_; }
+  // The text parsed next starts at `text`, which holds the input from byte `offset` on.
+  void SetOrigin(const char* text, size_t offset) {
+    origin_ = text;
+    origin_offset_ = offset;
+  }
   // Chunks are copies, so positions in them say nothing about the input's pages.
   void set_release_pages(bool release) { release_pages_ = release; }
 
@@ -405,20 +417,28 @@ class KinetoParser {
     if (!where && doc_) where = Location(*doc_);
     throw ParseFailure(code, where);
   }
+  // The input offset of `where`, a position in the text being parsed.
+  int64_t Offset(const char* where) const {
+    return static_cast<int64_t>(origin_offset_) + (where - origin_);
+  }
   const char* Location(od::document& doc) {
     const char* where = nullptr;
     if (doc.current_location().get(where) != simdjson::SUCCESS) return nullptr;
     return where;
   }
 
+  static bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
   static std::string_view Key(od::field& field) {
-    // Keys in traces never need unescaping; the raw key ends at the first quote.
+    // Keys in traces never need unescaping. The raw key ends at the quote before the ':'
+    // that precedes the value; simdjson has checked that ':' and that only white space
+    // surrounds it, so stepping back from the value's first byte takes a few reads where
+    // scanning the key forward for its closing quote takes one per byte.
     const char* start = field.key().raw();
-    const char* end = start;
-    while (*end != '"') {
-      if (*end == '\\') ++end;
-      ++end;
-    }
+    const char* end = field.value().raw_json_token().data() - 1;
+    while (IsJsonSpace(*end)) --end;  // now at the ':'
+    --end;
+    while (IsJsonSpace(*end)) --end;  // now at the key's closing quote
     return {start, static_cast<size_t>(end - start)};
   }
 
@@ -647,7 +667,7 @@ class KinetoParser {
   void NoteUntimedEvent() {
     if (untimed_events_++ == 0 && doc_) {
       const char* where = Location(*doc_);
-      if (where) first_untimed_offset_ = static_cast<int64_t>(where - base_);
+      if (where) first_untimed_offset_ = Offset(where);
     }
   }
 
@@ -662,7 +682,7 @@ class KinetoParser {
         // malformed or cut-short element is left to the JSON checks below.)
         const char* where = doc_ ? Location(*doc_) : nullptr;
         throw UserError(FormatLocated(
-            SourceLocation{path_, -1, -1, where ? static_cast<int64_t>(where - base_) : -1}, "",
+            SourceLocation{path_, -1, -1, where ? Offset(where) : -1}, "",
             fmt::format("not a trace: event {} is not a JSON object (a profiler trace's events "
                         "are objects with \"ph\", \"name\" and \"ts\")",
                         parsed_events_)));
@@ -674,7 +694,7 @@ class KinetoParser {
       if ((parsed_events_ & 4095) == 0 && doc_ && release_pages_) {
         const char* where = Location(*doc_);
         if (where) {
-          size_t offset = static_cast<size_t>(where - base_);
+          auto offset = static_cast<size_t>(Offset(where));
           if (offset > next_release) {
             input_.ReleaseBefore(offset - kReleaseStep / 2);
             next_release = offset + kReleaseStep;
@@ -803,7 +823,7 @@ class KinetoParser {
     if (ph != 'X') return;
     if (!have_dur && untimed_durations_++ == 0 && doc_) {
       const char* where = Location(*doc_);
-      if (where) first_untimed_duration_offset_ = static_cast<int64_t>(where - base_);
+      if (where) first_untimed_duration_offset_ = Offset(where);
     }
     // Clamp impossible values so that sums over millions of events cannot overflow:
     // no profiled activity lasts 2^40 ns (18 minutes), no timestamp reaches 2^61 ns.
@@ -934,7 +954,10 @@ class KinetoParser {
   const InputText& input_;
   const std::string& path_;
   TraceData& out_;
-  const char* base_;
+  // Where byte `origin_offset_` of the input lies in the text being parsed: the input
+  // itself, or a copy of one chunk of it (SetOrigin).
+  const char* origin_;
+  size_t origin_offset_ = 0;
   od::parser parser_;
   bool release_pages_ = true;
   std::string scratch_;
@@ -994,6 +1017,8 @@ size_t NextEventBoundary(std::string_view text, size_t from, size_t limit) {
 // Small enough for a chunk's text and simdjson's index of it to stay in the CPU's L2 cache
 // between simdjson's two passes over it.
 constexpr size_t kChunkBytes = size_t{512} << 10;
+// Read past a chunk's nominal size to find its end in the same copy: events are far shorter.
+constexpr size_t kLookaheadBytes = size_t{32} << 10;
 // How often pages behind the reader are released, and when the event vectors are sized.
 constexpr size_t kReleaseBytes = size_t{8} << 20;
 
@@ -1038,11 +1063,39 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
     header += "]}";
     auto padded_header = InputText::FromString(header);
     parser.Parse(padded_header.text(), &saw);
-    size_t begin = open;  // the chunk's opening bracket: '[' or the ',' before its first event
+    // Chunks of a mapped file are read into this buffer (InputText::ReadAt).
+    std::unique_ptr<char[]> copy;
+    size_t copy_size = 0;
+    bool in_place = false;  // not a mapped file: chunks are parsed where they lie
+    size_t begin = open;    // the chunk's opening bracket: '[' or the ',' before its first event
     size_t released = open;
+    auto reserve_copy = [&](size_t bytes) {
+      if (bytes + InputText::kInputPadding <= copy_size) return;
+      copy_size = std::max(kChunkBytes + kLookaheadBytes, bytes) + InputText::kInputPadding;
+      copy.reset(new char[copy_size]);
+    };
     while (true) {
-      size_t boundary = NextEventBoundary(text, begin + kChunkBytes, text.size());
+      // The chunk and a little more are read at once, so that the chunk's end is found in the
+      // copy. A boundary found there is the one a search of the whole text finds: the search
+      // stops at the first candidate, and one cut off by the copy's end returns npos.
+      size_t copied = 0;
+      size_t boundary = std::string_view::npos;
+      if (!in_place) {
+        copied = std::min(text.size() - begin, kChunkBytes + kLookaheadBytes);
+        reserve_copy(copied);
+        if (input.ReadAt(begin, copied, copy.get())) {
+          size_t found = NextEventBoundary({copy.get(), copied}, kChunkBytes, copied);
+          if (found != std::string_view::npos) boundary = begin + found;
+        } else {
+          in_place = true;
+          copied = 0;
+        }
+      }
       if (boundary == std::string_view::npos) {
+        boundary = NextEventBoundary(text, begin + kChunkBytes, text.size());
+      }
+      if (boundary == std::string_view::npos) {
+        parser.SetOrigin(text.data(), 0);
         BytePatch open_patch(writable + begin, '[');
         std::string_view rest = text.substr(begin, last_bracket + 1 - begin);
         size_t close = begin + parser.ParseEventArray(rest) - 1;
@@ -1056,11 +1109,26 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
         }
         break;
       }
-      {
+      const size_t length = boundary + 1 - begin;
+      if (!in_place && length > copied) {
+        reserve_copy(length);
+        if (!input.ReadAt(begin, length, copy.get())) in_place = true;
+      }
+      if (!in_place) {
+        // A mapped file: the chunk is parsed in a copy that is reused, so the mapping's pages
+        // are not faulted in and walked one by one, and no page of it is copied on write.
+        copy[0] = '[';
+        copy[length - 1] = ']';
+        std::memset(copy.get() + length, 0, InputText::kInputPadding);
+        std::string_view chunk(copy.get(), length);
+        parser.SetOrigin(chunk.data(), begin);
+        // The whole chunk must be one array: an early ']' would drop events.
+        if (parser.ParseEventArray(chunk) != chunk.size()) return false;
+      } else {
         BytePatch open_patch(writable + begin, '[');
         BytePatch close_patch(writable + boundary, ']');
-        std::string_view chunk = text.substr(begin, boundary + 1 - begin);
-        // The whole chunk must be one array: an early ']' would drop events.
+        std::string_view chunk = text.substr(begin, length);
+        parser.SetOrigin(text.data(), 0);
         if (parser.ParseEventArray(chunk) != chunk.size()) return false;
       }
       out.chunks++;
@@ -1071,7 +1139,7 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
         }
         released = boundary;
         input.ReleaseBefore(released);
-        input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);
+        if (in_place) input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);
       }
       begin = boundary;
     }

@@ -208,6 +208,10 @@ void InputText::ReleaseBefore(size_t offset) const {
   released_ = std::max(released_, end);
 }
 
+bool InputText::ReadAt(size_t offset, size_t length, char* dst) const {
+  return mapped_ && mapped_->ReadAt(offset, length, dst);
+}
+
 void InputText::Prefetch(size_t offset, size_t length) const {
 #ifdef MADV_POPULATE_READ
   if (!mapped_ || offset >= size_) return;

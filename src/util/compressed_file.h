@@ -58,6 +58,11 @@ class InputText {
   // Maps the pages of [offset, offset + length) in one call rather than one fault at a time
   // (memory-mapped files only; a hint: errors are ignored).
   void Prefetch(size_t offset, size_t length) const;
+  // Copies text bytes [offset, offset + length) to `dst` with pread, for memory-mapped files
+  // only (false otherwise, or on a read error). For a reader that passes over the text once,
+  // the kernel's copy through its own mapping of the page cache costs less CPU than faulting
+  // in and walking this process's mapping page by page (0.25 s against 0.65 s for 1.1 GB).
+  bool ReadAt(size_t offset, size_t length, char* dst) const;
   // Why decoding stopped early ("" if it did not).
   const std::string& truncation_reason() const { return truncation_reason_; }
 

@@ -133,7 +133,7 @@ MappedFile::MappedFile(const std::string& path, size_t padding) {
       ThrowUserError(SourceLocation{path}, "", std::string("cannot map: ") + std::strerror(err));
     }
   }
-  ::close(fd);
+  fd_ = fd;
   data_ = static_cast<char*>(base);
   if (size_ > 0) guard_slot_ = GuardMapping(data_, size_, path);
 }
@@ -141,6 +141,20 @@ MappedFile::MappedFile(const std::string& path, size_t padding) {
 MappedFile::~MappedFile() {
   ReleaseGuard(guard_slot_);
   if (data_) ::munmap(data_, mapped_bytes_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool MappedFile::ReadAt(size_t offset, size_t length, char* dst) const {
+  if (offset > size_ || length > size_ - offset) return false;
+  while (length > 0) {
+    ssize_t n = ::pread(fd_, dst, length, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    dst += n;
+    offset += static_cast<size_t>(n);
+    length -= static_cast<size_t>(n);
+  }
+  return true;
 }
 
 void MappedFile::AdviseSequential() const {

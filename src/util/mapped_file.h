@@ -26,12 +26,16 @@ class MappedFile {
   size_t size() const { return size_; }
   // Hints the kernel that the mapping will be read front to back.
   void AdviseSequential() const;
+  // Copies [offset, offset + length) of the file to `dst` with pread; false on a read error
+  // or a file that became shorter (the caller then reads the mapping instead).
+  bool ReadAt(size_t offset, size_t length, char* dst) const;
 
  private:
   char* data_ = nullptr;
   size_t size_ = 0;
   size_t mapped_bytes_ = 0;  // file pages plus the zero padding pages
   int guard_slot_ = -1;      // this mapping's entry in the SIGBUS guard, or -1
+  int fd_ = -1;              // kept open for ReadAt
 };
 
 }  // namespace sextant
