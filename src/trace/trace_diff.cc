@@ -75,12 +75,24 @@ void Finish(std::vector<DiffRow>& rows, int64_t base_weight, int64_t new_weight)
   });
 }
 
+// The timeline's durations (not its first start and last end), which scale and add up.
+constexpr int64_t GpuTimeline::*kTimelineDurations[] = {
+    &GpuTimeline::total_ns,         &GpuTimeline::computation_ns,
+    &GpuTimeline::communication_ns, &GpuTimeline::exposed_communication_ns,
+    &GpuTimeline::memcpy_ns,        &GpuTimeline::exposed_memcpy_ns,
+    &GpuTimeline::memset_ns,        &GpuTimeline::busy_ns,
+    &GpuTimeline::idle_ns};
+
 void ScaleTimeline(GpuTimeline& t, double scale) {
-  for (int64_t* field :
-       {&t.total_ns, &t.computation_ns, &t.communication_ns, &t.exposed_communication_ns,
-        &t.memcpy_ns, &t.exposed_memcpy_ns, &t.memset_ns, &t.busy_ns, &t.idle_ns}) {
-    *field = static_cast<int64_t>(std::llround(static_cast<double>(*field) * scale));
+  for (int64_t GpuTimeline::*field : kTimelineDurations) {
+    t.*field = static_cast<int64_t>(std::llround(static_cast<double>(t.*field) * scale));
   }
+}
+
+// 100 x delta / base; empty where base is 0.
+Cell DeltaPercent(int64_t base, int64_t delta) {
+  if (base == 0) return std::monostate{};
+  return 100.0 * static_cast<double>(delta) / static_cast<double>(base);
 }
 
 }  // namespace
@@ -288,10 +300,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
 
 std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
-  auto pct = [](int64_t base, int64_t delta) -> Cell {
-    if (base == 0) return std::monostate{};
-    return 100.0 * static_cast<double>(delta) / static_cast<double>(base);
-  };
+  const auto pct = DeltaPercent;
   std::vector<Table> tables;
   Table timeline(
       "timeline_diff",
@@ -421,15 +430,7 @@ std::vector<DiffRow> TraceDiff::*const kRowLists[] = {&TraceDiff::kernel_categor
                                                       &TraceDiff::op_shapes, &TraceDiff::roofline};
 
 void AddTimeline(GpuTimeline& sum, const GpuTimeline& t) {
-  sum.total_ns += t.total_ns;
-  sum.computation_ns += t.computation_ns;
-  sum.communication_ns += t.communication_ns;
-  sum.exposed_communication_ns += t.exposed_communication_ns;
-  sum.memcpy_ns += t.memcpy_ns;
-  sum.exposed_memcpy_ns += t.exposed_memcpy_ns;
-  sum.memset_ns += t.memset_ns;
-  sum.busy_ns += t.busy_ns;
-  sum.idle_ns += t.idle_ns;
+  for (int64_t GpuTimeline::*field : kTimelineDurations) sum.*field += t.*field;
 }
 
 }  // namespace
@@ -586,10 +587,7 @@ Table RankDiffAccumulator::RankTimelineTable() const {
            {"base_exposed_comm_ms", "base exposed comm (ms)", 3},
            {"new_exposed_comm_ms", "new exposed comm (ms)", 3},
            {"exposed_comm_delta_percent", "exposed comm delta (%)", 1}});
-  auto pct = [](int64_t base, int64_t next) -> Cell {
-    if (base == 0) return std::monostate{};
-    return 100.0 * static_cast<double>(next - base) / static_cast<double>(base);
-  };
+  auto pct = [](int64_t base, int64_t next) { return DeltaPercent(base, next - base); };
   std::vector<const RankTimeline*> by_rank;
   for (const RankTimeline& r : timelines_) by_rank.push_back(&r);
   std::stable_sort(by_rank.begin(), by_rank.end(),

@@ -6,6 +6,8 @@
 #include <string>
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "trace/gpu_timeline.h"
 #include "trace/perf_sheets.h"
 
@@ -388,29 +390,24 @@ std::vector<Table> TraceLensMultiRankTables(const TraceReport& report) {
         {"Group size", "group_size"},      {"Full msg size (MB)", "message_mib"}};
     // TraceLens's bandwidths are MiB / 1024 per second: GiB/s under the name GB/s.
     constexpr double kGiBPerGB = 1e9 / (1024.0 * 1024.0 * 1024.0);
-    static const std::vector<std::string> headers = [] {
-      std::vector<std::string> h;
-      for (const char* metric : {"comm_latency", "skew in start time", "skew in end time",
-                                 "algo bw (GB/s)", "bus bw (GB/s)"}) {
+    // TraceLens's "<metric>_<stat>" headers and ours ("<key>_<stat>"), kept alive for the
+    // ColumnName pointers.
+    static const std::vector<std::pair<std::string, std::string>> stats = [] {
+      std::vector<std::pair<std::string, std::string>> out;
+      for (const auto& [metric, key] :
+           {std::pair{"comm_latency", "latency_us"},
+            std::pair{"skew in start time", "start_skew_us"},
+            std::pair{"skew in end time", "end_skew_us"}, std::pair{"algo bw (GB/s)", "algbw_gbps"},
+            std::pair{"bus bw (GB/s)", "busbw_gbps"}}) {
         for (const char* stat : {"mean", "median", "min", "max"}) {
-          h.push_back(std::string(metric) + "_" + stat);
+          out.emplace_back(fmt::format("{}_{}", metric, stat), fmt::format("{}_{}", key, stat));
         }
       }
-      return h;
+      return out;
     }();
-    static const std::vector<std::string> keys = [] {
-      std::vector<std::string> k;
-      for (const char* metric :
-           {"latency_us", "start_skew_us", "end_skew_us", "algbw_gbps", "busbw_gbps"}) {
-        for (const char* stat : {"mean", "median", "min", "max"}) {
-          k.push_back(std::string(metric) + "_" + stat);
-        }
-      }
-      return k;
-    }();
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const bool bandwidth = keys[i].find("bw_") != std::string::npos;
-      columns.push_back({headers[i].c_str(), keys[i].c_str(), bandwidth ? kGiBPerGB : 1.0});
+    for (const auto& [header, key] : stats) {
+      const bool bandwidth = key.find("bw_") != std::string::npos;
+      columns.push_back({header.c_str(), key.c_str(), bandwidth ? kGiBPerGB : 1.0});
     }
     columns.push_back({"count", "count"});
     columns.push_back({"Total comm latency (ms)", "total_latency_ms"});
