@@ -61,11 +61,7 @@ unsigned SelectiveMask(const RecomputeSpec& spec) {
   return mask;
 }
 
-// Activations travel in the weights' dtype; FP8 weights still carry BF16 activations.
-double ActivationBytes(const PrecisionRecipe& p) {
-  if (p.params == DType::kFP8 || p.params == DType::kMXFP8 || p.params == DType::kFP4) return 2;
-  return DTypeBytes(p.params);
-}
+double ActivationBytes(const PrecisionRecipe& p) { return DTypeBytes(p.ActivationDType()); }
 
 // Balanced routing: `tokens` copies spread over `experts` as evenly as integers allow.
 std::vector<int64_t> SplitTokens(int64_t tokens, int64_t experts) {

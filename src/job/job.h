@@ -87,6 +87,9 @@ struct PrecisionRecipe {
   // The 16-bit type of activations, attention and the layers FP8 recipes keep in high
   // precision (output head, router): fp16 in Megatron's --fp16 runs, else bf16.
   DType HalfPrecision() const { return params == DType::kFP16 ? DType::kFP16 : DType::kBF16; }
+  // The type activations are stored and exchanged in: the 16-bit type under mixed precision,
+  // fp32 when the job trains in fp32 (Megatron without --bf16 / --fp16).
+  DType ActivationDType() const { return params == DType::kFP32 ? DType::kFP32 : HalfPrecision(); }
   // What the GEMMs of the transformer layers run in, for reports: "bf16", "fp8 (delayed
   // scaling)", "fp8 (current scaling)", "mxfp8", "fp4".
   std::string GemmDescription() const;

@@ -18,11 +18,24 @@ bool RecomputesModule(const Job& job, std::string_view module) {
   return std::find(rc.modules.begin(), rc.modules.end(), module) != rc.modules.end();
 }
 
+// Bytes of one activation element: 2 under bf16 / fp16 mixed precision, 4 when a job trains
+// in fp32 (Megatron without --bf16 / --fp16).
+double ElementBytes(const Job& job) {
+  return static_cast<double>(DTypeBytes(job.training.precision.ActivationDType()));
+}
+
 // Bytes of a saved linear-layer input: FP8 recipes (Transformer Engine, torchao float8) keep
 // the quantised copy for the weight-gradient GEMM instead of the BF16 tensor.
 double LinearInputBytes(const Job& job) {
   const DType g = job.training.precision.gemm;
-  return (g == DType::kFP8 || g == DType::kMXFP8 || g == DType::kFP4) ? 1.0 : 2.0;
+  return (g == DType::kFP8 || g == DType::kMXFP8 || g == DType::kFP4) ? 1.0 : ElementBytes(job);
+}
+
+// Bytes per attention score that materialised attention saves: the softmax output, and with
+// attention dropout its 1-byte mask and the dropped-out copy (Korthikanti et al. 2022 §4.1:
+// 2as²b + as²b + 2as²b per layer at 16-bit).
+double SavedScoreBytes(double element_bytes, bool dropout) {
+  return element_bytes + (dropout ? 1.0 + element_bytes : 0.0);
 }
 
 }  // namespace
@@ -67,12 +80,13 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
   const double sp_div = p.sequence_parallel ? t : 1.0;  // replicated parts shard only with SP
   const double tokens = static_cast<double>(TokensPerRank(job));
   const double h = static_cast<double>(m.hidden_size);
+  const double a = ElementBytes(job);
   const double lin = LinearInputBytes(job);
   const bool hidden_dropout = job.training.hidden_dropout > 0;
   const bool attn_dropout = job.training.attention_dropout > 0;
   const double mask = hidden_dropout ? 1.0 : 0.0;  // 1-byte dropout masks
   const bool recompute_norm = RecomputesModule(job, "layernorm");
-  const double norm_input = recompute_norm ? 0.0 : 2.0 * h;
+  const double norm_input = recompute_norm ? 0.0 : a * h;
   const int norms_before_attn = m.norms_per_layer / 2;
   const int norms_before_mlp = m.norms_per_layer - norms_before_attn;
 
@@ -84,8 +98,8 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
     // recomputed from those and the layer input.
     const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
     const double mm_outputs = q + 2 * kv + h + f * (m.swiglu ? 2.0 : 1.0) + h;  // per token
-    const double shard = (0.5 * mm_outputs * 2.0 + 2.0 * q + 4.0 * m.num_attention_heads) / t;
-    const double input = 2.0 * h / sp_div;
+    const double shard = (0.5 * mm_outputs * a + a * q + 4.0 * m.num_attention_heads) / t;
+    const double input = a * h / sp_div;
     return LayerActivation{static_cast<int64_t>(std::llround((input + shard / 2) * tokens)),
                            static_cast<int64_t>(std::llround(shard / 2 * tokens))};
   }
@@ -101,13 +115,13 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
     const auto [q, kv, f] = ProjectionWidthsOf(m, layer);
     const RecomputeSpec& rc = job.training.recompute;
     const bool context = rc.save_attention_context;
-    const double attn_shard = (rc.save_qkv_projections ? 2.0 * (q + 2 * kv) : 0.0) +
-                              (context ? 2.0 * q + 4.0 * heads_of(m) : 0.0);
+    const double attn_shard = (rc.save_qkv_projections ? a * (q + 2 * kv) : 0.0) +
+                              (context ? a * q + 4.0 * heads_of(m) : 0.0);
     // The layer input, and the output projection where the policy saves it.
-    const double attn_repl = 2.0 * h + (rc.save_output_projection ? 2.0 * h : 0.0);
+    const double attn_repl = a * h + (rc.save_output_projection ? a * h : 0.0);
     const double gate = m.swiglu ? 2.0 : 1.0;
     const bool save_mlp = job.training.recompute.save_mlp_outputs;
-    double mlp_shard = save_mlp ? 2.0 * f * gate : 0.0;
+    double mlp_shard = save_mlp ? a * f * gate : 0.0;
     if (m.IsMoeLayer(layer) && !save_mlp) {
       mlp_shard = 0.0;
     } else if (m.IsMoeLayer(layer)) {
@@ -118,9 +132,9 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
       const MoeSpec& e = m.moe;
       const double copies = RoutedCopiesPerToken(job);
       const double etp = std::max(1, p.etp);
-      const double per_copy = 2.0 * static_cast<double>(e.ffn_hidden_size) * gate / etp + 2.0 * h;
+      const double per_copy = a * static_cast<double>(e.ffn_hidden_size) * gate / etp + a * h;
       mlp_shard =
-          copies * per_copy * t + 2.0 * static_cast<double>(e.shared_expert_ffn_hidden_size) * gate;
+          copies * per_copy * t + a * static_cast<double>(e.shared_expert_ffn_hidden_size) * gate;
     }
     const double mlp_repl = 0.0;
     return LayerActivation{
@@ -140,34 +154,33 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
   double attn_shard = 0;
   const double heads = static_cast<double>(m.num_attention_heads);
   if (m.attention == AttentionType::kMultiLatent) {
-    const MlaSpec& a = m.mla;
-    const double qk = static_cast<double>(a.qk_head_dim + a.qk_pos_emb_head_dim);
-    const double v = static_cast<double>(a.v_head_dim);
+    const MlaSpec& mla = m.mla;
+    const double qk = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
+    const double v = static_cast<double>(mla.v_head_dim);
     // Low-rank latents are replicated over TP: q latent (pre- and post-norm), kv latent +
     // rotary key (pre-norm), kv latent (post-norm, input of the up-projection).
     const bool up_recompute = RecomputesModule(job, "mla_up_proj");
-    if (a.q_lora_rank > 0) attn_repl += 2.0 * a.q_lora_rank + lin * a.q_lora_rank;
-    attn_repl += 2.0 * (a.kv_lora_rank + a.qk_pos_emb_head_dim) + lin * a.kv_lora_rank;
-    if (!up_recompute) attn_shard += 2.0 * heads * qk * 2 + 2.0 * heads * v;  // Q, K, V
-    attn_shard += lin * heads * v;                                            // core output
+    if (mla.q_lora_rank > 0) attn_repl += a * mla.q_lora_rank + lin * mla.q_lora_rank;
+    attn_repl += a * (mla.kv_lora_rank + mla.qk_pos_emb_head_dim) + lin * mla.kv_lora_rank;
+    if (!up_recompute) attn_shard += a * heads * qk * 2 + a * heads * v;  // Q, K, V
+    attn_shard += lin * heads * v;                                        // core output
     if (!job.training.flash_attention && !RecomputesModule(job, "core_attn")) {
-      attn_shard += (2.0 + (attn_dropout ? 3.0 : 0.0)) * heads *
+      attn_shard += SavedScoreBytes(a, attn_dropout) * heads *
                     (static_cast<double>(job.training.seq_length) / std::max(1, p.cp));
     } else if (job.training.flash_attention) {
       attn_shard += 4.0 * heads;  // fp32 log-sum-exp per query and head
     }
   } else {
-    const ModelSpec::LayerAttention a = m.AttentionOf(layer);
-    const double d = static_cast<double>(a.head_dim);
+    const ModelSpec::LayerAttention la = m.AttentionOf(layer);
+    const double d = static_cast<double>(la.head_dim);
     const double q = heads * d;
-    const double kv = static_cast<double>(a.kv_heads) * d;
+    const double kv = static_cast<double>(la.kv_heads) * d;
     // Q, K and V (one tensor when K and V share a projection), core-attention output.
-    attn_shard += 2.0 * q + 2.0 * a.kv_tensors * kv + lin * q;
+    attn_shard += a * q + a * la.kv_tensors * kv + lin * q;
     if (!job.training.flash_attention) {
       if (!RecomputesModule(job, "core_attn")) {
-        // Softmax output (2 B) + dropout mask (1 B) + dropout output (2 B) per score.
         const double keys = static_cast<double>(job.training.seq_length) / std::max(1, p.cp);
-        attn_shard += (2.0 + (attn_dropout ? 3.0 : 0.0)) * heads * keys;
+        attn_shard += SavedScoreBytes(a, attn_dropout) * heads * keys;
       }
     } else {
       attn_shard += 4.0 * heads;  // fp32 log-sum-exp per query and head
@@ -179,8 +192,8 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
   double mlp_shard = 0;
   const double gate = m.swiglu ? 2.0 : 1.0;
   auto dense_mlp = [&](double f) {
-    // input (counted by caller), up-projection output (2 B x f x gate), activation output.
-    return 2.0 * f * gate + act_output * lin * f;
+    // input (counted by caller), up-projection output (f x gate elements), activation output.
+    return a * f * gate + act_output * lin * f;
   };
   if (m.IsMoeLayer(layer)) {
     const MoeSpec& e = m.moe;
@@ -191,7 +204,7 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
     const double fe = static_cast<double>(e.ffn_hidden_size);
     // Tokens reach the experts sequence-sharded when SP is on (one TP rank's share each).
     const double token_share = p.sequence_parallel ? 1.0 / t : 1.0;
-    double per_copy = lin * h + 2.0 * h;  // permuted expert input + expert output (unpermute)
+    double per_copy = lin * h + a * h;  // permuted expert input + expert output (unpermute)
     if (RecomputesModule(job, "moe")) {
       per_copy = 0;
     } else if (job.training.recompute.matmul_outputs_only) {
@@ -199,9 +212,9 @@ static LayerActivation FullTrainingActivationBytes(const Job& job, int64_t layer
       // minimal_policy): of the routed experts mlpwi_0 and mlpwi_1 (gate and up) and mlpwo,
       // which the combine's backward reads (its mask carries the router weights); the
       // dispatched expert input and the activation output are recomputed.
-      per_copy = 2.0 * fe * gate / etp + 2.0 * h;
+      per_copy = a * fe * gate / etp + a * h;
     } else {
-      double act = 2.0 * fe * gate / etp;
+      double act = a * fe * gate / etp;
       if (!RecomputesModule(job, "moe_act")) act += act_output * lin * fe / etp;
       per_copy += act;
     }
@@ -231,7 +244,7 @@ int64_t RecomputedLayerInputBytes(const Job& job) {
   // The checkpointed input hidden state, sequence-sharded under SP (Korthikanti §5: 2sbh).
   const double sp_div = job.parallel.sequence_parallel ? std::max(1, job.parallel.tp) : 1;
   return static_cast<int64_t>(
-      std::llround(2.0 * job.model.hidden_size * TokensPerRank(job) / sp_div));
+      std::llround(ElementBytes(job) * job.model.hidden_size * TokensPerRank(job) / sp_div));
 }
 
 int64_t EmbeddingActivationBytes(const Job& job) {
@@ -250,13 +263,14 @@ int64_t OutputActivationBytes(const Job& job) {
   const double sp_div = job.parallel.sequence_parallel ? t : 1;
   const double h = static_cast<double>(job.model.hidden_size);
   const double v = static_cast<double>(job.model.PaddedVocabSize(job.parallel.tp));
-  // Final norm input and LM-head input (2 B each per element).
-  double bytes = (2.0 * h + 2.0 * h) * tokens / sp_div;
+  // Final norm input and LM-head input.
+  const double a = ElementBytes(job);
+  double bytes = (a * h + a * h) * tokens / sp_div;
   // Vocab-parallel cross-entropy keeps fp32 softmax of its logits shard (Megatron's
   // 4·s·b·V/t term); the fused kernel writes the bf16 gradient in the forward pass instead.
   // A compiled loss keeps the bf16 logits and recomputes the softmax from them.
   const bool compact = job.training.cross_entropy_loss_fusion || job.training.compiled_graph;
-  bytes += (compact ? 2.0 : 4.0) * tokens * v / t;
+  bytes += (compact ? a : std::max(4.0, a)) * tokens * v / t;
   if (InPlaceCrossEntropy(job.training)) {
     // Transformer Engine's kernel keeps the bf16 logits themselves (their gradient later
     // overwrites them) and an fp32 max / sum / target logit per token.

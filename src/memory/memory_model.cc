@@ -191,7 +191,12 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       // MaxText (XLA) computes the logits in the loss dtype directly and its only transient is
       // their gradient: 4 bytes per logit in fp32.
       // (Transformer Engine's kernel works in place on the stored logits: nothing on top.)
-      const double per_entry = job.training.cross_entropy_loss_fusion || xla ? 4.0 : 8.0;
+      // In an fp32 job the logits and their gradient are fp32 already: 8 bytes either way
+      // unfused.
+      const double element = DTypeBytes(job.training.precision.ActivationDType());
+      const double per_entry = xla                                      ? 4.0
+                               : job.training.cross_entropy_loss_fusion ? 2.0 * element
+                                                                        : 8.0;
       st.activation_parts.push_back(
           {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),
            describe ? fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",
@@ -217,9 +222,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       // Current and prefetched layer gathered in the compute dtype, plus one layer's
       // unsharded FP32 gradient before its reduce-scatter.
       const double layer = static_cast<double>(largest_layer_params) / std::max(1, plan.tp);
-      st.buffers.push_back({xla ? "FSDP gathered layers" : "FSDP2 gathered layers",
-                            std::llround(layer * (2 * 2.0 + 4.0)),
-                            "2 layers all-gathered in bf16 + 1 layer of fp32 gradients"});
+      const DType gathered = job.training.precision.ActivationDType();
+      st.buffers.push_back(
+          {xla ? "FSDP gathered layers" : "FSDP2 gathered layers",
+           std::llround(layer * (2.0 * DTypeBytes(gathered) + 4.0)),
+           describe ? fmt::format("2 layers all-gathered in {} + 1 layer of fp32 gradients",
+                                  DTypeName(gathered))
+                    : std::string()});
     }
     if (plan.fsdp2 && m > 1 && plan.pp > 1) {
       // FSDP2 reduce-scatters after every backward unless told not to, so plain gradient

@@ -196,6 +196,25 @@ TEST(ActivationMemoryTest, ReproducesKorthikantiTensorParallelRow) {
   EXPECT_EQ(LayerActivationBytes(job, 0).Total(), static_cast<int64_t>(expected));
 }
 
+// The same row for a job that trains in fp32 (Megatron with neither --bf16 nor --fp16): each
+// 16-bit tensor of the paper's derivation takes 4 bytes, the 1-byte dropout masks stay. Of the
+// replicated 10: 8 bytes of tensors + 2 masks -> 16 + 2; the sharded 24 -> 48; per score
+// softmax 2 + mask 1 + dropout output 2 -> 4 + 1 + 4.
+TEST(ActivationMemoryTest, Fp32JobsStoreFourByteActivations) {
+  Job job = GptJob(24, 2048, 16, 8192, 2, 1, 1, false);
+  job.parallel.sequence_parallel = false;
+  job.training.flash_attention = false;
+  job.training.hidden_dropout = 0.1;
+  job.training.attention_dropout = 0.1;
+  job.training.precision.params = DType::kFP32;
+  job.training.precision.gemm = DType::kFP32;
+  const double s = 2048, h = 2048, a = 16, t = 2;
+  const double expected = s * h * (18 + 48 / t + 9 * a * s / (h * t));
+  EXPECT_EQ(LayerActivationBytes(job, 0).Total(), static_cast<int64_t>(expected));
+  // The checkpointed layer input of full recompute: 4·s·b·h.
+  EXPECT_EQ(RecomputedLayerInputBytes(job), static_cast<int64_t>(4 * s * h));
+}
+
 TEST(ActivationMemoryTest, FirstStageTotalMatchesMegatronWithSelectiveRecompute) {
   // PP 4 with 64 micro-batches: stage 0 holds 4 micro-batches of L/4 layers = L layers.
   Job job = GptJob(32, 4096, 32, 16384, 8, 4, 2, true);
