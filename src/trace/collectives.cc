@@ -309,6 +309,7 @@ std::vector<CrossRankCollective> MatchCollectivesAcrossRanks(
     x.earliest_start_ns = earliest;
     x.skew_ns = latest - earliest;
     x.end_skew_ns = latest_end - earliest_end;
+    x.ended_before_last_start_ns = std::max<int64_t>(0, latest - earliest_end);
     x.transfer_ns = transfer;
     x.group_size = group;
     x.mean_wait_ns = wait_sum / static_cast<double>(list.size());

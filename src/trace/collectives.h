@@ -103,7 +103,11 @@ struct CrossRankCollective {
   std::string dtype;
   int64_t in_nelems = -1;
   int64_t group_size = -1;
-  int64_t end_skew_ns = 0;     // latest end − earliest end: how long the first to finish waited
+  int64_t end_skew_ns = 0;  // latest end − earliest end: how long the first to finish waited
+  // How long before the last rank started the first rank had already finished (0 when none
+  // did). A collective that every rank must enter cannot end before all have: a positive
+  // value on such a collective means the ranks' clocks disagree.
+  int64_t ended_before_last_start_ns = 0;
   int64_t earliest_rank = -1;  // the rank that started first (the highest of a tie)
   // Per rank: latest start − its start, what TraceLens calls the rank's wait time.
   std::vector<std::pair<int64_t, int64_t>> start_waits;

@@ -299,6 +299,36 @@ TEST(CollectivesTest, ImplicitSyncLatencyAndSkewsByHand) {
   EXPECT_DOUBLE_EQ(stragglers[2].collective_us, 60.0);
 }
 
+// A synchronising collective cannot end on one rank before another has entered it. Rank 1's
+// clock runs 200 us ahead here: its all-gather seems to start at 210 us, after rank 0 ended
+// at 50 us (by 160 us); rank 2 overlaps everyone.
+TEST(CollectivesTest, AnEndBeforeTheLastStartMeansTheClocksDisagree) {
+  const auto aligned = MatchCollectivesAcrossRanks(
+      {{AllGather(0, 1, 0, 50)}, {AllGather(1, 1, 10, 45)}, {AllGather(2, 1, 30, 20)}});
+  ASSERT_EQ(aligned.size(), 1u);
+  EXPECT_EQ(aligned[0].ended_before_last_start_ns, 0);  // the first end (50 us) is after 30 us
+  const auto shifted = MatchCollectivesAcrossRanks(
+      {{AllGather(0, 1, 0, 50)}, {AllGather(1, 1, 210, 45)}, {AllGather(2, 1, 30, 20)}});
+  ASSERT_EQ(shifted.size(), 1u);
+  EXPECT_EQ(shifted[0].ended_before_last_start_ns, 160'000);  // 210 - 50 us
+  // The report's collective_sync table says so.
+  auto sync_notes = [](int64_t rank1_start_us) {
+    std::vector<RankReport> ranks(3);
+    for (int r = 0; r < 3; ++r) ranks[r].rank = r;
+    ranks[0].collectives = {AllGather(0, 1, 0, 50)};
+    ranks[1].collectives = {AllGather(1, 1, rank1_start_us, 45)};
+    ranks[2].collectives = {AllGather(2, 1, 30, 20)};
+    const TraceReport report = CombineReports(std::move(ranks));
+    const Table* t = report.Find("collective_sync");
+    return t == nullptr ? std::vector<std::string>{} : t->notes();
+  };
+  const std::vector<std::string> notes = sync_notes(210);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[1].find("clocks disagree: at 1 of 1 instances"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[1].find("by up to 160.0 us"), std::string::npos) << notes[1];
+  EXPECT_EQ(sync_notes(10).size(), 1u);
+}
+
 TEST(MultiRankTest, DlrmEightRanksGiveCrossRankCollectiveTable) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   auto files = DlrmFiles();

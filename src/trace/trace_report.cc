@@ -375,6 +375,11 @@ void AddStatCells(std::vector<Cell>& row, const CallStats& s) {
   row.insert(row.end(), {s.mean, s.median, s.min, s.max});
 }
 
+// How far the first rank's end of a synchronising collective may precede the last rank's
+// start before the ranks' clocks are taken to disagree: GPU timestamps are converted to the
+// host clock per device, which keeps GPUs of one node within a few microseconds.
+constexpr int64_t kClockToleranceNs = 10'000;
+
 // TraceLens's nccl_summary_implicit_sync, in Sextant's units (GB = 1e9 bytes).
 Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
   std::vector<Column> columns = {
@@ -395,10 +400,15 @@ Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
   // Instances found in fewer ranks than their group holds: the latency (the shortest duration
   // over the ranks given) then includes the wait for ranks that are not in the input.
   int64_t partial = 0, instances = 0, group = 0, found = 0;
+  int64_t clock_conflicts = 0, worst_conflict_ns = 0;
   bool metadata = false;
   for (const CrossRankCollective& x : matched) {
     if (!IsImplicitSyncCollective(x.type)) continue;
     ++instances;
+    if (x.ended_before_last_start_ns > kClockToleranceNs) {
+      ++clock_conflicts;
+      worst_conflict_ns = std::max(worst_conflict_ns, x.ended_before_last_start_ns);
+    }
     metadata = metadata || x.in_nelems >= 0;
     if (x.group_size > x.ranks && partial++ == 0) {
       group = x.group_size;
@@ -430,6 +440,13 @@ Table CollectiveSyncTable(const std::vector<CrossRankCollective>& matched) {
         "first): their latency includes the wait for the ranks not given, and their skews "
         "cover only those given",
         partial, instances, found, group));
+  }
+  if (clock_conflicts > 0) {
+    t.AddNote(fmt::format(
+        "the ranks' clocks disagree: at {} of {} instances one rank finished before another "
+        "had started (by up to {:.1f} us), which a collective every rank must enter cannot do; "
+        "skews and waits here carry that offset",
+        clock_conflicts, instances, static_cast<double>(worst_conflict_ns) / 1e3));
   }
   if (instances > 0 && !metadata) {
     t.AddNote(
