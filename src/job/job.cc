@@ -13,6 +13,7 @@ bool LoraSpec::Targets(std::string_view module) const {
 std::string PrecisionRecipe::GemmDescription() const {
   auto describe = [&](DType d) {
     if (d == DType::kFP8) {
+      if (fp8_blockwise) return std::string("fp8 (blockwise scaling)");
       return std::string(fp8_current_scaling ? "fp8 (current scaling)" : "fp8 (delayed scaling)");
     }
     return std::string(DTypeName(d));

@@ -80,6 +80,9 @@ struct PrecisionRecipe {
   // current scaling): an amax pass reads the input before its cast. TE's delayed scaling takes
   // the scale from the amax history inside the cast kernel instead.
   bool fp8_current_scaling = false;
+  // Scales per 1x128 / 128x128 block (Megatron --fp8-recipe blockwise, DeepSeek-V3's scheme),
+  // computed from the tensor as current scaling does.
+  bool fp8_blockwise = false;
   // TE's precision-aware optimizer reads low-precision gradients directly; without it,
   // gradients kept below the master dtype (Megatron fp16) are copied to an FP32 buffer for the
   // step (Megatron Float16OptimizerWithFloat16Params).

@@ -745,6 +745,31 @@ TEST(BuildJob, Fp8AndFp4PrecisionKeys) {
   EXPECT_EQ(BuildJob(request).training.precision.gemm, DType::kBF16);
 }
 
+// Megatron-Core's --fp8-recipe choices: delayed (its default) takes scales from an amax
+// history, tensorwise and blockwise from the tensor being cast; anything else is refused, as
+// argparse refuses it, instead of being projected as delayed scaling.
+TEST(BuildJob, Fp8RecipesAreReadOrRefused) {
+  ScopedEnvironment env;
+  JobRequest request;
+  request.use_environment = false;
+  request.overrides = {{"fp8", "hybrid"}};
+  const PrecisionRecipe delayed = BuildJob(request).training.precision;
+  EXPECT_EQ(delayed.gemm, DType::kFP8);
+  EXPECT_FALSE(delayed.fp8_current_scaling);
+  EXPECT_EQ(delayed.GemmDescription(), "fp8 (delayed scaling)");
+  request.overrides = {{"fp8", "hybrid"}, {"fp8_recipe", "blockwise"}};
+  const PrecisionRecipe blockwise = BuildJob(request).training.precision;
+  EXPECT_TRUE(blockwise.fp8_current_scaling);
+  EXPECT_TRUE(blockwise.fp8_blockwise);
+  EXPECT_EQ(blockwise.GemmDescription(), "fp8 (blockwise scaling)");
+  request.overrides = {{"fp8", "hybrid"}, {"fp8_recipe", "tensorwise"}};
+  EXPECT_EQ(BuildJob(request).training.precision.GemmDescription(), "fp8 (current scaling)");
+  for (const char* bad : {"Blockwise", "custom", "bogus"}) {
+    request.overrides = {{"fp8", "hybrid"}, {"fp8_recipe", bad}};
+    EXPECT_THROW(BuildJob(request), UserError) << bad;
+  }
+}
+
 // Changing a library model's shape makes another model: it is not reported as the library's.
 TEST(BuildJob, ALibraryModelWithItsShapeOverriddenIsRenamed) {
   ScopedEnvironment env;

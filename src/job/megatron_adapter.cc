@@ -599,9 +599,20 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     fp8_on = !(value == "false" || value == "False" || value == "0" || value.empty());
   }
   if (fp8_on) {
-    p.gemm = c.String("fp8_recipe", "") == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
+    // Megatron-Core's --fp8-recipe choices (megatron/training/arguments.py), "delayed" by
+    // default; a user-defined "custom" recipe has no cost to model.
+    const std::string recipe = c.String("fp8_recipe", "delayed");
+    if (recipe != "delayed" && recipe != "tensorwise" && recipe != "blockwise" &&
+        recipe != "mxfp8") {
+      c.Fail("fp8_recipe",
+             fmt::format("\"{}\" is not a recipe Sextant models (delayed, tensorwise, blockwise, "
+                         "mxfp8)",
+                         recipe));
+    }
+    p.gemm = recipe == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
-    p.fp8_current_scaling = c.String("fp8_recipe", "") == "tensorwise";
+    p.fp8_current_scaling = recipe == "tensorwise" || recipe == "blockwise";
+    p.fp8_blockwise = recipe == "blockwise";
   }
   // FP4 training (Megatron-Core arguments.py --fp4-format e2m1 with --fp4-recipe; Primus's
   // Megatron backend adds the mxfp4 recipe): the GEMMs run in FP4 and, as with FP8, keep the

@@ -414,6 +414,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     // delayed scaling reads them from an amax history.
     tr.precision.fp8_current_scaling =
         fp8_recipe.empty() ? stack.fp8_current_scaling : fp8_recipe != "delayed";
+    tr.precision.fp8_blockwise = fp8_recipe == "blockwise";
     if (fp8_recipe.empty()) assumed.push_back("FP8 recipe not stated: the framework's default");
   }
   if (Contains(precision, "fp16")) {
