@@ -89,9 +89,19 @@ std::vector<std::string> ConfigReader::StringList(std::string_view path) const {
     }
     return out;
   }
-  std::istringstream parts(*ReadString(*node, path));
+  // A list given as one text: "a,b", or in YAML's flow style "[a, b]" as a command-line
+  // override writes it, items possibly quoted.
+  std::string text = Trim(*ReadString(*node, path));
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    text = text.substr(1, text.size() - 2);
+  }
+  std::istringstream parts(text);
   for (std::string part; std::getline(parts, part, ',');) {
     part = Trim(part);
+    if (part.size() >= 2 && (part.front() == '"' || part.front() == '\'') &&
+        part.back() == part.front()) {
+      part = Trim(part.substr(1, part.size() - 2));
+    }
     if (!part.empty()) out.push_back(part);
   }
   return out;

@@ -228,6 +228,12 @@ TEST(CorpusWalk, MegatronDeepSeekV3Layout) {
   EXPECT_EQ(job.model.vocab_size, 129280);
   EXPECT_EQ(job.parallel.pp, 16);
   EXPECT_EQ(job.parallel.vpp, 2);
+  // The model file's MTP layer has no m in the example's layout, which Megatron-Core refuses:
+  // the projection says so and how to leave it out.
+  EXPECT_TRUE(std::any_of(job.notes.begin(), job.notes.end(), [](const std::string& n) {
+    return n.find("places no MTP layer (no m), which Megatron-Core refuses") != std::string::npos &&
+           n.find("--mtp_num_layers 0") != std::string::npos;
+  }));
 }
 
 TEST(CorpusWalk, MaxTextMesh) {

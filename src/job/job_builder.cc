@@ -193,28 +193,6 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
     if (known_set.count(key) == 0) {
       std::string typed = "--" + key;
       std::replace(typed.begin(), typed.end(), '_', '-');
-      const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
-      // A configuration key the user nearly typed (underscores: a Primus/Megatron key) comes
-      // before the command's flags that look alike.
-      const std::vector<std::string> keys = ClosestNames(key, known);
-      if (!flags.empty() && !keys.empty() && key.find('_') != std::string::npos &&
-          std::find(flags.begin(), flags.end(), typed) == flags.end()) {
-        std::vector<std::string> both;
-        for (const std::string& k : keys) both.push_back("--" + k);
-        both.insert(both.end(), flags.begin(), flags.end());
-        ThrowUserError(SourceLocation{"--" + key}, "",
-                       fmt::format("unknown configuration key \"{}\" for {}{}", key, adapter.Name(),
-                                   DidYouMean(both)));
-      }
-      if (!flags.empty()) {
-        // The command's flag itself, typed with underscores: say what differs.
-        const bool underscores = flags.size() == 1 && flags.front() == typed;
-        ThrowUserError(
-            SourceLocation{underscores ? "--" + key : typed}, "",
-            fmt::format("unknown option (and not a configuration key of {}){}{}", adapter.Name(),
-                        DidYouMean(flags),
-                        underscores ? " (the command's flag is written with dashes)" : ""));
-      }
       // A Megatron name given to another framework, or a launcher's flag: name what this
       // framework or command calls it.
       std::string hint;
@@ -229,7 +207,32 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
         hint = "; the node count is --target-nodes";
       if (key == "gpus_per_node")
         hint = "; GPUs per node come from $GPUS_PER_NODE or --hardware-config";
-      if (hint.empty()) hint = DidYouMean(ClosestNames(key, known));
+      if (hint.empty()) {
+        // Not a name this framework spells differently: a misspelt command flag or key. A
+        // configuration key the user nearly typed (underscores: a Primus/Megatron key) comes
+        // before the command's flags that look alike.
+        const std::vector<std::string> flags = ClosestNames(typed, request.command_flags);
+        const std::vector<std::string> keys = ClosestNames(key, known);
+        if (!flags.empty() && !keys.empty() && key.find('_') != std::string::npos &&
+            std::find(flags.begin(), flags.end(), typed) == flags.end()) {
+          std::vector<std::string> both;
+          for (const std::string& k : keys) both.push_back("--" + k);
+          both.insert(both.end(), flags.begin(), flags.end());
+          ThrowUserError(SourceLocation{"--" + key}, "",
+                         fmt::format("unknown configuration key \"{}\" for {}{}", key,
+                                     adapter.Name(), DidYouMean(both)));
+        }
+        if (!flags.empty()) {
+          // The command's flag itself, typed with underscores: say what differs.
+          const bool underscores = flags.size() == 1 && flags.front() == typed;
+          ThrowUserError(
+              SourceLocation{underscores ? "--" + key : typed}, "",
+              fmt::format("unknown option (and not a configuration key of {}){}{}", adapter.Name(),
+                          DidYouMean(flags),
+                          underscores ? " (the command's flag is written with dashes)" : ""));
+        }
+        hint = DidYouMean(keys);
+      }
       ThrowUserError(SourceLocation{"--" + key}, "",
                      fmt::format("unknown configuration key \"{}\" for {} (not in the module "
                                  "defaults, the model file or the known {} arguments){}",

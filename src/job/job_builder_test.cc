@@ -273,6 +273,32 @@ TEST(BuildJob, MegatronNamesOnTorchTitanPointAtItsKeys) {
   request.overrides = {{"tensor_model_parallel_size", "2"}};
   EXPECT_THAT(ErrorOf(request),
               HasSubstr("torchtitan calls it --parallelism.tensor_parallel_degree"));
+  // The expert-parallel name too, although "--exp" (the --config alias) and the model key
+  // "model" look alike.
+  request.command_flags = {"--exp", "--config", "--target-nodes"};
+  request.overrides = {{"expert_model_parallel_size", "2"}};
+  EXPECT_THAT(ErrorOf(request),
+              HasSubstr("torchtitan calls it --parallelism.expert_parallel_degree"));
+}
+
+// compile.components as a command line writes a list: "[model,loss]" (YAML's flow style) or
+// "model,loss"; torchtitan compiles only the model and the loss.
+TEST(BuildJob, TorchTitanCompileComponentsInEitherListSpelling) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  for (const char* list : {"[model,loss]", "model, loss", "['model', 'loss']"}) {
+    request.overrides = {{"compile.enable", "true"}, {"compile.components", list}};
+    const Job job = BuildJob(request);
+    EXPECT_TRUE(job.training.compiled_graph) << list;
+    EXPECT_TRUE(job.training.cross_entropy_loss_fusion) << list;
+  }
+  request.overrides = {{"compile.enable", "true"}, {"compile.components", "[loss]"}};
+  const Job loss_only = BuildJob(request);
+  EXPECT_FALSE(loss_only.training.compiled_graph);
+  EXPECT_TRUE(loss_only.training.cross_entropy_loss_fusion);
+  request.overrides = {{"compile.enable", "true"}, {"compile.components", "[modle]"}};
+  EXPECT_THAT(ErrorOf(request), HasSubstr("\"modle\" is not a component torchtitan compiles"));
 }
 
 // Megatron's --cross-entropy-fusion-impl takes native (the default) or te.

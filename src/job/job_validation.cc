@@ -59,6 +59,16 @@ void CheckLayerSplit(const Job& job, const Checker& check, bool allow_uneven,
           "pipeline_model_parallel_layout \"{}\" places {} MTP layers but mtp_num_layers={}",
           p.layout, mtp_layers, job.model.mtp_num_layers));
     }
+    if (mtp_layers == 0 && job.model.mtp_num_layers > 0) {
+      // Megatron-Core asserts "Number of mtp layers in layout must match mtp_num_layers"
+      // (PipelineParallelLayerLayout.validate_layer_layout); Primus's example launch scripts
+      // pass mtp_num_layers 0 beside such layouts.
+      notes.push_back(
+          fmt::format("{} but pipeline_model_parallel_layout places no MTP layer (no m), which "
+                      "Megatron-Core refuses; projected with the MTP layers on the last stage: add "
+                      "--mtp_num_layers 0 to leave them out",
+                      check.Show("mtp_num_layers", job.model.mtp_num_layers)));
+    }
     return;
   }
   if (p.first_stage_layers >= 0 || p.last_stage_layers >= 0) {

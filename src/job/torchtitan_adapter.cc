@@ -472,7 +472,13 @@ class TorchTitan final : public FrameworkAdapter {
     // compile.components (default model and loss): the compiled model rematerialises its
     // pointwise outputs; the compiled loss fuses the fp32 upcast into the cross-entropy.
     std::vector<std::string> components = c.StringList("compile.components");
-    if (components.empty()) components = {"model", "loss"};
+    for (const std::string& what : components) {
+      if (what != "model" && what != "loss") {
+        c.Fail("compile.components",
+               fmt::format("\"{}\" is not a component torchtitan compiles (model, loss)", what));
+      }
+    }
+    if (!c.IsSet("compile.components")) components = {"model", "loss"};
     auto compiled = [&](const char* what) {
       return t.fused_elementwise &&
              std::find(components.begin(), components.end(), what) != components.end();
