@@ -53,6 +53,14 @@ CLI::Validator WholeNumberBetween(long long minimum, long long maximum) {
       fmt::format("INT in [{}, {}]", minimum, maximum));
 }
 
+CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "is empty: give a file (leave the option out for the default)" : "";
+      },
+      "PATH");
+}
+
 CLI::Validator Positive() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -17,6 +17,9 @@ CLI::Validator WholeNumberBetween(long long minimum, long long maximum);
 // A number greater than zero: "--gpu-clock-mhz -5" → "must be a number above 0, got '-5'".
 CLI::Validator Positive();
 
+// A path that is not empty: `--config "$EXP"` with EXP unset must not fall back to a default.
+CLI::Validator NonEmptyPath();
+
 // A pipeline schedule in any spelling ParseScheduleKind accepts, or "auto" / "all"; an unknown
 // name gets the known ones and the closest.
 CLI::Validator ScheduleName();

@@ -15,7 +15,8 @@
 namespace sextant::cli {
 
 void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
-  cmd->add_option("--config,--exp", o.config, "Primus experiment YAML (or TorchTitan TOML)");
+  cmd->add_option("--config,--exp", o.config, "Primus experiment YAML (or TorchTitan TOML)")
+      ->check(NonEmptyPath());
   cmd->add_option("--primus-path", o.primus_path,
                   "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
   cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run")

@@ -347,6 +347,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     ScalingPoint sp;
     sp.nodes = n;
     try {
+      Job at_nodes = job;
       if (n == job.cluster.num_nodes) {
         sp.note = BatchRoundingNote(job);
         sp.dp = job.parallel.dp;
@@ -374,12 +375,20 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         inner.measured_layers = options.measured_layers;
         inner.measured_step = options.measured_step;
         const PerformanceReport sr = ProjectPerformance(scaled, inner);
+        at_nodes = scaled;
         sp.dp = scaled.parallel.dp;
         sp.micro_batches = sr.micro_batches;
         sp.iteration_time_ms = sr.iteration_time_ms;
         sp.tokens_per_s_per_gpu = sr.tokens_per_s_per_gpu;
         sp.mfu = sr.mfu;
         for (const std::string& w : scaled.warnings) sp.note += (sp.note.empty() ? "" : "; ") + w;
+      }
+      // A row the memory projection refuses is no option at that node count.
+      const MemoryReport memory = ProjectMemory(at_nodes, {}, MemoryDetail::kNumbersOnly);
+      if (memory.verdict == Verdict::kOom) {
+        sp.note += std::string(sp.note.empty() ? "" : "; ") +
+                   fmt::format("OOM: {:.1f} GiB peak of {:.1f} GiB", ToGiB(memory.peak_bytes),
+                               ToGiB(memory.capacity_bytes));
       }
       if (sp.micro_batches < job.parallel.pp) {
         sp.note += std::string(sp.note.empty() ? "" : "; ") +

@@ -78,7 +78,7 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
            r.global_batch_grows_with_dp
                ? "Scaling by data parallelism (batch per data-parallel rank fixed, global batch "
                  "grows with DP)"
-               : "Scaling by data parallelism (global batch fixed)",
+               : "Scaling by data parallelism (global batch fixed unless a note says it grows)",
            {{"nodes", "nodes", 0},
             {"dp", "DP", 0},
             {"mb", "micro-batches", 0},

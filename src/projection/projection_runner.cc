@@ -169,11 +169,11 @@ std::string FewestNodesThatFit(const Job& job, const MemoryReport& memory) {
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty() ||
-      !options.traces.empty() || !options.compare.empty()) {
+      !options.traces.empty() || !options.compare.empty() || !options.scaling_nodes.empty()) {
     ThrowUserError(
-        "--chrome-trace, --pp-dump, --calibration, --trace and --compare belong to the timed "
-        "step: use "
-        "`projection performance` or `projection both` (a memory projection has no step time)");
+        "--chrome-trace, --pp-dump, --calibration, --trace, --compare and --scaling-nodes "
+        "belong to the timed step: use `projection performance` or `projection both` (a memory "
+        "projection has no step time)");
   }
   const Job j = WithSchedule(job, options);
   MemoryReport report = MemoryAtSchedule(j);

@@ -48,5 +48,5 @@ t.check(len(j["compare"]["components"]) == 4 and len(j["compare"]["ranks"]) == 8
         "the JSON comparison is incomplete")
 
 run = t.sextant("projection", "memory", "--compare", ranks[0], expect_status=1)
-t.expect_output(run, r"--compare belong to the timed step")
+t.expect_output(run, r"--compare and --scaling-nodes belong to the timed step")
 t.passed()

@@ -41,6 +41,11 @@ t.expect_output(run, r"llama3\.1_8B on MI300X")
 run = t.sextant("hardware", "show", "NVIDIA H200")
 t.expect_output(run, r"H200: NVIDIA H200 SXM")
 
+# An empty experiment path (a script's "$EXP" unset) is refused, not taken for the default.
+run = t.sextant("projection", "memory", "--config", "", expect_status=1)
+t.expect_output(run, r"--config: is empty: give a file")
+t.check("no --config given" not in run.output, "an empty --config fell back to the default", run)
+
 # A missing file or a directory where a file belongs: the readers' wording, not CLI11's.
 run = t.sextant("trace", "report", "no_such_trace.json", expect_status=1)
 t.expect_output(run, r"error: no_such_trace\.json: no such file or directory")
