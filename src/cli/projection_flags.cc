@@ -90,6 +90,10 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
                   "Primus's data directory: accepted, not used by a projection");
   // Unknown "--key value" pairs override Megatron configuration keys, as in Primus.
   cmd->allow_extras();
+  cmd->footer(
+      "Any key of the experiment's configuration can be overridden as on Primus's command "
+      "line: --KEY VALUE (Megatron: --micro_batch_size 4 --pipeline_model_parallel_size 2; "
+      "TorchTitan: --training.local_batch_size 2; MaxText: --per_device_batch_size 4).");
 }
 
 std::vector<std::pair<std::string, std::string>> ParseOverrides(
