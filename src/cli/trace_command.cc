@@ -255,6 +255,8 @@ struct DiffTableName {
 constexpr DiffTableName kDiffTableNames[] = {
     {"timeline_diff", "GPU timeline", "timeline"},
     {"rank_timeline_diff", "GPU time per rank", "ranks"},
+    {"straggler_diff", "Waiting at collectives per rank", "stragglers"},
+    {"collective_sync_diff", "Collectives across ranks", "collective_sync"},
     {"kernel_category_diff", "Kernel categories", "kernel_categories"},
     {"kernel_diff", "Kernels", "kernels"},
     {"op_diff", "Ops", "ops"},
@@ -337,6 +339,7 @@ TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string*
       }
       by_position = true;
       const int64_t rank = base.rank >= 0 ? base.rank : static_cast<int64_t>(i);
+      ranks.AddCollectives(ExtractCollectives(base, rank), ExtractCollectives(next, rank));
       ranks.Add(rank, DiffTraces(base, next));
       continue;
     }
@@ -355,6 +358,8 @@ TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string*
       auto b = waiting_base.find(rank);
       auto n = waiting_new.find(rank);
       if (b == waiting_base.end() || n == waiting_new.end()) continue;
+      ranks.AddCollectives(ExtractCollectives(b->second, rank),
+                           ExtractCollectives(n->second, rank));
       ranks.Add(rank, DiffTraces(b->second, n->second));
       waiting_base.erase(b);
       waiting_new.erase(n);
@@ -373,6 +378,7 @@ TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string*
   diff.base_path = args.base;
   diff.new_path = args.next;
   extra->push_back(ranks.RankTimelineTable());
+  for (Table& t : ranks.CrossRankTables()) extra->push_back(std::move(t));
   return diff;
 }
 

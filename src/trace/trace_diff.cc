@@ -90,9 +90,12 @@ void ScaleTimeline(GpuTimeline& t, double scale) {
 }
 
 // 100 x delta / base; empty where base is 0.
-Cell DeltaPercent(int64_t base, int64_t delta) {
+Cell DeltaPercent(double base, double delta) {
   if (base == 0) return std::monostate{};
-  return 100.0 * static_cast<double>(delta) / static_cast<double>(base);
+  return 100.0 * delta / base;
+}
+Cell DeltaPercent(int64_t base, int64_t delta) {
+  return DeltaPercent(static_cast<double>(base), static_cast<double>(delta));
 }
 
 }  // namespace
@@ -300,7 +303,7 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
 
 std::vector<Table> DiffTables(const TraceDiff& diff, size_t top) {
   auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
-  const auto pct = DeltaPercent;
+  Cell (*const pct)(int64_t, int64_t) = DeltaPercent;
   std::vector<Table> tables;
   Table timeline(
       "timeline_diff",
@@ -602,6 +605,86 @@ Table RankDiffAccumulator::RankTimelineTable() const {
   }
   if (per_iteration_) t.AddNote("times per iteration");
   return t;
+}
+
+void RankDiffAccumulator::AddCollectives(std::vector<CollectiveInstance> base,
+                                         std::vector<CollectiveInstance> next) {
+  base_collectives_.push_back(std::move(base));
+  new_collectives_.push_back(std::move(next));
+}
+
+std::vector<Table> RankDiffAccumulator::CrossRankTables() const {
+  if (base_collectives_.size() < 2) return {};
+  const std::vector<CrossRankCollective> base = MatchCollectivesAcrossRanks(base_collectives_);
+  const std::vector<CrossRankCollective> next = MatchCollectivesAcrossRanks(new_collectives_);
+  auto pct = [](double from, double to) { return DeltaPercent(from, to - from); };
+
+  Table waits("straggler_diff", "Waiting at collectives per rank: base vs new",
+              {{"rank", "rank", 0},
+               {"base_total_wait_us", "base wait for the last (us)", 1},
+               {"new_total_wait_us", "new wait for the last (us)", 1},
+               {"wait_delta_percent", "wait delta (%)", 1},
+               {"base_times_last", "base arrived last", 0},
+               {"new_times_last", "new arrived last", 0},
+               {"base_collectives", "base collectives", 0},
+               {"new_collectives", "new collectives", 0}});
+  std::map<int64_t, std::pair<const RankStraggling*, const RankStraggling*>> by_rank;
+  const std::vector<RankStraggling> base_waits = SummarizeStragglers(base, {});
+  const std::vector<RankStraggling> new_waits = SummarizeStragglers(next, {});
+  for (const RankStraggling& r : base_waits) by_rank[r.rank].first = &r;
+  for (const RankStraggling& r : new_waits) by_rank[r.rank].second = &r;
+  for (const auto& [rank, pair] : by_rank) {
+    const auto& [b, n] = pair;
+    const double bw = b ? b->total_wait_us : 0, nw = n ? n->total_wait_us : 0;
+    waits.AddRow({rank, b ? Cell(bw) : Cell(), n ? Cell(nw) : Cell(),
+                  b && n ? Cell(pct(bw, nw)) : Cell(), b ? Cell(b->times_last) : Cell(),
+                  n ? Cell(n->times_last) : Cell(), b ? Cell(b->collectives) : Cell(),
+                  n ? Cell(n->collectives) : Cell()});
+  }
+  waits.AddNote(
+      "a rank's wait for the last = the latest start of a synchronising collective minus its "
+      "own start, summed; the rank that waits least is the one the others wait for");
+
+  Table sync("collective_sync_diff", "Collectives across ranks: base vs new",
+             {{"collective", "collective", 0},
+              {"dtype", "dtype", 0},
+              {"in_nelems", "in elements", 0},
+              {"base_count", "base count", 0},
+              {"new_count", "new count", 0},
+              {"base_latency_us", "base latency mean (us)", 1},
+              {"new_latency_us", "new latency mean (us)", 1},
+              {"latency_delta_percent", "latency delta (%)", 1},
+              {"base_start_skew_us", "base start skew mean (us)", 1},
+              {"new_start_skew_us", "new start skew mean (us)", 1}});
+  using Key = std::tuple<std::string, std::string, int64_t>;
+  std::map<Key, std::pair<CollectiveSyncSummary, CollectiveSyncSummary>> groups;
+  std::vector<Key> order;  // the base's order (largest total latency first), then the new's
+  for (const auto& [side, matched] : {std::pair{0, &base}, std::pair{1, &next}}) {
+    for (CollectiveSyncSummary& c : SummarizeImplicitSyncCollectives(*matched)) {
+      const Key key{c.name, c.dtype, c.in_nelems};
+      auto [it, inserted] = groups.try_emplace(key);
+      if (inserted) order.push_back(key);
+      (side == 0 ? it->second.first : it->second.second) = std::move(c);
+    }
+  }
+  for (const Key& key : order) {
+    const auto& [b, n] = groups.at(key);
+    auto mean = [](const CallStats& s) { return s.n > 0 ? Cell(s.mean) : Cell(); };
+    sync.AddRow({std::get<0>(key), std::get<1>(key),
+                 std::get<2>(key) >= 0 ? Cell(std::get<2>(key)) : Cell(), b.latency_us.n,
+                 n.latency_us.n, mean(b.latency_us), mean(n.latency_us),
+                 b.latency_us.n > 0 && n.latency_us.n > 0
+                     ? Cell(pct(b.latency_us.mean, n.latency_us.mean))
+                     : Cell(),
+                 mean(b.start_skew_us), mean(n.start_skew_us)});
+  }
+  sync.AddNote(
+      "latency: the shortest duration over ranks (the transfer once the last rank arrived); "
+      "start skew: latest minus earliest start");
+  std::vector<Table> out;
+  if (!waits.empty()) out.push_back(std::move(waits));
+  if (!sync.empty()) out.push_back(std::move(sync));
+  return out;
 }
 
 }  // namespace sextant

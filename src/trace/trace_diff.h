@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "report/table.h"
+#include "trace/collectives.h"
 #include "trace/event_store.h"
 #include "trace/gpu_timeline.h"
 
@@ -67,6 +68,15 @@ class RankDiffAccumulator {
   bool Has(int64_t rank) const;
   // "rank_timeline_diff": per rank, the GPU span and busy time base vs new and the change.
   Table RankTimelineTable() const;
+  // Each rank's collective instances in both runs (ExtractCollectives), for the cross-rank
+  // comparison below.
+  void AddCollectives(std::vector<CollectiveInstance> base, std::vector<CollectiveInstance> next);
+  // With two ranks or more: "straggler_diff", per rank the wait for the last arrival at the
+  // synchronising collectives and how often it arrived last, base vs new (TraceLens's
+  // straggler_summary of each run); "collective_sync_diff", per collective (name, dtype, input
+  // elements) the count, mean latency once all ranks arrived, and mean start skew, base vs new
+  // (TraceLens's nccl_summary_implicit_sync of each run). Empty without such collectives.
+  std::vector<Table> CrossRankTables() const;
 
  private:
   struct RankTimeline {
@@ -79,6 +89,7 @@ class RankDiffAccumulator {
     double base_rate_ns = 0, new_rate_ns = 0;  // time behind the rates, for their weights
   };
   std::vector<RankTimeline> timelines_;
+  std::vector<std::vector<CollectiveInstance>> base_collectives_, new_collectives_;
   std::map<Key, Sum> tables_[5];  // kernel categories, kernels, ops, op shapes, roofline
   std::vector<std::pair<std::string, std::vector<int64_t>>> warnings_;  // and the ranks
   bool per_iteration_ = false;

@@ -411,5 +411,53 @@ TEST(TraceDiffTest, RankWarningsAreSaidOnce) {
   EXPECT_EQ(mean.warnings[1], "ranks 0, 2: new: cut short");
 }
 
+// One all-reduce of 1 MB over two ranks; times in us.
+CollectiveInstance AllReduce(int64_t rank, int64_t ts_us, int64_t dur_us) {
+  return {rank,         "allreduce",   "0", 1,           1'000'000,  2,
+          ts_us * 1000, dur_us * 1000, "k", "allreduce", "BFloat16", 500'000};
+}
+
+// Base: rank 1 enters 40 us after rank 0, which waits; the transfer takes 10 us. New: rank 1
+// is late by 10 us only. Waits (latest start - own start): base rank 0 40 us, new 10 us
+// (-75%); rank 1 arrived last both times. Latency = shortest duration = 10 us both times;
+// start skew 40 -> 10 us.
+TEST(TraceDiffTest, CrossRankTablesCompareWaitsAndCollectivesOfTwoRuns) {
+  RankDiffAccumulator ranks;
+  ranks.AddCollectives({AllReduce(0, 0, 50)}, {AllReduce(0, 0, 20)});
+  ranks.AddCollectives({AllReduce(1, 40, 10)}, {AllReduce(1, 10, 10)});
+  const std::vector<Table> tables = ranks.CrossRankTables();
+  ASSERT_EQ(tables.size(), 2u);
+  const Table& waits = tables[0];
+  EXPECT_EQ(waits.name(), "straggler_diff");
+  ASSERT_EQ(waits.size(), 2u);
+  const std::vector<Cell>& rank0 = waits.rows()[0];
+  EXPECT_EQ(std::get<int64_t>(rank0[0]), 0);
+  EXPECT_DOUBLE_EQ(std::get<double>(rank0[1]), 40.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(rank0[2]), 10.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(rank0[3]), -75.0);
+  const std::vector<Cell>& rank1 = waits.rows()[1];
+  EXPECT_EQ(std::get<int64_t>(rank1[4]), 1);  // arrived last in base
+  EXPECT_EQ(std::get<int64_t>(rank1[5]), 1);  // and in new
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(rank1[3])) << "no wait to compare with";
+
+  const Table& sync = tables[1];
+  EXPECT_EQ(sync.name(), "collective_sync_diff");
+  ASSERT_EQ(sync.size(), 1u);
+  const std::vector<Cell>& row = sync.rows()[0];
+  EXPECT_EQ(std::get<std::string>(row[0]), "allreduce");
+  EXPECT_EQ(std::get<int64_t>(row[2]), 500'000);
+  EXPECT_EQ(std::get<int64_t>(row[3]), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[5]), 10.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[6]), 10.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[7]), 0.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[8]), 40.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(row[9]), 10.0);
+
+  // One rank has nothing to compare across.
+  RankDiffAccumulator one;
+  one.AddCollectives({AllReduce(0, 0, 50)}, {AllReduce(0, 0, 20)});
+  EXPECT_TRUE(one.CrossRankTables().empty());
+}
+
 }  // namespace
 }  // namespace sextant

@@ -17,6 +17,15 @@ t.check(sorted(r["rank"] for r in diff["ranks"]) == list(range(8)), "ranks 0-7 e
 t.check(all(r["total_delta_percent"] == 0 for r in diff["ranks"]), "a run against itself moved", run)
 t.check(all(k["status"] == "unchanged" for k in diff["kernels"]), "kernels changed against themselves", run)
 t.expect_output(run, r"8 ranks compared rank by rank")
+# Across ranks: the waits per rank and the collectives, each the same in both runs; rank 1
+# waits least (5.5 ms: the others wait for it), as trace report's stragglers table says.
+waits = {r["rank"]: r for r in diff["stragglers"]}
+t.check(sorted(waits) == list(range(8)), f"straggler_diff ranks {sorted(waits)}", run)
+t.check(all(r["wait_delta_percent"] == 0 for r in waits.values()), "waits moved against themselves", run)
+t.check(abs(waits[1]["base_total_wait_us"] - 5478.9) < 0.1, f"rank 1 waits {waits[1]}", run)
+t.check(len(diff["collective_sync"]) == 10 and
+        all(c["base_count"] == c["new_count"] and c["latency_delta_percent"] == 0
+            for c in diff["collective_sync"]), "collective_sync_diff moved against itself", run)
 # The mean rank's span is the mean of the ranks' spans (report's rank_spread lists them).
 report = t.json(t.sextant("trace", "report", ranks_dir, "--json"))
 spans = [r["timeline_us"]["total"] for r in report["ranks"]]
