@@ -233,6 +233,14 @@ bool StringToken(std::string_view token, std::string& scratch, std::string_view*
   return true;
 }
 
+// Makes room in `items` for `scale` times its present size if it has less, and a quarter
+// more, so that an estimate creeping up does not move the vector at every call.
+template <typename T>
+void ReserveProjected(std::vector<T>& items, double scale) {
+  const auto projected = static_cast<size_t>(static_cast<double>(items.size()) * scale);
+  if (projected > items.capacity()) items.reserve(projected + projected / 4);
+}
+
 struct FlowKey {
   int64_t pid, tid, ts;
   bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
@@ -257,7 +265,7 @@ class FlowTable {
   void Add(const FlowKey& key, int64_t id) { points_.push_back({key, id}); }
   bool empty() const { return points_.empty(); }
   size_t size() const { return points_.size(); }
-  void Reserve(size_t n) { points_.reserve(n); }
+  void ReserveProjected(double scale) { sextant::ReserveProjected(points_, scale); }
   void Sort() {
     std::stable_sort(points_.begin(), points_.end(),
                      [](const Point& a, const Point& b) { return a.key < b.key; });
@@ -388,18 +396,17 @@ class KinetoParser {
   // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
   void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
 
-  // Makes room for `scale` times the events read so far (plus a margin), so that the event
-  // vectors are not copied over and over as they grow. Capacity never written to costs
-  // address space, not memory.
+  // Makes room for `scale` times the events read so far (and a quarter more) in each vector
+  // too small for that, so that the vectors are not copied over and over as they grow.
+  // Called at every checkpoint of a chunked read: a trace's parts differ (GPU activities
+  // often start only after the CPU events of a step), so an early estimate can be short.
+  // Capacity never written to costs address space, not memory.
   void ReserveEvents(double scale) {
-    auto room = [&](size_t n) {
-      return static_cast<size_t>(static_cast<double>(n) * scale * 1.05);
-    };
-    out_.cpu.reserve(room(out_.cpu.size()));
-    out_.gpu.reserve(room(out_.gpu.size()));
-    gpu_pid_tid_.reserve(room(gpu_pid_tid_.size()));
-    flow_starts_.Reserve(room(flow_starts_.size()));
-    flow_ends_.Reserve(room(flow_ends_.size()));
+    ReserveProjected(out_.cpu, scale);
+    ReserveProjected(out_.gpu, scale);
+    ReserveProjected(gpu_pid_tid_, scale);
+    flow_starts_.ReserveProjected(scale);
+    flow_ends_.ReserveProjected(scale);
   }
 
   size_t parsed_events() const { return parsed_events_; }
@@ -1133,10 +1140,8 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
       }
       out.chunks++;
       if (boundary - released >= kReleaseBytes) {
-        if (released == open) {
-          parser.ReserveEvents(static_cast<double>(text.size() - open) /
-                               static_cast<double>(boundary - open));
-        }
+        parser.ReserveEvents(static_cast<double>(text.size() - open) /
+                             static_cast<double>(boundary - open));
         released = boundary;
         input.ReleaseBefore(released);
         if (in_place) input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);

@@ -332,7 +332,7 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   // launcher, not the outer call, which launches nothing itself. Collective kernels are left
   // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
-  std::vector<int64_t> kernels(trace.cpu.size(), 0);
+  std::vector<uint32_t> kernels(trace.cpu.size(), 0);
   std::vector<GroupedInterval> launched;  // busy time per launcher, as TraceLens takes it
   // Whether a kernel name is a collective's, decided once per name.
   std::unordered_map<uint32_t, bool> collective;
