@@ -358,10 +358,13 @@ void BuildLinks(TraceData& trace) {
   }
 
   trace.iterations.clear();
+  std::vector<int8_t> step_name(trace.strings.size(), -1);  // per name id, tested once
   for (const CpuEvent& ev : trace.cpu) {
     if (ev.kind == CpuKind::kRuntime) continue;
+    int8_t& flag = step_name[ev.name];
+    if (flag < 0) flag = trace.Name(ev.name).starts_with(kStepPrefix) ? 1 : 0;
+    if (flag == 0) continue;
     std::string_view name = trace.Name(ev.name);
-    if (name.substr(0, kStepPrefix.size()) != kStepPrefix) continue;
     std::string_view digits = name.substr(kStepPrefix.size());
     int64_t step = -1;
     std::from_chars(digits.data(), digits.data() + digits.size(), step);
