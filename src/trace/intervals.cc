@@ -52,8 +52,7 @@ std::vector<Interval> UnionIntervals(const std::vector<Interval>& a,
   return MergeIntervals(std::move(all));
 }
 
-std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups) {
-  std::vector<int64_t> length(groups, 0);
+std::vector<GroupLength> UnionLengthOfEachGroup(const std::vector<GroupedInterval>& items) {
   // Items by group, in input order within a group: (group, index) in one sortable key, so
   // that the working memory follows the items, not the groups (an op tree has far more ops
   // than kernels launched, and memory first touched is costly).
@@ -61,22 +60,24 @@ std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& item
   for (size_t i = 0; i < items.size(); ++i) by_group[i] = (uint64_t{items[i].group} << 32) | i;
   if (!std::is_sorted(by_group.begin(), by_group.end()))
     std::sort(by_group.begin(), by_group.end());
+  std::vector<GroupLength> out;
   std::vector<Interval> spans;
   for (size_t first = 0; first < by_group.size();) {
     const auto g = static_cast<uint32_t>(by_group[first] >> 32);
     size_t end = first;
-    int64_t sum = 0, last_begin = INT64_MIN, max_end = INT64_MIN;
+    int64_t sum = 0, recorded = 0, last_begin = INT64_MIN, max_end = INT64_MIN;
     bool overlapping = false;
     for (; end < by_group.size() && (by_group[end] >> 32) == g; ++end) {
       const Interval& span = items[static_cast<uint32_t>(by_group[end])].span;
       sum += std::max<int64_t>(0, span.end - span.begin);
+      recorded += span.end - span.begin;
       // Out of order: an overlap with an earlier item may be hidden, so merge to be sure.
       overlapping = overlapping || span.begin < max_end || span.begin < last_begin;
       last_begin = span.begin;
       max_end = std::max(max_end, span.end);
     }
     if (!overlapping) {
-      length[g] = sum;
+      out.push_back({g, sum, recorded});
     } else {
       spans.clear();
       for (size_t k = first; k < end; ++k)
@@ -91,10 +92,16 @@ std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& item
         }
         stop = std::max(stop, span.end);
       }
-      length[g] = total + std::max<int64_t>(0, stop - begin);
+      out.push_back({g, total + std::max<int64_t>(0, stop - begin), recorded});
     }
     first = end;
   }
+  return out;
+}
+
+std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups) {
+  std::vector<int64_t> length(groups, 0);
+  for (const GroupLength& g : UnionLengthOfEachGroup(items)) length[g.group] = g.union_ns;
   return length;
 }
 

@@ -370,7 +370,6 @@ class KinetoParser {
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
     flow_starts_.Sort();
-    flow_ends_.Sort();
     for (CpuEvent& ev : out_.cpu) {
       if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
@@ -379,9 +378,16 @@ class KinetoParser {
       ev.launch_flow = true;
       if (ev.correlation < 0) ev.correlation = *id;
     }
+    // Flow ends are looked up only for activities without a correlation id of their own,
+    // which Kineto's kernels and copies all have: sorted only when one is found.
+    bool ends_sorted = false;
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];
       if (g.correlation >= 0) continue;
+      if (!ends_sorted) {
+        flow_ends_.Sort();
+        ends_sorted = true;
+      }
       const int64_t* id = flow_ends_.Find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
       if (id) g.correlation = *id;
     }
