@@ -152,28 +152,69 @@ void NaturalMergeSort(T* data, T* scratch, size_t n, Less less) {
   if (from != data) std::move(from, from + n, data);
 }
 
+// Moves element order[k] of `items` to position k for every k, in place, by following the
+// permutation's cycles: one temporary instead of a second copy of every element. `order` is
+// left as the identity.
+template <typename T>
+void ApplyPermutation(std::vector<T>& items, std::vector<uint32_t>& order) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (order[i] == i) continue;
+    T first = std::move(items[i]);
+    size_t at = i;
+    while (true) {
+      const size_t from = order[at];
+      order[at] = static_cast<uint32_t>(at);
+      if (from == i) {
+        items[at] = std::move(first);
+        break;
+      }
+      items[at] = std::move(items[from]);
+      at = from;
+    }
+  }
+}
+
 // Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
-// as one stable sort would. Events are bucketed by thread in one pass, and a thread's events,
-// which profilers mostly write in time order already, are sorted only if they are not.
+// as one stable sort would. Event indices are bucketed by thread in one pass, and a thread's
+// indices, which profilers mostly write in time order already, are sorted only if they are
+// not; the events themselves move once, in place: no second vector of events to fault in.
 void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   size_t threads = 0;
   for (const CpuEvent& ev : cpu) threads = std::max<size_t>(threads, ev.thread + size_t{1});
   std::vector<size_t> start(threads + 1, 0);
   for (const CpuEvent& ev : cpu) start[ev.thread + 1]++;
   for (size_t t = 0; t < threads; ++t) start[t + 1] += start[t];
-  std::vector<CpuEvent> sorted(cpu.size());
+  std::vector<uint32_t> order(cpu.size());
   std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (const CpuEvent& ev : cpu) sorted[next[ev.thread]++] = ev;
-  auto by_time = [](const CpuEvent& a, const CpuEvent& b) {
+  for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  auto by_time = [&cpu](uint32_t x, uint32_t y) {
+    const CpuEvent& a = cpu[x];
+    const CpuEvent& b = cpu[y];
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
     return a.dur_ns > b.dur_ns;
   };
-  // `cpu`, no longer needed once bucketed, is the merge buffer: no second copy of the events.
+  std::vector<uint32_t> scratch;  // the merge buffer, made only if some thread is out of order
   for (size_t t = 0; t < threads; ++t) {
-    NaturalMergeSort(sorted.data() + start[t], cpu.data() + start[t], start[t + 1] - start[t],
-                     by_time);
+    uint32_t* first = order.data() + start[t];
+    const size_t n = start[t + 1] - start[t];
+    if (std::is_sorted(first, first + n, by_time)) continue;
+    if (scratch.empty()) scratch.resize(cpu.size());
+    NaturalMergeSort(first, scratch.data() + start[t], n, by_time);
   }
-  cpu.swap(sorted);
+  ApplyPermutation(cpu, order);
+}
+
+// Orders GPU activities by start, keeping the input order of ties, as one stable sort would:
+// indices are sorted and the activities moved once, in place, instead of through a buffer as
+// large as the activities.
+void SortGpuEvents(std::vector<GpuEvent>& gpu) {
+  auto by_start = [](const GpuEvent& a, const GpuEvent& b) { return a.ts_ns < b.ts_ns; };
+  if (std::is_sorted(gpu.begin(), gpu.end(), by_start)) return;
+  std::vector<uint32_t> order(gpu.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&gpu](uint32_t a, uint32_t b) { return gpu[a].ts_ns < gpu[b].ts_ns; });
+  ApplyPermutation(gpu, order);
 }
 
 // Event index by id (correlation or External id), the first one added winning. Profilers
@@ -269,8 +310,7 @@ void BuildLinks(TraceData& trace) {
       ev.graph_launch = flag == 1;
     }
   }
-  std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
-                   [](const GpuEvent& a, const GpuEvent& b) { return a.ts_ns < b.ts_ns; });
+  SortGpuEvents(trace.gpu);
 
   FirstIndexById runtime_by_correlation;
   FirstIndexById op_by_external_id;
@@ -318,10 +358,13 @@ void BuildLinks(TraceData& trace) {
   }
 
   trace.iterations.clear();
+  std::vector<int8_t> step_name(trace.strings.size(), -1);  // per name id, tested once
   for (const CpuEvent& ev : trace.cpu) {
     if (ev.kind == CpuKind::kRuntime) continue;
+    int8_t& flag = step_name[ev.name];
+    if (flag < 0) flag = trace.Name(ev.name).starts_with(kStepPrefix) ? 1 : 0;
+    if (flag == 0) continue;
     std::string_view name = trace.Name(ev.name);
-    if (name.substr(0, kStepPrefix.size()) != kStepPrefix) continue;
     std::string_view digits = name.substr(kStepPrefix.size());
     int64_t step = -1;
     std::from_chars(digits.data(), digits.data() + digits.size(), step);

@@ -1,6 +1,7 @@
 #include "trace/intervals.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace sextant {
 
@@ -51,42 +52,56 @@ std::vector<Interval> UnionIntervals(const std::vector<Interval>& a,
   return MergeIntervals(std::move(all));
 }
 
+std::vector<GroupLength> UnionLengthOfEachGroup(const std::vector<GroupedInterval>& items) {
+  // Items by group, in input order within a group: (group, index) in one sortable key, so
+  // that the working memory follows the items, not the groups (an op tree has far more ops
+  // than kernels launched, and memory first touched is costly).
+  std::vector<uint64_t> by_group(items.size());
+  for (size_t i = 0; i < items.size(); ++i) by_group[i] = (uint64_t{items[i].group} << 32) | i;
+  if (!std::is_sorted(by_group.begin(), by_group.end()))
+    std::sort(by_group.begin(), by_group.end());
+  std::vector<GroupLength> out;
+  std::vector<Interval> spans;
+  for (size_t first = 0; first < by_group.size();) {
+    const auto g = static_cast<uint32_t>(by_group[first] >> 32);
+    size_t end = first;
+    int64_t sum = 0, recorded = 0, last_begin = INT64_MIN, max_end = INT64_MIN;
+    bool overlapping = false;
+    for (; end < by_group.size() && (by_group[end] >> 32) == g; ++end) {
+      const Interval& span = items[static_cast<uint32_t>(by_group[end])].span;
+      sum += std::max<int64_t>(0, span.end - span.begin);
+      recorded += span.end - span.begin;
+      // Out of order: an overlap with an earlier item may be hidden, so merge to be sure.
+      overlapping = overlapping || span.begin < max_end || span.begin < last_begin;
+      last_begin = span.begin;
+      max_end = std::max(max_end, span.end);
+    }
+    if (!overlapping) {
+      out.push_back({g, sum, recorded});
+    } else {
+      spans.clear();
+      for (size_t k = first; k < end; ++k)
+        spans.push_back(items[static_cast<uint32_t>(by_group[k])].span);
+      std::sort(spans.begin(), spans.end(),
+                [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+      int64_t total = 0, begin = spans[0].begin, stop = spans[0].end;
+      for (const Interval& span : spans) {
+        if (span.begin > stop) {
+          total += std::max<int64_t>(0, stop - begin);
+          begin = span.begin;
+        }
+        stop = std::max(stop, span.end);
+      }
+      out.push_back({g, total + std::max<int64_t>(0, stop - begin), recorded});
+    }
+    first = end;
+  }
+  return out;
+}
+
 std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups) {
   std::vector<int64_t> length(groups, 0);
-  std::vector<int64_t> last_begin(groups, INT64_MIN), max_end(groups, INT64_MIN);
-  std::vector<uint8_t> overlapping(groups, 0);
-  bool any = false;
-  for (const GroupedInterval& item : items) {
-    const uint32_t g = item.group;
-    length[g] += std::max<int64_t>(0, item.span.end - item.span.begin);
-    // Out of order: an overlap with an earlier item may be hidden, so merge to be sure.
-    if (item.span.begin < max_end[g] || item.span.begin < last_begin[g]) {
-      overlapping[g] = 1;
-      any = true;
-    }
-    last_begin[g] = item.span.begin;
-    max_end[g] = std::max(max_end[g], item.span.end);
-  }
-  if (!any) return length;
-  std::vector<GroupedInterval> rest;
-  for (const GroupedInterval& item : items) {
-    if (overlapping[item.group]) rest.push_back(item);
-  }
-  std::sort(rest.begin(), rest.end(), [](const GroupedInterval& a, const GroupedInterval& b) {
-    return a.group != b.group ? a.group < b.group : a.span.begin < b.span.begin;
-  });
-  for (size_t i = 0; i < rest.size();) {
-    const uint32_t g = rest[i].group;
-    int64_t total = 0, begin = rest[i].span.begin, end = rest[i].span.end;
-    for (; i < rest.size() && rest[i].group == g; ++i) {
-      if (rest[i].span.begin > end) {
-        total += std::max<int64_t>(0, end - begin);
-        begin = rest[i].span.begin;
-      }
-      end = std::max(end, rest[i].span.end);
-    }
-    length[g] = total + std::max<int64_t>(0, end - begin);
-  }
+  for (const GroupLength& g : UnionLengthOfEachGroup(items)) length[g.group] = g.union_ns;
   return length;
 }
 

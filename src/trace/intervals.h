@@ -33,5 +33,13 @@ struct GroupedInterval {
 // two of a group's intervals overlap (a kernel launched with programmatic dependent launch
 // starts before its predecessor ends; two streams); only such groups are sorted and merged.
 std::vector<int64_t> UnionLengthByGroup(const std::vector<GroupedInterval>& items, size_t groups);
+// The same for each group that has items, in increasing group order, with the items' summed
+// recorded lengths (end - begin): sized by the items, not by the number of groups.
+struct GroupLength {
+  uint32_t group = 0;
+  int64_t union_ns = 0;
+  int64_t summed_ns = 0;
+};
+std::vector<GroupLength> UnionLengthOfEachGroup(const std::vector<GroupedInterval>& items);
 
 }  // namespace sextant

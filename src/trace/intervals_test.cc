@@ -31,5 +31,19 @@ TEST(IntervalsTest, UnionLengthPerGroupMergesOnlyOverlappingGroups) {
   EXPECT_EQ(length[3], 0);
 }
 
+TEST(IntervalsTest, UnionLengthOfEachGroupListsGroupsWithItemsInOrder) {
+  // Group 5: [0, 4) and [2, 30): union 30, summed 32. Group 1: [10, 20): 10 both ways.
+  const std::vector<GroupedInterval> items = {{5, {0, 4}}, {1, {10, 20}}, {5, {2, 30}}};
+  const std::vector<GroupLength> lengths = UnionLengthOfEachGroup(items);
+  ASSERT_EQ(lengths.size(), 2u);
+  EXPECT_EQ(lengths[0].group, 1u);
+  EXPECT_EQ(lengths[0].union_ns, 10);
+  EXPECT_EQ(lengths[0].summed_ns, 10);
+  EXPECT_EQ(lengths[1].group, 5u);
+  EXPECT_EQ(lengths[1].union_ns, 30);
+  EXPECT_EQ(lengths[1].summed_ns, 32);
+  EXPECT_TRUE(UnionLengthOfEachGroup({}).empty());
+}
+
 }  // namespace
 }  // namespace sextant

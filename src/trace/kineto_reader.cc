@@ -36,46 +36,53 @@ enum class Category : uint8_t {
   kPythonFunction  // kept only for activation-recompute regions (RecomputeRegion)
 };
 
+// `text == literal` with the literal's length known when compiling: a few loads and
+// compares instead of a call to memcmp (every key of every event's args passes here).
+template <size_t N>
+inline bool Equals(std::string_view text, const char (&literal)[N]) {
+  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+}
+
 Category Classify(std::string_view cat) {
   // Modern names (libkineto ActivityType.h) and the 2021 capitalised ones.
   switch (cat.size()) {
     case 4:
-      if (cat == "ac2g") return Category::kFlow;
+      if (Equals(cat, "ac2g")) return Category::kFlow;
       break;
     case 5:
-      if (cat == "async") return Category::kFlow;
+      if (Equals(cat, "async")) return Category::kFlow;
       break;
     case 6:
-      if (cat == "cpu_op") return Category::kCpuOp;
-      if (cat == "kernel" || cat == "Kernel") return Category::kKernel;
-      if (cat == "Memcpy") return Category::kMemcpy;
-      if (cat == "Memset") return Category::kMemset;
+      if (Equals(cat, "cpu_op")) return Category::kCpuOp;
+      if (Equals(cat, "kernel") || Equals(cat, "Kernel")) return Category::kKernel;
+      if (Equals(cat, "Memcpy")) return Category::kMemcpy;
+      if (Equals(cat, "Memset")) return Category::kMemset;
       break;
     case 7:
-      if (cat == "Runtime") return Category::kRuntime;
+      if (Equals(cat, "Runtime")) return Category::kRuntime;
       break;
     case 8:
-      if (cat == "Operator") return Category::kCpuOp;
+      if (Equals(cat, "Operator")) return Category::kCpuOp;
       break;
     case 9:
-      if (cat == "async_gpu") return Category::kFlow;
+      if (Equals(cat, "async_gpu")) return Category::kFlow;
       break;
     case 10:
-      if (cat == "gpu_memcpy") return Category::kMemcpy;
-      if (cat == "gpu_memset") return Category::kMemset;
+      if (Equals(cat, "gpu_memcpy")) return Category::kMemcpy;
+      if (Equals(cat, "gpu_memset")) return Category::kMemset;
       break;
     case 11:
-      if (cat == "cuda_driver") return Category::kRuntime;
+      if (Equals(cat, "cuda_driver")) return Category::kRuntime;
       break;
     case 12:
-      if (cat == "cuda_runtime") return Category::kRuntime;
+      if (Equals(cat, "cuda_runtime")) return Category::kRuntime;
       break;
     case 15:
-      if (cat == "user_annotation") return Category::kAnnotation;
-      if (cat == "python_function") return Category::kPythonFunction;
+      if (Equals(cat, "user_annotation")) return Category::kAnnotation;
+      if (Equals(cat, "python_function")) return Category::kPythonFunction;
       break;
     case 16:
-      if (cat == "async_cpu_to_gpu") return Category::kFlow;
+      if (Equals(cat, "async_cpu_to_gpu")) return Category::kFlow;
       break;
   }
   return Category::kSkip;
@@ -193,13 +200,23 @@ void AppendUtf8(uint32_t cp, std::string& out) {
   }
 }
 
+// Most strings of a trace are short ("X", "cpu_op", "aten::add"): a plain loop finds a
+// backslash in them sooner than a call to memchr does.
+inline bool HasBackslash(std::string_view body) {
+  if (body.size() > 32) return body.find('\\') != std::string_view::npos;
+  for (char c : body) {
+    if (c == '\\') return true;
+  }
+  return false;
+}
+
 // JSON string token (with quotes, possibly trailing spaces) -> its text. Escapes are rare in
 // traces, so the common case is a view into the input; `scratch` holds unescaped text.
 bool StringToken(std::string_view token, std::string& scratch, std::string_view* out) {
   token = Trim(token);
   if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
   std::string_view body = token.substr(1, token.size() - 2);
-  if (body.find('\\') == std::string_view::npos) {
+  if (!HasBackslash(body)) {
     *out = body;
     return true;
   }
@@ -233,6 +250,14 @@ bool StringToken(std::string_view token, std::string& scratch, std::string_view*
   return true;
 }
 
+// Makes room in `items` for `scale` times its present size if it has less, and a quarter
+// more, so that an estimate creeping up does not move the vector at every call.
+template <typename T>
+void ReserveProjected(std::vector<T>& items, double scale) {
+  const auto projected = static_cast<size_t>(static_cast<double>(items.size()) * scale);
+  if (projected > items.capacity()) items.reserve(projected + projected / 4);
+}
+
 struct FlowKey {
   int64_t pid, tid, ts;
   bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
@@ -257,7 +282,7 @@ class FlowTable {
   void Add(const FlowKey& key, int64_t id) { points_.push_back({key, id}); }
   bool empty() const { return points_.empty(); }
   size_t size() const { return points_.size(); }
-  void Reserve(size_t n) { points_.reserve(n); }
+  void ReserveProjected(double scale) { sextant::ReserveProjected(points_, scale); }
   void Sort() {
     std::stable_sort(points_.begin(), points_.end(),
                      [](const Point& a, const Point& b) { return a.key < b.key; });
@@ -313,16 +338,16 @@ class KinetoParser {
       Check(std::move(field_result).get(field), Location(doc));
       std::string_view key = Key(field);
       od::value value = field.value();
-      if (key == "traceEvents") {
+      if (Equals(key, "traceEvents")) {
         od::array events;
         Check(value.get_array().get(events), Location(doc));
         *saw_trace_events = true;
         ParseEvents(events);
-      } else if (key == "deviceProperties") {
+      } else if (Equals(key, "deviceProperties")) {
         ParseDeviceProperties(value);
-      } else if (key == "distributedInfo") {
+      } else if (Equals(key, "distributedInfo")) {
         ParseDistributedInfo(value);
-      } else if (key == "baseTimeNanoseconds") {
+      } else if (Equals(key, "baseTimeNanoseconds")) {
         ParseInt(Token(value), &out_.base_time_ns);
       }
     }
@@ -345,7 +370,6 @@ class KinetoParser {
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
     flow_starts_.Sort();
-    flow_ends_.Sort();
     for (CpuEvent& ev : out_.cpu) {
       if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
@@ -354,9 +378,16 @@ class KinetoParser {
       ev.launch_flow = true;
       if (ev.correlation < 0) ev.correlation = *id;
     }
+    // Flow ends are looked up only for activities without a correlation id of their own,
+    // which Kineto's kernels and copies all have: sorted only when one is found.
+    bool ends_sorted = false;
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];
       if (g.correlation >= 0) continue;
+      if (!ends_sorted) {
+        flow_ends_.Sort();
+        ends_sorted = true;
+      }
       const int64_t* id = flow_ends_.Find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
       if (id) g.correlation = *id;
     }
@@ -388,18 +419,17 @@ class KinetoParser {
   // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
   void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
 
-  // Makes room for `scale` times the events read so far (plus a margin), so that the event
-  // vectors are not copied over and over as they grow. Capacity never written to costs
-  // address space, not memory.
+  // Makes room for `scale` times the events read so far (and a quarter more) in each vector
+  // too small for that, so that the vectors are not copied over and over as they grow.
+  // Called at every checkpoint of a chunked read: a trace's parts differ (GPU activities
+  // often start only after the CPU events of a step), so an early estimate can be short.
+  // Capacity never written to costs address space, not memory.
   void ReserveEvents(double scale) {
-    auto room = [&](size_t n) {
-      return static_cast<size_t>(static_cast<double>(n) * scale * 1.05);
-    };
-    out_.cpu.reserve(room(out_.cpu.size()));
-    out_.gpu.reserve(room(out_.gpu.size()));
-    gpu_pid_tid_.reserve(room(gpu_pid_tid_.size()));
-    flow_starts_.Reserve(room(flow_starts_.size()));
-    flow_ends_.Reserve(room(flow_ends_.size()));
+    ReserveProjected(out_.cpu, scale);
+    ReserveProjected(out_.gpu, scale);
+    ReserveProjected(gpu_pid_tid_, scale);
+    flow_starts_.ReserveProjected(scale);
+    flow_ends_.ReserveProjected(scale);
   }
 
   size_t parsed_events() const { return parsed_events_; }
@@ -561,74 +591,74 @@ class KinetoParser {
       od::value& v = field.value();
       switch (key.size()) {
         case 3:
-          if (key == "Seq") ParseInt(Token(v), &collective_.seq);
+          if (Equals(key, "Seq")) ParseInt(Token(v), &collective_.seq);
           break;
         case 5:
-          if (key == "bytes")
+          if (Equals(key, "bytes"))
             ParseInt(Token(v), &args.bytes);
-          else if (key == "dtype")
+          else if (Equals(key, "dtype"))
             collective_.dtype = InternString(v);
           break;
         case 6:
-          if (key == "stream")
+          if (Equals(key, "stream"))
             ParseInt(Token(v), &args.stream);
-          else if (key == "device")
+          else if (Equals(key, "device"))
             ParseInt(Token(v), &args.device);
-          else if (key == "kernel" && runtime)
+          else if (Equals(key, "kernel") && runtime)
             args.kernel = InternString(v);
           break;
         case 8:
-          if (key == "Comms Id") {
+          if (Equals(key, "Comms Id")) {
             collective_.has_comms_id = ParseUint(Token(v), &collective_.comms_id);
           }
           break;
         case 10:
-          if (key == "Input Dims" || key == "Input dims") {
+          if (Equals(key, "Input Dims") || Equals(key, "Input dims")) {
             if (cpu_side) args.dims = RawContainer(v);
-          } else if (key == "Input type") {
+          } else if (Equals(key, "Input type")) {
             if (cpu_side) args.types = RawContainer(v);
-          } else if (key == "Group size") {
+          } else if (Equals(key, "Group size")) {
             ParseInt(Token(v), &collective_.group_size);
           }
           break;
         case 11:
-          if (key == "External id" || key == "external id")
+          if (Equals(key, "External id") || Equals(key, "external id"))
             ParseInt(Token(v), &args.external_id);
-          else if (key == "correlation")
+          else if (Equals(key, "correlation"))
             ParseInt(Token(v), &args.correlation);
           break;
         case 13:
-          if (key == "In msg nelems") {
+          if (Equals(key, "In msg nelems")) {
             ParseInt(Token(v), &collective_.in_nelems);
-          } else if (key == "Input Strides") {
+          } else if (Equals(key, "Input Strides")) {
             if (cpu_side) args.strides = RawContainer(v);
-          } else if (key == "In split size") {
+          } else if (Equals(key, "In split size")) {
             collective_.in_split = ListOrString(v);
           }
           break;
         case 14:
-          if (key == "Out msg nelems")
+          if (Equals(key, "Out msg nelems"))
             ParseInt(Token(v), &collective_.out_nelems);
-          else if (key == "Out split size")
+          else if (Equals(key, "Out split size"))
             collective_.out_split = ListOrString(v);
           break;
         case 15:
-          if (key == "Concrete Inputs") {
+          if (Equals(key, "Concrete Inputs")) {
             if (cpu_side) args.concrete = RawContainer(v);
-          } else if (key == "Collective name") {
+          } else if (Equals(key, "Collective name")) {
             collective_.name = InternString(v);
-          } else if (key == "Sequence number") {
+          } else if (Equals(key, "Sequence number")) {
             if (cpu_side) ParseInt(Token(v), &args.sequence);
           }
           break;
         case 18:
-          if (key == "Process Group Name") collective_.pg_name = InternString(v);
+          if (Equals(key, "Process Group Name")) collective_.pg_name = InternString(v);
           break;
         case 19:
-          if (key == "Process Group Ranks") collective_.pg_ranks = ListOrString(v);
+          if (Equals(key, "Process Group Ranks")) collective_.pg_ranks = ListOrString(v);
           break;
         case 25:
-          if (key == "Process Group Description") collective_.pg_desc = InternString(v);
+          if (Equals(key, "Process Group Description")) collective_.pg_desc = InternString(v);
           break;
       }
     }
@@ -894,7 +924,7 @@ class KinetoParser {
       Check(field_result.error(), nullptr);
       od::field&& field = std::move(field_result).value_unsafe();
       std::string_view key = Key(field);
-      if (key == "name" || key == "labels") return InternString(field.value());
+      if (Equals(key, "name") || Equals(key, "labels")) return InternString(field.value());
     }
     return 0;
   }
@@ -922,10 +952,10 @@ class KinetoParser {
         if (std::move(field_result).get(field)) return;
         std::string_view key = Key(field);
         od::value v = field.value();
-        if (key == "name") {
+        if (Equals(key, "name")) {
           std::string_view text;
           if (String(v, &text)) out_.device_name = std::string(text);
-        } else if (key == "warpSize") {
+        } else if (Equals(key, "warpSize")) {
           ParseInt(Token(v), &out_.warp_size);
         }
       }
@@ -942,9 +972,9 @@ class KinetoParser {
       if (std::move(field_result).get(field)) return;
       std::string_view key = Key(field);
       od::value v = field.value();
-      if (key == "rank")
+      if (Equals(key, "rank"))
         ParseInt(Token(v), &out_.rank);
-      else if (key == "world_size")
+      else if (Equals(key, "world_size"))
         ParseInt(Token(v), &out_.world_size);
     }
   }
@@ -1133,10 +1163,8 @@ bool ParseInChunks(const InputText& input, const std::string& path, TraceData& o
       }
       out.chunks++;
       if (boundary - released >= kReleaseBytes) {
-        if (released == open) {
-          parser.ReserveEvents(static_cast<double>(text.size() - open) /
-                               static_cast<double>(boundary - open));
-        }
+        parser.ReserveEvents(static_cast<double>(text.size() - open) /
+                             static_cast<double>(boundary - open));
         released = boundary;
         input.ReleaseBefore(released);
         if (in_place) input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);

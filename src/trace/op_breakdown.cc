@@ -96,19 +96,17 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
                   : static_cast<uint32_t>(i);
   }
   std::vector<GroupedInterval> by_root = direct;
-  std::vector<int64_t> root_sum(n, 0);
-  for (GroupedInterval& item : by_root) {
-    item.group = root[item.group];
-    root_sum[item.group] += item.span.end - item.span.begin;
-  }
-  const std::vector<int64_t> root_busy = UnionLengthByGroup(by_root, n);
+  for (GroupedInterval& item : by_root) item.group = root[item.group];
+  const std::vector<GroupLength> trees = UnionLengthOfEachGroup(by_root);
   by_root = {};
-  std::vector<uint8_t> overlapping_tree(n, 0);
-  bool any = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (root_busy[i] < root_sum[i]) overlapping_tree[i] = any = 1;
+  // A tree whose kernels' union is shorter than their sum has two that overlap.
+  std::vector<uint8_t> overlapping_tree;
+  for (const GroupLength& tree : trees) {
+    if (tree.union_ns >= tree.summed_ns) continue;
+    if (overlapping_tree.empty()) overlapping_tree.assign(n, 0);
+    overlapping_tree[tree.group] = 1;
   }
-  if (!any) return t;
+  if (overlapping_tree.empty()) return t;
   if (preorder.empty()) walk();
   // The kernels of those trees by the position of their op.
   std::vector<GroupedInterval> by_position;

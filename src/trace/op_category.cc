@@ -332,7 +332,6 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   // launcher, not the outer call, which launches nothing itself. Collective kernels are left
   // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
-  std::vector<int64_t> kernels(trace.cpu.size(), 0);
   std::vector<GroupedInterval> launched;  // busy time per launcher, as TraceLens takes it
   // Whether a kernel name is a collective's, decided once per name.
   std::unordered_map<uint32_t, bool> collective;
@@ -343,16 +342,15 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
     auto [known, fresh] = collective.try_emplace(g.name, false);
     if (fresh) known->second = IsCommunicationKernelName(trace.Name(g.name));
     if (known->second) continue;
-    kernels[launcher]++;
     launched.push_back({static_cast<uint32_t>(launcher), {g.ts_ns, g.end_ns()}});
     int32_t& first = first_kernel[launcher];
     if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
   }
-  const std::vector<int64_t> direct_ns = UnionLengthByGroup(launched, trace.cpu.size());
   std::vector<KernelLauncher> out;
   std::unordered_map<uint64_t, std::string_view> by_name_and_kernel;
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
-    if (kernels[i] == 0) continue;
+  // Every launcher has items in `launched`: one row each, in trace order.
+  for (const GroupLength& busy : UnionLengthOfEachGroup(launched)) {
+    const size_t i = busy.group;
     const CpuEvent& ev = trace.cpu[i];
     const uint32_t kernel_name = first_kernel[i] >= 0 ? trace.gpu[first_kernel[i]].name : 0;
     auto [it, fresh] = by_name_and_kernel.try_emplace((uint64_t{ev.name} << 32) | kernel_name, "");
@@ -363,7 +361,7 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
                        : TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
     }
     out.push_back({static_cast<int32_t>(i), it->second,
-                   !recompute_cpu.empty() && recompute_cpu[i] != 0, direct_ns[i]});
+                   !recompute_cpu.empty() && recompute_cpu[i] != 0, busy.union_ns});
   }
   return out;
 }

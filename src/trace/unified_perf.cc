@@ -94,7 +94,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     return it->second;
   };
   // GPU activities each op launched itself, and in its subtree; collectives among them.
-  std::vector<int64_t> direct(n, 0);
+  std::vector<uint32_t> direct(n, 0);
   std::vector<uint8_t> comm(n, 0);
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
@@ -116,7 +116,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   std::unordered_map<uint32_t, bool> reads_name;
   std::optional<StepAnnotations> steps;
   // Children follow their parents in trace.cpu: one backward pass fills every subtree.
-  std::vector<int64_t> subtree = direct;
+  std::vector<uint32_t> subtree = direct;
   for (size_t i = n; i-- > 0;) {
     const int32_t p = trace.cpu[i].parent;
     if (p < 0) continue;
@@ -124,14 +124,28 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     comm[p] |= comm[i];
     modelled_below[p] |= modelled_below[i] | (modelled[i] && subtree[i] > 0);
   }
-  // The op tree: each op's nearest enclosing op (other events are transparent).
-  std::vector<std::vector<int32_t>> children(n);
+  // The op tree: each op's nearest enclosing op (other events are transparent). An op's
+  // children, in trace order, are children[child_start[op] .. child_start[op + 1]): one
+  // array for all, not a vector per event.
+  std::vector<int32_t> parent_op(n, -1);
+  std::vector<uint32_t> child_start(n + 1, 0);
   std::vector<int32_t> roots;
   for (size_t i = 0; i < n; ++i) {
     if (trace.cpu[i].kind != CpuKind::kOp) continue;
     int32_t p = trace.cpu[i].parent;
     while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
-    (p >= 0 ? children[p] : roots).push_back(static_cast<int32_t>(i));
+    parent_op[i] = p;
+    if (p >= 0)
+      child_start[p]++;
+    else
+      roots.push_back(static_cast<int32_t>(i));
+  }
+  // Counts to the ends of the ranges; filling each range from its end, last child first,
+  // leaves child_start[op] at the range's beginning.
+  for (size_t i = 1; i <= n; ++i) child_start[i] += child_start[i - 1];
+  std::vector<int32_t> children(child_start[n]);
+  for (size_t i = n; i-- > 0;) {
+    if (parent_op[i] >= 0) children[--child_start[parent_op[i]]] = static_cast<int32_t>(i);
   }
   // From each root down: an op with a perf model is taken whole; else, when some op below has
   // one, its children are visited; else an op launching kernels itself is taken whole (not
@@ -157,7 +171,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       collected[i] = 1;
       order.push_back(i);
     }
-    if (descend) stack.insert(stack.end(), children[i].rbegin(), children[i].rend());
+    if (descend) {
+      for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) stack.push_back(children[c]);
+    }
   }
   // Each event's nearest collected ancestor (or itself).
   std::vector<int32_t> covered_by(n, -1);
