@@ -30,7 +30,10 @@ constexpr const char* k2To62 = "4611686018427387904";
 // A Megatron experiment on the test checkout's tiny_llama model with `overrides` (YAML lines,
 // each "key: value") written under modules.pre_trainer.overrides, starting at line 8.
 std::string WriteExperiment(const std::string& name, const std::vector<std::string>& overrides) {
-  const std::string dir = testing::TempDir() + "/sextant_sizes/MI355X";
+  // One folder per test: CTest runs the tests of this file as parallel processes, and a shared
+  // "ok.yaml" would be truncated by one test while another reads it.
+  const std::string dir = testing::TempDir() + "/sextant_sizes/" +
+                          testing::UnitTest::GetInstance()->current_test_info()->name() + "/MI355X";
   std::filesystem::create_directories(dir);
   const std::string path = std::filesystem::path(dir + "/" + name).lexically_normal().string();
   std::ofstream out(path);
