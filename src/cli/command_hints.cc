@@ -126,4 +126,13 @@ void RefuseEmptyOutputPaths(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) RefuseEmptyOutputPaths(*sub);
 }
 
+std::vector<const char*> HelpCommandAsFlag(int argc, const char* const* argv) {
+  std::vector<const char*> out(argv, argv + argc);
+  if (argc >= 2 && std::string_view(argv[1]) == "help") {
+    out.erase(out.begin() + 1);
+    out.push_back("--help");
+  }
+  return out;
+}
+
 }  // namespace sextant::cli

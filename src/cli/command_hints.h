@@ -22,6 +22,10 @@ std::string CommandLineHint(const CLI::App& app, int argc, const char* const* ar
 // other spellings (--config / --exp) that `app`'s selected commands accept.
 std::string ReadableParseError(const CLI::App& app, const CLI::ParseError& error);
 
+// `sextant help [COMMAND...]`, as git and go spell it, read as `sextant [COMMAND...] --help`;
+// any other command line is returned as it is.
+std::vector<const char*> HelpCommandAsFlag(int argc, const char* const* argv);
+
 // Every option of `app` and its commands that names a file or folder to write (-o/--output,
 // --html, --xlsx, --csv, --csv-dir, --export_config) refuses an empty value: `-o ''` would
 // otherwise write nothing and report success.

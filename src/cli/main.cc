@@ -10,6 +10,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -80,8 +81,9 @@ int main(int argc, char** argv) {
   sextant::cli::AddViewerCommands(app);
   sextant::cli::AddCalibrateCommand(app);
   sextant::cli::RefuseEmptyOutputPaths(app);
+  const std::vector<const char*> args = sextant::cli::HelpCommandAsFlag(argc, argv);
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string hint = sextant::cli::CommandLineHint(app, argc, argv);
+    const std::string hint =
+        sextant::cli::CommandLineHint(app, static_cast<int>(args.size()), args.data());
     const std::string message = hint.empty() ? sextant::cli::ReadableParseError(app, e) : hint;
     std::fprintf(stderr, "sextant: error: %s\n", message.c_str());
     return 1;

@@ -28,7 +28,14 @@ std::string_view Trim(std::string_view text) {
 }
 
 [[noreturn]] void FailType(const ConfigNode& node, std::string_view key, std::string_view wanted) {
-  ThrowUserError(node.where, key, fmt::format("expected {}, found {}", wanted, RenderValue(node)));
+  // On the command line a --KEY followed by another flag (or by nothing) reads as true, as in
+  // Primus; where a number was wanted the value was most likely forgotten.
+  const bool bare_flag = node.where.file.starts_with("--") && node.scalar == "true" && !node.quoted;
+  ThrowUserError(
+      node.where, key,
+      fmt::format(
+          "expected {}, found {}{}", wanted, RenderValue(node),
+          bare_flag ? " (a " + node.where.file + " with no value after it reads as true)" : ""));
 }
 
 void CollectLeaves(const ConfigNode& node, const std::string& prefix,

@@ -229,6 +229,14 @@ TEST(BuildJob, NonNumericEnvironmentValueIsAnError) {
   EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("$PRIMUS_TP"), HasSubstr("expected an integer")));
 }
 
+// "--micro_batch_size --tensor_model_parallel_size 2": the first flag has no value and reads
+// as true; the error says so instead of leaving "found true" to be puzzled over.
+TEST(BuildJob, OverrideWithoutAValueSaysItReadAsTrue) {
+  EXPECT_EQ(ErrorOf(TinyRequest({{"micro_batch_size", "true"}})),
+            "--micro_batch_size: 'micro_batch_size': expected an integer, found true (a "
+            "--micro_batch_size with no value after it reads as true)");
+}
+
 TEST(BuildJob, UnknownOverrideKeyListsCloseMatches) {
   const std::string error = ErrorOf(TinyRequest({{"tensor_model_paralel_size", "2"}}));
   EXPECT_THAT(error, HasSubstr("unknown configuration key \"tensor_model_paralel_size\""));

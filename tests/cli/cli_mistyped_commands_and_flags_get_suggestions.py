@@ -15,6 +15,16 @@ run = t.sextant("projecton", "memory", expect_status=1)
 t.expect_output(run, r"unknown command 'projecton' for 'sextant'; did you mean projection\?")
 run = t.sextant("hardware", "shw", "MI300X", expect_status=1)
 t.expect_output(run, r"did you mean show\?")
+# `sextant help [COMMAND...]` is the command's --help, as in git and go.
+run = t.sextant("help")
+t.expect_output(run, r"Usage: sextant \[OPTIONS\] SUBCOMMAND")
+run = t.sextant("help", "projection", "memory")
+t.expect_output(run, r"Usage: sextant projection memory \[OPTIONS\]")
+# A --KEY override with its value forgotten reads as true; the error says so.
+run = t.sextant("projection", "memory", "--micro_batch_size", "--tensor_model_parallel_size", "2",
+                expect_status=1)
+t.expect_output(run, r"expected an integer, found true \(a --micro_batch_size with no value "
+                     r"after it reads as true\)")
 # A projection passes unknown --key flags on as configuration keys; one close to a flag of
 # the command is taken for a mistyped flag.
 run = t.sextant("projection", "performance", "--target-node", "4", expect_status=1)
