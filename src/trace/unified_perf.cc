@@ -64,9 +64,43 @@ std::string ParamsDict(const PricedCall& call, std::string_view op) {
 struct UnifiedCall {
   int32_t cpu = -1;  // the op, or the synthetic row's parent (an op or a runtime call)
   bool synthetic = false;
-  std::string name;
   std::vector<uint32_t> kernels;  // indices into trace.gpu, by start
 };
+
+// Equal texts share one index: a group's key is made of these, not of the texts, so that a
+// million calls cost a million small integer keys instead of a million strings built, parsed
+// and compared. `Of` is called with the text or with a function making it (made only the
+// first time a key is seen).
+class TextIndex {
+ public:
+  int32_t Of(std::string text) {
+    auto [it, fresh] = index_.try_emplace(std::move(text), static_cast<int32_t>(texts_.size()));
+    if (fresh) texts_.push_back(&it->first);
+    return it->second;
+  }
+  const std::string& Text(int32_t index) const { return *texts_[static_cast<size_t>(index)]; }
+
+ private:
+  std::unordered_map<std::string, int32_t> index_;
+  std::vector<const std::string*> texts_;  // node-based map: the keys do not move
+};
+
+// The union length of intervals sorted by start (one call's kernels), without a copy.
+int64_t UnionLengthOfSorted(const std::vector<uint32_t>& kernels, const TraceData& trace) {
+  int64_t total = 0, begin = 0, end = INT64_MIN;
+  for (uint32_t k : kernels) {
+    const GpuEvent& g = trace.gpu[k];
+    if (g.ts_ns > end) {
+      if (end != INT64_MIN) total += end - begin;
+      begin = g.ts_ns;
+      end = g.end_ns();
+    } else {
+      end = std::max(end, g.end_ns());
+    }
+  }
+  if (end != INT64_MIN) total += end - begin;
+  return total;
+}
 
 struct UnifiedGroup {
   UnifiedPerfRow row;
@@ -185,7 +219,6 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   std::vector<int32_t> call_of(n, -1);
   for (size_t c = 0; c < order.size(); ++c) {
     calls[c].cpu = order[c];
-    calls[c].name = std::string(trace.Name(trace.cpu[order[c]].name));
     call_of[order[c]] = static_cast<int32_t>(c);
   }
   std::vector<uint32_t> by_start(events);
@@ -210,22 +243,36 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     UnifiedCall s;
     s.cpu = parent;
     s.synthetic = true;
-    s.name = std::string(trace.Name(trace.cpu[parent].name)) + "->" +
-             std::string(trace.Name(g.name)) + " (Synthetic Op)";
     s.kernels = {i};
     synthetic.push_back(std::move(s));
   }
   for (UnifiedCall& s : synthetic) calls.push_back(std::move(s));
 
-  std::map<std::string, UnifiedGroup> groups;
-  std::map<std::pair<uint32_t, uint32_t>, std::string> category_of;  // (name, first kernel)
+  // A group is one (name, category, process and thread, four argument records, recompute),
+  // as TraceLens groups its rows; each part is an index of its text (TextIndex).
+  using GroupKey = std::array<int32_t, 9>;
+  std::map<GroupKey, UnifiedGroup> groups;
+  TextIndex names, categories, places, reprs;
+  std::vector<int32_t> name_of_id(trace.strings.size(), -1);
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> synthetic_name;  // (parent, kernel) names
+  std::map<std::array<uint32_t, 3>, int32_t> category_of;  // (name index, op name, kernel name)
+  std::vector<int32_t> place_of_thread(trace.threads.size(), -1);
+  std::vector<int32_t> repr_of_id(trace.strings.size(), -1);
+  const int32_t no_repr = reprs.Of(std::string());
+  // The argument records as Python prints them: each distinct record is parsed once.
+  auto repr = [&](uint32_t id) {
+    if (id == 0) return no_repr;
+    int32_t& index = repr_of_id[id];
+    if (index < 0) index = reprs.Of(PythonRepr(trace.Name(id)));
+    return index;
+  };
   std::map<std::array<uint32_t, 6>, std::optional<PricedCall>> priced_by_record;
   for (size_t c = 0; c < calls.size(); ++c) {
     const UnifiedCall& call = calls[c];
     if (call.kernels.empty()) continue;
     const CpuEvent& ev = trace.cpu[call.cpu];
     const bool has_model = !call.synthetic && modelled[call.cpu];
-    std::optional<PricedCall> priced;
+    const std::optional<PricedCall>* priced = nullptr;
     if (has_model) {
       auto [reads, first] = reads_name.try_emplace(ev.name, false);
       if (first) reads->second = PerfModelReadsAnnotation(trace.Name(ev.name));
@@ -240,69 +287,81 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       if (fresh) it->second = PriceCall(trace, ev, annotation ? trace.Name(annotation) : "");
       // A call its model cannot price (no shapes recorded, arguments it does not read) stays
       // a modelled row without FLOPs or bytes: TraceLens keeps such a row and its kernel time.
-      priced = it->second;
+      priced = &it->second;
+    }
+    int32_t name = -1;
+    if (call.synthetic) {
+      const uint32_t kernel = trace.gpu[call.kernels.front()].name;
+      auto [it, fresh] = synthetic_name.try_emplace({ev.name, kernel}, -1);
+      if (fresh) {
+        it->second = names.Of(std::string(trace.Name(ev.name)) + "->" +
+                              std::string(trace.Name(kernel)) + " (Synthetic Op)");
+      }
+      name = it->second;
+    } else {
+      int32_t& index = name_of_id[ev.name];
+      if (index < 0) index = names.Of(std::string(trace.Name(ev.name)));
+      name = index;
     }
     // A synthetic row copies its parent op, own kernels included; its name is in no table.
     const int32_t own = first_direct[call.cpu];
-    const std::string_view first_kernel = own >= 0 ? trace.Name(trace.gpu[own].name) : "";
-    std::string synthetic_category;
-    std::string& category = call.synthetic
-                                ? synthetic_category
-                                : category_of[{ev.name, own >= 0 ? trace.gpu[own].name : 0}];
-    if (category.empty()) {
-      category = std::string(
-          trace.xla_pid >= 0 ? TraceLensJaxCategory(first_kernel, trace.Name(ev.name))
-                             : TraceLensOpCategory(call.synthetic ? call.name : trace.Name(ev.name),
-                                                   first_kernel));
+    const uint32_t own_name = own >= 0 ? trace.gpu[own].name : 0;
+    auto [category_at, new_category] =
+        category_of.try_emplace({static_cast<uint32_t>(name), ev.name, own_name}, -1);
+    if (new_category) {
+      const std::string_view first_kernel = own >= 0 ? trace.Name(own_name) : "";
+      category_at->second = categories.Of(
+          std::string(trace.xla_pid >= 0 ? TraceLensJaxCategory(first_kernel, trace.Name(ev.name))
+                                         : TraceLensOpCategory(names.Text(name), first_kernel)));
+    }
+    int32_t& place = place_of_thread[ev.thread];
+    if (place < 0) {
+      place = places.Of(std::string(trace.ProcessName(ev.thread)) + '\x1f' +
+                        std::string(trace.ProcessLabel(ev.thread)) + '\x1f' +
+                        std::string(trace.ThreadName(ev.thread)));
     }
     // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
     // call has none).
-    const CpuEvent* args = ev.kind == CpuKind::kOp ? &ev : nullptr;
-    auto repr = [&](uint32_t id) {
-      return args != nullptr && id != 0 ? PythonRepr(trace.Name(id)) : std::string();
-    };
+    const bool args = ev.kind == CpuKind::kOp;
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[call.cpu] != 0;
-    UnifiedPerfRow key;
-    key.name = call.name;
-    key.category = category;
-    key.recompute = recompute;
-    key.thread = ev.thread;
-    if (args != nullptr) {
-      key.input_dims = repr(args->input_dims);
-      key.input_types = repr(args->input_types);
-      key.input_strides = repr(args->input_strides);
-      key.concrete_inputs = repr(args->concrete_inputs);
-    }
-    const std::string group_key =
-        key.name + '\x1f' + key.category + '\x1f' + std::string(trace.ProcessName(ev.thread)) +
-        '\x1f' + std::string(trace.ProcessLabel(ev.thread)) + '\x1f' +
-        std::string(trace.ThreadName(ev.thread)) + '\x1f' + key.input_dims + '\x1f' +
-        key.input_types + '\x1f' + key.input_strides + '\x1f' + key.concrete_inputs + '\x1f' +
-        (recompute ? "1" : "0");
+    const GroupKey group_key = {name,
+                                category_at->second,
+                                place,
+                                args ? repr(ev.input_dims) : no_repr,
+                                args ? repr(ev.input_types) : no_repr,
+                                args ? repr(ev.input_strides) : no_repr,
+                                args ? repr(ev.concrete_inputs) : no_repr,
+                                recompute ? 1 : 0};
     auto [it, fresh] = groups.try_emplace(group_key);
     UnifiedGroup& group = it->second;
     if (fresh) {
-      group.row = std::move(key);
-      group.row.first_cpu = call.cpu;
+      UnifiedPerfRow& row = group.row;
+      row.name = names.Text(name);
+      row.category = categories.Text(category_at->second);
+      row.recompute = recompute;
+      row.thread = ev.thread;
+      row.input_dims = reprs.Text(group_key[3]);
+      row.input_types = reprs.Text(group_key[4]);
+      row.input_strides = reprs.Text(group_key[5]);
+      row.concrete_inputs = reprs.Text(group_key[6]);
+      row.first_cpu = call.cpu;
       group.order = c;
-      group.row.has_perf_model = has_model;
-      group.row.gflops = group.row.mib = group.row.flops_per_byte = kNotANumber;
+      row.has_perf_model = has_model;
+      row.gflops = row.mib = row.flops_per_byte = kNotANumber;
     }
     // The first priced call's numbers (pandas' "first" skips the calls without: an attention
     // call outside any step has none, a later one inside a step has them).
-    if (priced && !group.priced) {
+    const PricedCall* price = priced != nullptr && priced->has_value() ? &**priced : nullptr;
+    if (price != nullptr && !group.priced) {
       group.priced = true;
-      group.row.gflops = priced->flops / 1e9;
-      group.row.mib = priced->bytes / (1 << 20);
-      if (priced->bytes > 0) group.row.flops_per_byte = priced->flops / priced->bytes;
-      group.row.perf_params = ParamsDict(*priced, trace.Name(ev.name));
+      group.row.gflops = price->flops / 1e9;
+      group.row.mib = price->bytes / (1 << 20);
+      if (price->bytes > 0) group.row.flops_per_byte = price->flops / price->bytes;
+      group.row.perf_params = ParamsDict(*price, trace.Name(ev.name));
     }
     // The call's GPU busy time: its kernels' union (TraceLens's GPUEventAnalyser busy_time),
-    // so that kernels overlapping on two streams count once.
-    std::vector<Interval> spans;
-    spans.reserve(call.kernels.size());
-    for (uint32_t k : call.kernels) spans.push_back({trace.gpu[k].ts_ns, trace.gpu[k].end_ns()});
-    const int64_t kernel_ns = TotalLength(MergeIntervals(std::move(spans)));
+    // so that kernels overlapping on two streams count once. They are in order of start.
+    const int64_t kernel_ns = UnionLengthOfSorted(call.kernels, trace);
     group.kernel_ns += kernel_ns;
     if (fresh) {
       for (uint32_t k : call.kernels)
@@ -318,9 +377,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     group.duration.push_back(static_cast<double>(ev.dur_ns) / 1e3);
     group.kernel.push_back(us);
     if (has_model) {
-      const bool rated = priced && us > 0;
-      group.tflops.push_back(rated ? priced->flops / 1e12 / (us / 1e6) : kNotANumber);
-      group.tbps.push_back(rated ? priced->bytes / 1e12 / (us / 1e6) : kNotANumber);
+      const bool rated = price != nullptr && us > 0;
+      group.tflops.push_back(rated ? price->flops / 1e12 / (us / 1e6) : kNotANumber);
+      group.tbps.push_back(rated ? price->bytes / 1e12 / (us / 1e6) : kNotANumber);
     }
   }
   std::vector<UnifiedGroup*> sorted;
