@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures `sextant trace report` throughput and memory:
-#   1. builds a >= 1 GB Kineto trace in /tmp by replicating the events of a corpus trace
-#      (never committed), and decompresses the largest corpus trace;
+#   1. builds a >= 1 GB Kineto trace in /tmp by replicating the events of a corpus trace, each
+#      copy later in time and with ids of its own (never committed), and decompresses the
+#      largest corpus trace;
 #   2. runs `trace report` on each with one thread under /usr/bin/time -v, RUNS times (default
 #      3), and keeps the run with the least CPU time;
 #   3. times Python's json.load on the same files;
@@ -23,7 +24,10 @@ mkdir -p "$WORK"
 
 LARGEST="$WORK/owlv2.json"
 [ -s "$LARGEST" ] || gzip -dc "$SOURCE" > "$LARGEST"
-BIG="$WORK/replicated_${TARGET_MB}mb.json"
+# Each copy is shifted in time and given ids of its own (correlation, External id, flow id,
+# Python ids, ...), as the later steps of one long profile have: copies sharing ids would link
+# every kernel to the first copy's launches and leave most per-call analysis undone.
+BIG="$WORK/replicated_distinct_ids_${TARGET_MB}mb.json"
 if [ ! -s "$BIG" ]; then
   python3 - "$LARGEST" "$BIG" "$TARGET_MB" <<'PY'
 import json, sys
@@ -33,6 +37,12 @@ with open(src) as f:
 events = trace.pop("traceEvents")
 ts = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
 span = (max(ts) - min(ts)) + 1000.0
+ID_ARGS = ("External id", "correlation", "Record function id", "Python id",
+           "Python parent id", "Ev Idx", "Sequence number")
+ids = [e["id"] for e in events if isinstance(e.get("id"), int)]
+ids += [v for e in events for k, v in e.get("args", {}).items()
+        if k in ID_ARGS and isinstance(v, int)]
+stride = max(ids, default=0) + 1
 with open(dst, "w") as out:
     head = json.dumps(trace)[:-1]  # keep the metadata keys, reopen the object
     out.write(head + ', "traceEvents": [\n')
@@ -40,8 +50,19 @@ with open(dst, "w") as out:
     while out.tell() < target_mb * 1_000_000:
         shift = copy * span
         for e in events:
-            if isinstance(e.get("ts"), (int, float)):
-                e = dict(e); e["ts"] = round(e["ts"] + shift, 3)
+            if copy and e.get("ph") != "M":
+                e = dict(e)
+                if isinstance(e.get("ts"), (int, float)):
+                    e["ts"] = round(e["ts"] + shift, 3)
+                if isinstance(e.get("id"), int):
+                    e["id"] += copy * stride
+                args = e.get("args")
+                if args and any(k in args for k in ID_ARGS):
+                    args = dict(args)
+                    for k in ID_ARGS:
+                        if isinstance(args.get(k), int) and args[k] >= 0:
+                            args[k] += copy * stride
+                    e["args"] = args
             out.write(("" if first else ",\n") + json.dumps(e))
             first = False
         copy += 1

@@ -65,33 +65,13 @@ int CollectiveDtypeBytes(std::string_view t) {
   return 0;
 }
 
-namespace {
-
-// Whether a kernel is a collective (IsCommunicationKernelName), tested once per name id.
-class CommunicationKernels {
- public:
-  explicit CommunicationKernels(const TraceData& trace)
-      : trace_(trace), flags_(trace.strings.size(), -1) {}
-  bool operator()(const GpuEvent& g) {
-    int8_t& flag = flags_[g.name];
-    if (flag < 0) flag = IsCommunicationKernelName(trace_.Name(g.name)) ? 1 : 0;
-    return flag == 1;
-  }
-
- private:
-  const TraceData& trace_;
-  std::vector<int8_t> flags_;
-};
-
-}  // namespace
-
 std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64_t rank,
                                                    const std::vector<uint32_t>& window) {
   std::vector<CollectiveInstance> out;
-  CommunicationKernels is_communication(trace);
+  NameTest is_communication(trace, IsCommunicationKernelName);
   for (uint32_t index : window) {
     const GpuEvent& g = trace.gpu[index];
-    if (g.kind != GpuKind::kKernel || !is_communication(g)) continue;
+    if (g.kind != GpuKind::kKernel || !is_communication(g.name)) continue;
     std::string_view name = trace.Name(g.name);
     CollectiveInstance c;
     c.rank = rank;
@@ -134,10 +114,10 @@ std::vector<CollectiveInstance> ExtractCollectives(const TraceData& trace, int64
 }
 
 int64_t CollectiveKernelNs(const TraceData& trace) {
-  CommunicationKernels is_communication(trace);
+  NameTest is_communication(trace, IsCommunicationKernelName);
   int64_t ns = 0;
   for (const GpuEvent& g : trace.gpu) {
-    if (g.kind == GpuKind::kKernel && is_communication(g)) ns += g.dur_ns;
+    if (g.kind == GpuKind::kKernel && is_communication(g.name)) ns += g.dur_ns;
   }
   return ns;
 }
@@ -151,13 +131,13 @@ std::vector<CollectiveCallGroup> GroupCollectiveCalls(const TraceData& trace) {
       std::tuple<std::string_view, std::string_view, std::string_view, int64_t, std::string_view,
                  int64_t, int64_t, std::string_view, std::string_view, int64_t>;
   std::map<Key, std::vector<double>> durations;
-  CommunicationKernels is_communication(trace);
+  NameTest is_communication(trace, IsCommunicationKernelName);
   // The collective kernels TraceLens keeps: linked to their launch (a correlation or
   // External id).
   std::vector<const GpuEvent*> kernels;
   for (const GpuEvent& g : trace.gpu) {
     if (g.kind != GpuKind::kKernel || (g.correlation < 0 && g.external_id < 0)) continue;
-    if (is_communication(g)) kernels.push_back(&g);
+    if (is_communication(g.name)) kernels.push_back(&g);
   }
   // With no process group named anywhere and one stream, TraceLens matches collectives by
   // their order on it and names the group "all"; else a missing name is "Unknown_Group".

@@ -241,8 +241,13 @@ class FirstIndexById {
       entries_ = {};
       return;
     }
-    std::stable_sort(entries_.begin(), entries_.end(),
-                     [](const Entry& a, const Entry& b) { return a.id < b.id; });
+    // By id, then by index: the first event of an id first, as a stable sort by id would
+    // leave it, without a stable sort's buffer. Ids mostly come in order: checked first.
+    auto before = [](const Entry& a, const Entry& b) {
+      return a.id != b.id ? a.id < b.id : a.index < b.index;
+    };
+    if (!std::is_sorted(entries_.begin(), entries_.end(), before))
+      std::sort(entries_.begin(), entries_.end(), before);
   }
   // -1 if no event has `id`.
   int32_t Find(int64_t id) const {
@@ -302,68 +307,66 @@ bool IsGraphLaunchName(std::string_view name) {
 void BuildLinks(TraceData& trace) {
   NestCpuEvents(trace);
   {
-    std::vector<int8_t> graph_name(trace.strings.size(), -1);  // per name id, tested once
+    NameTest graph_launch(trace, IsGraphLaunchName);
     for (CpuEvent& ev : trace.cpu) {
-      if (ev.kind != CpuKind::kRuntime) continue;
-      int8_t& flag = graph_name[ev.name];
-      if (flag < 0) flag = IsGraphLaunchName(trace.Name(ev.name)) ? 1 : 0;
-      ev.graph_launch = flag == 1;
+      if (ev.kind == CpuKind::kRuntime) ev.graph_launch = graph_launch(ev.name);
     }
   }
   SortGpuEvents(trace.gpu);
 
+  // A kernel's op: the innermost op around the runtime call that launched it, else the
+  // outermost op with the kernel's External id (built only when some kernel needs it).
   FirstIndexById runtime_by_correlation;
-  FirstIndexById op_by_external_id;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind == CpuKind::kRuntime && ev.correlation >= 0) {
+    if (ev.kind == CpuKind::kRuntime && ev.correlation >= 0)
       runtime_by_correlation.Add(ev.correlation, static_cast<int32_t>(i));
-    } else if (ev.kind == CpuKind::kOp && ev.external_id >= 0) {
-      // Keep the outermost op of an External id: kernels inherit the id of the op that ran them.
-      op_by_external_id.Add(ev.external_id, static_cast<int32_t>(i));
-    }
   }
   runtime_by_correlation.Build();
-  op_by_external_id.Build();
-  // Per CPU event, the nearest op and the nearest collective metadata at or above it, in one
-  // pass (parents precede children), instead of a walk up the tree per GPU activity.
-  std::vector<int32_t> op_at(trace.cpu.size()), collective_at(trace.cpu.size());
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
-    const CpuEvent& ev = trace.cpu[i];
-    op_at[i] = ev.kind == CpuKind::kOp ? static_cast<int32_t>(i)
-               : ev.parent >= 0        ? op_at[ev.parent]
-                                       : -1;
-    collective_at[i] = ev.collective >= 0 ? ev.collective
-                       : ev.parent >= 0   ? collective_at[ev.parent]
-                                          : -1;
-  }
+  auto nearest_op = [&](int32_t i) {  // the event itself if an op, else its nearest op above
+    while (i >= 0 && trace.cpu[i].kind != CpuKind::kOp) i = trace.cpu[i].parent;
+    return i;
+  };
+  bool by_external_id = false;
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
       int32_t launcher = runtime_by_correlation.Find(g.correlation);
       if (launcher >= 0) {
         g.launcher = launcher;
-        int32_t parent = trace.cpu[g.launcher].parent;
-        g.op = parent >= 0 ? op_at[parent] : -1;
+        g.op = nearest_op(trace.cpu[g.launcher].parent);
       }
     }
-    if (g.op < 0 && g.external_id >= 0) {
+    by_external_id |= g.op < 0 && g.external_id >= 0;
+  }
+  if (by_external_id) {
+    FirstIndexById op_by_external_id;
+    for (size_t i = 0; i < trace.cpu.size(); ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      // Keep the outermost op of an External id: kernels inherit the id of the op that ran them.
+      if (ev.kind == CpuKind::kOp && ev.external_id >= 0)
+        op_by_external_id.Add(ev.external_id, static_cast<int32_t>(i));
+    }
+    op_by_external_id.Build();
+    for (GpuEvent& g : trace.gpu) {
+      if (g.op >= 0 || g.external_id < 0) continue;
       int32_t op = op_by_external_id.Find(g.external_id);
       if (op >= 0) g.op = op;
     }
-    if (g.collective < 0) {
+  }
+  if (!trace.collectives.empty()) {
+    for (GpuEvent& g : trace.gpu) {
+      if (g.collective >= 0) continue;
       // RCCL kernels carry no metadata of their own: take it from record_param_comms above.
-      int32_t idx = g.launcher >= 0 ? g.launcher : g.op;
-      if (idx >= 0) g.collective = collective_at[idx];
+      int32_t i = g.launcher >= 0 ? g.launcher : g.op;
+      while (i >= 0 && trace.cpu[i].collective < 0) i = trace.cpu[i].parent;
+      if (i >= 0) g.collective = trace.cpu[i].collective;
     }
   }
 
   trace.iterations.clear();
-  std::vector<int8_t> step_name(trace.strings.size(), -1);  // per name id, tested once
+  NameTest is_step(trace, [](std::string_view name) { return name.starts_with(kStepPrefix); });
   for (const CpuEvent& ev : trace.cpu) {
-    if (ev.kind == CpuKind::kRuntime) continue;
-    int8_t& flag = step_name[ev.name];
-    if (flag < 0) flag = trace.Name(ev.name).starts_with(kStepPrefix) ? 1 : 0;
-    if (flag == 0) continue;
+    if (ev.kind == CpuKind::kRuntime || !is_step(ev.name)) continue;
     std::string_view name = trace.Name(ev.name);
     std::string_view digits = name.substr(kStepPrefix.size());
     int64_t step = -1;

@@ -185,6 +185,25 @@ struct TraceData {
   std::string_view ProcessLabel(uint32_t thread) const;
 };
 
+// A test of a name (is this kernel a collective, has this op a perf model), made once per
+// distinct name: a flag per string id, where a hash map looked up per event costs more than
+// the test itself over a million events.
+class NameTest {
+ public:
+  NameTest(const TraceData& trace, bool (*test)(std::string_view))
+      : trace_(trace), test_(test), flags_(trace.strings.size(), -1) {}
+  bool operator()(uint32_t name) {
+    int8_t& flag = flags_[name];
+    if (flag < 0) flag = test_(trace_.Name(name)) ? 1 : 0;
+    return flag == 1;
+  }
+
+ private:
+  const TraceData& trace_;
+  bool (*test_)(std::string_view);
+  std::vector<int8_t> flags_;
+};
+
 // Sorts events, nests CPU events per thread, links runtime calls to GPU activities
 // (correlation id, else External id) and GPU activities to their launching cpu_op, attaches
 // collective metadata to communication kernels, and collects ProfilerStep#N iterations.

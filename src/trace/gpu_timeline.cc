@@ -48,7 +48,7 @@ bool IsCommunicationKernelName(std::string_view name) {
 
 GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices) {
   std::vector<Interval> comp, comm, copy, fill;
-  std::vector<int8_t> is_comm(trace.strings.size(), -1);  // per name id, tested once
+  NameTest is_comm(trace, IsCommunicationKernelName);
   for (uint32_t i : gpu_indices) {
     const GpuEvent& g = trace.gpu[i];
     Interval iv{g.ts_ns, g.end_ns()};
@@ -58,12 +58,7 @@ GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_
         fill.push_back(iv);
         comp.push_back(iv);
         break;
-      case GpuKind::kKernel: {
-        int8_t& flag = is_comm[g.name];
-        if (flag < 0) flag = IsCommunicationKernelName(trace.Name(g.name)) ? 1 : 0;
-        (flag ? comm : comp).push_back(iv);
-        break;
-      }
+      case GpuKind::kKernel: (is_comm(g.name) ? comm : comp).push_back(iv); break;
     }
   }
   auto comp_m = MergeIntervals(std::move(comp));

@@ -239,4 +239,21 @@ std::string PyString(std::string_view text) {
   return out;
 }
 
+ArgumentReprs::ArgumentReprs(const TraceData& trace)
+    : trace_(trace), index_of_raw_(trace.strings.size(), -1) {
+  texts_.push_back(&index_of_text_.try_emplace(std::string(), 0).first->first);
+}
+
+int32_t ArgumentReprs::Of(uint32_t raw) {
+  if (raw == 0) return 0;
+  int32_t& index = index_of_raw_[raw];
+  if (index < 0) {
+    auto [it, fresh] = index_of_text_.try_emplace(PythonRepr(trace_.Name(raw)),
+                                                  static_cast<int32_t>(texts_.size()));
+    if (fresh) texts_.push_back(&it->first);
+    index = it->second;
+  }
+  return index;
+}
+
 }  // namespace sextant

@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "trace/event_store.h"
 #include "util/dtype.h"
 
 namespace sextant {
@@ -42,6 +44,23 @@ std::optional<bool> ParseBool(std::string_view text);
 // is not JSON.
 enum class PythonSequence { kTuple, kList };
 std::string PythonRepr(std::string_view raw_json, PythonSequence as = PythonSequence::kTuple);
+
+// The argument records of one trace in their Python form (PythonRepr, tuples), for grouping
+// calls as TraceLens does: each distinct record (string id) is parsed once, and records
+// written with different spacing share one index. Index 0 is the empty text of an absent
+// record (string id 0).
+class ArgumentReprs {
+ public:
+  explicit ArgumentReprs(const TraceData& trace);
+  int32_t Of(uint32_t raw);
+  const std::string& Text(int32_t index) const { return *texts_[static_cast<size_t>(index)]; }
+
+ private:
+  const TraceData& trace_;
+  std::vector<int32_t> index_of_raw_;  // per string id; -1 until parsed
+  std::unordered_map<std::string, int32_t> index_of_text_;
+  std::vector<const std::string*> texts_;  // keys of index_of_text_, which do not move
+};
 
 // A float as Python's repr prints it (shortest round trip, "2.0", "nan"), and a str.
 std::string PyNumber(double v);

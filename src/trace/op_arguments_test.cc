@@ -42,5 +42,21 @@ TEST(OpArgumentsTest, ElementCountSaturatesOnHostileDims) {
   EXPECT_EQ(NumElements({-(int64_t{1} << 40), int64_t{1} << 40}), INT64_MIN);
 }
 
+// Records written with different spacing are one group, an absent record is the empty text.
+TEST(OpArgumentsTest, ArgumentReprsIndexEqualPythonTexts) {
+  TraceData trace;
+  const uint32_t spaced = trace.strings.Intern("[[512], [141, 512]]");
+  const uint32_t tight = trace.strings.Intern("[[512],[141,512]]");
+  const uint32_t other = trace.strings.Intern("[[2, 3]]");
+  ArgumentReprs reprs(trace);
+  EXPECT_EQ(reprs.Of(0), 0);
+  EXPECT_EQ(reprs.Text(0), "");
+  const int32_t a = reprs.Of(spaced);
+  EXPECT_EQ(reprs.Text(a), "((512,), (141, 512))");
+  EXPECT_EQ(reprs.Of(tight), a);
+  EXPECT_NE(reprs.Of(other), a);
+  EXPECT_EQ(reprs.Text(reprs.Of(other)), "((2, 3),)");
+}
+
 }  // namespace
 }  // namespace sextant

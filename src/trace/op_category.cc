@@ -334,14 +334,11 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
   std::vector<GroupedInterval> launched;  // busy time per launcher, as TraceLens takes it
   // Whether a kernel name is a collective's, decided once per name.
-  std::unordered_map<uint32_t, bool> collective;
+  NameTest collective(trace, IsCommunicationKernelName);
   for (uint32_t i : events) {
     const GpuEvent& g = trace.gpu[i];
     const int32_t launcher = g.op >= 0 ? g.op : g.launcher;
-    if (launcher < 0) continue;
-    auto [known, fresh] = collective.try_emplace(g.name, false);
-    if (fresh) known->second = IsCommunicationKernelName(trace.Name(g.name));
-    if (known->second) continue;
+    if (launcher < 0 || collective(g.name)) continue;
     launched.push_back({static_cast<uint32_t>(launcher), {g.ts_ns, g.end_ns()}});
     int32_t& first = first_kernel[launcher];
     if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
@@ -422,43 +419,52 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
   // Records group by their Python text, as TraceLens's do: the same record may be written
   // with different spacing. An absent record (a runtime call launching kernels itself, a
   // trace recorded without record_shapes) is an empty cell, as in TraceLens's reports.
-  std::unordered_map<uint32_t, std::string> repr_of;
-  auto repr = [&](uint32_t raw) -> const std::string& {
-    auto [it, fresh] = repr_of.try_emplace(raw);
-    if (fresh) it->second = PythonRepr(trace.Name(raw));
-    return it->second;
-  };
-  std::map<std::tuple<uint32_t, std::string_view, uint32_t, std::string, std::string, std::string,
-                      std::string, bool>,
-           Acc>
-      groups;
+  ArgumentReprs reprs(trace);
+  using GroupKey =
+      std::tuple<uint32_t, std::string_view, uint32_t, int32_t, int32_t, int32_t, int32_t, bool>;
+  std::map<GroupKey, Acc> groups;
   for (const KernelLauncher& l : launchers) {
     const CpuEvent& ev = trace.cpu[l.cpu];
-    Acc& acc = groups[{ev.name, l.category, ev.thread, repr(ev.input_dims), repr(ev.input_types),
-                       repr(ev.input_strides), repr(ev.concrete_inputs), l.recompute}];
+    const int32_t dims = reprs.Of(ev.input_dims), types = reprs.Of(ev.input_types),
+                  strides = reprs.Of(ev.input_strides), concrete = reprs.Of(ev.concrete_inputs);
+    Acc& acc =
+        groups[{ev.name, l.category, ev.thread, dims, types, strides, concrete, l.recompute}];
     if (acc.direct.empty()) {
       LauncherArgsStats& s = acc.stats;
       s.name = std::string(trace.Name(ev.name));
       s.category = std::string(l.category);
       s.recompute = l.recompute;
       s.thread = ev.thread;
-      s.input_dims = repr(ev.input_dims);
-      s.input_types = repr(ev.input_types);
-      s.input_strides = repr(ev.input_strides);
-      s.concrete_inputs = repr(ev.concrete_inputs);
+      s.input_dims = reprs.Text(dims);
+      s.input_types = reprs.Text(types);
+      s.input_strides = reprs.Text(strides);
+      s.concrete_inputs = reprs.Text(concrete);
     }
     acc.direct.push_back(static_cast<double>(l.direct_ns) / 1e3);
     acc.subtree.push_back(
         static_cast<double>(ev.kind == CpuKind::kOp ? times.subtree_ns[l.cpu] : l.direct_ns) / 1e3);
   }
-  std::vector<LauncherArgsStats> out;
+  std::vector<std::pair<const GroupKey*, LauncherArgsStats>> rows;
   for (auto& [key, acc] : groups) {
     acc.stats.direct_us = SummarizeCalls(std::move(acc.direct));
     acc.stats.subtree_us = SummarizeCalls(std::move(acc.subtree));
-    out.push_back(std::move(acc.stats));
+    rows.emplace_back(&key, std::move(acc.stats));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.direct_us.sum > b.direct_us.sum; });
+  // Largest direct time first; equal times in the order of the key's texts.
+  auto texts = [&](const GroupKey& k) {
+    return std::make_tuple(
+        std::get<0>(k), std::get<1>(k), std::get<2>(k), std::cref(reprs.Text(std::get<3>(k))),
+        std::cref(reprs.Text(std::get<4>(k))), std::cref(reprs.Text(std::get<5>(k))),
+        std::cref(reprs.Text(std::get<6>(k))), std::get<7>(k));
+  };
+  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    if (a.second.direct_us.sum != b.second.direct_us.sum)
+      return a.second.direct_us.sum > b.second.direct_us.sum;
+    return texts(*a.first) < texts(*b.first);
+  });
+  std::vector<LauncherArgsStats> out;
+  out.reserve(rows.size());
+  for (auto& row : rows) out.push_back(std::move(row.second));
   return out;
 }
 

@@ -121,12 +121,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   if (std::none_of(trace.cpu.begin(), trace.cpu.end(),
                    [](const CpuEvent& ev) { return ev.kind == CpuKind::kOp; }))
     return {};
-  std::unordered_map<uint32_t, bool> comm_name;
-  auto is_comm = [&](uint32_t name) {
-    auto [it, fresh] = comm_name.try_emplace(name, false);
-    if (fresh) it->second = IsCommunicationKernelName(trace.Name(name));
-    return it->second;
-  };
+  NameTest is_comm(trace, IsCommunicationKernelName);
   // GPU activities each op launched itself, and in its subtree; collectives among them.
   std::vector<uint32_t> direct(n, 0);
   std::vector<uint8_t> comm(n, 0);
@@ -136,18 +131,15 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     direct[g.op]++;
     if (is_comm(g.name)) comm[g.op] = 1;
   }
-  std::unordered_map<uint32_t, bool> modelled_name;
+  NameTest has_model_name(trace, HasPerfModel);
   std::vector<uint8_t> modelled(n, 0), modelled_below(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp) continue;
-    auto [it, fresh] = modelled_name.try_emplace(ev.name, false);
-    if (fresh) it->second = HasPerfModel(trace.Name(ev.name));
-    modelled[i] = it->second;
+    if (ev.kind == CpuKind::kOp) modelled[i] = has_model_name(ev.name);
   }
   // Calls whose model reads the step annotation (inference attention); the annotations are
   // found once the first such call comes.
-  std::unordered_map<uint32_t, bool> reads_name;
+  NameTest reads_annotation(trace, PerfModelReadsAnnotation);
   std::optional<StepAnnotations> steps;
   // Children follow their parents in trace.cpu: one backward pass fills every subtree.
   std::vector<uint32_t> subtree = direct;
@@ -252,20 +244,12 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   // as TraceLens groups its rows; each part is an index of its text (TextIndex).
   using GroupKey = std::array<int32_t, 9>;
   std::map<GroupKey, UnifiedGroup> groups;
-  TextIndex names, categories, places, reprs;
+  TextIndex names, categories, places;
+  ArgumentReprs reprs(trace);
   std::vector<int32_t> name_of_id(trace.strings.size(), -1);
   std::map<std::pair<uint32_t, uint32_t>, int32_t> synthetic_name;  // (parent, kernel) names
   std::map<std::array<uint32_t, 3>, int32_t> category_of;  // (name index, op name, kernel name)
   std::vector<int32_t> place_of_thread(trace.threads.size(), -1);
-  std::vector<int32_t> repr_of_id(trace.strings.size(), -1);
-  const int32_t no_repr = reprs.Of(std::string());
-  // The argument records as Python prints them: each distinct record is parsed once.
-  auto repr = [&](uint32_t id) {
-    if (id == 0) return no_repr;
-    int32_t& index = repr_of_id[id];
-    if (index < 0) index = reprs.Of(PythonRepr(trace.Name(id)));
-    return index;
-  };
   std::map<std::array<uint32_t, 6>, std::optional<PricedCall>> priced_by_record;
   for (size_t c = 0; c < calls.size(); ++c) {
     const UnifiedCall& call = calls[c];
@@ -274,10 +258,8 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     const bool has_model = !call.synthetic && modelled[call.cpu];
     const std::optional<PricedCall>* priced = nullptr;
     if (has_model) {
-      auto [reads, first] = reads_name.try_emplace(ev.name, false);
-      if (first) reads->second = PerfModelReadsAnnotation(trace.Name(ev.name));
       uint32_t annotation = 0;
-      if (reads->second) {
+      if (reads_annotation(ev.name)) {
         if (!steps) steps.emplace(trace);
         annotation = steps->Of(call.cpu);
       }
@@ -327,10 +309,10 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     const GroupKey group_key = {name,
                                 category_at->second,
                                 place,
-                                args ? repr(ev.input_dims) : no_repr,
-                                args ? repr(ev.input_types) : no_repr,
-                                args ? repr(ev.input_strides) : no_repr,
-                                args ? repr(ev.concrete_inputs) : no_repr,
+                                reprs.Of(args ? ev.input_dims : 0),
+                                reprs.Of(args ? ev.input_types : 0),
+                                reprs.Of(args ? ev.input_strides : 0),
+                                reprs.Of(args ? ev.concrete_inputs : 0),
                                 recompute ? 1 : 0};
     auto [it, fresh] = groups.try_emplace(group_key);
     UnifiedGroup& group = it->second;
