@@ -299,6 +299,12 @@ int64_t FirstEventClockNs(const TraceData& trace) {
   return first_ns == INT64_MAX ? INT64_MIN : trace.base_time_ns + first_ns;
 }
 
+int32_t EnclosingOp(const TraceData& trace, int32_t idx) {
+  int32_t p = trace.cpu[idx].parent;
+  while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
+  return p;
+}
+
 bool IsGraphLaunchName(std::string_view name) {
   // Kineto records the runtime call by name; some CUDA builds add a "_v10000" version suffix.
   return name.starts_with("cudaGraphLaunch") || name.starts_with("hipGraphLaunch");
@@ -316,37 +322,32 @@ void BuildLinks(TraceData& trace) {
 
   // A kernel's op: the innermost op around the runtime call that launched it, else the
   // outermost op with the kernel's External id (built only when some kernel needs it).
-  FirstIndexById runtime_by_correlation;
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
-    const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind == CpuKind::kRuntime && ev.correlation >= 0)
-      runtime_by_correlation.Add(ev.correlation, static_cast<int32_t>(i));
-  }
-  runtime_by_correlation.Build();
-  auto nearest_op = [&](int32_t i) {  // the event itself if an op, else its nearest op above
-    while (i >= 0 && trace.cpu[i].kind != CpuKind::kOp) i = trace.cpu[i].parent;
-    return i;
+  // The first CPU event of `kind` with each id (parents precede children: for ops, the
+  // outermost op of an External id, whose id the kernels of the ops below it inherit).
+  auto first_by_id = [&](CpuKind kind, int64_t CpuEvent::*id) {
+    FirstIndexById index;
+    for (size_t i = 0; i < trace.cpu.size(); ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      if (ev.kind == kind && ev.*id >= 0) index.Add(ev.*id, static_cast<int32_t>(i));
+    }
+    index.Build();
+    return index;
   };
+  const FirstIndexById runtime_by_correlation =
+      first_by_id(CpuKind::kRuntime, &CpuEvent::correlation);
   bool by_external_id = false;
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
       int32_t launcher = runtime_by_correlation.Find(g.correlation);
       if (launcher >= 0) {
         g.launcher = launcher;
-        g.op = nearest_op(trace.cpu[g.launcher].parent);
+        g.op = EnclosingOp(trace, launcher);
       }
     }
     by_external_id |= g.op < 0 && g.external_id >= 0;
   }
   if (by_external_id) {
-    FirstIndexById op_by_external_id;
-    for (size_t i = 0; i < trace.cpu.size(); ++i) {
-      const CpuEvent& ev = trace.cpu[i];
-      // Keep the outermost op of an External id: kernels inherit the id of the op that ran them.
-      if (ev.kind == CpuKind::kOp && ev.external_id >= 0)
-        op_by_external_id.Add(ev.external_id, static_cast<int32_t>(i));
-    }
-    op_by_external_id.Build();
+    const FirstIndexById op_by_external_id = first_by_id(CpuKind::kOp, &CpuEvent::external_id);
     for (GpuEvent& g : trace.gpu) {
       if (g.op >= 0 || g.external_id < 0) continue;
       int32_t op = op_by_external_id.Find(g.external_id);

@@ -209,6 +209,10 @@ class NameTest {
 // collective metadata to communication kernels, and collects ProfilerStep#N iterations.
 void BuildLinks(TraceData& trace);
 
+// The nearest op above CPU event `idx` (its parent, or the parent's parent, ... skipping
+// runtime calls and annotations); -1 when none. Needs BuildLinks's parents.
+int32_t EnclosingOp(const TraceData& trace, int32_t idx);
+
 // cudaGraphLaunch / hipGraphLaunch (with or without a version suffix).
 bool IsGraphLaunchName(std::string_view name);
 

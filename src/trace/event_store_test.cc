@@ -27,5 +27,21 @@ TEST(NameTestTest, TestsEachNameOnce) {
   EXPECT_EQ(calls, 2);
 }
 
+// An op's launch call sits under an annotation inside the op: the launch's op is the op,
+// the annotation is skipped, and an op at the top has none.
+TEST(EnclosingOpTest, SkipsRuntimeCallsAndAnnotations) {
+  TraceData trace;
+  CpuEvent op, annotation, launch;
+  op.kind = CpuKind::kOp;
+  annotation.kind = CpuKind::kAnnotation;
+  annotation.parent = 0;
+  launch.kind = CpuKind::kRuntime;
+  launch.parent = 1;
+  trace.cpu = {op, annotation, launch};
+  EXPECT_EQ(EnclosingOp(trace, 2), 0);
+  EXPECT_EQ(EnclosingOp(trace, 1), 0);
+  EXPECT_EQ(EnclosingOp(trace, 0), -1);
+}
+
 }  // namespace
 }  // namespace sextant

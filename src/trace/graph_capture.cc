@@ -26,12 +26,6 @@ bool NameHas(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
-int32_t EnclosingOp(const TraceData& t, int32_t idx) {
-  int32_t p = t.cpu[idx].parent;
-  while (p >= 0 && t.cpu[p].kind != CpuKind::kOp) p = t.cpu[p].parent;
-  return p;
-}
-
 // The launch calls between each BeginCapture and EndCapture of a thread, in order. Calls that
 // only query the runtime (GetCaptureInfo, PointerGetAttribute, ...) record no node.
 void FindCapturedGraphs(const TraceData& t, std::vector<CapturedGraph>& out) {

@@ -139,12 +139,6 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
 
 namespace {
 
-int32_t ParentOp(const TraceData& trace, int32_t idx) {
-  int32_t p = trace.cpu[idx].parent;
-  while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
-  return p;
-}
-
 // For each CPU event, the call it belongs to: an op nested in an op of its own name
 // (aten::arange -> aten::arange(out=), aten::to -> aten::to) is part of the outermost such
 // op's call (TraceLens counts it once); every other event is its own call.
@@ -155,7 +149,7 @@ std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
     call[i] = static_cast<int32_t>(i);
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp) continue;
-    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
+    int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
     if (parent >= 0 && trace.cpu[parent].name == ev.name) call[i] = call[parent];
   }
   return call;
@@ -190,7 +184,7 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
       s.kernels += times.kernel_count[i];
       continue;
     }
-    int32_t parent = ParentOp(trace, static_cast<int32_t>(i));
+    int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
     Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
     Acc& acc = groups[key];
     OpStats& s = acc.stats;
@@ -233,7 +227,7 @@ std::vector<OpPathStats> SummarizeOpTree(const TraceData& trace, const OpKernelT
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
     chain.clear();
-    for (int32_t p = static_cast<int32_t>(i); p >= 0; p = ParentOp(trace, p)) {
+    for (int32_t p = static_cast<int32_t>(i); p >= 0; p = EnclosingOp(trace, p)) {
       chain.push_back(trace.Name(trace.cpu[p].name));
     }
     int depth = static_cast<int>(chain.size()) - 1;

@@ -158,8 +158,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   std::vector<int32_t> roots;
   for (size_t i = 0; i < n; ++i) {
     if (trace.cpu[i].kind != CpuKind::kOp) continue;
-    int32_t p = trace.cpu[i].parent;
-    while (p >= 0 && trace.cpu[p].kind != CpuKind::kOp) p = trace.cpu[p].parent;
+    const int32_t p = EnclosingOp(trace, static_cast<int32_t>(i));
     parent_op[i] = p;
     if (p >= 0)
       child_start[p]++;
