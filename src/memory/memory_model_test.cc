@@ -183,14 +183,21 @@ TEST(ActivationMemoryTest, ReproducesMegatronSelectiveRecomputeLayerExactly) {
   EXPECT_EQ(expected, 34 * s * b * h / t);
 }
 
-// Korthikanti Table 2, "tensor parallel" row without SP or recompute:
-// s·b·h·(10 + 24/t + 5·a·s/(h·t)).
-TEST(ActivationMemoryTest, ReproducesKorthikantiTensorParallelRow) {
+// The paper's setting for its Table 2 rows: TP 2 without sequence parallelism, materialised
+// attention, dropout on.
+Job KorthikantiTensorParallelJob() {
   Job job = GptJob(24, 2048, 16, 8192, 2, 1, 1, false);
   job.parallel.sequence_parallel = false;
   job.training.flash_attention = false;
   job.training.hidden_dropout = 0.1;
   job.training.attention_dropout = 0.1;
+  return job;
+}
+
+// Korthikanti Table 2, "tensor parallel" row without SP or recompute:
+// s·b·h·(10 + 24/t + 5·a·s/(h·t)).
+TEST(ActivationMemoryTest, ReproducesKorthikantiTensorParallelRow) {
+  Job job = KorthikantiTensorParallelJob();
   const double s = 2048, h = 2048, a = 16, t = 2;
   const double expected = s * h * (10 + 24 / t + 5 * a * s / (h * t));
   EXPECT_EQ(LayerActivationBytes(job, 0).Total(), static_cast<int64_t>(expected));
@@ -201,11 +208,7 @@ TEST(ActivationMemoryTest, ReproducesKorthikantiTensorParallelRow) {
 // replicated 10: 8 bytes of tensors + 2 masks -> 16 + 2; the sharded 24 -> 48; per score
 // softmax 2 + mask 1 + dropout output 2 -> 4 + 1 + 4.
 TEST(ActivationMemoryTest, Fp32JobsStoreFourByteActivations) {
-  Job job = GptJob(24, 2048, 16, 8192, 2, 1, 1, false);
-  job.parallel.sequence_parallel = false;
-  job.training.flash_attention = false;
-  job.training.hidden_dropout = 0.1;
-  job.training.attention_dropout = 0.1;
+  Job job = KorthikantiTensorParallelJob();
   job.training.precision.params = DType::kFP32;
   job.training.precision.gemm = DType::kFP32;
   const double s = 2048, h = 2048, a = 16, t = 2;
