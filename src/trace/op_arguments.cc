@@ -240,19 +240,12 @@ std::string PyString(std::string_view text) {
 }
 
 ArgumentReprs::ArgumentReprs(const TraceData& trace)
-    : trace_(trace), index_of_raw_(trace.strings.size(), -1) {
-  texts_.push_back(&index_of_text_.try_emplace(std::string(), 0).first->first);
-}
+    : trace_(trace), index_of_raw_(trace.strings.size(), kNotParsed) {}
 
-int32_t ArgumentReprs::Of(uint32_t raw) {
+uint32_t ArgumentReprs::Of(uint32_t raw) {
   if (raw == 0) return 0;
-  int32_t& index = index_of_raw_[raw];
-  if (index < 0) {
-    auto [it, fresh] = index_of_text_.try_emplace(PythonRepr(trace_.Name(raw)),
-                                                  static_cast<int32_t>(texts_.size()));
-    if (fresh) texts_.push_back(&it->first);
-    index = it->second;
-  }
+  uint32_t& index = index_of_raw_[raw];
+  if (index == kNotParsed) index = texts_.Intern(PythonRepr(trace_.Name(raw)));
   return index;
 }
 

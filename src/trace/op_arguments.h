@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "trace/event_store.h"
@@ -52,14 +51,14 @@ std::string PythonRepr(std::string_view raw_json, PythonSequence as = PythonSequ
 class ArgumentReprs {
  public:
   explicit ArgumentReprs(const TraceData& trace);
-  int32_t Of(uint32_t raw);
-  const std::string& Text(int32_t index) const { return *texts_[static_cast<size_t>(index)]; }
+  uint32_t Of(uint32_t raw);
+  std::string_view Text(uint32_t index) const { return texts_.Get(index); }
 
  private:
+  static constexpr uint32_t kNotParsed = UINT32_MAX;
   const TraceData& trace_;
-  std::vector<int32_t> index_of_raw_;  // per string id; -1 until parsed
-  std::unordered_map<std::string, int32_t> index_of_text_;
-  std::vector<const std::string*> texts_;  // keys of index_of_text_, which do not move
+  std::vector<uint32_t> index_of_raw_;  // per string id of the trace
+  StringPool texts_;
 };
 
 // A float as Python's repr prints it (shortest round trip, "2.0", "nan"), and a str.

@@ -49,9 +49,9 @@ TEST(OpArgumentsTest, ArgumentReprsIndexEqualPythonTexts) {
   const uint32_t tight = trace.strings.Intern("[[512],[141,512]]");
   const uint32_t other = trace.strings.Intern("[[2, 3]]");
   ArgumentReprs reprs(trace);
-  EXPECT_EQ(reprs.Of(0), 0);
+  EXPECT_EQ(reprs.Of(0), 0u);
   EXPECT_EQ(reprs.Text(0), "");
-  const int32_t a = reprs.Of(spaced);
+  const uint32_t a = reprs.Of(spaced);
   EXPECT_EQ(reprs.Text(a), "((512,), (141, 512))");
   EXPECT_EQ(reprs.Of(tight), a);
   EXPECT_NE(reprs.Of(other), a);

@@ -420,13 +420,13 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
   // with different spacing. An absent record (a runtime call launching kernels itself, a
   // trace recorded without record_shapes) is an empty cell, as in TraceLens's reports.
   ArgumentReprs reprs(trace);
-  using GroupKey =
-      std::tuple<uint32_t, std::string_view, uint32_t, int32_t, int32_t, int32_t, int32_t, bool>;
+  using GroupKey = std::tuple<uint32_t, std::string_view, uint32_t, uint32_t, uint32_t, uint32_t,
+                              uint32_t, bool>;
   std::map<GroupKey, Acc> groups;
   for (const KernelLauncher& l : launchers) {
     const CpuEvent& ev = trace.cpu[l.cpu];
-    const int32_t dims = reprs.Of(ev.input_dims), types = reprs.Of(ev.input_types),
-                  strides = reprs.Of(ev.input_strides), concrete = reprs.Of(ev.concrete_inputs);
+    const uint32_t dims = reprs.Of(ev.input_dims), types = reprs.Of(ev.input_types),
+                   strides = reprs.Of(ev.input_strides), concrete = reprs.Of(ev.concrete_inputs);
     Acc& acc =
         groups[{ev.name, l.category, ev.thread, dims, types, strides, concrete, l.recompute}];
     if (acc.direct.empty()) {
@@ -452,10 +452,9 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
   }
   // Largest direct time first; equal times in the order of the key's texts.
   auto texts = [&](const GroupKey& k) {
-    return std::make_tuple(
-        std::get<0>(k), std::get<1>(k), std::get<2>(k), std::cref(reprs.Text(std::get<3>(k))),
-        std::cref(reprs.Text(std::get<4>(k))), std::cref(reprs.Text(std::get<5>(k))),
-        std::cref(reprs.Text(std::get<6>(k))), std::get<7>(k));
+    return std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k),
+                           reprs.Text(std::get<3>(k)), reprs.Text(std::get<4>(k)),
+                           reprs.Text(std::get<5>(k)), reprs.Text(std::get<6>(k)), std::get<7>(k));
   };
   std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
     if (a.second.direct_us.sum != b.second.direct_us.sum)

@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "trace/gpu_timeline.h"
 #include "trace/intervals.h"
@@ -65,24 +64,6 @@ struct UnifiedCall {
   int32_t cpu = -1;  // the op, or the synthetic row's parent (an op or a runtime call)
   bool synthetic = false;
   std::vector<uint32_t> kernels;  // indices into trace.gpu, by start
-};
-
-// Equal texts share one index: a group's key is made of these, not of the texts, so that a
-// million calls cost a million small integer keys instead of a million strings built, parsed
-// and compared. `Of` is called with the text or with a function making it (made only the
-// first time a key is seen).
-class TextIndex {
- public:
-  int32_t Of(std::string text) {
-    auto [it, fresh] = index_.try_emplace(std::move(text), static_cast<int32_t>(texts_.size()));
-    if (fresh) texts_.push_back(&it->first);
-    return it->second;
-  }
-  const std::string& Text(int32_t index) const { return *texts_[static_cast<size_t>(index)]; }
-
- private:
-  std::unordered_map<std::string, int32_t> index_;
-  std::vector<const std::string*> texts_;  // node-based map: the keys do not move
 };
 
 // The union length of intervals sorted by start (one call's kernels), without a copy.
@@ -240,15 +221,17 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   for (UnifiedCall& s : synthetic) calls.push_back(std::move(s));
 
   // A group is one (name, category, process and thread, four argument records, recompute),
-  // as TraceLens groups its rows; each part is an index of its text (TextIndex).
-  using GroupKey = std::array<int32_t, 9>;
+  // as TraceLens groups its rows. Each part is the id of its text in a pool of its own: a
+  // million calls cost integer keys, not strings built, parsed and compared per call.
+  using GroupKey = std::array<uint32_t, 8>;
   std::map<GroupKey, UnifiedGroup> groups;
-  TextIndex names, categories, places;
+  StringPool names, categories, places;
   ArgumentReprs reprs(trace);
-  std::vector<int32_t> name_of_id(trace.strings.size(), -1);
-  std::map<std::pair<uint32_t, uint32_t>, int32_t> synthetic_name;  // (parent, kernel) names
-  std::map<std::array<uint32_t, 3>, int32_t> category_of;  // (name index, op name, kernel name)
-  std::vector<int32_t> place_of_thread(trace.threads.size(), -1);
+  constexpr uint32_t kUnseen = UINT32_MAX;
+  std::vector<uint32_t> name_of_id(trace.strings.size(), kUnseen);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> synthetic_name;  // (parent, kernel) names
+  std::map<std::array<uint32_t, 3>, uint32_t> category_of;  // (name index, op name, kernel name)
+  std::vector<uint32_t> place_of_thread(trace.threads.size(), kUnseen);
   std::map<std::array<uint32_t, 6>, std::optional<PricedCall>> priced_by_record;
   for (size_t c = 0; c < calls.size(); ++c) {
     const UnifiedCall& call = calls[c];
@@ -270,36 +253,35 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       // a modelled row without FLOPs or bytes: TraceLens keeps such a row and its kernel time.
       priced = &it->second;
     }
-    int32_t name = -1;
+    uint32_t name = 0;
     if (call.synthetic) {
       const uint32_t kernel = trace.gpu[call.kernels.front()].name;
-      auto [it, fresh] = synthetic_name.try_emplace({ev.name, kernel}, -1);
+      auto [it, fresh] = synthetic_name.try_emplace({ev.name, kernel}, 0);
       if (fresh) {
-        it->second = names.Of(std::string(trace.Name(ev.name)) + "->" +
-                              std::string(trace.Name(kernel)) + " (Synthetic Op)");
+        it->second = names.Intern(std::string(trace.Name(ev.name)) + "->" +
+                                  std::string(trace.Name(kernel)) + " (Synthetic Op)");
       }
       name = it->second;
     } else {
-      int32_t& index = name_of_id[ev.name];
-      if (index < 0) index = names.Of(std::string(trace.Name(ev.name)));
+      uint32_t& index = name_of_id[ev.name];
+      if (index == kUnseen) index = names.Intern(trace.Name(ev.name));
       name = index;
     }
     // A synthetic row copies its parent op, own kernels included; its name is in no table.
     const int32_t own = first_direct[call.cpu];
     const uint32_t own_name = own >= 0 ? trace.gpu[own].name : 0;
-    auto [category_at, new_category] =
-        category_of.try_emplace({static_cast<uint32_t>(name), ev.name, own_name}, -1);
+    auto [category_at, new_category] = category_of.try_emplace({name, ev.name, own_name}, 0);
     if (new_category) {
       const std::string_view first_kernel = own >= 0 ? trace.Name(own_name) : "";
-      category_at->second = categories.Of(
-          std::string(trace.xla_pid >= 0 ? TraceLensJaxCategory(first_kernel, trace.Name(ev.name))
-                                         : TraceLensOpCategory(names.Text(name), first_kernel)));
+      category_at->second = categories.Intern(
+          trace.xla_pid >= 0 ? TraceLensJaxCategory(first_kernel, trace.Name(ev.name))
+                             : TraceLensOpCategory(names.Get(name), first_kernel));
     }
-    int32_t& place = place_of_thread[ev.thread];
-    if (place < 0) {
-      place = places.Of(std::string(trace.ProcessName(ev.thread)) + '\x1f' +
-                        std::string(trace.ProcessLabel(ev.thread)) + '\x1f' +
-                        std::string(trace.ThreadName(ev.thread)));
+    uint32_t& place = place_of_thread[ev.thread];
+    if (place == kUnseen) {
+      place = places.Intern(std::string(trace.ProcessName(ev.thread)) + '\x1f' +
+                            std::string(trace.ProcessLabel(ev.thread)) + '\x1f' +
+                            std::string(trace.ThreadName(ev.thread)));
     }
     // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
     // call has none).
@@ -312,13 +294,13 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
                                 reprs.Of(args ? ev.input_types : 0),
                                 reprs.Of(args ? ev.input_strides : 0),
                                 reprs.Of(args ? ev.concrete_inputs : 0),
-                                recompute ? 1 : 0};
+                                recompute ? 1u : 0u};
     auto [it, fresh] = groups.try_emplace(group_key);
     UnifiedGroup& group = it->second;
     if (fresh) {
       UnifiedPerfRow& row = group.row;
-      row.name = names.Text(name);
-      row.category = categories.Text(category_at->second);
+      row.name = names.Get(name);
+      row.category = categories.Get(category_at->second);
       row.recompute = recompute;
       row.thread = ev.thread;
       row.input_dims = reprs.Text(group_key[3]);
