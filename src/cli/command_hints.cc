@@ -135,4 +135,16 @@ std::vector<const char*> HelpCommandAsFlag(int argc, const char* const* argv) {
   return out;
 }
 
+std::string HelpCommandHint(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 3 || std::string_view(argv[1]) != "help") return "";
+  std::vector<const char*> words(argv, argv + argc);
+  words.erase(words.begin() + 1);  // the line without "help": the commands to describe
+  for (size_t i = 1; i < words.size(); ++i) {
+    // Only command words: a flag after them belongs to the help request itself.
+    if (std::string_view(words[i]).starts_with("-")) words.resize(i);
+  }
+  const std::string hint = CommandLineHint(app, static_cast<int>(words.size()), words.data());
+  return hint.starts_with("unknown command") ? hint : "";
+}
+
 }  // namespace sextant::cli

@@ -26,6 +26,11 @@ std::string ReadableParseError(const CLI::App& app, const CLI::ParseError& error
 // any other command line is returned as it is.
 std::vector<const char*> HelpCommandAsFlag(int argc, const char* const* argv);
 
+// For `sextant help [COMMAND...]`: "unknown command 'memry' for 'sextant projection'; did you
+// mean memory?" when a word names no command (CLI11 would show the help of the command before
+// it, as if the word were not there); "" otherwise, and for any other command line.
+std::string HelpCommandHint(const CLI::App& app, int argc, const char* const* argv);
+
 // Every option of `app` and its commands that names a file or folder to write (-o/--output,
 // --html, --xlsx, --csv, --csv-dir, --export_config) refuses an empty value: `-o ''` would
 // otherwise write nothing and report success.

@@ -81,6 +81,10 @@ int main(int argc, char** argv) {
   sextant::cli::AddViewerCommands(app);
   sextant::cli::AddCalibrateCommand(app);
   sextant::cli::RefuseEmptyOutputPaths(app);
+  if (const std::string hint = sextant::cli::HelpCommandHint(app, argc, argv); !hint.empty()) {
+    std::fprintf(stderr, "sextant: error: %s\n", hint.c_str());
+    return 1;
+  }
   const std::vector<const char*> args = sextant::cli::HelpCommandAsFlag(argc, argv);
   try {
     app.parse(static_cast<int>(args.size()), args.data());

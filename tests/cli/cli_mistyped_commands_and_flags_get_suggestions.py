@@ -20,6 +20,11 @@ run = t.sextant("help")
 t.expect_output(run, r"Usage: sextant \[OPTIONS\] SUBCOMMAND")
 run = t.sextant("help", "projection", "memory")
 t.expect_output(run, r"Usage: sextant projection memory \[OPTIONS\]")
+# A mistyped word there is named, not skipped over to the help of the command before it.
+run = t.sextant("help", "projection", "memry", expect_status=1)
+t.expect_output(run, r"unknown command 'memry' for 'sextant projection'; did you mean memory\?")
+run = t.sextant("help", "projecton", expect_status=1)
+t.expect_output(run, r"unknown command 'projecton' for 'sextant'; did you mean projection\?")
 # A --KEY override with its value forgotten reads as true; the error says so.
 run = t.sextant("projection", "memory", "--micro_batch_size", "--tensor_model_parallel_size", "2",
                 expect_status=1)
