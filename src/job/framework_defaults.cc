@@ -35,6 +35,9 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.distributed_optimizer = true;
   d.fsdp = false;
   d.fp16_main_grads = false;
+  // Megatron's DistributedDataParallelConfig.grad_reduce_in_fp32 is what arguments.py sets
+  // for bf16 (accumulate_allreduce_grads_in_fp32 forced on).
+  d.bf16_main_grads = false;
   d.fp8_current_scaling = false;
   d.compiled = true;  // TE / Apex fused norms, bias-activation and rotary kernels
   // --moe-permute-fusion is a store_true flag (TransformerConfig.moe_permute_fusion = False).
@@ -86,6 +89,11 @@ std::vector<FrameworkDefaults> BuildTable() {
   // (scripts/performance/utils/overrides.py: cross_entropy_fusion_impl = "te").
   d.cross_entropy_loss_fusion = true;
   d.cross_entropy_impl = CrossEntropyImpl::kTransformerEngine;
+  // Its performance recipes reduce gradients in bf16: every *_llm_pretrain.py of
+  // scripts/performance/configs (v0.4.2) sets mixed_precision.grad_reduce_in_fp32 = False and
+  // ddp.grad_reduce_in_fp32 = False, as perf_recipes/_common.py's _benchmark_common and
+  // _perf_precision do since.
+  d.bf16_main_grads = true;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
   t.push_back(d);
@@ -95,6 +103,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   // overlap_grad_reduce / overlap_param_gather (101 of the MI355X examples).
   d.name = "primus-megatron";
   d.fp8_current_scaling = false;
+  d.bf16_main_grads = false;            // Megatron's arguments.py: fp32 accumulation for bf16
   d.cross_entropy_loss_fusion = false;  // configs/models/megatron/language_model.yaml
   d.cross_entropy_impl = CrossEntropyImpl::kNative;
   // configs/models/megatron/language_model.yaml: moe_permute_fusion: false; the DeepSeek

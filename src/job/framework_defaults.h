@@ -29,9 +29,12 @@ struct FrameworkDefaults {
   double dropout;            // hidden and attention dropout of its recipes
   bool overlap_grad_reduce;  // DP gradient reduce overlapped with backward
   bool overlap_param_gather;
-  bool distributed_optimizer;      // optimizer state sharded over DP (ZeRO-1)
-  bool fsdp;                       // parameters, gradients and optimizer state sharded (ZeRO-3)
-  bool fp16_main_grads;            // fp16 runs keep gradients in fp16 (no fp32 accumulation)
+  bool distributed_optimizer;  // optimizer state sharded over DP (ZeRO-1)
+  bool fsdp;                   // parameters, gradients and optimizer state sharded (ZeRO-3)
+  bool fp16_main_grads;        // fp16 runs keep gradients in fp16 (no fp32 accumulation)
+  // bf16 runs keep the data-parallel gradient buffer in bf16 and reduce it in bf16
+  // (grad_reduce_in_fp32 = False): half the gradient memory and reduce-scatter bytes.
+  bool bf16_main_grads;
   bool fp8_current_scaling;        // default FP8 recipe: per-tensor current scaling, else delayed
   bool compiled;                   // torch.compile / XLA fuse the elementwise chains
   bool cross_entropy_loss_fusion;  // the loss through a fused cross-entropy kernel

@@ -35,6 +35,15 @@ TEST(FrameworkDefaultsTest, VersionSelectsTheMostSpecificEntry) {
   EXPECT_FALSE(y2022.flash_attention);  // both predate FlashAttention in Megatron
   EXPECT_DOUBLE_EQ(y2022.dropout, 0.1);
   EXPECT_TRUE(y2022.fp16_main_grads);
+  EXPECT_FALSE(y2022.bf16_main_grads);
+}
+
+TEST(FrameworkDefaultsTest, OnlyMegatronBridgeRecipesReduceGradientsInBf16) {
+  // scripts/performance/configs/*/*_llm_pretrain.py: grad_reduce_in_fp32 = False.
+  EXPECT_TRUE(DefaultsForFramework("megatron-bridge").bf16_main_grads);
+  for (const char* other : {"megatron-core", "nemo", "primus-megatron", "torchtitan", "maxtext"}) {
+    EXPECT_FALSE(DefaultsForFramework(other).bf16_main_grads) << other;
+  }
 }
 
 TEST(FrameworkDefaultsTest, PyTorchNativeStacksShardEverythingAndUseSdpaAttention) {

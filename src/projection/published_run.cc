@@ -421,6 +421,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     tr.precision.params = DType::kFP16;
     tr.precision.gemm = DType::kFP16;
     if (stack.fp16_main_grads) tr.precision.main_grads = DType::kFP16;
+  } else if (stack.bf16_main_grads && tr.precision.params == DType::kBF16) {
+    tr.precision.main_grads = DType::kBF16;
   }
   std::string recompute = t.Get(row, "recompute");
   if (recompute.empty() && stack.full_recompute) recompute = "full";

@@ -278,6 +278,21 @@ TEST(PublishedRunFacts, MegatronBridgeFusesTheLossThroughTransformerEngine) {
   EXPECT_FALSE(primus.job->training.cross_entropy_loss_fusion);
 }
 
+TEST(PublishedRunFacts, MegatronBridgeReducesGradientsInBf16) {
+  // Every pretraining recipe of Megatron-Bridge's performance scripts sets
+  // grad_reduce_in_fp32 = False: the DDP gradient buffer is bf16, 2 bytes per parameter, not
+  // Megatron's fp32 (arguments.py forces fp32 accumulation for bf16), which Primus keeps.
+  const PublishedRun bridge = MoeRowWithNotes("megatron-bridge", "");
+  ASSERT_TRUE(bridge.job) << bridge.reason;
+  EXPECT_EQ(bridge.job->training.precision.main_grads, DType::kBF16);
+  const PublishedRun primus = MoeRowWithNotes("primus-megatron", "");
+  ASSERT_TRUE(primus.job) << primus.reason;
+  EXPECT_EQ(primus.job->training.precision.main_grads, DType::kFP32);
+  const PublishedRun core = MoeRowWithNotes("megatron-core", "");
+  ASSERT_TRUE(core.job) << core.reason;
+  EXPECT_EQ(core.job->training.precision.main_grads, DType::kFP32);
+}
+
 TEST(PublishedRunFacts, TurboSyncFreeMoeRunsOnDeepEp) {
   // Primus's sync-free MoE (any stage) turns Turbo's DeepEP on; a Primus row that names
   // neither dispatches with the all-to-all.
