@@ -122,7 +122,13 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
             ? AnalyticInFlight(job.training.pipeline_schedule, plan.pp, plan.vpp, m, rank)
             : in_flight.at(rank);
     double layers_bytes = 0, embed_bytes = 0, output_bytes = 0, working_set = 0;
-    int64_t largest_layer = 0, largest_layer_params = 0;
+    int64_t largest_layer = 0;
+    // Parameters of the largest layer one FSDP all-gather rebuilds on this rank: the layer's
+    // dense part over TP, and its local routed experts (1/(EP x ETP) of them) only where
+    // expert data parallelism shards them further; with EP covering the whole DP group each
+    // rank holds its experts whole, and nothing of them is gathered (torchtitan shards the
+    // experts over the dp-mod-ep mesh; MaxText's expert axis is not an FSDP axis).
+    double largest_gathered_params = 0;
     for (const auto& vs : stages) {
       if (vs.pp_rank != rank) continue;
       const double copies = vs.chunk < static_cast<int>(chunks.size()) ? chunks[vs.chunk] : 0.0;
@@ -134,7 +140,16 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
         const int64_t layer = vs.first_layer + i;
         const int64_t full = LayerActivationBytes(job, layer).Total();
         largest_layer = std::max(largest_layer, full);
-        largest_layer_params = std::max(largest_layer_params, counts.layers[layer].Total());
+        {
+          const LayerParams& lp = counts.layers[layer];
+          double gathered =
+              static_cast<double>(lp.Total() - lp.routed_experts) / std::max(1, plan.tp);
+          if (job.parallel.ExpertDataParallel() > 1) {
+            gathered += static_cast<double>(lp.routed_experts) /
+                        std::max(1, plan.ep * std::max(1, plan.etp));
+          }
+          largest_gathered_params = std::max(largest_gathered_params, gathered);
+        }
         if (FullyRecomputed(rc, layer, i)) {
           // Megatron's uniform method checkpoints one input per group of num_layers layers;
           // block and layer-id recompute checkpoint every recomputed layer on its own.
@@ -221,7 +236,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     if (plan.fsdp2) {
       // Current and prefetched layer gathered in the compute dtype, plus one layer's
       // unsharded FP32 gradient before its reduce-scatter.
-      const double layer = static_cast<double>(largest_layer_params) / std::max(1, plan.tp);
+      const double layer = largest_gathered_params;
       const DType gathered = job.training.precision.ActivationDType();
       st.buffers.push_back(
           {xla ? "FSDP gathered layers" : "FSDP2 gathered layers",

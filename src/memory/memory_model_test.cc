@@ -143,6 +143,37 @@ TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
   EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/16 dense, experts 1/2 + EP)");
 }
 
+// FSDP gathers a layer's parameters before using it: the dense part (attention, norms, router)
+// always, the routed experts only where expert data parallelism shards them. A Mixtral 8x7B
+// layer (hand count): attention 4096x4096 (q, o) + 4096x1024 (k, v) = 41,943,040, two norms
+// 8,192, router 4096x8 = 32,768, so 41,984,000 dense; experts 8 x 3 x 4096 x 14336 =
+// 1,409,286,144, 1/8 of them per EP rank = 176,160,768. Two layers in bf16 plus one layer's
+// fp32 gradient: 8 bytes per gathered parameter.
+int64_t GatheredLayerBytes(const MemoryReport& report) {
+  for (const NamedBytes& b : report.stages.at(0).buffers) {
+    if (b.name.find("gathered layers") != std::string::npos) return b.bytes;
+  }
+  return -1;
+}
+
+TEST(MemoryModelFsdp, GathersTheLocalExpertsOnlyWhereExpertDataParallelismShardsThem) {
+  Job job = TestJob("mixtral_8x7B")
+                .Cluster("MI355X", 1)
+                .Dp(8)
+                .Ep(8)
+                .SequenceLength(2048)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  job.parallel.fsdp2 = true;
+  // EP 8 over the 8 data-parallel ranks: each holds its expert whole, nothing of it gathered.
+  EXPECT_EQ(GatheredLayerBytes(ProjectMemory(job, {})), int64_t{41'984'000} * 8);
+  // 16 ranks: every expert shard lives on 2 of them, and the gather rebuilds this rank's.
+  job.cluster.num_nodes = 2;
+  job.parallel.dp = 16;
+  job.training.global_batch_size = 16;
+  EXPECT_EQ(GatheredLayerBytes(ProjectMemory(job, {})), (int64_t{41'984'000} + 176'160'768) * 8);
+}
+
 // A MaxText job is described in JAX terms: optax updates bf16 parameters without a master
 // copy, and XLA has no caching allocator whose reserve the report would add.
 TEST(MemoryReportWording, MaxTextJobsAreDescribedAsJaxRunsThem) {
