@@ -139,10 +139,19 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   ConfigNode experiment = LoadConfigFile(path, env, &out.files_read, &out.notes);
 
   const ConfigNode* modules = experiment.Find("modules");
+  if (modules == nullptr && experiment.Find("model_name") != nullptr) {
+    // MaxText's own run config (MaxText/configs/*.yml, what `python -m MaxText.train` and
+    // launchers such as maxtext-slurm take): its keys over MaxText's base.yml defaults, with
+    // `model_name` naming the model. The same keys a Primus MaxText experiment overrides.
+    ModuleConfig maxtext = LoadFrameworkFile(path, "maxtext", options);
+    maxtext.notes.insert(maxtext.notes.begin(),
+                         "read as a MaxText config (model_name, no Primus modules:)");
+    return maxtext;
+  }
   if (modules == nullptr || !modules->IsMap() || modules->fields.empty()) {
     ThrowUserError(experiment.where, "modules",
                    "not a Primus experiment file: expected modules.pre_trainer with framework, "
-                   "config, model and overrides");
+                   "config, model and overrides (or, for a MaxText config, model_name)");
   }
   const ConfigNode* module = modules->Find("pre_trainer");
   out.module_name = "pre_trainer";

@@ -705,10 +705,30 @@ TEST(BuildJob, UnsupportedArchitectureIsNamed) {
                     HasSubstr("tiny_mamba.yaml:3:")));
 }
 
+// MaxText's own run config (no Primus `modules:`): the file is the MaxText module's
+// configuration and model_name picks the model, as `python -m MaxText.train FILE` reads it.
+TEST(BuildJob, ReadsAMaxTextRunConfig) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 2;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.framework, "maxtext");
+  EXPECT_EQ(job.model.moe.num_experts, 8);
+  EXPECT_EQ(job.parallel.ep, 8);   // ici_expert_parallelism
+  EXPECT_EQ(job.parallel.dp, 16);  // 2 nodes x 8 GPUs: data and FSDP axes together
+  EXPECT_TRUE(job.parallel.fsdp2);
+  EXPECT_EQ(job.training.micro_batch_size, 4);  // per_device_batch_size
+  EXPECT_EQ(job.training.seq_length, 4096);
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
+}
+
 TEST(BuildJob, FileStructureErrors) {
   JobRequest request = TinyRequest();
   request.config_path = kData + "experiments/no-modules.yaml";
-  EXPECT_THAT(ErrorOf(request), HasSubstr("not a Primus experiment file"));
+  EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("not a Primus experiment file"),
+                                      HasSubstr("or, for a MaxText config, model_name")));
   request.config_path = kData + "experiments/unknown-framework.yaml";
   EXPECT_THAT(ErrorOf(request), HasSubstr("unsupported framework \"paddle\" (supported: megatron, "
                                           "megatron_bridge, torchtitan, maxtext)"));
