@@ -226,6 +226,7 @@ std::vector<FrameworkDefaults> BuildTable() {
   d.moe_permutation = MoePermutation::kFused;
   // sparse_matmul runs megablox's grouped matmul (or jax.lax.ragged_dot): one kernel.
   d.expert_gemm_launch = ExpertGemmLaunch::kGroupedKernel;
+  d.mtp_off = true;  // base.yml: mtp_num_layers: 0
   d.source = "AI-Hypercomputer/maxtext MaxText/configs/base.yml, layers/moe.py";
   t.push_back(d);
   return t;

@@ -35,6 +35,9 @@ struct FrameworkDefaults {
   // bf16 runs keep the data-parallel gradient buffer in bf16 and reduce it in bf16
   // (grad_reduce_in_fp32 = False): half the gradient memory and reduce-scatter bytes.
   bool bf16_main_grads;
+  // It trains no multi-token-prediction module unless its configuration asks for one, even
+  // for a model released with one (DeepSeek-V3): MaxText's base.yml mtp_num_layers is 0.
+  bool mtp_off;
   bool fp8_current_scaling;        // default FP8 recipe: per-tensor current scaling, else delayed
   bool compiled;                   // torch.compile / XLA fuse the elementwise chains
   bool cross_entropy_loss_fusion;  // the loss through a fused cross-entropy kernel

@@ -38,6 +38,15 @@ TEST(FrameworkDefaultsTest, VersionSelectsTheMostSpecificEntry) {
   EXPECT_FALSE(y2022.bf16_main_grads);
 }
 
+TEST(FrameworkDefaultsTest, OnlyMaxTextLeavesMultiTokenPredictionOff) {
+  // MaxText/configs/base.yml: mtp_num_layers: 0; the Megatron stacks follow the model's
+  // configuration (Megatron-Bridge's and Primus's DeepSeek-V3 files set it).
+  EXPECT_TRUE(DefaultsForFramework("maxtext").mtp_off);
+  for (const char* other : {"megatron-core", "megatron-bridge", "primus-megatron", "torchtitan"}) {
+    EXPECT_FALSE(DefaultsForFramework(other).mtp_off) << other;
+  }
+}
+
 TEST(FrameworkDefaultsTest, OnlyMegatronBridgeRecipesReduceGradientsInBf16) {
   // scripts/performance/configs/*/*_llm_pretrain.py: grad_reduce_in_fp32 = False.
   EXPECT_TRUE(DefaultsForFramework("megatron-bridge").bf16_main_grads);

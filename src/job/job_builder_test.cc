@@ -724,6 +724,20 @@ TEST(BuildJob, ReadsAMaxTextRunConfig) {
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
 }
 
+// MaxText trains a multi-token-prediction module only with mtp_num_layers (base.yml: 0), even
+// for DeepSeek-V3, which was released with one.
+TEST(BuildJob, MaxTextTrainsMultiTokenPredictionOnlyWhenAsked) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 8;
+  request.overrides = {{"model_name", "deepseek3-671b"}};
+  EXPECT_EQ(BuildJob(request).model.mtp_num_layers, 0);
+  request.overrides.emplace_back("mtp_num_layers", "1");
+  EXPECT_EQ(BuildJob(request).model.mtp_num_layers, 1);
+}
+
 TEST(BuildJob, FileStructureErrors) {
   JobRequest request = TinyRequest();
   request.config_path = kData + "experiments/no-modules.yaml";

@@ -154,7 +154,7 @@ class MaxText final : public FrameworkAdapter {
           "base_num_query_heads", "base_num_kv_heads", "base_mlp_dim", "base_moe_mlp_dim",
           "base_num_decoder_layers", "head_dim", "vocab_size", "num_experts", "num_experts_per_tok",
           "mlp_activations", "logits_via_embedding", "opt_type", "use_turbo_deepep",
-          "turbo_sync_free_moe_stage"}) {
+          "turbo_sync_free_moe_stage", "mtp_num_layers"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -365,6 +365,9 @@ class MaxText final : public FrameworkAdapter {
       const ModelEntry& entry = FindLibraryModel({model_name}, c.Where("model_name"), "model_name");
       RequireSupportedArchitecture(entry.spec, "", c.Where("model_name"));
       job.model = entry.spec;
+      // MaxText trains a multi-token-prediction module only when asked: mtp_num_layers, 0 in
+      // base.yml, whatever the model (DeepSeek-V3's library entry carries its released one).
+      job.model.mtp_num_layers = c.SizeInt("mtp_num_layers", 0, *SizeRangeOf("mtp_num_layers"));
       return;
     }
     // Dimensions written in the model file (MaxText base.yml names).

@@ -366,6 +366,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (job.model.mtp_num_layers > 0 && std::regex_search(t.Get(row, "notes"), kMtpOff)) {
     job.model.mtp_num_layers = 0;  // the row says its run had multi-token prediction off
   }
+  if (job.model.mtp_num_layers > 0 && stack.mtp_off) {
+    job.model.mtp_num_layers = 0;
+    assumed.push_back(
+        fmt::format("no multi-token prediction: {} trains none unless configured", stack.name));
+  }
   job.model.seq_length = *seq;
 
   ParallelPlan& p = job.parallel;

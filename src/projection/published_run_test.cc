@@ -266,6 +266,26 @@ TEST(PublishedRunFacts, MegatronBridgeRecipesThatOverlapTheAllToAllAreFollowed) 
   }
 }
 
+TEST(PublishedRunFacts, MaxTextTrainsNoMultiTokenPredictionUnlessConfigured) {
+  // DeepSeek-V3 was released with one MTP module; MaxText's base.yml sets mtp_num_layers: 0,
+  // Megatron-Bridge's DeepSeek-V3 recipes train it.
+  const std::string header =
+      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
+  auto row = [&](const char* framework) {
+    const std::string text = fmt::format(
+        "d-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,MI355X,8,64,1,1,64,1,8,,4,"
+        "256,bf16,full,,tokens_per_sec_per_gpu,900,\"\",{},,flash,,,,mock,8,2048,1\n",
+        framework);
+    return ReadPublishedRun(CsvTable::Parse(header + text, "runs.csv"), 0);
+  };
+  const PublishedRun maxtext = row("maxtext");
+  ASSERT_TRUE(maxtext.job) << maxtext.reason;
+  EXPECT_EQ(maxtext.job->model.mtp_num_layers, 0);
+  const PublishedRun bridge = row("megatron-bridge");
+  ASSERT_TRUE(bridge.job) << bridge.reason;
+  EXPECT_EQ(bridge.job->model.mtp_num_layers, 1);
+}
+
 TEST(PublishedRunFacts, MegatronBridgeFusesTheLossThroughTransformerEngine) {
   // GPTModelProvider.cross_entropy_loss_fusion = True; the performance scripts set
   // cross_entropy_fusion_impl = "te". Primus's language_model.yaml leaves the loss unfused.
