@@ -738,6 +738,24 @@ TEST(BuildJob, MaxTextTrainsMultiTokenPredictionOnlyWhenAsked) {
   EXPECT_EQ(BuildJob(request).model.mtp_num_layers, 1);
 }
 
+// Host offload of MaxText's optimizer state is not modelled: the job says its memory is then
+// an upper bound instead of passing over the key.
+TEST(BuildJob, MaxTextHostOffloadIsNamedAsNotModelled) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 2;
+  auto offload_notes = [](const Job& job) {
+    int n = 0;
+    for (const std::string& note : job.notes) n += note.find("host offload") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(offload_notes(BuildJob(request)), 0);
+  request.overrides = {{"optimizer_memory_host_offload", "true"}};
+  EXPECT_EQ(offload_notes(BuildJob(request)), 1);
+}
+
 TEST(BuildJob, FileStructureErrors) {
   JobRequest request = TinyRequest();
   request.config_path = kData + "experiments/no-modules.yaml";

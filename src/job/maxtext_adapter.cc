@@ -154,7 +154,8 @@ class MaxText final : public FrameworkAdapter {
           "base_num_query_heads", "base_num_kv_heads", "base_mlp_dim", "base_moe_mlp_dim",
           "base_num_decoder_layers", "head_dim", "vocab_size", "num_experts", "num_experts_per_tok",
           "mlp_activations", "logits_via_embedding", "opt_type", "use_turbo_deepep",
-          "turbo_sync_free_moe_stage", "mtp_num_layers"}) {
+          "turbo_sync_free_moe_stage", "mtp_num_layers", "optimizer_memory_host_offload",
+          "parameter_memory_host_offload"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -259,6 +260,18 @@ class MaxText final : public FrameworkAdapter {
     }
     if (micro_batches < 1) c.Fail("gradient_accumulation_steps", "must be positive");
     ctx.micro_batches_per_step = micro_batches;
+
+    // Host offload of the training state (base.yml: both false). JAX moves the state to
+    // pinned host memory and streams it through the update each step; neither the host copy
+    // nor the transfers are modelled, so the projection keeps the state in HBM and says so.
+    for (const char* key : {"optimizer_memory_host_offload", "parameter_memory_host_offload"}) {
+      if (c.Bool(key, false)) {
+        ctx.notes.push_back(fmt::format(
+            "MaxText {}: the offloaded state projected as kept in GPU memory (host offload and "
+            "its transfers are not modelled: memory is an upper bound)",
+            key));
+      }
+    }
 
     // Rematerialisation.
     const std::string remat = c.String("remat_policy", "full");
