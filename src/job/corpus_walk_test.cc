@@ -251,11 +251,12 @@ TEST(CorpusWalk, MaxTextMesh) {
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kSelective);  // minimal_flash
   EXPECT_EQ(job.training.precision.params, DType::kBF16);
   // optax updates the bf16 parameters in place (no master copy); AdamW's moments follow the
-  // weight dtype (mu_dtype unset), gradients are fp32 (grad_dtype in base.yml).
+  // weight dtype (mu_dtype unset). Gradients take the parameters' bf16: train.py casts only
+  // float32 gradients to grad_dtype ("x.astype(config.grad_dtype) if x.dtype == jnp.float32").
   EXPECT_EQ(job.training.precision.main_params, DType::kBF16);
   EXPECT_EQ(job.training.precision.exp_avg, DType::kBF16);
   EXPECT_EQ(job.training.precision.exp_avg_sq, DType::kBF16);
-  EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
+  EXPECT_EQ(job.training.precision.main_grads, DType::kBF16);
 }
 
 // torchtitan's linear converters swap nn.Linear only: MoE experts stay in the parameter dtype

@@ -92,7 +92,13 @@ struct PrecisionRecipe {
   DType HalfPrecision() const { return params == DType::kFP16 ? DType::kFP16 : DType::kBF16; }
   // The type activations are stored and exchanged in: the 16-bit type under mixed precision,
   // fp32 when the job trains in fp32 (Megatron without --bf16 / --fp16).
-  DType ActivationDType() const { return params == DType::kFP32 ? DType::kFP32 : HalfPrecision(); }
+  DType ActivationDType() const {
+    if (activations) return *activations;
+    return params == DType::kFP32 ? DType::kFP32 : HalfPrecision();
+  }
+  // Where a stack computes in a type of its own, apart from the weights' (MaxText's `dtype`,
+  // bf16 by default, over fp32 `weight_dtype`).
+  std::optional<DType> activations;
   // What the GEMMs of the transformer layers run in, for reports: "bf16", "fp8 (delayed
   // scaling)", "fp8 (current scaling)", "mxfp8", "fp4".
   std::string GemmDescription() const;

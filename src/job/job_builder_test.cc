@@ -722,6 +722,11 @@ TEST(BuildJob, ReadsAMaxTextRunConfig) {
   EXPECT_EQ(job.training.micro_batch_size, 4);  // per_device_batch_size
   EXPECT_EQ(job.training.seq_length, 4096);
   EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kFull);
+  // base.yml's fp32 weights, computed in `dtype` bf16: activations are bf16, and the fp32
+  // gradients are cast to grad_dtype (float32).
+  EXPECT_EQ(job.training.precision.params, DType::kFP32);
+  EXPECT_EQ(job.training.precision.ActivationDType(), DType::kBF16);
+  EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
 }
 
 // MaxText trains a multi-token-prediction module only with mtp_num_layers (base.yml: 0), even

@@ -316,6 +316,9 @@ class MaxText final : public FrameworkAdapter {
     if (!compute) c.Fail("dtype", fmt::format("unknown dtype \"{}\"", compute_dtype));
     precision.params = *weights;
     precision.gemm = *compute;
+    // Layers compute, and their outputs (the scan carry the remat policies save) are kept, in
+    // `dtype` whatever the weights' type (layers cast their kernels to it).
+    precision.activations = *compute;
     // optax keeps no master copy: parameters are updated in weight_dtype. AdamW stores its
     // first moment in mu_dtype ("" = weight_dtype, base.yml) and its second in the parameters'
     // dtype (optax scale_by_adam); gradients are kept in grad_dtype (base.yml: float32).
@@ -329,7 +332,8 @@ class MaxText final : public FrameworkAdapter {
     const std::string grad_dtype = c.String("grad_dtype", "float32");
     const std::optional<DType> grads = ParseDType(grad_dtype);
     if (!grads) c.Fail("grad_dtype", fmt::format("unknown dtype \"{}\"", grad_dtype));
-    precision.main_grads = *grads;
+    // train.py casts only float32 gradients to grad_dtype; gradients of bf16 weights stay bf16.
+    precision.main_grads = *weights == DType::kFP32 ? *grads : *weights;
     const std::string quantization = c.String("quantization", "");
     if (quantization.find("fp8") != std::string::npos) {
       precision.gemm = DType::kFP8;
