@@ -117,6 +117,41 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
   MergeInto(out.merged, out.overrides);
 }
 
+// A MaxText run config over the chain of files its `base_config` names, each relative to the
+// file naming it (MaxText's pyconfig loads them so, the file last). MaxText's own base.yml
+// ends the chain; where it is not next to the file, the adapter's copy of its defaults stands
+// in and a note says so.
+ConfigNode LoadMaxTextChain(const std::string& path, const Environment& env, ModuleConfig& out,
+                            std::vector<std::string>& chain) {
+  if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(path).string()) != chain.end()) {
+    ThrowUserError(SourceLocation{path}, "base_config",
+                   fmt::format("cycle: {} -> {}", fmt::join(chain, " -> "), path));
+  }
+  if (chain.size() >= 16) {
+    ThrowUserError(SourceLocation{path}, "base_config", "more than 16 files in the chain");
+  }
+  chain.push_back(fs::weakly_canonical(path).string());
+  ConfigNode file = LoadConfigFile(path, env, &out.files_read, &out.notes);
+  const ConfigNode* base = file.Find("base_config");
+  if (base == nullptr || base->IsNull()) return file;
+  const std::optional<std::string> name = ReadString(*base, "base_config");
+  if (!name || name->empty()) ThrowUserError(base->where, "base_config", "must be a file name");
+  const fs::path parent = fs::path(path).parent_path() / *name;
+  std::error_code ec;
+  if (!fs::is_regular_file(parent, ec)) {
+    if (fs::path(*name).filename() == "base.yml") {
+      out.notes.push_back(fmt::format(
+          "MaxText's {} is not next to {}: its defaults as Sextant's MaxText adapter knows them",
+          *name, path));
+      return file;
+    }
+    ThrowUserError(base->where, "base_config", fmt::format("{} not found next to the file", *name));
+  }
+  ConfigNode merged = LoadMaxTextChain(parent.lexically_normal().string(), env, out, chain);
+  MergeInto(merged, file);
+  return merged;
+}
+
 }  // namespace
 
 std::string FindEnclosingPrimusCheckout(const std::string& experiment_file) {
@@ -139,19 +174,31 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
   ConfigNode experiment = LoadConfigFile(path, env, &out.files_read, &out.notes);
 
   const ConfigNode* modules = experiment.Find("modules");
-  if (modules == nullptr && experiment.Find("model_name") != nullptr) {
+  if (modules == nullptr &&
+      (experiment.Find("model_name") != nullptr || experiment.Find("base_config") != nullptr)) {
     // MaxText's own run config (MaxText/configs/*.yml, what `python -m MaxText.train` and
-    // launchers such as maxtext-slurm take): its keys over MaxText's base.yml defaults, with
-    // `model_name` naming the model. The same keys a Primus MaxText experiment overrides.
-    ModuleConfig maxtext = LoadFrameworkFile(path, "maxtext", options);
-    maxtext.notes.insert(maxtext.notes.begin(),
-                         "read as a MaxText config (model_name, no Primus modules:)");
+    // launchers such as maxtext-slurm take): its keys over the files its base_config chain
+    // names, then MaxText's base.yml defaults, with `model_name` naming the model ("default":
+    // the dimensions written in the file). The same keys a Primus MaxText experiment overrides.
+    ModuleConfig maxtext;
+    maxtext.experiment_file = path;
+    maxtext.module_name = "job";
+    maxtext.framework = "maxtext";
+    maxtext.notes.push_back(
+        "read as a MaxText config (model_name or base_config, no Primus "
+        "modules:)");
+    std::vector<std::string> chain;
+    maxtext.overrides = LoadMaxTextChain(path, env, maxtext, chain);
+    maxtext.defaults = ConfigNode::Map();
+    maxtext.model = ConfigNode::Map();
+    maxtext.merged = maxtext.overrides;
     return maxtext;
   }
   if (modules == nullptr || !modules->IsMap() || modules->fields.empty()) {
     ThrowUserError(experiment.where, "modules",
                    "not a Primus experiment file: expected modules.pre_trainer with framework, "
-                   "config, model and overrides (or, for a MaxText config, model_name)");
+                   "config, model and overrides (or, for a MaxText config, model_name or "
+                   "base_config)");
   }
   const ConfigNode* module = modules->Find("pre_trainer");
   out.module_name = "pre_trainer";

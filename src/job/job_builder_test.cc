@@ -729,6 +729,46 @@ TEST(BuildJob, ReadsAMaxTextRunConfig) {
   EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
 }
 
+// A model written in the MaxText config (model_name "default"): DeepSeek-style dense-first
+// layers, shared experts and multi-head latent attention are read, not left as a GQA model.
+TEST(BuildJob, ReadsAnInlineMaxTextModel) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/deepseek_proxy_mla.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 1;
+  const Job job = BuildJob(request);
+  const ModelSpec& m = job.model;
+  EXPECT_EQ(m.num_layers, 4);
+  EXPECT_FALSE(m.IsMoeLayer(0));
+  EXPECT_TRUE(m.IsMoeLayer(1));
+  EXPECT_TRUE(m.IsMoeLayer(3));
+  EXPECT_EQ(m.moe.shared_expert_ffn_hidden_size, 2 * 1408);
+  EXPECT_EQ(m.attention, AttentionType::kMultiLatent);
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.qk_head_dim, 128);
+  EXPECT_EQ(m.mla.qk_pos_emb_head_dim, 64);
+  EXPECT_EQ(m.mla.v_head_dim, 128);
+}
+
+// base_config names the file a MaxText config extends, relative to it (pyconfig); a cycle is
+// an error naming the chain.
+TEST(BuildJob, FollowsAMaxTextBaseConfigChain) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/mixtral_8x7b-ep8-small-batch.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 2;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.model.moe.num_experts, 8);      // model_name from the base
+  EXPECT_EQ(job.parallel.ep, 8);                // ici_expert_parallelism from the base
+  EXPECT_EQ(job.training.micro_batch_size, 1);  // per_device_batch_size from this file
+  EXPECT_EQ(job.training.seq_length, 4096);     // max_target_length from the base
+  request.config_path = kData + "maxtext/cycle_a.yml";
+  EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("cycle"), HasSubstr("cycle_b.yml")));
+}
+
 // MaxText trains a multi-token-prediction module only with mtp_num_layers (base.yml: 0), even
 // for DeepSeek-V3, which was released with one.
 TEST(BuildJob, MaxTextTrainsMultiTokenPredictionOnlyWhenAsked) {

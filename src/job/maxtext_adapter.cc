@@ -155,7 +155,9 @@ class MaxText final : public FrameworkAdapter {
           "base_num_decoder_layers", "head_dim", "vocab_size", "num_experts", "num_experts_per_tok",
           "mlp_activations", "logits_via_embedding", "opt_type", "use_turbo_deepep",
           "turbo_sync_free_moe_stage", "mtp_num_layers", "optimizer_memory_host_offload",
-          "parameter_memory_host_offload"}) {
+          "parameter_memory_host_offload", "first_num_dense_layers", "shared_experts",
+          "attention_type", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+          "v_head_dim"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -416,6 +418,27 @@ class MaxText final : public FrameworkAdapter {
     if (m.IsMoe()) {
       m.moe.router_topk = sized("num_experts_per_tok", "moe_router_topk", 1);
       m.moe.ffn_hidden_size = sized("base_moe_mlp_dim", "moe_ffn_hidden_size", m.ffn_hidden_size);
+      // DeepSeek-style blocks (decoder_block: deepseek): the first first_num_dense_layers are
+      // dense MLPs of base_mlp_dim, the rest MoE; shared_experts always-on experts of
+      // base_moe_mlp_dim each (layers/deepseek.py, layers/moe.py RoutedAndSharedMoE).
+      const int64_t dense_first = c.SizeInt("first_num_dense_layers", 0, {0, m.num_layers});
+      if (dense_first > 0) {
+        m.moe.moe_layers.assign(static_cast<size_t>(m.num_layers), true);
+        std::fill_n(m.moe.moe_layers.begin(), dense_first, false);
+      }
+      const int64_t shared = c.SizeInt("shared_experts", 0, {0, 64});
+      m.moe.shared_expert_ffn_hidden_size = shared * m.moe.ffn_hidden_size;
+    }
+    // Multi-head latent attention (attention_type: mla, layers/attention_mla.py): queries through
+    // a q_lora_rank bottleneck (0: none), keys and values through kv_lora_rank, heads of
+    // qk_nope_head_dim + qk_rope_head_dim for queries and keys, v_head_dim for values.
+    if (c.String("attention_type", "global") == "mla") {
+      m.attention = AttentionType::kMultiLatent;
+      m.mla.q_lora_rank = c.SizeInt("q_lora_rank", 0, {0, m.hidden_size});
+      m.mla.kv_lora_rank = need("kv_lora_rank", "kv_channels");
+      m.mla.qk_head_dim = need("qk_nope_head_dim", "kv_channels");
+      m.mla.qk_pos_emb_head_dim = need("qk_rope_head_dim", "kv_channels");
+      m.mla.v_head_dim = need("v_head_dim", "kv_channels");
     }
     ctx.notes.push_back(fmt::format(
         "model dimensions from {} (MaxText model_name \"default\")",
