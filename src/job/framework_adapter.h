@@ -71,9 +71,11 @@ const FrameworkAdapter* FindFrameworkAdapter(std::string_view framework);
 
 // Shared helpers for adapters.
 // A library model looked up by each name in turn; UserError listing the names tried and
-// the closest library names when none matches.
-const ModelEntry& FindLibraryModel(const std::vector<std::string>& names,
-                                   const SourceLocation& where, std::string_view what);
+// the closest library names when none matches, and `remedy`: what the user can do instead.
+const ModelEntry& FindLibraryModel(
+    const std::vector<std::string>& names, const SourceLocation& where, std::string_view what,
+    std::string_view remedy =
+        "give a Primus checkout with --primus-path or set the dimensions as overrides");
 // Refuses models whose architecture the projection does not model.
 void RequireSupportedArchitecture(const ModelSpec& spec, std::string_view why,
                                   const SourceLocation& where);

@@ -33,7 +33,8 @@ const FrameworkAdapter* FindFrameworkAdapter(std::string_view framework) {
 }
 
 const ModelEntry& FindLibraryModel(const std::vector<std::string>& names,
-                                   const SourceLocation& where, std::string_view what) {
+                                   const SourceLocation& where, std::string_view what,
+                                   std::string_view remedy) {
   std::vector<std::string> tried;
   for (const std::string& name : names) {
     if (name.empty()) continue;
@@ -44,10 +45,9 @@ const ModelEntry& FindLibraryModel(const std::vector<std::string>& names,
   if (!tried.empty()) similar = SimilarModelNames(tried.front());
   ThrowUserError(
       where, what,
-      fmt::format("model not in Sextant's model library (tried {}){}; give a Primus "
-                  "checkout with --primus-path or set the dimensions as overrides",
-                  fmt::join(tried, ", "),
-                  similar.empty() ? "" : fmt::format("; similar: {}", fmt::join(similar, ", "))));
+      fmt::format("model not in Sextant's model library (tried {}){}; {}", fmt::join(tried, ", "),
+                  similar.empty() ? "" : fmt::format("; similar: {}", fmt::join(similar, ", ")),
+                  remedy));
 }
 
 void RequireSupportedArchitecture(const ModelSpec& spec, std::string_view why,

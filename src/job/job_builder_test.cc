@@ -752,6 +752,19 @@ TEST(BuildJob, ReadsAnInlineMaxTextModel) {
   EXPECT_EQ(m.mla.v_head_dim, 128);
 }
 
+// A MaxText model_name the library lacks: the error says how MaxText itself takes a model it
+// has no file for (its dimensions in the config), not Primus's remedy.
+TEST(BuildJob, AnUnknownMaxTextModelSaysHowToWriteItsDimensions) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = 2;
+  request.overrides = {{"model_name", "qwen3-480b-a35b"}};
+  EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("model not in Sextant's model library"),
+                                      HasSubstr("with model_name: default")));
+}
+
 // base_config names the file a MaxText config extends, relative to it (pyconfig); a cycle is
 // an error naming the chain.
 TEST(BuildJob, FollowsAMaxTextBaseConfigChain) {

@@ -381,7 +381,10 @@ class MaxText final : public FrameworkAdapter {
     // MaxText loads configs/models/<model_name>.yml: the name alone decides the model, so an
     // unknown one is refused rather than replaced by the Primus model file's name.
     if (model_name != "default") {
-      const ModelEntry& entry = FindLibraryModel({model_name}, c.Where("model_name"), "model_name");
+      const ModelEntry& entry = FindLibraryModel(
+          {model_name}, c.Where("model_name"), "model_name",
+          "write its dimensions in the configuration instead, with model_name: default "
+          "(base_emb_dim, base_num_decoder_layers, base_num_query_heads, base_mlp_dim, ...)");
       RequireSupportedArchitecture(entry.spec, "", c.Where("model_name"));
       job.model = entry.spec;
       // MaxText trains a multi-token-prediction module only when asked: mtp_num_layers, 0 in
