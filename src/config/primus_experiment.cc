@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -121,8 +122,9 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
 // file naming it (MaxText's pyconfig loads them so, the file last). MaxText's own base.yml
 // ends the chain; where it is not next to the file, the adapter's copy of its defaults stands
 // in and a note says so.
-ConfigNode LoadMaxTextChain(const std::string& path, const Environment& env, ModuleConfig& out,
-                            std::vector<std::string>& chain) {
+// `file` is `path` as already read.
+ConfigNode OverMaxTextBases(ConfigNode file, const std::string& path, const Environment& env,
+                            ModuleConfig& out, std::vector<std::string>& chain) {
   if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(path).string()) != chain.end()) {
     ThrowUserError(SourceLocation{path}, "base_config",
                    fmt::format("cycle: {} -> {}", fmt::join(chain, " -> "), path));
@@ -131,7 +133,6 @@ ConfigNode LoadMaxTextChain(const std::string& path, const Environment& env, Mod
     ThrowUserError(SourceLocation{path}, "base_config", "more than 16 files in the chain");
   }
   chain.push_back(fs::weakly_canonical(path).string());
-  ConfigNode file = LoadConfigFile(path, env, &out.files_read, &out.notes);
   const ConfigNode* base = file.Find("base_config");
   if (base == nullptr || base->IsNull()) return file;
   const std::optional<std::string> name = ReadString(*base, "base_config");
@@ -147,7 +148,9 @@ ConfigNode LoadMaxTextChain(const std::string& path, const Environment& env, Mod
     }
     ThrowUserError(base->where, "base_config", fmt::format("{} not found next to the file", *name));
   }
-  ConfigNode merged = LoadMaxTextChain(parent.lexically_normal().string(), env, out, chain);
+  const std::string parent_path = parent.lexically_normal().string();
+  ConfigNode merged = OverMaxTextBases(
+      LoadConfigFile(parent_path, env, &out.files_read, &out.notes), parent_path, env, out, chain);
   MergeInto(merged, file);
   return merged;
 }
@@ -184,11 +187,13 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
     maxtext.experiment_file = path;
     maxtext.module_name = "job";
     maxtext.framework = "maxtext";
+    maxtext.files_read = out.files_read;
+    maxtext.notes = out.notes;
     maxtext.notes.push_back(
         "read as a MaxText config (model_name or base_config, no Primus "
         "modules:)");
     std::vector<std::string> chain;
-    maxtext.overrides = LoadMaxTextChain(path, env, maxtext, chain);
+    maxtext.overrides = OverMaxTextBases(std::move(experiment), path, env, maxtext, chain);
     maxtext.defaults = ConfigNode::Map();
     maxtext.model = ConfigNode::Map();
     maxtext.merged = maxtext.overrides;

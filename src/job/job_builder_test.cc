@@ -705,14 +705,20 @@ TEST(BuildJob, UnsupportedArchitectureIsNamed) {
                     HasSubstr("tiny_mamba.yaml:3:")));
 }
 
+// A MaxText run config of tests/data/config/maxtext on MI355X nodes.
+JobRequest MaxTextRequest(const std::string& file, int nodes) {
+  JobRequest request;
+  request.config_path = kData + "maxtext/" + file;
+  request.use_environment = false;
+  request.gpu_arch = "mi355x";
+  request.target_nodes = nodes;
+  return request;
+}
+
 // MaxText's own run config (no Primus `modules:`): the file is the MaxText module's
 // configuration and model_name picks the model, as `python -m MaxText.train FILE` reads it.
 TEST(BuildJob, ReadsAMaxTextRunConfig) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 2;
+  JobRequest request = MaxTextRequest("mixtral_8x7b-ep8.yml", 2);
   const Job job = BuildJob(request);
   EXPECT_EQ(job.framework, "maxtext");
   EXPECT_EQ(job.model.moe.num_experts, 8);
@@ -732,11 +738,7 @@ TEST(BuildJob, ReadsAMaxTextRunConfig) {
 // A model written in the MaxText config (model_name "default"): DeepSeek-style dense-first
 // layers, shared experts and multi-head latent attention are read, not left as a GQA model.
 TEST(BuildJob, ReadsAnInlineMaxTextModel) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/deepseek_proxy_mla.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 1;
+  JobRequest request = MaxTextRequest("deepseek_proxy_mla.yml", 1);
   const Job job = BuildJob(request);
   const ModelSpec& m = job.model;
   EXPECT_EQ(m.num_layers, 4);
@@ -755,11 +757,7 @@ TEST(BuildJob, ReadsAnInlineMaxTextModel) {
 // A MaxText model_name the library lacks: the error says how MaxText itself takes a model it
 // has no file for (its dimensions in the config), not Primus's remedy.
 TEST(BuildJob, AnUnknownMaxTextModelSaysHowToWriteItsDimensions) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 2;
+  JobRequest request = MaxTextRequest("mixtral_8x7b-ep8.yml", 2);
   request.overrides = {{"model_name", "qwen3-480b-a35b"}};
   EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("model not in Sextant's model library"),
                                       HasSubstr("with model_name: default")));
@@ -768,11 +766,7 @@ TEST(BuildJob, AnUnknownMaxTextModelSaysHowToWriteItsDimensions) {
 // base_config names the file a MaxText config extends, relative to it (pyconfig); a cycle is
 // an error naming the chain.
 TEST(BuildJob, FollowsAMaxTextBaseConfigChain) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/mixtral_8x7b-ep8-small-batch.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 2;
+  JobRequest request = MaxTextRequest("mixtral_8x7b-ep8-small-batch.yml", 2);
   const Job job = BuildJob(request);
   EXPECT_EQ(job.model.moe.num_experts, 8);      // model_name from the base
   EXPECT_EQ(job.parallel.ep, 8);                // ici_expert_parallelism from the base
@@ -785,11 +779,7 @@ TEST(BuildJob, FollowsAMaxTextBaseConfigChain) {
 // MaxText trains a multi-token-prediction module only with mtp_num_layers (base.yml: 0), even
 // for DeepSeek-V3, which was released with one.
 TEST(BuildJob, MaxTextTrainsMultiTokenPredictionOnlyWhenAsked) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 8;
+  JobRequest request = MaxTextRequest("mixtral_8x7b-ep8.yml", 8);
   request.overrides = {{"model_name", "deepseek3-671b"}};
   EXPECT_EQ(BuildJob(request).model.mtp_num_layers, 0);
   request.overrides.emplace_back("mtp_num_layers", "1");
@@ -799,11 +789,7 @@ TEST(BuildJob, MaxTextTrainsMultiTokenPredictionOnlyWhenAsked) {
 // Host offload of MaxText's optimizer state is not modelled: the job says its memory is then
 // an upper bound instead of passing over the key.
 TEST(BuildJob, MaxTextHostOffloadIsNamedAsNotModelled) {
-  JobRequest request;
-  request.config_path = kData + "maxtext/mixtral_8x7b-ep8.yml";
-  request.use_environment = false;
-  request.gpu_arch = "mi355x";
-  request.target_nodes = 2;
+  JobRequest request = MaxTextRequest("mixtral_8x7b-ep8.yml", 2);
   auto offload_notes = [](const Job& job) {
     int n = 0;
     for (const std::string& note : job.notes) n += note.find("host offload") != std::string::npos;

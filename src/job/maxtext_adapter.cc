@@ -387,9 +387,12 @@ class MaxText final : public FrameworkAdapter {
           "(base_emb_dim, base_num_decoder_layers, base_num_query_heads, base_mlp_dim, ...)");
       RequireSupportedArchitecture(entry.spec, "", c.Where("model_name"));
       job.model = entry.spec;
-      // MaxText trains a multi-token-prediction module only when asked: mtp_num_layers, 0 in
-      // base.yml, whatever the model (DeepSeek-V3's library entry carries its released one).
-      job.model.mtp_num_layers = c.SizeInt("mtp_num_layers", 0, *SizeRangeOf("mtp_num_layers"));
+      // MaxText trains a multi-token-prediction module only when mtp_num_layers asks, whatever
+      // the model (DeepSeek-V3's library entry carries its released one): the framework table.
+      const int64_t mtp_default =
+          DefaultsForFramework("maxtext").mtp_off ? 0 : entry.spec.mtp_num_layers;
+      job.model.mtp_num_layers =
+          c.SizeInt("mtp_num_layers", mtp_default, *SizeRangeOf("mtp_num_layers"));
       return;
     }
     // Dimensions written in the model file (MaxText base.yml names).

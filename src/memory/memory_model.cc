@@ -105,6 +105,8 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
 
   const std::vector<RankParams> per_rank = ParamsPerRank(job.model, plan, shape);
+  // FSDP all-gathers a rank's routed experts only where expert data parallelism shards them.
+  const bool experts_gathered = job.parallel.ExpertDataParallel() > 1;
   const std::vector<int64_t> adapters = LoraAdapterParamsPerRank(job, plan, shape);
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory st;
@@ -144,7 +146,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
           const LayerParams& lp = counts.layers[layer];
           double gathered =
               static_cast<double>(lp.Total() - lp.routed_experts) / std::max(1, plan.tp);
-          if (job.parallel.ExpertDataParallel() > 1) {
+          if (experts_gathered) {
             gathered += static_cast<double>(lp.routed_experts) /
                         std::max(1, plan.ep * std::max(1, plan.etp));
           }

@@ -124,10 +124,9 @@ TEST(MemoryReportWording, JaxStepsMustFitInThePreallocatedFraction) {
   EXPECT_EQ(ProjectMemory(job, {}).capacity_bytes, int64_t{288} << 30);
 }
 
-// Under FSDP with expert parallelism the weights row's count is of the rank's layers after EP:
-// its note says the dense part shards over the FSDP group and the experts only over expert DP
-// (world / EP), so "1/8" is not read as applying to the experts too.
-TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
+// Mixtral 8x7B under FSDP2 with EP 8 on one MI355X node, and the same job over two nodes
+// (DP 16, so every expert shard lives on two ranks).
+Job ShardedMixtralOneNode() {
   Job job = TestJob("mixtral_8x7B")
                 .Cluster("MI355X", 1)
                 .Dp(8)
@@ -136,10 +135,21 @@ TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
                 .MicroBatch(1)
                 .GlobalBatch(8);
   job.parallel.fsdp2 = true;
-  EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/8 dense, experts by EP)");
+  return job;
+}
+void SpreadOverTwoNodes(Job& job) {
   job.cluster.num_nodes = 2;
   job.parallel.dp = 16;
   job.training.global_batch_size = 16;
+}
+
+// Under FSDP with expert parallelism the weights row's count is of the rank's layers after EP:
+// its note says the dense part shards over the FSDP group and the experts only over expert DP
+// (world / EP), so "1/8" is not read as applying to the experts too.
+TEST(MemoryReportWording, ShardedMoeWeightsSayHowExpertsSplit) {
+  Job job = ShardedMixtralOneNode();
+  EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/8 dense, experts by EP)");
+  SpreadOverTwoNodes(job);
   EXPECT_EQ(ProjectMemory(job, {}).weights_note, " (1/16 dense, experts 1/2 + EP)");
 }
 
@@ -157,20 +167,11 @@ int64_t GatheredLayerBytes(const MemoryReport& report) {
 }
 
 TEST(MemoryModelFsdp, GathersTheLocalExpertsOnlyWhereExpertDataParallelismShardsThem) {
-  Job job = TestJob("mixtral_8x7B")
-                .Cluster("MI355X", 1)
-                .Dp(8)
-                .Ep(8)
-                .SequenceLength(2048)
-                .MicroBatch(1)
-                .GlobalBatch(8);
-  job.parallel.fsdp2 = true;
+  Job job = ShardedMixtralOneNode();
   // EP 8 over the 8 data-parallel ranks: each holds its expert whole, nothing of it gathered.
   EXPECT_EQ(GatheredLayerBytes(ProjectMemory(job, {})), int64_t{41'984'000} * 8);
   // 16 ranks: every expert shard lives on 2 of them, and the gather rebuilds this rank's.
-  job.cluster.num_nodes = 2;
-  job.parallel.dp = 16;
-  job.training.global_batch_size = 16;
+  SpreadOverTwoNodes(job);
   EXPECT_EQ(GatheredLayerBytes(ProjectMemory(job, {})), (int64_t{41'984'000} + 176'160'768) * 8);
 }
 
