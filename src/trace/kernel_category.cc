@@ -73,9 +73,12 @@ KernelCategory CategorizeKernelName(std::string_view name) {
     return KernelCategory::kAttention;
   }
   // "bmm_": TensorRT-LLM's batched (MoE, FP4/MX) GEMM kernels, bmm_<A type>_<B type>_...
+  // "scudnn": cuDNN's implicit-GEMM convolutions of the Volta/Turing era
+  // (volta_scudnn_128x64_stridedB_splitK_..., in the corpus's 2021 ResNet-50 traces).
   if (ContainsGemm(name) || ContainsConvolution(name) ||
-      ContainsAny(name, {"Gemm", "GEMM", "cutlass", "xmma", "Cijk_", "cublas", "matmul", "nvjet",
-                         "wgmma", "hipblaslt", "winograd", "dgrad", "wgrad", "fprop", "bmm_"})) {
+      ContainsAny(name,
+                  {"Gemm", "GEMM", "cutlass", "xmma", "Cijk_", "cublas", "matmul", "nvjet", "wgmma",
+                   "hipblaslt", "winograd", "dgrad", "wgrad", "fprop", "bmm_", "scudnn"})) {
     return KernelCategory::kGemm;
   }
   if (ContainsAny(name, {"reduce", "Reduce", "norm", "Norm", "softmax", "Softmax", "welford",
@@ -105,6 +108,15 @@ KernelCategory CategorizeOpName(std::string_view op, bool* known) {
                                                              "aten::convolution_backward",
                                                              "aten::addbmm"};
   if (std::find(kGemm.begin(), kGemm.end(), op) != kGemm.end()) return KernelCategory::kGemm;
+  // Every convolution op: the backend-specific ones (aten::cudnn_convolution_backward_weight,
+  // aten::miopen_convolution, aten::_convolution_double_backward) and the functional
+  // aten::conv1d/conv2d/conv3d/conv_transpose*. Their kernels include helpers (cuDNN's
+  // scalePackedTensor, FFT passes) that are part of the convolution's time.
+  if (op.starts_with("aten::") &&
+      (Contains(op, "convolution") ||
+       (op.starts_with("aten::conv") && !op.starts_with("aten::convert")))) {
+    return KernelCategory::kGemm;
+  }
   if (ContainsAny(op, {"scaled_dot_product", "flash_attn", "flash_attention", "efficient_attention",
                        "cudnn_attention", "unified_attention"})) {
     return KernelCategory::kAttention;

@@ -131,6 +131,15 @@ TEST(KernelCategoryTest, CorpusKernelNames) {
   }
 }
 
+TEST(KernelCategoryTest, CudnnConvolutionKernelsOfVolta) {
+  // kineto/tb_plugin_samples/resnet50_num_workers_0__worker0.v1 (V100, 2021).
+  for (const char* name : {"volta_scudnn_128x128_stridedB_splitK_medium_nn_v1",
+                           "volta_scudnn_128x64_stridedB_splitK_xregs_large_nn_v1",
+                           "volta_scudnn_128x32_sliced1x4_ldg4_relu_exp_interior_nhwc_tn_v1"}) {
+    EXPECT_EQ(CategoryName(CategorizeKernelName(name)), "GEMM") << name;
+  }
+}
+
 TEST(KernelCategoryTest, TypeConversionInATemplateIsNotAConvolution) {
   // vLLM's RMSNorm on B200 (TraceLens/b200/eager_trace.json.gz): "_typeConvert" in its
   // return type is not "conv".
@@ -221,6 +230,12 @@ TEST(KernelCategoryTest, OpNames) {
       {"aten::addmm", KernelCategory::kGemm},
       {"aten::_scaled_mm", KernelCategory::kGemm},
       {"aten::convolution_backward", KernelCategory::kGemm},
+      // The 2021 ResNet-50 traces (kineto/tb_plugin_samples) launch through cuDNN's own ops.
+      {"aten::cudnn_convolution_backward_weight", KernelCategory::kGemm},
+      {"aten::cudnn_convolution_backward_input", KernelCategory::kGemm},
+      {"aten::miopen_convolution", KernelCategory::kGemm},
+      {"aten::conv2d", KernelCategory::kGemm},
+      {"aten::conv_transpose2d", KernelCategory::kGemm},
       {"aten::_scaled_dot_product_flash_attention", KernelCategory::kAttention},
       {"flash_attn::_flash_attn_backward", KernelCategory::kAttention},
       {"vllm::unified_attention_with_output", KernelCategory::kAttention},
@@ -239,7 +254,8 @@ TEST(KernelCategoryTest, OpNames) {
     EXPECT_TRUE(known) << op.name;
   }
   // An op name that says nothing defers to the kernel name.
-  for (const char* op : {"aten::add", "aten::copy_", "my_module::forward"}) {
+  for (const char* op :
+       {"aten::add", "aten::copy_", "my_module::forward", "aten::convert_indices"}) {
     bool known = true;
     EXPECT_EQ(CategorizeOpName(op, &known), KernelCategory::kOther) << op;
     EXPECT_FALSE(known) << op;

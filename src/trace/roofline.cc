@@ -193,6 +193,15 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
   return std::nullopt;
 }
 
+bool IsHostDeviceCopyName(std::string_view name) {
+  // Kineto: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pinned)"; HIP's
+  // activity names spell the direction out ("CopyHostToDevice", "CopyDeviceToHost").
+  for (std::string_view direction : {"HtoD", "DtoH", "HostToDevice", "DeviceToHost"}) {
+    if (name.find(direction) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element) {
   auto peak = [&](DType dtype) { return gpu.Supports(dtype) ? gpu.PeakTflops(dtype) : 0.0; };
   if (!matrix) return gpu.VectorFp32Tflops();
@@ -211,6 +220,14 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
   };
   std::map<Key, RooflineRow> rows;
   std::vector<char> modelled(trace.cpu.size(), 0);
+  // An op whose GPU work copies between host and device ("Memcpy HtoD (Pageable -> Device)")
+  // is timed by the host link, not by HBM: it has no place on the device's roofline.
+  std::vector<char> crosses_host(trace.cpu.size(), 0);
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kMemcpy || g.op < 0 || !IsHostDeviceCopyName(trace.Name(g.name)))
+      continue;
+    for (int32_t i = g.op; i >= 0 && !crosses_host[i]; i = trace.cpu[i].parent) crosses_host[i] = 1;
+  }
   // Calls repeat a few hundred shapes: each (op, dims, types, concrete inputs) is modelled once.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::optional<OpCost>> costs;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
@@ -221,7 +238,9 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       modelled[i] = 1;
       continue;
     }
-    if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || times.subtree_ns[i] == 0) continue;
+    if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || times.subtree_ns[i] == 0 ||
+        crosses_host[i])
+      continue;
     auto [known, inserted] =
         costs.try_emplace({ev.name, ev.input_dims, ev.input_types, ev.concrete_inputs});
     if (inserted) {

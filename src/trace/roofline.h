@@ -92,6 +92,10 @@ struct RooflineRow {
 std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelTimes& times,
                                          const GpuSpec* gpu);
 
+// A copy between host and device memory ("Memcpy HtoD (Pageable -> Device)",
+// "CopyDeviceToHost"): timed by the host link, so never rated against HBM.
+bool IsHostDeviceCopyName(std::string_view name);
+
 // The dense peak an op of this kind runs against: vector FP32 for non-matrix ops, else the
 // matrix rate of its element width (1 byte: FP8 where the GPU has it; 2: BF16, or FP16 on
 // GPUs without BF16; 4: FP32). 0 if the GPU has no such unit.
