@@ -20,7 +20,7 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--primus-path", o.primus_path,
                   "Primus checkout for module defaults and model files (default $PRIMUS_PATH)");
   cmd->add_option("--target-nodes,--target-num-nodes", o.target_nodes, "nodes of the target run")
-      ->check(AtLeast(1));
+      ->check(WholeNumberBetween(1, kMaxNodes));
   cmd->add_option("--target-ep-size", o.target_ep, "expert-parallel size of the target")
       ->check(AtLeast(1));
   cmd->add_option("--benchmark-gpus", o.benchmark_gpus,

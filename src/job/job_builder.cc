@@ -256,15 +256,26 @@ void RoundBatchToScale(Job& job, const JobRequest& request, const Provenance& pr
       per_step <= 0 || t.global_batch_size <= 0 || t.global_batch_size % per_step == 0) {
     return;
   }
+  // Rounding stands for a data-parallel size the configuration was not written for. A
+  // micro-batch size asked for on the command line that the global batch is no multiple of
+  // fits no scale: Megatron refuses such a job (global_batch_size % (micro_batch_size x DP)).
+  if ((request.micro_batch_size > 0 || provenance.FromCommandLine("micro_batch_size")) &&
+      t.global_batch_size % t.micro_batch_size != 0) {
+    ThrowUserError(fmt::format(
+        "global_batch_size {}{} is not a multiple of micro_batch_size {}{}: no data-parallel "
+        "size splits it into whole micro-batches; give a --global_batch_size that is",
+        t.global_batch_size, provenance.Describe("global_batch_size"), t.micro_batch_size,
+        provenance.Describe("micro_batch_size")));
+  }
   const int64_t micro_batches = std::max<int64_t>(1, t.global_batch_size / per_step);
   const int64_t rounded = micro_batches * per_step;
   job.warnings.push_back(fmt::format(
       "global_batch_size {}{} does not split over micro_batch_size {} x data-parallel size {} "
-      "at {} nodes: projected with {} micro-batch{} per rank, a global batch of {} (as Primus "
+      "at {} node{}: projected with {} micro-batch{} per rank, a global batch of {} (as Primus "
       "rounds)",
       t.global_batch_size, provenance.Describe("global_batch_size"), t.micro_batch_size,
-      job.parallel.dp, job.cluster.num_nodes, micro_batches, micro_batches == 1 ? "" : "es",
-      rounded));
+      job.parallel.dp, job.cluster.num_nodes, job.cluster.num_nodes == 1 ? "" : "s", micro_batches,
+      micro_batches == 1 ? "" : "es", rounded));
   t.unrounded_global_batch_size = t.global_batch_size;
   t.global_batch_size = rounded;
 }
@@ -467,14 +478,17 @@ Job BuildJob(const JobRequest& request) {
                                 cluster.gpu.max_clock_mhz));
     cluster.gpu.SetClockMhz(clock);
   }
-  if (request.target_nodes < 0)
-    ThrowUserError(SourceLocation{"--target-nodes"}, "", "must be positive");
+  if (request.target_nodes < 0 || request.target_nodes > kMaxNodes) {
+    ThrowUserError(SourceLocation{"--target-nodes"}, "",
+                   fmt::format("must be a node count from 1 to {}", kMaxNodes));
+  }
   int requested_nodes = request.target_nodes;
   if (requested_nodes == 0) {
     if (std::optional<std::string> value = env.Get("NNODES"); value && !value->empty()) {
       const int64_t nodes = ParseIntFrom(*value, "$NNODES");
-      if (nodes < 1 || nodes > 1'000'000) {
-        ThrowUserError(SourceLocation{"$NNODES"}, "", "must be a positive node count");
+      if (nodes < 1 || nodes > kMaxNodes) {
+        ThrowUserError(SourceLocation{"$NNODES"}, "",
+                       fmt::format("must be a node count from 1 to {}", kMaxNodes));
       }
       requested_nodes = static_cast<int>(nodes);
     }

@@ -9,6 +9,11 @@
 
 namespace sextant {
 
+// The most nodes a projection takes (--target-nodes, $NNODES): 8x the largest published
+// training clusters (~100k GPUs, ~12.5k nodes of 8), so that every derived count (GPUs, data
+// parallelism, global batch growth) stays far inside its integer type.
+inline constexpr int kMaxNodes = 100'000;
+
 struct JobRequest {
   std::string config_path;  // --config / --exp; empty = the bundled default example
   std::string primus_path;  // --primus-path or $PRIMUS_PATH; empty = Sextant's model library

@@ -215,11 +215,14 @@ TEST(BuildJob, HardwareConfigAndBadNodeCounts) {
   EXPECT_THROW(BuildJob(request), UserError);
   request = TinyRequest();
   request.target_nodes = -1;
-  EXPECT_THAT(ErrorOf(request), HasSubstr("--target-nodes: must be positive"));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("--target-nodes: must be a node count from 1 to 100000"));
+  // A hundred million nodes is a typo, not a cluster: refused before any count derives from it.
+  request.target_nodes = 100'000'000;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("--target-nodes: must be a node count from 1 to 100000"));
   ScopedEnvironment env(Vars{{"NNODES", "0"}});
   request = TinyRequest();
   request.use_environment = true;
-  EXPECT_THAT(ErrorOf(request), HasSubstr("$NNODES: must be a positive node count"));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("$NNODES: must be a node count from 1 to 100000"));
 }
 
 TEST(BuildJob, NonNumericEnvironmentValueIsAnError) {
@@ -340,14 +343,20 @@ TEST(BuildJob, GlobalBatchMustDivideByMicroBatchTimesDataParallel) {
       ErrorOf(TinyRequest({{"global_batch_size", "6"}})),
       HasSubstr(
           "global_batch_size=6 (--global_batch_size) is not divisible by micro_batch_size=1"));
-  // A micro-batch from the command line that the configured batch does not split over is
-  // rounded as a new scale is (128 over 3 x DP 4: 10 micro-batches, 120 sequences).
+  // A micro-batch from the command line that the configured batch is no multiple of fits no
+  // data-parallel size (128 over 3): Megatron refuses it, and so does the projection.
   JobRequest request = TinyRequest();
   request.micro_batch_size = 3;
+  EXPECT_THAT(ErrorOf(request), HasSubstr("global_batch_size 128 ("));
+  EXPECT_THAT(ErrorOf(request), HasSubstr("is not a multiple of micro_batch_size 3"));
+  // One that divides it but not over the one-node DP is rounded as a new scale is (128 over
+  // 64 x DP 4: one micro-batch per rank, 256 sequences).
+  request.micro_batch_size = 64;
   const Job rounded = BuildJob(request);
-  EXPECT_EQ(rounded.training.global_batch_size, 120);
+  EXPECT_EQ(rounded.training.global_batch_size, 256);
   ASSERT_EQ(rounded.warnings.size(), 1u);
-  EXPECT_THAT(rounded.warnings[0], HasSubstr("micro_batch_size 3 x data-parallel size 4"));
+  EXPECT_THAT(rounded.warnings[0],
+              HasSubstr("micro_batch_size 64 x data-parallel size 4 at 1 node:"));
 }
 
 TEST(BuildJob, LayersMustSplitOverPipelineStages) {

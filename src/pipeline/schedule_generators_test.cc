@@ -183,6 +183,13 @@ TEST(ScheduleGeneratorsTest, InvalidRequestsAreClearUserErrors) {
   EXPECT_THAT(ErrorOf(ScheduleKind::kDualPipeV, {4, 2, 7}), HasSubstr("at least 8"));
   EXPECT_THAT(ErrorOf(ScheduleKind::kGPipe, {0, 1, 8}), HasSubstr("at least 1"));
   EXPECT_THAT(ErrorOf(ScheduleKind::k1F1B, {1 << 16, 1, 1 << 16}), HasSubstr("too large"));
+  // The budget bounds time and memory, and each generator's cost sets it: 1F1B places 2^21
+  // operations (PP 8 x 87,381 micro-batches x 3), ZB-H2's greedy half of that. The
+  // message says the most micro-batches the PP x VPP allows and which keys to change.
+  EXPECT_THAT(ErrorOf(ScheduleKind::k1F1B, {8, 1, 87382}),
+              HasSubstr("at most 87381 micro-batches per iteration at this PP x VPP"));
+  EXPECT_THAT(ErrorOf(ScheduleKind::kZeroBubbleH2, {8, 1, 43691}),
+              HasSubstr("lower global_batch_size or raise micro_batch_size"));
 }
 
 TEST(ScheduleGeneratorsTest, ParsesScheduleNames) {

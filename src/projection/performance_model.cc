@@ -104,6 +104,15 @@ double PeakTflopsForMfu(const Job& job) {
   return g.Supports(d) ? g.PeakTflops(d) : g.PeakTflops(DType::kBF16);
 }
 
+// The dense peak of the transformer GEMMs' input type when it is narrower than 16 bits and the
+// GPU runs it natively; 0 otherwise.
+double GemmPrecisionPeakTflops(const Job& job) {
+  const GpuSpec& g = job.cluster.gpu;
+  const DType d = job.training.precision.gemm;
+  if (DTypeBytes(d) >= 2 || !g.Supports(d)) return 0;
+  return g.PeakTflops(d);
+}
+
 }  // namespace
 
 namespace {
@@ -259,6 +268,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   r.model_tflops_per_gpu = model_flops / iteration / r.gpus / kTera;
   r.hardware_tflops_per_gpu = hw_flops / iteration / r.gpus / kTera;
   r.mfu = r.model_tflops_per_gpu / PeakTflopsForMfu(job);
+  if (const double low = GemmPrecisionPeakTflops(job); low > 0) {
+    r.mfu_at_gemm_precision = r.model_tflops_per_gpu / low;
+    r.gemm_peak_dtype = std::string(DTypeName(job.training.precision.gemm));
+  }
   r.bubble_ratio = crit->bubble_ratio;
 
   // Breakdown on the critical rank.
@@ -413,11 +426,23 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     r.assumptions.push_back(fmt::format("data parallel: {} ({:.2f} ms total, {:.2f} ms exposed)",
                                         dp.how, dp.total_s * 1e3, dp.exposed_s * 1e3));
   }
+  std::string low_precision_mfu;
+  if (r.mfu_at_gemm_precision > 0) {
+    // Megatron and Primus log MFU against the 16-bit peak; against the peak the GEMMs run at,
+    // a FP8 or FP4 run shows how much of its own hardware it uses (never above 100%).
+    low_precision_mfu = fmt::format(
+        "; against the {} peak of its GEMMs ({:.0f} TFLOP/s) MFU is {:.1f}%{}",
+        DTypeName(job.training.precision.gemm), GemmPrecisionPeakTflops(job),
+        r.mfu_at_gemm_precision * 100,
+        r.mfu > 1 ? " (the 16-bit MFU passes 100% because the GEMMs run faster than the 16-bit "
+                    "peak)"
+                  : "");
+  }
   r.assumptions.push_back(fmt::format(
       "model FLOPs: Megatron num_floating_point_operations, causal attention ({:.3g} per "
-      "iteration); MFU against the dense {} peak {:.0f} TFLOP/s",
+      "iteration); MFU against the dense {} peak {:.0f} TFLOP/s{}",
       model_flops, job.training.precision.params == DType::kFP16 ? "fp16" : "bf16",
-      PeakTflopsForMfu(job)));
+      PeakTflopsForMfu(job), low_precision_mfu));
   r.assumptions.push_back(
       fmt::format("precision: transformer-layer GEMMs in {}; attention and the output head in {}",
                   r.gemm_precision, DTypeName(job.training.precision.HalfPrecision())));

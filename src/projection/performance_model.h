@@ -69,6 +69,10 @@ struct PerformanceReport {
   double model_tflops_per_gpu = 0;
   double hardware_tflops_per_gpu = 0;
   double mfu = 0;
+  // Model FLOP/s over the dense peak of the transformer GEMMs' precision (FP8, MX, FP4) when
+  // it is below 16 bits, which the 16-bit MFU can exceed 100% against; 0 otherwise.
+  double mfu_at_gemm_precision = 0;
+  std::string gemm_peak_dtype;  // that precision's name ("fp8", "mxfp4"); "" when none
   double bubble_ratio = 0;
   double dp_comm_total_ms = 0;  // before overlap
   IterationBreakdown breakdown;

@@ -77,6 +77,23 @@ TEST(PerformanceModelTest, ReportStatesPrecisionAndBatch) {
   EXPECT_EQ(ProjectPerformance(job).gemm_precision, "fp4");
 }
 
+// MFU stays against the 16-bit peak, as Megatron logs it; a run whose GEMMs are narrower also
+// gets MFU against their own peak (MI355X: FP8 2x, FP4 4x the BF16 one), which no real run
+// can pass 100% of.
+TEST(PerformanceModelTest, NarrowGemmsAlsoReportMfuAgainstTheirOwnPeak) {
+  Job job = LlamaJob("llama3.1_8B", "MI355X", 1, 1, 1, 1, 64);
+  EXPECT_EQ(ProjectPerformance(job).mfu_at_gemm_precision, 0);
+  const GpuSpec& gpu = job.cluster.gpu;
+  for (DType gemm : {DType::kFP8, DType::kFP4}) {
+    job.training.precision.gemm = gemm;
+    const PerformanceReport r = ProjectPerformance(job);
+    EXPECT_NEAR(r.mfu_at_gemm_precision, r.model_tflops_per_gpu / gpu.PeakTflops(gemm), 1e-12);
+    EXPECT_NEAR(r.mfu_at_gemm_precision / r.mfu,
+                gpu.PeakTflops(DType::kBF16) / gpu.PeakTflops(gemm), 1e-12);
+    EXPECT_EQ(r.gemm_peak_dtype, DTypeName(gemm));
+  }
+}
+
 TEST(PerformanceModelTest, BreakdownAddsUpToTheIteration) {
   const Job job = LlamaJob("llama3.1_70B", "H100", 4, 8, 4, 1, 128);
   const PerformanceReport r = ProjectPerformance(job);

@@ -29,6 +29,10 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
   summary.AddRow(
       {std::string("hardware TFLOP/s per GPU"), r.hardware_tflops_per_gpu, std::string("TFLOP/s")});
   summary.AddRow({std::string("MFU"), r.mfu * 100, std::string("%")});
+  if (r.mfu_at_gemm_precision > 0) {
+    summary.AddRow(
+        {"MFU at " + r.gemm_peak_dtype + " peak", r.mfu_at_gemm_precision * 100, std::string("%")});
+  }
   summary.AddRow({std::string("pipeline bubble ratio"), r.bubble_ratio * 100, std::string("%")});
   out += RenderConsoleTable(summary) + "\n";
   const auto& b = r.breakdown;
@@ -117,6 +121,7 @@ nlohmann::json PerformanceReportJson(const PerformanceReport& r) {
   j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
   j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
   j["mfu"] = r.mfu;
+  if (r.mfu_at_gemm_precision > 0) j["mfu_at_gemm_precision"] = r.mfu_at_gemm_precision;
   j["bubble_ratio"] = r.bubble_ratio;
   const auto& b = r.breakdown;
   j["breakdown_ms"] = {{"compute", b.compute_ms},

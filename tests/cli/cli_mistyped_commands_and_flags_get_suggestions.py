@@ -93,7 +93,7 @@ t.expect_output(run, r"does not use --chrome-trace: give it to `projection perfo
 
 # Numbers: the flag, the limit and the value.
 run = t.sextant("projection", "performance", "--target-nodes", "0", expect_status=1)
-t.expect_output(run, r"--target-nodes: must be a whole number of at least 1, got '0'")
+t.expect_output(run, r"--target-nodes: must be a whole number from 1 to 100000, got '0'")
 run = t.sextant("projection", "memory", "--gpu-clock-mhz", "-5", expect_status=1)
 t.expect_output(run, r"--gpu-clock-mhz: must be a number above 0, got '-5'")
 run = t.sextant("projection", "performance", "--gpu-clock-mhz", "5000", expect_status=1)

@@ -326,6 +326,13 @@ def build_cases(d, corpus):
     cases.append(Case("huge_micro_batch_size_yaml",
                       ["{sextant}", "projection", "both", "--config", yaml_huge],
                       inputs=[yaml_huge], expect=(1,)))
+    # A batch whose pipeline would take minutes and gigabytes to simulate: refused at once.
+    for schedule in ("1f1b", "zb-h2"):
+        cases.append(Case(f"million_micro_batches_{schedule}",
+                          ["{sextant}", "projection", "both", "--config", experiment,
+                           "--global-batch-size", "1000000", "--pipeline_model_parallel_size", "8",
+                           "--pipeline-schedule-algorithm", schedule],
+                          inputs=[experiment], named=("global_batch_size",), expect=(1,)))
     cases.append(Case("negative_global_batch_size",
                       ["{sextant}", "projection", "memory", "--config", experiment,
                        "--global-batch-size", "-8"], inputs=[experiment],
