@@ -141,22 +141,43 @@ namespace {
 
 // For a job that does not fit at the node count Sextant chose: the fewest nodes (doubling, up
 // to 1024 times as many) at which data-parallel sharding (distributed optimizer, FSDP) brings
-// the peak under the GPU's memory, as "fits from N nodes (...)"; "" when it fits or the node
-// count was the user's.
+// the peak under the GPU's memory — "fits from N nodes (...)", or, where it first holds only
+// AT-RISK, that count and the first that FITS — with the global batch each count runs when it
+// differs from the configured one; "" when it fits or the node count was the user's.
 std::string FewestNodesThatFit(const Job& job, const MemoryReport& memory) {
   if (memory.verdict != Verdict::kOom || !job.fewest_nodes_chosen) return "";
   const int64_t most = std::max<int64_t>(1, 100'000 / std::max(1, job.cluster.gpus_per_node));
+  std::string at_risk;  // the first count that holds the job, AT-RISK
   for (int64_t n = int64_t{job.cluster.num_nodes} * 2;
        n <= std::min<int64_t>(most, int64_t{job.cluster.num_nodes} * 1024); n *= 2) {
     try {
-      const MemoryReport at = MemoryAtSchedule(RescaleToNodes(job, static_cast<int>(n)));
+      const Job scaled = RescaleToNodes(job, static_cast<int>(n));
+      const MemoryReport at = MemoryAtSchedule(scaled);
       if (at.verdict == Verdict::kOom) continue;
-      return fmt::format("fits from {} nodes ({:.2f} GiB peak, {}): --target-nodes {}", n,
-                         static_cast<double>(at.peak_bytes) / (1 << 30), VerdictName(at.verdict),
-                         n);
+      const TrainingSettings& t = scaled.training;
+      const std::string where = fmt::format(
+          "{} nodes ({:.2f} GiB peak, {:.1f}% of {:.2f} GiB{})", n,
+          static_cast<double>(at.peak_bytes) / (1 << 30),
+          100.0 * static_cast<double>(at.peak_bytes) / static_cast<double>(at.capacity_bytes),
+          static_cast<double>(at.capacity_bytes) / (1 << 30),
+          t.unrounded_global_batch_size > 0
+              ? fmt::format("; global batch {} -> {}", t.unrounded_global_batch_size,
+                            t.global_batch_size)
+              : "");
+      if (at.verdict == Verdict::kFits) {
+        return fmt::format("{}fits from {}: --target-nodes {}",
+                           at_risk.empty() ? "" : at_risk + "; ", where, n);
+      }
+      if (at_risk.empty()) at_risk = fmt::format("AT-RISK from {}: --target-nodes {}", where, n);
     } catch (const UserError&) {
       continue;  // that node count does not divide the grids
     }
+  }
+  if (!at_risk.empty()) {
+    return at_risk + fmt::format(
+                         "; no node count up to 1024 x this one makes it FIT: data-parallel "
+                         "sharding does not shrink what is left (activations, weights unsharded "
+                         "by DP); more TP / PP / CP or recomputation does");
   }
   return fmt::format(
       "no node count up to {} x this one fits: data-parallel sharding does not shrink what is "

@@ -4,13 +4,40 @@
 
 #include <sstream>
 
+#include "job/job_builder.h"
 #include "job/test_job.h"
 #include "memory/memory_model.h"
 #include "projection/performance_model.h"
 #include "projection/projection_options.h"
+#include "util/corpus_path.h"
 
 namespace sextant {
 namespace {
+
+// Primus's Llama 4 Scout example on MI300X (configured global batch 8) first holds at 8 nodes,
+// where DP 64 rounds the batch up to 64 and the peak sits just under HBM: the advice says
+// AT-RISK, not "fits", names the batch it assumed, and says that no node count makes it FIT.
+TEST(ProjectionRunnerTest, ScaleAdviceSaysAtRiskAndTheBatchItAssumes) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path =
+      CorpusPath("primus/examples/megatron/configs/MI300X/llama4_17B16E-BF16-pretrain.yaml");
+  request.primus_path = CorpusPath("primus");
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  ASSERT_TRUE(job.fewest_nodes_chosen);
+  const MemoryReport report = RunMemoryProjection(job, ProjectionOptions{});
+  ASSERT_EQ(report.verdict, Verdict::kOom);
+  const std::string& advice = report.assumptions.at(0);
+  EXPECT_EQ(advice.rfind("scale: 1 node(s) do not hold this job; AT-RISK from 8 nodes (", 0), 0u)
+      << advice;
+  EXPECT_NE(advice.find("; global batch 8 -> 64): --target-nodes 8"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("no node count up to 1024 x this one makes it FIT"), std::string::npos)
+      << advice;
+  EXPECT_EQ(advice.find("fits from"), std::string::npos) << advice;
+  EXPECT_EQ(RunMemoryProjection(RescaleToNodes(job, 8), ProjectionOptions{}).verdict,
+            Verdict::kAtRisk);
+}
 
 // One MI300X node, DP 8, micro-batch 1 of 4096 tokens, one micro-batch per rank.
 TestJob OneNode(const std::string& model) {
