@@ -214,10 +214,14 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       const double per_entry = xla                                      ? 4.0
                                : job.training.cross_entropy_loss_fusion ? 2.0 * element
                                                                         : 8.0;
+      // Says which tensors make up the bytes: the stored logits are the row above.
+      const std::string what = xla ? "their fp32 gradient"
+                               : job.training.cross_entropy_loss_fusion || element >= 4
+                                   ? "logits + gradient"
+                                   : "logits, gradient, fp32 copy's gradient";
       st.activation_parts.push_back(
           {"loss transient", std::llround(per_entry * v * TokensPerRank(job)),
-           describe ? fmt::format("{:.0f} bytes per logit while one micro-batch computes its loss",
-                                  per_entry)
+           describe ? fmt::format("{:.0f} B per logit during the loss: {}", per_entry, what)
                     : std::string()});
     }
     if (working_set > 0) {
