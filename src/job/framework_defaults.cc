@@ -49,6 +49,12 @@ std::vector<FrameworkDefaults> BuildTable() {
   // validate_args: "if args.expert_tensor_parallel_size is None: ... =
   // args.tensor_model_parallel_size" (before the option existed, experts took the layer's TP).
   d.expert_tp_follows_tp = true;
+  // Its TE linear layers pass is_first_microbatch to Transformer Engine unless
+  // disable_parameter_transpose_cache is set (megatron/core/extensions/transformer_engine.py,
+  // TELinear.forward), and TE then keeps each weight's FP8 workspace, transpose included,
+  // between micro-batches (transformer_engine/pytorch/module/linear.py, _fp8_workspaces).
+  // NeMo, Megatron-Bridge and Primus's Megatron inherit it.
+  d.te_fp8_weight_cache = true;
   // --make-vocab-size-divisible-by defaults to 128, times TP (megatron/training/tokenizer
   // _vocab_size_with_padding).
   d.vocab_multiple = 128;

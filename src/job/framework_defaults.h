@@ -63,6 +63,10 @@ struct FrameworkDefaults {
   // Its memory log is what the caching allocator reserved (max_memory_reserved), not what
   // tensors held (max_memory_allocated).
   bool memory_log_reserved;
+  // FP8/MX/FP4 training through Transformer Engine modules that are told which micro-batch is
+  // the first (is_first_microbatch): TE casts each weight once per step and keeps the
+  // low-precision copy and its transpose for the remaining micro-batches.
+  bool te_fp8_weight_cache;
   // The embedding and output rows are padded to a multiple of this x TP (Megatron's
   // make_vocab_size_divisible_by); 0: the vocabulary is used as it is.
   int64_t vocab_multiple;

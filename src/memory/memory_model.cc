@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "job/framework_defaults.h"
 #include "memory/activation_memory.h"
 #include "memory/in_flight.h"
 #include "memory/lora_adapters.h"
@@ -30,6 +31,22 @@ bool FullyRecomputed(const RecomputeSpec& rc, int64_t layer, int64_t local) {
 int64_t CommunicatorBytes(int world) {
   if (world <= 1) return 0;
   return std::min<int64_t>(96 * kMiB + 2 * kMiB * world, kGiB);
+}
+
+// Bytes per transformer weight of Transformer Engine's cached low-precision copies: the copy
+// GEMMs read in forward and its transpose for the input gradient, each with its block scales
+// where the format has them (MXFP8: one E8M0 byte per 32 values; MXFP4: 4-bit values, one
+// scale byte per 32). FP8 primary weights (fp8_param_gather) are the forward copy already: only
+// the transpose is extra. 0 for 16-bit GEMMs.
+double LowPrecisionWeightCacheBytes(const PrecisionRecipe& pr) {
+  double one_copy = 0;
+  switch (pr.gemm) {
+    case DType::kFP8: one_copy = 1.0; break;
+    case DType::kMXFP8: one_copy = 1.0 + 1.0 / 32; break;
+    case DType::kFP4: one_copy = 0.5 + 1.0 / 32; break;
+    default: return 0;
+  }
+  return pr.fp8_param_gather ? one_copy : 2 * one_copy;
 }
 
 }  // namespace
@@ -231,14 +248,32 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     for (const auto& part : st.activation_parts) st.activations_bytes += part.bytes;
 
     // ---- named buffers ----
-    st.buffers.push_back(
-        {"NCCL/RCCL communicators", CommunicatorBytes(world),
-         describe ? fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)
-                  : std::string()});
+    if (world > 1) {  // one GPU opens no communicator
+      st.buffers.push_back(
+          {"NCCL/RCCL communicators", CommunicatorBytes(world),
+           describe ? fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)
+                    : std::string()});
+    }
     st.buffers.push_back(
         {"GEMM workspaces", 32 * kMiB,
          xla ? "hipBLASLt/cuBLASLt workspace (32 MiB)"
              : "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
+    if (const double per_weight = LowPrecisionWeightCacheBytes(job.training.precision);
+        per_weight > 0 && DefaultsForFramework(job.framework).te_fp8_weight_cache &&
+        !job.training.lora.enabled) {
+      // Every transformer-layer weight on this GPU (norms and router included: under 1%);
+      // the embedding and LM head stay in 16 bits.
+      const double weights = static_cast<double>(params.dense - params.embedding + params.expert);
+      const bool fp4 = job.training.precision.gemm == DType::kFP4;
+      st.buffers.push_back(
+          {fp4 ? "FP4 weight copies" : "FP8 weight copies", std::llround(weights * per_weight),
+           describe ? fmt::format("TE's cached {} weights{}, {:.2f} B each",
+                                  DTypeName(job.training.precision.gemm),
+                                  job.training.precision.fp8_param_gather ? "' transposes"
+                                                                          : " + transposes",
+                                  per_weight)
+                    : std::string()});
+    }
     if (plan.fsdp2) {
       // Current and prefetched layer gathered in the compute dtype, plus one layer's
       // unsharded FP32 gradient before its reduce-scatter.
@@ -310,6 +345,18 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
                                            : std::string(", FSDP2 sharded over DP x CP")))
           : std::string(plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
                                                    : ", optimizer not sharded")));
+  if (const DType g = job.training.precision.gemm;
+      LowPrecisionWeightCacheBytes(job.training.precision) > 0) {
+    const bool cached = DefaultsForFramework(job.framework).te_fp8_weight_cache;
+    a.push_back(fmt::format(
+        "precision: transformer GEMMs in {}: weights, gradients and optimizer state keep their "
+        "types above{}; each linear layer saves its input's low-precision cast (1 byte per "
+        "value) for the weight gradient instead of the 16-bit tensor; {}",
+        DTypeName(g), job.training.precision.fp8_param_gather ? " except fp8 primary weights" : "",
+        cached ? "Transformer Engine keeps each weight's cast and its transpose between "
+                 "micro-batches (the weight-copies buffer)"
+               : "weights are cast per use, nothing kept between micro-batches"));
+  }
   if (job.training.lora.enabled) {
     const LoraSpec& l = job.training.lora;
     std::string targets;

@@ -8,6 +8,7 @@
 #include "job/test_job.h"
 #include "memory/activation_memory.h"
 #include "memory/model_state_memory.h"
+#include "parallel/sharding.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -488,6 +489,53 @@ TEST(ActivationMemoryTest, TorchtitanPerOpPolicy) {
   job.training.recompute.granularity = RecomputeGranularity::kSelective;
   job.training.recompute.per_op_policy = true;
   EXPECT_EQ(LayerActivationBytes(job, 0).Total(), 59520 * 2048);
+}
+
+// Megatron's TE layers keep each weight's FP8 cast and its transpose between micro-batches:
+// 2 bytes per transformer weight (MXFP8 adds one scale byte per 32 values to each copy; FP8
+// primary weights keep only the transpose). Hand count for the 4-layer GPT at TP 1: the
+// transformer weights are everything but the tied embedding (51200 x 1024) and the
+// position embedding, which ParamsOnRank counts as embedding.
+TEST(MemoryModelTest, TransformerEngineKeepsLowPrecisionWeightCopies) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 8, true);
+  job.framework = "primus-megatron";
+  auto copies = [](const Job& j) {
+    const MemoryReport report = ProjectMemory(j);
+    for (const auto& b : report.stages.front().buffers) {
+      if (b.name.find("weight copies") != std::string::npos) return b.bytes;
+    }
+    return int64_t{-1};
+  };
+  EXPECT_EQ(copies(job), -1);  // bf16 GEMMs: nothing cast
+  const RankParams p = ParamsOnRank(job.model, job.parallel, 0);
+  const double weights = static_cast<double>(p.dense - p.embedding);
+  // 4 layers x (4 x 1024^2 attention + 2 x 1024 x 4096 MLP + biases and norms).
+  EXPECT_NEAR(weights, 4 * (4.0 * 1024 * 1024 + 2.0 * 1024 * 4096), 4 * 20000);
+  job.training.precision.gemm = DType::kFP8;
+  EXPECT_EQ(copies(job), std::llround(2 * weights));
+  job.training.precision.gemm = DType::kMXFP8;
+  EXPECT_EQ(copies(job), std::llround(2 * (1 + 1.0 / 32) * weights));
+  job.training.precision.gemm = DType::kFP8;
+  job.training.precision.fp8_param_gather = true;
+  EXPECT_EQ(copies(job), std::llround(weights));
+  // torchao's float8 (torchtitan) casts per use and keeps nothing between micro-batches.
+  job.framework = "torchtitan";
+  EXPECT_EQ(copies(job), -1);
+}
+
+// One GPU opens no NCCL/RCCL communicator: no buffer row for it.
+TEST(MemoryModelTest, OneGpuHasNoCommunicatorBuffer) {
+  const Job one = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
+  const Job eight = GptJob(4, 1024, 16, 4096, 1, 1, 8, false);
+  auto communicators = [](const Job& j) {
+    const MemoryReport report = ProjectMemory(j);
+    for (const auto& b : report.stages.front().buffers) {
+      if (b.name == "NCCL/RCCL communicators") return b.bytes;
+    }
+    return int64_t{-1};
+  };
+  EXPECT_EQ(communicators(one), -1);
+  EXPECT_EQ(communicators(eight), (96 + 2 * 8) * kMiB);
 }
 
 }  // namespace
