@@ -97,7 +97,7 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
 }
 
 std::vector<std::pair<std::string, std::string>> ParseOverrides(
-    const std::vector<std::string>& extras) {
+    const std::vector<std::string>& extras, std::map<std::string, std::string>* typed_flags) {
   std::vector<std::pair<std::string, std::string>> out;
   std::unordered_map<std::string, std::string> first_value;
   for (size_t i = 0; i < extras.size(); ++i) {
@@ -116,9 +116,11 @@ std::vector<std::pair<std::string, std::string>> ParseOverrides(
     } else {
       value = "true";  // a bare --flag sets a boolean key
     }
+    const std::string typed = "--" + key;
     for (auto& c : key) {
       if (c == '-') c = '_';  // Megatron accepts --tensor-model-parallel-size spellings
     }
+    if (typed_flags != nullptr) typed_flags->emplace(key, typed);
     // Which of two values would win is a guess the user should not have to make.
     if (auto [at, added] = first_value.emplace(key, value); !added) {
       ThrowUserError(SourceLocation{"--" + key}, "",
@@ -157,7 +159,7 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
     extras.erase(extras.begin());
   }
   r.primus_path = o.primus_path;
-  r.overrides = ParseOverrides(extras);
+  r.overrides = ParseOverrides(extras, &r.override_flags);
   r.hardware_config = o.hardware_config;
   r.gpu_arch = o.gpu_arch;
   r.gpu_clock_mhz = o.gpu_clock_mhz;

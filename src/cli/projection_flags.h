@@ -2,6 +2,7 @@
 // `pp view` when it simulates an experiment file, and what they become: a JobRequest.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,8 +18,10 @@ namespace sextant::cli {
 // Adds every shared flag to `cmd`, writing into `o`; unknown "--key value" pairs are kept as
 // Megatron configuration overrides.
 void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o);
+// `typed_flags`, when given, receives each key's flag as typed (dashes kept).
 std::vector<std::pair<std::string, std::string>> ParseOverrides(
-    const std::vector<std::string>& extras);
+    const std::vector<std::string>& extras,
+    std::map<std::string, std::string>* typed_flags = nullptr);
 // The request of a projection command; a first bare argument that names a .yaml/.yml/.toml
 // file is the experiment, as if given with --config.
 JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command);

@@ -200,10 +200,15 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
     return maxtext;
   }
   if (modules == nullptr || !modules->IsMap() || modules->fields.empty()) {
+    // Primus's hardware files (examples/hardware_configs/*.yaml) hold one hardware_config: map.
+    const bool hardware = experiment.IsMap() && experiment.Find("hardware_config") != nullptr;
     ThrowUserError(experiment.where, "modules",
-                   "not a Primus experiment file: expected modules.pre_trainer with framework, "
-                   "config, model and overrides (or, for a MaxText config, model_name or "
-                   "base_config)");
+                   hardware ? "not a Primus experiment file but a hardware config (a top-level "
+                              "hardware_config:): give it with --hardware-config, and the "
+                              "experiment with --config"
+                            : "not a Primus experiment file: expected modules.pre_trainer with "
+                              "framework, config, model and overrides (or, for a MaxText "
+                              "config, model_name or base_config)");
   }
   const ConfigNode* module = modules->Find("pre_trainer");
   out.module_name = "pre_trainer";

@@ -129,6 +129,13 @@ std::string Provenance::Describe(std::string_view canonical) const {
   return " (" + it->second.key + (where.empty() ? "" : ", " + where) + ")";
 }
 
+std::string Provenance::Location(std::string_view canonical) const {
+  auto it = origins_.find(canonical);
+  if (it == origins_.end()) return "";
+  const std::string where = it->second.where.ToString();
+  return where.empty() ? "" : " (" + where + ")";
+}
+
 bool Provenance::FromCommandLine(std::string_view canonical) const {
   auto it = origins_.find(canonical);
   return it != origins_.end() && it->second.where.file.starts_with("--");

@@ -57,6 +57,8 @@ class Provenance {
   void Record(std::string canonical, std::string key, SourceLocation where);
   // " (tensor_parallel_degree, exp.yaml:12)" / " (--micro-batch-size)" / "" if unknown.
   std::string Describe(std::string_view canonical) const;
+  // " (exp.yaml:12)" / " (--micro-batch-size)" / "": where alone, for text that names the key.
+  std::string Location(std::string_view canonical) const;
   // The configuration key the user wrote for a canonical setting (the canonical name if
   // unknown).
   std::string KeyOf(std::string_view canonical) const;

@@ -193,6 +193,10 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
     if (known_set.count(key) == 0) {
       std::string typed = "--" + key;
       std::replace(typed.begin(), typed.end(), '_', '-');
+      // Errors name the flag as the user wrote it.
+      const auto as_typed = request.override_flags.find(key);
+      const std::string flag =
+          as_typed != request.override_flags.end() ? as_typed->second : "--" + key;
       // A Megatron name given to another framework, or a launcher's flag: name what this
       // framework or command calls it.
       std::string hint;
@@ -218,7 +222,7 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
           std::vector<std::string> both;
           for (const std::string& k : keys) both.push_back("--" + k);
           both.insert(both.end(), flags.begin(), flags.end());
-          ThrowUserError(SourceLocation{"--" + key}, "",
+          ThrowUserError(SourceLocation{flag}, "",
                          fmt::format("unknown configuration key \"{}\" for {}{}", key,
                                      adapter.Name(), DidYouMean(both)));
         }
@@ -233,7 +237,7 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
         }
         hint = DidYouMean(keys);
       }
-      ThrowUserError(SourceLocation{"--" + key}, "",
+      ThrowUserError(SourceLocation{flag}, "",
                      fmt::format("unknown configuration key \"{}\" for {} (not in the module "
                                  "defaults, the model file or the known {} arguments){}",
                                  key, adapter.Name(), adapter.Name(), hint));

@@ -1,6 +1,7 @@
 // Turns what the user gave (an experiment file, flags, environment) into a validated Job.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,9 @@ struct JobRequest {
   // The command's own flags ("--target-nodes", ...): an override key close to one of them is
   // a mistyped flag more likely than a configuration key.
   std::vector<std::string> command_flags;
+  // Each override key as the user typed its flag ("--micro-batch" for key micro_batch), for
+  // errors that name it; a key missing here is named "--" + key.
+  std::map<std::string, std::string> override_flags;
   // --export_config: where BuildJobAndWarn writes the merged configuration; empty = nowhere.
   std::string export_config;
   // Said with the job's assumptions (launcher flags that do not change a projection).

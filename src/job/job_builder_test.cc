@@ -359,6 +359,19 @@ TEST(BuildJob, GlobalBatchMustDivideByMicroBatchTimesDataParallel) {
               HasSubstr("micro_batch_size 64 x data-parallel size 4 at 1 node:"));
 }
 
+// A key that takes its value from another (ETP from TP) is named once, with where it came
+// from: not "expert_tensor_parallel_size (= ...)=1 (expert_tensor_parallel_size (= ...), f:1)".
+TEST(BuildJob, AKeyDerivedFromAnotherIsNamedOnce) {
+  JobRequest request = TinyRequest({{"expert_model_parallel_size", "3"}});
+  request.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  request.target_nodes = 1;
+  const std::string error = ErrorOf(request);
+  EXPECT_THAT(error, HasSubstr("expert_tensor_parallel_size (= tensor_model_parallel_size)=1 ("));
+  const size_t first = error.find("expert_tensor_parallel_size");
+  ASSERT_NE(first, std::string::npos) << error;
+  EXPECT_EQ(error.find("expert_tensor_parallel_size", first + 1), std::string::npos) << error;
+}
+
 TEST(BuildJob, LayersMustSplitOverPipelineStages) {
   // PP 3 needs 3 nodes (2 x 3 = 6 must divide the world); 8 layers do not split in 3.
   const std::string error = ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "3"}}));
@@ -814,6 +827,10 @@ TEST(BuildJob, FileStructureErrors) {
   request.config_path = kData + "experiments/no-modules.yaml";
   EXPECT_THAT(ErrorOf(request), AllOf(HasSubstr("not a Primus experiment file"),
                                       HasSubstr("or, for a MaxText config, model_name")));
+  // A hardware file given as the experiment: the flag it belongs to.
+  request.config_path = kData + "experiments/hardware-as-experiment.yaml";
+  EXPECT_THAT(ErrorOf(request), HasSubstr("but a hardware config (a top-level hardware_config:): "
+                                          "give it with --hardware-config"));
   request.config_path = kData + "experiments/unknown-framework.yaml";
   EXPECT_THAT(ErrorOf(request), HasSubstr("unsupported framework \"paddle\" (supported: megatron, "
                                           "megatron_bridge, torchtitan, maxtext)"));
@@ -921,6 +938,22 @@ TEST(BuildJob, ALibraryModelWithItsShapeOverriddenIsRenamed) {
                                             "4096 -> 768")));
   request.overrides = {{"seq_length", "4096"}};  // not the model's shape
   EXPECT_EQ(BuildJob(request).model.name, "llama3.1_8B");
+  request.overrides = {{"ffn_hidden_size", "10944"}};  // a dense model's MLP: its shape
+  EXPECT_EQ(BuildJob(request).model.name, "llama3.1_8B-modified");
+}
+
+// Primus's gpt-oss model files set ffn_hidden_size beside an all-MoE layer pattern: a width
+// no layer uses is no change of shape.
+TEST(BuildJob, AnFfnWidthNoLayerUsesLeavesTheModelItsName) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  JobRequest request;
+  request.config_path =
+      kCorpusPrimus + "/examples/megatron/configs/MI300X/gpt_oss_20B-BF16-pretrain.yaml";
+  request.primus_path = kCorpusPrimus;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  EXPECT_EQ(job.model.name, "gpt_oss_20B");
+  EXPECT_THAT(job.notes, Not(Contains(HasSubstr("ffn_hidden_size"))));
 }
 
 TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {

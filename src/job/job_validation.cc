@@ -11,10 +11,10 @@ class Checker {
  public:
   explicit Checker(const Provenance& provenance) : provenance_(provenance) {}
 
-  // "tensor_model_parallel_size=3 (exp.yaml:12)"
+  // "tensor_model_parallel_size=3 (exp.yaml:12)": the key as written, once.
   std::string Show(std::string_view canonical, int64_t value) const {
     return fmt::format("{}={}{}", provenance_.KeyOf(canonical), value,
-                       provenance_.Describe(canonical));
+                       provenance_.Location(canonical));
   }
 
   std::string Where(std::string_view canonical) const { return provenance_.Describe(canonical); }

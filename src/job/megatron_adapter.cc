@@ -59,7 +59,13 @@ void NameChangedArchitecture(const ModelSpec& library, ModelSpec& model,
   };
   compare("num_layers", library.num_layers, model.num_layers);
   compare("hidden_size", library.hidden_size, model.hidden_size);
-  compare("ffn_hidden_size", library.ffn_hidden_size, model.ffn_hidden_size);
+  // The dense FFN width shapes nothing when every layer routes its tokens to experts
+  // (gpt-oss: Primus's model file sets ffn_hidden_size beside an all-MoE layer pattern).
+  bool dense_layer = false;
+  for (int64_t layer = 0; layer < model.num_layers && !dense_layer; ++layer) {
+    dense_layer = !model.IsMoeLayer(layer);
+  }
+  if (dense_layer) compare("ffn_hidden_size", library.ffn_hidden_size, model.ffn_hidden_size);
   compare("num_attention_heads", library.num_attention_heads, model.num_attention_heads);
   compare("num_query_groups", library.num_query_groups, model.num_query_groups);
   compare("vocab_size", library.vocab_size, model.vocab_size);

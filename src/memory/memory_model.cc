@@ -254,10 +254,8 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
            describe ? fmt::format("96 MiB + 2 MiB x {} ranks, at most 1 GiB (Primus fit)", world)
                     : std::string()});
     }
-    st.buffers.push_back(
-        {"GEMM workspaces", 32 * kMiB,
-         xla ? "hipBLASLt/cuBLASLt workspace (32 MiB)"
-             : "cuBLASLt/hipBLASLt workspace (32 MiB, Transformer Engine default)"});
+    // Transformer Engine's default workspace; PyTorch's and XLA's own are of the same order.
+    st.buffers.push_back({"GEMM workspaces", 32 * kMiB, "cuBLASLt/hipBLASLt workspace (32 MiB)"});
     if (const double per_weight = LowPrecisionWeightCacheBytes(job.training.precision);
         per_weight > 0 && DefaultsForFramework(job.framework).te_fp8_weight_cache &&
         !job.training.lora.enabled) {

@@ -59,8 +59,11 @@ void RequireAtLeastTwoChunks(ScheduleKind kind, const PipelineShape& shape) {
 void RequireMicroBatchesAtLeast(ScheduleKind kind, const PipelineShape& shape, int minimum,
                                 const char* why) {
   if (shape.micro_batches < minimum) {
-    ThrowUserError(fmt::format("{} schedule needs at least {} micro-batches ({}), got {}",
-                               ScheduleKindName(kind), minimum, why, shape.micro_batches));
+    ThrowUserError(fmt::format(
+        "{} schedule needs at least {} micro-batches ({}), got {} (micro-batches per iteration "
+        "= global_batch_size / (micro_batch_size x data-parallel size): raise "
+        "global_batch_size, or run on fewer nodes)",
+        ScheduleKindName(kind), minimum, why, shape.micro_batches));
   }
 }
 

@@ -100,6 +100,9 @@ run = t.sextant("projection", "performance", "--gpu-clock-mhz", "5000", expect_s
 t.expect_output(run, r"5000 MHz is above the MI300X's maximum clock of 2100 MHz")
 run = t.sextant("projection", "performance", "--global-batch-size", "0", expect_status=1)
 t.expect_output(run, r"--global-batch-size: must be a whole number of at least 1")
+# A misspelt flag is named as it was typed, dashes and all.
+run = t.sextant("projection", "memory", "--micro-batch", "4", expect_status=1)
+t.expect_output(run, r'--micro-batch: unknown configuration key "micro_batch"')
 # A flag that cannot act on this model says so instead of being dropped.
 run = t.sextant("projection", "performance", "--sync-free-stage", "3")
 t.expect_output(run, r"DeepEP dispatch/combine .* has no effect: the model has no MoE layers")
