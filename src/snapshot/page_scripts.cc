@@ -388,18 +388,6 @@ for (const d of DATA.devices) {
         fmtBytes(o.largest_free_block_bytes) + ' — ' + o.site));
   }
 }
-if (DATA.comparison) {
-  for (const d of DATA.comparison.devices) {
-    // The new file is what the base is compared with; each file's own device when they differ.
-    const name = p => String(p).split('/').pop();
-    const devices = d.new_device !== undefined && d.new_device !== d.device
-        ? 'device ' + d.device + ' vs ' + d.new_device : 'device ' + d.device;
-    app.append(el('h2', {}, 'Comparison: ' + name(DATA.comparison.new) + ' vs base ' +
-        name(DATA.comparison.base) + ' (' + devices + ')'));
-    app.append(table(['base', 'new', 'change', 'call site'], d.sites_at_peak.map(s =>
-        [fmtBytes(s.base_bytes), fmtBytes(s.new_bytes), fmtBytes(s.delta_bytes), s.site])));
-  }
-}
 )JS";
 
 const char* const kWatchPageScript = R"JS(

@@ -1,11 +1,15 @@
 #include "snapshot/snapshot_report.h"
 
 #include <algorithm>
+#include <array>
+#include <deque>
+#include <filesystem>
 #include <map>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "report/html_writer.h"
 #include "snapshot/call_site.h"
 #include "snapshot/page_scripts.h"
 #include "util/units.h"
@@ -23,6 +27,28 @@ using nlohmann::json;
 
 std::string SignedBytes(int64_t bytes) {
   return bytes > 0 ? "+" + FormatBytes(bytes) : FormatBytes(bytes);
+}
+
+// "Device 0", or "Device 0 (base) vs device 1 (new)" when each file held another device.
+std::string ComparisonHeading(const DeviceComparison& d) {
+  return d.new_device == d.device
+             ? fmt::format("Device {}", d.device)
+             : fmt::format("Device {} (base) vs device {} (new)", d.device, d.new_device);
+}
+
+// The summary rows of one device's comparison, as the console and the HTML page show them:
+// label, base, new, change.
+std::vector<std::array<std::string, 4>> ComparisonSummaryRows(const DeviceComparison& d) {
+  std::vector<std::array<std::string, 4>> rows;
+  auto row = [&](const char* label, int64_t b, int64_t n) {
+    rows.push_back({label, FormatBytes(b), FormatBytes(n), SignedBytes(n - b)});
+  };
+  row("peak allocated", d.base_peak_bytes, d.new_peak_bytes);
+  row("peak reserved", d.base_peak_reserved_bytes, d.new_peak_reserved_bytes);
+  row("reserved at snapshot", d.base_reserved_bytes, d.new_reserved_bytes);
+  row("cached free", d.base_cached_free_bytes, d.new_cached_free_bytes);
+  row("  of it fragmentation", d.base_inactive_split_bytes, d.new_inactive_split_bytes);
+  return rows;
 }
 
 // Seconds since the first timestamped entry, or the entry index when there are no timestamps.
@@ -344,20 +370,11 @@ std::string ComparisonText(const SnapshotComparison& c, const SnapshotReportOpti
   std::string out =
       fmt::format("Comparison: base {}\n            new  {}\n", c.base_source, c.new_source);
   for (const auto& d : c.devices) {
-    out += fmt::format("\n{}\n  {:<22}{:>11}  {:>11}  {:>12}\n",
-                       d.new_device == d.device ? fmt::format("Device {}", d.device)
-                                                : fmt::format("Device {} (base) vs device {} (new)",
-                                                              d.device, d.new_device),
-                       "", "base", "new", "change");
-    auto row = [&](const char* label, int64_t b, int64_t n) {
-      out += fmt::format("  {:<22}{:>11}  {:>11}  {:>12}\n", label, FormatBytes(b), FormatBytes(n),
-                         SignedBytes(n - b));
-    };
-    row("peak allocated", d.base_peak_bytes, d.new_peak_bytes);
-    row("peak reserved", d.base_peak_reserved_bytes, d.new_peak_reserved_bytes);
-    row("reserved at snapshot", d.base_reserved_bytes, d.new_reserved_bytes);
-    row("cached free", d.base_cached_free_bytes, d.new_cached_free_bytes);
-    row("  of it fragmentation", d.base_inactive_split_bytes, d.new_inactive_split_bytes);
+    out += fmt::format("\n{}\n  {:<22}{:>11}  {:>11}  {:>12}\n", ComparisonHeading(d), "", "base",
+                       "new", "change");
+    for (const auto& [label, b, n, change] : ComparisonSummaryRows(d)) {
+      out += fmt::format("  {:<22}{:>11}  {:>11}  {:>12}\n", label, b, n, change);
+    }
     out += "Call sites at the peak, largest change first\n";
     out += fmt::format("  {:>11}  {:>11}  {:>12}  {}\n", "base", "new", "change", "call site");
     for (size_t i = 0; i < d.sites_at_peak.size() && i < o.top_sites; ++i) {
@@ -409,8 +426,43 @@ std::string SnapshotHtml(const MemorySnapshot& s, const SnapshotAnalysis& a,
     }
     data["devices"][i]["timeline"] = points;
   }
-  if (c) data["comparison"] = ComparisonJson(*c, o);
-  return RenderHtmlPage(ChartPage("Memory snapshot: " + a.source, data, kSnapshotPageScript));
+  HtmlPage page = ChartPage("Memory snapshot: " + a.source, data, kSnapshotPageScript);
+  // The comparison is what --compare asks for: it opens the page, in the console's tables,
+  // before the base file's own timelines.
+  std::deque<Table> tables;
+  if (c) {
+    page.data["comparison"] = ComparisonJson(*c, o);
+    const auto name = [](const std::string& p) {
+      return std::filesystem::path(p).filename().string();
+    };
+    for (const auto& d : c->devices) {
+      HtmlSection section{fmt::format("Comparison: {} vs base {} ({})", name(c->new_source),
+                                      name(c->base_source), ComparisonHeading(d))};
+      const std::string id = fmt::format("comparison_device{}", d.device);
+      Table& summary = tables.emplace_back(id, "Memory, base vs new",
+                                           std::vector<Column>{{"quantity", "", 0},
+                                                               {"base", "base", 0},
+                                                               {"new", "new", 0},
+                                                               {"change", "change", 0}});
+      for (const auto& [label, b, n, change] : ComparisonSummaryRows(d)) {
+        summary.AddRow({label, b, n, change});
+      }
+      Table& sites =
+          tables.emplace_back(id + "_sites", "Call sites at the peak, largest change first",
+                              std::vector<Column>{{"base", "base", 0},
+                                                  {"new", "new", 0},
+                                                  {"change", "change", 0},
+                                                  {"site", "call site", 0}});
+      for (size_t i = 0; i < d.sites_at_peak.size() && i < o.top_sites; ++i) {
+        const auto& x = d.sites_at_peak[i];
+        sites.AddRow({FormatBytes(x.base_bytes), FormatBytes(x.new_bytes),
+                      SignedBytes(x.delta_bytes()), x.site});
+      }
+      section.tables = {&summary, &sites};
+      page.sections.push_back(std::move(section));
+    }
+  }
+  return RenderHtmlPage(page);
 }
 
 }  // namespace sextant

@@ -78,5 +78,51 @@ TEST(SnapshotReportTest, HtmlIsSelfContainedAndEscapesData) {
   EXPECT_EQ(EscapeHtml("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
 }
 
+// With --compare, the page shows the console's summary of the two files (peak allocated and
+// reserved, reserved at snapshot, cached free, fragmentation) and the call sites, per device.
+TEST(SnapshotReportTest, HtmlShowsTheComparisonSummary) {
+  MemorySnapshot s = LoadMemorySnapshot(Fixture("two_devices_oom.pickle"));
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  constexpr int64_t kKiB = 1024, kMiB = 1024 * 1024;
+  SnapshotComparison c;
+  c.base_source = "/runs/fp32.pickle";
+  c.new_source = "/runs/bf16.pickle";
+  DeviceComparison d;
+  d.device = 0;
+  d.new_device = 1;
+  d.base_peak_bytes = 1 * kMiB;
+  d.new_peak_bytes = 3 * kMiB;
+  d.base_peak_reserved_bytes = 2 * kMiB;
+  d.new_peak_reserved_bytes = 4 * kMiB;
+  d.base_reserved_bytes = 2 * kMiB;
+  d.new_reserved_bytes = 1 * kMiB;
+  d.base_cached_free_bytes = 1 * kMiB;
+  d.new_cached_free_bytes = 0;
+  d.base_inactive_split_bytes = 512 * kKiB;
+  d.new_inactive_split_bytes = 512 * kKiB;
+  d.sites_at_peak.push_back({"einsum (model.py:3)", 0, 2 * kMiB, 0, 1});
+  c.devices.push_back(d);
+  const std::string html = SnapshotHtml(s, a, &c);
+  auto row = [](std::vector<std::string> cells) {
+    std::string out = "<tr>";
+    for (const auto& cell : cells) out += "<td class=\"s\">" + cell + "</td>";
+    return out + "</tr>";
+  };
+  EXPECT_NE(html.find("<h2>Comparison: bf16.pickle vs base fp32.pickle (Device 0 (base) vs "
+                      "device 1 (new))</h2>"),
+            std::string::npos)
+      << html.substr(0, 3000);
+  for (const auto& expected : {row({"peak allocated", "1.0 MiB", "3.0 MiB", "+2.0 MiB"}),
+                               row({"peak reserved", "2.0 MiB", "4.0 MiB", "+2.0 MiB"}),
+                               row({"reserved at snapshot", "2.0 MiB", "1.0 MiB", "-1.0 MiB"}),
+                               row({"cached free", "1.0 MiB", "0 B", "-1.0 MiB"}),
+                               row({"  of it fragmentation", "512.0 KiB", "512.0 KiB", "0 B"}),
+                               row({"0 B", "2.0 MiB", "+2.0 MiB", "einsum (model.py:3)"})}) {
+    EXPECT_NE(html.find(expected), std::string::npos) << expected;
+  }
+  // The numbers stay in the page's data too.
+  EXPECT_NE(html.find("\"new_peak_allocated_bytes\":3145728"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sextant
