@@ -16,6 +16,7 @@
 #include "report/table.h"
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
+#include "trace/trace_test_util.h"
 #include "util/corpus_path.h"
 #include "util/csv_reader.h"
 
@@ -237,6 +238,54 @@ TEST(ReportPageTest, RooflinePeaksSurviveSerialisation) {
   EXPECT_EQ(back.roofline_peaks.gpu, "MI300X");
   EXPECT_EQ(back.roofline_peaks.hbm_tbps, 5.3);
   EXPECT_EQ(back.roofline_peaks.ceilings, r.roofline_peaks.ceilings);
+}
+
+// The short-kernel chart's heading (and its entry in the table of contents) gives the chart's
+// bin count, whichever rank comes first, and with several ranks says how many it stands for.
+TEST(ReportPageTest, ShortKernelHeadingCountsBinsAndRanks) {
+  // Rank 0: one 50 us kernel, no short ones. Rank 1: kernels of 2, 4 and 6 us.
+  auto rank_trace = [](int rank, bool short_kernels) {
+    KinetoTraceBuilder b;
+    if (short_kernels) {
+      b.Kernel("k_short", 10, 2, 1).Kernel("k_short", 20, 4, 2).Kernel("k_short", 30, 6, 3);
+    } else {
+      b.Kernel("k_long", 10, 50, 1);
+    }
+    return b.TopLevel("distributedInfo", fmt::format(R"({{"rank": {}, "world_size": 2}})", rank))
+        .Parse(fmt::format("rank{}.json", rank));
+  };
+  // The text as the page holds it (HTML-escaped).
+  const std::string toc_entry = "\">Kernels shorter than 10 us: durations in 100 equal bins";
+  auto heading = [&](const std::string& html) {
+    const size_t at = html.find(toc_entry);
+    if (at == std::string::npos) return std::string("(none)");
+    return html.substr(at + 2, html.find('<', at) - at - 2);
+  };
+  // One rank: no rank count.
+  {
+    std::vector<RankReport> ranks;
+    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
+    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
+              "Kernels shorter than 10 us: durations in 100 equal bins");
+  }
+  // Two ranks, the first without short kernels.
+  {
+    std::vector<RankReport> ranks;
+    ranks.push_back(AnalyzeTrace(rank_trace(0, false), {}, 0));
+    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
+    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
+              "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks, 1 with short "
+              "kernels: each rank&#39;s bins counted where their centres fall)");
+  }
+  // Two ranks, both with short kernels.
+  {
+    std::vector<RankReport> ranks;
+    ranks.push_back(AnalyzeTrace(rank_trace(0, true), {}, 0));
+    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
+    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
+              "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks: each rank&#39;s "
+              "bins counted where their centres fall)");
+  }
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ std::vector<ShortKernelBin> Histogram(const std::vector<double>& values, int bin
 ShortKernelStudy StudyShortKernels(const TraceData& trace, double threshold_us, int bins) {
   ShortKernelStudy out;
   out.threshold_us = threshold_us;
+  out.bins = bins;
   bool has_ops = false;
   for (const CpuEvent& c : trace.cpu) has_ops = has_ops || c.kind == CpuKind::kOp;
 

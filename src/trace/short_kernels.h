@@ -33,6 +33,7 @@ struct ShortKernelGroup {
 
 struct ShortKernelStudy {
   double threshold_us = 10;
+  int bins = 100;                         // of the histogram, when there are short kernels
   int64_t kernels = 0;                    // short kernels in the trace
   int64_t total_ns = 0;                   // their GPU time
   std::vector<ShortKernelBin> histogram;  // empty without short kernels

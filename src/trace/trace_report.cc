@@ -634,7 +634,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   const ShortKernelStudy short_kernels = StudyShortKernels(trace);
   Table short_hist("short_kernel_histogram",
                    fmt::format("Kernels shorter than {:g} us: durations in {} equal bins",
-                               short_kernels.threshold_us, short_kernels.histogram.size()),
+                               short_kernels.threshold_us, short_kernels.bins),
                    {RankColumn(),
                     {"bin_start_us", "from (us)", 4},
                     {"bin_end_us", "to (us)", 4},
@@ -1597,9 +1597,17 @@ std::string RenderReportHtml(const TraceReport& report) {
         chart.columns[at] += static_cast<double>(std::get<int64_t>(row[count]));
       }
       chart.title = t->title();
-      if (bins_per_rank.size() > 1) {
-        chart.title += fmt::format(" ({} ranks: each rank's bins counted where their centres fall)",
-                                   bins_per_rank.size());
+      // Every rank of the report counts, those without short kernels too (the title and the
+      // table of contents say how many ranks the chart stands for).
+      if (report.ranks.size() > 1) {
+        chart.title +=
+            bins_per_rank.size() < report.ranks.size()
+                ? fmt::format(
+                      " ({} ranks, {} with short kernels: each rank's bins counted where "
+                      "their centres fall)",
+                      report.ranks.size(), bins_per_rank.size())
+                : fmt::format(" ({} ranks: each rank's bins counted where their centres fall)",
+                              report.ranks.size());
       }
       chart.note = "Every bin's count: short_kernel_histogram in --csv, --json and --xlsx.";
       s.histograms.push_back(std::move(chart));
