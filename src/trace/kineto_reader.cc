@@ -752,6 +752,13 @@ class KinetoParser {
           "{} event{} with a missing, non-numeric or out-of-range \"ts\" left out{}",
           untimed_events_, untimed_events_ == 1 ? "" : "s", near(first_untimed_offset_)));
     }
+    if (impossible_durations_ > 0) {
+      out_.warnings.push_back(fmt::format(
+          "{} event{} with a negative or over-long (> 2^40 ns, 18 minutes) \"dur\" left out of "
+          "the timeline (the first: {})",
+          impossible_durations_, impossible_durations_ == 1 ? "" : "s",
+          first_impossible_duration_));
+    }
   }
 
  public:
@@ -762,6 +769,8 @@ class KinetoParser {
   int64_t untimed_durations_ = 0;
   int64_t first_untimed_offset_ = -1;
   int64_t first_untimed_duration_offset_ = -1;
+  int64_t impossible_durations_ = 0;
+  std::string first_impossible_duration_;
   void ParseEvent(od::object& obj) {
     char ph = 0;
     Category cat = Category::kSkip;
@@ -855,10 +864,20 @@ class KinetoParser {
       const char* where = Location(*doc_);
       if (where) first_untimed_duration_offset_ = Offset(where);
     }
-    // Clamp impossible values so that sums over millions of events cannot overflow:
-    // no profiled activity lasts 2^40 ns (18 minutes), no timestamp reaches 2^61 ns.
+    // No profiled activity lasts less than nothing or 2^40 ns (18 minutes): such an event
+    // cannot be placed on the timeline and is left out, counted for one warning.
     constexpr int64_t kMaxDurationNs = int64_t{1} << 40, kMaxTimestampNs = int64_t{1} << 61;
-    dur = std::clamp<int64_t>(dur, 0, kMaxDurationNs);
+    if (have_dur && (dur < 0 || dur > kMaxDurationNs)) {
+      if (impossible_durations_++ == 0) {
+        const char* where = doc_ ? Location(*doc_) : nullptr;
+        first_impossible_duration_ =
+            fmt::format("\"{}\" with dur {:.3f} us{}", name ? out_.Name(name) : "(unnamed)",
+                        static_cast<double>(dur) / 1e3,
+                        where ? fmt::format(" near byte {}", Offset(where)) : std::string());
+      }
+      return;
+    }
+    // So that sums over millions of events cannot overflow: no timestamp reaches 2^61 ns.
     ts = std::clamp<int64_t>(ts, -kMaxTimestampNs, kMaxTimestampNs);
     if (cat == Category::kPythonFunction) {
       if (name == 0 || !IsRecomputeFunction(out_.Name(name))) return;
@@ -1233,6 +1252,57 @@ bool ParseMicrosecondsToNs(std::string_view token, int64_t* ns) {
   return true;
 }
 
+namespace {
+
+// A profile covers seconds to minutes: an event further than this from the middle of the
+// trace has a timestamp that cannot be right (a corrupt or hand-edited value), and would
+// stretch the GPU span to years.
+constexpr int64_t kMaxDistanceFromMedianNs = int64_t{24} * 3600 * 1000000000;
+
+// Leaves out the events whose start is over kMaxDistanceFromMedianNs from the median start of
+// all events, with one warning that counts them and names the first.
+void DropOutlyingEvents(TraceData& out) {
+  std::vector<int64_t> starts;
+  starts.reserve(out.cpu.size() + out.gpu.size());
+  for (const CpuEvent& e : out.cpu) starts.push_back(e.ts_ns);
+  for (const GpuEvent& e : out.gpu) starts.push_back(e.ts_ns);
+  if (starts.size() < 2) return;
+  // The lower median: of two events, the earlier is kept.
+  auto middle = starts.begin() + static_cast<std::ptrdiff_t>((starts.size() - 1) / 2);
+  std::nth_element(starts.begin(), middle, starts.end());
+  const int64_t median = *middle;
+  auto far = [&](int64_t ts) {
+    return ts > median + kMaxDistanceFromMedianNs || ts < median - kMaxDistanceFromMedianNs;
+  };
+  size_t dropped = 0;
+  std::string example;
+  auto note = [&](std::string_view kind, uint32_t name, int64_t ts) {
+    if (dropped++ == 0) {
+      example = fmt::format(
+          "{} \"{}\" at ts {:.3f} us, {:.1f} hours from the median event", kind, out.Name(name),
+          static_cast<double>(ts) / 1e3,
+          std::abs(static_cast<double>(ts) - static_cast<double>(median)) / 3.6e12);  // ns per hour
+    }
+  };
+  std::erase_if(out.cpu, [&](const CpuEvent& e) {
+    if (!far(e.ts_ns)) return false;
+    note("host event", e.name, e.ts_ns);
+    return true;
+  });
+  std::erase_if(out.gpu, [&](const GpuEvent& e) {
+    if (!far(e.ts_ns)) return false;
+    note("GPU event", e.name, e.ts_ns);
+    return true;
+  });
+  if (dropped == 0) return;
+  out.warnings.push_back(fmt::format(
+      "{} event{} more than 24 hours from the trace's median timestamp left out of the timeline: "
+      "their \"ts\" cannot be right (the first: {})",
+      dropped, dropped == 1 ? "" : "s", example));
+}
+
+}  // namespace
+
 TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
   TraceData out;
   out.path = path;
@@ -1258,6 +1328,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
   }
 
   if (ParseInChunks(input, path, out)) {
+    DropOutlyingEvents(out);
     BuildLinks(out);
     return out;
   }
@@ -1357,6 +1428,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
                                "which every Chrome/Kineto trace event has",
                                out.total_events, out.total_events == 1 ? "" : "s"));
   }
+  DropOutlyingEvents(out);
   BuildLinks(out);
   return out;
 }

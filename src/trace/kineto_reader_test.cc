@@ -295,6 +295,45 @@ TEST(KinetoReaderTest, EventsWithoutANumericTimestampAreCountedInAWarning) {
                   .warnings.empty());
 }
 
+// Events whose times cannot be right are left out of the timeline and said once per file,
+// with a count and the first of them: a negative duration, and a start a day or more from
+// the rest of the trace (which would stretch the GPU span to years).
+TEST(KinetoReaderTest, EventsWithImpossibleTimesAreLeftOutWithAWarning) {
+  const TraceData negative = Parse(
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100, "dur": -50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 200, "dur": 5}]})json");
+  ASSERT_EQ(negative.gpu.size(), 1u);
+  EXPECT_EQ(negative.Name(negative.gpu[0].name), "k2");
+  ASSERT_EQ(negative.warnings.size(), 1u);
+  const std::string prefix =
+      "1 event with a negative or over-long (> 2^40 ns, 18 minutes) \"dur\" left out of the "
+      "timeline (the first: \"k\" with dur -50.000 us near byte ";
+  EXPECT_EQ(negative.warnings[0].substr(0, prefix.size()), prefix) << negative.warnings[0];
+
+  // 10^15 us is 10^18 ns: 277,777.8 hours after the median start (k3's, 300 us).
+  const TraceData far = Parse(
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100, "dur": 50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 300, "dur": 50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 1000000000000000.0, "dur": 5}]})json");
+  ASSERT_EQ(far.gpu.size(), 2u);
+  EXPECT_EQ(far.Name(far.gpu[0].name), "k");
+  EXPECT_EQ(far.Name(far.gpu[1].name), "k3");
+  ASSERT_EQ(far.warnings.size(), 1u);
+  EXPECT_EQ(far.warnings[0],
+            "1 event more than 24 hours from the trace's median timestamp left out of the "
+            "timeline: their \"ts\" cannot be right (the first: GPU event \"k2\" at ts "
+            "1000000000000000.000 us, 277777.8 hours from the median event)");
+  // A trace that spans minutes is left whole.
+  const TraceData fine = Parse(
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100, "dur": 50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 600000000, "dur": 5}]})json");
+  EXPECT_EQ(fine.gpu.size(), 2u);
+  EXPECT_TRUE(fine.warnings.empty());
+}
+
 TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   std::string text(kModern);
   // Cut inside the NCCL kernel's name: the string is left open.
