@@ -101,18 +101,16 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
   // Across ranks, TraceLens's multi-rank collective report: its files beside the rank
   // directories, its sheets under their own names.
   std::vector<Table> multi_rank = TraceLensMultiRankTables(report);
-  if (several && !args.csv_dir.empty()) {
-    // The per-report directories go inside it: made here, under the same rule as one report's
-    // (its parent must exist), before the first report's is.
-    WarnAboutLeftovers(args.csv_dir, WriteCsvDirectory(Pointers(multi_rank), args.csv_dir, inputs));
+  if (!args.csv_dir.empty()) {
+    // One output, written whole or not at all: the per-report folders inside the directory.
+    std::vector<CsvFolder> folders;
+    if (several) folders.push_back({"", Pointers(multi_rank)});
+    for (const Report& r : reports) folders.push_back({several ? r.label : "", Pointers(r.tables)});
+    WarnAboutLeftovers(args.csv_dir, WriteCsvFolders(folders, args.csv_dir, inputs));
   }
   std::vector<Table> sheets;
   for (Table& t : multi_rank) sheets.push_back(std::move(t));
   for (Report& r : reports) {
-    if (!args.csv_dir.empty()) {
-      const std::string dir = several ? args.csv_dir + "/" + r.label : args.csv_dir;
-      WarnAboutLeftovers(dir, WriteCsvDirectory(Pointers(r.tables), dir, inputs));
-    }
     for (Table& t : r.tables) {
       if (!several) {
         sheets.push_back(std::move(t));

@@ -209,6 +209,58 @@ TEST(TableTest, HtmlPageDataCannotCloseItsScriptElement) {
   EXPECT_EQ(RenderHtmlPage({"T"}).find("<div id=\"app\">"), std::string::npos);
 }
 
+// A CSV output is written whole or not at all: a failure part-way leaves neither a new
+// directory nor a changed file, and no temporary directory behind.
+TEST(TableTest, CsvOutputIsAllOrNothing) {
+  const auto parent = std::filesystem::temp_directory_path() / "sextant_csv_atomic_test";
+  std::filesystem::remove_all(parent);
+  std::filesystem::create_directory(parent);
+  const Table good = Sample();
+  // Its file would go in a folder of the output that nothing makes: writing it fails after
+  // kernels.csv is written.
+  const Table unwritable("no_such_folder/x", "x", {{"a", "a", 0}});
+  const auto out = parent / "out";
+  EXPECT_THROW(WriteCsvDirectory({&good, &unwritable}, out.string()), UserError);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_TRUE(std::filesystem::is_empty(parent)) << "a temporary directory is left behind";
+  // Into an existing output: the earlier file is kept as it was.
+  std::filesystem::create_directory(out);
+  std::ofstream(out / "kernels.csv") << "earlier\n";
+  EXPECT_THROW(WriteCsvDirectory({&good, &unwritable}, out.string()), UserError);
+  std::ifstream in(out / "kernels.csv");
+  std::stringstream kept;
+  kept << in.rdbuf();
+  EXPECT_EQ(kept.str(), "earlier\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out),
+                          std::filesystem::directory_iterator()),
+            1);
+  std::filesystem::remove_all(parent);
+}
+
+// Folders of an earlier run with more ranks, and files of an earlier run inside the folders
+// this one writes, are named as well as top-level files.
+TEST(TableTest, CsvOutputNamesEveryLeftoverFolderAndFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "sextant_csv_leftover_test";
+  std::filesystem::remove_all(dir);
+  const Table t = Sample();
+  EXPECT_TRUE(
+      WriteCsvFolders({{"", {&t}}, {"rank0", {&t}}, {"rank1", {&t}}, {"rank2", {&t}}}, dir.string())
+          .empty());
+  std::ofstream(dir / "rank0" / "old_table.csv") << "a\n1\n";
+  std::filesystem::create_directory(dir / "notes");  // no CSV files: not this tool's
+  const std::vector<std::string> leftover =
+      WriteCsvFolders({{"", {&t}}, {"rank0", {&t}}, {"rank1", {&t}}}, dir.string());
+  EXPECT_EQ(leftover, (std::vector<std::string>{"rank0/old_table.csv", "rank2/"}));
+  EXPECT_TRUE(std::filesystem::exists(dir / "rank2" / "kernels.csv"));
+  EXPECT_EQ(LeftoverCsvWarning("out", leftover),
+            "out also holds 1 CSV file and 1 folder of CSV files this output did not write "
+            "(rank0/old_table.csv, rank2/): they come from an earlier run, not from these inputs");
+  // The single-report layout written over the per-rank one: every rank folder is named.
+  EXPECT_EQ(WriteCsvDirectory({&t}, dir.string()),
+            (std::vector<std::string>{"rank0/", "rank1/", "rank2/"}));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TableTest, WritesCsvDirectoryAndWorkbook) {
   auto dir = std::filesystem::temp_directory_path() / "sextant_report_test";
   std::filesystem::remove_all(dir);
