@@ -293,6 +293,7 @@ void NestCpuEvents(TraceData& trace) {
 }  // namespace
 
 int64_t FirstEventClockNs(const TraceData& trace) {
+  if (!trace.clock_comparable) return INT64_MIN;
   int64_t first_ns = INT64_MAX;
   for (const CpuEvent& e : trace.cpu) first_ns = std::min(first_ns, e.ts_ns);
   for (const GpuEvent& e : trace.gpu) first_ns = std::min(first_ns, e.ts_ns);

@@ -146,7 +146,11 @@ struct TraceData {
   std::string device_name;   // deviceProperties[0].name
   int64_t warp_size = 0;     // 64 on AMD GPUs, 32 on NVIDIA
   int64_t base_time_ns = 0;  // baseTimeNanoseconds (0 for absolute-time traces)
-  bool rocm = false;         // hip* runtime names or warp size 64
+  // Whether base_time_ns plus a timestamp is a time another file's can be compared with:
+  // not in an XPlane profile (its clock is the profiler's own) nor in a Kineto file cut short
+  // before its baseTimeNanoseconds (written at the end of the file).
+  bool clock_comparable = true;
+  bool rocm = false;  // hip* runtime names or warp size 64
 
   StringPool strings;
   std::vector<ThreadInfo> threads;

@@ -1261,6 +1261,22 @@ constexpr int64_t kMaxDistanceFromMedianNs = int64_t{24} * 3600 * 1000000000;
 
 // Leaves out the events whose start is over kMaxDistanceFromMedianNs from the median start of
 // all events, with one warning that counts them and names the first.
+// A file cut short before baseTimeNanoseconds (Kineto writes it after the events) keeps
+// timestamps relative to a base it no longer has. Timestamps before 1973 (10^17 ns) are not
+// epoch times of their own.
+void NoteLostTimeBase(TraceData& out) {
+  if (!out.truncated || out.base_time_ns != 0) return;
+  int64_t first_ns = INT64_MAX;
+  for (const CpuEvent& e : out.cpu) first_ns = std::min(first_ns, e.ts_ns);
+  for (const GpuEvent& e : out.gpu) first_ns = std::min(first_ns, e.ts_ns);
+  constexpr int64_t kEpochTimestampNs = int64_t{100'000'000} * 1'000'000'000;
+  if (first_ns == INT64_MAX || first_ns >= kEpochTimestampNs) return;
+  out.clock_comparable = false;
+  out.warnings.push_back(
+      "the file is cut short before its baseTimeNanoseconds (written at its end): the time base "
+      "of its timestamps is lost, so when it started is not compared with other files");
+}
+
 void DropOutlyingEvents(TraceData& out) {
   std::vector<int64_t> starts;
   starts.reserve(out.cpu.size() + out.gpu.size());
@@ -1329,6 +1345,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
 
   if (ParseInChunks(input, path, out)) {
     DropOutlyingEvents(out);
+    NoteLostTimeBase(out);
     BuildLinks(out);
     return out;
   }
@@ -1429,6 +1446,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
                                out.total_events, out.total_events == 1 ? "" : "s"));
   }
   DropOutlyingEvents(out);
+  NoteLostTimeBase(out);
   BuildLinks(out);
   return out;
 }

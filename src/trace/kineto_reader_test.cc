@@ -351,6 +351,34 @@ TEST(KinetoReaderTest, TruncatedTraceKeepsCompleteEventsWithWarning) {
   EXPECT_EQ(t2.gpu.size(), 2u);
 }
 
+// Kineto writes baseTimeNanoseconds after the events: a file cut short loses it, and its
+// timestamps, relative to that base, no longer say when it ran. It says so, and its start is
+// not offered for comparison with other files.
+TEST(KinetoReaderTest, CutBeforeItsBaseTimeTheClockIsNotCompared) {
+  const std::string events =
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1414456661601, "dur": 50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 1414456661701, "dur": 5})json";
+  const TraceData whole =
+      Parse(events + R"json(], "baseTimeNanoseconds": 1751410836000000000})json");
+  EXPECT_EQ(FirstEventClockNs(whole), 1751410836000000000 + 1414456661601000);
+  const TraceData cut = Parse(events + ",\n{\"ph\": \"X\", \"cat\": \"ker");
+  EXPECT_TRUE(cut.truncated);
+  EXPECT_EQ(cut.gpu.size(), 2u);
+  EXPECT_EQ(FirstEventClockNs(cut), INT64_MIN);
+  ASSERT_FALSE(cut.warnings.empty());
+  EXPECT_EQ(cut.warnings.back(),
+            "the file is cut short before its baseTimeNanoseconds (written at its end): the time "
+            "base of its timestamps is lost, so when it started is not compared with other files");
+  // Cut short, but with epoch timestamps of its own (2021's schema): its clock still holds.
+  const TraceData absolute = Parse(
+      R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )json"
+      R"json("ts": 1625000000000000, "dur": 50},)json"
+      "\n{\"ph\": \"X\", \"cat\": \"ker");
+  EXPECT_TRUE(absolute.truncated);
+  EXPECT_EQ(FirstEventClockNs(absolute), 1625000000000000000);
+}
+
 // A gzip file cut before its first block decodes to no text: the error says it was cut, not
 // that the file is empty.
 TEST(KinetoReaderTest, CompressedFileCutBeforeAnyDataSaysSo) {

@@ -223,6 +223,33 @@ TEST(MultiRankTest, TracesHoursApartAreToldTheyAreNotOneRun) {
   EXPECT_TRUE(report.ranks[2].warnings.empty());
 }
 
+// A file whose clock cannot be compared (cut short before its baseTimeNanoseconds) is not
+// said to start hours after the others: the two clocks are not the same clock.
+TEST(MultiRankTest, AFileThatLostItsTimeBaseIsNotComparedInTime) {
+  const std::string events =
+      R"json({"traceEvents": [)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1414456661601, "dur": 50},)json"
+      R"json({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 1414456661701, "dur": 5})json";
+  auto parse = [](const std::string& text, const char* path) {
+    return ParseKinetoTrace(InputText::FromString(text), path);
+  };
+  std::vector<RankReport> ranks;
+  ranks.push_back(AnalyzeTrace(
+      parse(events + R"json(], "baseTimeNanoseconds": 1751410836000000000})json", "whole.json"), {},
+      0));
+  ranks.push_back(
+      AnalyzeTrace(parse(events + ",\n{\"ph\": \"X\", \"cat\": \"ker", "cut.json"), {}, 1));
+  const TraceReport report = CombineReports(std::move(ranks));
+  for (const RankReport& r : report.ranks) {
+    for (const std::string& w : r.warnings) {
+      EXPECT_EQ(w.find("hours after"), std::string::npos) << r.file << ": " << w;
+    }
+  }
+  bool said = false;
+  for (const std::string& w : report.ranks[1].warnings) said |= w.find("time base") != w.npos;
+  EXPECT_TRUE(said) << "cut.json does not say its time base is lost";
+}
+
 // A note about one rank's rows is labelled with the rank once the ranks' tables are one table;
 // a note every rank makes alike stays once, unlabelled.
 TEST(MultiRankTest, NotesOfOneRankAreLabelledWithIt) {

@@ -146,6 +146,7 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
                        size_t input_bytes, const HostFacts& host) {
   TraceData t;
   t.xla_pid = plane.id() + 1;
+  t.clock_comparable = false;  // not the epoch-based clock of Kineto's baseTimeNanoseconds
   t.path = path;
   t.rank = ordinal;
   t.input_bytes = input_bytes;
