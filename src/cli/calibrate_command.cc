@@ -17,6 +17,7 @@
 #include "projection/measured_kernels.h"
 #include "report/console_table.h"
 #include "report/table.h"
+#include "trace/event_store.h"
 #include "util/close_matches.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -57,7 +58,7 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
     // The trace reader's warnings (a file cut short, events it could not time) hold for the
     // fit as they do for a report: the kernels are what the file kept.
     for (const std::string& w : m.warnings)
-      std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+      std::fprintf(stderr, "sextant: warning: %s\n", WarningAboutFile(f, w).c_str());
     if (m.truncated && set.truncated_file.empty()) set.truncated_file = f;
     if (!m.device_name.empty()) {
       if (set.device_name.empty()) {

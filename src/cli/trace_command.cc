@@ -198,7 +198,7 @@ void RunReport(ReportArgs args) {
         std::fprintf(stderr, "sextant: warning: rank %lld (%s): %s\n",
                      static_cast<long long>(r.rank), r.file.c_str(), w.c_str());
       } else {
-        std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+        std::fprintf(stderr, "sextant: warning: %s\n", WarningAboutFile(r.file, w).c_str());
       }
     }
   }

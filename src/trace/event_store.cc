@@ -292,6 +292,11 @@ void NestCpuEvents(TraceData& trace) {
 
 }  // namespace
 
+std::string WarningAboutFile(const std::string& path, const std::string& warning) {
+  if (path.empty() || warning.starts_with(path)) return warning;
+  return path + ": " + warning;
+}
+
 int64_t FirstEventClockNs(const TraceData& trace) {
   if (!trace.clock_comparable) return INT64_MIN;
   int64_t first_ns = INT64_MAX;

@@ -224,6 +224,10 @@ bool IsGraphLaunchName(std::string_view name);
 // timestamp); INT64_MIN for a trace without events.
 int64_t FirstEventClockNs(const TraceData& trace);
 
+// A reader's warning as the user reads it: prefixed with the file it is about, unless it
+// already starts with that path (a JSON error located in the file).
+std::string WarningAboutFile(const std::string& path, const std::string& warning);
+
 // Ranks of one run start their profilers within seconds of each other; first events further
 // apart than this are traces of different runs, whose timelines do not line up.
 inline constexpr int64_t kOneRunStartSpreadNs = int64_t{3600} * 1000000000;

@@ -111,7 +111,8 @@ TraceDiff DiffTraces(const TraceData& base, const TraceData& next) {
   // The readers' warnings (a file cut short) and an empty GPU side, named by side.
   for (const auto& [side, trace] : {std::pair<const char*, const TraceData*>{"base", &base},
                                     std::pair<const char*, const TraceData*>{"new", &next}}) {
-    for (const std::string& w : trace->warnings) diff.warnings.push_back(side + (": " + w));
+    for (const std::string& w : trace->warnings)
+      diff.warnings.push_back(side + (": " + WarningAboutFile(trace->path, w)));
     if (trace->gpu.empty()) {
       diff.warnings.push_back(fmt::format(
           "{}: no GPU activity in {} events: every GPU figure of this side is 0{}", side,

@@ -268,6 +268,21 @@ TEST(TraceDiffTest, StatusThresholdsAreOneMicrosecondAndOnePercent) {
   EXPECT_EQ(DiffStatus(10, 20, 100'000, 240'000), "slower");
 }
 
+// A reader's warning says which file it is about, on every side of a diff; one that already
+// starts with its file's path is not prefixed twice.
+TEST(TraceDiffTest, ReaderWarningsNameTheirFile) {
+  EXPECT_EQ(WarningAboutFile("runs/a.json.gz", "gzip stream ends early (file truncated)"),
+            "runs/a.json.gz: gzip stream ends early (file truncated)");
+  EXPECT_EQ(WarningAboutFile("runs/a.json", "runs/a.json at byte 9: JSON error"),
+            "runs/a.json at byte 9: JSON error");
+  TraceData base = KinetoTraceBuilder().Kernel("k", 0, 10, 1).Parse("base.json");
+  base.warnings.push_back("gzip stream ends early (file truncated)");
+  const TraceData next = KinetoTraceBuilder().Kernel("k", 0, 10, 1).Parse("next.json");
+  const TraceDiff d = DiffTraces(base, next);
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings[0], "base: base.json: gzip stream ends early (file truncated)");
+}
+
 }  // namespace
 }  // namespace sextant
 

@@ -244,6 +244,17 @@ def build_cases(d, corpus):
     cases.append(Case("gzip_bomb", ["{sextant}", "trace", "report", bomb], inputs=[bomb],
                       expect=(1,)))
 
+    # --- a truncated trace alone: every warning names the file -----------------------------
+    whole = gzip.compress(json.dumps({"traceEvents": SMALL_TRACE["traceEvents"] * 200}).encode())
+    cut_gz = write(p("cut_alone.json.gz"), whole[: len(whole) - 12])
+
+    def every_warning_names_the_file(result):
+        unnamed = [l for l in result.stderr.splitlines()
+                   if "warning:" in l and "cut_alone.json.gz" not in l]
+        return f"a warning without the file's name: {unnamed[0]}" if unnamed else None
+    cases.append(Case("truncated_gzip_alone", ["{sextant}", "trace", "report", cut_gz],
+                      inputs=[cut_gz], check=every_warning_names_the_file))
+
     # --- special files as inputs -----------------------------------------------------------------
     fifo = p("fifo.yaml")
     os.mkfifo(fifo)
