@@ -127,38 +127,6 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
   if (!args.xlsx.empty()) WriteXlsx(Pointers(sheets), args.xlsx, inputs);
 }
 
-// A directory stands for the trace files directly inside it (a trace_dir of rank files, as
-// HTA and TensorBoard's plugin take it), in name order.
-std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const std::string& path : paths) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(path, ec)) {
-      out.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-      const std::string name = entry.path().filename().string();
-      // A capture folder's index lists traces; it is not one.
-      if (!entry.is_regular_file(ec) || name.starts_with(".") || name == kCaptureIndexName)
-        continue;
-      if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst") ||
-          name.ends_with(".xplane.pb")) {
-        found.push_back(entry.path().string());
-      }
-    }
-    if (found.empty()) {
-      ThrowUserError(SourceLocation{path}, "",
-                     "a directory with no trace files directly inside (.json, .json.gz, "
-                     ".json.zst, .xplane.pb)");
-    }
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
-}
-
 void RunReport(ReportArgs args) {
   args.traces = ExpandTraceDirectories(args.traces);
   // A capture folder or its execution_details.json stands for the capture traces it holds.

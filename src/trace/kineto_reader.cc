@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -302,6 +303,18 @@ class FlowTable {
   std::vector<Point> points_;
 };
 
+std::string_view JsonTypeName(od::json_type type) {
+  switch (type) {
+    case od::json_type::array: return "an array";
+    case od::json_type::object: return "an object";
+    case od::json_type::number: return "a number";
+    case od::json_type::string: return "a string";
+    case od::json_type::boolean: return "a boolean";
+    case od::json_type::null: return "null";
+    default: return "another JSON value";
+  }
+}
+
 class ParseFailure {
  public:
   ParseFailure(simdjson::error_code code, const char* where) : code(code), where(where) {}
@@ -339,6 +352,14 @@ class KinetoParser {
       std::string_view key = Key(field);
       od::value value = field.value();
       if (Equals(key, "traceEvents")) {
+        od::json_type events_type;
+        Check(value.type().get(events_type), Location(doc));
+        if (events_type != od::json_type::array) {
+          const char* where = Location(doc);
+          throw UserError(FormatLocated(
+              SourceLocation{path_, -1, -1, where ? Offset(where) : -1}, "traceEvents",
+              fmt::format("expected an array of events, found {}", JsonTypeName(events_type))));
+        }
         od::array events;
         Check(value.get_array().get(events), Location(doc));
         *saw_trace_events = true;
@@ -1328,6 +1349,13 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
     out.warnings.push_back(input.truncation_reason());
   }
   std::string_view text = input.text();
+  // A UTF-8 byte-order mark (some Windows tools write one) is not part of the JSON text, and
+  // simdjson refuses it: it reads as blanks while the file is parsed (byte offsets unchanged).
+  const bool bom = text.starts_with("\xEF\xBB\xBF");
+  std::optional<BytePatch> bom_blanks[3];
+  if (bom) {
+    for (int i = 0; i < 3; ++i) bom_blanks[i].emplace(input.writable_text() + i, ' ');
+  }
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) {
     // A compressed file cut short before its first block decodes to nothing: say that.
@@ -1336,6 +1364,22 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
                                      : "empty file: not a Kineto trace");
   }
   if (text[first] != '{' && text[first] != '[') {
+    // Compressed by a tool whose format is not read: said by its magic bytes, not "not JSON".
+    for (const auto& [magic, format] :
+         {std::pair<std::string_view, std::string_view>{"BZh", "bzip2"},
+          {"\xFD"
+           "7zXZ\x00",
+           "xz"},
+          {"PK\x03\x04", "zip"},
+          {"7z\xBC\xAF\x27\x1C", "7-Zip"},
+          {"\x04\x22\x4D\x18", "lz4"}}) {
+      if (text.substr(first).starts_with(magic)) {
+        ThrowUserError(SourceLocation{path}, "",
+                       fmt::format("unsupported compression ({}): gzip (.gz) and zstd (.zst) are "
+                                   "read; decompress it, or recompress it with one of those",
+                                   format));
+      }
+    }
     const bool xplane = path.ends_with(".pb");
     ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",
                    xplane ? "not JSON: XPlane profiles (.xplane.pb) are read by `sextant trace "

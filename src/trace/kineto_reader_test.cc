@@ -259,6 +259,39 @@ TEST(KinetoReaderTest, RejectsNonTracesWithClearMessages) {
   EXPECT_EQ(unclosed.find("at byte 0"), std::string::npos) << unclosed;
 }
 
+// What a reader can say instead of "JSON error" or "not JSON": the key that holds the wrong
+// type, and the compression format a file is in when it is not one that is read.
+TEST(KinetoReaderTest, WrongEventsTypeAndUnsupportedCompressionAreNamed) {
+  EXPECT_EQ(ErrorOf(R"({"traceEvents": 5})"),
+            "test.json at byte 16: 'traceEvents': expected an array of events, found a number");
+  EXPECT_NE(ErrorOf(R"({"traceEvents": {"ph": "X"}})")
+                .find("expected an array of events, found "
+                      "an object"),
+            std::string::npos);
+  for (const auto& [magic, format] : {std::pair<std::string, std::string>{"BZh91AY&SY", "bzip2"},
+                                      {std::string("\xFD"
+                                                   "7zXZ\x00\x00",
+                                                   8),
+                                       "xz"},
+                                      {std::string("PK\x03\x04\x14\x00", 6), "zip"}}) {
+    EXPECT_EQ(ErrorOf(magic), "test.json: unsupported compression (" + format +
+                                  "): gzip (.gz) and zstd (.zst) are read; decompress it, or "
+                                  "recompress it with one of those");
+  }
+}
+
+// A UTF-8 byte-order mark before the JSON (some Windows tools write one) is skipped; byte
+// offsets in messages still count it.
+TEST(KinetoReaderTest, AByteOrderMarkIsSkipped) {
+  const TraceData t = Parse(
+      "\xEF\xBB\xBF{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+      "\"ts\": 1, \"dur\": 3, \"pid\": 0, \"tid\": 7}]}");
+  ASSERT_EQ(t.gpu.size(), 1u);
+  EXPECT_EQ(t.gpu[0].dur_ns, 3000);
+  EXPECT_EQ(ErrorOf("\xEF\xBB\xBF{\"traceEvents\": 5}"),
+            "test.json at byte 19: 'traceEvents': expected an array of events, found a number");
+}
+
 // An activity that cannot be placed in time is left out, but never silently: the warning
 // counts them and points at the first.
 TEST(KinetoReaderTest, EventsWithoutANumericTimestampAreCountedInAWarning) {

@@ -2,6 +2,9 @@
 // metadata, so instances are matched by order), merge and diff.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <set>
 
@@ -16,6 +19,7 @@
 #include "trace/trace_runner.h"
 #include "util/compressed_file.h"
 #include "util/corpus_path.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -248,6 +252,24 @@ TEST(MultiRankTest, AFileThatLostItsTimeBaseIsNotComparedInTime) {
   bool said = false;
   for (const std::string& w : report.ranks[1].warnings) said |= w.find("time base") != w.npos;
   EXPECT_TRUE(said) << "cut.json does not say its time base is lost";
+}
+
+// A directory that cannot be listed is not "a directory with no trace files": it says why.
+TEST(MultiRankTest, AnUnreadableDirectoryIsSaidToBeUnreadable) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads a directory without read permission";
+  const auto dir = std::filesystem::temp_directory_path() / "sextant_unreadable_dir_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directory(dir);
+  ::chmod(dir.c_str(), 0);
+  try {
+    ExpandTraceDirectories({dir.string()});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir.string() + ": a directory that cannot be read (Permission denied)");
+  }
+  ::chmod(dir.c_str(), 0700);
+  std::filesystem::remove_all(dir);
 }
 
 // A note about one rank's rows is labelled with the rank once the ranks' tables are one table;

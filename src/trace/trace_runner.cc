@@ -1,10 +1,12 @@
 #include "trace/trace_runner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "trace/capture_index.h"
 #include "trace/graph_capture.h"
 #include "trace/kineto_reader.h"
 #include "trace/xplane_reader.h"
@@ -118,6 +120,44 @@ void NumberXPlaneHosts(std::vector<RankReport>& reports) {
 }
 
 }  // namespace
+
+// A directory stands for the trace files directly inside it (a trace_dir of rank files, as
+// HTA and TensorBoard's plugin take it), in name order.
+std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      out.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    std::filesystem::directory_iterator entries(path, ec);
+    if (ec) {
+      // Not "no trace files": what is in it is unknown (no read permission, say).
+      ThrowUserError(SourceLocation{path}, "",
+                     fmt::format("a directory that cannot be read ({})", ec.message()));
+    }
+    for (const auto& entry : entries) {
+      const std::string name = entry.path().filename().string();
+      // A capture folder's index lists traces; it is not one.
+      if (!entry.is_regular_file(ec) || name.starts_with(".") || name == kCaptureIndexName)
+        continue;
+      if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst") ||
+          name.ends_with(".xplane.pb")) {
+        found.push_back(entry.path().string());
+      }
+    }
+    if (found.empty()) {
+      ThrowUserError(SourceLocation{path}, "",
+                     "a directory with no trace files directly inside (.json, .json.gz, "
+                     ".json.zst, .xplane.pb)");
+    }
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
 
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
                                           const ReportOptions& options, unsigned threads) {

@@ -13,6 +13,11 @@ namespace sextant {
 // profile (JAX/XLA) one per GPU that ran work.
 std::vector<TraceData> ReadTraceFile(const std::string& path);
 
+// Each path, a directory replaced by the trace files directly inside it (.json, .json.gz,
+// .json.zst, .xplane.pb; a rank per file, as HTA and TensorBoard's plugin read a trace_dir),
+// in name order. Throws UserError for a directory that cannot be read or holds none.
+std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& paths);
+
 // Reads and analyses each file on up to `threads` threads (0 = all cores); each trace is
 // freed as soon as its report is built. Order follows `files`. Throws the first UserError.
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
