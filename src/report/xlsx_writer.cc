@@ -1,9 +1,14 @@
 #include "report/xlsx_writer.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
 
 #include "util/error.h"
@@ -26,6 +31,32 @@ std::string SheetName(const std::string& name, std::set<std::string>& used) {
   used.insert(candidate);
   return candidate;
 }
+
+// libxlsxwriter reports a failed close on stderr itself ("[ERROR][./src/packager.c:...]")
+// before returning its code; the caller's one line says the same with the file's name. The
+// library's lines go to /dev/null while it closes (only this thread writes then).
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) dup2(null, STDERR_FILENO);
+    if (null >= 0) close(null);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      dup2(saved_, STDERR_FILENO);
+      close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
 
 }  // namespace
 
@@ -92,10 +123,19 @@ void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path,
                            nullptr);
     }
   }
-  lxw_error err = workbook_close(workbook);
+  lxw_error err = LXW_NO_ERROR;
+  int system_error = 0;
+  {
+    const QuietStderr quiet;
+    errno = 0;
+    err = workbook_close(workbook);
+    system_error = errno;  // the cause behind a zip error (a full disk: ENOSPC)
+  }
   if (err != LXW_NO_ERROR) {
     ThrowUserError(SourceLocation{path}, "",
-                   std::string("cannot write workbook: ") + lxw_strerror(err));
+                   std::string("cannot write workbook: ") + lxw_strerror(err) +
+                       (system_error != 0 ? std::string(" (") + std::strerror(system_error) + ")"
+                                          : std::string()));
   }
   file.Commit();
 }
