@@ -256,9 +256,12 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     }
     // Transformer Engine's default workspace; PyTorch's and XLA's own are of the same order.
     st.buffers.push_back({"GEMM workspaces", 32 * kMiB, "cuBLASLt/hipBLASLt workspace (32 MiB)"});
+    // Not under FSDP: a layer's gathered weights are released after its forward, and a cache
+    // of their casts would undo the sharding (how TE's cache behaves on FSDP-sharded weights
+    // is not modelled).
     if (const double per_weight = LowPrecisionWeightCacheBytes(job.training.precision);
         per_weight > 0 && DefaultsForFramework(job.framework).te_fp8_weight_cache &&
-        !job.training.lora.enabled) {
+        !job.training.lora.enabled && !plan.fsdp2) {
       // Every transformer-layer weight on this GPU (norms and router included: under 1%);
       // the embedding and LM head stay in 16 bits.
       const double weights = static_cast<double>(params.dense - params.embedding + params.expert);
@@ -351,9 +354,10 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
         "types above{}; each linear layer saves its input's low-precision cast (1 byte per "
         "value) for the weight gradient instead of the 16-bit tensor; {}",
         DTypeName(g), job.training.precision.fp8_param_gather ? " except fp8 primary weights" : "",
-        cached ? "Transformer Engine keeps each weight's cast and its transpose between "
-                 "micro-batches (the weight-copies buffer)"
-               : "weights are cast per use, nothing kept between micro-batches"));
+        !cached      ? "weights are cast per use, nothing kept between micro-batches"
+        : plan.fsdp2 ? "Transformer Engine's cached casts of FSDP-gathered weights are not counted"
+                     : "Transformer Engine keeps each weight's cast and its transpose between "
+                       "micro-batches (the weight-copies buffer)"));
   }
   if (job.training.lora.enabled) {
     const LoraSpec& l = job.training.lora;

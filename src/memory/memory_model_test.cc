@@ -518,6 +518,10 @@ TEST(MemoryModelTest, TransformerEngineKeepsLowPrecisionWeightCopies) {
   job.training.precision.gemm = DType::kFP8;
   job.training.precision.fp8_param_gather = true;
   EXPECT_EQ(copies(job), std::llround(weights));
+  // Under FSDP the gathered weights are released after each layer: no cache is counted.
+  job.parallel.fsdp2 = true;
+  EXPECT_EQ(copies(job), -1);
+  job.parallel.fsdp2 = false;
   // torchao's float8 (torchtitan) casts per use and keeps nothing between micro-batches.
   job.framework = "torchtitan";
   EXPECT_EQ(copies(job), -1);
