@@ -42,14 +42,16 @@ void RunSnapshot(const SnapshotArgs& args) {
   SnapshotReportOptions options;
   options.top_sites = args.top;
   std::unique_ptr<SnapshotComparison> comparison;
+  std::unique_ptr<SnapshotAnalysis> compared;
   if (!args.compare.empty()) {
     // The file given first is the base; --compare names the new one.
     MemorySnapshot other = LoadMemorySnapshot(args.compare);
-    comparison =
-        std::make_unique<SnapshotComparison>(CompareSnapshots(analysis, AnalyzeSnapshot(other)));
+    compared = std::make_unique<SnapshotAnalysis>(AnalyzeSnapshot(other));
+    comparison = std::make_unique<SnapshotComparison>(CompareSnapshots(analysis, *compared));
   }
   if (!args.html.empty()) {
-    WriteFileAtomically(args.html, SnapshotHtml(snapshot, analysis, comparison.get(), options),
+    WriteFileAtomically(args.html,
+                        SnapshotHtml(snapshot, analysis, comparison.get(), options, compared.get()),
                         {args.file, args.compare});
   }
   if (args.json) {

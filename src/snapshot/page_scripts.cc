@@ -357,10 +357,23 @@ for (const d of DATA.devices) {
         d.trace_entries + ' trace ' + (d.trace_entries == 1 ? 'entry' : 'entries') +
         '): the charts over time are left out; the state at snapshot time is below.'));
   }
-  if (history) lineChart(app, [
+  // With --compare, the new file's lines on the same axes, each file timed from its own start
+  // (or counted in its own trace entries when either file has no times).
+  const ct = d.compare_timeline;
+  const series = [
     {name: 'allocated', color: '#1f77b4', step: true, pts: d.timeline.map(p => [X(p), p[2]])},
     {name: 'reserved', color: '#ff7f0e', step: true, pts: d.timeline.map(p => [X(p), p[3]])},
-  ], xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
+  ];
+  if (ct && ct.length > 1) {
+    const c0 = ct[1][1] >= 0 ? ct[1][1] : null;
+    const Xc = p => useTime && c0 !== null ? (p[1] >= 0 ? (p[1] - c0) / 1e6 : 0) : p[0];
+    if (!useTime || c0 !== null) {
+      series.push(
+          {name: 'allocated, ' + DATA.compare_name, color: '#2ca02c', step: true, pts: ct.map(p => [Xc(p), p[2]])},
+          {name: 'reserved, ' + DATA.compare_name, color: '#9467bd', step: true, pts: ct.map(p => [Xc(p), p[3]])});
+    }
+  }
+  if (history) lineChart(app, series, xfmt, fmtBytes, (peak ? [{x: X(peak), y: d.peak_allocated_bytes, color: '#d62728', label: 'peak'}] : [])
       .concat(d.ooms.map(o => ({x: X([o.entry_index, o.time_us]), y: o.allocated_bytes, color: '#000', label: 'OOM'}))),
       {bytes: true});
   if (history) activeTimeline(app, d, X, xfmt, useTime);

@@ -417,14 +417,31 @@ json ComparisonJson(const SnapshotComparison& c, const SnapshotReportOptions& o)
 }
 
 std::string SnapshotHtml(const MemorySnapshot& s, const SnapshotAnalysis& a,
-                         const SnapshotComparison* c, const SnapshotReportOptions& o) {
+                         const SnapshotComparison* c, const SnapshotReportOptions& o,
+                         const SnapshotAnalysis* compared) {
   json data = SnapshotJson(s, a, o);
-  for (size_t i = 0; i < a.devices.size(); ++i) {
+  const auto points_of = [&](const DeviceAnalysis& device) {
     json points = json::array();
-    for (const auto& p : DownsampleTimeline(a.devices[i].timeline, o.max_points)) {
+    for (const auto& p : DownsampleTimeline(device.timeline, o.max_points)) {
       points.push_back({p.entry_index, p.time_us, p.allocated_bytes, p.reserved_bytes});
     }
-    data["devices"][i]["timeline"] = points;
+    return points;
+  };
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    data["devices"][i]["timeline"] = points_of(a.devices[i]);
+    if (c == nullptr || compared == nullptr) continue;
+    // The new file's device paired with this one (by id, or the only one of each file).
+    for (const auto& pair : c->devices) {
+      if (pair.device != a.devices[i].device) continue;
+      for (const auto& other : compared->devices) {
+        if (other.device == pair.new_device && other.timeline.size() > 1) {
+          data["devices"][i]["compare_timeline"] = points_of(other);
+        }
+      }
+    }
+  }
+  if (c != nullptr && compared != nullptr) {
+    data["compare_name"] = std::filesystem::path(c->new_source).filename().string();
   }
   HtmlPage page = ChartPage("Memory snapshot: " + a.source, data, kSnapshotPageScript);
   // The comparison is what --compare asks for: it opens the page, in the console's tables,

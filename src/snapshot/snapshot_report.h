@@ -37,10 +37,12 @@ nlohmann::json ComparisonJson(const SnapshotComparison& comparison,
 nlohmann::json ActiveTimelineJson(const MemorySnapshot& snapshot, const DeviceAnalysis& device,
                                   const SnapshotReportOptions& options = {});
 
-// `comparison` may be null.
+// `comparison` may be null. `compared`, the new file's analysis when there is a comparison,
+// adds its allocated and reserved lines to each paired device's chart.
 std::string SnapshotHtml(const MemorySnapshot& snapshot, const SnapshotAnalysis& analysis,
                          const SnapshotComparison* comparison,
-                         const SnapshotReportOptions& options = {});
+                         const SnapshotReportOptions& options = {},
+                         const SnapshotAnalysis* compared = nullptr);
 
 // Keeps the first and last points and, per bucket, the points with the lowest and highest
 // allocated bytes, so a plot of the result still shows every peak.

@@ -1,5 +1,6 @@
 #include "snapshot/snapshot_report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/html_writer.h"
@@ -122,6 +123,32 @@ TEST(SnapshotReportTest, HtmlShowsTheComparisonSummary) {
   }
   // The numbers stay in the page's data too.
   EXPECT_NE(html.find("\"new_peak_allocated_bytes\":3145728"), std::string::npos);
+  // Without the new file's analysis the chart has the base file's lines only.
+  EXPECT_EQ(html.find("\"compare_timeline\""), std::string::npos);
+}
+
+// With the new file's analysis, each paired device's chart gets its allocated and reserved
+// lines too: here the fixture is compared with itself, device 0 with device 0, and the page
+// carries that device's timeline a second time, under the new file's name.
+TEST(SnapshotReportTest, HtmlDrawsTheComparedFilesTimelines) {
+  MemorySnapshot s = LoadMemorySnapshot(Fixture("two_devices_oom.pickle"));
+  SnapshotAnalysis a = AnalyzeSnapshot(s);
+  ASSERT_GE(a.devices.size(), 1u);
+  ASSERT_GT(a.devices[0].timeline.size(), 1u);
+  SnapshotComparison c;
+  c.base_source = "/runs/fp32.pickle";
+  c.new_source = "/runs/bf16.pickle";
+  DeviceComparison d;
+  d.device = a.devices[0].device;
+  d.new_device = a.devices[0].device;
+  c.devices.push_back(d);
+  const std::string html = SnapshotHtml(s, a, &c, SnapshotReportOptions{}, &a);
+  EXPECT_NE(html.find("\"compare_name\":\"bf16.pickle\""), std::string::npos);
+  const TimelinePoint& first = a.devices[0].timeline.front();
+  EXPECT_NE(html.find(fmt::format("\"compare_timeline\":[[{},{},{},{}]", first.entry_index,
+                                  first.time_us, first.allocated_bytes, first.reserved_bytes)),
+            std::string::npos);
+  EXPECT_NE(html.find("'allocated, ' + DATA.compare_name"), std::string::npos);
 }
 
 }  // namespace
