@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -108,8 +109,9 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, memory);
     AnnounceDefault(*opts, memory);
-    Job job = BuildJobAndWarn(request);
+    Job job = BuildJobAndExport(request);
     const MemoryReport report = RunMemoryProjection(job, *opts);
+    PrintJobWarnings(job);
     if (opts->json) {
       std::cout << MemoryReportJson(report).dump(2) << "\n";
     } else {
@@ -124,8 +126,11 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, performance);
     AnnounceDefault(*opts, performance);
-    Job job = BuildJobAndWarn(request);
-    RunPerformanceProjection(job, *opts, std::cout);
+    Job job = BuildJobAndExport(request);
+    std::ostringstream out;
+    RunPerformanceProjection(job, *opts, out);
+    PrintJobWarnings(job);
+    std::cout << out.str();
   });
 
   auto* both = projection->add_subcommand("both", "Memory and performance together");
@@ -134,8 +139,11 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, both);
     AnnounceDefault(*opts, both);
-    Job job = BuildJobAndWarn(request);
-    RunBothProjections(job, *opts, std::cout);
+    Job job = BuildJobAndExport(request);
+    std::ostringstream out;
+    RunBothProjections(job, *opts, out);
+    PrintJobWarnings(job);
+    std::cout << out.str();
   });
 
   auto* search = projection->add_subcommand(

@@ -220,10 +220,13 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
   return r;
 }
 
-Job BuildJobAndWarn(const JobRequest& request) {
-  Job job = BuildJob(request);
+void PrintJobWarnings(const Job& job) {
   for (const std::string& w : job.warnings)
     std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+}
+
+Job BuildJobAndExport(const JobRequest& request) {
+  Job job = BuildJob(request);
   if (!request.export_config.empty() && job.configuration != nullptr) {
     std::vector<std::string> inputs = {request.config_path};
     if (!request.hardware_config.empty()) inputs.push_back(request.hardware_config);

@@ -27,8 +27,11 @@ std::vector<std::pair<std::string, std::string>> ParseOverrides(
 JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command);
 // That bare experiment argument, or "".
 std::string PositionalConfig(const CLI::App* command);
-// Builds the job and says on stderr where it differs from what was asked.
-Job BuildJobAndWarn(const JobRequest& request);
+// Builds the job (and writes --export_config). Its warnings, where it differs from what was
+// asked, go to stderr with PrintJobWarnings once its projection has run: a projection that
+// fails prints its error alone.
+Job BuildJobAndExport(const JobRequest& request);
+void PrintJobWarnings(const Job& job);
 // Says on stderr that the bundled default example is used when no experiment is given.
 void AnnounceDefault(const ProjectionOptions& o, const CLI::App* command);
 

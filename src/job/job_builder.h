@@ -38,7 +38,7 @@ struct JobRequest {
   // Each override key as the user typed its flag ("--micro-batch" for key micro_batch), for
   // errors that name it; a key missing here is named "--" + key.
   std::map<std::string, std::string> override_flags;
-  // --export_config: where BuildJobAndWarn writes the merged configuration; empty = nowhere.
+  // --export_config: where BuildJobAndExport writes the merged configuration; empty = nowhere.
   std::string export_config;
   // Said with the job's assumptions (launcher flags that do not change a projection).
   std::vector<std::string> notes;
