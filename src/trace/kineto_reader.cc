@@ -1365,20 +1365,12 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
   }
   if (text[first] != '{' && text[first] != '[') {
     // Compressed by a tool whose format is not read: said by its magic bytes, not "not JSON".
-    for (const auto& [magic, format] :
-         {std::pair<std::string_view, std::string_view>{"BZh", "bzip2"},
-          {"\xFD"
-           "7zXZ\x00",
-           "xz"},
-          {"PK\x03\x04", "zip"},
-          {"7z\xBC\xAF\x27\x1C", "7-Zip"},
-          {"\x04\x22\x4D\x18", "lz4"}}) {
-      if (text.substr(first).starts_with(magic)) {
-        ThrowUserError(SourceLocation{path}, "",
-                       fmt::format("unsupported compression ({}): gzip (.gz) and zstd (.zst) are "
-                                   "read; decompress it, or recompress it with one of those",
-                                   format));
-      }
+    if (const std::string_view format = UnreadCompressionName(text.substr(first));
+        !format.empty()) {
+      ThrowUserError(SourceLocation{path}, "",
+                     fmt::format("unsupported compression ({}): gzip (.gz) and zstd (.zst) are "
+                                 "read; decompress it, or recompress it with one of those",
+                                 format));
     }
     const bool xplane = path.ends_with(".pb");
     ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -165,6 +166,24 @@ Compression DetectCompression(std::string_view head) {
   if (head.starts_with("\x1f\x8b")) return Compression::kGzip;
   if (head.starts_with("\x28\xb5\x2f\xfd")) return Compression::kZstd;
   return Compression::kNone;
+}
+
+std::string_view UnreadCompressionName(std::string_view head) {
+  // Magic bytes: bzip2 "BZh", xz FD 37 7A 58 5A 00, zip local header 50 4B 03 04, 7-Zip
+  // 37 7A BC AF 27 1C, lz4 frame 04 22 4D 18 (each format's specification).
+  static constexpr std::pair<std::string_view, std::string_view> kFormats[] = {
+      {"BZh", "bzip2"},
+      {std::string_view("\xFD"
+                        "7zXZ\x00",
+                        6),
+       "xz"},
+      {"PK\x03\x04", "zip"},
+      {"7z\xBC\xAF\x27\x1C", "7-Zip"},
+      {"\x04\x22\x4D\x18", "lz4"}};
+  for (const auto& [magic, name] : kFormats) {
+    if (head.starts_with(magic)) return name;
+  }
+  return "";
 }
 
 InputText::InputText(InputText&&) noexcept = default;

@@ -17,6 +17,9 @@ enum class Compression { kNone, kGzip, kZstd };
 
 // Magic bytes: 1f 8b = gzip (RFC 1952), 28 b5 2f fd = zstd frame (RFC 8878).
 Compression DetectCompression(std::string_view head);
+// The name of a compression format that is not read ("bzip2", "xz", "zip", "7-Zip", "lz4")
+// when `head` starts with its magic bytes, else "".
+std::string_view UnreadCompressionName(std::string_view head);
 
 // Bounds on the text of one input: a few KiB of gzip or zstd can expand to terabytes.
 struct InputLimits {

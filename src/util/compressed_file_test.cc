@@ -41,6 +41,17 @@ TEST(CompressedFileTest, DetectsMagicBytes) {
   EXPECT_EQ(DetectCompression("\x28\xb5\x2f\xfd\x00"), Compression::kZstd);
   EXPECT_EQ(DetectCompression("{\"a\":1}"), Compression::kNone);
   EXPECT_EQ(DetectCompression(""), Compression::kNone);
+  // Formats that are not read are named by their magic bytes.
+  EXPECT_EQ(UnreadCompressionName("BZh91AY&SY"), "bzip2");
+  EXPECT_EQ(UnreadCompressionName(std::string_view("\xFD"
+                                                   "7zXZ\x00\x00",
+                                                   7)),
+            "xz");
+  EXPECT_EQ(UnreadCompressionName("PK\x03\x04\x14"), "zip");
+  EXPECT_EQ(UnreadCompressionName("7z\xBC\xAF\x27\x1C\x00"), "7-Zip");
+  EXPECT_EQ(UnreadCompressionName("\x04\x22\x4D\x18\x64"), "lz4");
+  EXPECT_EQ(UnreadCompressionName("\x1f\x8b\x08"), "");  // gzip is read
+  EXPECT_EQ(UnreadCompressionName("{\"a\":1}"), "");
 }
 
 TEST(CompressedFileTest, PlainFileIsMappedWithZeroPadding) {
