@@ -122,6 +122,14 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   const ModelParams counts = CountParameters(job.model, job.model.PaddedVocabSize(plan.tp));
 
   const std::vector<RankParams> per_rank = ParamsPerRank(job.model, plan, shape);
+  // Transformer Engine's low-precision weight copies (bytes per transformer weight; 0 when not
+  // counted). Not under FSDP: a layer's gathered weights are released after its forward, and a
+  // cache of their casts would undo the sharding (how TE's cache behaves on FSDP-sharded
+  // weights is not modelled).
+  const double low_precision_weight = LowPrecisionWeightCacheBytes(job.training.precision);
+  const bool te_weight_cache = DefaultsForFramework(job.framework).te_fp8_weight_cache;
+  const double weight_cache_bytes =
+      te_weight_cache && !job.training.lora.enabled && !plan.fsdp2 ? low_precision_weight : 0.0;
   // FSDP all-gathers a rank's routed experts only where expert data parallelism shards them.
   const bool experts_gathered = job.parallel.ExpertDataParallel() > 1;
   const std::vector<int64_t> adapters = LoraAdapterParamsPerRank(job, plan, shape);
@@ -256,12 +264,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
     }
     // Transformer Engine's default workspace; PyTorch's and XLA's own are of the same order.
     st.buffers.push_back({"GEMM workspaces", 32 * kMiB, "cuBLASLt/hipBLASLt workspace (32 MiB)"});
-    // Not under FSDP: a layer's gathered weights are released after its forward, and a cache
-    // of their casts would undo the sharding (how TE's cache behaves on FSDP-sharded weights
-    // is not modelled).
-    if (const double per_weight = LowPrecisionWeightCacheBytes(job.training.precision);
-        per_weight > 0 && DefaultsForFramework(job.framework).te_fp8_weight_cache &&
-        !job.training.lora.enabled && !plan.fsdp2) {
+    if (const double per_weight = weight_cache_bytes; per_weight > 0) {
       // Every transformer-layer weight on this GPU (norms and router included: under 1%);
       // the embedding and LM head stay in 16 bits.
       const double weights = static_cast<double>(params.dense - params.embedding + params.expert);
@@ -346,18 +349,20 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
                                            : std::string(", FSDP2 sharded over DP x CP")))
           : std::string(plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
                                                    : ", optimizer not sharded")));
-  if (const DType g = job.training.precision.gemm;
-      LowPrecisionWeightCacheBytes(job.training.precision) > 0) {
-    const bool cached = DefaultsForFramework(job.framework).te_fp8_weight_cache;
+  if (low_precision_weight > 0) {
+    const DType g = job.training.precision.gemm;
     a.push_back(fmt::format(
         "precision: transformer GEMMs in {}: weights, gradients and optimizer state keep their "
         "types above{}; each linear layer saves its input's low-precision cast (1 byte per "
         "value) for the weight gradient instead of the 16-bit tensor; {}",
         DTypeName(g), job.training.precision.fp8_param_gather ? " except fp8 primary weights" : "",
-        !cached      ? "weights are cast per use, nothing kept between micro-batches"
+        !te_weight_cache ? "weights are cast per use, nothing kept between micro-batches"
+        : weight_cache_bytes > 0
+            ? "Transformer Engine keeps each weight's cast and its transpose between "
+              "micro-batches (the weight-copies buffer)"
         : plan.fsdp2 ? "Transformer Engine's cached casts of FSDP-gathered weights are not counted"
-                     : "Transformer Engine keeps each weight's cast and its transpose between "
-                       "micro-batches (the weight-copies buffer)"));
+                     : "Transformer Engine's cached casts of the frozen LoRA base weights are not "
+                       "counted"));
   }
   if (job.training.lora.enabled) {
     const LoraSpec& l = job.training.lora;
