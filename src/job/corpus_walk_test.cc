@@ -63,6 +63,15 @@ Job Build(const std::string& relative) {
   return BuildJob(request);
 }
 
+// Primus's gpt-oss model files set ffn_hidden_size beside an all-MoE layer pattern: a width
+// no layer uses is no change of shape.
+TEST(CorpusWalk, AnFfnWidthNoLayerUsesLeavesTheModelItsName) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  const Job job = Build("examples/megatron/configs/MI300X/gpt_oss_20B-BF16-pretrain.yaml");
+  EXPECT_EQ(job.model.name, "gpt_oss_20B");
+  EXPECT_THAT(job.notes, ::testing::Not(::testing::Contains(HasSubstr("ffn_hidden_size"))));
+}
+
 TEST(CorpusWalk, EveryExperimentBuildsOrIsRefusedForItsArchitecture) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   const std::vector<std::string> files = ExperimentFiles();

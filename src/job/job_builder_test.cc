@@ -942,20 +942,6 @@ TEST(BuildJob, ALibraryModelWithItsShapeOverriddenIsRenamed) {
   EXPECT_EQ(BuildJob(request).model.name, "llama3.1_8B-modified");
 }
 
-// Primus's gpt-oss model files set ffn_hidden_size beside an all-MoE layer pattern: a width
-// no layer uses is no change of shape.
-TEST(BuildJob, AnFfnWidthNoLayerUsesLeavesTheModelItsName) {
-  SEXTANT_SKIP_WITHOUT_CORPUS();
-  JobRequest request;
-  request.config_path =
-      kCorpusPrimus + "/examples/megatron/configs/MI300X/gpt_oss_20B-BF16-pretrain.yaml";
-  request.primus_path = kCorpusPrimus;
-  request.use_environment = false;
-  const Job job = BuildJob(request);
-  EXPECT_EQ(job.model.name, "gpt_oss_20B");
-  EXPECT_THAT(job.notes, Not(Contains(HasSubstr("ffn_hidden_size"))));
-}
-
 TEST(BuildJob, DefaultExampleWithAPrimusCheckoutReadsItsModelFile) {
   SEXTANT_SKIP_WITHOUT_CORPUS();
   JobRequest request;

@@ -261,31 +261,25 @@ TEST(ReportPageTest, ShortKernelHeadingCountsBinsAndRanks) {
     if (at == std::string::npos) return std::string("(none)");
     return html.substr(at + 2, html.find('<', at) - at - 2);
   };
+  // The page of ranks 0, 1, ... whose `short_kernels` entries say which have short kernels.
+  auto page_heading = [&](std::vector<bool> short_kernels) {
+    std::vector<RankReport> ranks;
+    for (size_t r = 0; r < short_kernels.size(); ++r) {
+      const int rank = static_cast<int>(short_kernels.size() == 1 ? 1 : r);
+      ranks.push_back(AnalyzeTrace(rank_trace(rank, short_kernels[r]), {}, rank));
+    }
+    return heading(RenderReportHtml(CombineReports(std::move(ranks))));
+  };
   // One rank: no rank count.
-  {
-    std::vector<RankReport> ranks;
-    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
-    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
-              "Kernels shorter than 10 us: durations in 100 equal bins");
-  }
+  EXPECT_EQ(page_heading({true}), "Kernels shorter than 10 us: durations in 100 equal bins");
   // Two ranks, the first without short kernels.
-  {
-    std::vector<RankReport> ranks;
-    ranks.push_back(AnalyzeTrace(rank_trace(0, false), {}, 0));
-    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
-    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
-              "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks, 1 with short "
-              "kernels: each rank&#39;s bins counted where their centres fall)");
-  }
+  EXPECT_EQ(page_heading({false, true}),
+            "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks, 1 with short "
+            "kernels: each rank&#39;s bins counted where their centres fall)");
   // Two ranks, both with short kernels.
-  {
-    std::vector<RankReport> ranks;
-    ranks.push_back(AnalyzeTrace(rank_trace(0, true), {}, 0));
-    ranks.push_back(AnalyzeTrace(rank_trace(1, true), {}, 1));
-    EXPECT_EQ(heading(RenderReportHtml(CombineReports(std::move(ranks)))),
-              "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks: each rank&#39;s "
-              "bins counted where their centres fall)");
-  }
+  EXPECT_EQ(page_heading({true, true}),
+            "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks: each rank&#39;s "
+            "bins counted where their centres fall)");
 }
 
 }  // namespace
