@@ -8,7 +8,9 @@
 #   3. times Python's json.load on the same files;
 #   4. runs json_scan_baseline (simdjson visiting every field, nothing else) on the same file;
 #   5. prints MB/s per core, the speed-up over json.load and the ratio to the baseline (which
-#      travels between machines better than MB/s), and peak RSS / file size.
+#      travels between machines better than MB/s), and peak RSS / file size;
+#   6. runs `trace report` once on the 1.1 GB trace gzip-compressed (level 1) and prints its
+#      CPU time and peak RSS against the size of the text.
 # Usage: bench/trace_speed.sh [BUILD_DIR] [TARGET_MB]   (defaults: build, 1100)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -134,5 +136,25 @@ print(f"  peak RSS {rss_kb / 1024:.0f} MiB = {rss_kb * 1024 / (mb * 1e6):.2f}x t
 PY
 }
 
+# The same text gzip-compressed, as most profiles are stored: decoded as it is read, so peak
+# memory should stay near the plain file's, not the size of the text.
+measure_compressed() {  # compressed file, size of its text in MB -> prints one result block
+  local file="$1" text_mb="$2" log="$WORK/time.gz.log"
+  /usr/bin/time -v "$SEXTANT" trace report --threads 1 --json "$file" > /dev/null 2> "$log"
+  python3 - "$file" "$text_mb" "$log" <<'PY'
+import os, re, sys
+name, text_mb, log = sys.argv[1], float(sys.argv[2]), open(sys.argv[3]).read()
+cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", log))
+rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", log).group(1))
+print(f"{os.path.basename(name)}: {os.path.getsize(name) / 1e6:.1f} MB holding {text_mb:.1f} MB of text")
+print(f"  trace report (1 thread): CPU {cpu:.2f} s -> {text_mb / cpu:.0f} MB/s of text per core, "
+      f"decoding included")
+print(f"  peak RSS {rss_kb / 1024:.0f} MiB = {rss_kb * 1024 / (text_mb * 1e6):.2f}x the text size")
+PY
+}
+
 measure "$LARGEST"
 measure "$BIG"
+BIG_GZ="$BIG.gz"
+[ -s "$BIG_GZ" ] || gzip -1 -c "$BIG" > "$BIG_GZ"
+measure_compressed "$BIG_GZ" "$(python3 -c "import os,sys; print(os.path.getsize(sys.argv[1]) / 1e6)" "$BIG")"

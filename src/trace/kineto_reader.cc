@@ -324,8 +324,9 @@ class ParseFailure {
 
 class KinetoParser {
  public:
-  KinetoParser(const InputText& input, const std::string& path, TraceData& out)
-      : input_(input), path_(path), out_(out), origin_(input.text().data()) {}
+  // `input` (null for a chunked read) is the text whose pages a one-pass read releases.
+  KinetoParser(const InputText* input, const std::string& path, TraceData& out)
+      : input_(input), path_(path), out_(out), origin_(input ? input->text().data() : nullptr) {}
 
   // Returns normally when the whole document was read; throws ParseFailure otherwise.
   void Parse(std::string_view text, bool* saw_trace_events) {
@@ -742,12 +743,12 @@ class KinetoParser {
       ParseEvent(obj);
       ++out_.total_events;
       ++parsed_events_;
-      if ((parsed_events_ & 4095) == 0 && doc_ && release_pages_) {
+      if ((parsed_events_ & 4095) == 0 && doc_ && release_pages_ && input_) {
         const char* where = Location(*doc_);
         if (where) {
           auto offset = static_cast<size_t>(Offset(where));
           if (offset > next_release) {
-            input_.ReleaseBefore(offset - kReleaseStep / 2);
+            input_->ReleaseBefore(offset - kReleaseStep / 2);
             next_release = offset + kReleaseStep;
           }
         }
@@ -1021,7 +1022,7 @@ class KinetoParser {
 
   static constexpr size_t kReleaseStep = size_t{64} << 20;
 
-  const InputText& input_;
+  const InputText* input_;
   const std::string& path_;
   TraceData& out_;
   // Where byte `origin_offset_` of the input lies in the text being parsed: the input
@@ -1087,10 +1088,15 @@ size_t NextEventBoundary(std::string_view text, size_t from, size_t limit) {
 // Small enough for a chunk's text and simdjson's index of it to stay in the CPU's L2 cache
 // between simdjson's two passes over it.
 constexpr size_t kChunkBytes = size_t{512} << 10;
-// Read past a chunk's nominal size to find its end in the same copy: events are far shorter.
+// Read past a chunk's nominal size to find its end in the same piece: events are far shorter.
 constexpr size_t kLookaheadBytes = size_t{32} << 10;
-// How often pages behind the reader are released, and when the event vectors are sized.
-constexpr size_t kReleaseBytes = size_t{8} << 20;
+// How often the event vectors are sized for what is still to come.
+constexpr size_t kReserveEveryBytes = size_t{8} << 20;
+// Where "traceEvents" must appear, and the longest stretch without an event boundary that a
+// chunked read holds before it leaves the text to the one-pass reader (a trace written on one
+// line, or not a trace).
+constexpr size_t kHeaderSearchBytes = size_t{16} << 20;
+constexpr size_t kMaxChunkBytes = size_t{64} << 20;
 
 // Puts `value` at `*at` and restores the original byte when it goes out of scope.
 class BytePatch {
@@ -1105,116 +1111,153 @@ class BytePatch {
   char saved_;
 };
 
-// Large traces are parsed in chunks of ~512 KB of events (each ends at the first event
-// boundary past that size) so that simdjson's index covers one chunk at a time and the
-// input's pages can be released behind the reader: peak memory stays near the part of the
-// text being read plus the event store. A chunk is parsed where
-// it lies: the ',' before its first event and the ',' after its last become '[' and ']' for
-// the duration of the parse, so no copy is made. The last chunk runs to the last ']' of the
-// text; simdjson reports where the event array inside it closes.
-// Returns false, leaving `out` to be rebuilt by the caller, if the layout is not the usual
-// one or anything fails to parse.
-bool ParseInChunks(const InputText& input, const std::string& path, TraceData& out) {
-  std::string_view text = input.text();
-  if (text.size() < 2 * kChunkBytes || input.truncated()) return false;
-  size_t key = text.substr(0, size_t{16} << 20).find("\"traceEvents\"");
-  if (key == std::string_view::npos) return false;
-  size_t open = text.find_first_not_of(" \t\r\n:", key + 13);
-  if (open == std::string_view::npos || text[open] != '[') return false;
-  size_t last_bracket = text.rfind(']');
-  if (last_bracket == std::string_view::npos || last_bracket <= open) return false;
-  char* writable = input.writable_text();
-  KinetoParser parser(input, path, out);
+// The part of a text that a chunked read is working on, read from a TextReader into a buffer
+// that is reused: it moves forward through the text and holds only what is asked for, plus
+// InputText::kInputPadding zero bytes after it for simdjson.
+class TextWindow {
+ public:
+  explicit TextWindow(TextReader& reader) : reader_(reader) {}
+
+  // Moves the window's start to text offset `from` (never backwards) and fills it to at least
+  // `bytes` bytes from there, fewer only where the text ends. Returns all it holds from `from`.
+  std::string_view Hold(size_t from, size_t bytes) {
+    if (from > start_) {
+      const size_t drop = std::min(from - start_, held_);
+      std::memmove(buffer_.get(), buffer_.get() + drop, held_ - drop);
+      held_ -= drop;
+      start_ = from;
+    }
+    if (held_ < bytes && !at_end_) {
+      Reserve(bytes);
+      while (held_ < bytes && !at_end_) {
+        read_failed_ = true;  // until Read returns
+        const size_t n = reader_.Read(buffer_.get() + held_, bytes - held_);
+        read_failed_ = false;
+        held_ += n;
+        at_end_ = n == 0;
+      }
+    }
+    std::memset(buffer_.get() + held_, 0, InputText::kInputPadding);
+    return {buffer_.get(), held_};
+  }
+  // The held bytes, for edits made and undone between two calls of Hold.
+  char* writable() { return buffer_.get(); }
+  bool at_end() const { return at_end_; }
+  size_t end_offset() const { return start_ + held_; }
+  // Whether the last error came from reading the text (a file that cannot be decoded or
+  // expands past the limits) rather than from parsing it.
+  bool read_failed() const { return read_failed_; }
+
+ private:
+  void Reserve(size_t bytes) {
+    if (bytes <= capacity_) return;
+    const size_t capacity = std::max(bytes, capacity_ * 2);
+    std::unique_ptr<char[]> bigger(new char[capacity + InputText::kInputPadding]);
+    if (held_) std::memcpy(bigger.get(), buffer_.get(), held_);
+    buffer_ = std::move(bigger);
+    capacity_ = capacity;
+  }
+  TextReader& reader_;
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
+  size_t start_ = 0;  // text offset of buffer_[0]
+  size_t held_ = 0;
+  bool at_end_ = false;
+  bool read_failed_ = false;
+};
+
+// Large traces are parsed in chunks of ~512 KB of events, each ending at the first event
+// boundary past that size, so that simdjson's index covers one chunk at a time and the text
+// is read once, front to back: memory holds one chunk of the text (a compressed file is
+// decoded as it is read) plus the event store. In its piece of the text the ',' before a
+// chunk's first event and the ',' after its last become '[' and ']' while it is parsed. The
+// last chunk runs to the last ']' of the text; simdjson reports where the event array inside
+// it closes.
+// Returns false, leaving `out` to be rebuilt by the caller, if the text is small, cut short,
+// not laid out as Kineto writes it, or anything fails to parse.
+bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) {
+  TextWindow window(reader);
+  KinetoParser parser(nullptr, path, out);
   parser.set_release_pages(false);
   try {
+    // "traceEvents" follows the few top-level keys Kineto writes first: look at a little text,
+    // then more.
+    std::string_view head = window.Hold(0, 2 * kChunkBytes);
+    if (window.at_end()) return false;  // a small text: one pass is as good
+    size_t key = head.find("\"traceEvents\"");
+    while (key == std::string_view::npos && !window.at_end() && head.size() < kHeaderSearchBytes) {
+      head = window.Hold(0, head.size() * 2);
+      key = head.find("\"traceEvents\"");
+    }
+    if (key == std::string_view::npos) return false;
+    size_t open = head.find_first_not_of(" \t\r\n:", key + 13);
+    if (open == std::string_view::npos || head[open] != '[') return false;
     parser.Reserve(2 * kChunkBytes + 64);  // grown by simdjson if one chunk is larger
     bool saw = false;
-    std::string header(text.substr(0, open + 1));
+    std::string header(head.substr(0, open + 1));
+    // A UTF-8 byte-order mark is not JSON: blanks, as the one-pass reader reads it.
+    if (header.starts_with("\xEF\xBB\xBF")) header.replace(0, 3, "   ");
     header += "]}";
     auto padded_header = InputText::FromString(header);
     parser.Parse(padded_header.text(), &saw);
-    // Chunks of a mapped file are read into this buffer (InputText::ReadAt).
-    std::unique_ptr<char[]> copy;
-    size_t copy_size = 0;
-    bool in_place = false;  // not a mapped file: chunks are parsed where they lie
-    size_t begin = open;    // the chunk's opening bracket: '[' or the ',' before its first event
-    size_t released = open;
-    auto reserve_copy = [&](size_t bytes) {
-      if (bytes + InputText::kInputPadding <= copy_size) return;
-      copy_size = std::max(kChunkBytes + kLookaheadBytes, bytes) + InputText::kInputPadding;
-      copy.reset(new char[copy_size]);
-    };
+    size_t begin = open;  // the chunk's opening bracket: '[' or the ',' before its first event
+    size_t next_reserve = begin + kReserveEveryBytes;
     while (true) {
-      // The chunk and a little more are read at once, so that the chunk's end is found in the
-      // copy. A boundary found there is the one a search of the whole text finds: the search
-      // stops at the first candidate, and one cut off by the copy's end returns npos.
-      size_t copied = 0;
-      size_t boundary = std::string_view::npos;
-      if (!in_place) {
-        copied = std::min(text.size() - begin, kChunkBytes + kLookaheadBytes);
-        reserve_copy(copied);
-        if (input.ReadAt(begin, copied, copy.get())) {
-          size_t found = NextEventBoundary({copy.get(), copied}, kChunkBytes, copied);
-          if (found != std::string_view::npos) boundary = begin + found;
-        } else {
-          in_place = true;
-          copied = 0;
-        }
+      std::string_view piece = window.Hold(begin, kChunkBytes + kLookaheadBytes);
+      size_t boundary = NextEventBoundary(piece, kChunkBytes, piece.size());
+      // An event longer than the lookahead: hold more until a boundary or the end of the text.
+      while (boundary == std::string_view::npos && !window.at_end()) {
+        if (piece.size() >= kMaxChunkBytes) return false;
+        piece = window.Hold(begin, piece.size() * 2);
+        boundary = NextEventBoundary(piece, kChunkBytes, piece.size());
       }
+      char* writable = window.writable();
       if (boundary == std::string_view::npos) {
-        boundary = NextEventBoundary(text, begin + kChunkBytes, text.size());
-      }
-      if (boundary == std::string_view::npos) {
-        parser.SetOrigin(text.data(), 0);
-        BytePatch open_patch(writable + begin, '[');
-        std::string_view rest = text.substr(begin, last_bracket + 1 - begin);
-        size_t close = begin + parser.ParseEventArray(rest) - 1;
+        // The rest of the text is in `piece`.
+        if (reader.truncated()) return false;  // the one-pass reader says what was lost
+        size_t last_bracket = piece.rfind(']');
+        if (last_bracket == std::string_view::npos || last_bracket == 0) return false;
+        writable[0] = '[';
+        parser.SetOrigin(piece.data(), begin);
+        size_t close = parser.ParseEventArray(piece.substr(0, last_bracket + 1)) - 1;
         out.chunks++;
         // Top-level keys after the events ("traceName", "baseTimeNanoseconds", ...).
-        size_t after = text.find_first_not_of(" \t\r\n", close + 1);
-        if (after != std::string_view::npos && text[after] == ',') {
-          std::string trailer = "{" + std::string(text.substr(after + 1));
+        size_t after = piece.find_first_not_of(" \t\r\n", close + 1);
+        if (after != std::string_view::npos && piece[after] == ',') {
+          std::string trailer = "{" + std::string(piece.substr(after + 1));
           auto padded_trailer = InputText::FromString(trailer);
           parser.Parse(padded_trailer.text(), &saw);
         }
+        out.input_bytes = window.end_offset();
         break;
       }
-      const size_t length = boundary + 1 - begin;
-      if (!in_place && length > copied) {
-        reserve_copy(length);
-        if (!input.ReadAt(begin, length, copy.get())) in_place = true;
-      }
-      if (!in_place) {
-        // A mapped file: the chunk is parsed in a copy that is reused, so the mapping's pages
-        // are not faulted in and walked one by one, and no page of it is copied on write.
-        copy[0] = '[';
-        copy[length - 1] = ']';
-        std::memset(copy.get() + length, 0, InputText::kInputPadding);
-        std::string_view chunk(copy.get(), length);
-        parser.SetOrigin(chunk.data(), begin);
-        // The whole chunk must be one array: an early ']' would drop events.
-        if (parser.ParseEventArray(chunk) != chunk.size()) return false;
-      } else {
-        BytePatch open_patch(writable + begin, '[');
-        BytePatch close_patch(writable + boundary, ']');
-        std::string_view chunk = text.substr(begin, length);
-        parser.SetOrigin(text.data(), 0);
-        if (parser.ParseEventArray(chunk) != chunk.size()) return false;
-      }
+      // simdjson may read the padding after the chunk: zeros there, as after any text it reads.
+      const size_t length = boundary + 1;
+      char saved[InputText::kInputPadding];
+      std::memcpy(saved, writable + length, sizeof saved);
+      std::memset(writable + length, 0, sizeof saved);
+      writable[0] = '[';
+      writable[boundary] = ']';
+      std::string_view chunk = piece.substr(0, length);
+      parser.SetOrigin(chunk.data(), begin);
+      // The whole chunk must be one array: an early ']' would drop events.
+      const bool whole = parser.ParseEventArray(chunk) == chunk.size();
+      std::memcpy(writable + length, saved, sizeof saved);
+      if (!whole) return false;
       out.chunks++;
-      if (boundary - released >= kReleaseBytes) {
-        parser.ReserveEvents(static_cast<double>(text.size() - open) /
-                             static_cast<double>(boundary - open));
-        released = boundary;
-        input.ReleaseBefore(released);
-        if (in_place) input.Prefetch(released, kReleaseBytes + 2 * kChunkBytes);
+      begin += boundary;
+      if (begin >= next_reserve) {
+        const double read = reader.fraction_read();
+        if (read > 0) parser.ReserveEvents(1.0 / read);
+        next_reserve = begin + kReserveEveryBytes;
       }
-      begin = boundary;
     }
     parser.Finish();
   } catch (const ParseFailure&) {
     return false;
   } catch (const UserError&) {
+    // Loading the whole file would fail the same way, after decoding as much again.
+    if (window.read_failed()) throw;
     return false;
   }
   return true;
@@ -1338,9 +1381,16 @@ void DropOutlyingEvents(TraceData& out) {
       dropped, dropped == 1 ? "" : "s", example));
 }
 
+// What every read does once the events are in.
+void FinishTrace(TraceData& out) {
+  DropOutlyingEvents(out);
+  NoteLostTimeBase(out);
+  BuildLinks(out);
+}
+
 }  // namespace
 
-TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
+TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool try_chunks) {
   TraceData out;
   out.path = path;
   out.input_bytes = input.text().size();
@@ -1379,11 +1429,12 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
                           : "not JSON: a Kineto trace starts with '{' or '['");
   }
 
-  if (ParseInChunks(input, path, out)) {
-    DropOutlyingEvents(out);
-    NoteLostTimeBase(out);
-    BuildLinks(out);
-    return out;
+  if (try_chunks && !input.truncated()) {
+    std::unique_ptr<TextReader> reader = TextReader::Over(input);
+    if (ParseInChunks(*reader, path, out)) {
+      FinishTrace(out);
+      return out;
+    }
   }
   std::vector<std::string> initial_warnings = out.warnings;
   out = TraceData{};
@@ -1399,7 +1450,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
 
   bool saw_events = false;
   auto run = [&](std::string_view body, const InputText& owner) -> std::pair<bool, std::string> {
-    KinetoParser parser(owner, path, out);
+    KinetoParser parser(&owner, path, out);
     try {
       parser.Parse(body, &saw_events);
       parser.Finish();
@@ -1481,15 +1532,23 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path) {
                                "which every Chrome/Kineto trace event has",
                                out.total_events, out.total_events == 1 ? "" : "s"));
   }
-  DropOutlyingEvents(out);
-  NoteLostTimeBase(out);
-  BuildLinks(out);
+  FinishTrace(out);
+  return out;
+}
+
+std::optional<TraceData> StreamKinetoTrace(const std::string& path) {
+  std::unique_ptr<TextReader> reader = TextReader::Open(path);
+  TraceData out;
+  out.path = path;
+  if (!ParseInChunks(*reader, path, out)) return std::nullopt;
+  FinishTrace(out);
   return out;
 }
 
 TraceData ReadKinetoTrace(const std::string& path) {
+  if (std::optional<TraceData> streamed = StreamKinetoTrace(path)) return std::move(*streamed);
   InputText input = InputText::Load(path);
-  return ParseKinetoTrace(input, path);
+  return ParseKinetoTrace(input, path, /*try_chunks=*/false);
 }
 
 }  // namespace sextant

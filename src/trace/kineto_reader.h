@@ -4,6 +4,7 @@
 // event array, and missing optional sections (corpus/README-traces.md lists the variants).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "trace/event_store.h"
@@ -17,8 +18,18 @@ namespace sextant {
 // TraceData::truncated set and a warning.
 TraceData ReadKinetoTrace(const std::string& path);
 
+// Reads a trace front to back in chunks, a compressed file decoded as it is read, so that
+// memory holds one chunk of its text plus the events (0.2x a 1.1 GB text, where loading it
+// whole holds all of it). nullopt where the file needs ParseKinetoTrace on its whole text:
+// small, cut short, not laid out one event per line as Kineto writes, or not a Kineto trace
+// (which ParseKinetoTrace then says precisely). Throws UserError for a file that cannot be
+// read or decoded at all, as InputText::Load does.
+std::optional<TraceData> StreamKinetoTrace(const std::string& path);
+
 // Parses text already in memory; `path` is only used in messages. Also links (BuildLinks).
-TraceData ParseKinetoTrace(const InputText& input, const std::string& path);
+// `try_chunks` false: the caller already tried StreamKinetoTrace on this text, so a large
+// text is not tried in chunks again.
+TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool try_chunks = true);
 
 // "12.345" (microseconds, as Kineto prints them) -> 12345 nanoseconds, exactly for up to
 // three decimals and rounded beyond. Returns false if `token` is not a JSON number.

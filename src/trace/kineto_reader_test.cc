@@ -503,5 +503,77 @@ TEST(KinetoReaderTest, ChunkedReadFindsTheEndOfEventsBeforeTrailingArrays) {
   EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
 }
 
+// A compressed trace is read as it is decoded, to the same events as its text read whole.
+TEST(KinetoReaderTest, CompressedLargeTraceIsStreamedWithTheSameResult) {
+  const int kSteps = 60000;
+  const std::string text =
+      LargeTraceText(kSteps, "], \"traceName\": \"big\", \"baseTimeNanoseconds\": 42}");
+  const TraceData whole = Parse(text);
+  for (std::string suffix : {".json.gz", ".json.zst", ".json"}) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("sextant_streamed" + suffix)).string();
+    {
+      OutputFile out(path);
+      out.Write(text);
+      out.Close();
+    }
+    std::optional<TraceData> t = StreamKinetoTrace(path);
+    ASSERT_TRUE(t.has_value()) << suffix;
+    EXPECT_GT(t->chunks, 1u);
+    EXPECT_EQ(t->input_bytes, text.size());
+    EXPECT_EQ(t->total_events, 3u * kSteps);
+    EXPECT_EQ(t->base_time_ns, 42);
+    ASSERT_EQ(t->gpu.size(), whole.gpu.size());
+    ASSERT_EQ(t->cpu.size(), whole.cpu.size());
+    for (size_t i = 0; i < t->gpu.size(); ++i) {
+      ASSERT_EQ(t->gpu[i].ts_ns, whole.gpu[i].ts_ns);
+      ASSERT_EQ(t->gpu[i].op, whole.gpu[i].op);
+    }
+    EXPECT_EQ(t->Name(t->cpu[t->gpu.back().op].input_dims),
+              fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
+    std::filesystem::remove(path);
+  }
+}
+
+// What a chunked read cannot finish is read whole: a small file, and a file cut short (the
+// whole-text reader keeps the events before the cut and says so). A trace on one line has
+// no chunk boundaries.
+TEST(KinetoReaderTest, StreamingLeavesSmallAndCutFilesToTheWholeTextReader) {
+  const auto temp = [](const std::string& name) {
+    return (std::filesystem::temp_directory_path() / name).string();
+  };
+  const auto write = [](const std::string& path, const std::string& text) {
+    OutputFile out(path);
+    out.Write(text);
+    out.Close();
+  };
+  const std::string small = temp("sextant_stream_small.json.gz");
+  write(small, std::string(kModern));
+  EXPECT_FALSE(StreamKinetoTrace(small).has_value());
+  EXPECT_EQ(ReadKinetoTrace(small).total_events, Parse(kModern).total_events);
+
+  const std::string text = LargeTraceText(60000, "]}");
+  const std::string cut = temp("sextant_stream_cut.json.gz");
+  write(cut, text);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) * 3 / 4);
+  EXPECT_FALSE(StreamKinetoTrace(cut).has_value());
+  const TraceData partial = ReadKinetoTrace(cut);
+  EXPECT_TRUE(partial.truncated);
+  EXPECT_GT(partial.total_events, 0u);
+  EXPECT_LT(partial.total_events, 3u * 60000);
+
+  std::string one_line = text;
+  std::erase(one_line, '\n');
+  const std::string line = temp("sextant_stream_line.json.gz");
+  write(line, one_line);
+  // No event boundary: up to kMaxChunkBytes (64 MB) of it is one chunk, longer ones are read
+  // whole.
+  const std::optional<TraceData> streamed_line = StreamKinetoTrace(line);
+  ASSERT_TRUE(streamed_line.has_value());
+  EXPECT_EQ(streamed_line->chunks, 1u);
+  EXPECT_EQ(streamed_line->total_events, 3u * 60000);
+  for (const std::string& path : {small, cut, line}) std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace sextant

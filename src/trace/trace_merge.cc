@@ -54,7 +54,7 @@ class Merger {
   // exactly as report does, and gives its rank and time base. The text is read again when
   // copying so that only one input is in memory at a time.
   void AddFile(const std::string& path, size_t index) {
-    const TraceData trace = ParseKinetoTrace(InputText::Load(path), path);
+    const TraceData trace = ReadKinetoTrace(path);
     for (const std::string& warning : trace.warnings) {
       summary_.warnings.push_back(path + ": " + warning);
     }

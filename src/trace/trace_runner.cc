@@ -17,14 +17,21 @@
 namespace sextant {
 
 std::vector<TraceData> ReadTraceFile(const std::string& path) {
-  InputText input = InputText::Load(path);
   std::vector<TraceData> out;
   // A file named as a protobuf goes to the XPlane reader even when its first byte is not
   // XSpace's: "not a valid XPlane profile" says more than "not JSON".
   const bool named_pb =
       path.ends_with(".pb") || path.ends_with(".pb.gz") || path.ends_with(".pb.zst");
+  if (!named_pb) {
+    // A large Kineto trace is read without holding its whole text.
+    if (std::optional<TraceData> streamed = StreamKinetoTrace(path)) {
+      out.push_back(std::move(*streamed));
+      return out;
+    }
+  }
+  InputText input = InputText::Load(path);
   if (LooksLikeXPlane(input.text()) || named_pb) return ParseXPlane(input, path);
-  out.push_back(ParseKinetoTrace(input, path));
+  out.push_back(ParseKinetoTrace(input, path, /*try_chunks=*/false));
   return out;
 }
 

@@ -29,8 +29,6 @@ class PaddedBuffer {
   char* end() { return data_.get() + size_; }
   size_t room() const { return capacity_ - size_; }
   void Grow(size_t n) { size_ += n; }
-  bool over_limit() const { return size_ > limit_; }
-  size_t limit() const { return limit_; }
   void EnsureRoom(size_t min_room) {
     if (room() < min_room && capacity_ <= limit_) {
       Reserve(std::min(std::max(capacity_ + capacity_ / 2, size_ + min_room), limit_ + 1));
@@ -64,100 +62,152 @@ size_t OutputCap(size_t compressed_size, const InputLimits& limits) {
   return static_cast<size_t>(std::min(limits.max_bytes, by_ratio));
 }
 
-// What a decoder produced: a stream that stops early keeps the text before the problem.
-struct Decoded {
-  Decoded(size_t hint, size_t cap, const std::string& path, const char* format)
-      : out(hint, cap), path(path), format(format) {}
-  PaddedBuffer out;
-  const std::string& path;
-  const char* format;  // "gzip", "zstd"
-  bool truncated = false;
-  std::string reason;
+// Decodes a compressed text in pieces, into whatever room the caller gives. One decoder
+// serves both whole-file loading and the piece-by-piece TextReader, so the two refuse and
+// truncate alike: corrupt data is an error when nothing was decoded yet and otherwise where
+// the text ends; more than `cap` bytes of text is an error.
+class Decoder {
+ public:
+  Decoder(const std::string& path, const char* format, std::string_view in, size_t cap)
+      : in_(in), path_(path), format_(format), cap_(cap) {}
+  virtual ~Decoder() = default;
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
 
+  // Writes up to `room` bytes of text at `dst`; returns how many (fewer only at the end).
+  size_t Decode(char* dst, size_t room) {
+    size_t produced = 0;
+    while (produced < room && !done_) {
+      const size_t n = Step(dst + produced, room - produced);
+      produced += n;
+      total_ += n;
+      if (total_ > cap_) {
+        ThrowUserError(SourceLocation{path_}, "",
+                       fmt::format("{} data expands beyond {} bytes; refusing", format_, cap_));
+      }
+    }
+    return produced;
+  }
+  bool done() const { return done_; }
+  size_t consumed() const { return consumed_; }
+  size_t total() const { return total_; }
+  bool truncated() const { return truncated_; }
+  const std::string& reason() const { return reason_; }
+
+ protected:
+  // One call of the library's decoder: text written at `dst` (at most `room` bytes).
+  virtual size_t Step(char* dst, size_t room) = 0;
+  void Finish() { done_ = true; }
   void Stop(std::string why) {
-    truncated = true;
-    reason = std::move(why);
+    truncated_ = true;
+    reason_ = std::move(why);
+    done_ = true;
   }
-  // Corrupt data is an error when nothing was decoded yet, else where the text ends.
   void Corrupt(size_t offset, const std::string& msg) {
-    if (out.size() == 0) {
-      ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(offset)}, "",
-                     fmt::format("invalid {} data: {}", format, msg));
+    if (total_ == 0) {
+      ThrowUserError(SourceLocation{path_, -1, -1, static_cast<int64_t>(offset)}, "",
+                     fmt::format("invalid {} data: {}", format_, msg));
     }
-    Stop(fmt::format("{} data corrupt at compressed byte {}: {}", format, offset, msg));
+    Stop(fmt::format("{} data corrupt at compressed byte {}: {}", format_, offset, msg));
   }
-  void Grow(size_t n) {
-    out.Grow(n);
-    if (out.over_limit()) {
-      ThrowUserError(SourceLocation{path}, "",
-                     fmt::format("{} data expands beyond {} bytes; refusing", format, out.limit()));
-    }
-  }
+  std::string_view in_;
+  size_t consumed_ = 0;  // compressed bytes used
+
+ private:
+  std::string path_;
+  const char* format_;  // "gzip", "zstd"
+  size_t cap_;
+  size_t total_ = 0;
+  bool done_ = false;
+  bool truncated_ = false;
+  std::string reason_;
 };
 
-Decoded InflateGzip(const std::string& path, std::string_view in, size_t cap) {
-  // The gzip trailer holds the uncompressed size mod 2^32 (RFC 1952 ISIZE): a good first guess,
-  // trusted no further than the cap.
-  size_t hint = in.size() * 4;
-  if (in.size() >= 18) {
-    uint32_t isize;
-    std::memcpy(&isize, in.data() + in.size() - 4, 4);
-    if (isize >= in.size()) hint = size_t{isize} + 1;
+class GzipDecoder final : public Decoder {
+ public:
+  GzipDecoder(const std::string& path, std::string_view in, size_t cap)
+      : Decoder(path, "gzip", in, cap) {
+    // 15 + 32: a zlib window of 2^15 and automatic gzip/zlib header detection.
+    if (inflateInit2(&zs_, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
   }
-  Decoded d(hint, cap, path, "gzip");
-  struct Inflater {
-    z_stream zs{};
-    ~Inflater() { inflateEnd(&zs); }
-  } z;
-  if (inflateInit2(&z.zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
-  z.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  size_t remaining = in.size();
-  while (true) {
-    d.out.EnsureRoom(1 << 16);
+  ~GzipDecoder() override { inflateEnd(&zs_); }
+
+ private:
+  size_t Step(char* dst, size_t room) override {
+    const size_t remaining = in_.size() - consumed_;
     const uInt chunk_in = static_cast<uInt>(std::min<size_t>(remaining, 1u << 30));
-    const uInt chunk_out = static_cast<uInt>(std::min<size_t>(d.out.room(), 1u << 30));
-    z.zs.avail_in = chunk_in;
-    z.zs.next_out = reinterpret_cast<Bytef*>(d.out.end());
-    z.zs.avail_out = chunk_out;
-    int rc = inflate(&z.zs, Z_NO_FLUSH);
-    d.Grow(chunk_out - z.zs.avail_out);
-    remaining -= chunk_in - z.zs.avail_in;
+    const uInt chunk_out = static_cast<uInt>(std::min<size_t>(room, 1u << 30));
+    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in_.data() + consumed_));
+    zs_.avail_in = chunk_in;
+    zs_.next_out = reinterpret_cast<Bytef*>(dst);
+    zs_.avail_out = chunk_out;
+    const int rc = inflate(&zs_, Z_NO_FLUSH);
+    consumed_ += chunk_in - zs_.avail_in;
+    const size_t left = in_.size() - consumed_;
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members are one stream (gzip -c a b > c).
-      if (remaining < 2 || static_cast<unsigned char>(*z.zs.next_in) != 0x1f) return d;
-      inflateReset(&z.zs);
-    } else if (rc == Z_BUF_ERROR && remaining == 0) {
-      d.Stop("gzip stream ends early (file truncated)");
-      return d;
+      if (left < 2 || static_cast<unsigned char>(in_[consumed_]) != 0x1f) {
+        Finish();
+      } else {
+        inflateReset(&zs_);
+      }
+    } else if (rc == Z_BUF_ERROR && left == 0) {
+      Stop("gzip stream ends early (file truncated)");
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      d.Corrupt(in.size() - remaining, z.zs.msg ? z.zs.msg : "corrupt data");
-      return d;
+      Corrupt(consumed_, zs_.msg ? zs_.msg : "corrupt data");
     }
+    return chunk_out - zs_.avail_out;
   }
+  z_stream zs_{};
+};
+
+class ZstdDecoder final : public Decoder {
+ public:
+  ZstdDecoder(const std::string& path, std::string_view in, size_t cap)
+      : Decoder(path, "zstd", in, cap), ds_(ZSTD_createDStream(), ZSTD_freeDStream) {
+    ZSTD_initDStream(ds_.get());
+  }
+
+ private:
+  size_t Step(char* dst, size_t room) override {
+    ZSTD_inBuffer input{in_.data(), in_.size(), consumed_};
+    ZSTD_outBuffer output{dst, room, 0};
+    const size_t last = ZSTD_decompressStream(ds_.get(), &output, &input);
+    consumed_ = input.pos;
+    if (ZSTD_isError(last)) {
+      Corrupt(input.pos, ZSTD_getErrorName(last));
+    } else if (input.pos == input.size && (last == 0 || output.pos < output.size)) {
+      // The input is used up and the decoder holds no more output.
+      if (last != 0) {
+        Stop("zstd stream ends early (file truncated)");
+      } else {
+        Finish();
+      }
+    }
+    return output.pos;
+  }
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds_;
+};
+
+std::unique_ptr<Decoder> MakeDecoder(Compression compression, const std::string& path,
+                                     std::string_view in, size_t cap) {
+  if (compression == Compression::kGzip) return std::make_unique<GzipDecoder>(path, in, cap);
+  return std::make_unique<ZstdDecoder>(path, in, cap);
 }
 
-Decoded DecompressZstd(const std::string& path, std::string_view in, size_t cap) {
-  // The frame header's content size is not used even as a hint: 17 bytes can claim 1 TiB.
-  Decoded d(in.size() * 5, cap, path, "zstd");
-  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
-                                                              ZSTD_freeDStream);
-  ZSTD_initDStream(ds.get());
-  ZSTD_inBuffer input{in.data(), in.size(), 0};
-  // Runs until the input is used up and the decoder holds no more output.
-  while (true) {
-    d.out.EnsureRoom(1 << 16);
-    ZSTD_outBuffer output{d.out.end(), d.out.room(), 0};
-    size_t last = ZSTD_decompressStream(ds.get(), &output, &input);
-    d.Grow(output.pos);
-    if (ZSTD_isError(last)) {
-      d.Corrupt(input.pos, ZSTD_getErrorName(last));
-      return d;
+// A first guess at the size of the text, trusted no further than the cap.
+size_t DecodedSizeHint(Compression compression, std::string_view in) {
+  if (compression == Compression::kGzip) {
+    // The gzip trailer holds the uncompressed size mod 2^32 (RFC 1952 ISIZE).
+    if (in.size() >= 18) {
+      uint32_t isize;
+      std::memcpy(&isize, in.data() + in.size() - 4, 4);
+      if (isize >= in.size()) return size_t{isize} + 1;
     }
-    if (input.pos == input.size && (last == 0 || output.pos < output.size)) {
-      if (last != 0) d.Stop("zstd stream ends early (file truncated)");
-      return d;
-    }
+    return in.size() * 4;
   }
+  // A zstd frame header's content size is not used even as a hint: 17 bytes can claim 1 TiB.
+  return in.size() * 5;
 }
 
 }  // namespace
@@ -209,39 +259,121 @@ InputText InputText::Load(const std::string& path, const InputLimits& limits) {
   }
   mapped->AdviseSequential();
   const size_t cap = OutputCap(raw.size(), limits);
-  Decoded decoded = result.compression_ == Compression::kGzip ? InflateGzip(path, raw, cap)
-                                                              : DecompressZstd(path, raw, cap);
-  result.size_ = decoded.out.size();
-  result.owned_ = decoded.out.Release();
+  std::unique_ptr<Decoder> decoder = MakeDecoder(result.compression_, path, raw, cap);
+  PaddedBuffer out(DecodedSizeHint(result.compression_, raw), cap);
+  while (!decoder->done()) {
+    out.EnsureRoom(1 << 16);
+    // The buffer never holds more than cap + 1 bytes, and the decoder refuses the text
+    // before that: room is never 0 here.
+    out.Grow(decoder->Decode(out.end(), out.room()));
+  }
+  result.size_ = out.size();
+  result.owned_ = out.Release();
   result.data_ = result.owned_.get();
-  result.truncated_ = decoded.truncated;
-  result.truncation_reason_ = decoded.reason;
+  result.truncated_ = decoder->truncated();
+  result.truncation_reason_ = decoder->reason();
   return result;
 }
 
 void InputText::ReleaseBefore(size_t offset) const {
-  if (!mapped_) return;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t end = std::min(offset, size_) / page * page;
-  if (end > released_) ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
-  released_ = std::max(released_, end);
+  if (mapped_) mapped_->ReleaseBefore(offset);
 }
 
-bool InputText::ReadAt(size_t offset, size_t length, char* dst) const {
-  return mapped_ && mapped_->ReadAt(offset, length, dst);
+namespace {
+
+// A plain file, copied out with pread: for one pass over the text this costs less CPU than
+// faulting in and walking a mapping page by page (0.25 s against 0.65 s for 1.1 GB).
+class PlainReader final : public TextReader {
+ public:
+  PlainReader(const MappedFile* file, const char* data, size_t size, bool truncated,
+              std::string reason)
+      : file_(file), data_(data), size_(size), truncated_(truncated), reason_(std::move(reason)) {}
+  explicit PlainReader(std::unique_ptr<MappedFile> owned)
+      : PlainReader(owned.get(), owned->data(), owned->size(), false, "") {
+    owned_ = std::move(owned);
+  }
+  size_t Read(char* dst, size_t room) override {
+    const size_t n = std::min(room, size_ - offset_);
+    if (n == 0) return 0;
+    if (!file_) {
+      std::memcpy(dst, data_ + offset_, n);
+    } else if (!file_->ReadAt(offset_, n, dst)) {
+      // Shorter than when it was opened: the text ends here.
+      truncated_ = true;
+      reason_ = "the file became shorter while it was being read (changed by another process?)";
+      size_ = offset_;
+      return 0;
+    }
+    offset_ += n;
+    return n;
+  }
+  double fraction_read() const override {
+    return size_ == 0 ? 1.0 : static_cast<double>(offset_) / static_cast<double>(size_);
+  }
+  bool truncated() const override { return truncated_; }
+  const std::string& truncation_reason() const override { return reason_; }
+
+ private:
+  std::unique_ptr<MappedFile> owned_;
+  const MappedFile* file_;  // null: copy from data_
+  const char* data_;
+  size_t size_;
+  size_t offset_ = 0;
+  bool truncated_;
+  std::string reason_;
+};
+
+// A compressed file, decoded into each piece asked for. The compressed bytes are mapped and
+// released behind the decoder, so they do not stay resident either.
+class DecodingReader final : public TextReader {
+ public:
+  DecodingReader(std::unique_ptr<MappedFile> file, std::unique_ptr<Decoder> decoder)
+      : file_(std::move(file)), decoder_(std::move(decoder)) {}
+  size_t Read(char* dst, size_t room) override {
+    const size_t n = decoder_->Decode(dst, room);
+    if (decoder_->consumed() >= released_ + kReleaseStep) {
+      released_ = decoder_->consumed();
+      file_->ReleaseBefore(released_);
+    }
+    return n;
+  }
+  double fraction_read() const override {
+    return file_->size() == 0
+               ? 1.0
+               : static_cast<double>(decoder_->consumed()) / static_cast<double>(file_->size());
+  }
+  bool truncated() const override { return decoder_->truncated(); }
+  const std::string& truncation_reason() const override { return decoder_->reason(); }
+
+ private:
+  static constexpr size_t kReleaseStep = size_t{8} << 20;
+  std::unique_ptr<MappedFile> file_;
+  std::unique_ptr<Decoder> decoder_;
+  size_t released_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TextReader> TextReader::Open(const std::string& path, const InputLimits& limits) {
+  auto mapped = std::make_unique<MappedFile>(path, InputText::kInputPadding);
+  std::string_view raw(mapped->data(), mapped->size());
+  const Compression compression = DetectCompression(raw);
+  if (compression == Compression::kNone) {
+    if (static_cast<int64_t>(raw.size()) > limits.max_bytes) {
+      ThrowUserError(SourceLocation{path}, "",
+                     fmt::format("file is larger than the {}-byte limit", limits.max_bytes));
+    }
+    return std::make_unique<PlainReader>(std::move(mapped));
+  }
+  mapped->AdviseSequential();
+  std::unique_ptr<Decoder> decoder =
+      MakeDecoder(compression, path, raw, OutputCap(raw.size(), limits));
+  return std::make_unique<DecodingReader>(std::move(mapped), std::move(decoder));
 }
 
-void InputText::Prefetch(size_t offset, size_t length) const {
-#ifdef MADV_POPULATE_READ
-  if (!mapped_ || offset >= size_) return;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t begin = offset / page * page;
-  size_t end = std::min(size_, offset + length);
-  if (end > begin) ::madvise(data_ + begin, end - begin, MADV_POPULATE_READ);
-#else
-  (void)offset;
-  (void)length;
-#endif
+std::unique_ptr<TextReader> TextReader::Over(const InputText& input) {
+  return std::make_unique<PlainReader>(input.mapped_.get(), input.data_, input.size_,
+                                       input.truncated_, input.truncation_reason_);
 }
 
 InputText InputText::FromString(std::string_view text) {

@@ -58,28 +58,41 @@ class InputText {
   // leave this process's resident set (memory-mapped files only; they are re-read from disk
   // if touched again). Keeps peak memory near the size of one copy of the text.
   void ReleaseBefore(size_t offset) const;
-  // Maps the pages of [offset, offset + length) in one call rather than one fault at a time
-  // (memory-mapped files only; a hint: errors are ignored).
-  void Prefetch(size_t offset, size_t length) const;
-  // Copies text bytes [offset, offset + length) to `dst` with pread, for memory-mapped files
-  // only (false otherwise, or on a read error). For a reader that passes over the text once,
-  // the kernel's copy through its own mapping of the page cache costs less CPU than faulting
-  // in and walking this process's mapping page by page (0.25 s against 0.65 s for 1.1 GB).
-  bool ReadAt(size_t offset, size_t length, char* dst) const;
   // Why decoding stopped early ("" if it did not).
   const std::string& truncation_reason() const { return truncation_reason_; }
 
  private:
   InputText() = default;
+  friend class TextReader;
   std::unique_ptr<MappedFile> mapped_;
   std::unique_ptr<char[]> owned_;
   char* data_ = nullptr;
   size_t size_ = 0;
-  mutable size_t released_ = 0;  // bytes before this are already released
   size_t compressed_size_ = 0;
   Compression compression_ = Compression::kNone;
   bool truncated_ = false;
   std::string truncation_reason_;
+};
+
+// A file's text read front to back in pieces, for a reader that passes over it once: a plain
+// file is copied out with pread, a gzip or zstd file is decoded as it is read. Memory then
+// holds the piece being read, not the whole text (which InputText::Load inflates into
+// memory). Limits, refusals and truncation are InputText::Load's.
+class TextReader {
+ public:
+  // Throws UserError as InputText::Load does; decoding errors may also come from Read.
+  static std::unique_ptr<TextReader> Open(const std::string& path, const InputLimits& limits = {});
+  // The text of `input`, which must outlive the reader.
+  static std::unique_ptr<TextReader> Over(const InputText& input);
+  virtual ~TextReader() = default;
+  // Copies the next bytes of text to `dst`, `room` of them unless the text ends first.
+  virtual size_t Read(char* dst, size_t room) = 0;
+  // The part of the input used so far, 0 to 1 (of the compressed bytes for a compressed
+  // file): where the reader is, for sizing what is built from the text.
+  virtual double fraction_read() const = 0;
+  // Set once the end is reached, as InputText's.
+  virtual bool truncated() const = 0;
+  virtual const std::string& truncation_reason() const = 0;
 };
 
 // `bytes` as one gzip member (RFC 1952) at zlib level `level` (1 fastest .. 9 smallest).

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "util/error.h"
@@ -66,18 +67,15 @@ TEST(CompressedFileTest, PlainFileIsMappedWithZeroPadding) {
   std::filesystem::remove(path);
 }
 
-// Released pages of a private mapping come back from the file when read again, and a
-// prefetched range reads the same bytes: both are hints that must never change the text.
-TEST(CompressedFileTest, ReleasedAndPrefetchedPagesKeepTheirBytes) {
+// Released pages of a private mapping come back from the file when read again: a hint that
+// must never change the text.
+TEST(CompressedFileTest, ReleasedPagesKeepTheirBytes) {
   std::string path = TempPath("release.json");
   const std::string text = SampleText();  // ~500 KB: many pages
   WriteAll(path, text);
   InputText in = InputText::Load(path);
-  in.Prefetch(0, 64 << 10);
   in.ReleaseBefore(200 << 10);
-  in.ReleaseBefore(100 << 10);            // behind what is already released: nothing to do
-  in.Prefetch(200 << 10, 1 << 20);        // runs past the end of the file
-  in.Prefetch(text.size() + 4096, 4096);  // starts past the end
+  in.ReleaseBefore(100 << 10);  // behind what is already released: nothing to do
   in.ReleaseBefore(text.size() * 2);
   EXPECT_EQ(in.text(), text);
   std::filesystem::remove(path);
@@ -175,6 +173,74 @@ TEST(CompressedFileTest, RefusesAGzipBomb) {
             normal + ": gzip data expands beyond 1000 bytes; refusing");
   std::filesystem::remove(path);
   std::filesystem::remove(normal);
+}
+
+// Every piece of text, in order, whatever the format and however small the pieces asked for.
+std::string ReadInPieces(TextReader& reader, size_t piece) {
+  std::string text;
+  std::string buffer(piece, '\0');
+  double last_fraction = 0;
+  while (size_t n = reader.Read(buffer.data(), piece)) {
+    text.append(buffer, 0, n);
+    EXPECT_GE(reader.fraction_read(), last_fraction);
+    last_fraction = reader.fraction_read();
+  }
+  EXPECT_EQ(reader.Read(buffer.data(), piece), 0u);  // still at the end
+  return text;
+}
+
+TEST(CompressedFileTest, TextReaderReadsEveryFormatFrontToBack) {
+  const std::string text = SampleText();
+  for (std::string suffix : {".gz", ".zst", ".json"}) {
+    const std::string path = TempPath("pieces" + suffix);
+    {
+      OutputFile out(path);
+      out.Write(text);
+      out.Close();
+    }
+    std::unique_ptr<TextReader> reader = TextReader::Open(path);
+    EXPECT_EQ(ReadInPieces(*reader, 777), text) << suffix;
+    EXPECT_DOUBLE_EQ(reader->fraction_read(), 1.0) << suffix;  // every input byte used
+    EXPECT_FALSE(reader->truncated()) << suffix;
+    // Over text already loaded: the same bytes.
+    InputText loaded = InputText::Load(path);
+    EXPECT_EQ(ReadInPieces(*TextReader::Over(loaded), 4096), text) << suffix;
+    std::filesystem::remove(path);
+  }
+}
+
+// Read in pieces, a file is refused, or cut short, exactly as InputText::Load does it.
+TEST(CompressedFileTest, TextReaderRefusesAndTruncatesAsLoadDoes) {
+  const std::string bomb_path = TempPath("pieces_bomb.gz");
+  WriteAll(bomb_path, Gzip(std::string(16 << 20, '\0')));
+  std::unique_ptr<TextReader> bomb = TextReader::Open(bomb_path);
+  try {
+    ReadInPieces(*bomb, 1 << 20);
+    ADD_FAILURE() << "the bomb was read";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.what(), LoadError(bomb_path));
+  }
+  const std::string garbage = TempPath("pieces_garbage.gz");
+  WriteAll(garbage, std::string("\x1f\x8b\x08\x00garbage-garbage-garbage", 27));
+  std::unique_ptr<TextReader> bad = TextReader::Open(garbage);
+  try {
+    ReadInPieces(*bad, 100);
+    ADD_FAILURE() << "corrupt gzip was read";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.what(), LoadError(garbage));
+  }
+  const std::string text = SampleText();
+  const std::string gz = Gzip(text);
+  const std::string cut = TempPath("pieces_cut.gz");
+  WriteAll(cut, gz.substr(0, gz.size() / 2));
+  std::unique_ptr<TextReader> reader = TextReader::Open(cut);
+  const std::string got = ReadInPieces(*reader, 1000);
+  const InputText loaded = InputText::Load(cut);
+  EXPECT_EQ(got, loaded.text());
+  EXPECT_TRUE(reader->truncated());
+  EXPECT_EQ(reader->truncation_reason(), loaded.truncation_reason());
+  EXPECT_EQ(TextReader::Over(loaded)->truncation_reason(), loaded.truncation_reason());
+  for (const std::string& path : {bomb_path, garbage, cut}) std::filesystem::remove(path);
 }
 
 // A hand-made zstd frame (RFC 8878 §3.1.1): magic, header, then `blocks` RLE blocks of 128 KiB

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -155,6 +156,13 @@ bool MappedFile::ReadAt(size_t offset, size_t length, char* dst) const {
     length -= static_cast<size_t>(n);
   }
   return true;
+}
+
+void MappedFile::ReleaseBefore(size_t offset) const {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  if (end > released_) ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
+  released_ = std::max(released_, end);
 }
 
 void MappedFile::AdviseSequential() const {

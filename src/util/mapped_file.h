@@ -26,6 +26,9 @@ class MappedFile {
   size_t size() const { return size_; }
   // Hints the kernel that the mapping will be read front to back.
   void AdviseSequential() const;
+  // Tells the kernel that bytes before `offset` will not be read again, so their pages can
+  // leave this process's resident set (they are re-read from the file if touched again).
+  void ReleaseBefore(size_t offset) const;
   // Copies [offset, offset + length) of the file to `dst` with pread; false on a read error
   // or a file that became shorter (the caller then reads the mapping instead).
   bool ReadAt(size_t offset, size_t length, char* dst) const;
@@ -33,9 +36,10 @@ class MappedFile {
  private:
   char* data_ = nullptr;
   size_t size_ = 0;
-  size_t mapped_bytes_ = 0;  // file pages plus the zero padding pages
-  int guard_slot_ = -1;      // this mapping's entry in the SIGBUS guard, or -1
-  int fd_ = -1;              // kept open for ReadAt
+  size_t mapped_bytes_ = 0;      // file pages plus the zero padding pages
+  int guard_slot_ = -1;          // this mapping's entry in the SIGBUS guard, or -1
+  int fd_ = -1;                  // kept open for ReadAt
+  mutable size_t released_ = 0;  // bytes before this are already released
 };
 
 }  // namespace sextant
