@@ -103,8 +103,9 @@ class Decoder {
     reason_ = std::move(why);
     done_ = true;
   }
-  void Corrupt(size_t offset, const std::string& msg) {
-    if (total_ == 0) {
+  // `produced` is the text the failing step decoded before it failed.
+  void Corrupt(size_t offset, const std::string& msg, size_t produced) {
+    if (total_ + produced == 0) {
       ThrowUserError(SourceLocation{path_, -1, -1, static_cast<int64_t>(offset)}, "",
                      fmt::format("invalid {} data: {}", format_, msg));
     }
@@ -142,6 +143,7 @@ class GzipDecoder final : public Decoder {
     zs_.next_out = reinterpret_cast<Bytef*>(dst);
     zs_.avail_out = chunk_out;
     const int rc = inflate(&zs_, Z_NO_FLUSH);
+    const size_t produced = chunk_out - zs_.avail_out;
     consumed_ += chunk_in - zs_.avail_in;
     const size_t left = in_.size() - consumed_;
     if (rc == Z_STREAM_END) {
@@ -154,9 +156,9 @@ class GzipDecoder final : public Decoder {
     } else if (rc == Z_BUF_ERROR && left == 0) {
       Stop("gzip stream ends early (file truncated)");
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      Corrupt(consumed_, zs_.msg ? zs_.msg : "corrupt data");
+      Corrupt(consumed_, zs_.msg ? zs_.msg : "corrupt data", produced);
     }
-    return chunk_out - zs_.avail_out;
+    return produced;
   }
   z_stream zs_{};
 };
@@ -175,7 +177,7 @@ class ZstdDecoder final : public Decoder {
     const size_t last = ZSTD_decompressStream(ds_.get(), &output, &input);
     consumed_ = input.pos;
     if (ZSTD_isError(last)) {
-      Corrupt(input.pos, ZSTD_getErrorName(last));
+      Corrupt(input.pos, ZSTD_getErrorName(last), output.pos);
     } else if (input.pos == input.size && (last == 0 || output.pos < output.size)) {
       // The input is used up and the decoder holds no more output.
       if (last != 0) {

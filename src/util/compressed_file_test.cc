@@ -240,7 +240,19 @@ TEST(CompressedFileTest, TextReaderRefusesAndTruncatesAsLoadDoes) {
   EXPECT_TRUE(reader->truncated());
   EXPECT_EQ(reader->truncation_reason(), loaded.truncation_reason());
   EXPECT_EQ(TextReader::Over(loaded)->truncation_reason(), loaded.truncation_reason());
-  for (const std::string& path : {bomb_path, garbage, cut}) std::filesystem::remove(path);
+  // Corrupt in the middle: what was decoded before the damage was found is kept (deflate may
+  // emit a few wrong bytes first), whether it was decoded in one call (the whole load) or in
+  // many.
+  std::string damaged_gz = gz;
+  for (size_t i = gz.size() / 2; i < gz.size() / 2 + 64; ++i) damaged_gz[i] = '\xff';
+  const std::string damaged = TempPath("pieces_damaged.gz");
+  WriteAll(damaged, damaged_gz);
+  const InputText damaged_whole = InputText::Load(damaged);
+  EXPECT_TRUE(damaged_whole.truncated());
+  EXPECT_GT(damaged_whole.text().size(), text.size() / 4);
+  EXPECT_TRUE(text.starts_with(damaged_whole.text().substr(0, text.size() / 4)));
+  EXPECT_TRUE(ReadInPieces(*TextReader::Open(damaged), 1000) == damaged_whole.text());
+  for (const std::string& path : {bomb_path, garbage, cut, damaged}) std::filesystem::remove(path);
 }
 
 // A hand-made zstd frame (RFC 8878 §3.1.1): magic, header, then `blocks` RLE blocks of 128 KiB
