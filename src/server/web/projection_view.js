@@ -78,11 +78,17 @@
     return t;
   }
 
-  function scalingChart(points) {
+  // A node count the job cannot run at (too few micro-batches for the schedule, say) is a
+  // point with only `nodes` and `note`: the table gives its note, the chart leaves it out.
+  const projected = p => typeof p.tokens_per_s_per_gpu === 'number' &&
+    typeof p.iteration_time_ms === 'number';
+
+  function scalingChart(allPoints) {
     const W = 520, H = 220, L = 70, R = 20, T = 16, B = 36;
     const svg = el('svg', {class: 'scaling-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
                            style: 'max-width:100%;height:auto', role: 'img',
                            'aria-label': 'tokens per second per GPU by node count'});
+    const points = allPoints.filter(projected);
     if (!points.length) return svg;
     const xs = points.map(p => Math.log2(p.nodes));
     const x0 = Math.min(...xs), x1 = Math.max(...xs) || 1;
@@ -184,6 +190,7 @@
     section.projection .verdict-OOM{color:#c00}
     table.projection-table{border-collapse:collapse;margin:8px 0;font-size:13px}
     table.projection-table td,table.projection-table th{padding:2px 10px;border-bottom:1px solid #eee;text-align:right}
+    table.scaling-table td:nth-child(7),table.scaling-table th:nth-child(7){text-align:left;max-width:640px}
     section.projection ul.assumptions{font-size:12px;color:#555}
     section.projection .front-line{fill:none;stroke:#59a14f;stroke-width:1.5}
     section.projection .front-point{fill:#59a14f}
@@ -218,9 +225,21 @@
     if ((perf.scaling || []).length) {
       s.append(el('h3', {}, 'Scaling with the node count'));
       s.append(scalingChart(perf.scaling));
-      s.append(table(['nodes', 'DP', 'micro-batches', 'iteration (ms)', 'tokens/s/GPU', 'MFU %'],
-        perf.scaling.map(q => [q.nodes, q.dp, q.micro_batches, q.iteration_time_ms.toFixed(1),
-                               Math.round(q.tokens_per_s_per_gpu).toLocaleString(), (100 * q.mfu).toFixed(1)])));
+      // As the console's table: a note column when a node count has one (it does not run, or
+      // runs out of memory).
+      const noted = perf.scaling.some(q => q.note);
+      const dash = '\u2014';
+      const scalingTable = table(['nodes', 'DP', 'micro-batches', 'iteration (ms)', 'tokens/s/GPU', 'MFU %',
+                      ...(noted ? ['note'] : [])],
+        perf.scaling.map(q => [q.nodes, q.dp ?? dash, q.micro_batches ?? dash,
+                               ...(projected(q)
+                                 ? [q.iteration_time_ms.toFixed(1),
+                                    Math.round(q.tokens_per_s_per_gpu).toLocaleString(),
+                                    (100 * (q.mfu || 0)).toFixed(1)]
+                                 : [dash, dash, dash]),
+                               ...(noted ? [q.note || ''] : [])]));
+      scalingTable.classList.add('scaling-table');
+      s.append(scalingTable);
     }
     if (p.search) {
       const q = p.search;

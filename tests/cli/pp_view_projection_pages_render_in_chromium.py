@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""`pp view --html` of an experiment config renders whole in a headless Chromium, without script
+errors, also when the schedule cannot run at some node count of the scaling table: that row
+gives the reason, as the console's table does, and the chart leaves the point out.
+
+Needs Debian's chromium (`--dump-dom` returns the page after its scripts ran); without it the
+test is skipped."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import harness
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def render(t, html):
+    """The DOM after the page's scripts ran, and the console messages Chromium logged."""
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+             "--v=0", "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom",
+             "file://" + html],
+            capture_output=True, text=True, errors="replace", timeout=120)
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    return done.stdout, console
+
+
+def cells(dom, table_class):
+    """The rows of the first <table class="...table_class..."> as lists of cell texts."""
+    match = re.search(r'<table class="[^"]*\b' + table_class + r'\b[^"]*">(.*?)</table>', dom, re.S)
+    if not match:
+        return None
+    return [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<t[dh]>(.*?)</t[dh]>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", match.group(1), re.S)]
+
+
+t = harness.Test()
+if not os.access(CHROMIUM, os.X_OK):
+    print(f"SKIP: no Chromium at {CHROMIUM}")
+    sys.exit(harness.SKIP_RETURN_CODE)
+config = t.corpus("primus/examples/megatron/configs/MI325X/llama3.1_70B-BF16-pretrain.yaml")
+with tempfile.TemporaryDirectory() as tmp:
+    html = os.path.join(tmp, "dualpipev.html")
+    # global_batch_size 96, micro_batch_size 3: 32 micro-batches on 1 node (DP 1), 16 on 2,
+    # 8 on 4. DualPipeV needs 2 x PP = 16, so 4 nodes cannot run it.
+    run = t.sextant("pp", "view", config, "--use_torch_fsdp2=false",
+                    "--pipeline_model_parallel_size=8", "--num-virtual-stages-per-pipeline-rank",
+                    "2", "--pipeline-schedule-algorithm", "dualpipev", "--html", html)
+    dom, console = render(t, html)
+    t.check(not console, "the page logged to the console:\n" + "\n".join(console), run)
+    rows = cells(dom, "scaling-table")
+    t.check(rows is not None, "the page has no scaling table (its script stopped?)", run)
+    t.check(rows[0][:3] == ["nodes", "DP", "micro-batches"] and rows[0][-1] == "note",
+            f"scaling table header: {rows[0]}", run)
+    by_nodes = {r[0]: r for r in rows[1:]}
+    t.check(sorted(by_nodes) == ["1", "2", "4"], f"scaling rows: {rows}", run)
+    t.check(by_nodes["1"][1:3] == ["1", "32"] and by_nodes["2"][1:3] == ["2", "16"],
+            f"DP and micro-batches of 1 and 2 nodes: {rows}", run)
+    t.check(re.search(r"needs at least 16 micro-batches.*got 8", by_nodes["4"][-1]) is not None,
+            f"the 4-node row does not say why it cannot run: {by_nodes['4']}", run)
+    t.check(by_nodes["4"][3] == "\u2014", f"the 4-node row shows a time: {by_nodes['4']}", run)
+    # Two points (1 and 2 nodes) on the chart, none for the node count that cannot run.
+    points = re.findall(r'<circle[^>]*class="scaling-point"[^>]*data-nodes="(\d+)"', dom)
+    t.check(points == ["1", "2"], f"scaling chart points: {points}", run)
+    t.check("NaN" not in dom, "the page draws NaN somewhere", run)
+    # The projection section is followed by the notes, as on a page without such a row.
+    t.check(re.search(r'class="projection".*id="notes-section"', dom, re.S) is not None,
+            "the projection panels are not above the notes", run)
+t.passed()
