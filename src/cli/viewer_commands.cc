@@ -79,6 +79,13 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
     }
   }
   for (const std::string& in : args.inputs) {
+    // config.json and pp_rank_N.json are JSON, but the dump is read as a whole.
+    if (const std::string dump = PipelineDumpOfFile(in); !dump.empty()) {
+      ThrowUserError(fmt::format(
+          "{}: one file of the pipeline dump {}: pp view reads the dump's directory (sextant "
+          "pp view {})",
+          in, dump, dump));
+    }
     // A profiler trace or an allocator snapshot would otherwise be read as a YAML config.
     const std::string kind = ViewKindOf(in);
     if (kind == "trace" || kind == "memory snapshot") {

@@ -1,6 +1,7 @@
 #include "server/views.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -255,9 +256,36 @@ std::string ViewKindOf(const std::string& path) {
   return "";
 }
 
-std::vector<View> FindViews(const std::vector<std::string>& paths,
+std::string PipelineDumpOfFile(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (!fs::is_regular_file(p, ec)) return "";
+  const std::string name = p.filename().string();
+  bool dump_file = name == "config.json";
+  constexpr std::string_view kPrefix = "pp_rank_";
+  if (name.size() > kPrefix.size() + 5 && name.compare(0, kPrefix.size(), kPrefix) == 0 &&
+      EndsWith(name, ".json")) {
+    const std::string digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - 5);
+    dump_file = std::all_of(digits.begin(), digits.end(),
+                            [](unsigned char c) { return std::isdigit(c) != 0; });
+  }
+  if (!dump_file) return "";
+  fs::path dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+  return IsPipelineDump(dir) ? dir.string() : "";
+}
+
+std::vector<View> FindViews(const std::vector<std::string>& named,
                             std::vector<std::string>* notes) {
   std::vector<View> views;
+  // A file of a pipeline dump named on its own (`serve dump/*`) stands for its dump, once.
+  std::vector<std::string> paths;
+  for (const std::string& path : named) {
+    std::string dump = PipelineDumpOfFile(path);
+    std::string p = dump.empty() ? path : dump;
+    if (!dump.empty() && std::find(paths.begin(), paths.end(), p) != paths.end()) continue;
+    paths.push_back(std::move(p));
+  }
   for (const std::string& path : paths) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);

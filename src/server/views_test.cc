@@ -68,6 +68,34 @@ TEST(ViewsTest, SearchesNamedDirectoriesAndSkipsLinksOutOfThem) {
   fs::remove_all(base);
 }
 
+// config.json and pp_rank_N.json of a dump are JSON but not traces: named on their own, they
+// stand for their dump, once however many of them are named.
+TEST(ViewsTest, AFileOfAPipelineDumpStandsForTheDump) {
+  const fs::path base =
+      fs::temp_directory_path() / ("sextant_views_dumpfile_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  const fs::path dump = base / "pp8";
+  Touch(dump / "config.json");
+  Touch(dump / "pp_rank_0.json");
+  Touch(dump / "pp_rank_1.json");
+  Touch(base / "loose" / "config.json");  // no pp_rank_0.json beside it: not a dump
+  Touch(base / "loose" / "pp_rank_x.json");
+  EXPECT_EQ(PipelineDumpOfFile((dump / "pp_rank_1.json").string()), dump.string());
+  EXPECT_EQ(PipelineDumpOfFile((dump / "config.json").string()), dump.string());
+  EXPECT_EQ(PipelineDumpOfFile(dump.string()), "");
+  EXPECT_EQ(PipelineDumpOfFile((base / "loose" / "config.json").string()), "");
+  EXPECT_EQ(PipelineDumpOfFile((base / "loose" / "pp_rank_x.json").string()), "");
+  std::vector<std::string> notes;
+  const std::vector<View> views =
+      FindViews({(dump / "config.json").string(), (dump / "pp_rank_0.json").string(),
+                 (dump / "pp_rank_1.json").string()},
+                &notes);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].kind, "pipeline dump");
+  EXPECT_EQ(views[0].path, dump.string());
+  fs::remove_all(base);
+}
+
 // A view is read once however often it is asked for (a 1 GB trace must not be re-read per
 // request), and a file that cannot be read gives the same error every time.
 TEST(ViewsTest, EachViewIsBuiltOnce) {

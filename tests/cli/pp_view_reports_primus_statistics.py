@@ -50,6 +50,13 @@ t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr"
 run = t.sextant("pp", "view", t.corpus("pp_dumps/gpu8_layer64_gbs16"), expect_status=1)
 t.expect_output(run, r"not a pipeline dump \(no config\.json\) but a folder of dumps: pp8, pp8_vpp2")
 t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+# One file of a dump is JSON but not a trace: the message names the dump's directory.
+for name in ("pp_rank_0.json", "config.json"):
+    run = t.sextant("pp", "view", os.path.join(dump, name), expect_status=1)
+    t.expect_output(run, rf"{name}: one file of the pipeline dump {re.escape(dump)}: .*"
+                         rf"sextant pp view {re.escape(dump)}\)")
+    t.check("trace" not in run.stderr, "a dump file was called a trace", run)
+    t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
 # A profiler trace is not a config: the message names the command that reads it.
 trace = t.corpus("traces/llm_training/megatron-tp2-v100/rank0.pt.trace.json")
 run = t.sextant("pp", "view", trace, expect_status=1)
