@@ -49,22 +49,21 @@ std::string BaseName(const std::string& path) {
   return p.filename().string();
 }
 
-// The simulated runs of one experiment config: the configured schedule, or every schedule the
-// layout can run when options.schedule is "all" (each skipped one said in a note).
-void AddConfig(PpViewData& view, const std::string& config, const JobRequest& request,
-               const ProjectionOptions& options) {
+// The simulated runs of one experiment config, named `name`: the configured schedule, or every
+// schedule the layout can run when options.schedule is "all" (each skipped one said in a note).
+void AddConfig(PpViewData& view, const std::string& config, const std::string& name,
+               const JobRequest& request, const ProjectionOptions& options) {
   JobRequest r = request;
   r.config_path = config;
   const Job job = BuildJob(r);
-  for (const std::string& w : job.warnings) view.AddNote(BaseName(config) + ": " + w);
+  for (const std::string& w : job.warnings) view.AddNote(name + ": " + w);
   std::vector<std::string> schedules = {options.schedule};
   if (options.schedule == "all") {
     // Every schedule that can run at the job's VPP, as `projection memory ... all` lists them.
     schedules.clear();
     for (ScheduleKind k : AllScheduleKinds()) {
       if (std::string_view why = VirtualStageMismatch(k, job.parallel.vpp); !why.empty()) {
-        view.AddNote(
-            fmt::format("{}: {} not shown: {}", BaseName(config), ScheduleKindName(k), why));
+        view.AddNote(fmt::format("{}: {} not shown: {}", name, ScheduleKindName(k), why));
         continue;
       }
       schedules.emplace_back(ScheduleKindName(k));
@@ -78,7 +77,7 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
       perf = ProjectJobPerformance(job, o);
     } catch (const UserError& e) {
       if (options.schedule != "all") throw;
-      view.AddNote(fmt::format("{}: {} not shown: {}", BaseName(config), schedule, e.what()));
+      view.AddNote(fmt::format("{}: {} not shown: {}", name, schedule, e.what()));
       continue;
     }
     // Say when the schedule that ran is not the one asked for by name (an interleaved
@@ -86,8 +85,8 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
     ScheduleKind asked;
     if (options.schedule != "all" && LookupScheduleKind(schedule, &asked) &&
         schedule != perf.schedule) {
-      view.AddNote(fmt::format("{}: --pipeline-schedule-algorithm {} ran as {}{}", BaseName(config),
-                               schedule, perf.schedule,
+      view.AddNote(fmt::format("{}: --pipeline-schedule-algorithm {} ran as {}{}", name, schedule,
+                               perf.schedule,
                                ForVirtualStages(asked, job.parallel.vpp) != asked
                                    ? fmt::format(" (VPP {})", job.parallel.vpp)
                                    : std::string()));
@@ -95,8 +94,8 @@ void AddConfig(PpViewData& view, const std::string& config, const JobRequest& re
     const MemoryReport memory = ProjectMemoryFor(job, perf);
     std::vector<double> gib;
     for (const StageMemory& s : memory.stages) gib.push_back(ToGiB(s.total_bytes));
-    view.AddSimulated(perf.simulation, fmt::format("{} · {}", BaseName(config), perf.schedule),
-                      config, gib, "projected memory per GPU");
+    view.AddSimulated(perf.simulation, fmt::format("{} · {}", name, perf.schedule), config, gib,
+                      "projected memory per GPU");
     view.AddProjection(MemoryReportJson(memory), PerformanceReportJson(perf));
   }
 }
@@ -315,16 +314,67 @@ std::vector<View> FindViews(const std::vector<std::string>& named,
   return views;
 }
 
+std::vector<std::string> DistinctViewNames(const std::vector<std::string>& paths) {
+  // Each path's components, last first ("runs/a/pp8/" -> pp8, a, runs).
+  std::vector<std::vector<std::string>> parts;
+  for (const std::string& path : paths) {
+    std::vector<std::string> c;
+    for (const fs::path& e : fs::path(path).lexically_normal()) {
+      const std::string s = e.string();
+      if (!s.empty() && s != "/" && s != ".") c.push_back(s);
+    }
+    std::reverse(c.begin(), c.end());
+    if (c.empty()) c.push_back(path);
+    parts.push_back(std::move(c));
+  }
+  std::vector<size_t> depth(paths.size(), 1);
+  auto name = [&](size_t i) {
+    std::string n;
+    for (size_t k = std::min(depth[i], parts[i].size()); k-- > 0;) {
+      n += parts[i][k];
+      if (k) n += "/";
+    }
+    return n;
+  };
+  // Lengthen every name that another one shares until none does or the paths run out.
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < paths.size(); ++i) names.push_back(name(i));
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (std::count(names.begin(), names.end(), names[i]) > 1 && depth[i] < parts[i].size()) {
+        ++depth[i];
+        grew = true;
+      }
+    }
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string n = name(i);
+    // The same path named twice: numbered from its second appearance.
+    const auto before = std::count_if(names.begin(), names.end(), [&](const std::string& m) {
+      return m == n || m.rfind(n + " (", 0) == 0;
+    });
+    if (before > 0) n += fmt::format(" ({})", before + 1);
+    names.push_back(std::move(n));
+  }
+  return names;
+}
+
 PpViewData BuildPipelineView(const std::vector<std::string>& paths, const JobRequest& request,
                              const ProjectionOptions& options, const IterationChoice& choice) {
   PpViewData view(paths.size() == 1 ? "Pipeline schedule: " + BaseName(paths[0])
                                     : "Pipeline schedules");
-  for (const std::string& path : paths) {
+  // Two runs called pp8, or one config for two GPUs (MI300X/x.yaml, MI325X/x.yaml), are told
+  // apart by their directories.
+  const std::vector<std::string> names = DistinctViewNames(paths);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-      view.AddMeasured(ReadPrimusDump(path), BaseName(path), path, choice);
+      view.AddMeasured(ReadPrimusDump(path), names[i], path, choice);
     } else {
-      AddConfig(view, path, request, options);
+      AddConfig(view, path, names[i], request, options);
     }
   }
   return view;

@@ -41,6 +41,10 @@ std::string PipelineDumpOfFile(const std::string& path);
 // skipped. What is not shown is said in `*notes`. UserError if a named path does not exist.
 std::vector<View> FindViews(const std::vector<std::string>& paths, std::vector<std::string>* notes);
 
+// The names of the runs of `paths` in a pipeline view: each path's last component, with as many
+// of its directories as it takes to tell it from the others ("a/pp8" and "b/pp8").
+std::vector<std::string> DistinctViewNames(const std::vector<std::string>& paths);
+
 // The pipeline view of measured dumps and experiment configs (simulated with `options`; a
 // schedule of "all" simulates every schedule the layout can run), as `pp view` shows it.
 // `request` is the job request every config is built with (its config_path is replaced); the

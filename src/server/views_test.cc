@@ -96,6 +96,23 @@ TEST(ViewsTest, AFileOfAPipelineDumpStandsForTheDump) {
   fs::remove_all(base);
 }
 
+// Runs of a pipeline view are named by their file, with as many directories as it takes to
+// tell two of them apart.
+TEST(ViewsTest, RunsWithTheSameFileNameAreToldApartByTheirDirectories) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(DistinctViewNames({"runs/a/pp8", "runs/b/pp8/", "x.yaml"}),
+            (V{"a/pp8", "b/pp8", "x.yaml"}));
+  EXPECT_EQ(DistinctViewNames({"MI300X/llama.yaml", "MI325X/llama.yaml"}),
+            (V{"MI300X/llama.yaml", "MI325X/llama.yaml"}));
+  // Only the names that collide grow; a deeper common directory is skipped past.
+  EXPECT_EQ(DistinctViewNames({"/r/1/out/pp8", "/r/2/out/pp8", "/r/1/out/vpp2"}),
+            (V{"1/out/pp8", "2/out/pp8", "vpp2"}));
+  // One path is the tail of the other: the longer one goes up until it differs.
+  EXPECT_EQ(DistinctViewNames({"a/pp8", "/x/a/pp8"}), (V{"a/pp8", "x/a/pp8"}));
+  // The same path twice.
+  EXPECT_EQ(DistinctViewNames({"pp8", "./pp8/"}), (V{"pp8", "pp8 (2)"}));
+}
+
 // A view is read once however often it is asked for (a 1 GB trace must not be re-read per
 // request), and a file that cannot be read gives the same error every time.
 TEST(ViewsTest, EachViewIsBuiltOnce) {

@@ -40,6 +40,21 @@ with tempfile.TemporaryDirectory() as tmp:
     t.expect_output(run, r"pp_rank_3\.json.*(input|same file)")
     t.check(open(victim, "rb").read() == before, "the dump file was changed", run)
 
+# Two runs whose directories have the same name are named by their parents, on the console and
+# in the page's data.
+with tempfile.TemporaryDirectory() as tmp:
+    for run_dir in ("before", "after"):
+        os.makedirs(os.path.join(tmp, run_dir, "pp8_vpp2"))
+        for name in os.listdir(dump):
+            with open(os.path.join(dump, name), "rb") as src, \
+                    open(os.path.join(tmp, run_dir, "pp8_vpp2", name), "wb") as dst:
+                dst.write(src.read())
+    run = t.sextant("pp", "view", os.path.join(tmp, "before", "pp8_vpp2"),
+                    os.path.join(tmp, "after", "pp8_vpp2"), "--iteration", "7", "--json")
+    names = sorted(r["name"] for r in t.json(run)["runs"])
+    t.check(names == ["after/pp8_vpp2", "after/pp8_vpp2 (ideal)", "before/pp8_vpp2",
+                      "before/pp8_vpp2 (ideal)"], f"run names: {names}", run)
+
 # An unknown iteration, a directory that is not a dump, a missing path: one line each.
 run = t.sextant("pp", "view", dump, "--iteration", "99", expect_status=1)
 t.expect_output(run, r"no iteration '99' in the dump \(it has 1 \.\. 20\)")
