@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 SKIP_RETURN_CODE = 77  # tests/cli/CMakeLists.txt gives CTest the same number
 
@@ -91,6 +92,31 @@ class Test:
         except subprocess.TimeoutExpired:
             proc.kill()
             self.fail("the server did not stop on SIGTERM")
+
+    def chromium(self, html, extra_script=""):
+        """Loads the HTML file in a headless Chromium; returns (DOM after its scripts ran, the
+        console messages Chromium logged). `extra_script` runs on the page once it has loaded
+        (on a copy of the file) and may leave its findings in the DOM. Skips the test when
+        Debian's chromium is absent (CHROMIUM overrides /usr/bin/chromium)."""
+        chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        if not os.access(chromium, os.X_OK):
+            print(f"SKIP: no Chromium at {chromium}")
+            sys.exit(SKIP_RETURN_CODE)
+        with tempfile.TemporaryDirectory() as tmp:
+            if extra_script:
+                with open(html, encoding="utf-8") as f:
+                    page = f.read()
+                html = os.path.join(tmp, "page.html")
+                with open(html, "w", encoding="utf-8") as f:
+                    f.write(page + "<script>window.addEventListener('load', () => {"
+                            + extra_script + "});</script>")
+            done = subprocess.run(
+                [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                 "--enable-logging=stderr", "--v=0", "--user-data-dir=" + os.path.join(tmp, "p"),
+                 "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom",
+                 "file://" + os.path.abspath(html)],
+                capture_output=True, text=True, errors="replace", timeout=120)
+        return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
 
     def corpus(self, relative=""):
         """Path below the shared corpus; skips the test when the corpus is absent."""

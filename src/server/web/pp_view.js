@@ -226,9 +226,14 @@
 
   var picker = el('div', { id: 'panel-picker', class: 'pv-picker', role: 'group', 'aria-label': 'Panels shown (run \u00d7 iteration)' });
   runs.forEach(function (run) {
+    // "file · schedule": when the name is too long for the picker, the file is cut, never the
+    // schedule, which is what tells the runs of one config apart.
+    var cut = run.name.lastIndexOf(' \u00b7 ');
     var row = el('div', { class: 'pick-run', 'data-run': run.id },
       el('span', { class: 'pick-name' },
-        el('span', { class: 'pick-run-name', title: run.name + (run.origin ? ' \u2014 ' + run.origin : ''), text: run.name }),
+        el('span', { class: 'pick-run-name', title: run.name + (run.origin ? ' \u2014 ' + run.origin : '') },
+          el('span', { class: 'pick-run-head', text: cut > 0 ? run.name.slice(0, cut) : run.name }),
+          cut > 0 ? el('span', { class: 'pick-run-tail', text: run.name.slice(cut) }) : null),
         el('span', { class: 'badge badge-' + run.source, text: run.source })));
     var chips = el('span', { class: 'pick-iters' });
     if (!run.iterations.length) chips.appendChild(el('span', { class: 'muted', text: 'no iterations' }));
