@@ -177,7 +177,8 @@ bool Inside(const fs::path& root, const fs::path& target) {
   return true;
 }
 
-void SearchDirectory(const fs::path& root, std::vector<View>* views,
+// Returns whether every folder below `root` was searched (none was too deep).
+bool SearchDirectory(const fs::path& root, std::vector<View>* views,
                      std::vector<std::string>* notes) {
   std::error_code ec;
   const fs::path real_root = fs::canonical(root, ec);
@@ -186,9 +187,10 @@ void SearchDirectory(const fs::path& root, std::vector<View>* views,
       fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
     notes->push_back(fmt::format("{}: cannot be listed ({})", root.string(), ec.message()));
-    return;
+    return true;
   }
   std::vector<fs::path> found;
+  std::vector<fs::path> too_deep;  // folders left unsearched
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (++entries > kMaxSearchEntries) {
@@ -212,6 +214,8 @@ void SearchDirectory(const fs::path& root, std::vector<View>* views,
         it.disable_recursion_pending();
       } else if (it.depth() + 1 >= kMaxSearchDepth) {
         it.disable_recursion_pending();
+        std::error_code empty_ec;
+        if (fs::directory_iterator(p, empty_ec) != fs::directory_iterator()) too_deep.push_back(p);
       }
       continue;
     }
@@ -225,6 +229,16 @@ void SearchDirectory(const fs::path& root, std::vector<View>* views,
     }
     if (!ViewKindOf(p.string()).empty()) found.push_back(p);
   }
+  if (!too_deep.empty()) {
+    // Said, or a tree of configs (Primus's examples/<framework>/configs/<GPU>/) would show only
+    // its shallow files with nothing to say the rest was not looked at.
+    std::sort(too_deep.begin(), too_deep.end());
+    notes->push_back(fmt::format(
+        "{}: searched {} levels down; {} deeper folder{} not searched (the first: {}): name a "
+        "folder to serve what it holds",
+        root.string(), kMaxSearchDepth, too_deep.size(), too_deep.size() == 1 ? " was" : "s were",
+        too_deep.front().lexically_relative(root).string()));
+  }
   std::sort(found.begin(), found.end());
   for (const fs::path& p : found) {
     View v = MakeView(p.string(), ViewKindOf(p.string()));
@@ -232,6 +246,7 @@ void SearchDirectory(const fs::path& root, std::vector<View>* views,
     if (ec || v.name.empty()) v.name = p.string();
     views->push_back(std::move(v));
   }
+  return too_deep.empty();
 }
 
 }  // namespace
@@ -292,8 +307,8 @@ std::vector<View> FindViews(const std::vector<std::string>& named,
       ThrowUserError(fmt::format("{}: no such file or directory", path));
     if (fs::is_directory(status) && !IsPipelineDump(path)) {
       const size_t before = views.size();
-      SearchDirectory(path, &views, notes);
-      if (views.size() == before) {
+      const bool searched_all = SearchDirectory(path, &views, notes);
+      if (views.size() == before && searched_all) {
         notes->push_back(fmt::format("{}: holds no file Sextant reads", path));
       }
       continue;

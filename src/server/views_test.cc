@@ -68,6 +68,40 @@ TEST(ViewsTest, SearchesNamedDirectoriesAndSkipsLinksOutOfThem) {
   fs::remove_all(base);
 }
 
+// A named directory is searched 4 levels down (files in served/1/2/3/ are found, not those in
+// served/1/2/3/4/); what lies deeper is said, so a tree of configs does not look fully served.
+TEST(ViewsTest, FoldersTooDeepToSearchAreSaid) {
+  const fs::path base =
+      fs::temp_directory_path() / ("sextant_views_deep_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  const fs::path dir = base / "served";
+  Touch(dir / "1" / "2" / "3" / "shallow.yaml", "x: 1\n");
+  Touch(dir / "1" / "2" / "3" / "MI300X" / "deep.yaml", "x: 1\n");
+  Touch(dir / "1" / "2" / "3" / "MI325X" / "deep.yaml", "x: 1\n");
+  fs::create_directories(dir / "1" / "2" / "3" / "empty");
+  std::vector<std::string> notes;
+  std::vector<View> views = FindViews({dir.string()}, &notes);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].name, "1/2/3/shallow.yaml");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("2 deeper folders were not searched (the first: 1/2/3/MI300X)"));
+  // Nothing within reach: the note says why, not that the folder holds nothing.
+  fs::remove(dir / "1" / "2" / "3" / "shallow.yaml");
+  notes.clear();
+  views = FindViews({dir.string()}, &notes);
+  EXPECT_TRUE(views.empty());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("deeper folders were not searched"));
+  // An empty folder at the limit holds nothing to miss.
+  fs::remove_all(dir / "1" / "2" / "3" / "MI300X");
+  fs::remove_all(dir / "1" / "2" / "3" / "MI325X");
+  notes.clear();
+  FindViews({dir.string()}, &notes);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("holds no file Sextant reads"));
+  fs::remove_all(base);
+}
+
 // config.json and pp_rank_N.json of a dump are JSON but not traces: named on their own, they
 // stand for their dump, once however many of them are named.
 TEST(ViewsTest, AFileOfAPipelineDumpStandsForTheDump) {
