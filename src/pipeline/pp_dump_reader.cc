@@ -249,6 +249,11 @@ PrimusDump ReadPrimusDump(const std::string& dir) {
                                  "give those",
                                  dumps.size() == 1 ? "one dump" : "dumps", list));
     }
+    // An empty folder, or dumps further down: say what a dump is rather than "cannot open".
+    ThrowUserError(SourceLocation{dir}, "",
+                   "not a pipeline dump: no config.json (Primus's --dump_pp_data writes "
+                   "config.json and pp_rank_N.json into one folder per run; `sextant serve` "
+                   "finds the dumps in a folder tree)");
   }
   dump.config = ParsePrimusDumpConfig(ReadWholeFile(config_path), config_path);
   for (int r = 0; r < dump.config.pp_size; ++r) {

@@ -59,7 +59,8 @@ with tempfile.TemporaryDirectory() as tmp:
 run = t.sextant("pp", "view", dump, "--iteration", "99", expect_status=1)
 t.expect_output(run, r"no iteration '99' in the dump \(it has 1 \.\. 20\)")
 run = t.sextant("pp", "view", t.corpus("pp_dumps"), expect_status=1)
-t.expect_output(run, r"config\.json")
+t.expect_output(run, r"pp_dumps: not a pipeline dump: no config\.json \(.*pp_rank_N\.json")
+t.check("cannot open" not in run.stderr, "a folder is not a file that cannot be opened", run)
 t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
 # A folder of dumps names the dumps inside it.
 run = t.sextant("pp", "view", t.corpus("pp_dumps/gpu8_layer64_gbs16"), expect_status=1)
