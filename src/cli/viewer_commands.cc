@@ -1,5 +1,6 @@
 // `sextant pp view` (the pipeline-schedule viewer) and `sextant serve` (the web UI over every
 // file Sextant reads), both served by server/view_server.h.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -95,6 +96,17 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
           in, kind == "trace" ? "profiler trace" : "memory snapshot",
           kind == "trace" ? "trace report" : "memory snapshot"));
     }
+  }
+  if (!args.iteration.empty() &&
+      std::none_of(args.inputs.begin(), args.inputs.end(), [](const std::string& in) {
+        std::error_code ec;
+        return std::filesystem::is_directory(in, ec);
+      })) {
+    // A config is simulated for one step: there is no other iteration to pick.
+    ThrowUserError(
+        fmt::format("--iteration {}: picks an iteration of a measured dump; an experiment config "
+                    "is simulated for one step (give a dump directory, or leave --iteration out)",
+                    args.iteration));
   }
   // Before reading the dumps; WriteFileAtomically checks against every file read below.
   CheckOutputFile(args.html, args.inputs);

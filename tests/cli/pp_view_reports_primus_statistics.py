@@ -73,6 +73,12 @@ for name in ("pp_rank_0.json", "config.json"):
                          rf"sextant pp view {re.escape(dump)}\)")
     t.check("trace" not in run.stderr, "a dump file was called a trace", run)
     t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
+# --iteration picks an iteration of a dump: given with configs only, it is refused, not ignored.
+config = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                      "examples", "llama3.1_8B-BF16-pretrain.yaml")
+run = t.sextant("pp", "view", config, "--iteration", "3", "--json", expect_status=1)
+t.expect_output(run, r"--iteration 3: picks an iteration of a measured dump")
+t.check(len(run.stderr.strip().splitlines()) == 1, "expected one line on stderr", run)
 # A profiler trace is not a config: the message names the command that reads it.
 trace = t.corpus("traces/llm_training/megatron-tp2-v100/rank0.pt.trace.json")
 run = t.sextant("pp", "view", trace, expect_status=1)
