@@ -71,11 +71,18 @@ std::string RenderPpViewText(const nlohmann::json& view) {
               Num(p["performance"]["iteration_time_ms"]));
         }
       }
+      // What the memory column holds, as the page's headline says it: a measured dump's
+      // max_memory_reserved is "max memory"; a simulated dump records only its peak
+      // activations, a projected config its memory per GPU.
+      const std::string memory_label = run->value("memory_label", std::string());
+      const std::string memory_word = memory_label.empty() || memory_label == "max memory reserved"
+                                          ? "max memory"
+                                          : memory_label;
       Table t("pp_ranks",
-              fmt::format("{} ({}{}): {}: {:.2f} ms, max memory {:.2f} GiB, stage "
+              fmt::format("{} ({}{}): {}: {:.2f} ms, {} {:.2f} GiB, stage "
                           "imbalance {:.3f}{}",
                           name, (*run)["source"].get<std::string>(), schedule, which,
-                          Num(it["iteration_time_ms"]), Num(it["max_memory_gib"]),
+                          Num(it["iteration_time_ms"]), memory_word, Num(it["max_memory_gib"]),
                           Num(it["stage_imbalance"]), verdict),
               {{"rank", "rank", 0},
                {"forward_ms", "F (ms)", 2},
