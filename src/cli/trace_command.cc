@@ -16,6 +16,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
+#include "server/views.h"
 #include "trace/capture_index.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_diff.h"
@@ -127,8 +128,22 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
   if (!args.xlsx.empty()) WriteXlsx(Pointers(sheets), args.xlsx, inputs);
 }
 
+// A pipeline dump's config.json and pp_rank_N.json are JSON but not traces: say what they are
+// and what reads them, not "no traceEvents array".
+std::vector<std::string> RefusePipelineDumpFiles(std::vector<std::string> files) {
+  for (const std::string& file : files) {
+    if (const std::string dump = PipelineDumpOfFile(file); !dump.empty()) {
+      ThrowUserError(fmt::format(
+          "{}: one file of the pipeline dump {}, not a profiler trace: `sextant pp view {}` "
+          "shows the dump",
+          file, dump, dump));
+    }
+  }
+  return files;
+}
+
 void RunReport(ReportArgs args) {
-  args.traces = ExpandTraceDirectories(args.traces);
+  args.traces = RefusePipelineDumpFiles(ExpandTraceDirectories(args.traces));
   // A capture folder or its execution_details.json stands for the capture traces it holds.
   std::vector<std::string> captures;
   for (const std::string& c : args.captures) {
@@ -264,8 +279,9 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 // each pair compared, the mean rank reported.
 TraceDiff DiffRuns(const DiffArgs& args, std::vector<Table>* extra, std::string* base_gpu,
                    std::string* new_gpu) {
-  std::vector<std::string> base_files = ExpandTraceDirectories({args.base});
-  std::vector<std::string> new_files = ExpandTraceDirectories({args.next});
+  std::vector<std::string> base_files =
+      RefusePipelineDumpFiles(ExpandTraceDirectories({args.base}));
+  std::vector<std::string> new_files = RefusePipelineDumpFiles(ExpandTraceDirectories({args.next}));
   if (base_files.size() == 1 && new_files.size() == 1) {
     TraceData base = ReadTraceToCompare(base_files[0]);
     TraceData next = ReadTraceToCompare(new_files[0]);
@@ -426,7 +442,8 @@ struct MergeArgs {
 };
 
 void RunMerge(const MergeArgs& args) {
-  MergeSummary s = MergeTraces(ExpandTraceDirectories(args.traces), args.output);
+  MergeSummary s =
+      MergeTraces(RefusePipelineDumpFiles(ExpandTraceDirectories(args.traces)), args.output);
   for (const auto& w : s.warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
   if (args.json) {
     nlohmann::json out = {{"output", args.output},      {"files", s.files},
