@@ -1064,6 +1064,27 @@ size_t LastEventBoundary(std::string_view text, size_t limit) {
 
 std::string Describe(simdjson::error_code code) { return simdjson::error_message(code); }
 
+// How a failed parse is reported; `offset` is where in the input the failure points.
+std::string ParseFailureMessage(const std::string& path, const ParseFailure& failure,
+                                int64_t offset) {
+  // simdjson finds these while indexing the whole text (or at its end), not at a byte it can
+  // name: the offset would point at the start of the text.
+  if (failure.code == simdjson::UNCLOSED_STRING || failure.code == simdjson::UTF8_ERROR ||
+      failure.code == simdjson::UNESCAPED_CHARS ||
+      failure.code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+    offset = -1;
+  }
+  return FormatLocated(SourceLocation{path, -1, -1, offset}, "",
+                       "JSON error: " + Describe(failure.code));
+}
+
+// The warning for a text cut short that was read up to its last complete event.
+std::string CutShortWarning(const std::string& error, size_t cut, size_t events) {
+  return WithoutFinalPeriod(error) +
+         fmt::format("; the file looks cut short, so the first {} bytes ({} events) were analysed",
+                     cut, events);
+}
+
 // Start of the next event after `from`: just past a '}' that is followed by ',' and a line
 // break before the next '{'. Kineto writes one event per line, and never puts an object
 // inside an array within an event, so this pattern only occurs between events; a chunk cut
@@ -1166,6 +1187,49 @@ class TextWindow {
   bool read_failed_ = false;
 };
 
+// The last piece of a text that ends inside an event: its complete events are parsed, and the
+// warning is the one the whole-text reader gives for such a file (the JSON error a parse meets
+// at the cut, where the events read end). `piece` starts at text offset `begin` with the ','
+// (or '[') before its first event and may be edited. False where the piece's events do not
+// parse: the caller then reads the text whole.
+bool ParseUpToLastEvent(const TextReader& reader, std::string_view piece, char* writable,
+                        size_t begin, const std::string& path, KinetoParser& parser,
+                        TraceData& out) {
+  writable[0] = '[';
+  // The error the whole text meets, found on this piece alone: the events before it parse.
+  std::string error;
+  {
+    TraceData scratch;
+    KinetoParser probe(nullptr, path, scratch);
+    probe.SetOrigin(piece.data(), begin);
+    try {
+      probe.ParseEventArray(piece);
+      return false;  // it parses after all: not cut inside an event
+    } catch (const ParseFailure& failure) {
+      const int64_t offset =
+          failure.where ? static_cast<int64_t>(begin) + (failure.where - piece.data()) : -1;
+      error = ParseFailureMessage(path, failure, offset);
+    }
+  }
+  // Just past the last complete event's '}', or the piece's start when it holds none.
+  const size_t cut = LastEventBoundary(piece, piece.size());
+  if (cut > 0) {
+    char saved[InputText::kInputPadding];
+    std::memcpy(saved, writable + cut + 1, sizeof saved);
+    std::memset(writable + cut + 1, 0, sizeof saved);
+    writable[cut] = ']';
+    parser.SetOrigin(piece.data(), begin);
+    const bool whole = parser.ParseEventArray(piece.substr(0, cut + 1)) == cut + 1;
+    std::memcpy(writable + cut + 1, saved, sizeof saved);
+    if (!whole) return false;
+    out.chunks++;
+  }
+  out.truncated = true;
+  if (reader.truncated()) out.warnings.insert(out.warnings.begin(), reader.truncation_reason());
+  out.warnings.push_back(CutShortWarning(error, begin + cut, out.total_events));
+  return true;
+}
+
 // Large traces are parsed in chunks of ~512 KB of events, each ending at the first event
 // boundary past that size, so that simdjson's index covers one chunk at a time and the text
 // is read once, front to back: memory holds one chunk of the text (a compressed file is
@@ -1214,7 +1278,14 @@ bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) 
       char* writable = window.writable();
       if (boundary == std::string_view::npos) {
         // The rest of the text is in `piece`.
-        if (reader.truncated()) return false;  // the one-pass reader says what was lost
+        const size_t last = piece.find_last_not_of(" \t\r\n");
+        if (reader.truncated() || last == std::string_view::npos ||
+            (piece[last] != '}' && piece[last] != ']')) {
+          // Cut short (an interrupted profiler or copy): read up to the last complete event.
+          if (!ParseUpToLastEvent(reader, piece, writable, begin, path, parser, out)) return false;
+          out.input_bytes = window.end_offset();
+          break;
+        }
         size_t last_bracket = piece.rfind(']');
         if (last_bracket == std::string_view::npos || last_bracket == 0) return false;
         writable[0] = '[';
@@ -1457,16 +1528,8 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
       return {true, ""};
     } catch (const ParseFailure& failure) {
       parser.Finish();
-      int64_t offset = failure.where ? failure.where - body.data() : -1;
-      // simdjson finds these while indexing the whole text (or at its end), not at a byte it
-      // can name: the offset would point at the start of the text.
-      if (failure.code == simdjson::UNCLOSED_STRING || failure.code == simdjson::UTF8_ERROR ||
-          failure.code == simdjson::UNESCAPED_CHARS ||
-          failure.code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
-        offset = -1;
-      }
-      return {false, FormatLocated(SourceLocation{path, -1, -1, offset}, "",
-                                   "JSON error: " + Describe(failure.code))};
+      const int64_t offset = failure.where ? failure.where - body.data() : -1;
+      return {false, ParseFailureMessage(path, failure, offset)};
     }
   };
   auto [ok, error] = run(text, input);
@@ -1498,11 +1561,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
       auto [ok2, error2] = run(copy.text(), copy);
       if (ok2 && saw_events && out.total_events >= partial_events) {
         out.truncated = true;
-        out.warnings.push_back(
-            WithoutFinalPeriod(error) +
-            fmt::format(
-                "; the file looks cut short, so the first {} bytes ({} events) were analysed", cut,
-                out.total_events));
+        out.warnings.push_back(CutShortWarning(error, cut, out.total_events));
         repaired = true;
       } else {
         std::swap(out, partial);

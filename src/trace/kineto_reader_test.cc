@@ -535,10 +535,9 @@ TEST(KinetoReaderTest, CompressedLargeTraceIsStreamedWithTheSameResult) {
   }
 }
 
-// What a chunked read cannot finish is read whole: a small file, and a file cut short (the
-// whole-text reader keeps the events before the cut and says so). A trace on one line has
-// no chunk boundaries.
-TEST(KinetoReaderTest, StreamingLeavesSmallAndCutFilesToTheWholeTextReader) {
+// What a chunked read cannot finish is read whole: a small file, and a trace on one line longer
+// than a chunk may be. A trace on one line has no chunk boundaries.
+TEST(KinetoReaderTest, StreamingLeavesSmallFilesToTheWholeTextReader) {
   const auto temp = [](const std::string& name) {
     return (std::filesystem::temp_directory_path() / name).string();
   };
@@ -552,17 +551,7 @@ TEST(KinetoReaderTest, StreamingLeavesSmallAndCutFilesToTheWholeTextReader) {
   EXPECT_FALSE(StreamKinetoTrace(small).has_value());
   EXPECT_EQ(ReadKinetoTrace(small).total_events, Parse(kModern).total_events);
 
-  const std::string text = LargeTraceText(60000, "]}");
-  const std::string cut = temp("sextant_stream_cut.json.gz");
-  write(cut, text);
-  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) * 3 / 4);
-  EXPECT_FALSE(StreamKinetoTrace(cut).has_value());
-  const TraceData partial = ReadKinetoTrace(cut);
-  EXPECT_TRUE(partial.truncated);
-  EXPECT_GT(partial.total_events, 0u);
-  EXPECT_LT(partial.total_events, 3u * 60000);
-
-  std::string one_line = text;
+  std::string one_line = LargeTraceText(60000, "]}");
   std::erase(one_line, '\n');
   const std::string line = temp("sextant_stream_line.json.gz");
   write(line, one_line);
@@ -572,7 +561,62 @@ TEST(KinetoReaderTest, StreamingLeavesSmallAndCutFilesToTheWholeTextReader) {
   ASSERT_TRUE(streamed_line.has_value());
   EXPECT_EQ(streamed_line->chunks, 1u);
   EXPECT_EQ(streamed_line->total_events, 3u * 60000);
-  for (const std::string& path : {small, cut, line}) std::filesystem::remove(path);
+  for (const std::string& path : {small, line}) std::filesystem::remove(path);
+}
+
+// A large trace cut short (an interrupted profiler, copy or .gz) is read in chunks up to its
+// last complete event, with what the whole-text reader finds in the same file: the same
+// events and the same warnings.
+TEST(KinetoReaderTest, CutTraceIsStreamedToItsLastCompleteEvent) {
+  const std::string text = LargeTraceText(60000, "], \"baseTimeNanoseconds\": 42}");
+  const size_t middle = text.size() / 2;
+  const size_t event = text.find("{\"ph\"", middle);
+  const size_t name = text.find("mul_kernel", middle);
+  const size_t number = text.find("\"ts\": ", middle) + 7;
+  // Cut inside a string, a number, after an event's ',' and its line break, just after a '{',
+  // and inside the keys after the events.
+  const std::vector<size_t> cuts = {name + 3, number + 2, event, event + 1,
+                                    text.find("baseTime") + 4};
+  for (const size_t cut : cuts) {
+    for (std::string suffix : {".json", ".json.gz"}) {
+      const std::string path =
+          (std::filesystem::temp_directory_path() / ("sextant_stream_cut" + suffix)).string();
+      {
+        OutputFile out(path);
+        out.Write(text.substr(0, cut));
+        out.Close();
+      }
+      const std::optional<TraceData> streamed = StreamKinetoTrace(path);
+      ASSERT_TRUE(streamed.has_value()) << suffix << " cut at " << cut;
+      const TraceData whole = ParseKinetoTrace(InputText::Load(path), path, /*try_chunks=*/false);
+      EXPECT_TRUE(streamed->truncated);
+      EXPECT_GT(streamed->chunks, 1u);
+      EXPECT_EQ(streamed->total_events, whole.total_events) << suffix << " cut at " << cut;
+      EXPECT_EQ(streamed->gpu.size(), whole.gpu.size());
+      EXPECT_EQ(streamed->cpu.size(), whole.cpu.size());
+      EXPECT_EQ(streamed->input_bytes, whole.input_bytes);
+      EXPECT_EQ(streamed->warnings, whole.warnings) << suffix << " cut at " << cut;
+      std::filesystem::remove(path);
+    }
+  }
+  // A .gz cut inside its compressed data: the decoder's reason comes first, as it does when the
+  // whole text is read.
+  const std::string gz =
+      (std::filesystem::temp_directory_path() / "sextant_gz_cut.json.gz").string();
+  {
+    OutputFile out(gz);
+    out.Write(text);
+    out.Close();
+  }
+  std::filesystem::resize_file(gz, std::filesystem::file_size(gz) * 3 / 4);
+  const std::optional<TraceData> streamed = StreamKinetoTrace(gz);
+  ASSERT_TRUE(streamed.has_value());
+  const TraceData whole = ParseKinetoTrace(InputText::Load(gz), gz, /*try_chunks=*/false);
+  EXPECT_EQ(streamed->total_events, whole.total_events);
+  EXPECT_EQ(streamed->warnings, whole.warnings);
+  ASSERT_FALSE(streamed->warnings.empty());
+  EXPECT_EQ(streamed->warnings.front(), "gzip stream ends early (file truncated)");
+  std::filesystem::remove(gz);
 }
 
 }  // namespace
