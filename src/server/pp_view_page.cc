@@ -16,8 +16,8 @@ std::string RenderPpViewPage(const nlohmann::json& view) {
   page.data = view;
   // Shared helpers first, then the view; a projection section is drawn when the view has one.
   // The schedule view, then the projection panels of simulated configs below it.
-  page.script =
-      std::string(WebAsset("pp_view.js")) + "\n" + std::string(WebAsset("projection_view.js"));
+  page.script = std::string(WebAsset("axis.js")) + "\n" + std::string(WebAsset("pp_view.js")) +
+                "\n" + std::string(WebAsset("projection_view.js"));
   page.style = std::string(WebAsset("pp_view.css"));
   return RenderHtmlPage(page);
 }

@@ -47,6 +47,18 @@ with tempfile.TemporaryDirectory() as tmp:
     points = re.findall(r'<circle[^>]*class="scaling-point"[^>]*data-nodes="(\d+)"', dom)
     t.check(points == ["1", "2"], f"scaling chart points: {points}", run)
     t.check("NaN" not in dom, "the page draws NaN somewhere", run)
+    # The tokens/s axis reads in round steps: 1, 2 or 5 times a power of ten, from 0.
+    chart = re.search(r'<svg[^>]*class="scaling-chart".*?</svg>', dom, re.S)
+    t.check(chart is not None, "no scaling chart", run)
+    labels = [float(v.replace(",", "")) for v in re.findall(
+        r'<text[^>]*text-anchor="end"[^>]*class="axis"[^>]*>([\d,.]+)</text>', chart.group(0))]
+    steps = {round(b - a, 6) for a, b in zip(labels, labels[1:])}
+    nice = len(steps) == 1 and next(iter(steps)) > 0 and any(
+        abs(next(iter(steps)) / 10 ** e - m) < 1e-9 for e in range(-3, 10) for m in (1, 2, 5))
+    t.check(len(labels) >= 3 and labels[0] == 0 and nice,
+            f"scaling chart axis labels are not in round steps: {labels}", run)
+    t.check(labels[-1] >= max(float(r[4].replace(",", "")) for r in rows[1:] if r[4] != "\u2014"),
+            f"the axis ends below the highest point: {labels}, {rows}", run)
     # The projection section is followed by the notes, as on a page without such a row.
     t.check(re.search(r'class="projection".*id="notes-section"', dom, re.S) is not None,
             "the projection panels are not above the notes", run)

@@ -80,13 +80,7 @@
   }
   function labelFill(chunk) { return shade(chunk) < 56 ? '#ffffff' : '#17202a'; }
 
-  function niceStep(span, target) {
-    if (!(span > 0) || !(target > 0)) return 1;
-    var raw = span / target;
-    var p = Math.pow(10, Math.floor(Math.log10(raw)));
-    var m = raw / p;
-    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
-  }
+  var niceStep = SextantAxis.niceStep;
 
   // ---------------------------------------------------------------- data
 

@@ -92,15 +92,16 @@
     if (!points.length) return svg;
     const xs = points.map(p => Math.log2(p.nodes));
     const x0 = Math.min(...xs), x1 = Math.max(...xs) || 1;
-    const ymax = Math.max(...points.map(p => p.tokens_per_s_per_gpu)) * 1.1 || 1;
+    // 5% headroom: the highest point stays off the frame's top edge.
+    const yaxis = SextantAxis.ticks(1.05 * Math.max(...points.map(p => p.tokens_per_s_per_gpu)) || 1, 4);
+    const ymax = yaxis.top;
     const px = v => L + (W - L - R) * (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5);
     const py = v => T + (H - T - B) * (1 - v / ymax);
     svg.append(el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis-line'}));
     svg.append(el('line', {x1: L, x2: L, y1: T, y2: H - B, class: 'axis-line'}));
-    for (let k = 0; k <= 4; k++) {
-      const v = ymax * k / 4;
+    for (const v of yaxis.ticks) {
       svg.append(el('text', {x: L - 6, y: py(v) + 4, 'text-anchor': 'end', class: 'axis'},
-                    Math.round(v).toLocaleString()));
+                    v.toLocaleString()));
     }
     const d = points.map((p, i) => `${i ? 'L' : 'M'}${px(Math.log2(p.nodes))},${py(p.tokens_per_s_per_gpu)}`).join('');
     svg.append(el('path', {d, class: 'scaling-line'}));
@@ -141,16 +142,20 @@
     if (own) all.push(own);
     if (!all.length) return svg;
     const capacity = ((search.pareto || [])[0] || {}).capacity_bytes / GiB || 0;
-    const xmax = Math.max(capacity, ...all.map(a => a[0])) * 1.05 || 1;
-    const ymax = Math.max(...all.map(a => a[1])) * 1.1 || 1;
+    // Round ticks (1, 2 or 5 times a power of ten) from 0 to just past the largest value.
+    const xaxis = SextantAxis.ticks(Math.max(capacity, ...all.map(a => a[0])) || 1, 5);
+    const yaxis = SextantAxis.ticks(1.05 * Math.max(...all.map(a => a[1])) || 1, 4);
+    const xmax = xaxis.top, ymax = yaxis.top;
     const px = v => L + (W - L - R) * v / xmax, py = v => T + (H - T - B) * (1 - v / ymax);
     svg.append(el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis-line'}));
     svg.append(el('line', {x1: L, x2: L, y1: T, y2: H - B, class: 'axis-line'}));
-    for (let k = 0; k <= 4; k++) {
-      svg.append(el('text', {x: L - 6, y: py(ymax * k / 4) + 4, 'text-anchor': 'end', class: 'axis'},
-                    Math.round(ymax * k / 4).toLocaleString()));
-      svg.append(el('text', {x: px(xmax * k / 4), y: H - B + 16, 'text-anchor': 'middle', class: 'axis'},
-                    (xmax * k / 4).toFixed(0)));
+    for (const v of yaxis.ticks) {
+      svg.append(el('text', {x: L - 6, y: py(v) + 4, 'text-anchor': 'end', class: 'axis'},
+                    v.toLocaleString()));
+    }
+    for (const v of xaxis.ticks) {
+      svg.append(el('text', {x: px(v), y: H - B + 16, 'text-anchor': 'middle', class: 'axis'},
+                    v.toLocaleString()));
     }
     svg.append(el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis'},
                   'peak memory per GPU (GiB)'));
