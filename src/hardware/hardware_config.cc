@@ -480,6 +480,22 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
   return cluster;
 }
 
+bool IsHardwareConfigText(std::string_view text) {
+  if (text.find("hardware") == std::string_view::npos) return false;  // most configs: no parse
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap() || root.size() == 0) return false;
+    for (const auto& entry : root) {
+      if (!entry.first.IsScalar()) return false;
+      const std::string& key = entry.first.Scalar();
+      if (key != "hardware_config" && key != "hardware") return false;
+    }
+    return true;
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
 ClusterSpec LoadHardwareConfig(const std::string& path, const ClusterSpec& base) {
   // A hardware config is a few KB; 64 MiB is far beyond any real one.
   return ParseHardwareConfig(ReadFile(path, int64_t{64} << 20), path, base);

@@ -18,6 +18,11 @@ ClusterSpec ParseHardwareConfig(std::string_view text, const std::string& file_n
                                 const ClusterSpec& base);
 
 // The keys each schema accepts, for documentation and suggestions.
+// Whether `text` is a hardware config rather than a job: a YAML map whose top-level keys are
+// all hardware_config (Primus) or hardware (Sextant). False for text that is not YAML. For
+// telling such files apart in a folder of experiment configs.
+bool IsHardwareConfigText(std::string_view text);
+
 const std::vector<std::string>& PrimusHardwareConfigKeys();
 const std::vector<std::string>& SextantHardwareKeys();
 const std::vector<std::string>& SextantClusterKeys();

@@ -6,6 +6,7 @@
 #include "hardware/hardware_library.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -60,6 +61,22 @@ TEST(LoadHardwareConfig, ReadsEveryCorpusHardwareConfig) {
   EXPECT_DOUBLE_EQ(
       LoadHardwareConfig(kCorpus + "mi350x.yaml", Mi300xCluster()).calibration.vector_flops,
       144e12);
+}
+
+// Told apart from experiment configs in a folder of YAML files: Primus's hardware files and
+// Sextant's are; an experiment (modules:), a MaxText config and non-YAML text are not.
+TEST(LoadHardwareConfig, HardwareConfigTextIsToldApartFromJobs) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  for (const char* name : {"mi300x.yaml", "mi325x.yaml", "mi350x.yaml", "mi355x.yaml"}) {
+    EXPECT_TRUE(IsHardwareConfigText(ReadFile(kCorpus + name, 1 << 20))) << name;
+  }
+  EXPECT_TRUE(IsHardwareConfigText("hardware:\n  gpu: MI300X\n"));
+  EXPECT_TRUE(IsHardwareConfigText("hardware_config:\n  node_bw: 448\nhardware:\n  gpu: MI300X\n"));
+  EXPECT_FALSE(IsHardwareConfigText("modules:\n  pre_trainer:\n    framework: megatron\n"));
+  EXPECT_FALSE(IsHardwareConfigText("hardware_config:\n  node_bw: 1\nmodules: {}\n"));
+  EXPECT_FALSE(IsHardwareConfigText("model_name: llama3-8b\nhardware: gpu\nsteps: 10\n"));
+  EXPECT_FALSE(IsHardwareConfigText("hardware: [unclosed\n"));
+  EXPECT_FALSE(IsHardwareConfigText(""));
 }
 
 TEST(LoadHardwareConfig, SextantSchemaWithClusterTiers) {

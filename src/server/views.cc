@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "hardware/hardware_config.h"
 #include "memory/memory_report.h"
 #include "parallel/schedule_kind.h"
 #include "pipeline/pp_dump_reader.h"
@@ -22,6 +23,7 @@
 #include "snapshot/snapshot_report.h"
 #include "trace/trace_runner.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/units.h"
 
 namespace sextant {
@@ -177,6 +179,16 @@ bool Inside(const fs::path& root, const fs::path& target) {
   return true;
 }
 
+// Whether a YAML file found in a folder describes hardware (Primus's examples/hardware_configs/)
+// rather than a job. A file that cannot be read is listed, and its page says why.
+bool IsHardwareConfigFile(const fs::path& p) {
+  try {
+    return IsHardwareConfigText(ReadFile(p.string(), int64_t{1} << 20));
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
 // Returns whether every folder below `root` was searched (none was too deep).
 bool SearchDirectory(const fs::path& root, std::vector<View>* views,
                      std::vector<std::string>* notes) {
@@ -191,6 +203,7 @@ bool SearchDirectory(const fs::path& root, std::vector<View>* views,
   }
   std::vector<fs::path> found;
   std::vector<fs::path> too_deep;  // folders left unsearched
+  std::vector<fs::path> hardware;  // hardware configs: a cluster, not a job to show
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (++entries > kMaxSearchEntries) {
@@ -227,7 +240,21 @@ bool SearchDirectory(const fs::path& root, std::vector<View>* views,
       }
       continue;
     }
-    if (!ViewKindOf(p.string()).empty()) found.push_back(p);
+    const std::string kind = ViewKindOf(p.string());
+    if (kind == "experiment config" && IsHardwareConfigFile(p)) {
+      hardware.push_back(p);
+    } else if (!kind.empty()) {
+      found.push_back(p);
+    }
+  }
+  if (!hardware.empty()) {
+    std::sort(hardware.begin(), hardware.end());
+    notes->push_back(
+        fmt::format("{}: {} hardware config{} not listed (the first: {}): {} a cluster, not a job; "
+                    "`sextant projection performance --hardware-config FILE` reads one",
+                    root.string(), hardware.size(), hardware.size() == 1 ? " is" : "s are",
+                    hardware.front().lexically_relative(root).string(),
+                    hardware.size() == 1 ? "it describes" : "they describe"));
   }
   if (!too_deep.empty()) {
     // Said, or a tree of configs (Primus's examples/<framework>/configs/<GPU>/) would show only

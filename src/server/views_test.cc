@@ -102,6 +102,28 @@ TEST(ViewsTest, FoldersTooDeepToSearchAreSaid) {
   fs::remove_all(base);
 }
 
+// Primus's hardware files (examples/hardware_configs/) sit among the experiment configs but
+// describe a cluster: a folder's views leave them out and a note says how many and what reads
+// them.
+TEST(ViewsTest, HardwareConfigsInAFolderAreNotListedAsJobs) {
+  const fs::path base =
+      fs::temp_directory_path() / ("sextant_views_hardware_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  const fs::path dir = base / "examples";
+  Touch(dir / "hardware_configs" / "mi300x.yaml", "hardware_config:\n  node_bw: 448.0\n");
+  Touch(dir / "hardware_configs" / "mi355x.yaml", "hardware_config:\n  node_bw: 537.6\n");
+  Touch(dir / "megatron" / "llama.yaml", "modules:\n  pre_trainer:\n    framework: megatron\n");
+  std::vector<std::string> notes;
+  const std::vector<View> views = FindViews({dir.string()}, &notes);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].name, "megatron/llama.yaml");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("2 hardware configs are not listed (the first: "
+                                  "hardware_configs/mi300x.yaml)"));
+  EXPECT_THAT(notes[0], HasSubstr("--hardware-config"));
+  fs::remove_all(base);
+}
+
 // config.json and pp_rank_N.json of a dump are JSON but not traces: named on their own, they
 // stand for their dump, once however many of them are named.
 TEST(ViewsTest, AFileOfAPipelineDumpStandsForTheDump) {
