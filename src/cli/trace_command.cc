@@ -11,12 +11,12 @@
 
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "pipeline/pp_dump_reader.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
-#include "server/views.h"
 #include "trace/capture_index.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_diff.h"

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/projection_flags.h"
+#include "pipeline/pp_dump_reader.h"
 #include "server/pp_view_page.h"
 #include "server/view_server.h"
 #include "server/views.h"

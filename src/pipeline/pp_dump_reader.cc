@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -227,6 +228,30 @@ PrimusDumpRank ParsePrimusDumpRank(std::string_view text, const std::string& fil
               return IterationKeyLess(a.key, b.key);
             });
   return rank;
+}
+
+bool IsPipelineDump(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(dir / "config.json", ec) &&
+         std::filesystem::is_regular_file(dir / "pp_rank_0.json", ec);
+}
+
+std::string PipelineDumpOfFile(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  if (!std::filesystem::is_regular_file(p, ec)) return "";
+  const std::string name = p.filename().string();
+  bool dump_file = name == "config.json";
+  constexpr std::string_view kPrefix = "pp_rank_";
+  if (name.size() > kPrefix.size() + 5 && name.starts_with(kPrefix) && name.ends_with(".json")) {
+    const std::string digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - 5);
+    dump_file = std::all_of(digits.begin(), digits.end(),
+                            [](unsigned char c) { return std::isdigit(c) != 0; });
+  }
+  if (!dump_file) return "";
+  std::filesystem::path dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+  return IsPipelineDump(dir) ? dir.string() : "";
 }
 
 PrimusDump ReadPrimusDump(const std::string& dir) {

@@ -39,12 +39,6 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool IsPipelineDump(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "config.json", ec) &&
-         fs::is_regular_file(dir / "pp_rank_0.json", ec);
-}
-
 std::string BaseName(const std::string& path) {
   fs::path p(path);
   if (!p.has_filename()) p = p.parent_path();  // "dir/"
@@ -295,25 +289,6 @@ std::string ViewKindOf(const std::string& path) {
     if (EndsWith(name, ext)) return "trace";
   }
   return "";
-}
-
-std::string PipelineDumpOfFile(const std::string& path) {
-  std::error_code ec;
-  const fs::path p(path);
-  if (!fs::is_regular_file(p, ec)) return "";
-  const std::string name = p.filename().string();
-  bool dump_file = name == "config.json";
-  constexpr std::string_view kPrefix = "pp_rank_";
-  if (name.size() > kPrefix.size() + 5 && name.compare(0, kPrefix.size(), kPrefix) == 0 &&
-      EndsWith(name, ".json")) {
-    const std::string digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - 5);
-    dump_file = std::all_of(digits.begin(), digits.end(),
-                            [](unsigned char c) { return std::isdigit(c) != 0; });
-  }
-  if (!dump_file) return "";
-  fs::path dir = p.parent_path();
-  if (dir.empty()) dir = ".";
-  return IsPipelineDump(dir) ? dir.string() : "";
 }
 
 std::vector<View> FindViews(const std::vector<std::string>& named,

@@ -32,10 +32,6 @@ struct View {
 // .pickle/.pkl a memory snapshot; .json(.gz|.zst) and .pb traces.
 std::string ViewKindOf(const std::string& path);
 
-// The pipeline dump directory that `path` is one file of (its config.json or a pp_rank_N.json),
-// or "" when it is not such a file. Those files are JSON but not traces: the dump is read whole.
-std::string PipelineDumpOfFile(const std::string& path);
-
 // The views of the named paths. A named directory that is not a pipeline dump is searched (up
 // to 4 levels, 1000 entries) for files of a known kind; symbolic links that lead outside it are
 // skipped. What is not shown is said in `*notes`. UserError if a named path does not exist.

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "pipeline/pp_dump_reader.h"
 #include "util/error.h"
 
 namespace sextant {
