@@ -30,7 +30,7 @@ struct CalibrateArgs {
   std::vector<std::string> tests;
   std::string gpu_arch;
   std::string output;
-  int min_kernels = 3;
+  int min_kernels = kDefaultMinKernelsPerClass;
   bool json = false;
   bool per_kernel = false;
   std::vector<std::string> op_classes = {"gemm", "attention", "memory-bound", "floor"};
@@ -376,7 +376,8 @@ void AddCalibrateCommand(CLI::App& app) {
                   "GPU the kernels ran on (default: the trace's device)");
   cmd->add_option("-o,--output", args->output, "write the calibration file (JSON)");
   cmd->add_option("--min-kernels", args->min_kernels,
-                  "fewest kernels a class needs to be fitted (default 3)")
+                  fmt::format("fewest kernels a class needs to be fitted (default {})",
+                              kDefaultMinKernelsPerClass))
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--op-classes", args->op_classes,
                   "what to fit (default all): gemm, attention, memory-bound, floor (the launch "

@@ -128,8 +128,9 @@ void AddProjectionCommands(CLI::App& app) {
     AnnounceDefault(*opts, performance);
     Job job = BuildJobAndExport(request);
     std::ostringstream out;
-    RunPerformanceProjection(job, *opts, out);
+    const std::vector<std::string> warnings = RunPerformanceProjection(job, *opts, out);
     PrintJobWarnings(job);
+    for (const std::string& w : warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
     std::cout << out.str();
   });
 
@@ -141,8 +142,9 @@ void AddProjectionCommands(CLI::App& app) {
     AnnounceDefault(*opts, both);
     Job job = BuildJobAndExport(request);
     std::ostringstream out;
-    RunBothProjections(job, *opts, out);
+    const std::vector<std::string> warnings = RunBothProjections(job, *opts, out);
     PrintJobWarnings(job);
+    for (const std::string& w : warnings) std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
     std::cout << out.str();
   });
 

@@ -1,5 +1,6 @@
 #include "projection/calibration_file.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -101,7 +102,8 @@ CalibrationFile ParseCalibrationFile(std::string_view text, const std::string& f
   return c;
 }
 
-EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source) {
+EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source,
+                                std::vector<std::string>* warnings) {
   // A calibration file is small JSON; a trace may be gigabytes, so look at its head first.
   if (LooksLikeCalibrationFile(ReadFileHead(path, 512))) {
     const CalibrationFile c = ParseCalibrationFile(ReadFile(path, int64_t{16} << 20), path);
@@ -120,18 +122,60 @@ EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std
     return t;
   }
   const MeasuredKernelFile measured = ReadMeasuredKernels(path);
-  // Every class with a kernel is fitted: files handed to a projection are usually the user's
-  // own measurements of the shapes that matter (`sextant calibrate` has the --min-kernels
-  // guard and the full report).
-  const EfficiencyFit fit =
-      FitEfficiencyTable(gpu, EfficiencyTable::Default(gpu), measured.kernels, 1);
+  // Kernels timed on one GPU say nothing of another's efficiency, as `sextant calibrate` holds.
+  if (!measured.device_name.empty()) {
+    const GpuSpec* recorded = FindGpuForDevice(measured.device_name);
+    if (recorded != nullptr && recorded->name != gpu.name) {
+      ThrowUserError(
+          SourceLocation{path}, "deviceProperties",
+          fmt::format("was recorded on '{}' ({}), the job runs on {}: a calibration "
+                      "holds for the GPU its kernels ran on (project --gpu-arch {}, "
+                      "or fit on {} kernels)",
+                      measured.device_name, recorded->name, gpu.name, recorded->name, gpu.name));
+    }
+  }
+  // A trace's kernels are whatever its run launched: the same guard as `sextant calibrate`
+  // against fitting a class on one incidental call. A timing table's rows are the shapes its
+  // author measured on purpose: every class with a row is fitted.
+  const int min_kernels = measured.from_trace ? kDefaultMinKernelsPerClass : 1;
+  EfficiencyFit fit;
+  try {
+    fit = FitEfficiencyTable(gpu, EfficiencyTable::Default(gpu), measured.kernels, min_kernels);
+  } catch (const UserError& e) {
+    // The fit speaks of `sextant calibrate`'s flags; here the way on is that command.
+    ThrowUserError(SourceLocation{path}, "",
+                   fmt::format("{}{}", e.what(),
+                               measured.from_trace
+                                   ? fmt::format(" (`sextant calibrate {} --min-kernels 1 -o "
+                                                 "FILE` fits on fewer, for --calibration FILE)",
+                                                 path)
+                                   : std::string()));
+  }
   std::string errors;
   for (const ClassError& e : fit.errors) {
     errors += fmt::format("{}{} median error {:.1f}% -> {:.1f}%", errors.empty() ? "" : ", ",
                           KernelClassName(e.kind), e.median_before * 100, e.median_after * 100);
+    // The fit minimises the absolute log error, not this median: on a handful of kernels the
+    // two can disagree, and the projection then rests on a table worse than the default.
+    if (warnings != nullptr && e.median_after > e.median_before * 1.001) {
+      warnings->push_back(fmt::format(
+          "--calibration {}: the fitted table predicts its {} kernels worse than the default "
+          "(median error {:.1f}% -> {:.1f}%); `sextant calibrate {} --per-kernel` shows them",
+          path, KernelClassName(e.kind), e.median_before * 100, e.median_after * 100, path));
+    }
   }
-  *source = fmt::format("{} table fitted on {} measured kernels from {} ({})", gpu.name,
-                        fit.usable_kernels, path, errors);
+  std::vector<std::string> kept;
+  for (const FittedClass& c : fit.classes) {
+    if (c.work_bound < min_kernels) kept.push_back(std::string(KernelClassName(c.kind)));
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  *source = fmt::format("{} table fitted on {} measured kernels from {} ({}){}", gpu.name,
+                        fit.usable_kernels, path, errors,
+                        kept.empty() ? ""
+                                     : fmt::format("; default kept where a size class had fewer "
+                                                   "than {} kernels ({})",
+                                                   min_kernels, fmt::join(kept, ", ")));
   EfficiencyTable t = fit.table;
   t.set_source(*source);
   return t;

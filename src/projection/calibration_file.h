@@ -40,7 +40,9 @@ bool LooksLikeCalibrationFile(std::string_view head);
 // The efficiency table a projection on `gpu` uses for --calibration FILE (or --gemm-timings):
 // a calibration file's table (refused when it was fitted on another GPU), or a table fitted
 // here on the measured kernels FILE holds (trace, TraceLens table, GEMM timings). `*source`
-// says which, with the fit's error, for the report's assumptions.
-EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source);
+// says which, with the fit's error, for the report's assumptions. Kernels recorded on another
+// GPU are refused; a class the fit predicts worse than the default adds a line to `warnings`.
+EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std::string* source,
+                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace sextant

@@ -206,6 +206,7 @@ MeasuredKernelFile ReadMeasuredKernels(const std::string& path) {
   }
   MeasuredKernelFile out;
   out.file = path;
+  out.from_trace = true;
   for (const TraceData& trace : ReadTraceFile(path)) {
     if (out.device_name.empty()) out.device_name = trace.device_name;
     out.truncated = out.truncated || trace.truncated;

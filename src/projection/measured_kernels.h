@@ -19,6 +19,9 @@ struct MeasuredKernelFile {
   std::vector<MeasuredKernel> kernels;
   int unpriced_ops = 0;    // shaped ops of a trace the cost models have no counterpart for
   bool truncated = false;  // a trace that ends early (its kernels are a part)
+  // A profiler trace, whose kernels are whatever the run launched; false for a table, whose
+  // rows someone chose to measure.
+  bool from_trace = false;
   std::vector<std::string> warnings;  // the trace reader's, for the command to print
 };
 

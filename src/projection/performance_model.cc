@@ -184,7 +184,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
 
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
   ModelTimings timings = ComputeModelTimings(job, options.calibration, options.gemm_table.get());
-  if (options.measured_layers) ApplyMeasuredLayers(*options.measured_layers, &timings);
+  if (options.measured_layers) {
+    CheckMeasuredLayers(*options.measured_layers, job, timings);
+    ApplyMeasuredLayers(*options.measured_layers, &timings);
+  }
   StepAnchor anchor;
   if (options.measured_step) {
     const Job traced = TracedJob(*options.measured_step, job);
@@ -361,6 +364,10 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     sp.nodes = n;
     try {
       Job at_nodes = job;
+      at_nodes.training.pipeline_schedule = r.schedule_kind;
+      // The in-flight micro-batches of the schedule this row ran, as the headline's memory
+      // takes them (ProjectMemoryFor): a formula's would differ for DualPipeV or zero-bubble.
+      InFlightTable in_flight = r.in_flight;
       if (n == job.cluster.num_nodes) {
         sp.note = BatchRoundingNote(job);
         sp.dp = job.parallel.dp;
@@ -389,6 +396,8 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         inner.measured_step = options.measured_step;
         const PerformanceReport sr = ProjectPerformance(scaled, inner);
         at_nodes = scaled;
+        at_nodes.training.pipeline_schedule = sr.schedule_kind;
+        in_flight = sr.in_flight;
         sp.dp = scaled.parallel.dp;
         sp.micro_batches = sr.micro_batches;
         sp.iteration_time_ms = sr.iteration_time_ms;
@@ -397,7 +406,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         for (const std::string& w : scaled.warnings) sp.note += (sp.note.empty() ? "" : "; ") + w;
       }
       // A row the memory projection refuses is no option at that node count.
-      const MemoryReport memory = ProjectMemory(at_nodes, {}, MemoryDetail::kNumbersOnly);
+      const MemoryReport memory = ProjectMemory(at_nodes, in_flight, MemoryDetail::kNumbersOnly);
       if (memory.verdict == Verdict::kOom) {
         sp.note += std::string(sp.note.empty() ? "" : "; ") +
                    fmt::format("OOM: {:.1f} GiB peak of {:.1f} GiB", ToGiB(memory.peak_bytes),

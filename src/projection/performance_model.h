@@ -84,6 +84,9 @@ struct PerformanceReport {
   Schedule schedule_ops;                       // its op lists, for exports
   std::vector<std::vector<double>> in_flight;  // per rank, per chunk: for the memory model
   std::vector<std::string> assumptions;
+  // Measured inputs that may not hold for this job (a calibration that fits its kernels worse
+  // than the default, traces of another GPU or run size): stderr and JSON "warnings".
+  std::vector<std::string> warnings;
 };
 
 struct PerformanceOptions {

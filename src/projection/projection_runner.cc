@@ -1,6 +1,7 @@
 #include "projection/projection_runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,17 @@ void CheckModes(const ProjectionOptions& o) {
     ThrowUserError(
         "--benchmark-gpus and --memory-safety-margin apply to --profiling-mode/--memory-mode "
         "benchmark, which times the model on local GPUs; this projection is analytical");
+  }
+  // One file twice would count its ranks or layers twice.
+  for (const auto* files : {&o.traces, &o.compare}) {
+    for (size_t i = 0; i < files->size(); ++i) {
+      if (std::find(files->begin(), files->begin() + static_cast<std::ptrdiff_t>(i), (*files)[i]) !=
+          files->begin() + static_cast<std::ptrdiff_t>(i)) {
+        ThrowUserError(SourceLocation{(*files)[i]}, "",
+                       fmt::format("is given twice to {}: each rank's trace once",
+                                   files == &o.traces ? "--trace" : "--compare"));
+      }
+    }
   }
   if (!o.traces.empty() && o.profiling_mode != "trace" && o.profiling_mode != "both") {
     ThrowUserError("--trace FILE takes layer times from a trace with --profiling-mode trace");
@@ -111,7 +123,8 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
 
 // --calibration: the GPU's efficiency table from a calibration file or fitted on measured
 // kernels (projection/calibration_file.h); where it came from goes to the assumptions.
-PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o) {
+PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o,
+                                        std::vector<std::string>* warnings) {
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
   p.scaling_nodes = o.scaling_nodes;
@@ -125,8 +138,8 @@ PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions&
   }
   if (!o.calibration.empty()) {
     std::string source;
-    p.gemm_table =
-        std::make_shared<EfficiencyTable>(CalibratedTable(o.calibration, job.cluster.gpu, &source));
+    p.gemm_table = std::make_shared<EfficiencyTable>(
+        CalibratedTable(o.calibration, job.cluster.gpu, &source, warnings));
   }
   return p;
 }
@@ -234,8 +247,10 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
                                         MemoryReport* memory_out) {
   CheckModes(options);
   const Job j = WithSchedule(job, options);
-  const PerformanceOptions po = ToPerformanceOptions(j, options);
+  std::vector<std::string> warnings;
+  const PerformanceOptions po = ToPerformanceOptions(j, options, &warnings);
   PerformanceReport perf = ProjectPerformance(j, po);
+  perf.warnings.insert(perf.warnings.end(), warnings.begin(), warnings.end());
   AddGemmNote(po, perf);
   // A step time for a job that cannot start is easy to misread as a plan: say so first.
   MemoryReport memory = ProjectMemoryFor(j, perf);
@@ -274,40 +289,66 @@ std::string ComparisonText(const PerformanceReport& perf, const ProjectionOption
   return text;
 }
 
+// The measured run of --compare, and what in it differs from the projected job.
+std::vector<MeasuredRank> MeasureComparedRun(const Job& job, const ProjectionOptions& options,
+                                             PerformanceReport& perf) {
+  if (options.compare.empty()) return {};
+  std::vector<MeasuredRank> measured = MeasureRun(options.compare);
+  for (std::string& w : ComparisonWarnings(job, perf, measured)) {
+    perf.warnings.push_back(std::move(w));
+  }
+  return measured;
+}
+
+// --profiling-mode both: the same job with every layer modelled, and the side-by-side table.
+PerformanceReport ModelledOnly(const Job& job, const ProjectionOptions& options) {
+  ProjectionOptions simulate = options;
+  simulate.profiling_mode = "simulate";
+  simulate.traces.clear();
+  simulate.compare.clear();
+  return ProjectJobPerformance(job, simulate);
+}
+
+nlohmann::json WithWarnings(nlohmann::json j, const PerformanceReport& perf) {
+  if (!perf.warnings.empty()) j["warnings"] = perf.warnings;
+  return j;
+}
+
 }  // namespace
 
-void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out) {
-  const PerformanceReport perf = ProjectJobPerformance(job, options);
+std::vector<std::string> RunPerformanceProjection(const Job& job, const ProjectionOptions& options,
+                                                  std::ostream& out) {
+  PerformanceReport perf = ProjectJobPerformance(job, options);
   WriteExports(perf, WithSchedule(job, options), options);
+  const std::vector<MeasuredRank> measured = MeasureComparedRun(job, options, perf);
   if (options.profiling_mode == "both") {
-    // The same job with every layer modelled, for the side-by-side table.
-    ProjectionOptions simulate = options;
-    simulate.profiling_mode = "simulate";
-    simulate.traces.clear();
-    const PerformanceReport modelled = ProjectJobPerformance(job, simulate);
+    const PerformanceReport modelled = ModelledOnly(job, options);
     if (options.json) {
-      out << ProfilingComparisonJson(modelled, perf).dump(2) << "\n";
+      nlohmann::json j = ProfilingComparisonJson(modelled, perf);
+      if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
+      out << WithWarnings(std::move(j), perf).dump(2) << "\n";
     } else {
       out << RenderPerformanceReport(perf) << "\n"
           << RenderConsoleTable(ProfilingComparisonTable(modelled, perf));
+      out << ComparisonText(perf, options, measured);
     }
-    return;
+    return perf.warnings;
   }
-  std::vector<MeasuredRank> measured;
-  if (!options.compare.empty()) measured = MeasureRun(options.compare);
   if (options.json) {
     nlohmann::json j = PerformanceReportJson(perf);
     if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
-    out << j.dump(2) << "\n";
+    out << WithWarnings(std::move(j), perf).dump(2) << "\n";
   } else {
     out << RenderPerformanceReport(perf);
     out << ComparisonText(perf, options, measured);
   }
+  return perf.warnings;
 }
 
-void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out) {
+std::vector<std::string> RunBothProjections(const Job& job, const ProjectionOptions& options,
+                                            std::ostream& out) {
   MemoryReport memory;
-  const PerformanceReport perf = ProjectJobPerformance(job, options, &memory);
+  PerformanceReport perf = ProjectJobPerformance(job, options, &memory);
   WriteExports(perf, WithSchedule(job, options), options);
   // The job's own notes (where a value came from, what was rounded) close the memory report;
   // the performance report below keeps only its own assumptions.
@@ -316,17 +357,25 @@ void RunBothProjections(const Job& job, const ProjectionOptions& options, std::o
     return std::find(memory.assumptions.begin(), memory.assumptions.end(), a) !=
            memory.assumptions.end();
   });
-  std::vector<MeasuredRank> measured;
-  if (!options.compare.empty()) measured = MeasureRun(options.compare);
+  const std::vector<MeasuredRank> measured = MeasureComparedRun(job, options, perf);
+  std::optional<PerformanceReport> modelled;
+  if (options.profiling_mode == "both") modelled = ModelledOnly(job, options);
   if (options.json) {
     nlohmann::json j{{"memory", MemoryReportJson(memory)},
                      {"performance", PerformanceReportJson(perf)}};
+    if (modelled) {
+      const nlohmann::json side_by_side = ProfilingComparisonJson(*modelled, perf);
+      j["simulated"] = side_by_side["simulated"];
+      j["comparison"] = side_by_side["comparison"];
+    }
     if (!options.compare.empty()) j["compare"] = RunComparisonJson(perf, measured);
-    out << j.dump(2) << "\n";
+    out << WithWarnings(std::move(j), perf).dump(2) << "\n";
   } else {
     out << RenderMemoryReport(memory) << "\n" << RenderPerformanceReport(shown);
+    if (modelled) out << "\n" << RenderConsoleTable(ProfilingComparisonTable(*modelled, perf));
     out << ComparisonText(perf, options, measured);
   }
+  return perf.warnings;
 }
 
 }  // namespace sextant

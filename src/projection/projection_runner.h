@@ -2,6 +2,8 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "job/job.h"
 #include "memory/memory_model.h"
@@ -20,7 +22,11 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
 MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf);
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options);
-void RunPerformanceProjection(const Job& job, const ProjectionOptions& options, std::ostream& out);
-void RunBothProjections(const Job& job, const ProjectionOptions& options, std::ostream& out);
+// Both write the report to `out` and return its warnings (PerformanceReport::warnings), for
+// the caller to put on stderr.
+std::vector<std::string> RunPerformanceProjection(const Job& job, const ProjectionOptions& options,
+                                                  std::ostream& out);
+std::vector<std::string> RunBothProjections(const Job& job, const ProjectionOptions& options,
+                                            std::ostream& out);
 
 }  // namespace sextant

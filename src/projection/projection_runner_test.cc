@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "job/job_builder.h"
 #include "job/test_job.h"
 #include "memory/memory_model.h"
@@ -131,6 +133,36 @@ TEST(ProjectionRunnerTest, MemoryOfACostDrivenScheduleIsTheOneTheStepRuns) {
     ProjectJobPerformance(job, o, &both);
     const MemoryReport alone = RunMemoryProjection(job, o);
     EXPECT_EQ(alone.peak_bytes, both.peak_bytes) << schedule;
+  }
+}
+
+// The scaling table's row at the job's own node count says OOM with the peak the headline
+// gives: the in-flight micro-batches of the schedule the step ran (DualPipeV keeps more than
+// 1F1B's formula), not a formula's. Llama 3.1 70B at PP 4 with TP 1 on one MI300X node does
+// not fit at any schedule.
+TEST(ProjectionRunnerTest, ScalingRowsTakeTheSimulatedSchedulesMemory) {
+  const Job job = TestJob("llama3.1_70B")
+                      .Cluster("MI300X", 1)
+                      .Parallel(1, 4, 1)
+                      .Dp(2)
+                      .SequenceLength(8192)
+                      .MicroBatch(1)
+                      .GlobalBatch(32);
+  for (const char* schedule : {"dualpipev", "1f1b"}) {
+    ProjectionOptions o;
+    o.schedule = schedule;
+    MemoryReport memory;
+    const PerformanceReport perf = ProjectJobPerformance(job, o, &memory);
+    ASSERT_EQ(memory.verdict, Verdict::kOom) << schedule;
+    const std::string oom =
+        fmt::format("OOM: {:.1f} GiB peak", static_cast<double>(memory.peak_bytes) / (1 << 30));
+    bool found = false;
+    for (const ScalingPoint& p : perf.scaling) {
+      if (p.nodes != 1) continue;
+      found = true;
+      EXPECT_NE(p.note.find(oom), std::string::npos) << schedule << ": " << p.note;
+    }
+    EXPECT_TRUE(found) << schedule;
   }
 }
 

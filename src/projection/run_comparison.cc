@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "hardware/hardware_library.h"
 #include "trace/collectives.h"
 #include "trace/gpu_timeline.h"
 #include "trace/trace_runner.h"
@@ -45,6 +46,8 @@ std::vector<MeasuredRank> MeasureRun(const std::vector<std::string>& traces) {
       r.file = file;
       r.rank = trace.rank >= 0 ? trace.rank : static_cast<int64_t>(out.size());
       r.iterations = static_cast<int64_t>(trace.iterations.size());
+      r.device_name = trace.device_name;
+      r.world_size = trace.world_size;
       const GpuTimeline t = ComputeGpuTimeline(trace);
       const double per = 1e-6 / static_cast<double>(std::max<int64_t>(1, r.iterations));
       r.iteration_ms = MeanIterationNs(trace, t) * 1e-6;
@@ -55,6 +58,55 @@ std::vector<MeasuredRank> MeasureRun(const std::vector<std::string>& traces) {
         r.collective_ms[c.type] += static_cast<double>(c.dur_ns) * per;
       }
       out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ComparisonWarnings(const Job& job, const PerformanceReport& projected,
+                                            const std::vector<MeasuredRank>& measured) {
+  std::vector<std::string> out;
+  if (measured.empty()) return out;
+  for (const MeasuredRank& r : measured) {
+    if (r.device_name.empty()) continue;
+    const GpuSpec* gpu = FindGpuForDevice(r.device_name);
+    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
+      out.push_back(fmt::format(
+          "--compare: {} ran on {} ({}), the projection is of {}: the comparison is across "
+          "GPUs (project --gpu-arch {} to compare like with like)",
+          r.file, gpu->name, r.device_name, job.cluster.gpu.name, gpu->name));
+    }
+    break;  // one rank names the run's GPU
+  }
+  int64_t world = -1;
+  for (const MeasuredRank& r : measured) world = std::max(world, r.world_size);
+  if (world > 0 && world != job.parallel.WorldSize()) {
+    out.push_back(fmt::format(
+        "--compare: the traced run had {} GPUs (distributedInfo.world_size), the projection {}: "
+        "compare at the traced size (--target-nodes, GPUS_PER_NODE)",
+        world, job.parallel.WorldSize()));
+  }
+  std::map<int64_t, std::string> by_rank;
+  for (const MeasuredRank& r : measured) {
+    if (r.world_size <= 0) continue;  // ranks numbered by position, not recorded
+    auto [it, added] = by_rank.emplace(r.rank, r.file);
+    if (!added) {
+      out.push_back(
+          fmt::format("--compare: rank {} is given twice ({} and {}): the mean over "
+                      "ranks counts it twice",
+                      r.rank, it->second, r.file));
+    }
+  }
+  // The GPU's computation per iteration, as the comparison's "compute" row has it.
+  const double projected_ms = projected.breakdown.compute_ms + projected.breakdown.optimizer_ms;
+  const double measured_ms = Mean(measured, &MeasuredRank::computation_ms);
+  if (projected_ms > 0 && measured_ms > 0) {
+    const double ratio = measured_ms / projected_ms;
+    if (ratio < 0.2 || ratio > 5) {
+      out.push_back(fmt::format(
+          "--compare: the traces compute {:.2f} ms per iteration, the projection {:.2f} ms "
+          "({:.3f}x): they are not of this model, batch and layout",
+          measured_ms, projected_ms, ratio));
     }
   }
   return out;

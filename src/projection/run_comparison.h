@@ -26,9 +26,17 @@ struct MeasuredRank {
   double exposed_comm_ms = 0;  // communication not overlapped by computation
   double idle_ms = 0;          // GPU idle inside the window
   std::map<std::string, double> collective_ms;  // kernel time per collective type
+  std::string device_name;                      // deviceProperties[0].name, "" if absent
+  int64_t world_size = -1;                      // distributedInfo.world_size, -1 if absent
 };
 
 std::vector<MeasuredRank> MeasureRun(const std::vector<std::string>& traces);
+
+// What makes the measured run another than the projected job: another GPU, another number of
+// GPUs, a rank given twice, or computation a fifth or five times the projected (another model
+// or batch). One line each; empty when the two match as far as the traces tell.
+std::vector<std::string> ComparisonWarnings(const Job& job, const PerformanceReport& projected,
+                                            const std::vector<MeasuredRank>& measured);
 
 // Projected vs measured per component (the measured side is the mean over ranks, and the
 // slowest rank for the iteration), then the measured ranks one by one.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "hardware/hardware_library.h"
 #include "trace/annotation_summary.h"
 #include "trace/gpu_timeline.h"
 #include "trace/trace_runner.h"
@@ -78,6 +79,10 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files) {
     const std::string& file = profiled.path;
     bool found = false;
     for (const TraceData& trace : profiled.traces) {
+      if (m.device_name.empty() && !trace.device_name.empty()) {
+        m.device_name = trace.device_name;
+        m.device_file = file;
+      }
       const std::vector<AnnotationStats> stats = SummarizeAnnotations(trace, TimelineEvents(trace));
       int64_t piece_kernels = 0;
       for (const AnnotationStats& a : stats) {
@@ -154,6 +159,41 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files) {
                    "has B or W ranges but no forward (F) ranges: a layer's forward is needed");
   }
   return m;
+}
+
+void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
+                         const ModelTimings& modelled) {
+  if (!measured.device_name.empty()) {
+    const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
+    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
+      ThrowUserError(SourceLocation{measured.device_file}, "deviceProperties",
+                     fmt::format("was recorded on {} ({}), the job runs on {}: layer times hold "
+                                 "for the GPU they ran on (project --gpu-arch {})",
+                                 gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
+    }
+  }
+  const std::string kind = measured.moe ? "moe" : "dense";
+  const auto layer = std::find_if(modelled.layers.begin(), modelled.layers.end(),
+                                  [&](const PieceTiming& l) { return l.type == kind; });
+  if (layer == modelled.layers.end()) return;  // ApplyMeasuredLayers says so
+  // Compute only on both sides: how much of the token exchange a run hides depends on its
+  // schedule, not on the model.
+  const double model_s = layer->forward_s - layer->forward_comm_s + layer->backward_input_s -
+                         layer->backward_input_comm_s + layer->backward_weight_s -
+                         layer->backward_weight_comm_s;
+  const double measured_s = measured.forward_s + measured.backward_input_s +
+                            measured.backward_weight_s - measured.ep_comm_s;
+  if (model_s <= 0 || measured_s <= 0) return;
+  // Kernels inside a training step run at a fraction of the model's speed or somewhat above
+  // it, not at a fifth or five times (the bound the per-step anchor uses too).
+  const double ratio = measured_s / model_s;
+  if (ratio < 0.2 || ratio > 5) {
+    ThrowUserError(fmt::format(
+        "the traces measure {} of compute per {} layer (forward and backward) where the model of "
+        "this job gives {} ({:.3f}x): they are not of this model, micro-batch, sequence length "
+        "and TP ({})",
+        Ms(measured_s), kind, Ms(model_s), ratio, fmt::join(measured.files, ", ")));
+  }
 }
 
 void ApplyMeasuredLayers(const MeasuredLayerTimes& measured, ModelTimings* timings) {

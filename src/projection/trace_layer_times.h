@@ -39,6 +39,8 @@ struct MeasuredPiece {
 
 struct MeasuredLayerTimes {
   std::vector<std::string> files;
+  std::string device_name;  // deviceProperties of the first trace that names one
+  std::string device_file;  // ... and that trace's file
   std::vector<MeasuredPiece> pieces;
   int64_t layers = 0;  // layer instances: the most instances any piece's F phase has
   bool moe = false;    // the layers route tokens (dispatch / combine pieces present)
@@ -56,6 +58,13 @@ struct MeasuredLayerTimes {
 // naming the file when a trace has no "<piece>(F)" ranges with GPU work.
 MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files);
 MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces);  // reads them
+
+// Refuses layer times that cannot be this job's: recorded on another GPU, or whose compute
+// per layer is a fifth or five times what the model gives for the job's layers of that kind
+// (a trace of another model, micro-batch or sequence length). `modelled` are the job's
+// modelled timings.
+void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
+                         const ModelTimings& modelled);
 
 // Puts the measured times in place of every layer of the measured kind ("moe" when the
 // trace routes tokens, else "dense") and says in `timings->assumptions` what was measured and

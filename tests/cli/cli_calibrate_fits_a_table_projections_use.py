@@ -62,6 +62,18 @@ with tempfile.TemporaryDirectory() as tmp:
     run = t.sextant("calibrate", gemm_csv, "--gpu-arch", "mi300x", "--min-kernels", "1")
     t.expect_output(run, r"MI300X efficiency fitted on 5 measured kernels")
 
+    # Fitted on the spot by a projection: kernels of another GPU are refused, as `calibrate`
+    # refuses them; a trace's classes with fewer than 3 kernels keep the default, and a class
+    # the fit predicts worse than the default is a warning.
+    b200 = t.corpus("traces/TraceLens/b200/eager_trace.json.gz")
+    run = t.sextant("projection", "performance", "--calibration", b200, expect_status=1)
+    t.expect_output(run, r"eager_trace\.json\.gz: 'deviceProperties': was recorded on 'NVIDIA B200' "
+                         r"\(B200\), the job runs on MI300X")
+    run = t.sextant("projection", "performance", "--calibration", qwen)
+    t.expect_output(run, r"default kept where a size class had fewer than 3 kernels")
+    t.expect_output(run, r"warning: --calibration .*Qwen.*: the fitted table predicts its GEMM "
+                         r"kernels worse than the default \(median error 4\.9% -> 7\.7%\)")
+
     # The output is never one of the inputs.
     copy = os.path.join(tmp, "trace.json.gz")
     with open(qwen, "rb") as src, open(copy, "wb") as dst:

@@ -43,9 +43,32 @@ for name in ("compute", "exposed communication", "idle / pipeline bubble"):
 t.check(len(re.findall(r"^ +\d +4 +[\d.]+ +[\d.]+", run.output, re.M)) == 8,
         "the measured ranks table does not list the eight ranks", run)
 
+t.check("warning" not in run.output, "the traced run's own model, GPU and size drew a warning", run)
+
 j = t.json(t.sextant("projection", "performance", *model, "--compare", *ranks, "--json"))
 t.check(len(j["compare"]["components"]) == 4 and len(j["compare"]["ranks"]) == 8,
         "the JSON comparison is incomplete")
+t.check("warnings" not in j, "a matching comparison carries warnings")
+
+# Another GPU, another model, another size: each said, not passed off as a validation.
+run = t.sextant("projection", "performance", "--compare", *ranks)
+t.expect_output(run, r"warning: --compare: .*rank0\.json\.gz ran on H100 \(NVIDIA H100 80GB HBM3\), "
+                     r"the projection is of MI300X")
+t.expect_output(run, r"warning: --compare: the traces compute [\d.]+ ms per iteration, the "
+                     r"projection [\d.]+ ms .*not of this model")
+run = t.sextant("projection", "performance", *model[:-1], "512", "--target-nodes", "8",
+                "--compare", *ranks)
+t.expect_output(run, r"warning: --compare: the traced run had 8 GPUs .*the projection 64")
+j = t.json(t.sextant("projection", "performance", "--compare", *ranks, "--json"))
+t.check(any("ran on H100" in w for w in j.get("warnings", [])), "the JSON does not carry the warnings")
+run = t.sextant("projection", "performance", *model, "--compare", ranks[0], ranks[0],
+                expect_status=1)
+t.expect_output(run, r"rank0\.json\.gz.*is given twice to --compare")
+# Layer times and a comparison together: both tables.
+run = t.sextant("projection", "performance", *model, "--profiling-mode", "both", "--trace",
+                *ranks, "--compare", *ranks)
+t.expect_output(run, r"Simulated vs measured layers")
+t.expect_output(run, r"Projected vs measured, per iteration \(--compare\)")
 
 run = t.sextant("projection", "memory", "--compare", ranks[0], expect_status=1)
 t.expect_output(run, r"--compare and --scaling-nodes belong to the timed step")

@@ -68,7 +68,21 @@ run = t.sextant("projection", "performance", "--config", config, "--primus-path"
                 "--micro-batch-size", "1", "--profiling-mode", "both", "--trace", trace)
 t.expect_output(run, r"Simulated vs measured layers \(--profiling-mode both\)")
 forward = measured["attn(F)"] + measured["mlp(F)"]  # the hidden exchange is not charged
-t.expect_output(run, r"moe layer F +ms +[\d.]+ +%s " % re.escape(f"{forward:.3f}"))
+# Compute on both sides: the measured forward is attention and experts, its exchange hidden.
+t.expect_output(run, r"moe layer F compute +ms +[\d.]+ +%s " % re.escape(f"{forward:.3f}"))
+t.expect_output(run, r"moe layer EP communication, exposed +ms +[\d.]+ +0\.000")
+# `projection both` prints the same side-by-side table after the memory report.
+both = t.sextant("projection", "both", "--config", config, "--primus-path", primus,
+                 "--gpu-arch", "h800", "--target-nodes", "256",
+                 "--pipeline_model_parallel_size", "16", "--expert_model_parallel_size", "64",
+                 "--pipeline-schedule-algorithm", "dualpipev", "--global-batch-size", "15360",
+                 "--micro-batch-size", "1", "--profiling-mode", "both", "--trace", trace)
+t.expect_output(both, r"moe layer F compute +ms +[\d.]+ +%s " % re.escape(f"{forward:.3f}"))
+# H800 layer times are not an MI300X's: the job's GPU (the config's) is refused.
+run = t.sextant("projection", "performance", "--config", config, "--primus-path", primus,
+                "--profiling-mode", "trace", "--trace", trace, expect_status=1)
+t.expect_output(run, r"train\.json: 'deviceProperties': was recorded on H800 \(NVIDIA H800\), "
+                     r"the job runs on MI300X")
 t.check("dense layer F" not in run.output, "a layer type both projections model is compared", run)
 
 # A trace without per-layer ranges is measured per step; an inference trace has no backward
