@@ -476,6 +476,28 @@ const GpuSpec* FindGpuForDevice(std::string_view device_name) {
       }
     }
   }
+  if (best == nullptr) return nullptr;
+  // A form factor or partition the library has no entry for is another GPU than the SXM part
+  // its chip name matches: H100 NVL has 94 GB at 3.9 TB/s, A100 80GB PCIe 1.94 TB/s at
+  // 300 W, a MIG slice a seventh of the SMs. Unknown is better than another GPU's peaks.
+  const auto matched = [&](std::string_view marker) {
+    for (const std::string& piece : best->device_names) {
+      if (lower.find(piece) != std::string::npos && piece.find(marker) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (std::string_view marker : {"pcie", "nvl", "mig"}) {
+    // As a word of the name: "NVIDIA H100 NVL", "A100-PCIE-40GB", "... MIG 1g.10gb".
+    for (size_t at = lower.find(marker); at != std::string::npos; at = lower.find(marker, at + 1)) {
+      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+      const size_t end = at + marker.size();
+      const bool ends =
+          end == lower.size() || !std::isalpha(static_cast<unsigned char>(lower[end]));
+      if (starts && ends && !matched(marker)) return nullptr;
+    }
+  }
   return best;
 }
 

@@ -14,7 +14,9 @@ const std::vector<GpuSpec>& GpuLibrary();
 const GpuSpec* FindGpu(std::string_view name);
 // The GPU a profiler trace ran on, from its device name ("NVIDIA H100 80GB HBM3", "AMD
 // Instinct MI300X") or any name FindGpu accepts; the longest matching device-name piece wins,
-// so "H100 PCIe" is not taken for the SXM part. nullptr if unknown.
+// so "H100 PCIe" is not taken for the SXM part; a PCIe, NVL or MIG device without an entry of
+// its own ("NVIDIA H100 NVL", "NVIDIA A100 80GB PCIe") is unknown, not the SXM part. nullptr
+// if unknown.
 const GpuSpec* FindGpuForDevice(std::string_view device_name);
 std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results = 3);
 

@@ -154,6 +154,22 @@ TEST(FindGpuForDevice, MatchesTraceDeviceNamesAndShortKeys) {
   EXPECT_EQ(FindGpuForDevice(""), nullptr);
 }
 
+// Form factors and partitions without an entry of their own are unknown, not the SXM part
+// their chip name matches (nvidia-smi / torch.cuda.get_device_name spellings). H100 NVL: 94 GB
+// at 3.9 TB/s against the SXM's 80 GB at 3.35; A100 80GB PCIe: 1.94 TB/s against 2.039; a
+// 1g.10gb MIG slice: 1/7 of the SMs (NVIDIA datasheets, MIG user guide).
+TEST(FindGpuForDevice, AFormFactorWithoutAnEntryIsNotTheSxmPart) {
+  for (const char* device :
+       {"NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB",
+        "NVIDIA H800 PCIe", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}) {
+    EXPECT_EQ(FindGpuForDevice(device), nullptr) << device;
+  }
+  // The PCIe part that has an entry is still found, and a name merely containing the letters
+  // is not a variant.
+  EXPECT_EQ(FindGpuForDevice("NVIDIA H100 PCIe")->name, "H100-PCIe");
+  EXPECT_EQ(FindGpuForDevice("AMD Instinct MI300X VF")->name, "MI300X");
+}
+
 TEST(SimilarGpuNames, SuggestsCloseNames) {
   EXPECT_THAT(SimilarGpuNames("MI300"), Contains("MI300X"));
   EXPECT_THAT(SimilarGpuNames("H1000"), Contains("H100"));
