@@ -324,8 +324,11 @@ std::vector<ModelEntry> BuildLibrary() {
     lib.push_back(
         Entry(m, 685e9, 3,
               "DeepSeek-V3 paper (arXiv 2412.19437) §4.2; HF model card: 685B = 671B main model + "
-              "14B MTP module (37B active); config.json; DeepSeek-V3.1 has the same architecture",
-              {"DeepSeek-V3.1-Base", "deepseek_v3_671b", "deepseek_v3_671b-fp8", "deepseek3-671b"},
+              "14B MTP module (37B active); config.json; DeepSeek-V3.1 has the same architecture, "
+              "and so has DeepSeek-R1 (HF deepseek-ai/DeepSeek-R1 config.json: 61 layers of 7168, "
+              "256 experts, top-8)",
+              {"DeepSeek-V3.1-Base", "DeepSeek-R1", "deepseek_v3_671b", "deepseek_v3_671b-fp8",
+               "deepseek3-671b"},
               37e9));
   }
   // ---- Kimi K2: DeepSeek-V3 architecture with 384 experts, 64 heads, one dense layer and no
@@ -531,7 +534,29 @@ const ModelEntry* FindModel(std::string_view name) {
   if (slash != std::string_view::npos && slash + 1 < name.size()) {
     return FindModel(name.substr(slash + 1));
   }
-  return nullptr;
+  // Meta named its checkpoints "Meta-Llama-3-8B" and "Meta-Llama-3.1-70B" before dropping the
+  // prefix.
+  if (name.size() > 5 && FoldName(name.substr(0, 5)) == "meta") {
+    if (const ModelEntry* e = FindModel(name.substr(5))) return e;
+  }
+  // A released checkpoint's name adds what was done to the weights, not to the architecture:
+  // "-Instruct", "-Chat", "-it" / "-pt" (Gemma), "-hf" (Llama 2's converted weights), "-Base",
+  // a version ("-v0.1") or a release date ("-2507", "-0324"). One trailing segment at a time.
+  const size_t sep = name.find_last_of("-_ ");
+  if (sep == std::string_view::npos || sep == 0) return nullptr;
+  std::string tail(name.substr(sep + 1));
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool weights = tail == "instruct" || tail == "chat" || tail == "it" || tail == "pt" ||
+                       tail == "hf" || tail == "base";
+  const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](char c) {
+                      return std::isdigit(static_cast<unsigned char>(c));
+                    });
+  const bool version =
+      tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) &&
+      std::all_of(tail.begin() + 1, tail.end(),
+                  [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); });
+  if (!weights && !date && !version) return nullptr;
+  return FindModel(name.substr(0, sep));
 }
 
 std::vector<std::string> SimilarModelNames(std::string_view name, size_t max_results) {

@@ -125,6 +125,24 @@ TEST(ModelLibraryTest, FindsNamesAndAliasesIgnoringCaseAndPunctuation) {
   EXPECT_EQ(FindModel("---"), nullptr);
 }
 
+// Released checkpoints' names as Hugging Face lists them: the fine-tune, packaging, version
+// and date suffixes change the weights, not the architecture.
+TEST(ModelLibraryTest, FindsCheckpointNamesByTheirArchitecture) {
+  EXPECT_EQ(FindModel("Llama-3.1-8B-Instruct")->spec.name, "llama3.1_8B");
+  EXPECT_EQ(FindModel("meta-llama/Meta-Llama-3.1-70B-Instruct")->spec.name, "llama3.1_70B");
+  EXPECT_EQ(FindModel("Mixtral-8x22B-Instruct-v0.1")->spec.name, "mixtral_8x22B");
+  EXPECT_EQ(FindModel("Qwen3-30B-A3B-Instruct-2507")->spec.name, "qwen3_30B_A3B");
+  EXPECT_EQ(FindModel("google/gemma-3-27b-it")->spec.name, "gemma3_27B");
+  EXPECT_EQ(FindModel("gemma-3-27b-pt")->spec.name, "gemma3_27B");
+  EXPECT_EQ(FindModel("Llama-2-7b-chat-hf")->spec.name, "llama2_7B");
+  EXPECT_EQ(FindModel("DeepSeek-V3-0324")->spec.name, "deepseek_v3");
+  EXPECT_EQ(FindModel("DeepSeek-R1")->spec.name, "deepseek_v3");
+  // Only those suffixes: another size or family is not stripped into a match.
+  EXPECT_EQ(FindModel("Llama-3.1-9B-Instruct"), nullptr);
+  EXPECT_EQ(FindModel("Instruct"), nullptr);
+  EXPECT_EQ(FindModel("-Instruct"), nullptr);
+}
+
 TEST(ModelLibraryTest, UnsupportedArchitecturesAreListed) {
   const ModelEntry* mamba = FindModel("mamba_370M");
   ASSERT_NE(mamba, nullptr);
