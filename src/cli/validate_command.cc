@@ -9,6 +9,7 @@
 #include "projection/calibration_fit.h"
 #include "projection/validation.h"
 #include "report/console_table.h"
+#include "report/json_table.h"
 #include "util/error.h"
 
 namespace sextant::cli {
@@ -88,6 +89,17 @@ void AddValidateCommand(CLI::App& app) {
                           fit.efficiency_rows),
               {{"efficiency", "efficiency", 2}, {"mape_pct", "MAPE %", 2}});
       for (const auto& [v, mape] : fit.efficiency_curve) e.AddRow({v, mape});
+      if (o->json) {
+        const nlohmann::json j{{"attention_curve", TableRowsToJson(a)},
+                               {"efficiency_curve", TableRowsToJson(e)},
+                               {"attention_rows", fit.attention_rows},
+                               {"efficiency_rows", fit.efficiency_rows},
+                               {"best_in_training_efficiency", fit.best.in_training_efficiency},
+                               {"best_cudnn_attention_scale", fit.best.cudnn_attention_scale},
+                               {"best_mape_pct", fit.best_mape_pct}};
+        std::cout << j.dump(2) << "\n";
+        return;
+      }
       std::cout << RenderConsoleTable(a) << "\n"
                 << RenderConsoleTable(e)
                 << fmt::format(

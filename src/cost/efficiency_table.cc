@@ -3,9 +3,12 @@
 #include <algorithm>
 
 #include <cmath>
+#include <initializer_list>
 #include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
@@ -283,10 +286,32 @@ double Number(const nlohmann::json& j, const std::string& file, const std::strin
   return j.get<double>();
 }
 
+// The least fraction of peak a class may run at. The smallest of the shipped tables is 0.05
+// (Hopper FP8 gradient GEMMs under 1 GFLOP); a thousandth would make a 1 ms kernel take a
+// second, which only a damaged or hand-edited file says.
+constexpr double kMinFraction = 1e-3;
+
 double Fraction(const nlohmann::json& j, const std::string& file, const std::string& key) {
   const double v = Number(j, file, key);
   if (!(v > 0 && v <= 1)) Bad(file, key, fmt::format("{} is not a fraction in (0, 1]", v));
+  if (v < kMinFraction) {
+    Bad(file, key,
+        fmt::format("{} of peak is below {}: no kernel class runs that far under it", v,
+                    kMinFraction));
+  }
   return v;
+}
+
+// A key the reader does not know is a misspelling whose value would be ignored.
+void RefuseUnknownKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                       const std::string& file, const std::string& where) {
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      Bad(file, where + key,
+          fmt::format("is not a key of an efficiency table here (known: {})",
+                      fmt::join(known, ", ")));
+    }
+  }
 }
 
 const nlohmann::json& Member(const nlohmann::json& j, const char* name, const std::string& file,
@@ -306,6 +331,7 @@ SizeClassTable ReadClasses(const nlohmann::json& j, const char* start_key, doubl
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string at = fmt::format("{}[{}]", key, i);
     if (!j[i].is_object()) Bad(file, at, "must be an object");
+    RefuseUnknownKeys(j[i], {start_key, "fraction"}, file, at + ".");
     const double start =
         Number(Member(j[i], start_key, file, at + "."), file, fmt::format("{}.{}", at, start_key));
     if (i == 0 ? start != 0 : start <= t.thresholds.back() / unit) {
@@ -329,6 +355,9 @@ EfficiencyTable EfficiencyTable::FromJson(std::string_view text, const std::stri
 EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const std::string& file,
                                                const std::string& where) {
   if (!j.is_object()) Bad(file, where, "must be an object");
+  RefuseUnknownKeys(j,
+                    {"source", "overlapped_epilogue", "min_kernel_us", "gemm", "attention", "hbm"},
+                    file, where);
   EfficiencyTable t;
   if (auto it = j.find("source"); it != j.end() && it->is_string()) {
     t.source_ = it->get<std::string>();
@@ -353,6 +382,8 @@ EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const st
   }
   const nlohmann::json& attention = Member(j, "attention", file, where);
   if (!attention.is_object()) Bad(file, where + "attention", "must be an object");
+  RefuseUnknownKeys(attention, {"forward_fraction", "backward_fraction"}, file,
+                    where + "attention.");
   t.attention_forward_fraction_ =
       Fraction(Member(attention, "forward_fraction", file, where + "attention."), file,
                where + "attention.forward_fraction");

@@ -540,14 +540,15 @@ const ModelEntry* FindModel(std::string_view name) {
     if (const ModelEntry* e = FindModel(name.substr(5))) return e;
   }
   // A released checkpoint's name adds what was done to the weights, not to the architecture:
-  // "-Instruct", "-Chat", "-it" / "-pt" (Gemma), "-hf" (Llama 2's converted weights), "-Base",
-  // a version ("-v0.1") or a release date ("-2507", "-0324"). One trailing segment at a time.
+  // "-Instruct", "-Chat", "-it" / "-pt" (Gemma), "-hf" (Llama 2's converted weights), a
+  // version ("-v0.1") or a release date ("-2507", "-0324"). One trailing segment at a time.
+  // Not "-Base": Primus's model files name their shared templates *_base.yaml.
   const size_t sep = name.find_last_of("-_ ");
   if (sep == std::string_view::npos || sep == 0) return nullptr;
   std::string tail(name.substr(sep + 1));
   for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool weights = tail == "instruct" || tail == "chat" || tail == "it" || tail == "pt" ||
-                       tail == "hf" || tail == "base";
+  const bool weights =
+      tail == "instruct" || tail == "chat" || tail == "it" || tail == "pt" || tail == "hf";
   const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](char c) {
                       return std::isdigit(static_cast<unsigned char>(c));
                     });

@@ -67,6 +67,20 @@ TEST(CalibrationFileTest, OtherFilesAndVersionsAreRefusedByName) {
   const std::string bad = message(json);
   EXPECT_NE(bad.find("table.gemm.bf16[0].fraction"), std::string::npos) << bad;
   EXPECT_NE(bad.find("cal.json"), std::string::npos) << bad;
+  // A fraction no kernel class runs at (a 1 ms kernel would take 1000 s), and a misspelt key
+  // whose value would otherwise be ignored.
+  json = CalibrationFileJson(MI300XFile());
+  json.replace(json.find("\"fraction\": 0.25"), 16, "\"fraction\": 1e-9");
+  const std::string tiny = message(json);
+  EXPECT_NE(tiny.find("table.gemm.bf16[0].fraction"), std::string::npos) << tiny;
+  EXPECT_NE(tiny.find("below 0.001"), std::string::npos) << tiny;
+  json = CalibrationFileJson(MI300XFile());
+  json.replace(json.find("\"forward_fraction\""), 18, "\"forward_fraktion\"");
+  const std::string misspelt = message(json);
+  EXPECT_NE(misspelt.find("table.attention.forward_fraktion"), std::string::npos) << misspelt;
+  json = CalibrationFileJson(MI300XFile());
+  json.replace(json.find("\"hbm\""), 5, "\"hmb\"");
+  EXPECT_NE(message(json).find("table.hmb"), std::string::npos) << message(json);
 }
 
 TEST(CalibrationFileTest, ATableFittedOnOneGpuIsRefusedForAnother) {

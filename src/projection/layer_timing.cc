@@ -154,9 +154,9 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   out.optimizer_step_s = model.OptimizerStep(OptimizerParamsPerGpu(job)).seconds / eff;
   out.assumptions.push_back(fmt::format(
       "layer times: analytical GEMM (tile/wave quantisation, roofline), flash-attention and "
-      "memory-bound models with the {} efficiency table; kernels run at {:.0f}% of their "
+      "memory-bound models with the {} efficiency table{}; kernels run at {:.0f}% of their "
       "isolated speed inside a training step (fitted on published runs)",
-      job.cluster.gpu.name, eff * 100));
+      job.cluster.gpu.name, gemm_table ? " given with --calibration (below)" : "", eff * 100));
   if (job.model.IsMoe() && job.training.moe_permutation != MoePermutation::kFused &&
       job.training.moe_expert_compute == MoeExpertCompute::kGroupedTokens) {
     const GpuSpec& gpu = job.cluster.gpu;

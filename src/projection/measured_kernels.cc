@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cost/gemm_model.h"
+#include "projection/calibration_file.h"
 #include "trace/op_arguments.h"
 #include "trace/op_breakdown.h"
 #include "trace/roofline.h"
@@ -198,6 +199,11 @@ MeasuredKernelFile ParseMeasuredKernelTable(std::string_view text, const std::st
 MeasuredKernelFile ReadMeasuredKernels(const std::string& path) {
   // A timing table from a trace by its first bytes, without reading a trace whole.
   const std::string head = ReadFileHead(path, 4096);
+  if (LooksLikeCalibrationFile(head)) {
+    ThrowUserError(SourceLocation{path}, "format",
+                   "is a calibration file (what `sextant calibrate -o` writes), not measured "
+                   "kernels: a projection takes it with --calibration FILE");
+  }
   const size_t first = head.find_first_not_of(" \t\r\n");
   const bool timing_json = EndsWith(path, ".json") && first != std::string::npos &&
                            (head[first] == '[' || head.find("\"gemms\"") != std::string::npos);

@@ -1,6 +1,7 @@
 #include "projection/projection_runner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "memory/memory_report.h"
 #include "pipeline/chrome_trace_export.h"
 #include "pipeline/pipeline_simulator.h"
+#include "pipeline/pp_dump_reader.h"
 #include "pipeline/pp_dump_writer.h"
 #include "pipeline/schedule_generators.h"
 #include "projection/calibration_file.h"
@@ -48,6 +50,23 @@ void CheckModes(const ProjectionOptions& o) {
     ThrowUserError(
         "--benchmark-gpus and --memory-safety-margin apply to --profiling-mode/--memory-mode "
         "benchmark, which times the model on local GPUs; this projection is analytical");
+  }
+  // A pipeline dump records a schedule, not kernels: its viewer compares it with the
+  // simulated one.
+  for (const auto* files : {&o.traces, &o.compare}) {
+    for (const std::string& f : *files) {
+      std::error_code ec;
+      std::string dump =
+          std::filesystem::is_directory(f, ec) && IsPipelineDump(f) ? f : PipelineDumpOfFile(f);
+      if (!dump.empty()) {
+        ThrowUserError(SourceLocation{f}, "",
+                       fmt::format("is {} Primus pipeline dump, not profiler traces for {}: "
+                                   "`sextant pp view {} --config EXP.yaml` sets it beside the "
+                                   "simulated schedule",
+                                   dump == f ? "a" : "a file of the",
+                                   files == &o.traces ? "--trace" : "--compare", dump));
+      }
+    }
   }
   // One file twice would count its ranks or layers twice.
   for (const auto* files : {&o.traces, &o.compare}) {

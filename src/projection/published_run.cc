@@ -290,6 +290,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   const auto seq = SizeCell(t, row, "seq_len", "seq_length", provenance);
   const auto mbs = SizeCell(t, row, "micro_batch", "micro_batch_size", provenance);
   const auto gbs = SizeCell(t, row, "global_batch", "global_batch_size", provenance);
+  // Every missing fact at once: a reader who supplies one should not meet the next.
+  if (!seq && !mbs && !gbs) return fail("sequence length, micro-batch and global batch not stated");
   if (!seq) return fail("sequence length not stated");
   if (!mbs && !gbs) return fail("micro-batch and global batch not stated");
 

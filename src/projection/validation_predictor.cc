@@ -90,7 +90,7 @@ std::string ExplainPublishedRow(const std::string& csv_path, const std::string& 
                        {"projection", nlohmann::json::parse(projection.str())}};
       return j.dump(2) + "\n";
     }
-    out << fmt::format("{} ({} {}): {} measured {:.4g}, predicted {:.4g} ({:+.1f}%)\n\n", run.id,
+    out << fmt::format("{} ({} {}): {} measured {:.6g}, predicted {:.6g} ({:+.1f}%)\n\n", run.id,
                        run.vendor, run.framework, run.metric_name, run.measured, *predicted,
                        (*predicted / run.measured - 1.0) * 100.0);
     RunBothProjections(*run.job, options, out);
