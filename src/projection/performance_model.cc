@@ -423,6 +423,7 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
     r.scaling.push_back(sp);
   }
 
+  r.warnings.insert(r.warnings.end(), anchor.warnings.begin(), anchor.warnings.end());
   // Notes made while simulating (schedule limits, recompute) follow the layer-time ones.
   r.assumptions.insert(r.assumptions.begin(), timings.assumptions.begin(),
                        timings.assumptions.end());

@@ -223,6 +223,16 @@ StepAnchor AnchorOnStep(const MeasuredStep& m, const Job& traced, const ModelTim
           StepMs(scale * modelled), what, StepMs(modelled), scale, fmt::join(m.files, ", ")));
     }
   }
+  for (const auto& [what, scale] :
+       {std::pair{"forward", a.forward_scale}, {"backward", a.backward_scale}}) {
+    if (scale < 0.5 || scale > 2) {
+      a.warnings.push_back(fmt::format(
+          "--profiling-mode trace: the traces' {} computation is {:.3f}x what the model gives "
+          "this job, and every layer is scaled by it: check that they are of this model (layers, "
+          "widths), micro-batch, sequence length and TP",
+          what, scale));
+    }
+  }
   if (t.optimizer_step_s > 0 && m.optimizer_s > 0) {
     a.optimizer_scale = m.optimizer_s / t.optimizer_step_s;
   }

@@ -66,6 +66,9 @@ struct StepAnchor {
   // parallelism account for: kept at every scale.
   double other_s = 0;
   std::vector<std::string> assumptions;
+  // A phase scaled by under half or over twice: within what is accepted, yet more than
+  // in-training speed explains (a trace of another model size or layout, most likely).
+  std::vector<std::string> warnings;
 };
 
 // `modelled` and `dp` are the model's view of `traced` (TracedJob).

@@ -80,6 +80,15 @@ t.check(one is not None and eight is not None, "the scaling table lacks 8 or 64 
 t.check(float(eight.group(1)) > float(one.group(1)),
         "64 GPUs should pay more data-parallel communication than 8", run)
 
+t.check("warning" not in run.output, "the traced model itself drew a warning", run)
+# Three times the layers: the traces' computation is under a third of the model's, accepted
+# (within a fifth) but said, since every layer is scaled by it.
+deeper = list(model)
+deeper[deeper.index("--num_layers") + 1] = "36"
+run = t.sextant("projection", "performance", *deeper, "--profiling-mode", "trace", "--trace", *ranks)
+t.expect_output(run, r"warning: --profiling-mode trace: the traces' forward computation is "
+                     r"0\.2\d\dx what the model gives this job")
+
 # Projected straight onto 64 GPUs (8 nodes, 8 sequences per GPU as traced): what the scaling
 # table gave.
 at64 = model[:-1] + ["512"]  # --global-batch-size 512
