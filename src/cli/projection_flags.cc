@@ -65,8 +65,10 @@ void AddProjectionFlags(CLI::App* cmd, ProjectionOptions& o) {
   cmd->add_option("--global-batch-size", o.global_batch_size, "global batch size")
       ->check(AtLeast(1));
   cmd->add_option("--save-benchmark,--save-profiling", o.save_benchmark,
-                  "write measured layer times to this JSON artifact");
-  cmd->add_option("--load-benchmark", o.load_benchmark, "read measured layer times");
+                  "keep the layer times --profiling-mode trace|both measured in --trace files "
+                  "in this JSON artifact");
+  cmd->add_option("--load-benchmark", o.load_benchmark,
+                  "take measured layer times from such an artifact instead of --trace files");
   cmd->add_option("--compare", o.compare,
                   "profiler traces of this very run (one per rank): print the projection next "
                   "to what they measured, per iteration and component");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hardware/hardware_library.h"
 #include "job/torchtitan_schedules.h"
 #include "memory/memory_report.h"
 #include "pipeline/chrome_trace_export.h"
@@ -14,6 +15,7 @@
 #include "pipeline/pp_dump_reader.h"
 #include "pipeline/pp_dump_writer.h"
 #include "pipeline/schedule_generators.h"
+#include "projection/benchmark_artifact.h"
 #include "projection/calibration_file.h"
 #include "projection/performance_model.h"
 #include "projection/performance_report.h"
@@ -21,9 +23,13 @@
 #include "projection/run_comparison.h"
 #include "report/console_table.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
+
+// A layer-time artifact is a few KB; anything far larger is not one.
+constexpr int64_t kMaxArtifactBytes = int64_t{16} << 20;
 
 void CheckModes(const ProjectionOptions& o) {
   if (o.memory_mode != "simulate") {
@@ -31,19 +37,31 @@ void CheckModes(const ProjectionOptions& o) {
                    " needs GPU measurements, which this projection does not take; use "
                    "--memory-mode simulate");
   }
-  if (o.profiling_mode == "benchmark" || (o.profiling_mode == "both" && o.traces.empty())) {
+  const bool measured = !o.traces.empty() || !o.load_benchmark.empty();
+  if (o.profiling_mode == "benchmark" || (o.profiling_mode == "both" && !measured)) {
     ThrowUserError("--profiling-mode " + o.profiling_mode +
                    " times layers on a local GPU; this build has no GPU benchmark backend (use "
                    "--profiling-mode simulate, or trace / both with --trace FILE for layer times "
                    "measured in a profiler trace)");
   }
-  if (o.profiling_mode == "trace" && o.traces.empty()) {
+  if (o.profiling_mode == "trace" && !measured) {
     ThrowUserError(
         "--profiling-mode trace takes layer times from a profiler trace of a short run: give it "
-        "with --trace FILE...");
+        "with --trace FILE... (or what --save-benchmark kept of one, with --load-benchmark FILE)");
   }
-  if (!o.load_benchmark.empty() || !o.save_benchmark.empty()) {
-    ThrowUserError("--save-benchmark/--load-benchmark need --profiling-mode benchmark");
+  // The artifact keeps what trace mode measured; the benchmark mode that would time layers on
+  // a local GPU is refused above.
+  const bool trace_mode = o.profiling_mode == "trace" || o.profiling_mode == "both";
+  if (!o.load_benchmark.empty() && (!trace_mode || !o.traces.empty())) {
+    ThrowUserError(
+        "--load-benchmark FILE stands for --trace FILE...: give it with --profiling-mode trace or "
+        "both, and without --trace");
+  }
+  if (!o.save_benchmark.empty() && (!trace_mode || o.traces.empty())) {
+    ThrowUserError(
+        "--save-benchmark FILE keeps the layer times measured in --trace FILE... (with "
+        "--profiling-mode trace or both) for --load-benchmark; this build times no layers on a "
+        "local GPU");
   }
   // Options of modes this projection does not run are refused, never silently ignored.
   if (o.benchmark_gpus || o.memory_safety_margin) {
@@ -125,14 +143,20 @@ Job WithSchedule(const Job& job, const ProjectionOptions& o) {
   return j;
 }
 
-void WriteExports(const PerformanceReport& perf, const Job& job, const ProjectionOptions& o) {
-  // The files the user gave are never overwritten by an export.
+// The files the user gave, which no output may overwrite.
+std::vector<std::string> InputFiles(const ProjectionOptions& o) {
   std::vector<std::string> inputs;
-  for (const std::string* path : {&o.config, &o.hardware_config, &o.calibration}) {
+  for (const std::string* path :
+       {&o.config, &o.hardware_config, &o.calibration, &o.load_benchmark}) {
     if (!path->empty()) inputs.push_back(*path);
   }
   inputs.insert(inputs.end(), o.traces.begin(), o.traces.end());
   inputs.insert(inputs.end(), o.compare.begin(), o.compare.end());
+  return inputs;
+}
+
+void WriteExports(const PerformanceReport& perf, const Job& job, const ProjectionOptions& o) {
+  const std::vector<std::string> inputs = InputFiles(o);
   if (!o.chrome_trace.empty()) WriteChromeTrace(perf.simulation, o.chrome_trace, inputs);
   if (!o.pp_dump.empty()) {
     PrimusDumpLayout layout{job.parallel.dp, job.parallel.tp, job.parallel.ep};
@@ -147,12 +171,29 @@ PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions&
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
   p.scaling_nodes = o.scaling_nodes;
-  if (o.profiling_mode == "trace" || o.profiling_mode == "both") {
+  if (!o.load_benchmark.empty()) {
+    const BenchmarkArtifact a =
+        ParseBenchmarkArtifact(ReadFile(o.load_benchmark, kMaxArtifactBytes), o.load_benchmark);
+    p.measured_layers = a.layers;
+    p.measured_step = a.step;
+  } else if (o.profiling_mode == "trace" || o.profiling_mode == "both") {
+    // Before reading traces that may take minutes; the write checks again.
+    if (!o.save_benchmark.empty()) CheckOutputFile(o.save_benchmark, InputFiles(o));
     const std::vector<ProfiledFile> traces = ReadProfiledFiles(o.traces);
+    BenchmarkArtifact a;
+    a.sources = o.traces;
     if (HasLayerRanges(traces)) {
-      p.measured_layers = std::make_shared<MeasuredLayerTimes>(MeasureLayerTimes(traces));
+      auto m = std::make_shared<MeasuredLayerTimes>(MeasureLayerTimes(traces));
+      a.device_name = m->device_name;
+      p.measured_layers = a.layers = std::move(m);
     } else {
-      p.measured_step = std::make_shared<MeasuredStep>(MeasureStepPhases(traces));
+      auto m = std::make_shared<MeasuredStep>(MeasureStepPhases(traces));
+      a.device_name = m->device_name;
+      p.measured_step = a.step = std::move(m);
+    }
+    if (!o.save_benchmark.empty()) {
+      if (const GpuSpec* gpu = FindGpuForDevice(a.device_name)) a.gpu = gpu->name;
+      WriteFileAtomically(o.save_benchmark, BenchmarkArtifactJson(a), InputFiles(o));
     }
   }
   if (!o.calibration.empty()) {
@@ -325,6 +366,8 @@ PerformanceReport ModelledOnly(const Job& job, const ProjectionOptions& options)
   simulate.profiling_mode = "simulate";
   simulate.traces.clear();
   simulate.compare.clear();
+  simulate.save_benchmark.clear();
+  simulate.load_benchmark.clear();
   return ProjectJobPerformance(job, simulate);
 }
 

@@ -166,7 +166,7 @@ void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
   if (!measured.device_name.empty()) {
     const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
     if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
-      ThrowUserError(SourceLocation{measured.device_file}, "deviceProperties",
+      ThrowUserError(SourceLocation{measured.device_file}, measured.device_key,
                      fmt::format("was recorded on {} ({}), the job runs on {}: layer times hold "
                                  "for the GPU they ran on (project --gpu-arch {})",
                                  gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));

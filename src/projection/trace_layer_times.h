@@ -41,6 +41,7 @@ struct MeasuredLayerTimes {
   std::vector<std::string> files;
   std::string device_name;  // deviceProperties of the first trace that names one
   std::string device_file;  // ... and that trace's file
+  std::string device_key = "deviceProperties";  // where in device_file the name is
   std::vector<MeasuredPiece> pieces;
   int64_t layers = 0;  // layer instances: the most instances any piece's F phase has
   bool moe = false;    // the layers route tokens (dispatch / combine pieces present)

@@ -10,7 +10,9 @@ import bisect
 import glob
 import gzip
 import json
+import os
 import re
+import tempfile
 from collections import defaultdict
 
 import harness
@@ -81,6 +83,29 @@ t.check(float(eight.group(1)) > float(one.group(1)),
         "64 GPUs should pay more data-parallel communication than 8", run)
 
 t.check("warning" not in run.output, "the traced model itself drew a warning", run)
+
+# --save-benchmark keeps what the traces measured; --load-benchmark projects the same without
+# reading them again, and refuses another GPU.
+with tempfile.TemporaryDirectory() as tmp:
+    kept = os.path.join(tmp, "nanogpt.json")
+    run = t.sextant("projection", "performance", *model, "--profiling-mode", "trace", "--trace",
+                    *ranks, "--save-benchmark", kept)
+    saved = float(re.search(r"iteration time +([\d.]+) +ms", run.output).group(1))
+    artifact = json.load(open(kept))
+    t.check(artifact["format"] == "sextant-benchmark" and artifact["step"]["ranks"] == 8,
+            "the artifact does not hold the 8 ranks' step")
+    t.check(abs(artifact["step"]["step_ms"] - measured_step_ms) < 0.01,
+            f"the artifact's step {artifact['step']['step_ms']} ms, the traces' {measured_step_ms:.3f}")
+    run = t.sextant("projection", "performance", *model, "--profiling-mode", "trace",
+                    "--load-benchmark", kept)
+    loaded = float(re.search(r"iteration time +([\d.]+) +ms", run.output).group(1))
+    t.check(loaded == saved, f"loaded {loaded} ms, measured {saved} ms", run)
+    run = t.sextant("projection", "performance", *model[2:], "--profiling-mode", "trace",
+                    "--load-benchmark", kept, expect_status=1)
+    t.expect_output(run, r"the traces ran on H100 .*the job on MI300X")
+    run = t.sextant("projection", "performance", *model, "--load-benchmark", kept,
+                    expect_status=1)
+    t.expect_output(run, r"--load-benchmark FILE stands for --trace FILE")
 # Three times the layers: the traces' computation is under a third of the model's, accepted
 # (within a fifth) but said, since every layer is scaled by it.
 deeper = list(model)
