@@ -2,6 +2,7 @@
 // optionally a hardware-config file), and what the collective model predicts on it.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -151,9 +152,11 @@ std::vector<CollectiveRow> CollectiveRows(const ClusterSpec& cluster,
   return rows;
 }
 
-void Show(const std::string& name, const std::string& config, int nodes, const std::string& preset,
-          bool json) {
-  ClusterSpec cluster = MakeCluster(LookupGpu(name), nodes);
+// `nodes`: --nodes when given, which wins over the file's cluster.num_nodes as a flag wins
+// over configuration everywhere else.
+void Show(const std::string& name, const std::string& config, std::optional<int> nodes,
+          const std::string& preset, bool json) {
+  ClusterSpec cluster = MakeCluster(LookupGpu(name), nodes.value_or(1));
   // What the config file changed of what the command line asked for, said next to the result.
   std::vector<std::string> replaced;
   if (!config.empty()) {
@@ -163,9 +166,10 @@ void Show(const std::string& name, const std::string& config, int nodes, const s
       replaced.push_back(
           fmt::format("{}'s gpu: {} replaces {}", config, cluster.gpu.name, asked.gpu.name));
     }
-    if (cluster.num_nodes != asked.num_nodes) {
-      replaced.push_back(fmt::format("{}'s cluster.num_nodes {} replaces --nodes {}", config,
-                                     cluster.num_nodes, asked.num_nodes));
+    if (nodes && cluster.num_nodes != *nodes) {
+      replaced.push_back(fmt::format("--nodes {} replaces {}'s cluster.num_nodes {}", *nodes,
+                                     config, cluster.num_nodes));
+      cluster.num_nodes = *nodes;
     }
   }
   for (const std::string& r : replaced) std::fprintf(stderr, "sextant: note: %s\n", r.c_str());
@@ -316,8 +320,9 @@ void AddHardwareCommands(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   show->add_option("--collective-preset", *preset, "auto, nccl, rccl, primus or primus-fixed");
   show->add_flag("--json", *show_json, "Machine-readable output");
-  show->callback([name, config, nodes, preset, show_json] {
-    Show(*name, *config, *nodes, *preset, *show_json);
+  show->callback([name, config, nodes, preset, show_json, show] {
+    Show(*name, *config, show->count("--nodes") > 0 ? std::optional<int>(*nodes) : std::nullopt,
+         *preset, *show_json);
   });
 }
 

@@ -1,5 +1,6 @@
 // sextant models list | show NAME: the built-in model library, exact parameter counts per
 // component and FLOPs per token.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -60,6 +61,13 @@ Counts CountsOf(const ModelSpec& m) {
   return {p.Total(), p.Active(m)};
 }
 
+// A published parameter count is a whole number of parameters, written as one.
+Json PublishedCount(double count) {
+  if (std::isfinite(count) && std::abs(count) < 9e15)
+    return static_cast<int64_t>(std::llround(count));
+  return count;
+}
+
 Json ListJson() {
   Json models = Json::array();
   for (const ModelEntry& e : ModelLibrary()) {
@@ -69,21 +77,26 @@ Json ListJson() {
               {"family", m.family},
               {"architecture", ArchitectureName(m.architecture)},
               {"supported", Supported(m)},
-              {"published_params", e.published_params},
+              {"published_params", PublishedCount(e.published_params)},
               {"source", e.source},
               {"aliases", e.aliases}};
     if (Supported(m)) {
+      // Megatron's names, as `models show` writes them; the short ones stay for scripts
+      // that read them.
+      j["num_layers"] = m.num_layers;
       j["layers"] = m.num_layers;
       j["hidden_size"] = m.hidden_size;
       j["num_attention_heads"] = m.num_attention_heads;
       j["num_query_groups"] = m.num_query_groups;
       j["attention"] = AttentionText(m);
       j["num_experts"] = m.moe.num_experts;
+      j["moe_router_topk"] = m.moe.router_topk;
       j["router_topk"] = m.moe.router_topk;
       j["total_params"] = c.total;
       j["active_params"] = c.active;
     }
-    if (e.published_active_params > 0) j["published_active_params"] = e.published_active_params;
+    if (e.published_active_params > 0)
+      j["published_active_params"] = PublishedCount(e.published_active_params);
     models.push_back(std::move(j));
   }
   return {{"models", models}};
@@ -217,7 +230,7 @@ void Show(const std::string& name, bool json) {
                 {"family", m.family},
                 {"architecture", ArchitectureName(m.architecture)},
                 {"supported", false},
-                {"published_params", e.published_params},
+                {"published_params", PublishedCount(e.published_params)},
                 {"source", e.source}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -255,13 +268,14 @@ void Show(const std::string& name, bool json) {
               {"params", components},
               {"total_params", total},
               {"active_params", active},
-              {"published_params", e.published_params},
+              {"published_params", PublishedCount(e.published_params)},
               {"flops_per_token",
                {{"seq_length", m.seq_length},
                 {"megatron_model", model_flops},
                 {"megatron_full_recompute", recompute_flops},
                 {"six_times_active_params", six_n}}}};
-    if (e.published_active_params > 0) j["published_active_params"] = e.published_active_params;
+    if (e.published_active_params > 0)
+      j["published_active_params"] = PublishedCount(e.published_active_params);
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
