@@ -169,7 +169,8 @@ void AddTraceKernels(const TraceData& trace, const std::string& file, MeasuredKe
       k.attention.causal = a.causal;
     } else {
       k.kind = KernelClass::kMemoryBound;
-      k.bytes = row.bytes_per_call;
+      k.bytes = row.bytes_per_call;  // already counts each operand at its own width
+      k.dtype = dtype;               // the first operand's type: a label in reports only
     }
     out.kernels.push_back(std::move(k));
   }
