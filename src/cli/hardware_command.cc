@@ -162,6 +162,9 @@ void Show(const std::string& name, const std::string& config, std::optional<int>
   if (!config.empty()) {
     const ClusterSpec asked = cluster;
     cluster = LoadHardwareConfig(config, cluster);
+    for (const std::string& w : HardwareConfigContradictions(asked, cluster, config)) {
+      std::fprintf(stderr, "sextant: warning: %s\n", w.c_str());
+    }
     if (cluster.gpu.name != asked.gpu.name) {
       replaced.push_back(
           fmt::format("{}'s gpu: {} replaces {}", config, cluster.gpu.name, asked.gpu.name));

@@ -496,6 +496,22 @@ bool IsHardwareConfigText(std::string_view text) {
   }
 }
 
+std::vector<std::string> HardwareConfigContradictions(const ClusterSpec& base,
+                                                      const ClusterSpec& configured,
+                                                      const std::string& path) {
+  std::vector<std::string> out;
+  // Primus's hardware files carry no GPU name; their node_topology is the one fact that tells
+  // a file written for another vendor's nodes (mi300x.yaml's "mesh" on NVSwitch parts).
+  if (configured.gpu.fabric != base.gpu.fabric) {
+    out.push_back(fmt::format(
+        "{}: node_topology {} replaces the {}'s {} ({}): intra-node collectives are modelled as "
+        "the file says; is it written for another GPU's nodes?",
+        path, FabricName(configured.gpu.fabric), base.gpu.name, FabricName(base.gpu.fabric),
+        base.gpu.fabric == FabricKind::kSwitch ? "NVSwitch" : "xGMI links to every peer"));
+  }
+  return out;
+}
+
 ClusterSpec LoadHardwareConfig(const std::string& path, const ClusterSpec& base) {
   // A hardware config is a few KB; 64 MiB is far beyond any real one.
   return ParseHardwareConfig(ReadFile(path, int64_t{64} << 20), path, base);

@@ -23,5 +23,10 @@ std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_resul
 // Reads a hardware-config YAML: Primus's `hardware_config:` keys or Sextant's own schema,
 // applied on top of `base`. Unknown keys are a UserError naming file, line and key.
 ClusterSpec LoadHardwareConfig(const std::string& path, const ClusterSpec& base);
+// What a loaded hardware config says against the GPU it was applied to (a node topology other
+// than the GPU's fabric), one line each for the user.
+std::vector<std::string> HardwareConfigContradictions(const ClusterSpec& base,
+                                                      const ClusterSpec& configured,
+                                                      const std::string& path);
 
 }  // namespace sextant

@@ -444,13 +444,16 @@ Job BuildJob(const JobRequest& request) {
 
   // 3. Hardware.
   ClusterSpec cluster;
+  std::vector<std::string> hardware_warnings;
   cluster.gpu = ChooseGpu(request, env, path, notes);
   cluster.gpus_per_node = cluster.gpu.gpus_per_node;
   if (!request.hardware_config.empty()) {
     // A FIFO or a device (/dev/zero) would hang or never end the hardware reader: refuse it.
     int64_t size = 0;
     ::close(OpenRegularFile(request.hardware_config, &size));
+    const ClusterSpec library = cluster;
     cluster = LoadHardwareConfig(request.hardware_config, cluster);
+    hardware_warnings = HardwareConfigContradictions(library, cluster, request.hardware_config);
     notes.push_back(fmt::format("hardware: {} applied over the library's {} and its network",
                                 request.hardware_config, cluster.gpu.name));
   }
@@ -536,6 +539,7 @@ Job BuildJob(const JobRequest& request) {
   }
   adapter->Build(context, job);
   job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
+  job.warnings.insert(job.warnings.end(), hardware_warnings.begin(), hardware_warnings.end());
   WarnAboutMistypedOverrides(module, *adapter, job.warnings);
   notes.insert(notes.end(), request.notes.begin(), request.notes.end());
   const std::vector<std::string> missing = LoraTargetsWithoutModule(job);
