@@ -64,7 +64,9 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
       if (set.device_name.empty()) {
         set.device_name = m.device_name;
         set.device_file = f;
-      } else if (FindGpuForDevice(m.device_name) != FindGpuForDevice(set.device_name)) {
+      } else if (FindGpuForDevice(m.device_name) != FindGpuForDevice(set.device_name) ||
+                 (FindGpuForDevice(m.device_name) == nullptr && m.device_name != set.device_name)) {
+        // Two parts the library does not hold are the same GPU only by name.
         ThrowUserError(SourceLocation{f}, "",
                        fmt::format("was recorded on '{}', {} on '{}': one calibration is for one "
                                    "GPU",
@@ -101,6 +103,13 @@ const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
                      fmt::format("was recorded on '{}' ({}), but --gpu-arch says {}: a "
                                  "calibration holds for the GPU its kernels ran on",
                                  set.device_name, recorded->name, gpu->name));
+    }
+    // A part the library does not hold (H100 NVL) fitted as the named GPU: said, not refused,
+    // since --gpu-arch is the only way to fit it at all.
+    if (const std::string differs = DeviceMismatch(set.device_name, *gpu);
+        recorded == nullptr && !differs.empty()) {
+      std::fprintf(stderr, "sextant: warning: %s %s: its kernels are fitted as the %s's\n",
+                   set.device_file.c_str(), differs.c_str(), gpu->name.c_str());
     }
     return *gpu;
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -102,11 +103,19 @@ Table GpuListTable() {
 
 const GpuSpec& LookupGpu(const std::string& name) {
   const GpuSpec* gpu = FindGpu(name);
-  if (gpu != nullptr) return *gpu;
+  if (gpu != nullptr) {
+    if (const std::vector<std::string> also = OtherGpusOfArch(*gpu, name); !also.empty()) {
+      std::fprintf(stderr, "sextant: note: %s is also %s: showing %s; name the GPU to choose\n",
+                   name.c_str(), fmt::format("{}", fmt::join(also, ", ")).c_str(),
+                   gpu->name.c_str());
+    }
+    return *gpu;
+  }
   // A device name as drivers and traces write it ("NVIDIA H200", "AMD Instinct MI300X"); only
   // with its vendor's name, so that a mistyped "H1000" is not read as the H100 it contains.
-  const bool device_name =
-      name.find("NVIDIA") != std::string::npos || name.find("AMD") != std::string::npos;
+  const bool device_name = name.find("NVIDIA") != std::string::npos ||
+                           name.find("AMD") != std::string::npos ||
+                           name.find("Tesla") != std::string::npos;
   gpu = device_name ? FindGpuForDevice(name) : nullptr;
   if (gpu != nullptr) return *gpu;
   ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,

@@ -259,7 +259,7 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
       auto with = [this_class](const EfficiencyTable& t, double f) {
         return WithFraction(t, this_class, f);
       };
-      best[key] = BestValue(gpu, fit.table, with, 1e-3, 1.0, members);
+      best[key] = BestValue(gpu, fit.table, with, kMinEfficiencyFraction, 1.0, members);
       if (best[key]) fit.table = WithFraction(fit.table, key, *best[key]);
     }
   }

@@ -286,39 +286,15 @@ double Number(const nlohmann::json& j, const std::string& file, const std::strin
   return j.get<double>();
 }
 
-// The least fraction of peak a class may run at. The smallest of the shipped tables is 0.05
-// (Hopper FP8 gradient GEMMs under 1 GFLOP); a thousandth would make a 1 ms kernel take a
-// second, which only a damaged or hand-edited file says.
-constexpr double kMinFraction = 1e-3;
-
 double Fraction(const nlohmann::json& j, const std::string& file, const std::string& key) {
   const double v = Number(j, file, key);
   if (!(v > 0 && v <= 1)) Bad(file, key, fmt::format("{} is not a fraction in (0, 1]", v));
-  if (v < kMinFraction) {
+  if (v < kMinEfficiencyFraction) {
     Bad(file, key,
         fmt::format("{} of peak is below {}: no kernel class runs that far under it", v,
-                    kMinFraction));
+                    kMinEfficiencyFraction));
   }
   return v;
-}
-
-// A key the reader does not know is a misspelling whose value would be ignored.
-void RefuseUnknownKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
-                       const std::string& file, const std::string& where) {
-  for (const auto& [key, value] : j.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      Bad(file, where + key,
-          fmt::format("is not a key of an efficiency table here (known: {})",
-                      fmt::join(known, ", ")));
-    }
-  }
-}
-
-const nlohmann::json& Member(const nlohmann::json& j, const char* name, const std::string& file,
-                             const std::string& where) {
-  const auto it = j.find(name);
-  if (it == j.end()) Bad(file, where + name, "is missing");
-  return *it;
 }
 
 // [{"<start_key>": x, "fraction": f}, ...] with starts ascending from 0, scaled by `unit`.
@@ -331,16 +307,16 @@ SizeClassTable ReadClasses(const nlohmann::json& j, const char* start_key, doubl
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string at = fmt::format("{}[{}]", key, i);
     if (!j[i].is_object()) Bad(file, at, "must be an object");
-    RefuseUnknownKeys(j[i], {start_key, "fraction"}, file, at + ".");
-    const double start =
-        Number(Member(j[i], start_key, file, at + "."), file, fmt::format("{}.{}", at, start_key));
+    RefuseUnknownJsonKeys(j[i], {start_key, "fraction"}, file, at + ".");
+    const double start = Number(RequiredJsonMember(j[i], start_key, file, at + "."), file,
+                                fmt::format("{}.{}", at, start_key));
     if (i == 0 ? start != 0 : start <= t.thresholds.back() / unit) {
       Bad(file, fmt::format("{}.{}", at, start_key),
           i == 0 ? "the first class must start at 0" : "class starts must ascend");
     }
     t.thresholds.push_back(start * unit);
     t.fractions.push_back(
-        Fraction(Member(j[i], "fraction", file, at + "."), file, at + ".fraction"));
+        Fraction(RequiredJsonMember(j[i], "fraction", file, at + "."), file, at + ".fraction"));
   }
   return t;
 }
@@ -355,9 +331,9 @@ EfficiencyTable EfficiencyTable::FromJson(std::string_view text, const std::stri
 EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const std::string& file,
                                                const std::string& where) {
   if (!j.is_object()) Bad(file, where, "must be an object");
-  RefuseUnknownKeys(j,
-                    {"source", "overlapped_epilogue", "min_kernel_us", "gemm", "attention", "hbm"},
-                    file, where);
+  RefuseUnknownJsonKeys(
+      j, {"source", "overlapped_epilogue", "min_kernel_us", "gemm", "attention", "hbm"}, file,
+      where);
   EfficiencyTable t;
   if (auto it = j.find("source"); it != j.end() && it->is_string()) {
     t.source_ = it->get<std::string>();
@@ -371,7 +347,7 @@ EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const st
     if (us < 0 || us > 1e6) Bad(file, where + "min_kernel_us", "must lie in [0, 1e6]");
     t.min_kernel_seconds_ = us * 1e-6;
   }
-  const nlohmann::json& gemm = Member(j, "gemm", file, where);
+  const nlohmann::json& gemm = RequiredJsonMember(j, "gemm", file, where);
   if (!gemm.is_object() || gemm.empty() || gemm.size() > kMaxClasses) {
     Bad(file, where + "gemm", "must map dtype names to class lists");
   }
@@ -380,17 +356,18 @@ EfficiencyTable EfficiencyTable::FromJsonValue(const nlohmann::json& j, const st
     if (!dtype) Bad(file, where + "gemm." + name, "is not a dtype name");
     t.gemm_[*dtype] = ReadClasses(classes, "min_gflop", 1e9, file, where + "gemm." + name);
   }
-  const nlohmann::json& attention = Member(j, "attention", file, where);
+  const nlohmann::json& attention = RequiredJsonMember(j, "attention", file, where);
   if (!attention.is_object()) Bad(file, where + "attention", "must be an object");
-  RefuseUnknownKeys(attention, {"forward_fraction", "backward_fraction"}, file,
-                    where + "attention.");
+  RefuseUnknownJsonKeys(attention, {"forward_fraction", "backward_fraction"}, file,
+                        where + "attention.");
   t.attention_forward_fraction_ =
-      Fraction(Member(attention, "forward_fraction", file, where + "attention."), file,
+      Fraction(RequiredJsonMember(attention, "forward_fraction", file, where + "attention."), file,
                where + "attention.forward_fraction");
   t.attention_backward_fraction_ =
-      Fraction(Member(attention, "backward_fraction", file, where + "attention."), file,
+      Fraction(RequiredJsonMember(attention, "backward_fraction", file, where + "attention."), file,
                where + "attention.backward_fraction");
-  t.hbm_ = ReadClasses(Member(j, "hbm", file, where), "min_mb", 1e6, file, where + "hbm");
+  t.hbm_ =
+      ReadClasses(RequiredJsonMember(j, "hbm", file, where), "min_mb", 1e6, file, where + "hbm");
   return t;
 }
 

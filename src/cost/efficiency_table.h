@@ -17,6 +17,12 @@
 
 namespace sextant {
 
+// The least fraction of peak a class may run at: the floor of a fit and of a table read back.
+// The smallest of the shipped tables is 0.05 (Hopper FP8 gradient GEMMs under 1 GFLOP); a
+// thousandth would make a 1 ms kernel take a second, which only a damaged or hand-edited file
+// says.
+inline constexpr double kMinEfficiencyFraction = 1e-3;
+
 // A step function of size: `fractions[i]` applies from `thresholds[i]` (inclusive) up to
 // the next threshold. thresholds[0] is 0, thresholds ascend, fractions lie in (0, 1].
 struct SizeClassTable {

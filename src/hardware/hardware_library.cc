@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "util/close_matches.h"
 #include "util/units.h"
 
@@ -339,7 +341,7 @@ GpuSpec H100_pcie() {
   GpuSpec g = H100();
   g.name = "H100-PCIe";
   g.aliases = {"h100_pcie_80gb"};
-  g.device_names = {"h100 pcie"};
+  g.device_names = {"h100 pcie", "h100-pcie"};
   g.description = "NVIDIA H100 PCIe 80GB (Hopper)";
   g.source = "NVIDIA H100 Tensor Core GPU data sheet (PCIe column)";
   g.hbm_bandwidth = 2.0 * kTBps;  // HBM2e
@@ -476,29 +478,61 @@ const GpuSpec* FindGpuForDevice(std::string_view device_name) {
       }
     }
   }
-  if (best == nullptr) return nullptr;
-  // A form factor or partition the library has no entry for is another GPU than the SXM part
-  // its chip name matches: H100 NVL has 94 GB at 3.9 TB/s, A100 80GB PCIe 1.94 TB/s at
-  // 300 W, a MIG slice a seventh of the SMs. Unknown is better than another GPU's peaks.
-  const auto matched = [&](std::string_view marker) {
-    for (const std::string& piece : best->device_names) {
-      if (lower.find(piece) != std::string::npos && piece.find(marker) != std::string::npos) {
-        return true;
-      }
-    }
-    return false;
-  };
-  for (std::string_view marker : {"pcie", "nvl", "mig"}) {
-    // As a word of the name: "NVIDIA H100 NVL", "A100-PCIE-40GB", "... MIG 1g.10gb".
-    for (size_t at = lower.find(marker); at != std::string::npos; at = lower.find(marker, at + 1)) {
-      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
-      const size_t end = at + marker.size();
-      const bool ends =
-          end == lower.size() || !std::isalpha(static_cast<unsigned char>(lower[end]));
-      if (starts && ends && !matched(marker)) return nullptr;
-    }
-  }
+  if (best == nullptr || !UnheldPart(device_name).empty()) return nullptr;
   return best;
+}
+
+std::string_view UnheldPart(std::string_view device_name) {
+  // Parts whose chip name matches a library entry while their memory, clocks or SMs differ by
+  // far more than in-training efficiency does: unknown is better than another GPU's peaks.
+  // Sources: NVIDIA H100 NVL / H200 NVL / A100 / GH200 data sheets; the MIG user guide.
+  static constexpr std::pair<std::string_view, std::string_view> kUnheld[] = {
+      {"h100 nvl", "H100 NVL: 94 GB at 3.9 TB/s, 400 W, NVLink bridges"},
+      {"h200 nvl", "H200 NVL: 600 W, 835 dense BF16 TFLOP/s against the SXM's 989"},
+      {"gh200", "GH200: 96 or 144 GB at 4.0 or 4.9 TB/s beside a Grace CPU"},
+      {"a100 80gb pcie", "A100 80GB PCIe: 1.94 TB/s at 300 W, no NVSwitch"},
+      {"a100-pcie-80gb", "A100 80GB PCIe: 1.94 TB/s at 300 W, no NVSwitch"},
+      {"h800 pcie", "H800 PCIe: 2.0 TB/s at 350 W, no NVSwitch"},
+      {"h800-pcie", "H800 PCIe: 2.0 TB/s at 350 W, no NVSwitch"},
+  };
+  std::string lower(device_name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [piece, why] : kUnheld) {
+    if (lower.find(piece) != std::string::npos) return why;
+  }
+  // A MIG slice ("NVIDIA H100 80GB HBM3 MIG 1g.10gb") has a fraction of its GPU's SMs and
+  // memory; "mig" as a word of the name.
+  for (size_t at = lower.find("mig"); at != std::string::npos; at = lower.find("mig", at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+    const bool ends =
+        at + 3 == lower.size() || !std::isalpha(static_cast<unsigned char>(lower[at + 3]));
+    if (starts && ends) return "a MIG slice: a fraction of its GPU's SMs and memory";
+  }
+  return "";
+}
+
+std::string DeviceMismatch(std::string_view device_name, const GpuSpec& gpu) {
+  if (device_name.empty()) return "";
+  const GpuSpec* recorded = FindGpuForDevice(device_name);
+  // By name: a job's GPU is a copy of the entry, its clock or memory perhaps changed.
+  if (recorded != nullptr && recorded->name == gpu.name) return "";
+  if (recorded != nullptr) {
+    return fmt::format("was recorded on {} ({}), not on the {}", recorded->name, device_name,
+                       gpu.name);
+  }
+  const std::string_view why = UnheldPart(device_name);
+  return fmt::format(
+      "was recorded on '{}', which is not the {}{}", device_name, gpu.name,
+      why.empty() ? std::string(" (nor any GPU of the library)") : fmt::format(" ({})", why));
+}
+
+std::vector<std::string> OtherGpusOfArch(const GpuSpec& gpu, std::string_view name) {
+  std::vector<std::string> out;
+  if (FoldName(name) != FoldName(gpu.arch)) return out;
+  for (const GpuSpec& other : GpuLibrary()) {
+    if (&other != &gpu && FoldName(other.arch) == FoldName(gpu.arch)) out.push_back(other.name);
+  }
+  return out;
 }
 
 std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results) {

@@ -154,20 +154,43 @@ TEST(FindGpuForDevice, MatchesTraceDeviceNamesAndShortKeys) {
   EXPECT_EQ(FindGpuForDevice(""), nullptr);
 }
 
-// Form factors and partitions without an entry of their own are unknown, not the SXM part
-// their chip name matches (nvidia-smi / torch.cuda.get_device_name spellings). H100 NVL: 94 GB
-// at 3.9 TB/s against the SXM's 80 GB at 3.35; A100 80GB PCIe: 1.94 TB/s against 2.039; a
-// 1g.10gb MIG slice: 1/7 of the SMs (NVIDIA datasheets, MIG user guide).
-TEST(FindGpuForDevice, AFormFactorWithoutAnEntryIsNotTheSxmPart) {
+// Parts whose chip name matches an entry while their memory, clocks or SMs differ far more
+// than in-training efficiency does are unknown, not that entry (nvidia-smi /
+// torch.cuda.get_device_name spellings). H100 NVL: 94 GB at 3.9 TB/s against the SXM's 80 GB
+// at 3.35; A100 80GB PCIe: 1.94 TB/s against 2.039; a 1g.10gb MIG slice: 1/7 of the SMs
+// (NVIDIA data sheets, MIG user guide). Form factors the library's entries are, or that differ
+// little, still resolve.
+TEST(FindGpuForDevice, APartTheLibraryDoesNotHoldIsNotTheEntryItsChipNameMatches) {
   for (const char* device :
-       {"NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB",
-        "NVIDIA H800 PCIe", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}) {
+       {"NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-80GB",
+        "NVIDIA H800 PCIe", "NVIDIA GH200 480GB", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}) {
     EXPECT_EQ(FindGpuForDevice(device), nullptr) << device;
+    EXPECT_FALSE(UnheldPart(device).empty()) << device;
   }
-  // The PCIe part that has an entry is still found, and a name merely containing the letters
-  // is not a variant.
   EXPECT_EQ(FindGpuForDevice("NVIDIA H100 PCIe")->name, "H100-PCIe");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA H100-PCIE-80GB")->name, "H100-PCIe");
+  EXPECT_EQ(FindGpuForDevice("NVIDIA GB200 NVL72")->name, "GB200");
+  EXPECT_EQ(FindGpuForDevice("AMD Instinct MI210 PCIe")->name, "MI210");
+  EXPECT_EQ(FindGpuForDevice("Tesla V100-PCIE-32GB")->name, "V100");        // megatron-tp2-v100
+  EXPECT_EQ(FindGpuForDevice("NVIDIA A100-PCIE-40GB")->name, "A100-40GB");  // same HBM, peaks
   EXPECT_EQ(FindGpuForDevice("AMD Instinct MI300X VF")->name, "MI300X");
+  EXPECT_TRUE(UnheldPart("NVIDIA H100 80GB HBM3").empty());
+}
+
+// Whether measurements recorded on a device hold for a GPU: the same entry, or nothing
+// recorded; another entry and a part the library does not hold never match.
+TEST(DeviceMismatch, SaysWhatDiffers) {
+  const GpuSpec& h100 = *FindGpu("H100");
+  EXPECT_EQ(DeviceMismatch("NVIDIA H100 80GB HBM3", h100), "");
+  EXPECT_EQ(DeviceMismatch("", h100), "");
+  EXPECT_EQ(DeviceMismatch("AMD Instinct MI300X", h100),
+            "was recorded on MI300X (AMD Instinct MI300X), not on the H100");
+  const std::string nvl = DeviceMismatch("NVIDIA H100 NVL", h100);
+  EXPECT_NE(nvl.find("was recorded on 'NVIDIA H100 NVL', which is not the H100 (H100 NVL: 94 GB"),
+            std::string::npos)
+      << nvl;
+  EXPECT_NE(DeviceMismatch("Some Accelerator 9000", h100).find("nor any GPU of the library"),
+            std::string::npos);
 }
 
 TEST(SimilarGpuNames, SuggestsCloseNames) {

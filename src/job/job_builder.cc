@@ -140,13 +140,7 @@ const GpuSpec& ChooseGpu(const JobRequest& request, const Environment& env,
                     gpu->name, name == gpu->name ? "" : " " + name));
   } else if (origin != "default") {
     // An architecture code (gfx950) can stand for several products: say which one was taken.
-    std::vector<std::string> same_arch;
-    if (EqualsIgnoringCase(name, gpu->arch)) {
-      for (const GpuSpec& other : GpuLibrary()) {
-        if (&other != gpu && EqualsIgnoringCase(other.arch, gpu->arch))
-          same_arch.push_back(other.name);
-      }
-    }
+    const std::vector<std::string> same_arch = OtherGpusOfArch(*gpu, name);
     notes.push_back(fmt::format("GPU {} from {} {}{}", gpu->name, origin, name,
                                 same_arch.empty()
                                     ? ""

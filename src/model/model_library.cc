@@ -540,24 +540,33 @@ const ModelEntry* FindModel(std::string_view name) {
     if (const ModelEntry* e = FindModel(name.substr(5))) return e;
   }
   // A released checkpoint's name adds what was done to the weights, not to the architecture:
-  // "-Instruct", "-Chat", "-it" / "-pt" (Gemma), "-hf" (Llama 2's converted weights), a
-  // version ("-v0.1") or a release date ("-2507", "-0324"). One trailing segment at a time.
-  // Not "-Base": Primus's model files name their shared templates *_base.yaml.
+  // "-Instruct", "-Chat", "-it" / "-pt" (Gemma), "-hf" (Llama 2's converted weights) or a
+  // release date ("-2507", "-0324"). One trailing segment at a time. Not "-Base": Primus's
+  // model files name their shared templates *_base.yaml. A version stays: Mistral-7B-v0.3 has
+  // another vocabulary than v0.1, so only a suffix before it goes ("Mixtral-8x22B-Instruct-
+  // v0.1" is "Mixtral-8x22B-v0.1").
+  const auto weights_suffix = [](std::string_view segment) {
+    std::string t(segment);
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool date = t.size() == 4 && std::all_of(t.begin(), t.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c));
+                      });
+    return date || t == "instruct" || t == "chat" || t == "it" || t == "pt" || t == "hf";
+  };
   const size_t sep = name.find_last_of("-_ ");
   if (sep == std::string_view::npos || sep == 0) return nullptr;
-  std::string tail(name.substr(sep + 1));
-  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool weights =
-      tail == "instruct" || tail == "chat" || tail == "it" || tail == "pt" || tail == "hf";
-  const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](char c) {
-                      return std::isdigit(static_cast<unsigned char>(c));
-                    });
-  const bool version =
-      tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) &&
-      std::all_of(tail.begin() + 1, tail.end(),
-                  [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); });
-  if (!weights && !date && !version) return nullptr;
-  return FindModel(name.substr(0, sep));
+  const std::string_view tail = name.substr(sep + 1);
+  if (weights_suffix(tail)) return FindModel(name.substr(0, sep));
+  const bool version = tail.size() >= 2 && (tail[0] == 'v' || tail[0] == 'V') &&
+                       std::all_of(tail.begin() + 1, tail.end(), [](char c) {
+                         return c == '.' || std::isdigit(static_cast<unsigned char>(c));
+                       });
+  const size_t before = sep > 0 ? name.find_last_of("-_ ", sep - 1) : std::string_view::npos;
+  if (!version || before == std::string_view::npos || before == 0 ||
+      !weights_suffix(name.substr(before + 1, sep - before - 1))) {
+    return nullptr;
+  }
+  return FindModel(std::string(name.substr(0, before)) + std::string(name.substr(sep)));
 }
 
 std::vector<std::string> SimilarModelNames(std::string_view name, size_t max_results) {

@@ -137,6 +137,11 @@ TEST(ModelLibraryTest, FindsCheckpointNamesByTheirArchitecture) {
   EXPECT_EQ(FindModel("Llama-2-7b-chat-hf")->spec.name, "llama2_7B");
   EXPECT_EQ(FindModel("DeepSeek-V3-0324")->spec.name, "deepseek_v3");
   EXPECT_EQ(FindModel("DeepSeek-R1")->spec.name, "deepseek_v3");
+  // A version is not dropped: Mistral 7B v0.3 has another vocabulary (32768) than the v0.1
+  // entry (32000), so it is not taken for it.
+  EXPECT_EQ(FindModel("Mistral-7B-v0.3"), nullptr);
+  EXPECT_EQ(FindModel("Mistral-7B-Instruct-v0.3"), nullptr);
+  EXPECT_EQ(FindModel("Mistral-7B-Instruct-v0.1")->spec.name, "mistral_7B");
   // Only those suffixes: another size or family is not stripped into a match.
   EXPECT_EQ(FindModel("Llama-3.1-9B-Instruct"), nullptr);
   EXPECT_EQ(FindModel("Instruct"), nullptr);

@@ -1,8 +1,10 @@
 #include "projection/benchmark_artifact.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,6 +24,7 @@ constexpr size_t kArtifactMaxSources = 4096;
 constexpr size_t kArtifactMaxText = 4096;
 constexpr double kArtifactMaxMs = 1e9;  // about 11.6 days
 constexpr int64_t kArtifactMaxCount = int64_t{1} << 40;
+constexpr int64_t kArtifactMaxWorld = 10'000'000;
 // Times are written in ms and held in s: bounds and sums allow the rounding of the two
 // conversions, so that what this program writes it reads back.
 constexpr double kSlack = 1e-9;
@@ -31,28 +34,10 @@ constexpr double kSlack = 1e-9;
   ThrowUserError(SourceLocation{file}, key, why);
 }
 
-void RefuseUnknownArtifactKeys(const nlohmann::json& j,
-                               std::initializer_list<std::string_view> known,
-                               const std::string& file, const std::string& where) {
-  for (const auto& [key, value] : j.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      ArtifactError(file, where + key,
-                    fmt::format("is not a key here (known: {})", fmt::join(known, ", ")));
-    }
-  }
-}
-
-const nlohmann::json& ArtifactMember(const nlohmann::json& j, const char* name,
-                                     const std::string& file, const std::string& where) {
-  const auto it = j.find(name);
-  if (it == j.end()) ArtifactError(file, where + name, "is missing");
-  return *it;
-}
-
 // Milliseconds in the file, seconds in memory.
 double ArtifactMs(const nlohmann::json& j, const char* name, const std::string& file,
                   const std::string& where) {
-  const nlohmann::json& v = ArtifactMember(j, name, file, where);
+  const nlohmann::json& v = RequiredJsonMember(j, name, file, where);
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
       v.get<double>() > kArtifactMaxMs * (1 + kSlack)) {
     ArtifactError(file, where + name,
@@ -63,7 +48,7 @@ double ArtifactMs(const nlohmann::json& j, const char* name, const std::string& 
 
 int64_t ArtifactCount(const nlohmann::json& j, const char* name, const std::string& file,
                       const std::string& where, int64_t least) {
-  const nlohmann::json& v = ArtifactMember(j, name, file, where);
+  const nlohmann::json& v = RequiredJsonMember(j, name, file, where);
   if (!v.is_number_integer() || v.get<int64_t>() < least || v.get<int64_t>() > kArtifactMaxCount) {
     ArtifactError(file, where + name, fmt::format("must be a whole number from {}", least));
   }
@@ -72,7 +57,7 @@ int64_t ArtifactCount(const nlohmann::json& j, const char* name, const std::stri
 
 std::string ArtifactText(const nlohmann::json& j, const char* name, const std::string& file,
                          const std::string& where) {
-  const nlohmann::json& v = ArtifactMember(j, name, file, where);
+  const nlohmann::json& v = RequiredJsonMember(j, name, file, where);
   if (!v.is_string() || v.get<std::string>().size() > kArtifactMaxText) {
     ArtifactError(file, where + name,
                   fmt::format("must be a string of at most {} bytes", kArtifactMaxText));
@@ -82,7 +67,7 @@ std::string ArtifactText(const nlohmann::json& j, const char* name, const std::s
 
 bool ArtifactFlag(const nlohmann::json& j, const char* name, const std::string& file,
                   const std::string& where) {
-  const nlohmann::json& v = ArtifactMember(j, name, file, where);
+  const nlohmann::json& v = RequiredJsonMember(j, name, file, where);
   if (!v.is_boolean()) ArtifactError(file, where + name, "must be true or false");
   return v.get<bool>();
 }
@@ -126,7 +111,7 @@ nlohmann::ordered_json ArtifactStepJson(const MeasuredStep& m) {
 MeasuredLayerTimes ReadArtifactLayers(const nlohmann::json& j, const std::string& file) {
   const std::string w = "layers.";
   if (!j.is_object()) ArtifactError(file, "layers", "must be an object");
-  RefuseUnknownArtifactKeys(
+  RefuseUnknownJsonKeys(
       j,
       {"moe", "layers", "forward_ms", "backward_input_ms", "backward_weight_ms", "ep_comm_ms",
        "ep_comm_forward_ms", "exposed_ep_comm_ms", "overlap_note", "pieces"},
@@ -149,7 +134,7 @@ MeasuredLayerTimes ReadArtifactLayers(const nlohmann::json& j, const std::string
         file, w + "ep_comm_ms",
         "must hold its forward and exposed parts and lie within the forward and backward");
   }
-  const nlohmann::json& pieces = ArtifactMember(j, "pieces", file, w);
+  const nlohmann::json& pieces = RequiredJsonMember(j, "pieces", file, w);
   if (!pieces.is_array() || pieces.empty() || pieces.size() > kArtifactMaxPieces) {
     ArtifactError(file, w + "pieces",
                   fmt::format("must be a list of 1 to {} pieces", kArtifactMaxPieces));
@@ -158,10 +143,10 @@ MeasuredLayerTimes ReadArtifactLayers(const nlohmann::json& j, const std::string
     const std::string at = fmt::format("{}pieces[{}].", w, i);
     const nlohmann::json& p = pieces[i];
     if (!p.is_object()) ArtifactError(file, at, "must be an object");
-    RefuseUnknownArtifactKeys(p,
-                              {"name", "forward_ms", "backward_input_ms", "backward_weight_ms",
-                               "instances", "communication"},
-                              file, at);
+    RefuseUnknownJsonKeys(p,
+                          {"name", "forward_ms", "backward_input_ms", "backward_weight_ms",
+                           "instances", "communication"},
+                          file, at);
     MeasuredPiece piece;
     piece.name = ArtifactText(p, "name", file, at);
     piece.forward_s = ArtifactMs(p, "forward_ms", file, at);
@@ -171,13 +156,35 @@ MeasuredLayerTimes ReadArtifactLayers(const nlohmann::json& j, const std::string
     piece.communication = ArtifactFlag(p, "communication", file, at);
     m.pieces.push_back(std::move(piece));
   }
+  // The totals are the pieces' sums (MeasureLayerTimes): a file where they disagree was edited.
+  double forward = 0, backward_input = 0, backward_weight = 0, exchange = 0;
+  for (const MeasuredPiece& p : m.pieces) {
+    forward += p.forward_s;
+    backward_input += p.backward_input_s;
+    backward_weight += p.backward_weight_s;
+    if (p.communication) exchange += p.forward_s + p.backward_input_s;
+  }
+  for (const auto& [key, total, sum] :
+       {std::tuple{"forward_ms", m.forward_s, forward},
+        {"backward_input_ms", m.backward_input_s, backward_input},
+        {"backward_weight_ms", m.backward_weight_s, backward_weight},
+        {"ep_comm_ms", m.ep_comm_s, exchange}}) {
+    if (std::abs(total - sum) > 1e-6 * std::max(total, sum) + 1e-12) {
+      ArtifactError(
+          file, w + key,
+          fmt::format("{:g} ms is not the sum of the pieces' ({:g} ms)", total * 1e3, sum * 1e3));
+    }
+  }
+  if (m.forward_s + m.backward_input_s + m.backward_weight_s - m.ep_comm_s <= 0) {
+    ArtifactError(file, w + "forward_ms", "a measured layer computes something: all times are 0");
+  }
   return m;
 }
 
 MeasuredStep ReadArtifactStep(const nlohmann::json& j, const std::string& file) {
   const std::string w = "step.";
   if (!j.is_object()) ArtifactError(file, "step", "must be an object");
-  RefuseUnknownArtifactKeys(
+  RefuseUnknownJsonKeys(
       j,
       {"ranks", "world_size", "iterations", "micro_batches", "step_ms", "forward_ms", "backward_ms",
        "optimizer_ms", "communication_ms", "exposed_communication_ms", "other_ms"},
@@ -185,6 +192,14 @@ MeasuredStep ReadArtifactStep(const nlohmann::json& j, const std::string& file) 
   MeasuredStep m;
   m.ranks = ArtifactCount(j, "ranks", file, w, 1);
   m.world_size = ArtifactCount(j, "world_size", file, w, 1);
+  // Ranks of one run: no more traces than GPUs, no more GPUs than any cluster has.
+  if (m.world_size > kArtifactMaxWorld) {
+    ArtifactError(file, w + "world_size", fmt::format("must be at most {}", kArtifactMaxWorld));
+  }
+  if (m.ranks > m.world_size) {
+    ArtifactError(file, w + "ranks",
+                  fmt::format("{} traces of a {}-GPU run", m.ranks, m.world_size));
+  }
   m.iterations = ArtifactCount(j, "iterations", file, w, 0);
   m.micro_batches = ArtifactCount(j, "micro_batches", file, w, 1);
   m.step_s = ArtifactMs(j, "step_ms", file, w);
@@ -194,6 +209,7 @@ MeasuredStep ReadArtifactStep(const nlohmann::json& j, const std::string& file) 
   m.communication_s = ArtifactMs(j, "communication_ms", file, w);
   m.exposed_communication_s = ArtifactMs(j, "exposed_communication_ms", file, w);
   m.other_s = ArtifactMs(j, "other_ms", file, w);
+  if (m.step_s <= 0) ArtifactError(file, w + "step_ms", "must be above 0: a measured step");
   if (m.forward_s <= 0 || m.backward_s <= 0) {
     ArtifactError(file, w + (m.forward_s <= 0 ? "forward_ms" : "backward_ms"),
                   "must be above 0: a measured step has a forward and a backward");
@@ -210,7 +226,6 @@ std::string BenchmarkArtifactJson(const BenchmarkArtifact& a) {
   nlohmann::ordered_json j;
   j["format"] = kArtifactFormat;
   j["version"] = kBenchmarkArtifactVersion;
-  j["gpu"] = a.gpu;
   j["device_name"] = a.device_name;
   j["sources"] = a.sources;
   if (a.layers) j["layers"] = ArtifactLayersJson(*a.layers);
@@ -227,18 +242,18 @@ BenchmarkArtifact ParseBenchmarkArtifact(std::string_view text, const std::strin
         fmt::format("is not \"{}\": not a layer-time artifact (what --save-benchmark writes)",
                     kArtifactFormat));
   }
-  RefuseUnknownArtifactKeys(
-      j, {"format", "version", "gpu", "device_name", "sources", "layers", "step"}, file, "");
+  // The version first: another version's keys are not this one's to judge.
   if (!j.contains("version") || !j["version"].is_number_integer() ||
       j["version"].get<int64_t>() != kBenchmarkArtifactVersion) {
     ArtifactError(
         file, "version",
         fmt::format("this program reads version {} artifacts", kBenchmarkArtifactVersion));
   }
+  RefuseUnknownJsonKeys(j, {"format", "version", "device_name", "sources", "layers", "step"}, file,
+                        "");
   BenchmarkArtifact a;
-  a.gpu = ArtifactText(j, "gpu", file, "");
   a.device_name = ArtifactText(j, "device_name", file, "");
-  const nlohmann::json& sources = ArtifactMember(j, "sources", file, "");
+  const nlohmann::json& sources = RequiredJsonMember(j, "sources", file, "");
   if (!sources.is_array() || sources.size() > kArtifactMaxSources) {
     ArtifactError(file, "sources",
                   fmt::format("must be a list of at most {} file names", kArtifactMaxSources));

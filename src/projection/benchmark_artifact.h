@@ -1,7 +1,7 @@
 // The measured-layer artifact of --save-benchmark / --load-benchmark: what
 // `--profiling-mode trace` measured in profiler traces (per-layer times, or per-step phases),
 // kept so that later projections skip re-reading traces that can be gigabytes. Versioned JSON:
-//   {"format": "sextant-benchmark", "version": 1, "gpu": "H800",
+//   {"format": "sextant-benchmark", "version": 1,
 //    "device_name": "NVIDIA H800", "sources": ["train.json"],
 //    "layers": {"moe": true, "layers": 4, "forward_ms": .., "backward_input_ms": ..,
 //               "backward_weight_ms": .., "ep_comm_ms": .., "ep_comm_forward_ms": ..,
@@ -28,8 +28,7 @@ namespace sextant {
 inline constexpr int kBenchmarkArtifactVersion = 1;
 
 struct BenchmarkArtifact {
-  std::string gpu;          // library name of the traces' GPU, "" when they name none
-  std::string device_name;  // as the traces recorded it
+  std::string device_name;  // as the traces recorded it: what the job's GPU is checked against
   std::vector<std::string> sources;
   std::shared_ptr<const MeasuredLayerTimes> layers;  // one of the two
   std::shared_ptr<const MeasuredStep> step;
@@ -39,8 +38,9 @@ std::string BenchmarkArtifactJson(const BenchmarkArtifact& artifact);
 
 // Throws UserError naming `file` and the key for anything that is not an artifact of a version
 // this program reads, or holds values no measurement gives (negative or non-finite times,
-// counts out of range). The measurements' `files` become `file`, so that what they are checked
-// against later names the artifact.
+// counts out of range, totals that are not their pieces' sums, more ranks than GPUs, a layer
+// or step that computes nothing). The measurements' `files` become `file`, so that what they are
+// checked against later names the artifact.
 BenchmarkArtifact ParseBenchmarkArtifact(std::string_view text, const std::string& file);
 
 }  // namespace sextant

@@ -31,7 +31,6 @@ TEST(BenchmarkArtifactTest, LayerTimesReadBackAsSaved) {
   const BenchmarkArtifact a = ParseBenchmarkArtifact(Artifact("layers_artifact.json"), "a.json");
   ASSERT_NE(a.layers, nullptr);
   EXPECT_EQ(a.step, nullptr);
-  EXPECT_EQ(a.gpu, "H800");
   EXPECT_TRUE(a.layers->moe);
   EXPECT_EQ(a.layers->layers, 4);
   ASSERT_FALSE(a.layers->pieces.empty());
@@ -85,10 +84,26 @@ TEST(BenchmarkArtifactTest, WhatNoMeasurementGivesIsRefusedByKey) {
   // Both kinds, or neither.
   EXPECT_NE(ErrorOf(with("\"step\":", "\"layers\": {}, \"step\":")).find("'layers'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("{\"format\": \"sextant-benchmark\", \"version\": 1, \"gpu\": \"\", "
+  EXPECT_NE(ErrorOf("{\"format\": \"sextant-benchmark\", \"version\": 1, "
                     "\"device_name\": \"\", \"sources\": []}")
                 .find("one of"),
             std::string::npos);
+  // Another version is refused as such, whatever keys it has.
+  EXPECT_NE(ErrorOf(with("\"version\": 1", "\"version\": 2, \"new_key\": 0")).find("'version'"),
+            std::string::npos);
+  // More rank traces than the run had GPUs.
+  EXPECT_NE(ErrorOf(with("\"ranks\": 8", "\"ranks\": 9")).find("step.ranks"), std::string::npos);
+}
+
+// The layer totals are the pieces' sums, and a layer computes something.
+TEST(BenchmarkArtifactTest, LayerTotalsMustBeTheirPiecesSums) {
+  const std::string good = Artifact("layers_artifact.json");
+  std::string edited = good;
+  const size_t at = edited.find("\"forward_ms\": 24.");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 18, "\"forward_ms\": 34.");
+  EXPECT_NE(ErrorOf(edited).find("layers.forward_ms"), std::string::npos) << ErrorOf(edited);
+  EXPECT_NE(ErrorOf(edited).find("is not the sum of the pieces'"), std::string::npos);
 }
 
 }  // namespace

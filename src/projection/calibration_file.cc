@@ -123,15 +123,17 @@ EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std
   }
   const MeasuredKernelFile measured = ReadMeasuredKernels(path);
   // Kernels timed on one GPU say nothing of another's efficiency, as `sextant calibrate` holds.
-  if (!measured.device_name.empty()) {
-    const GpuSpec* recorded = FindGpuForDevice(measured.device_name);
-    if (recorded != nullptr && recorded->name != gpu.name) {
-      ThrowUserError(
-          SourceLocation{path}, "deviceProperties",
-          fmt::format("was recorded on '{}' ({}), the job runs on {}: a calibration "
-                      "holds for the GPU its kernels ran on (project --gpu-arch {}, "
-                      "or fit on {} kernels)",
-                      measured.device_name, recorded->name, gpu.name, recorded->name, gpu.name));
+  if (const std::string differs = DeviceMismatch(measured.device_name, gpu); !differs.empty()) {
+    if (const GpuSpec* recorded = FindGpuForDevice(measured.device_name)) {
+      ThrowUserError(SourceLocation{path}, "deviceProperties",
+                     fmt::format("{}: a calibration holds for the GPU its kernels ran on "
+                                 "(project --gpu-arch {}, or fit on {} kernels)",
+                                 differs, recorded->name, gpu.name));
+    }
+    // A part the library does not hold: its kernels are fitted as the job's GPU's.
+    if (warnings != nullptr) {
+      warnings->push_back(fmt::format("--calibration {} {}: its kernels are fitted as the {}'s",
+                                      path, differs, gpu.name));
     }
   }
   // A trace's kernels are whatever its run launched: the same guard as `sextant calibrate`

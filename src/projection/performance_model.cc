@@ -185,7 +185,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   const auto comm = MakeCollectiveModel(job.cluster, "auto");
   ModelTimings timings = ComputeModelTimings(job, options.calibration, options.gemm_table.get());
   if (options.measured_layers) {
-    CheckMeasuredLayers(*options.measured_layers, job, timings);
+    for (std::string& w : CheckMeasuredLayers(*options.measured_layers, job, timings)) {
+      r.warnings.push_back(std::move(w));
+    }
     ApplyMeasuredLayers(*options.measured_layers, &timings);
   }
   StepAnchor anchor;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>
@@ -30,6 +31,13 @@ namespace {
 
 // A layer-time artifact is a few KB; anything far larger is not one.
 constexpr int64_t kMaxArtifactBytes = int64_t{16} << 20;
+
+// The same path, or two paths to one existing file.
+bool SameFile(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
 
 void CheckModes(const ProjectionOptions& o) {
   if (o.memory_mode != "simulate") {
@@ -86,14 +94,31 @@ void CheckModes(const ProjectionOptions& o) {
       }
     }
   }
-  // One file twice would count its ranks or layers twice.
+  // One file twice, however spelt (../x/rank1.json, a link), would count its ranks or layers
+  // twice.
   for (const auto* files : {&o.traces, &o.compare}) {
     for (size_t i = 0; i < files->size(); ++i) {
-      if (std::find(files->begin(), files->begin() + static_cast<std::ptrdiff_t>(i), (*files)[i]) !=
-          files->begin() + static_cast<std::ptrdiff_t>(i)) {
-        ThrowUserError(SourceLocation{(*files)[i]}, "",
-                       fmt::format("is given twice to {}: each rank's trace once",
-                                   files == &o.traces ? "--trace" : "--compare"));
+      for (size_t k = 0; k < i; ++k) {
+        if (SameFile((*files)[k], (*files)[i])) {
+          ThrowUserError(SourceLocation{(*files)[i]}, "",
+                         fmt::format("is {} given to {} again: each rank's trace once", (*files)[k],
+                                     files == &o.traces ? "--trace" : "--compare"));
+        }
+      }
+    }
+  }
+  // Two outputs in one file would leave only the last.
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--chrome-trace", &o.chrome_trace},
+      {"--save-benchmark", &o.save_benchmark},
+      {"--pp-dump", &o.pp_dump},
+      {"--export_config", &o.export_config}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    for (size_t k = 0; k < i; ++k) {
+      if (!outputs[i].second->empty() && !outputs[k].second->empty() &&
+          SameFile(*outputs[i].second, *outputs[k].second)) {
+        ThrowUserError(fmt::format("{} and {} name one file, {}: give each its own",
+                                   outputs[k].first, outputs[i].first, *outputs[i].second));
       }
     }
   }
@@ -166,8 +191,10 @@ void WriteExports(const PerformanceReport& perf, const Job& job, const Projectio
 
 // --calibration: the GPU's efficiency table from a calibration file or fitted on measured
 // kernels (projection/calibration_file.h); where it came from goes to the assumptions.
+// What --save-benchmark keeps goes to `to_save`, written once the projection has accepted it.
 PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions& o,
-                                        std::vector<std::string>* warnings) {
+                                        std::vector<std::string>* warnings,
+                                        std::optional<BenchmarkArtifact>* to_save) {
   PerformanceOptions p;
   p.compare_all_schedules = o.schedule == "all";
   p.scaling_nodes = o.scaling_nodes;
@@ -191,10 +218,7 @@ PerformanceOptions ToPerformanceOptions(const Job& job, const ProjectionOptions&
       a.device_name = m->device_name;
       p.measured_step = a.step = std::move(m);
     }
-    if (!o.save_benchmark.empty()) {
-      if (const GpuSpec* gpu = FindGpuForDevice(a.device_name)) a.gpu = gpu->name;
-      WriteFileAtomically(o.save_benchmark, BenchmarkArtifactJson(a), InputFiles(o));
-    }
+    if (!o.save_benchmark.empty()) *to_save = std::move(a);
   }
   if (!o.calibration.empty()) {
     std::string source;
@@ -263,11 +287,12 @@ std::string FewestNodesThatFit(const Job& job, const MemoryReport& memory) {
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);
   if (!options.chrome_trace.empty() || !options.pp_dump.empty() || !options.calibration.empty() ||
-      !options.traces.empty() || !options.compare.empty() || !options.scaling_nodes.empty()) {
+      !options.traces.empty() || !options.compare.empty() || !options.scaling_nodes.empty() ||
+      !options.load_benchmark.empty() || !options.save_benchmark.empty()) {
     ThrowUserError(
-        "--chrome-trace, --pp-dump, --calibration, --trace, --compare and --scaling-nodes "
-        "belong to the timed step: use `projection performance` or `projection both` (a memory "
-        "projection has no step time)");
+        "--chrome-trace, --pp-dump, --calibration, --trace, --compare, --scaling-nodes and "
+        "--save-benchmark/--load-benchmark belong to the timed step: use `projection "
+        "performance` or `projection both` (a memory projection has no step time)");
   }
   const Job j = WithSchedule(job, options);
   MemoryReport report = MemoryAtSchedule(j);
@@ -308,8 +333,14 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
   CheckModes(options);
   const Job j = WithSchedule(job, options);
   std::vector<std::string> warnings;
-  const PerformanceOptions po = ToPerformanceOptions(j, options, &warnings);
+  std::optional<BenchmarkArtifact> to_save;
+  const PerformanceOptions po = ToPerformanceOptions(j, options, &warnings, &to_save);
   PerformanceReport perf = ProjectPerformance(j, po);
+  // Kept only once the traces passed the checks against this job: a refused measurement
+  // leaves no artifact behind to be loaded later.
+  if (to_save)
+    WriteFileAtomically(options.save_benchmark, BenchmarkArtifactJson(*to_save),
+                        InputFiles(options));
   perf.warnings.insert(perf.warnings.end(), warnings.begin(), warnings.end());
   AddGemmNote(po, perf);
   // A step time for a job that cannot start is easy to misread as a plan: say so first.

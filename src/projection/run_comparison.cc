@@ -69,12 +69,15 @@ std::vector<std::string> ComparisonWarnings(const Job& job, const PerformanceRep
   if (measured.empty()) return out;
   for (const MeasuredRank& r : measured) {
     if (r.device_name.empty()) continue;
-    const GpuSpec* gpu = FindGpuForDevice(r.device_name);
-    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
-      out.push_back(fmt::format(
-          "--compare: {} ran on {} ({}), the projection is of {}: the comparison is across "
-          "GPUs (project --gpu-arch {} to compare like with like)",
-          r.file, gpu->name, r.device_name, job.cluster.gpu.name, gpu->name));
+    if (const std::string differs = DeviceMismatch(r.device_name, job.cluster.gpu);
+        !differs.empty()) {
+      const GpuSpec* gpu = FindGpuForDevice(r.device_name);
+      out.push_back(fmt::format("--compare: {} {}: the comparison is across GPUs{}", r.file,
+                                differs,
+                                gpu ? fmt::format(" (project --gpu-arch {} to compare like "
+                                                  "with like)",
+                                                  gpu->name)
+                                    : std::string()));
     }
     break;  // one rank names the run's GPU
   }

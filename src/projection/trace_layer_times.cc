@@ -161,21 +161,28 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<ProfiledFile>& files) {
   return m;
 }
 
-void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
-                         const ModelTimings& modelled) {
-  if (!measured.device_name.empty()) {
-    const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
-    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
+std::vector<std::string> CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
+                                             const ModelTimings& modelled) {
+  std::vector<std::string> warnings;
+  if (const std::string differs = DeviceMismatch(measured.device_name, job.cluster.gpu);
+      !differs.empty()) {
+    // Another GPU of the library: project that one. A part the library does not hold (H100
+    // NVL) has no entry to project; its times are used, and the user told.
+    if (const GpuSpec* gpu = FindGpuForDevice(measured.device_name)) {
       ThrowUserError(SourceLocation{measured.device_file}, measured.device_key,
-                     fmt::format("was recorded on {} ({}), the job runs on {}: layer times hold "
-                                 "for the GPU they ran on (project --gpu-arch {})",
-                                 gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
+                     fmt::format("{}: layer times hold for the GPU they ran on (project "
+                                 "--gpu-arch {})",
+                                 differs, gpu->name));
     }
+    warnings.push_back(
+        fmt::format("--profiling-mode trace: {} {}: its layer times are taken as "
+                    "the {}'s",
+                    measured.device_file, differs, job.cluster.gpu.name));
   }
   const std::string kind = measured.moe ? "moe" : "dense";
   const auto layer = std::find_if(modelled.layers.begin(), modelled.layers.end(),
                                   [&](const PieceTiming& l) { return l.type == kind; });
-  if (layer == modelled.layers.end()) return;  // ApplyMeasuredLayers says so
+  if (layer == modelled.layers.end()) return warnings;  // ApplyMeasuredLayers says so
   // Compute only on both sides: how much of the token exchange a run hides depends on its
   // schedule, not on the model.
   const double model_s = layer->forward_s - layer->forward_comm_s + layer->backward_input_s -
@@ -183,7 +190,7 @@ void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
                          layer->backward_weight_comm_s;
   const double measured_s = measured.forward_s + measured.backward_input_s +
                             measured.backward_weight_s - measured.ep_comm_s;
-  if (model_s <= 0 || measured_s <= 0) return;
+  if (model_s <= 0) return warnings;
   // Kernels inside a training step run at a fraction of the model's speed or somewhat above
   // it, not at a fifth or five times (the bound the per-step anchor uses too).
   const double ratio = measured_s / model_s;
@@ -194,6 +201,7 @@ void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
         "and TP ({})",
         Ms(measured_s), kind, Ms(model_s), ratio, fmt::join(measured.files, ", ")));
   }
+  return warnings;
 }
 
 void ApplyMeasuredLayers(const MeasuredLayerTimes& measured, ModelTimings* timings) {

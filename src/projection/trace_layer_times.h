@@ -63,9 +63,10 @@ MeasuredLayerTimes MeasureLayerTimes(const std::vector<std::string>& traces);  /
 // Refuses layer times that cannot be this job's: recorded on another GPU, or whose compute
 // per layer is a fifth or five times what the model gives for the job's layers of that kind
 // (a trace of another model, micro-batch or sequence length). `modelled` are the job's
-// modelled timings.
-void CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
-                         const ModelTimings& modelled);
+// modelled timings. Times recorded on a part the library does not hold are used, with the
+// warning returned.
+std::vector<std::string> CheckMeasuredLayers(const MeasuredLayerTimes& measured, const Job& job,
+                                             const ModelTimings& modelled);
 
 // Puts the measured times in place of every layer of the measured kind ("moe" when the
 // trace routes tokens, else "dense") and says in `timings->assumptions` what was measured and

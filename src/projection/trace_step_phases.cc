@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -111,9 +112,19 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
   if (files.empty()) ThrowUserError("--profiling-mode trace needs --trace FILE...");
   MeasuredStep m;
   double backward_runs = 0, iterations = 0;
+  std::map<int64_t, std::string> rank_files;  // distributedInfo rank -> its trace
   for (const ProfiledFile& f : files) {
     m.files.push_back(f.path);
     for (const TraceData& trace : f.traces) {
+      // A rank twice (a copy of one file) would be averaged as two.
+      if (trace.rank >= 0) {
+        const auto [it, added] = rank_files.emplace(trace.rank, f.path);
+        if (!added) {
+          ThrowUserError(SourceLocation{f.path}, "distributedInfo.rank",
+                         fmt::format("rank {} again ({} is rank {} too): one trace per rank",
+                                     trace.rank, it->second, trace.rank));
+        }
+      }
       const RankStep r = MeasureRank(trace, f.path);
       if (m.ranks == 0) {
         m.iterations = static_cast<int64_t>(r.iterations);
@@ -139,6 +150,12 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
     *v /= n;
   }
   if (m.world_size <= 0) m.world_size = m.ranks;
+  if (m.ranks > m.world_size) {
+    ThrowUserError(
+        fmt::format("{} rank traces of a {}-GPU run (distributedInfo.world_size): one "
+                    "trace per rank ({})",
+                    m.ranks, m.world_size, fmt::join(m.files, ", ")));
+  }
   // The window may cut a step at either end: the nearest whole number of passes per step.
   m.micro_batches = std::max<int64_t>(1, std::llround(backward_runs / iterations));
   return m;
@@ -160,13 +177,13 @@ Job TracedJob(const MeasuredStep& measured, const Job& job) {
         "be of the job's model-parallel layout",
         measured.world_size, p.tp, p.pp, p.cp));
   }
-  if (!measured.device_name.empty()) {
-    const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
-    if (gpu != nullptr && gpu->name != job.cluster.gpu.name) {
-      ThrowUserError(fmt::format(
-          "the traces ran on {} ({}), the job on {}: project the traced GPU (--gpu-arch {})",
-          gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
-    }
+  // A part the library does not hold (H100 NVL) is taken as the job's GPU, with a warning
+  // (AnchorOnStep); another GPU of the library is refused.
+  if (const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
+      gpu != nullptr && gpu->name != job.cluster.gpu.name) {
+    ThrowUserError(fmt::format(
+        "the traces ran on {} ({}), the job on {}: project the traced GPU (--gpu-arch {})",
+        gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
   }
   const int64_t dp = measured.world_size / model_parallel;
   if (job.parallel.WorldSize() == measured.world_size) {
@@ -222,6 +239,13 @@ StepAnchor AnchorOnStep(const MeasuredStep& m, const Job& traced, const ModelTim
           "({})",
           StepMs(scale * modelled), what, StepMs(modelled), scale, fmt::join(m.files, ", ")));
     }
+  }
+  if (const std::string differs = DeviceMismatch(m.device_name, traced.cluster.gpu);
+      !differs.empty()) {
+    a.warnings.push_back(
+        fmt::format("--profiling-mode trace: the traces {}: their steps are "
+                    "taken as the {}'s",
+                    differs, traced.cluster.gpu.name));
   }
   for (const auto& [what, scale] :
        {std::pair{"forward", a.forward_scale}, {"backward", a.backward_scale}}) {

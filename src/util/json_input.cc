@@ -1,6 +1,9 @@
 #include "util/json_input.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "util/error.h"
 
@@ -53,6 +56,23 @@ nlohmann::json ParseUntrustedJson(std::string_view text, const std::string& file
     if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
     ThrowUserError({file}, "", "invalid JSON: " + reason);
   }
+}
+
+void RefuseUnknownJsonKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                           const std::string& file, const std::string& where) {
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      ThrowUserError(SourceLocation{file}, where + key,
+                     fmt::format("is not a key here (known: {})", fmt::join(known, ", ")));
+    }
+  }
+}
+
+const nlohmann::json& RequiredJsonMember(const nlohmann::json& j, const char* name,
+                                         const std::string& file, const std::string& where) {
+  const auto it = j.find(name);
+  if (it == j.end()) ThrowUserError(SourceLocation{file}, where + name, "is missing");
+  return *it;
 }
 
 }  // namespace sextant

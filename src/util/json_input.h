@@ -3,6 +3,7 @@
 // has — is one UserError naming the file and the byte offset, never an escaped exception.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -15,5 +16,14 @@ namespace sextant {
 // dump").
 nlohmann::json ParseUntrustedJson(std::string_view text, const std::string& file, int max_nesting,
                                   std::string_view what);
+
+// A key of object `j` not in `known` is a UserError naming `file` and `where` + key: in a file
+// this program reads back, a misspelt key's value would otherwise be ignored.
+void RefuseUnknownJsonKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                           const std::string& file, const std::string& where);
+
+// `j[name]`, or a UserError naming `file` and `where` + name as missing.
+const nlohmann::json& RequiredJsonMember(const nlohmann::json& j, const char* name,
+                                         const std::string& file, const std::string& where);
 
 }  // namespace sextant

@@ -7,7 +7,9 @@ gives the ranks' range), every rank is listed,
 import glob
 import gzip
 import json
+import os
 import re
+import tempfile
 
 import harness
 
@@ -52,18 +54,32 @@ t.check("warnings" not in j, "a matching comparison carries warnings")
 
 # Another GPU, another model, another size: each said, not passed off as a validation.
 run = t.sextant("projection", "performance", "--compare", *ranks)
-t.expect_output(run, r"warning: --compare: .*rank0\.json\.gz ran on H100 \(NVIDIA H100 80GB HBM3\), "
-                     r"the projection is of MI300X")
+t.expect_output(run, r"warning: --compare: .*rank0\.json\.gz was recorded on H100 \(NVIDIA H100 80GB "
+                     r"HBM3\), not on the MI300X: the comparison is across GPUs")
 t.expect_output(run, r"warning: --compare: the traces compute [\d.]+ ms per iteration, the "
                      r"projection [\d.]+ ms .*not of this model")
 run = t.sextant("projection", "performance", *model[:-1], "512", "--target-nodes", "8",
                 "--compare", *ranks)
 t.expect_output(run, r"warning: --compare: the traced run had 8 GPUs .*the projection 64")
 j = t.json(t.sextant("projection", "performance", "--compare", *ranks, "--json"))
-t.check(any("ran on H100" in w for w in j.get("warnings", [])), "the JSON does not carry the warnings")
+t.check(any("recorded on H100" in w for w in j.get("warnings", [])),
+        "the JSON does not carry the warnings")
 run = t.sextant("projection", "performance", *model, "--compare", ranks[0], ranks[0],
                 expect_status=1)
-t.expect_output(run, r"rank0\.json\.gz.*is given twice to --compare")
+t.expect_output(run, r"rank0\.json\.gz.*is .*rank0\.json\.gz given to --compare again")
+# The same file spelt another way is the same rank.
+other_spelling = os.path.join(os.path.dirname(ranks[1]), "..", "modded-nanogpt-8xh100",
+                              os.path.basename(ranks[1]))
+run = t.sextant("projection", "performance", *model, "--compare", *ranks, other_spelling,
+                expect_status=1)
+t.expect_output(run, r"given to --compare again")
+# Two outputs in one file: refused before anything is written.
+with tempfile.TemporaryDirectory() as tmp:
+    same = os.path.join(tmp, "out.json")
+    run = t.sextant("projection", "performance", *model, "--profiling-mode", "trace", "--trace",
+                    *ranks, "--save-benchmark", same, "--chrome-trace", same, expect_status=1)
+    t.expect_output(run, r"--chrome-trace and --save-benchmark name one file")
+    t.check(not os.path.exists(same), "a refused run wrote its output", run)
 # Layer times and a comparison together: both tables.
 run = t.sextant("projection", "performance", *model, "--profiling-mode", "both", "--trace",
                 *ranks, "--compare", *ranks)
@@ -71,5 +87,5 @@ t.expect_output(run, r"Simulated vs measured layers")
 t.expect_output(run, r"Projected vs measured, per iteration \(--compare\)")
 
 run = t.sextant("projection", "memory", "--compare", ranks[0], expect_status=1)
-t.expect_output(run, r"--compare and --scaling-nodes belong to the timed step")
+t.expect_output(run, r"--compare, --scaling-nodes and --save-benchmark/--load-benchmark belong to the timed step")
 t.passed()

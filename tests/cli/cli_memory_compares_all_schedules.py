@@ -23,7 +23,7 @@ t.check(alone["peak_bytes"] == rows["1f1b"]["peak_bytes"],
         f"1f1b alone {alone['peak_bytes']} != its row {rows['1f1b']['peak_bytes']}")
 
 run = t.sextant("projection", "memory", "--chrome-trace", "step.json", expect_status=1)
-t.expect_output(run, r"--chrome-trace, --pp-dump, --calibration, --trace, --compare and --scaling-nodes belong to the timed")
+t.expect_output(run, r"--chrome-trace, --pp-dump, --calibration, --trace, --compare, --scaling-nodes and --save-benchmark/--load-benchmark belong to the timed")
 run = t.sextant("projection", "memory", "--scaling-nodes", "1,2", expect_status=1)
-t.expect_output(run, r"--scaling-nodes belong to the timed step")
+t.expect_output(run, r"--scaling-nodes and --save-benchmark/--load-benchmark belong to the timed step")
 t.passed()
