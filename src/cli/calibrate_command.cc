@@ -108,6 +108,10 @@ const GpuSpec& ChooseGpu(const std::string& gpu_arch, const KernelSet& set) {
     // since --gpu-arch is the only way to fit it at all.
     if (const std::string differs = DeviceMismatch(set.device_name, *gpu);
         recorded == nullptr && !differs.empty()) {
+      if (!DeviceMayStandFor(set.device_name, *gpu)) {
+        ThrowUserError(SourceLocation{set.device_file}, "deviceProperties",
+                       differs + ": a calibration holds for the GPU its kernels ran on");
+      }
       std::fprintf(stderr, "sextant: warning: %s %s: its kernels are fitted as the %s's\n",
                    set.device_file.c_str(), differs.c_str(), gpu->name.c_str());
     }

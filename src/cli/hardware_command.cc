@@ -118,6 +118,13 @@ const GpuSpec& LookupGpu(const std::string& name) {
                            name.find("Tesla") != std::string::npos;
   gpu = device_name ? FindGpuForDevice(name) : nullptr;
   if (gpu != nullptr) return *gpu;
+  if (const std::string_view why = UnheldPart(name); !why.empty()) {
+    ThrowUserError(
+        fmt::format("'{}' is a part the library does not hold ({}): its figures are "
+                    "not any entry's; a --hardware-config over the nearest entry "
+                    "states them",
+                    name, why));
+  }
   ThrowUserError(fmt::format("unknown GPU '{}'{} ('sextant hardware list' shows all)", name,
                              DidYouMean(SimilarGpuNames(name))));
 }

@@ -109,6 +109,7 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, memory);
     AnnounceDefault(*opts, memory);
+    CheckDistinctOutputs(*opts);  // before --export_config writes anything
     Job job = BuildJobAndExport(request);
     const MemoryReport report = RunMemoryProjection(job, *opts);
     PrintJobWarnings(job);
@@ -126,6 +127,7 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, performance);
     AnnounceDefault(*opts, performance);
+    CheckDistinctOutputs(*opts);  // before --export_config writes anything
     Job job = BuildJobAndExport(request);
     std::ostringstream out;
     const std::vector<std::string> warnings = RunPerformanceProjection(job, *opts, out);
@@ -140,6 +142,7 @@ void AddProjectionCommands(CLI::App& app) {
     // The arguments are checked first: a stray argument is an error, not the default example.
     const JobRequest request = ToJobRequest(*opts, both);
     AnnounceDefault(*opts, both);
+    CheckDistinctOutputs(*opts);  // before --export_config writes anything
     Job job = BuildJobAndExport(request);
     std::ostringstream out;
     const std::vector<std::string> warnings = RunBothProjections(job, *opts, out);

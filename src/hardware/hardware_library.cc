@@ -464,7 +464,10 @@ const GpuSpec* FindGpu(std::string_view name) {
   return nullptr;
 }
 
-const GpuSpec* FindGpuForDevice(std::string_view device_name) {
+namespace {
+
+// The entry whose chip the device name names, form factor aside: the longest matching piece.
+const GpuSpec* ChipOfDevice(std::string_view device_name) {
   if (const GpuSpec* exact = FindGpu(device_name)) return exact;
   std::string lower(device_name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -478,22 +481,31 @@ const GpuSpec* FindGpuForDevice(std::string_view device_name) {
       }
     }
   }
-  if (best == nullptr || !UnheldPart(device_name).empty()) return nullptr;
   return best;
 }
 
+}  // namespace
+
+const GpuSpec* FindGpuForDevice(std::string_view device_name) {
+  if (!UnheldPart(device_name).empty()) return nullptr;
+  return ChipOfDevice(device_name);
+}
+
 std::string_view UnheldPart(std::string_view device_name) {
-  // Parts whose chip name matches a library entry while their memory, clocks or SMs differ by
-  // far more than in-training efficiency does: unknown is better than another GPU's peaks.
-  // Sources: NVIDIA H100 NVL / H200 NVL / A100 / GH200 data sheets; the MIG user guide.
+  // Parts whose chip name matches a library entry while their per-GPU peaks, memory or SMs
+  // differ by more than a tenth: unknown is better than another GPU's figures. (Parts that
+  // differ only in their links or a few percent, such as A100 80GB PCIe at 1.94 TB/s against
+  // the SXM's 2.04 or V100 PCIe, resolve to the entry.) Sources: NVIDIA H100 NVL / H200 NVL /
+  // GH200 / H800 data sheets, AMD MI300A data sheet, the MIG user guide.
   static constexpr std::pair<std::string_view, std::string_view> kUnheld[] = {
-      {"h100 nvl", "H100 NVL: 94 GB at 3.9 TB/s, 400 W, NVLink bridges"},
-      {"h200 nvl", "H200 NVL: 600 W, 835 dense BF16 TFLOP/s against the SXM's 989"},
+      {"h100 nvl", "H100 NVL: 94 GB at 3.9 TB/s against the SXM's 80 GB at 3.35"},
+      {"h100-nvl", "H100 NVL: 94 GB at 3.9 TB/s against the SXM's 80 GB at 3.35"},
+      {"h200 nvl", "H200 NVL: 835 dense BF16 TFLOP/s at 600 W against the SXM's 989"},
+      {"h200-nvl", "H200 NVL: 835 dense BF16 TFLOP/s at 600 W against the SXM's 989"},
       {"gh200", "GH200: 96 or 144 GB at 4.0 or 4.9 TB/s beside a Grace CPU"},
-      {"a100 80gb pcie", "A100 80GB PCIe: 1.94 TB/s at 300 W, no NVSwitch"},
-      {"a100-pcie-80gb", "A100 80GB PCIe: 1.94 TB/s at 300 W, no NVSwitch"},
-      {"h800 pcie", "H800 PCIe: 2.0 TB/s at 350 W, no NVSwitch"},
-      {"h800-pcie", "H800 PCIe: 2.0 TB/s at 350 W, no NVSwitch"},
+      {"h800 pcie", "H800 PCIe: 2.0 TB/s against the SXM's 3.35"},
+      {"h800-pcie", "H800 PCIe: 2.0 TB/s against the SXM's 3.35"},
+      {"mi300a", "MI300A: 228 CUs and 128 GB shared with its CPUs against MI300X's 304 and 192"},
   };
   std::string lower(device_name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -509,6 +521,14 @@ std::string_view UnheldPart(std::string_view device_name) {
     if (starts && ends) return "a MIG slice: a fraction of its GPU's SMs and memory";
   }
   return "";
+}
+
+bool DeviceMayStandFor(std::string_view device_name, const GpuSpec& gpu) {
+  if (!DeviceMismatch(device_name, gpu).empty() && FindGpuForDevice(device_name) != nullptr) {
+    return false;  // another GPU of the library
+  }
+  const GpuSpec* chip = ChipOfDevice(device_name);
+  return chip == nullptr || chip->name == gpu.name;
 }
 
 std::string DeviceMismatch(std::string_view device_name, const GpuSpec& gpu) {

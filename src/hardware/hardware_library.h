@@ -26,6 +26,11 @@ std::string_view UnheldPart(std::string_view device_name);
 // ("was recorded on H100 (NVIDIA H100 80GB HBM3), not on the MI300X"). A device the library
 // does not hold never matches.
 std::string DeviceMismatch(std::string_view device_name, const GpuSpec& gpu);
+// Whether measurements recorded on `device_name` may be used for `gpu`, with DeviceMismatch's
+// line as a warning: the same entry, a part the library does not hold of `gpu`'s own chip
+// (H100 NVL for an H100 job), or a device the library knows nothing of. Another entry, or a
+// part of another chip (H100 NVL for an MI300X job), may not.
+bool DeviceMayStandFor(std::string_view device_name, const GpuSpec& gpu);
 std::vector<std::string> SimilarGpuNames(std::string_view name, size_t max_results = 3);
 // When `name` is an architecture code (gfx942, gfx950) rather than a product, the other GPUs
 // of the library it also stands for (gfx942: MI325X beside MI300X); empty otherwise.

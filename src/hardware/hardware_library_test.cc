@@ -154,16 +154,15 @@ TEST(FindGpuForDevice, MatchesTraceDeviceNamesAndShortKeys) {
   EXPECT_EQ(FindGpuForDevice(""), nullptr);
 }
 
-// Parts whose chip name matches an entry while their memory, clocks or SMs differ far more
-// than in-training efficiency does are unknown, not that entry (nvidia-smi /
-// torch.cuda.get_device_name spellings). H100 NVL: 94 GB at 3.9 TB/s against the SXM's 80 GB
-// at 3.35; A100 80GB PCIe: 1.94 TB/s against 2.039; a 1g.10gb MIG slice: 1/7 of the SMs
-// (NVIDIA data sheets, MIG user guide). Form factors the library's entries are, or that differ
-// little, still resolve.
+// Parts whose chip name matches an entry while their per-GPU peaks, memory or SMs differ by
+// more than a tenth are unknown, not that entry (nvidia-smi / torch.cuda.get_device_name
+// spellings). H100 NVL: 94 GB at 3.9 TB/s against the SXM's 80 GB at 3.35; MI300A: 228 CUs
+// against MI300X's 304; a 1g.10gb MIG slice: 1/7 of the SMs (NVIDIA and AMD data sheets, MIG
+// user guide). Form factors the library's entries are, or that differ little, still resolve.
 TEST(FindGpuForDevice, APartTheLibraryDoesNotHoldIsNotTheEntryItsChipNameMatches) {
   for (const char* device :
-       {"NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-80GB",
-        "NVIDIA H800 PCIe", "NVIDIA GH200 480GB", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}) {
+       {"NVIDIA H100 NVL", "NVIDIA H100-NVL", "NVIDIA H200 NVL", "NVIDIA H800 PCIe",
+        "NVIDIA GH200 480GB", "AMD Instinct MI300A", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}) {
     EXPECT_EQ(FindGpuForDevice(device), nullptr) << device;
     EXPECT_FALSE(UnheldPart(device).empty()) << device;
   }
@@ -173,6 +172,7 @@ TEST(FindGpuForDevice, APartTheLibraryDoesNotHoldIsNotTheEntryItsChipNameMatches
   EXPECT_EQ(FindGpuForDevice("AMD Instinct MI210 PCIe")->name, "MI210");
   EXPECT_EQ(FindGpuForDevice("Tesla V100-PCIE-32GB")->name, "V100");        // megatron-tp2-v100
   EXPECT_EQ(FindGpuForDevice("NVIDIA A100-PCIE-40GB")->name, "A100-40GB");  // same HBM, peaks
+  EXPECT_EQ(FindGpuForDevice("NVIDIA A100 80GB PCIe")->name, "A100");  // 1.94 against 2.04 TB/s
   EXPECT_EQ(FindGpuForDevice("AMD Instinct MI300X VF")->name, "MI300X");
   EXPECT_TRUE(UnheldPart("NVIDIA H100 80GB HBM3").empty());
 }
@@ -191,6 +191,14 @@ TEST(DeviceMismatch, SaysWhatDiffers) {
       << nvl;
   EXPECT_NE(DeviceMismatch("Some Accelerator 9000", h100).find("nor any GPU of the library"),
             std::string::npos);
+  // What may stand for an H100 job with a warning: a part of its own chip, or an unknown
+  // device; never another entry or another chip's part.
+  EXPECT_TRUE(DeviceMayStandFor("NVIDIA H100 80GB HBM3", h100));
+  EXPECT_TRUE(DeviceMayStandFor("NVIDIA H100 NVL", h100));
+  EXPECT_TRUE(DeviceMayStandFor("Some Accelerator 9000", h100));
+  EXPECT_FALSE(DeviceMayStandFor("AMD Instinct MI300X", h100));
+  EXPECT_FALSE(DeviceMayStandFor("NVIDIA H100 NVL", *FindGpu("MI300X")));
+  EXPECT_FALSE(DeviceMayStandFor("NVIDIA GH200 480GB", h100));  // the H200's chip name
 }
 
 TEST(SimilarGpuNames, SuggestsCloseNames) {

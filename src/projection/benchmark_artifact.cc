@@ -157,18 +157,22 @@ MeasuredLayerTimes ReadArtifactLayers(const nlohmann::json& j, const std::string
     m.pieces.push_back(std::move(piece));
   }
   // The totals are the pieces' sums (MeasureLayerTimes): a file where they disagree was edited.
-  double forward = 0, backward_input = 0, backward_weight = 0, exchange = 0;
+  double forward = 0, backward_input = 0, backward_weight = 0, exchange = 0, exchange_forward = 0;
   for (const MeasuredPiece& p : m.pieces) {
     forward += p.forward_s;
     backward_input += p.backward_input_s;
     backward_weight += p.backward_weight_s;
-    if (p.communication) exchange += p.forward_s + p.backward_input_s;
+    if (p.communication) {
+      exchange += p.forward_s + p.backward_input_s;
+      exchange_forward += p.forward_s;
+    }
   }
   for (const auto& [key, total, sum] :
        {std::tuple{"forward_ms", m.forward_s, forward},
         {"backward_input_ms", m.backward_input_s, backward_input},
         {"backward_weight_ms", m.backward_weight_s, backward_weight},
-        {"ep_comm_ms", m.ep_comm_s, exchange}}) {
+        {"ep_comm_ms", m.ep_comm_s, exchange},
+        {"ep_comm_forward_ms", m.ep_comm_forward_s, exchange_forward}}) {
     if (std::abs(total - sum) > 1e-6 * std::max(total, sum) + 1e-12) {
       ArtifactError(
           file, w + key,
@@ -270,8 +274,10 @@ BenchmarkArtifact ParseBenchmarkArtifact(std::string_view text, const std::strin
   }
   // What the measurements are later checked against names this file and what it came from.
   const std::string origin =
-      a.sources.empty() ? file
-                        : fmt::format("{} (saved from {})", file, fmt::join(a.sources, ", "));
+      a.sources.empty()      ? file
+      : a.sources.size() > 2 ? fmt::format("{} (saved from {} and {} more)", file,
+                                           a.sources.front(), a.sources.size() - 1)
+                             : fmt::format("{} (saved from {})", file, fmt::join(a.sources, ", "));
   if (j.contains("layers")) {
     MeasuredLayerTimes m = ReadArtifactLayers(j["layers"], file);
     m.files = {origin};

@@ -124,13 +124,18 @@ EfficiencyTable CalibratedTable(const std::string& path, const GpuSpec& gpu, std
   const MeasuredKernelFile measured = ReadMeasuredKernels(path);
   // Kernels timed on one GPU say nothing of another's efficiency, as `sextant calibrate` holds.
   if (const std::string differs = DeviceMismatch(measured.device_name, gpu); !differs.empty()) {
-    if (const GpuSpec* recorded = FindGpuForDevice(measured.device_name)) {
-      ThrowUserError(SourceLocation{path}, "deviceProperties",
-                     fmt::format("{}: a calibration holds for the GPU its kernels ran on "
-                                 "(project --gpu-arch {}, or fit on {} kernels)",
-                                 differs, recorded->name, gpu.name));
+    if (!DeviceMayStandFor(measured.device_name, gpu)) {
+      const GpuSpec* recorded = FindGpuForDevice(measured.device_name);
+      ThrowUserError(
+          SourceLocation{path}, "deviceProperties",
+          fmt::format(
+              "{}: a calibration holds for the GPU its kernels ran on ({}fit "
+              "on {} kernels)",
+              differs,
+              recorded ? fmt::format("project --gpu-arch {}, or ", recorded->name) : std::string(),
+              gpu.name));
     }
-    // A part the library does not hold: its kernels are fitted as the job's GPU's.
+    // A part the library does not hold of this GPU's chip: fitted as this GPU's.
     if (warnings != nullptr) {
       warnings->push_back(fmt::format("--calibration {} {}: its kernels are fitted as the {}'s",
                                       path, differs, gpu.name));

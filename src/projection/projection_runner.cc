@@ -32,13 +32,6 @@ namespace {
 // A layer-time artifact is a few KB; anything far larger is not one.
 constexpr int64_t kMaxArtifactBytes = int64_t{16} << 20;
 
-// The same path, or two paths to one existing file.
-bool SameFile(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec) && !ec;
-}
-
 void CheckModes(const ProjectionOptions& o) {
   if (o.memory_mode != "simulate") {
     ThrowUserError("--memory-mode " + o.memory_mode +
@@ -100,28 +93,17 @@ void CheckModes(const ProjectionOptions& o) {
     for (size_t i = 0; i < files->size(); ++i) {
       for (size_t k = 0; k < i; ++k) {
         if (SameFile((*files)[k], (*files)[i])) {
+          const char* flag = files == &o.traces ? "--trace" : "--compare";
           ThrowUserError(SourceLocation{(*files)[i]}, "",
-                         fmt::format("is {} given to {} again: each rank's trace once", (*files)[k],
-                                     files == &o.traces ? "--trace" : "--compare"));
+                         (*files)[k] == (*files)[i]
+                             ? fmt::format("is given to {} twice: each rank's trace once", flag)
+                             : fmt::format("is {} given to {} again: each rank's trace once",
+                                           (*files)[k], flag));
         }
       }
     }
   }
-  // Two outputs in one file would leave only the last.
-  const std::pair<const char*, const std::string*> outputs[] = {
-      {"--chrome-trace", &o.chrome_trace},
-      {"--save-benchmark", &o.save_benchmark},
-      {"--pp-dump", &o.pp_dump},
-      {"--export_config", &o.export_config}};
-  for (size_t i = 0; i < std::size(outputs); ++i) {
-    for (size_t k = 0; k < i; ++k) {
-      if (!outputs[i].second->empty() && !outputs[k].second->empty() &&
-          SameFile(*outputs[i].second, *outputs[k].second)) {
-        ThrowUserError(fmt::format("{} and {} name one file, {}: give each its own",
-                                   outputs[k].first, outputs[i].first, *outputs[i].second));
-      }
-    }
-  }
+  CheckDistinctOutputs(o);
   if (!o.traces.empty() && o.profiling_mode != "trace" && o.profiling_mode != "both") {
     ThrowUserError("--trace FILE takes layer times from a trace with --profiling-mode trace");
   }
@@ -283,6 +265,25 @@ std::string FewestNodesThatFit(const Job& job, const MemoryReport& memory) {
 }
 
 }  // namespace
+
+void CheckDistinctOutputs(const ProjectionOptions& o) {
+  // Two outputs in one file would leave only the last; /dev/null takes any number.
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--chrome-trace", &o.chrome_trace},
+      {"--save-benchmark", &o.save_benchmark},
+      {"--pp-dump", &o.pp_dump},
+      {"--export_config", &o.export_config}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    for (size_t k = 0; k < i; ++k) {
+      const std::string& path = *outputs[i].second;
+      if (!path.empty() && path != "/dev/null" && !outputs[k].second->empty() &&
+          SameFile(path, *outputs[k].second)) {
+        ThrowUserError(fmt::format("{} and {} name one file, {}: give each its own",
+                                   outputs[k].first, outputs[i].first, path));
+      }
+    }
+  }
+}
 
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options) {
   CheckModes(options);

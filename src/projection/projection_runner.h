@@ -21,6 +21,10 @@ PerformanceReport ProjectJobPerformance(const Job& job, const ProjectionOptions&
 // Memory at the shape and schedule `perf` simulated, with its simulated in-flight activations.
 MemoryReport ProjectMemoryFor(const Job& job, const PerformanceReport& perf);
 
+// Refuses two outputs of one command that name one file (--chrome-trace, --save-benchmark,
+// --pp-dump, --export_config), before anything is written; the Run* functions check again.
+void CheckDistinctOutputs(const ProjectionOptions& options);
+
 MemoryReport RunMemoryProjection(const Job& job, const ProjectionOptions& options);
 // Both write the report to `out` and return its warnings (PerformanceReport::warnings), for
 // the caller to put on stderr.

@@ -166,13 +166,15 @@ std::vector<std::string> CheckMeasuredLayers(const MeasuredLayerTimes& measured,
   std::vector<std::string> warnings;
   if (const std::string differs = DeviceMismatch(measured.device_name, job.cluster.gpu);
       !differs.empty()) {
-    // Another GPU of the library: project that one. A part the library does not hold (H100
-    // NVL) has no entry to project; its times are used, and the user told.
-    if (const GpuSpec* gpu = FindGpuForDevice(measured.device_name)) {
-      ThrowUserError(SourceLocation{measured.device_file}, measured.device_key,
-                     fmt::format("{}: layer times hold for the GPU they ran on (project "
-                                 "--gpu-arch {})",
-                                 differs, gpu->name));
+    // Another GPU: project that one. A part the library does not hold of the job's own chip
+    // (H100 NVL for an H100 job) has no entry to project; its times are used, and the user
+    // told.
+    if (!DeviceMayStandFor(measured.device_name, job.cluster.gpu)) {
+      const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
+      ThrowUserError(
+          SourceLocation{measured.device_file}, measured.device_key,
+          fmt::format("{}: layer times hold for the GPU they ran on{}", differs,
+                      gpu ? fmt::format(" (project --gpu-arch {})", gpu->name) : std::string()));
     }
     warnings.push_back(
         fmt::format("--profiling-mode trace: {} {}: its layer times are taken as "

@@ -152,7 +152,7 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
   if (m.world_size <= 0) m.world_size = m.ranks;
   if (m.ranks > m.world_size) {
     ThrowUserError(
-        fmt::format("{} rank traces of a {}-GPU run (distributedInfo.world_size): one "
+        fmt::format("{} rank traces of a run of {} GPUs (distributedInfo.world_size): one "
                     "trace per rank ({})",
                     m.ranks, m.world_size, fmt::join(m.files, ", ")));
   }
@@ -177,13 +177,13 @@ Job TracedJob(const MeasuredStep& measured, const Job& job) {
         "be of the job's model-parallel layout",
         measured.world_size, p.tp, p.pp, p.cp));
   }
-  // A part the library does not hold (H100 NVL) is taken as the job's GPU, with a warning
-  // (AnchorOnStep); another GPU of the library is refused.
-  if (const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
-      gpu != nullptr && gpu->name != job.cluster.gpu.name) {
-    ThrowUserError(fmt::format(
-        "the traces ran on {} ({}), the job on {}: project the traced GPU (--gpu-arch {})",
-        gpu->name, measured.device_name, job.cluster.gpu.name, gpu->name));
+  // A part the library does not hold of the job's own chip (H100 NVL for an H100 job) is
+  // taken as the job's GPU, with a warning (AnchorOnStep); another GPU is refused.
+  if (const std::string differs = DeviceMismatch(measured.device_name, job.cluster.gpu);
+      !differs.empty() && !DeviceMayStandFor(measured.device_name, job.cluster.gpu)) {
+    const GpuSpec* gpu = FindGpuForDevice(measured.device_name);
+    ThrowUserError(fmt::format("{} {}: project the traced GPU{}", measured.files.front(), differs,
+                               gpu ? fmt::format(" (--gpu-arch {})", gpu->name) : std::string()));
   }
   const int64_t dp = measured.world_size / model_parallel;
   if (job.parallel.WorldSize() == measured.world_size) {
@@ -243,9 +243,9 @@ StepAnchor AnchorOnStep(const MeasuredStep& m, const Job& traced, const ModelTim
   if (const std::string differs = DeviceMismatch(m.device_name, traced.cluster.gpu);
       !differs.empty()) {
     a.warnings.push_back(
-        fmt::format("--profiling-mode trace: the traces {}: their steps are "
-                    "taken as the {}'s",
-                    differs, traced.cluster.gpu.name));
+        fmt::format("--profiling-mode trace: {} {}: its steps are taken as the "
+                    "{}'s",
+                    m.files.front(), differs, traced.cluster.gpu.name));
   }
   for (const auto& [what, scale] :
        {std::pair{"forward", a.forward_scale}, {"backward", a.backward_scale}}) {

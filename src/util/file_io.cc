@@ -94,8 +94,15 @@ std::string ReadFileHead(const std::string& path, size_t max_bytes) {
 bool SameFile(const std::string& a, const std::string& b) {
   struct stat sa {
   }, sb{};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
+  const bool a_exists = ::stat(a.c_str(), &sa) == 0, b_exists = ::stat(b.c_str(), &sb) == 0;
+  if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  // Outputs not written yet: one file if the paths are one path however spelt (./x, a//x).
+  const auto normal = [](const std::string& p) {
+    std::error_code e;
+    const std::filesystem::path absolute = std::filesystem::absolute(p, e);
+    return (e ? std::filesystem::path(p) : absolute).lexically_normal();
+  };
+  return a_exists == b_exists && normal(a) == normal(b);
 }
 
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs) {

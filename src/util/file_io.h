@@ -26,7 +26,8 @@ std::string ReadFile(const std::string& path, int64_t max_bytes = kDefaultReadLi
 // format from another without reading a trace of gigabytes. UserError as ReadFile.
 std::string ReadFileHead(const std::string& path, size_t max_bytes);
 
-// Whether both paths exist and name one file (same device and inode once links are followed).
+// Whether the paths name one file: the same device and inode once links are followed when both
+// exist, the same normalised absolute path when neither does (outputs not written yet).
 bool SameFile(const std::string& a, const std::string& b);
 // Throws UserError if `output` exists and is the same file as one of `inputs` (same device and
 // inode once links are followed: ./a.json, an absolute path, a symbolic or a hard link to an

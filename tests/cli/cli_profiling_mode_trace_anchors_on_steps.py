@@ -102,7 +102,7 @@ with tempfile.TemporaryDirectory() as tmp:
     t.check(loaded == saved, f"loaded {loaded} ms, measured {saved} ms", run)
     run = t.sextant("projection", "performance", *model[2:], "--profiling-mode", "trace",
                     "--load-benchmark", kept, expect_status=1)
-    t.expect_output(run, r"the traces ran on H100 .*the job on MI300X")
+    t.expect_output(run, r"was recorded on H100 \(NVIDIA H100 80GB HBM3\), not on the MI300X: project the traced GPU")
     run = t.sextant("projection", "performance", *model, "--load-benchmark", kept,
                     expect_status=1)
     t.expect_output(run, r"--load-benchmark FILE stands for --trace FILE")
@@ -131,7 +131,7 @@ run = t.sextant("projection", "performance", *other, "--profiling-mode", "trace"
 t.expect_output(run, r"the traces ran 1 micro-batch\(es\) per iteration on 8 GPUs, the job would run 2")
 run = t.sextant("projection", "performance", *model[2:], "--profiling-mode", "trace", "--trace",
                 *ranks, expect_status=1)
-t.expect_output(run, r"the traces ran on H100 .*the job on MI300X")
+t.expect_output(run, r"was recorded on H100 \(NVIDIA H100 80GB HBM3\), not on the MI300X: project the traced GPU")
 
 # A trace of another model (a ResNet) is refused rather than scaled onto Llama 3.1 8B.
 resnet = t.corpus("traces/TraceLens/mi300/resnet_act_checkpoint.json.gz")
