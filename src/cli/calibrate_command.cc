@@ -64,9 +64,10 @@ KernelSet ReadAll(const std::vector<std::string>& files) {
       if (set.device_name.empty()) {
         set.device_name = m.device_name;
         set.device_file = f;
-      } else if (FindGpuForDevice(m.device_name) != FindGpuForDevice(set.device_name) ||
-                 (FindGpuForDevice(m.device_name) == nullptr && m.device_name != set.device_name)) {
-        // Two parts the library does not hold are the same GPU only by name.
+      } else if (const GpuSpec* gpu = FindGpuForDevice(m.device_name);
+                 gpu != FindGpuForDevice(set.device_name) ||
+                 (gpu == nullptr && m.device_name != set.device_name)) {
+        // Two devices the library does not hold are the same GPU only by name.
         ThrowUserError(SourceLocation{f}, "",
                        fmt::format("was recorded on '{}', {} on '{}': one calibration is for one "
                                    "GPU",

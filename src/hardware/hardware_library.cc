@@ -524,9 +524,8 @@ std::string_view UnheldPart(std::string_view device_name) {
 }
 
 bool DeviceMayStandFor(std::string_view device_name, const GpuSpec& gpu) {
-  if (!DeviceMismatch(device_name, gpu).empty() && FindGpuForDevice(device_name) != nullptr) {
-    return false;  // another GPU of the library
-  }
+  // An entry of the library stands for itself only; otherwise the chip its name matches, if any.
+  if (const GpuSpec* entry = FindGpuForDevice(device_name)) return entry->name == gpu.name;
   const GpuSpec* chip = ChipOfDevice(device_name);
   return chip == nullptr || chip->name == gpu.name;
 }
