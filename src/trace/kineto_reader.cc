@@ -201,14 +201,54 @@ void AppendUtf8(uint32_t cp, std::string& out) {
   }
 }
 
-// Most strings of a trace are short ("X", "cpu_op", "aten::add"): a plain loop finds a
-// backslash in them sooner than a call to memchr does.
+// Eight bytes of `p` as one little-endian word (any alignment).
+inline uint64_t LoadWord(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof word);
+  return word;
+}
+
+constexpr uint64_t kEachByte = 0x0101010101010101ULL;
+
+// Whether any byte of `word` equals `byte`: a zero byte of word ^ byte-pattern borrows into
+// its high bit when one is subtracted from each byte (exact for "any", though the borrow
+// may also mark bytes above the first match).
+inline bool WordHasByte(uint64_t word, uint8_t byte) {
+  const uint64_t x = word ^ (kEachByte * byte);
+  return ((x - kEachByte) & ~x & (kEachByte << 7)) != 0;
+}
+
+// Strings are a third of a trace's bytes: eight at a time, the last word overlapping the one
+// before it, and a byte loop only for strings shorter than a word ("X", "cpu_op").
 inline bool HasBackslash(std::string_view body) {
-  if (body.size() > 32) return body.find('\\') != std::string_view::npos;
-  for (char c : body) {
-    if (c == '\\') return true;
+  const char* p = body.data();
+  const size_t n = body.size();
+  if (n < 8) {
+    for (size_t i = 0; i < n; ++i) {
+      if (p[i] == '\\') return true;
+    }
+    return false;
   }
-  return false;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    if (WordHasByte(LoadWord(p + i), '\\')) return true;
+  }
+  return WordHasByte(LoadWord(p + n - 8), '\\');
+}
+
+// Whether the eight bytes of `word` are all ASCII digits: a digit is 0x30-0x39, so its high
+// nibble is 3 and adding 6 leaves the high nibble 3 too.
+inline bool AllDigits(uint64_t word) {
+  constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ULL;
+  return ((word & kHigh) | (((word + 6 * kEachByte) & kHigh) >> 4)) == 0x3333333333333333ULL;
+}
+
+// The value of eight ASCII digits, the first the most significant: pairs, then quads, then
+// the whole, each step one multiply that adds a lane times its base to the lane above.
+inline uint32_t EightDigitsValue(uint64_t word) {
+  word = (word & 0x0F0F0F0F0F0F0F0FULL) * (10 * 256 + 1) >> 8;      // 2-digit lanes
+  word = (word & 0x00FF00FF00FF00FFULL) * (100 * 65536 + 1) >> 16;  // 4-digit lanes
+  return static_cast<uint32_t>((word & 0x0000FFFF0000FFFFULL) * (10000 * (uint64_t{1} << 32) + 1) >>
+                               32);
 }
 
 // JSON string token (with quotes, possibly trailing spaces) -> its text. Escapes are rare in
@@ -1347,6 +1387,16 @@ bool ParseMicrosecondsToNs(std::string_view token, int64_t* ns) {
   }
   int64_t whole = 0;
   size_t digits = 0;
+  // Timestamps have 13 to 16 digits before the point: up to two words of eight at once.
+  // Each word is taken only where the digit-by-digit bound below could not have been met
+  // inside it: INT64_MAX / 10000 is 922337203685477, and 92233719 x 10^7 + 9999999 is under it.
+  for (int word = 0; word < 2 && i + 8 <= token.size() && whole <= 92233719; ++word) {
+    const uint64_t eight = LoadWord(token.data() + i);
+    if (!AllDigits(eight)) break;
+    whole = whole * 100000000 + EightDigitsValue(eight);
+    i += 8;
+    digits += 8;
+  }
   while (i < token.size() && token[i] >= '0' && token[i] <= '9') {
     if (whole > (INT64_MAX / 10000)) return false;  // beyond ~292 years in ns
     whole = whole * 10 + (token[i] - '0');

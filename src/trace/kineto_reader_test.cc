@@ -34,6 +34,48 @@ TEST(MicrosecondsTest, ParsesIntegersAndThreeDecimalsExactly) {
   EXPECT_FALSE(ParseMicrosecondsToNs("\"12\"", &ns));
   EXPECT_FALSE(ParseMicrosecondsToNs("", &ns));
   EXPECT_FALSE(ParseMicrosecondsToNs("99999999999999999999", &ns));
+  // Digits are read eight at a time where they can be; the bound of ~292 years in ns holds
+  // at the same digit as reading them one by one: 922337203685477 (INT64_MAX / 10000) is
+  // the largest value that may take one more digit.
+  ASSERT_TRUE(ParseMicrosecondsToNs("9223372036854775", &ns));
+  EXPECT_EQ(ns, 9223372036854775000);
+  EXPECT_FALSE(ParseMicrosecondsToNs("9223372036854780", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("92233719999999999", &ns));
+  ASSERT_TRUE(ParseMicrosecondsToNs("12345678.9", &ns));
+  EXPECT_EQ(ns, 12345678900);
+  ASSERT_TRUE(ParseMicrosecondsToNs("0000000100000002.001", &ns));
+  EXPECT_EQ(ns, 100000002001);
+  ASSERT_TRUE(ParseMicrosecondsToNs("87654321", &ns));
+  EXPECT_EQ(ns, 87654321000);
+  EXPECT_FALSE(ParseMicrosecondsToNs("1234567:", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("12345678/", &ns));
+  ASSERT_TRUE(ParseMicrosecondsToNs("1419247332972.313 \n      ", &ns));  // a raw token
+  EXPECT_EQ(ns, 1419247332972313);
+}
+
+TEST(KinetoReaderTest, NamesWithEscapesAnywhereAreUnescaped) {
+  // Backslashes at the first, a middle, the eighth and ninth and the last byte of names
+  // shorter than, as long as and longer than a word of eight bytes.
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {R"(a\b)", "a\b"},
+      {R"(\"quoted\")", "\"quoted\""},
+      {R"(abcdefg\n)", "abcdefg\n"},
+      {R"(abcdefgh\t)", "abcdefgh\t"},
+      {R"(abcdefghijklmno\\)", "abcdefghijklmno\\"},
+      {R"(abcdefghijklmnopq\u00e9)", "abcdefghijklmnopq\u00e9"},
+      {"abcdefghijklmnop", "abcdefghijklmnop"},
+      {"aten::linear_with_a_long_name_and_no_escape",
+       "aten::linear_with_a_long_name_and_no_escape"}};
+  std::string json = R"({"traceEvents": [)";
+  for (size_t i = 0; i < names.size(); ++i) {
+    json += fmt::format(R"({}{{"ph": "X", "cat": "cpu_op", "name": "{}", "pid": 1, "tid": 1, )"
+                        R"("ts": {}, "dur": 1}})",
+                        i ? ", " : "", names[i].first, 10 * (i + 1));
+  }
+  json += "]}";
+  TraceData t = Parse(json);
+  ASSERT_EQ(t.cpu.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(t.Name(t.cpu[i].name), names[i].second);
 }
 
 // A modern (2024+) CUDA trace in miniature: an op launching a kernel through cudaLaunchKernel,

@@ -1233,13 +1233,26 @@ CallStats SummarizeCalls(std::vector<double> values) {
     s.mean = s.median = s.std = s.min = s.max = kNaN;
     return s;
   }
-  std::sort(values.begin(), values.end());
-  for (double v : values) s.sum += v;
+  // Linear time: a group can hold every call of an op (millions in a long trace), and only
+  // the middle needs ordering.
   const size_t n = values.size();
+  s.min = s.max = values.front();
+  // Compensated (Neumaier) summation: the sum does not depend on the calls' order, so two
+  // groups whose times add up to the same total sort as equal (rows are ordered by it).
+  double compensation = 0;
+  for (double v : values) {
+    const double t = s.sum + v;
+    compensation += std::fabs(s.sum) >= std::fabs(v) ? (s.sum - t) + v : (v - t) + s.sum;
+    s.sum = t;
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+  }
+  s.sum += compensation;
   s.mean = s.sum / static_cast<double>(n);
-  s.median = n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-  s.min = values.front();
-  s.max = values.back();
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  // An even count: the mean of the two middle values, the lower being the largest before it.
+  s.median = n % 2 == 1 ? *middle : 0.5 * (*std::max_element(values.begin(), middle) + *middle);
   if (n < 2) {
     s.std = kNaN;  // pandas' sample std of one value
   } else {

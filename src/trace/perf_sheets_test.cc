@@ -35,6 +35,17 @@ TEST(SummarizeCallsTest, PandasStatisticsOverNumbers) {
   EXPECT_DOUBLE_EQ(one.median, 3);
   EXPECT_TRUE(std::isnan(one.std)) << "pandas' sample std of one value";
   EXPECT_TRUE(std::isnan(SummarizeCalls({NAN}).mean));
+  // Calls in trace order, not sorted: median (4 + 7) / 2, and the extremes wherever they are.
+  CallStats shuffled = SummarizeCalls({9, 2, 7, 4});
+  EXPECT_DOUBLE_EQ(shuffled.median, 5.5);
+  EXPECT_DOUBLE_EQ(shuffled.min, 2);
+  EXPECT_DOUBLE_EQ(shuffled.max, 9);
+  EXPECT_DOUBLE_EQ(SummarizeCalls({5, 1, 3}).median, 3);
+  // Added left to right, 1.44 + 1.402 + 1.4 + 1.472 is 5.713999999999999 and 1.44 + 1.402 +
+  // 1.472 + 1.4 is 5.714; compensated, both give the double nearest the four doubles' exact
+  // sum, 5.7139999999999995 (Python's math.fsum).
+  EXPECT_EQ(SummarizeCalls({1.44, 1.402, 1.4, 1.472}).sum, 5.7139999999999995);
+  EXPECT_EQ(SummarizeCalls({1.44, 1.402, 1.472, 1.4}).sum, 5.7139999999999995);
 }
 
 // aten::linear -> aten::addmm twice with the same operands (10 and 30 µs of kernels), and an
