@@ -175,31 +175,50 @@ void ApplyPermutation(std::vector<T>& items, std::vector<uint32_t>& order) {
 }
 
 // Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
-// as one stable sort would. Event indices are bucketed by thread in one pass, and a thread's
-// indices, which profilers mostly write in time order already, are sorted only if they are
-// not; the events themselves move once, in place: no second vector of events to fault in.
+// as one stable sort would. One pass counts each thread's events and notes whether they come
+// in time order, as profilers mostly write them; event indices are then bucketed by thread
+// and a thread's indices sorted only if they were not in order. The events themselves move
+// once, in place (no second vector of events to fault in), and not at all when they are
+// already grouped by thread and in order.
 void SortCpuEvents(std::vector<CpuEvent>& cpu) {
-  size_t threads = 0;
-  for (const CpuEvent& ev : cpu) threads = std::max<size_t>(threads, ev.thread + size_t{1});
-  std::vector<size_t> start(threads + 1, 0);
-  for (const CpuEvent& ev : cpu) start[ev.thread + 1]++;
-  for (size_t t = 0; t < threads; ++t) start[t + 1] += start[t];
-  std::vector<uint32_t> order(cpu.size());
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
-  auto by_time = [&cpu](uint32_t x, uint32_t y) {
-    const CpuEvent& a = cpu[x];
-    const CpuEvent& b = cpu[y];
+  auto before = [](const CpuEvent& a, const CpuEvent& b) {
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
     return a.dur_ns > b.dur_ns;
   };
+  struct ThreadOrder {
+    size_t events = 0;
+    const CpuEvent* last = nullptr;
+    bool in_order = true;
+  };
+  std::vector<ThreadOrder> threads;
+  bool grouped = true;  // each thread's events contiguous, threads in increasing order
+  for (const CpuEvent& ev : cpu) {
+    if (ev.thread >= threads.size()) threads.resize(ev.thread + size_t{1});
+    ThreadOrder& t = threads[ev.thread];
+    if (t.last) {
+      t.in_order = t.in_order && !before(ev, *t.last);
+      grouped = grouped && (&ev - 1)->thread == ev.thread;
+    } else {
+      grouped = grouped && (&ev == cpu.data() || (&ev - 1)->thread < ev.thread);
+    }
+    t.last = &ev;
+    t.events++;
+  }
+  const bool in_order =
+      std::all_of(threads.begin(), threads.end(), [](const ThreadOrder& t) { return t.in_order; });
+  if (grouped && in_order) return;
+  std::vector<size_t> start(threads.size() + 1, 0);
+  for (size_t t = 0; t < threads.size(); ++t) start[t + 1] = start[t] + threads[t].events;
+  std::vector<uint32_t> order(cpu.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  auto by_time = [&](uint32_t x, uint32_t y) { return before(cpu[x], cpu[y]); };
   std::vector<uint32_t> scratch;  // the merge buffer, made only if some thread is out of order
-  for (size_t t = 0; t < threads; ++t) {
-    uint32_t* first = order.data() + start[t];
-    const size_t n = start[t + 1] - start[t];
-    if (std::is_sorted(first, first + n, by_time)) continue;
+  for (size_t t = 0; t < threads.size(); ++t) {
+    if (threads[t].in_order) continue;
     if (scratch.empty()) scratch.resize(cpu.size());
-    NaturalMergeSort(first, scratch.data() + start[t], n, by_time);
+    NaturalMergeSort(order.data() + start[t], scratch.data() + start[t], threads[t].events,
+                     by_time);
   }
   ApplyPermutation(cpu, order);
 }

@@ -1,6 +1,7 @@
 #include "trace/event_store.h"
 
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,42 @@ TEST(EnclosingOpTest, SkipsRuntimeCallsAndAnnotations) {
   EXPECT_EQ(EnclosingOp(trace, 2), 0);
   EXPECT_EQ(EnclosingOp(trace, 1), 0);
   EXPECT_EQ(EnclosingOp(trace, 0), -1);
+}
+
+// CPU events end up by thread, then start, the longer of two with one start first, and
+// full ties in the order read; each event's parent is the innermost one around it.
+TEST(BuildLinksTest, OrdersCpuEventsByThreadAndStartAndNestsThem) {
+  TraceData trace;
+  auto event = [&](uint32_t thread, int64_t ts, int64_t dur, std::string_view name) {
+    CpuEvent ev;
+    ev.kind = CpuKind::kOp;
+    ev.thread = thread;
+    ev.ts_ns = ts;
+    ev.dur_ns = dur;
+    ev.name = trace.strings.Intern(name);
+    return ev;
+  };
+  // Thread 1 in order, thread 0 out of order and interleaved with it; "a" and "b" tie fully.
+  trace.cpu = {event(1, 5, 10, "t1 outer"), event(0, 20, 5, "inner"), event(1, 7, 2, "t1 inner"),
+               event(0, 10, 30, "outer"),   event(0, 20, 1, "a"),     event(0, 20, 1, "b"),
+               event(0, 20, 10, "middle")};
+  BuildLinks(trace);
+  std::vector<std::string_view> names;
+  for (const CpuEvent& ev : trace.cpu) names.push_back(trace.Name(ev.name));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"outer", "middle", "inner", "a", "b", "t1 outer",
+                                                  "t1 inner"}));
+  // "b" nests in "a": of two events with one span, the one read first encloses the other.
+  const std::vector<int32_t> parents = {-1, 0, 1, 2, 3, -1, 5};
+  for (size_t i = 0; i < parents.size(); ++i) EXPECT_EQ(trace.cpu[i].parent, parents[i]) << i;
+
+  // Already grouped by thread and in order: nothing moves.
+  std::vector<CpuEvent> read = trace.cpu;
+  for (CpuEvent& ev : trace.cpu) ev.parent = -1;
+  BuildLinks(trace);
+  for (size_t i = 0; i < parents.size(); ++i) {
+    EXPECT_EQ(trace.cpu[i].name, read[i].name) << i;
+    EXPECT_EQ(trace.cpu[i].parent, parents[i]) << i;
+  }
 }
 
 }  // namespace
