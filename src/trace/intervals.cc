@@ -60,7 +60,12 @@ std::vector<GroupLength> UnionLengthOfEachGroup(const std::vector<GroupedInterva
   for (size_t i = 0; i < items.size(); ++i) by_group[i] = (uint64_t{items[i].group} << 32) | i;
   if (!std::is_sorted(by_group.begin(), by_group.end()))
     std::sort(by_group.begin(), by_group.end());
+  // One row per group, sized first: growing the rows would touch twice their memory.
+  size_t groups = by_group.empty() ? 0 : 1;
+  for (size_t i = 1; i < by_group.size(); ++i)
+    groups += (by_group[i] >> 32) != (by_group[i - 1] >> 32);
   std::vector<GroupLength> out;
+  out.reserve(groups);
   std::vector<Interval> spans;
   for (size_t first = 0; first < by_group.size();) {
     const auto g = static_cast<uint32_t>(by_group[first] >> 32);

@@ -333,6 +333,7 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
   // out, as TraceLens's kernel launchers leave them out.
   std::vector<int32_t> first_kernel(trace.cpu.size(), -1);
   std::vector<GroupedInterval> launched;  // busy time per launcher, as TraceLens takes it
+  launched.reserve(events.size());
   // Whether a kernel name is a collective's, decided once per name.
   NameTest collective(trace, IsCommunicationKernelName);
   for (uint32_t i : events) {
@@ -343,10 +344,13 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
     int32_t& first = first_kernel[launcher];
     if (first < 0 || g.ts_ns < trace.gpu[first].ts_ns) first = static_cast<int32_t>(i);
   }
+  const std::vector<GroupLength> busy_by_launcher = UnionLengthOfEachGroup(launched);
+  launched = {};
   std::vector<KernelLauncher> out;
+  out.reserve(busy_by_launcher.size());
   std::unordered_map<uint64_t, std::string_view> by_name_and_kernel;
   // Every launcher has items in `launched`: one row each, in trace order.
-  for (const GroupLength& busy : UnionLengthOfEachGroup(launched)) {
+  for (const GroupLength& busy : busy_by_launcher) {
     const size_t i = busy.group;
     const CpuEvent& ev = trace.cpu[i];
     const uint32_t kernel_name = first_kernel[i] >= 0 ? trace.gpu[first_kernel[i]].name : 0;
@@ -357,8 +361,8 @@ std::vector<KernelLauncher> FindKernelLaunchers(const TraceData& trace,
                        ? TraceLensJaxCategory(trace.Name(kernel_name), trace.Name(ev.name))
                        : TraceLensOpCategory(trace.Name(ev.name), trace.Name(kernel_name));
     }
-    out.push_back({static_cast<int32_t>(i), it->second,
-                   !recompute_cpu.empty() && recompute_cpu[i] != 0, busy.union_ns});
+    out.push_back({static_cast<int32_t>(i), !recompute_cpu.empty() && recompute_cpu[i] != 0,
+                   it->second, busy.union_ns});
   }
   return out;
 }

@@ -39,10 +39,10 @@ std::string_view TraceLensJaxCategory(std::string_view kernel, std::string_view 
 // around the runtime calls of its kernels, or a runtime call with no op around it.
 // Collective kernels do not make a launcher, as in TraceLens.
 struct KernelLauncher {
-  int32_t cpu = -1;  // index into trace.cpu
-  std::string_view category;
+  int32_t cpu = -1;        // index into trace.cpu
   bool recompute = false;  // launched inside activation recomputation (recompute.h)
-  int64_t direct_ns = 0;   // its direct, non-collective kernels
+  std::string_view category;
+  int64_t direct_ns = 0;  // its direct, non-collective kernels
 };
 
 // Over the GPU activities `events` (the timeline's); `recompute_cpu` holds one flag per
