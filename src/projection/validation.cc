@@ -48,12 +48,25 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
   return std::nullopt;
 }
 
+namespace {
+
+// A measured run ran, so a verdict of OOM for its configuration is an error of the memory
+// model worth seeing next to the row's time error.
+std::string OomNote(const Job& job) {
+  const MemoryReport m = ProjectMemory(job, {}, MemoryDetail::kNumbersOnly);
+  if (m.verdict != Verdict::kOom) return "";
+  return fmt::format("OOM: {:.1f} of {:.1f} GiB", static_cast<double>(m.peak_bytes) / kGiB,
+                     static_cast<double>(m.capacity_bytes) / kGiB);
+}
+
+}  // namespace
+
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict) {
   const CsvTable table = CsvTable::Read(csv_path);
   CheckDistinctIds(table);
   ValidationReport report;
   for (size_t i = 0; i < table.size(); ++i) {
-    ValidationRow row{ReadPublishedRun(table, i), std::nullopt, 0};
+    ValidationRow row{ReadPublishedRun(table, i), std::nullopt, 0, ""};
     if (!row.run.job) {
       report.skipped.push_back(std::move(row));
       continue;
@@ -70,6 +83,7 @@ ValidationReport Validate(const std::string& csv_path, const RowPredictor& predi
       continue;
     }
     row.error_pct = (*row.predicted / row.run.measured - 1.0) * 100.0;
+    if (!IsMemoryMetric(row.run.metric_name)) row.memory_note = OomNote(*row.run.job);
     report.rows.push_back(std::move(row));
   }
   std::map<std::string, std::vector<const ValidationRow*>> by_source, by_group;
@@ -100,9 +114,11 @@ Table ValidationRowsTable(const ValidationReport& report) {
            {"metric_name", "metric", 0},
            {"measured", "measured", 2},
            {"predicted", "predicted", 2},
-           {"error_pct", "error %", 1}});
+           {"error_pct", "error %", 1},
+           {"memory_note", "memory projection", 0}});
   for (const auto& r : report.rows) {
-    t.AddRow({r.run.id, r.run.metric_name, r.run.measured, *r.predicted, r.error_pct});
+    t.AddRow(
+        {r.run.id, r.run.metric_name, r.run.measured, *r.predicted, r.error_pct, r.memory_note});
   }
   return t;
 }
@@ -136,7 +152,8 @@ nlohmann::json ValidationJson(const ValidationReport& report) {
                          {"metric_name", r.run.metric_name},
                          {"measured", r.run.measured},
                          {"predicted", *r.predicted},
-                         {"error_pct", r.error_pct}});
+                         {"error_pct", r.error_pct},
+                         {"memory_note", r.memory_note}});
   }
   j["per_source"] = nlohmann::json::array();
   for (const auto& g : report.per_source) {

@@ -1,13 +1,18 @@
 #include "projection/validation.h"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "util/corpus_path.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace sextant {
 namespace {
@@ -53,6 +58,34 @@ TEST(PublishedRunTest, RowsWithoutSequenceLengthSayWhy) {
     ++found;
   }
   EXPECT_EQ(found, 2);
+}
+
+// A measured run ran: where the memory model finds its configuration OOM, the row says so
+// next to its time error. Narayanan et al.'s GPT 1.7B on 32 A100s fits (about 1.7e9 x 18 B of
+// state and a few GB of activations); the same row with GPT-3 175B's dimensions holds 175e9 x 18 B
+// of state per GPU with no model parallelism, far past 80 GB.
+TEST(ValidationTest, MarksTimeRowsWhoseConfigurationProjectsOom) {
+  const std::string header =
+      "id,model,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,moe_experts,gpu,"
+      "gpus_per_node,num_gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,precision,recompute,"
+      "optimizer_sharding,metric_name,metric_value,notes\n";
+  const std::string rows =
+      "megatron-01,GPT-1.7B,24,2304,,24,,51200,2048,,A100-80GB,8,32,1,1,32,1,1,,1,512,fp16,,none,"
+      "tflops_per_gpu,137,\n"
+      "megatron-02,GPT-175B,96,12288,,96,,51200,2048,,A100-80GB,8,32,1,1,32,1,1,,1,512,fp16,,none,"
+      "tflops_per_gpu,137,\n";
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("sextant_oom_" + std::to_string(::getpid()) + ".csv");
+  WriteFileAtomically(path.string(), header + rows);
+  const ValidationReport r = Validate(
+      path.string(),
+      [](const PublishedRun& run, std::string&) -> std::optional<double> { return run.measured; });
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].memory_note, "");
+  EXPECT_THAT(r.rows[1].memory_note, ::testing::StartsWith("OOM: "));
+  EXPECT_THAT(r.rows[1].memory_note, ::testing::EndsWith(" of 80.0 GiB"));
+  EXPECT_THAT(ValidationJson(r).dump(), ::testing::HasSubstr("\"memory_note\":\"OOM: "));
 }
 
 TEST(ValidationTest, ScoresEveryProjectedRowAndExplainsTheRest) {
