@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "job/test_job.h"
 #include "trace/trace_test_util.h"
 
 namespace sextant {
@@ -44,6 +48,39 @@ TEST(RunComparisonTest, TracesGiveEachComponentPerIteration) {
   EXPECT_NEAR(std::get<double>(summary.rows()[0][3]), 20.0, 1e-9);
   EXPECT_NEAR(std::get<double>(summary.rows()[1][3]), 0.0, 1e-9);
   std::remove(path.c_str());
+}
+
+// Traces without a recorded rank: a copy of one under another name measures exactly the same
+// and is said to be counted twice; two ranks a nanosecond apart, or one rank given twice with
+// its distributedInfo, are told apart by the measurement or by the rank.
+TEST(RunComparisonTest, WarnsOfOneRanklessTraceGivenTwice) {
+  const Job job = TestJob("llama3.1_8B").Cluster("H100", 1).Parallel(1, 1).GlobalBatch(8);
+  PerformanceReport projected;
+  projected.breakdown.compute_ms = 30;
+  MeasuredRank a;
+  a.file = "rank_a.json";
+  a.iterations = 2;
+  a.iteration_ms = 40;
+  a.computation_ms = 30;
+  a.exposed_comm_ms = 2;
+  a.idle_ms = 8;
+  a.collective_ms = {{"allreduce", 3}};
+  MeasuredRank copy = a;
+  copy.file = "copy_of_a.json";
+  MeasuredRank b = a;
+  b.file = "rank_b.json";
+  b.computation_ms = 30.000001;
+  auto twice = [](const std::vector<std::string>& warnings) {
+    return std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+      return w.find("one trace given twice?") != std::string::npos;
+    });
+  };
+  const std::vector<std::string> with_copy = ComparisonWarnings(job, projected, {a, b, copy});
+  EXPECT_EQ(twice(with_copy), 1);
+  EXPECT_NE(with_copy.front().find("copy_of_a.json measures exactly what rank_a.json does"),
+            std::string::npos)
+      << with_copy.front();
+  EXPECT_EQ(twice(ComparisonWarnings(job, projected, {a, b})), 0);
 }
 
 }  // namespace

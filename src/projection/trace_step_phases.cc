@@ -52,6 +52,9 @@ struct RankStep {
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double communication_s = 0, exposed_communication_s = 0, other_s = 0;
   int64_t backward_runs = 0;
+  // Every measurement equal, to the nanosecond of the sums they come from: two ranks of a
+  // real run never are, two copies of one trace always.
+  bool operator==(const RankStep&) const = default;
 };
 
 RankStep MeasureRank(const TraceData& trace, const std::string& file) {
@@ -113,6 +116,9 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
   MeasuredStep m;
   double backward_runs = 0, iterations = 0;
   std::map<int64_t, std::string> rank_files;  // distributedInfo rank -> its trace
+  // Traces without a distributedInfo rank and what they measure: a copy of one under another
+  // name would be averaged as a second rank.
+  std::vector<std::pair<RankStep, std::string>> rankless;
   for (const ProfiledFile& f : files) {
     m.files.push_back(f.path);
     for (const TraceData& trace : f.traces) {
@@ -126,6 +132,18 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
         }
       }
       const RankStep r = MeasureRank(trace, f.path);
+      if (trace.rank < 0) {
+        for (const auto& [other, other_path] : rankless) {
+          if (other == r && r.step_s > 0) {
+            ThrowUserError(SourceLocation{f.path}, "",
+                           fmt::format("measures exactly what {} does (step {}, forward {}, "
+                                       "backward {}): one trace given twice? One trace per rank",
+                                       other_path, StepMs(r.step_s), StepMs(r.forward_s),
+                                       StepMs(r.backward_s)));
+          }
+        }
+        rankless.emplace_back(r, f.path);
+      }
       if (m.ranks == 0) {
         m.iterations = static_cast<int64_t>(r.iterations);
         m.device_name = trace.device_name;

@@ -99,6 +99,36 @@ TEST(TraceStepPhasesTest, ATraceWithoutBackwardIsRefusedNamingTheFile) {
   std::filesystem::remove(trace);
 }
 
+// A step without a distributedInfo rank, its backward GEMM `backward_us` long.
+KinetoTraceBuilder RanklessStep(double backward_us) {
+  return KinetoTraceBuilder()
+      .Annotation("ProfilerStep#5", 0, 100)
+      .CpuOp("aten::mm", 1, 4)
+      .Launch(2, 1, 1)
+      .CpuOp("autograd::engine::evaluate_function: MmBackward0", 31, 20, "", /*tid=*/2)
+      .Launch(32, 1, 2, /*tid=*/2)
+      .Kernel("fwd_gemm", 10, 20, 1)
+      .Kernel("bwd_gemm", 40, backward_us, 2);
+}
+
+// Traces without a rank are told apart by what they measure: a copy of one under another name
+// would be averaged as a second rank, and is refused naming both files; two ranks that differ
+// by a nanosecond are two ranks.
+TEST(TraceStepPhasesTest, ACopyOfARanklessTraceIsRefused) {
+  const std::string a = RanklessStep(40).WriteTo(TestTempPath("rank_a.json"));
+  const std::string copy = RanklessStep(40).WriteTo(TestTempPath("rank_a_copy.json"));
+  const std::string b = RanklessStep(40.001).WriteTo(TestTempPath("rank_b.json"));
+  try {
+    MeasureStepPhases(ReadProfiledFiles({a, copy}));
+    FAIL() << "a copy of one trace was averaged as a second rank";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank_a_copy.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("measures exactly what"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(MeasureStepPhases(ReadProfiledFiles({a, b})).ranks, 2);
+  for (const std::string& f : {a, copy, b}) std::filesystem::remove(f);
+}
+
 PieceTiming Piece(double f, double b, double w, double forward_comm) {
   PieceTiming p;
   p.forward_s = f;
