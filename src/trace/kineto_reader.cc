@@ -131,7 +131,7 @@ bool IsRecomputeFunction(std::string_view name) {
          std::search(name.begin(), name.end(), function) != name.end();
 }
 
-std::string_view Trim(std::string_view token) {
+inline std::string_view Trim(std::string_view token) {
   while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
                             token.back() == '\t')) {
     token.remove_suffix(1);
@@ -256,7 +256,7 @@ inline uint32_t EightDigitsValue(uint64_t word) {
 bool StringToken(std::string_view token, std::string& scratch, std::string_view* out) {
   token = Trim(token);
   if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
-  std::string_view body = token.substr(1, token.size() - 2);
+  const std::string_view body(token.data() + 1, token.size() - 2);
   if (!HasBackslash(body)) {
     *out = body;
     return true;
@@ -852,8 +852,16 @@ class KinetoParser {
       od::value& v = field.value();
       switch (ClassifyEventKey(key)) {
         case EventKey::kPh: {
+          // Every event has one: a one-letter string ("X") is read off its token; anything
+          // else (escapes, longer text) goes through the general string reader.
+          const std::string_view token = Token(v);
           std::string_view text;
-          if (String(v, &text) && !text.empty()) ph = text[0];
+          if (token.size() >= 3 && token[0] == '"' && token[1] != '\\' && token[1] != '"' &&
+              token[2] == '"' && (token.size() == 3 || IsJsonSpace(token[3]))) {
+            ph = token[1];
+          } else if (StringToken(token, scratch_, &text) && !text.empty()) {
+            ph = text[0];
+          }
           if (ph) ++out_.events_with_phase;
           if (ph && ph != 'X' && ph != 's' && ph != 'f' && ph != 't' && ph != 'M') return;
           break;
@@ -964,7 +972,7 @@ class KinetoParser {
                 : cat == Category::kAnnotation ? CpuKind::kAnnotation
                                                : CpuKind::kRuntime;
       ev.collective = cat == Category::kRuntime ? -1 : CollectiveIndex();
-      if (cat == Category::kRuntime && !out_.rocm && out_.Name(name).substr(0, 3) == "hip")
+      if (cat == Category::kRuntime && !out_.rocm && out_.Name(name).starts_with("hip"))
         out_.rocm = true;
       out_.cpu.push_back(ev);
       return;
@@ -984,9 +992,9 @@ class KinetoParser {
     if (g.kind == GpuKind::kKernel) {
       // ROCm 7.1 reports copies and fills as kernels; they are memory operations.
       std::string_view n = out_.Name(name);
-      if (n.substr(0, 12) == "MEMORY_COPY_" || n.substr(0, 23) == "__amd_rocclr_copyBuffer") {
+      if (n.starts_with("MEMORY_COPY_") || n.starts_with("__amd_rocclr_copyBuffer")) {
         g.kind = GpuKind::kMemcpy;
-      } else if (n.substr(0, 23) == "__amd_rocclr_fillBuffer") {
+      } else if (n.starts_with("__amd_rocclr_fillBuffer")) {
         g.kind = GpuKind::kMemset;
       }
     }

@@ -53,6 +53,21 @@ TEST(MicrosecondsTest, ParsesIntegersAndThreeDecimalsExactly) {
   EXPECT_EQ(ns, 1419247332972313);
 }
 
+// A phase is one letter, however it is spelt: "X" as most writers put it, "\u0058" escaped,
+// or with the space a pretty-printer leaves before the next key.
+TEST(KinetoReaderTest, PhasesAreReadPlainOrEscaped) {
+  TraceData t = Parse(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 10, "dur": 1},
+    {"ph": "\u0058", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 20, "dur": 1},
+    {"cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 30, "dur": 1, "ph": "X"  },
+    {"ph": "XX", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 40, "dur": 1},
+    {"ph": "i", "cat": "cpu_op", "name": "e", "pid": 1, "tid": 1, "ts": 50, "dur": 1}]})");
+  std::vector<std::string_view> names;
+  for (const CpuEvent& ev : t.cpu) names.push_back(t.Name(ev.name));
+  // "XX" is read as its first letter, as before; an instant ("i") is not a complete event.
+  EXPECT_EQ(names, (std::vector<std::string_view>{"a", "b", "c", "d"}));
+}
+
 TEST(KinetoReaderTest, NamesWithEscapesAnywhereAreUnescaped) {
   // Backslashes at the first, a middle, the eighth and ninth and the last byte of names
   // shorter than, as long as and longer than a word of eight bytes.
