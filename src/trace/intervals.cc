@@ -6,8 +6,17 @@
 namespace sextant {
 
 std::vector<Interval> MergeIntervals(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+  // GPU activities come sorted by start (BuildLinks), and the union of two merged lists is
+  // two sorted runs: checked before sorting, and two runs merged in place.
+  auto by_begin = [](const Interval& x, const Interval& y) { return x.begin < y.begin; };
+  const auto unsorted = std::is_sorted_until(intervals.begin(), intervals.end(), by_begin);
+  if (unsorted != intervals.end()) {
+    if (std::is_sorted(unsorted, intervals.end(), by_begin)) {
+      std::inplace_merge(intervals.begin(), unsorted, intervals.end(), by_begin);
+    } else {
+      std::sort(intervals.begin(), intervals.end(), by_begin);
+    }
+  }
   std::vector<Interval> merged;
   for (const Interval& iv : intervals) {
     if (iv.end <= iv.begin) continue;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace sextant {
 namespace {
 
@@ -14,6 +16,24 @@ TEST(IntervalsTest, UnionAndDifference) {
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(TotalLength(d), 8 + 3 + 5);
   EXPECT_EQ(TotalLength(UnionIntervals(a, b)), 31);
+}
+
+// The same intervals in start order, as two sorted runs, and shuffled: one union, [0, 12)
+// and [20, 31).
+TEST(IntervalsTest, MergesWhateverTheOrder) {
+  const std::vector<Interval> expected = {{0, 12}, {20, 31}};
+  auto same = [&](std::vector<Interval> in) {
+    const std::vector<Interval> out = MergeIntervals(std::move(in));
+    ASSERT_EQ(out.size(), expected.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      EXPECT_EQ(out[i].begin, expected[i].begin);
+      EXPECT_EQ(out[i].end, expected[i].end);
+    }
+  };
+  same({{0, 5}, {3, 12}, {20, 25}, {24, 31}});
+  same({{3, 12}, {24, 31}, {0, 5}, {20, 25}});  // two runs
+  same({{24, 31}, {0, 5}, {20, 25}, {3, 12}});  // shuffled
+  same({{20, 25}, {24, 31}, {0, 5}, {3, 12}});  // two runs, the second before the first
 }
 
 TEST(IntervalsTest, UnionLengthPerGroupMergesOnlyOverlappingGroups) {

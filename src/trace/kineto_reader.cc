@@ -591,9 +591,29 @@ class KinetoParser {
     return compact_;
   }
 
+  // The last pid or tid token read and its value: consecutive events mostly repeat both.
+  struct IdTokenCache {
+    char text[24];
+    size_t size = SIZE_MAX;  // nothing cached
+    int64_t value = 0;
+  };
+
+  // ProcessOrThread, skipped when the token is the one read last for this key.
+  int64_t CachedProcessOrThread(od::value& value, IdTokenCache& cache) {
+    const std::string_view token = Trim(Token(value));
+    if (token.size() == cache.size && std::memcmp(token.data(), cache.text, token.size()) == 0)
+      return cache.value;
+    const int64_t id = ProcessOrThread(token);
+    if (token.size() <= sizeof cache.text) {
+      std::memcpy(cache.text, token.data(), token.size());
+      cache.size = token.size();
+      cache.value = id;
+    }
+    return id;
+  }
+
   // pid/tid: an integer, or a string ("stream 7" -> 7; other strings get negative ids).
-  int64_t ProcessOrThread(od::value& value) {
-    std::string_view token = Trim(Token(value));
+  int64_t ProcessOrThread(std::string_view token) {
     int64_t n = 0;
     if (!token.empty() && token.front() != '"') {
       ParseInt(token, &n);
@@ -892,8 +912,8 @@ class KinetoParser {
           }
           name = InternString(v);
           break;
-        case EventKey::kPid: pid = ProcessOrThread(v); break;
-        case EventKey::kTid: tid = ProcessOrThread(v); break;
+        case EventKey::kPid: pid = CachedProcessOrThread(v, pid_cache_); break;
+        case EventKey::kTid: tid = CachedProcessOrThread(v, tid_cache_); break;
         case EventKey::kTs:
           ts_given = true;
           have_ts = ParseMicrosecondsToNs(Token(v), &ts);
@@ -1087,6 +1107,7 @@ class KinetoParser {
   size_t parsed_events_ = 0;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
   uint32_t last_thread_ = UINT32_MAX;
+  IdTokenCache pid_cache_, tid_cache_;
   FlowTable flow_starts_;
   FlowTable flow_ends_;
   std::vector<std::pair<int64_t, int64_t>> gpu_pid_tid_;
