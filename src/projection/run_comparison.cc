@@ -89,14 +89,16 @@ std::vector<std::string> ComparisonWarnings(const Job& job, const PerformanceRep
         "compare at the traced size (--target-nodes, GPUS_PER_NODE)",
         world, job.parallel.WorldSize()));
   }
-  // Without a recorded rank, a copy of one trace under another name is found by measuring
-  // exactly the same: two ranks of a real run never do, to the nanosecond of these sums.
+  // A copy of one trace under another name, with its rank, without it or with another, is
+  // found by measuring exactly the same: two ranks of a real run never do, to the nanosecond of
+  // these sums.
   for (size_t i = 0; i < measured.size(); ++i) {
     const MeasuredRank& a = measured[i];
-    if (a.world_size > 0 || a.computation_ms <= 0) continue;
+    if (a.computation_ms <= 0) continue;
     for (size_t k = 0; k < i; ++k) {
       const MeasuredRank& b = measured[k];
-      if (b.world_size <= 0 && a.iterations == b.iterations && a.iteration_ms == b.iteration_ms &&
+      const bool same_rank = a.world_size > 0 && b.world_size > 0 && a.rank == b.rank;
+      if (!same_rank && a.iterations == b.iterations && a.iteration_ms == b.iteration_ms &&
           a.computation_ms == b.computation_ms && a.exposed_comm_ms == b.exposed_comm_ms &&
           a.idle_ms == b.idle_ms && a.collective_ms == b.collective_ms) {
         out.push_back(fmt::format(

@@ -50,9 +50,8 @@ TEST(RunComparisonTest, TracesGiveEachComponentPerIteration) {
   std::remove(path.c_str());
 }
 
-// Traces without a recorded rank: a copy of one under another name measures exactly the same
-// and is said to be counted twice; two ranks a nanosecond apart, or one rank given twice with
-// its distributedInfo, are told apart by the measurement or by the rank.
+// A copy of one trace under another name, with or without its rank, measures exactly the same
+// and is said to be counted twice; two ranks a nanosecond apart are two ranks.
 TEST(RunComparisonTest, WarnsOfOneRanklessTraceGivenTwice) {
   const Job job = TestJob("llama3.1_8B").Cluster("H100", 1).Parallel(1, 1).GlobalBatch(8);
   PerformanceReport projected;
@@ -81,6 +80,11 @@ TEST(RunComparisonTest, WarnsOfOneRanklessTraceGivenTwice) {
             std::string::npos)
       << with_copy.front();
   EXPECT_EQ(twice(ComparisonWarnings(job, projected, {a, b})), 0);
+  // A rank's trace and a copy of it without its distributedInfo: the same.
+  MeasuredRank ranked = a;
+  ranked.rank = 0;
+  ranked.world_size = 2;
+  EXPECT_EQ(twice(ComparisonWarnings(job, projected, {ranked, copy})), 1);
 }
 
 }  // namespace

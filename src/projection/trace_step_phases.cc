@@ -116,9 +116,9 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
   MeasuredStep m;
   double backward_runs = 0, iterations = 0;
   std::map<int64_t, std::string> rank_files;  // distributedInfo rank -> its trace
-  // Traces without a distributedInfo rank and what they measure: a copy of one under another
-  // name would be averaged as a second rank.
-  std::vector<std::pair<RankStep, std::string>> rankless;
+  // What each trace measures: a copy of one under another name (with its rank, without it, or
+  // edited) would be averaged as a second rank.
+  std::vector<std::pair<RankStep, std::string>> measured;
   for (const ProfiledFile& f : files) {
     m.files.push_back(f.path);
     for (const TraceData& trace : f.traces) {
@@ -132,18 +132,16 @@ MeasuredStep MeasureStepPhases(const std::vector<ProfiledFile>& files) {
         }
       }
       const RankStep r = MeasureRank(trace, f.path);
-      if (trace.rank < 0) {
-        for (const auto& [other, other_path] : rankless) {
-          if (other == r && r.step_s > 0) {
-            ThrowUserError(SourceLocation{f.path}, "",
-                           fmt::format("measures exactly what {} does (step {}, forward {}, "
-                                       "backward {}): one trace given twice? One trace per rank",
-                                       other_path, StepMs(r.step_s), StepMs(r.forward_s),
-                                       StepMs(r.backward_s)));
-          }
+      for (const auto& [other, other_path] : measured) {
+        if (other == r && r.step_s > 0) {
+          ThrowUserError(
+              SourceLocation{f.path}, "",
+              fmt::format("measures exactly what {} does (step {}, forward {}, "
+                          "backward {}): one trace given twice? One trace per rank",
+                          other_path, StepMs(r.step_s), StepMs(r.forward_s), StepMs(r.backward_s)));
         }
-        rankless.emplace_back(r, f.path);
       }
+      measured.emplace_back(r, f.path);
       if (m.ranks == 0) {
         m.iterations = static_cast<int64_t>(r.iterations);
         m.device_name = trace.device_name;

@@ -17,10 +17,11 @@ namespace {
 // MmBackward0, launching a 40 µs GEMM at [40, 80) and a reduce-scatter [70, 90) on another
 // stream (10 µs of it beside the GEMM, 10 exposed); the optimizer step launches 5 µs at
 // [90, 95). GPU window [10, 95) = 85: computation 20 + 40 + 5 = 65, exposed comm 10, idle 10.
-KinetoTraceBuilder OneStep() {
-  return KinetoTraceBuilder()
-      .TopLevel("distributedInfo", R"({"backend": "nccl", "rank": 1, "world_size": 2})")
-      .Annotation("ProfilerStep#5", 0, 100)
+KinetoTraceBuilder OneStep(bool with_rank = true) {
+  KinetoTraceBuilder b;
+  if (with_rank)
+    b.TopLevel("distributedInfo", R"({"backend": "nccl", "rank": 1, "world_size": 2})");
+  return b.Annotation("ProfilerStep#5", 0, 100)
       .CpuOp("aten::mm", 1, 4)
       .Launch(2, 1, 1)
       .CpuOp("autograd::engine::evaluate_function: MmBackward0", 31, 20, "", /*tid=*/2)
@@ -111,9 +112,9 @@ KinetoTraceBuilder RanklessStep(double backward_us) {
       .Kernel("bwd_gemm", 40, backward_us, 2);
 }
 
-// Traces without a rank are told apart by what they measure: a copy of one under another name
-// would be averaged as a second rank, and is refused naming both files; two ranks that differ
-// by a nanosecond are two ranks.
+// Traces are told apart by what they measure: a copy of one under another name, with its rank
+// or without it, would be averaged as a second rank, and is refused naming both files; two
+// ranks that differ by a nanosecond are two ranks.
 TEST(TraceStepPhasesTest, ACopyOfARanklessTraceIsRefused) {
   const std::string a = RanklessStep(40).WriteTo(TestTempPath("rank_a.json"));
   const std::string copy = RanklessStep(40).WriteTo(TestTempPath("rank_a_copy.json"));
@@ -126,7 +127,18 @@ TEST(TraceStepPhasesTest, ACopyOfARanklessTraceIsRefused) {
     EXPECT_NE(std::string(e.what()).find("measures exactly what"), std::string::npos) << e.what();
   }
   EXPECT_EQ(MeasureStepPhases(ReadProfiledFiles({a, b})).ranks, 2);
-  for (const std::string& f : {a, copy, b}) std::filesystem::remove(f);
+  // A rank's trace (rank 1 of 2) and the same step without its distributedInfo.
+  const std::string ranked = OneStep().WriteTo(TestTempPath("rank_1.json"));
+  const std::string unranked = OneStep(false).WriteTo(TestTempPath("rank_1_copy.json"));
+  try {
+    MeasureStepPhases(ReadProfiledFiles({ranked, unranked}));
+    FAIL() << "a rankless copy of a rank's trace was averaged as a second rank";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank_1_copy.json: measures exactly what"),
+              std::string::npos)
+        << e.what();
+  }
+  for (const std::string& f : {a, copy, b, ranked, unranked}) std::filesystem::remove(f);
 }
 
 PieceTiming Piece(double f, double b, double w, double forward_comm) {

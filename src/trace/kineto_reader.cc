@@ -1,6 +1,7 @@
 #include "trace/kineto_reader.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -200,6 +201,11 @@ void AppendUtf8(uint32_t cp, std::string& out) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
+
+// The word tricks below number a word's bytes from its lowest: the first byte of text is the
+// least significant.
+static_assert(std::endian::native == std::endian::little,
+              "the eight-bytes-at-a-time text scans assume a little-endian machine");
 
 // Eight bytes of `p` as one little-endian word (any alignment).
 inline uint64_t LoadWord(const char* p) {
@@ -1461,7 +1467,12 @@ bool ParseMicrosecondsToNs(std::string_view token, int64_t* ns) {
     *ns = static_cast<int64_t>(std::llround(value * 1000.0));
     return true;
   }
-  int64_t result = whole * 1000 + frac;
+  // Up to INT64_MAX ns: 9223372036854775.807 us is the last time that is representable.
+  int64_t result = 0;
+  if (__builtin_mul_overflow(whole, int64_t{1000}, &result) ||
+      __builtin_add_overflow(result, frac, &result)) {
+    return false;
+  }
   *ns = negative ? -result : result;
   return true;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -41,6 +42,12 @@ TEST(MicrosecondsTest, ParsesIntegersAndThreeDecimalsExactly) {
   EXPECT_EQ(ns, 9223372036854775000);
   EXPECT_FALSE(ParseMicrosecondsToNs("9223372036854780", &ns));
   EXPECT_FALSE(ParseMicrosecondsToNs("92233719999999999", &ns));
+  // INT64_MAX ns is 9223372036854775.807 us: a time past it is refused, never wrapped.
+  ASSERT_TRUE(ParseMicrosecondsToNs("9223372036854775.807", &ns));
+  EXPECT_EQ(ns, INT64_MAX);
+  EXPECT_FALSE(ParseMicrosecondsToNs("9223372036854775.808", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("9223372036854779", &ns));
+  EXPECT_FALSE(ParseMicrosecondsToNs("-9223372036854779", &ns));
   ASSERT_TRUE(ParseMicrosecondsToNs("12345678.9", &ns));
   EXPECT_EQ(ns, 12345678900);
   ASSERT_TRUE(ParseMicrosecondsToNs("0000000100000002.001", &ns));

@@ -1237,8 +1237,10 @@ CallStats SummarizeCalls(std::vector<double> values) {
   // the middle needs ordering.
   const size_t n = values.size();
   s.min = s.max = values.front();
-  // Compensated (Neumaier) summation: the sum does not depend on the calls' order, so two
-  // groups whose times add up to the same total sort as equal (rows are ordered by it).
+  // Compensated (Neumaier) summation: for calls' times the result is their exact sum rounded
+  // once, whatever the calls' order (not guaranteed for every input, but its error bound is a
+  // rounding of the sum, not of each addition), so groups whose times add up to the same total
+  // sort as equal (rows are ordered by it).
   double compensation = 0;
   for (double v : values) {
     const double t = s.sum + v;
