@@ -120,13 +120,18 @@ print(time.process_time() - t)" "$file")
     done
   fi
   # On a shared machine wall time includes waiting for a core; CPU seconds do not.
-  python3 - "$file" "$mb" "$wall" "$cpu" "$rss" "$py" "$pycpu" "${scan:-0}" <<'PY'
+  # The kernel's share (copying the file in, zeroing fresh pages) is what a virtual machine
+  # varies most from run to run: printed apart.
+  local user sys
+  user=$(awk -F: '/User time/ {gsub(/ /, "", $2); print $2}' "$log")
+  sys=$(awk -F: '/System time/ {gsub(/ /, "", $2); print $2}' "$log")
+  python3 - "$file" "$mb" "$wall" "$cpu" "$rss" "$py" "$pycpu" "${scan:-0}" "$user" "$sys" <<'PY'
 import sys, os
 name = sys.argv[1]
-mb, wall, cpu, rss_kb, py, pycpu, scan = (float(x) for x in sys.argv[2:])
+mb, wall, cpu, rss_kb, py, pycpu, scan, user, system = (float(x) for x in sys.argv[2:])
 print(f"{os.path.basename(name)}: {mb:.1f} MB")
 print(f"  trace report (1 thread): wall {wall:.2f} s, CPU {cpu:.2f} s -> {mb / cpu:.0f} MB/s per core "
-      f"({mb / wall:.0f} MB/s wall)")
+      f"({mb / wall:.0f} MB/s wall); CPU = {user:.2f} s user + {system:.2f} s system")
 print(f"  python json.load:        wall {py:.2f} s, CPU {pycpu:.2f} s -> sextant is {pycpu / cpu:.1f}x faster per core "
       f"({py / wall:.1f}x by wall time)")
 if scan > 0:
