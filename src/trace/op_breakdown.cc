@@ -221,31 +221,69 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
 
 std::vector<OpPathStats> SummarizeOpTree(const TraceData& trace, const OpKernelTimes& times,
                                          int max_depth) {
-  std::map<std::string, OpPathStats> by_path;
-  std::vector<std::string_view> chain;
+  // Ops whose chains of enclosing ops' names are equal share a path: one node of a tree of
+  // (enclosing path, name), found once per op from its enclosing op's node instead of the path
+  // being spelt out per op.
+  struct Node {
+    int32_t parent;  // node, -1 at the top
+    uint32_t name;
+    int depth;
+    OpPathStats stats;
+  };
+  std::vector<Node> nodes;
+  std::unordered_map<uint64_t, int32_t> node_of;   // (parent node + 1) << 32 | name -> node
+  constexpr int32_t kUnknown = -2, kTooDeep = -3;  // -1: the top, above every node
+  std::vector<int32_t> node_of_op(trace.cpu.size(), kUnknown);
+  std::vector<int32_t> pending;  // ops whose node is found after their enclosing op's
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
-    chain.clear();
-    for (int32_t p = static_cast<int32_t>(i); p >= 0; p = EnclosingOp(trace, p)) {
-      chain.push_back(trace.Name(trace.cpu[p].name));
+    pending.clear();
+    int32_t above = static_cast<int32_t>(i);
+    while (above >= 0 && node_of_op[above] == kUnknown) {
+      pending.push_back(above);
+      above = EnclosingOp(trace, above);
     }
-    int depth = static_cast<int>(chain.size()) - 1;
-    if (depth >= max_depth) continue;  // already counted in its ancestors' subtree time
-    std::string path;
-    for (size_t k = chain.size(); k-- > 0;) {
-      if (!path.empty()) path += " > ";
-      path += chain[k];
+    int32_t node = above >= 0 ? node_of_op[above] : -1;
+    for (size_t k = pending.size(); k-- > 0;) {
+      const int32_t op = pending[k];
+      if (node != kTooDeep) {
+        const int depth = node < 0 ? 0 : nodes[node].depth + 1;
+        if (depth >= max_depth) {
+          node = kTooDeep;  // counted in its ancestors' subtree time already
+        } else {
+          const uint32_t name = trace.cpu[op].name;
+          const uint64_t key = (static_cast<uint64_t>(node + 1) << 32) | name;
+          auto [it, added] = node_of.try_emplace(key, static_cast<int32_t>(nodes.size()));
+          if (added) nodes.push_back({node, name, depth, {}});
+          node = it->second;
+        }
+      }
+      node_of_op[op] = node;
     }
-    OpPathStats& s = by_path[path];
-    s.path = path;
-    s.depth = depth;
+    if (node == kTooDeep) continue;
+    OpPathStats& s = nodes[node].stats;
     s.count++;
     s.direct_kernel_ns += times.direct_ns[i];
     s.subtree_kernel_ns += times.subtree_ns[i];
   }
   std::vector<OpPathStats> out;
-  for (auto& [path, stats] : by_path) out.push_back(std::move(stats));
+  for (const Node& n : nodes) {
+    if (n.stats.count == 0) continue;
+    OpPathStats s = n.stats;
+    s.depth = n.depth;
+    // Spelt from the top: "outer > ... > op".
+    std::vector<std::string_view> chain;
+    for (int32_t k = static_cast<int32_t>(&n - nodes.data()); k >= 0; k = nodes[k].parent)
+      chain.push_back(trace.Name(nodes[k].name));
+    for (size_t k = chain.size(); k-- > 0;) {
+      if (!s.path.empty()) s.path += " > ";
+      s.path += chain[k];
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const OpPathStats& a, const OpPathStats& b) { return a.path < b.path; });
   return out;
 }
 
