@@ -51,6 +51,12 @@ double LowPrecisionWeightCacheBytes(const PrecisionRecipe& pr) {
 
 }  // namespace
 
+std::string OomNote(const MemoryReport& r) {
+  if (r.verdict != Verdict::kOom) return "";
+  return fmt::format("OOM: {:.1f} GiB peak of {:.1f} GiB", ToGiB(r.peak_bytes),
+                     ToGiB(r.capacity_bytes));
+}
+
 const char* VerdictName(Verdict v) {
   switch (v) {
     case Verdict::kFits: return "FITS";

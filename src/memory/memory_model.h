@@ -95,4 +95,8 @@ enum class MemoryDetail { kFull, kNumbersOnly };
 MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight = {},
                            MemoryDetail detail = MemoryDetail::kFull);
 
+// "OOM: 183.0 GiB peak of 179.1 GiB" for a projection that does not fit, "" for one that does
+// (AT-RISK included): the note a row of a table carries beside its times.
+std::string OomNote(const MemoryReport& r);
+
 }  // namespace sextant

@@ -408,12 +408,9 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
         for (const std::string& w : scaled.warnings) sp.note += (sp.note.empty() ? "" : "; ") + w;
       }
       // A row the memory projection refuses is no option at that node count.
-      const MemoryReport memory = ProjectMemory(at_nodes, in_flight, MemoryDetail::kNumbersOnly);
-      if (memory.verdict == Verdict::kOom) {
-        sp.note += std::string(sp.note.empty() ? "" : "; ") +
-                   fmt::format("OOM: {:.1f} GiB peak of {:.1f} GiB", ToGiB(memory.peak_bytes),
-                               ToGiB(memory.capacity_bytes));
-      }
+      const std::string oom =
+          OomNote(ProjectMemory(at_nodes, in_flight, MemoryDetail::kNumbersOnly));
+      if (!oom.empty()) sp.note += std::string(sp.note.empty() ? "" : "; ") + oom;
       if (sp.micro_batches < job.parallel.pp) {
         sp.note += std::string(sp.note.empty() ? "" : "; ") +
                    fmt::format("micro-batch starvation: {} micro-batches < PP {}", sp.micro_batches,

@@ -48,19 +48,6 @@ std::optional<double> PredictMemoryMetric(const PublishedRun& run, std::string& 
   return std::nullopt;
 }
 
-namespace {
-
-// A measured run ran, so a verdict of OOM for its configuration is an error of the memory
-// model worth seeing next to the row's time error.
-std::string OomNote(const Job& job) {
-  const MemoryReport m = ProjectMemory(job, {}, MemoryDetail::kNumbersOnly);
-  if (m.verdict != Verdict::kOom) return "";
-  return fmt::format("OOM: {:.1f} of {:.1f} GiB", static_cast<double>(m.peak_bytes) / kGiB,
-                     static_cast<double>(m.capacity_bytes) / kGiB);
-}
-
-}  // namespace
-
 ValidationReport Validate(const std::string& csv_path, const RowPredictor& predict) {
   const CsvTable table = CsvTable::Read(csv_path);
   CheckDistinctIds(table);
@@ -83,7 +70,10 @@ ValidationReport Validate(const std::string& csv_path, const RowPredictor& predi
       continue;
     }
     row.error_pct = (*row.predicted / row.run.measured - 1.0) * 100.0;
-    if (!IsMemoryMetric(row.run.metric_name)) row.memory_note = OomNote(*row.run.job);
+    // A measured run ran, so a verdict of OOM for its configuration is an error of the memory
+    // model worth seeing next to the row's time error.
+    if (!IsMemoryMetric(row.run.metric_name))
+      row.memory_note = OomNote(ProjectMemory(*row.run.job, {}, MemoryDetail::kNumbersOnly));
     report.rows.push_back(std::move(row));
   }
   std::map<std::string, std::vector<const ValidationRow*>> by_source, by_group;

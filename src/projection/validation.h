@@ -21,7 +21,8 @@ struct ValidationRow {
   std::optional<double> predicted;
   double error_pct = 0;  // signed: (predicted / measured - 1) * 100
   // For a time or throughput row whose configuration the memory model finds OOM (the run
-  // did fit, so its memory projection is off too): "OOM: 183.2 of 178.4 GiB"; else "".
+  // did fit, so its memory projection is off too): OomNote's "OOM: 183.0 GiB peak of 179.1
+  // GiB"; else "".
   std::string memory_note;
 };
 
