@@ -10,8 +10,7 @@ std::vector<int32_t> PairForwardWithBackward(const TraceData& trace) {
   std::vector<std::pair<int64_t, uint32_t>> numbered;
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind == CpuKind::kOp && ev.sequence >= 0)
-      numbered.emplace_back(ev.sequence, static_cast<uint32_t>(i));
+    if (ev.sequence() >= 0) numbered.emplace_back(ev.sequence(), static_cast<uint32_t>(i));
   }
   if (numbered.empty()) return {};
   std::sort(numbered.begin(), numbered.end());

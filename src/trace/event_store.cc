@@ -359,7 +359,7 @@ void BuildLinks(TraceData& trace) {
     return index;
   };
   const FirstIndexById runtime_by_correlation =
-      first_by_id(CpuKind::kRuntime, &CpuEvent::correlation);
+      first_by_id(CpuKind::kRuntime, &CpuEvent::link_id);  // runtime calls: correlation ids
   bool by_external_id = false;
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {

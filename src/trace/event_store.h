@@ -49,10 +49,12 @@ struct CpuEvent {
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
   int64_t external_id = -1;
-  int64_t correlation = -1;  // runtime calls: links to the GPU activities they launched
+  // Runtime calls: the correlation id that links them to the GPU activities they launched.
   // Ops: the autograd sequence number (args "Sequence number"), shared by a forward op and
-  // the backward node autograd made of it; -1 if not recorded.
-  int64_t sequence = -1;
+  // the backward node autograd made of it. No event has both, so they share one field (the
+  // event store is most of a large trace's memory); -1 if not recorded. Read through
+  // correlation() and sequence().
+  int64_t link_id = -1;
   uint32_t name = 0;
   uint32_t thread = 0;           // index into TraceData::threads
   uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
@@ -66,7 +68,11 @@ struct CpuEvent {
   bool launch_flow = false;   // an ac2g flow starts here (Kineto draws it to the GPU activity)
   bool graph_launch = false;  // cudaGraphLaunch/hipGraphLaunch: replays many kernels (BuildLinks)
   int64_t end_ns() const { return ts_ns + dur_ns; }
+  int64_t correlation() const { return kind == CpuKind::kRuntime ? link_id : -1; }
+  int64_t sequence() const { return kind == CpuKind::kOp ? link_id : -1; }
 };
+// One per CPU event of a trace (millions in a long profile): growing it is a decision.
+static_assert(sizeof(CpuEvent) == 72);
 
 struct GpuEvent {
   int64_t ts_ns = 0;

@@ -129,7 +129,6 @@ class OpImporter {
     // Its CPU time was spent recording the graph, not in the profiled replay.
     ev.dur_ns = 0;
     ev.collective = -1;  // the capture's collectives are not this trace's
-    ev.correlation = -1;
     ev.external_id = -1;
     ev.name = Reintern(capture, src.name);
     ev.input_dims = Reintern(capture, src.input_dims);

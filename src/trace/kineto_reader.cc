@@ -444,7 +444,7 @@ class KinetoParser {
       const int64_t* id = flow_starts_.Find({t.pid, t.tid, ev.ts_ns});
       if (!id) continue;
       ev.launch_flow = true;
-      if (ev.correlation < 0) ev.correlation = *id;
+      if (ev.link_id < 0) ev.link_id = *id;  // a runtime call: its correlation id
     }
     // Flow ends are looked up only for activities without a correlation id of their own,
     // which Kineto's kernels and copies all have: sorted only when one is found.
@@ -987,8 +987,9 @@ class KinetoParser {
       ev.name = cat == Category::kCpuOp ? OpName(name) : name;
       ev.thread = ThreadIndex(pid, tid);
       ev.external_id = args.external_id;
-      ev.correlation = cat == Category::kRuntime ? args.correlation : -1;
-      ev.sequence = cat == Category::kCpuOp ? args.sequence : -1;
+      ev.link_id = cat == Category::kRuntime ? args.correlation
+                   : cat == Category::kCpuOp ? args.sequence
+                                             : -1;
       ev.input_dims = args.dims;
       ev.input_types = args.types;
       ev.input_strides = args.strides;
