@@ -43,6 +43,10 @@ bool ContainsConvolution(std::string_view name) {
 
 }  // namespace
 
+bool IsTensorFloat32KernelName(std::string_view name) {
+  return ContainsAny(name, {"tf32", "TF32", "tensorop_s1688"});
+}
+
 std::string_view CategoryName(KernelCategory category) {
   switch (category) {
     case KernelCategory::kGemm: return "GEMM";

@@ -24,6 +24,12 @@ constexpr size_t kKernelCategories = static_cast<size_t>(KernelCategory::kOther)
 
 std::string_view CategoryName(KernelCategory category);
 KernelCategory CategorizeKernelName(std::string_view kernel_name);
+// A matrix kernel that multiplies FP32 operands on tensor/matrix cores at reduced precision:
+// cuBLAS's and cuDNN's "tf32" kernels (sm80_xmma_gemm_f32f32_tf32f32_f32_...), CUTLASS's
+// Ampere single-precision tensor-op GEMMs ("tensorop_s1688gemm", the m16n8k8 TF32 MMA; the
+// same tile name with an "_f16" suffix is a half-precision kernel, which an FP32 op does not
+// run). An FP32 op that ran one is rated against the TF32 peak.
+bool IsTensorFloat32KernelName(std::string_view kernel_name);
 // kNone when the op name says nothing (the caller then uses the kernel name).
 KernelCategory CategorizeOpName(std::string_view op_name, bool* known);
 KernelCategory CategorizeGpuEvent(const TraceData& trace, const GpuEvent& event);

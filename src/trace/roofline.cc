@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "trace/kernel_category.h"
 #include "trace/op_arguments.h"
 
 namespace sextant {
@@ -78,7 +79,8 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
 
   if (name == "aten::mm" || name == "aten::_scaled_mm") {
     const Shape &a = dim(0), &b = dim(1);
-    if (a.size() != 2 || b.size() != 2) return std::nullopt;
+    // A record whose inner dimensions disagree did not run this GEMM: its FLOPs are unknown.
+    if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return std::nullopt;
     bool bias = name == "aten::_scaled_mm" && dims.size() > 2 && dim(2).size() == 1;
     int out_bpe = 0;
     if (name == "aten::_scaled_mm") {
@@ -94,13 +96,13 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
   }
   if (name == "aten::addmm") {
     const Shape &a = dim(1), &b = dim(2);
-    if (a.size() != 2 || b.size() != 2) return std::nullopt;
+    if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return std::nullopt;
     return Gemm(1, a[0], b[1], a[1], true, bpe);
   }
   if (name == "aten::bmm" || name == "aten::baddbmm") {
     size_t off = name == "aten::baddbmm" ? 1 : 0;
     const Shape &a = dim(off), &b = dim(off + 1);
-    if (a.size() != 3 || b.size() != 3) return std::nullopt;
+    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) return std::nullopt;
     return Gemm(a[0], a[1], b[2], a[2], off == 1, bpe);
   }
   // Vendor GEMMs of ROCm inference stacks: x[M, K] · w[N, K]ᵀ (+ bias[N]). Argument layouts
@@ -115,13 +117,16 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
   }
   if (name == "aten::linear") {
     const Shape &x = dim(0), &w = dim(1);
-    if (x.empty() || w.size() != 2 || x.back() != w[1]) return std::nullopt;
+    // aten::linear(input, weight, bias=None): more arguments is not this op's record.
+    if (dims.size() > 3 || x.empty() || w.size() != 2 || x.back() != w[1]) return std::nullopt;
     bool bias = dims.size() > 2 && dim(2).size() == 1;
     return Gemm(1, static_cast<double>(NumElements(x) / x.back()), w[0], w[1], bias, bpe);
   }
   if (name == "aten::matmul") {
     const Shape &a = dim(0), &b = dim(1);
-    if (a.size() < 2 || b.size() < 2) return std::nullopt;
+    // aten::matmul(self, other[, out]): [..., M, K] x [..., K, N].
+    if (dims.size() > 3 || a.size() < 2 || b.size() < 2 || a.back() != b[b.size() - 2])
+      return std::nullopt;
     double batch_a = static_cast<double>(NumElements(Shape(a.begin(), a.end() - 2)));
     double batch_b = static_cast<double>(NumElements(Shape(b.begin(), b.end() - 2)));
     return Gemm(std::max(batch_a, batch_b), a[a.size() - 2], b.back(), a.back(), false, bpe);
@@ -171,7 +176,11 @@ std::optional<OpCost> ModelOpCost(std::string_view name, std::string_view input_
                 "aten::sqrt", "aten::abs", "aten::copy_", "aten::clamp", "aten::pow"})) {
     double n = dim(0).empty() ? 0 : static_cast<double>(NumElements(dim(0)));
     if (n <= 0) return std::nullopt;
-    return Streaming("elementwise", n, 2 * n * bpe, bpe);
+    // copy_(self, src) converts: src read in its own dtype, self written in its (int32 into
+    // int64 moves 12 bytes an element, not 16).
+    const int read_bpe =
+        name == "aten::copy_" && types.size() > 1 ? BytesPerElement(types[1]).value_or(bpe) : bpe;
+    return Streaming("elementwise", n, n * (bpe + read_bpe), bpe);
   }
   if (Is(name, {"aten::layer_norm", "aten::native_layer_norm", "aten::batch_norm",
                 "aten::native_batch_norm", "aten::cudnn_batch_norm", "aten::group_norm",
@@ -202,10 +211,13 @@ bool IsHostDeviceCopyName(std::string_view name) {
   return false;
 }
 
-double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element) {
+double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element,
+                          bool tensor_float32) {
   auto peak = [&](DType dtype) { return gpu.Supports(dtype) ? gpu.PeakTflops(dtype) : 0.0; };
   if (!matrix) return gpu.VectorFp32Tflops();
-  if (bytes_per_element >= 4) return peak(DType::kFP32);
+  if (bytes_per_element >= 4) {
+    return tensor_float32 && gpu.Supports(DType::kTF32) ? peak(DType::kTF32) : peak(DType::kFP32);
+  }
   if (bytes_per_element == 1 && gpu.Supports(DType::kFP8)) return peak(DType::kFP8);
   return gpu.Supports(DType::kBF16) ? peak(DType::kBF16) : peak(DType::kFP16);
 }
@@ -227,6 +239,16 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
     if (g.kind != GpuKind::kMemcpy || g.op < 0 || !IsHostDeviceCopyName(trace.Name(g.name)))
       continue;
     for (int32_t i = g.op; i >= 0 && !crosses_host[i]; i = trace.cpu[i].parent) crosses_host[i] = 1;
+  }
+  // PyTorch multiplies FP32 matrices on TF32 tensor cores when allowed
+  // (torch.backends.cuda.matmul.allow_tf32; cuDNN convolutions by default): the kernel's
+  // name says so, and such an op is rated against the TF32 peak instead of the FP32 one.
+  std::vector<char> tensor_float32(trace.cpu.size(), 0);
+  NameTest is_tf32(trace, IsTensorFloat32KernelName);
+  for (const GpuEvent& g : trace.gpu) {
+    if (g.kind != GpuKind::kKernel || g.op < 0 || !is_tf32(g.name)) continue;
+    for (int32_t i = g.op; i >= 0 && !tensor_float32[i]; i = trace.cpu[i].parent)
+      tensor_float32[i] = 1;
   }
   // Calls repeat a few hundred shapes: each (op, dims, types, concrete inputs) is modelled once.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::optional<OpCost>> costs;
@@ -262,8 +284,9 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       row.gemm = cost->gemm;
       row.attention = cost->attention;
       row.bytes_per_element = cost->bytes_per_element;
-      if (gpu) row.peak_tflops = RooflinePeakTflops(*gpu, cost->matrix, cost->bytes_per_element);
+      row.matrix = cost->matrix;
     }
+    if (row.matrix && row.bytes_per_element >= 4 && tensor_float32[i]) row.tensor_float32 = true;
     row.count++;
     row.kernel_ns += times.subtree_ns[i];
   }
@@ -274,6 +297,13 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
     row.achieved_tflops = seconds > 0 ? flops / seconds / 1e12 : 0;
     row.achieved_tbps = seconds > 0 ? bytes / seconds / 1e12 : 0;
     row.intensity = bytes > 0 ? flops / bytes : 0;
+    if (gpu) {
+      row.peak_tflops =
+          RooflinePeakTflops(*gpu, row.matrix, row.bytes_per_element, row.tensor_float32);
+    }
+    if (row.tensor_float32) {
+      row.note += std::string(row.note.empty() ? "" : "; ") + "FP32 on TF32 tensor cores";
+    }
     if (gpu && row.peak_tflops > 0 && gpu->hbm_bandwidth > 0) {
       double compute_s = flops / (row.peak_tflops * 1e12);
       double memory_s = bytes / gpu->hbm_bandwidth;

@@ -73,6 +73,8 @@ struct RooflineRow {
   GemmDims gemm;            // GEMM family only: what calibration compares with the cost model
   AttentionDims attention;  // attention family only
   int bytes_per_element = 0;
+  bool matrix = false;          // runs on the matrix (tensor) units
+  bool tensor_float32 = false;  // FP32 operands, and a call's kernels ran in TF32 (by name)
   int64_t count = 0;
   double flops_per_call = 0;
   double bytes_per_call = 0;
@@ -98,7 +100,9 @@ bool IsHostDeviceCopyName(std::string_view name);
 
 // The dense peak an op of this kind runs against: vector FP32 for non-matrix ops, else the
 // matrix rate of its element width (1 byte: FP8 where the GPU has it; 2: BF16, or FP16 on
-// GPUs without BF16; 4: FP32). 0 if the GPU has no such unit.
-double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element);
+// GPUs without BF16; 4: FP32, or TF32 where `tensor_float32` and the GPU has it). 0 if the
+// GPU has no such unit.
+double RooflinePeakTflops(const GpuSpec& gpu, bool matrix, int bytes_per_element,
+                          bool tensor_float32 = false);
 
 }  // namespace sextant

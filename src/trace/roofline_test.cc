@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_library.h"
+#include "trace/kernel_category.h"
 #include "trace/op_breakdown.h"
 #include "trace/trace_test_util.h"
 
@@ -40,6 +41,67 @@ TEST(RooflineTest, AddmmCountsBiasAndLinearFoldsBatch) {
   EXPECT_DOUBLE_EQ(bmm->flops, 4 * 2.0 * 8 * 2 * 16);
   EXPECT_FALSE(ModelOpCost("aten::mm", "[[2, 3], [4, 5, 6]]", "[\"float\", \"float\"]", ""));
   EXPECT_FALSE(ModelOpCost("aten::mm", "", "", ""));
+}
+
+// Records whose shapes cannot be the GEMM the op names: the inner dimensions disagree, or the
+// op has more inputs than its signature. HTA's sampled_rank-0 test trace has both, e.g.
+// aten::matmul [[2048,606,20],[2048,45,160],[2048,160,20]] (K 20 against 45) and an
+// aten::linear with six inputs; priced as GEMMs they ran at 105 and 264 TFLOP/s of FP32 on an
+// A100. Their FLOPs are unknown, so they are left off the roofline.
+TEST(RooflineTest, ShapesThatCannotMultiplyAreNotPriced) {
+  const std::string f2 = R"(["float", "float"])", f3 = R"(["float", "float", "float"])";
+  EXPECT_FALSE(ModelOpCost("aten::mm", "[[8, 32], [16, 64]]", f2, ""));
+  EXPECT_FALSE(ModelOpCost("aten::addmm", "[[64], [8, 32], [16, 64]]", f3, ""));
+  EXPECT_FALSE(ModelOpCost("aten::bmm", "[[4, 8, 16], [2, 16, 2]]", f2, ""));  // batch 4 vs 2
+  EXPECT_FALSE(ModelOpCost("aten::bmm", "[[4, 8, 16], [4, 8, 2]]", f2, ""));   // K 16 vs 8
+  EXPECT_FALSE(
+      ModelOpCost("aten::matmul", "[[2048, 606, 20], [2048, 45, 160], [2048, 160, 20]]", f3, ""));
+  EXPECT_FALSE(ModelOpCost("aten::linear",
+                           "[[2048, 1953], [2048, 1953], [2048, 1953], [2048, 1024], [541, 1024], "
+                           "[541]]",
+                           R"(["float", "float", "float", "float", "float", "float"])", ""));
+  // The same ops with shapes that multiply: matmul [2, 8, 16] x [16, 4] is 2·(2·8·4·16).
+  auto matmul = ModelOpCost("aten::matmul", "[[2, 8, 16], [16, 4]]", f2, "");
+  ASSERT_TRUE(matmul);
+  EXPECT_DOUBLE_EQ(matmul->flops, 2 * 2.0 * 8 * 4 * 16);
+  EXPECT_TRUE(ModelOpCost("aten::bmm", "[[4, 8, 16], [4, 16, 2]]", f2, ""));
+}
+
+// An FP32 GEMM whose kernel ran on TF32 tensor cores is rated against the TF32 peak. HTA's
+// trace_diff control trace (A100) runs aten::mm [[2048,1024],[1024,4864]] in float through
+// cutlass_80_tensorop_s1688gemm kernels at 111 TFLOP/s: 569% of the FP32 peak (19.5), 71% of
+// TF32's (156). The same op on an FP32 SIMT kernel (ampere_sgemm_*) keeps the FP32 peak.
+TEST(RooflineTest, Fp32GemmsOnTf32KernelsUseTheTf32Peak) {
+  const std::string dims =
+      R"("Input Dims": [[2048, 1024], [1024, 4864]], "Input type": ["float", "float"])";
+  TraceData trace =
+      KinetoTraceBuilder()
+          .CpuOp("aten::mm", 0, 20, dims)
+          .Launch(2, 5, 1)
+          .Kernel("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_32x3_nn_align4>", 10,
+                  184, 1)
+          .CpuOp("aten::mm", 400, 20,
+                 R"("Input Dims": [[64, 1024], [1024, 4864]], "Input type": ["float", "float"])")
+          .Launch(402, 5, 2)
+          .Kernel("ampere_sgemm_128x64_nn", 410, 100, 2)
+          .Parse();
+  const GpuSpec* a100 = FindGpu("A100-40GB");
+  ASSERT_TRUE(a100);
+  const std::vector<RooflineRow> rows = ComputeRoofline(trace, ComputeOpKernelTimes(trace), a100);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].tensor_float32);
+  EXPECT_DOUBLE_EQ(rows[0].peak_tflops, 156);  // A100 data sheet: TF32 156, FP32 19.5
+  // 2·2048·1024·4864 FLOPs in 184 us: 111 TFLOP/s, 71% of the TF32 roof.
+  EXPECT_NEAR(rows[0].achieved_tflops, 2.0 * 2048 * 1024 * 4864 / 184e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(rows[0].roofline_fraction, rows[0].achieved_tflops / 156, 1e-9);
+  EXPECT_NE(rows[0].note.find("TF32"), std::string::npos);
+  EXPECT_FALSE(rows[1].tensor_float32);
+  EXPECT_DOUBLE_EQ(rows[1].peak_tflops, 19.5);
+  EXPECT_TRUE(IsTensorFloat32KernelName(
+      "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1"));
+  EXPECT_FALSE(IsTensorFloat32KernelName("ampere_sgemm_32x32_sliced1x4_tn"));
+  EXPECT_FALSE(IsTensorFloat32KernelName(
+      "void cutlass::Kernel<cutlass_80_tensorop_s16816gemm_f16_128x128_32x3_nn_align8>"));
 }
 
 // torch._scaled_mm of FP8 operands writes a wider product. The modded-nanogpt H100 trace's LM
@@ -159,6 +221,18 @@ TEST(RooflineTest, HostDeviceCopiesAreLeftOut) {
   EXPECT_TRUE(IsHostDeviceCopyName("Memcpy DtoH (Device -> Pageable)"));
   EXPECT_TRUE(IsHostDeviceCopyName("CopyHostToDevice"));
   EXPECT_FALSE(IsHostDeviceCopyName("Memcpy DtoD (Device -> Device)"));
+}
+
+// copy_(self int64, src int32) reads 4 bytes and writes 8 per element.
+TEST(RooflineTest, ACopyReadsItsSourceInTheSourcesDtype) {
+  auto widen =
+      ModelOpCost("aten::copy_", "[[1000], [1000], []]", R"(["long", "int", "Scalar"])", "");
+  ASSERT_TRUE(widen);
+  EXPECT_DOUBLE_EQ(widen->bytes, 1000.0 * (8 + 4));
+  auto same =
+      ModelOpCost("aten::copy_", "[[1000], [1000], []]", R"(["float", "float", "Scalar"])", "");
+  ASSERT_TRUE(same);
+  EXPECT_DOUBLE_EQ(same->bytes, 1000.0 * 8);
 }
 
 TEST(RooflinePeakTest, PicksTheUnitOfTheElementWidth) {
