@@ -186,18 +186,27 @@ JobRequest ToJobRequest(const ProjectionOptions& o, const CLI::App* command) {
     }
   }
   r.export_config = o.export_config;
-  // Checked before the projection runs: an input, a directory or "-" is refused now.
-  std::vector<std::string> inputs;
+  for (const std::string& input : {o.calibration, o.load_benchmark}) {
+    if (!input.empty()) r.other_inputs.push_back(input);
+  }
+  for (const auto* list : {&o.traces, &o.compare}) {
+    r.other_inputs.insert(r.other_inputs.end(), list->begin(), list->end());
+  }
+  // Checked before the projection runs: an input, a directory or "-" is refused now. Primus
+  // creates the file's directory (PrimusParser.export: path.parent.mkdir); that happens when
+  // the file is written, so a job that fails leaves no directories behind.
+  std::vector<std::string> inputs = r.other_inputs;
   for (const std::string& input : {r.config_path, r.hardware_config}) {
     if (!input.empty()) inputs.push_back(input);
   }
-  if (!r.export_config.empty() && r.export_config != "-") {
-    // Primus creates the file's directory (PrimusParser.export: path.parent.mkdir).
-    const std::filesystem::path parent = std::filesystem::path(r.export_config).parent_path();
-    std::error_code ignored;
-    if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
+  const std::filesystem::path export_dir = std::filesystem::path(r.export_config).parent_path();
+  std::error_code error;
+  if (!r.export_config.empty() && r.export_config != "-" && !export_dir.empty() &&
+      !std::filesystem::exists(export_dir, error)) {
+    CheckOutputDirectory(export_dir.string());
+  } else {
+    CheckOutputFile(r.export_config, inputs);
   }
-  CheckOutputFile(r.export_config, inputs);
   for (const auto& [flag, value] :
        {std::pair<const char*, const std::string&>{"--backend_path", o.backend_path},
         {"--data_path", o.data_path}}) {
@@ -230,8 +239,16 @@ void PrintJobWarnings(const Job& job) {
 Job BuildJobAndExport(const JobRequest& request) {
   Job job = BuildJob(request);
   if (!request.export_config.empty() && job.configuration != nullptr) {
-    std::vector<std::string> inputs = {request.config_path};
+    // Every file the job was read from, not only the ones named on the command line: the
+    // model file an experiment names is as much the user's as the experiment.
+    std::vector<std::string> inputs = request.other_inputs;
+    inputs.push_back(request.config_path);
     if (!request.hardware_config.empty()) inputs.push_back(request.hardware_config);
+    inputs.insert(inputs.end(), job.files_read.begin(), job.files_read.end());
+    const std::filesystem::path dir = std::filesystem::path(request.export_config).parent_path();
+    std::error_code ignored;
+    if (request.export_config != "-" && !dir.empty())
+      std::filesystem::create_directories(dir, ignored);
     WriteFileAtomically(request.export_config, MergedConfigurationYaml(job), inputs);
     std::fprintf(stderr, "sextant: merged configuration written to %s\n",
                  request.export_config.c_str());

@@ -245,6 +245,9 @@ struct Job {
   // model file < overrides < environment < command line): what Primus's --export_config
   // writes, and an experiment file that reads back to this job. Null for jobs built in code.
   std::shared_ptr<const ConfigNode> configuration;
+  // Every configuration file the job was read from: the experiment, the module defaults and
+  // model files it names, the files they extend.
+  std::vector<std::string> files_read;
 };
 
 }  // namespace sextant

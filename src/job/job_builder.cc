@@ -532,6 +532,7 @@ Job BuildJob(const JobRequest& request) {
     job.configuration = std::make_shared<const ConfigNode>(std::move(experiment));
   }
   adapter->Build(context, job);
+  job.files_read = module.files_read;
   job.warnings.insert(job.warnings.end(), module.warnings.begin(), module.warnings.end());
   job.warnings.insert(job.warnings.end(), hardware_warnings.begin(), hardware_warnings.end());
   WarnAboutMistypedOverrides(module, *adapter, job.warnings);

@@ -40,6 +40,9 @@ struct JobRequest {
   std::map<std::string, std::string> override_flags;
   // --export_config: where BuildJobAndExport writes the merged configuration; empty = nowhere.
   std::string export_config;
+  // Other files the command reads (calibration, traces, a benchmark artifact): an export
+  // never overwrites them, nor the configuration and the files it names.
+  std::vector<std::string> other_inputs;
   // Said with the job's assumptions (launcher flags that do not change a projection).
   std::vector<std::string> notes;
 };

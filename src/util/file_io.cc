@@ -128,6 +128,20 @@ void RefuseDashAsOutput(const std::string& path) {
 }
 
 // `dir` ("" = the current directory) must exist, be a directory and be writable.
+// A file the user may not write (another user's file in a shared directory), or one marked
+// read-only for everyone (chmod a-w, root included), is not replaced: the rename that writes
+// outputs atomically needs only the directory's permission, so without this check a protected
+// file would be silently swapped for a new one.
+void RefuseReadOnlyFile(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if ((st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0) {
+    ThrowUserError(SourceLocation{path}, "",
+                   "exists and is not writable: not replaced (make it writable, or choose "
+                   "another name)");
+  }
+}
+
 void RequireWritableDirectory(const std::filesystem::path& dir, const std::string& output) {
   const std::string shown = dir.empty() ? "." : dir.string();
   struct stat st {};
@@ -150,6 +164,7 @@ void CheckOutputFile(const std::string& path, const std::vector<std::string>& in
   if (path.empty()) return;
   RefuseDashAsOutput(path);
   RefuseOverwritingInput(path, inputs);
+  RefuseReadOnlyFile(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     ThrowUserError(SourceLocation{path}, "", "is a directory");
@@ -198,6 +213,7 @@ AtomicFile::AtomicFile(const std::string& path, const std::vector<std::string>& 
   struct stat st {};
   const bool exists = ::lstat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) ThrowUserError(SourceLocation{path}, "", "is a directory");
+  RefuseReadOnlyFile(path);
   struct stat reached {};
   if (exists && !S_ISREG(st.st_mode) && ::stat(path.c_str(), &reached) == 0 &&
       IsStream(reached.st_mode)) {

@@ -35,8 +35,8 @@ bool SameFile(const std::string& a, const std::string& b);
 void RefuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs);
 
 // Before a long analysis: UserError now, rather than after it, if the output file `path` could
-// not be written (an input, a directory, a directory that does not exist or cannot be
-// written). Empty `path`: nothing to check.
+// not be written (an input, an existing file the user may not write, a directory, a directory
+// that does not exist or cannot be written). Empty `path`: nothing to check.
 void CheckOutputFile(const std::string& path, const std::vector<std::string>& inputs);
 // UserError if the output file `path` is named for another format than the one written to it
 // (`extension`, ".xlsx" or ".html"): `--xlsx report.csv` would leave a workbook that every
@@ -52,7 +52,8 @@ void CheckOutputDirectory(const std::string& dir);
 // A device, FIFO or socket at `path` (/dev/null, /dev/stdout) is written in place.
 class AtomicFile {
  public:
-  // Throws UserError if `path` is a directory, one of `inputs`, or its directory is not writable.
+  // Throws UserError if `path` is a directory, one of `inputs`, an existing file the user may
+  // not write, or its directory is not writable.
   explicit AtomicFile(const std::string& path, const std::vector<std::string>& inputs = {});
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;

@@ -64,6 +64,20 @@ TEST_F(FileIoTest, ReplacesAtomicallyAndKeepsThePermissions) {
   EXPECT_EQ(Entries(), 1u);  // no temporary file left behind
 }
 
+// The rename that replaces an output needs only the directory's permission: a file marked
+// read-only (for everyone, so root too) is refused instead of swapped.
+TEST_F(FileIoTest, AReadOnlyFileIsNotReplaced) {
+  std::string out = Path("kept.json");
+  Put(out, "precious");
+  ::chmod(out.c_str(), 0444);
+  const std::string expected =
+      out + ": exists and is not writable: not replaced (make it writable, or choose another name)";
+  EXPECT_EQ(ErrorOf([&] { WriteFileAtomically(out, "new"); }), expected);
+  EXPECT_EQ(ErrorOf([&] { CheckOutputFile(out, {}); }), expected);
+  EXPECT_EQ(Get(out), "precious");
+  EXPECT_EQ(Entries(), 1u);
+}
+
 TEST_F(FileIoTest, AnUncommittedWriteLeavesNoFileAndTheOldOneIntact) {
   std::string old_file = Path("old.json"), new_file = Path("new.json");
   Put(old_file, "old contents");

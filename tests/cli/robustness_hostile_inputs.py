@@ -220,6 +220,38 @@ def build_cases(d, corpus):
                       ["{sextant}", "projection", "performance", "--config", victim_config,
                        "--chrome-trace", victim_config], inputs=[victim_config], expect=(1,)))
 
+    # --- --export-config onto any file the job reads, not only --config ------------------------
+    gemms = write(p("gemms.csv"), "m,n,k,dtype,time_us\n4096,4096,4096,bf16,300\n")
+    base = write(p("exp_base.yaml"), MINIMAL_EXPERIMENT)
+    child = write(p("exp_child.yaml"), "extends: exp_base.yaml\n")
+    # Each case its own copy of the trace: a case that overwrote it would hide the next one.
+    trace_a = write(p("trace_for_export_a.json"), json.dumps(SMALL_TRACE))
+    trace_b = write(p("trace_for_export_b.json"), json.dumps(SMALL_TRACE))
+    for label, extra, victim in [
+            ("gemm_timings", ["--gemm-timings", gemms], gemms),
+            ("trace", ["--profiling-mode", "trace", "--trace", trace_a], trace_a),
+            ("compare", ["--compare", trace_b], trace_b)]:
+        cases.append(Case(f"export_config_onto_{label}",
+                          ["{sextant}", "projection", "performance", "--config", experiment] +
+                          extra + ["--export-config", victim],
+                          inputs=[victim, experiment], named=victim, expect=(1,)))
+    cases.append(Case("export_config_onto_the_file_it_extends",
+                      ["{sextant}", "projection", "memory", "--config", child,
+                       "--export-config", base],
+                      inputs=[base, child], named="exp_base.yaml", expect=(1,)))
+    # A job that fails leaves no directory behind for the export it never wrote.
+    cases.append(Case("export_config_of_a_failed_job_makes_no_directory",
+                      ["{sextant}", "projection", "memory", "--config", experiment,
+                       "--num_layers", "-1", "--export-config", p("made/by/export.yaml")],
+                      inputs=[experiment], named=("num_layers",), outputs_absent=[p("made")],
+                      expect=(1,)))
+    # A file marked read-only is not replaced by the rename that writes outputs.
+    read_only = write(p("read_only.html"), "precious\n")
+    os.chmod(read_only, 0o444)
+    cases.append(Case("report_html_onto_a_read_only_file",
+                      ["{sextant}", "trace", "report", trace, "--html", read_only],
+                      inputs=[trace], named=read_only, protected=[read_only], expect=(1,)))
+
     # --- an output path that is a symbolic link: its target is never written ---------------
     victim = write(p("victim.txt"), "do not overwrite\n")
     link_out = p("report_link.html")
