@@ -76,6 +76,9 @@ struct PrecisionRecipe {
   std::optional<DType> expert_gemm;
   DType ExpertGemm() const { return expert_gemm.value_or(gemm); }
   bool fp8_param_gather = false;  // FP8 weights kept instead of BF16 copies
+  // Transformer Engine keeps each weight's transposed low-precision copy from forward to
+  // backward (keep_fp8_weight_transpose_cache); off, backward transposes it again.
+  bool fp8_weight_transpose_cache = true;
   // Each tensor's FP8 scale comes from that tensor (torchao's dynamic tensorwise recipe, TE's
   // current scaling): an amax pass reads the input before its cast. TE's delayed scaling takes
   // the scale from the amax history inside the cast kernel instead.

@@ -924,6 +924,20 @@ TEST(BuildJob, Fp8RecipesAreReadOrRefused) {
     request.overrides = {{"fp8", "hybrid"}, {"fp8_recipe", bad}};
     EXPECT_THROW(BuildJob(request), UserError) << bad;
   }
+  // Megatron's FP8 formats are e4m3 and hybrid: a typo is refused, not projected as FP8.
+  request.overrides = {{"fp8", "e4m3"}};
+  EXPECT_EQ(BuildJob(request).training.precision.gemm, DType::kFP8);
+  request.overrides = {{"fp8", "false"}};
+  EXPECT_EQ(BuildJob(request).training.precision.gemm, DType::kBF16);
+  for (const char* bad : {"hybird", "true", "E4M3"}) {
+    request.overrides = {{"fp8", bad}};
+    EXPECT_THROW(BuildJob(request), UserError) << bad;
+  }
+  // Primus's no_fp8_weight_transpose_cache turns TE's transpose cache off.
+  request.overrides = {{"fp8", "hybrid"}};
+  EXPECT_TRUE(BuildJob(request).training.precision.fp8_weight_transpose_cache);
+  request.overrides = {{"fp8", "hybrid"}, {"no_fp8_weight_transpose_cache", "true"}};
+  EXPECT_FALSE(BuildJob(request).training.precision.fp8_weight_transpose_cache);
 }
 
 // Changing a library model's shape makes another model: it is not reported as the library's.

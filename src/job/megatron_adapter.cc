@@ -153,6 +153,7 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "fp8",
                                               "fp8_recipe",
                                               "fp8_param_gather",
+                                              "no_fp8_weight_transpose_cache",
                                               "fp4",
                                               "fp4_recipe",
                                               "bf16",
@@ -603,6 +604,14 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   if (fp8 != nullptr && !fp8->IsNull()) {
     const std::string value = *ReadString(*fp8, "fp8");
     fp8_on = !(value == "false" || value == "False" || value == "0" || value.empty());
+    // Megatron-Core's --fp8-format choices (megatron/training/arguments.py; its TE config
+    // raises "E4M3 and HYBRID are the only supported FP8 formats" for anything else): a typo
+    // is not FP8 training.
+    if (fp8_on && value != "e4m3" && value != "hybrid") {
+      c.Fail("fp8", fmt::format("\"{}\" is not an FP8 format (e4m3, hybrid; false or null for "
+                                "none)",
+                                value.size() > 80 ? value.substr(0, 80) + "..." : value));
+    }
   }
   if (fp8_on) {
     // Megatron-Core's --fp8-recipe choices (megatron/training/arguments.py), "delayed" by
@@ -617,6 +626,9 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     }
     p.gemm = recipe == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
+    // Primus's TE patches (backends/megatron/patches/te_patches/linear_fp8_cache_patches.py)
+    // build TE's linear layers with keep_fp8_weight_transpose_cache=False under this flag.
+    p.fp8_weight_transpose_cache = !c.Bool("no_fp8_weight_transpose_cache", false);
     p.fp8_current_scaling = recipe == "tensorwise" || recipe == "blockwise";
     p.fp8_blockwise = recipe == "blockwise";
   }

@@ -37,7 +37,8 @@ int64_t CommunicatorBytes(int world) {
 // GEMMs read in forward and its transpose for the input gradient, each with its block scales
 // where the format has them (MXFP8: one E8M0 byte per 32 values; MXFP4: 4-bit values, one
 // scale byte per 32). FP8 primary weights (fp8_param_gather) are the forward copy already: only
-// the transpose is extra. 0 for 16-bit GEMMs.
+// the transpose is extra; without the transpose cache (keep_fp8_weight_transpose_cache=False)
+// only the forward copy is kept. 0 for 16-bit GEMMs.
 double LowPrecisionWeightCacheBytes(const PrecisionRecipe& pr) {
   double one_copy = 0;
   switch (pr.gemm) {
@@ -46,7 +47,15 @@ double LowPrecisionWeightCacheBytes(const PrecisionRecipe& pr) {
     case DType::kFP4: one_copy = 0.5 + 1.0 / 32; break;
     default: return 0;
   }
-  return pr.fp8_param_gather ? one_copy : 2 * one_copy;
+  const int copies = (pr.fp8_param_gather ? 0 : 1) + (pr.fp8_weight_transpose_cache ? 1 : 0);
+  return copies * one_copy;
+}
+
+// Which of TE's copies LowPrecisionWeightCacheBytes counts, for the buffer's description (with
+// fp8 primary weights and no transpose cache it counts none, and the buffer is not listed).
+const char* WeightCopiesKept(const PrecisionRecipe& pr) {
+  if (!pr.fp8_weight_transpose_cache) return " (no transpose cache)";
+  return pr.fp8_param_gather ? "' transposes" : " + transposes";
 }
 
 }  // namespace
@@ -279,9 +288,7 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
           {fp4 ? "FP4 weight copies" : "FP8 weight copies", std::llround(weights * per_weight),
            describe ? fmt::format("TE's cached {} weights{}, {:.2f} B each",
                                   DTypeName(job.training.precision.gemm),
-                                  job.training.precision.fp8_param_gather ? "' transposes"
-                                                                          : " + transposes",
-                                  per_weight)
+                                  WeightCopiesKept(job.training.precision), per_weight)
                     : std::string()});
     }
     if (plan.fsdp2) {
@@ -355,20 +362,27 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
                                            : std::string(", FSDP2 sharded over DP x CP")))
           : std::string(plan.distributed_optimizer ? ", optimizer sharded over DP x CP"
                                                    : ", optimizer not sharded")));
-  if (low_precision_weight > 0) {
-    const DType g = job.training.precision.gemm;
+  const PrecisionRecipe& pr = job.training.precision;
+  if (pr.gemm == DType::kFP8 || pr.gemm == DType::kMXFP8 || pr.gemm == DType::kFP4) {
+    const DType g = pr.gemm;
     a.push_back(fmt::format(
         "precision: transformer GEMMs in {}: weights, gradients and optimizer state keep their "
         "types above{}; each linear layer saves its input's low-precision cast (1 byte per "
         "value) for the weight gradient instead of the 16-bit tensor; {}",
         DTypeName(g), job.training.precision.fp8_param_gather ? " except fp8 primary weights" : "",
         !te_weight_cache ? "weights are cast per use, nothing kept between micro-batches"
-        : weight_cache_bytes > 0
+        : plan.fsdp2 ? "Transformer Engine's cached casts of FSDP-gathered weights are not counted"
+        : job.training.lora.enabled
+            ? "Transformer Engine's cached casts of the frozen LoRA base weights are not counted"
+        : pr.fp8_weight_transpose_cache
             ? "Transformer Engine keeps each weight's cast and its transpose between "
               "micro-batches (the weight-copies buffer)"
-        : plan.fsdp2 ? "Transformer Engine's cached casts of FSDP-gathered weights are not counted"
-                     : "Transformer Engine's cached casts of the frozen LoRA base weights are not "
-                       "counted"));
+        : pr.fp8_param_gather
+            ? "no_fp8_weight_transpose_cache: Transformer Engine keeps no copy beyond the fp8 "
+              "primary weights; backward transposes them again"
+            : "no_fp8_weight_transpose_cache: Transformer Engine keeps each weight's cast "
+              "between micro-batches (the weight-copies buffer), not its transpose; backward "
+              "transposes it again"));
   }
   if (job.training.lora.enabled) {
     const LoraSpec& l = job.training.lora;

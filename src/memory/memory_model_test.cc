@@ -516,7 +516,13 @@ TEST(MemoryModelTest, TransformerEngineKeepsLowPrecisionWeightCopies) {
   job.training.precision.gemm = DType::kMXFP8;
   EXPECT_EQ(copies(job), std::llround(2 * (1 + 1.0 / 32) * weights));
   job.training.precision.gemm = DType::kFP8;
+  // Primus's no_fp8_weight_transpose_cache (keep_fp8_weight_transpose_cache=False): the cast
+  // is kept, its transpose is made again in backward; with fp8 primary weights nothing is.
+  job.training.precision.fp8_weight_transpose_cache = false;
+  EXPECT_EQ(copies(job), std::llround(weights));
   job.training.precision.fp8_param_gather = true;
+  EXPECT_EQ(copies(job), -1);
+  job.training.precision.fp8_weight_transpose_cache = true;
   EXPECT_EQ(copies(job), std::llround(weights));
   // Under FSDP the gathered weights are released after each layer: no cache is counted.
   job.parallel.fsdp2 = true;
