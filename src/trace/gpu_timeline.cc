@@ -46,39 +46,83 @@ bool IsCommunicationKernelName(std::string_view name) {
   return false;
 }
 
-GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices) {
+namespace {
+
+// The busy time of each class of activity, merged.
+struct MergedActivity {
   std::vector<Interval> comp, comm, copy, fill;
+};
+
+MergedActivity MergeActivity(const TraceData& trace, const std::vector<uint32_t>& gpu_indices) {
+  MergedActivity m;
   NameTest is_comm(trace, IsCommunicationKernelName);
   for (uint32_t i : gpu_indices) {
     const GpuEvent& g = trace.gpu[i];
     Interval iv{g.ts_ns, g.end_ns()};
     switch (g.kind) {
-      case GpuKind::kMemcpy: copy.push_back(iv); break;
+      case GpuKind::kMemcpy: m.copy.push_back(iv); break;
       case GpuKind::kMemset:
-        fill.push_back(iv);
-        comp.push_back(iv);
+        m.fill.push_back(iv);
+        m.comp.push_back(iv);
         break;
-      case GpuKind::kKernel: (is_comm(g.name) ? comm : comp).push_back(iv); break;
+      case GpuKind::kKernel: (is_comm(g.name) ? m.comm : m.comp).push_back(iv); break;
     }
   }
-  auto comp_m = MergeIntervals(std::move(comp));
-  auto comm_m = MergeIntervals(std::move(comm));
-  auto copy_m = MergeIntervals(std::move(copy));
-  auto busy = UnionIntervals(UnionIntervals(comp_m, comm_m), copy_m);
+  m.comp = MergeIntervals(std::move(m.comp));
+  m.comm = MergeIntervals(std::move(m.comm));
+  m.copy = MergeIntervals(std::move(m.copy));
+  m.fill = MergeIntervals(std::move(m.fill));
+  return m;
+}
+
+// The parts of merged intervals inside [begin, end).
+std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t begin, int64_t end) {
+  auto it = std::partition_point(merged.begin(), merged.end(),
+                                 [&](const Interval& iv) { return iv.end <= begin; });
+  std::vector<Interval> out;
+  for (; it != merged.end() && it->begin < end; ++it) {
+    out.push_back({std::max(it->begin, begin), std::min(it->end, end)});
+  }
+  return out;
+}
+
+// The timeline of `m`; inside `window` when given, whose length is then the total (the
+// time before the first and after the last activity in it counts as idle).
+GpuTimeline Summarize(const MergedActivity& m, const Interval* window) {
+  MergedActivity clipped;
+  const MergedActivity* a = &m;
+  if (window) {
+    clipped = {Clip(m.comp, window->begin, window->end), Clip(m.comm, window->begin, window->end),
+               Clip(m.copy, window->begin, window->end), Clip(m.fill, window->begin, window->end)};
+    a = &clipped;
+  }
+  auto busy = UnionIntervals(UnionIntervals(a->comp, a->comm), a->copy);
   GpuTimeline t;
-  if (busy.empty()) return t;
-  t.first_start_ns = busy.front().begin;
-  t.last_end_ns = busy.back().end;
+  if (window) {
+    t.first_start_ns = window->begin;
+    t.last_end_ns = window->end;
+  } else if (!busy.empty()) {
+    t.first_start_ns = busy.front().begin;
+    t.last_end_ns = busy.back().end;
+  }
+  if (busy.empty() && !window) return t;
   t.total_ns = t.last_end_ns - t.first_start_ns;
-  t.computation_ns = TotalLength(comp_m);
-  t.communication_ns = TotalLength(comm_m);
-  t.exposed_communication_ns = TotalLength(SubtractIntervals(comm_m, comp_m));
-  t.memcpy_ns = TotalLength(copy_m);
-  t.exposed_memcpy_ns = TotalLength(SubtractIntervals(SubtractIntervals(copy_m, comp_m), comm_m));
-  t.memset_ns = TotalLength(MergeIntervals(std::move(fill)));
+  t.computation_ns = TotalLength(a->comp);
+  t.communication_ns = TotalLength(a->comm);
+  t.exposed_communication_ns = TotalLength(SubtractIntervals(a->comm, a->comp));
+  t.memcpy_ns = TotalLength(a->copy);
+  t.exposed_memcpy_ns =
+      TotalLength(SubtractIntervals(SubtractIntervals(a->copy, a->comp), a->comm));
+  t.memset_ns = TotalLength(a->fill);
   t.busy_ns = TotalLength(busy);
   t.idle_ns = t.total_ns - t.busy_ns;
   return t;
+}
+
+}  // namespace
+
+GpuTimeline ComputeGpuTimeline(const TraceData& trace, const std::vector<uint32_t>& gpu_indices) {
+  return Summarize(MergeActivity(trace, gpu_indices), nullptr);
 }
 
 TimelineSelection SelectTimelineEvents(const TraceData& trace) {
@@ -148,6 +192,34 @@ std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace) 
     if (when < it->ts_ns + it->dur_ns) groups[it - trace.iterations.begin()].push_back(i);
   }
   return groups;
+}
+
+std::vector<GpuTimeline> IterationTimelines(const TraceData& trace) {
+  const std::vector<std::vector<uint32_t>> groups = GpuEventsByIteration(trace);
+  std::vector<GpuTimeline> out(groups.size());
+  // Each step's window opens at its first GPU activity (never before the previous step's)
+  // and closes where the next step with GPU work opens; the last one at its last activity.
+  std::vector<Interval> windows(groups.size(), Interval{0, -1});
+  int64_t opened = INT64_MIN;
+  size_t previous = groups.size();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i].empty()) continue;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (uint32_t g : groups[i]) {
+      first = std::min(first, trace.gpu[g].ts_ns);
+      last = std::max(last, trace.gpu[g].end_ns());
+    }
+    opened = std::max(opened, first);
+    windows[i] = {opened, std::max(last, opened)};
+    if (previous < groups.size()) windows[previous].end = opened;
+    previous = i;
+  }
+  if (previous == groups.size()) return out;  // no step has GPU work
+  const MergedActivity all = MergeActivity(trace, TimelineEvents(trace));
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (windows[i].end >= windows[i].begin) out[i] = Summarize(all, &windows[i]);
+  }
+  return out;
 }
 
 double MeanIterationNs(const TraceData& trace, const GpuTimeline& timeline) {

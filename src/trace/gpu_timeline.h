@@ -73,4 +73,13 @@ double MeanIterationNs(const TraceData& trace, const GpuTimeline& timeline);
 // runtime call (or, for unlinked events, the GPU start). Index i matches trace.iterations[i].
 std::vector<std::vector<uint32_t>> GpuEventsByIteration(const TraceData& trace);
 
+// One timeline per iteration (index i matches trace.iterations[i]): the trace's timeline inside
+// the step's GPU window, which opens at the first activity of the step (GpuEventsByIteration)
+// and closes where the next step's window opens (the last step: at its last activity's end).
+// A step's activities may still run after the next step's first one starts (a prefetch issued
+// early); the windows do not overlap, so the steps' rows add up to the timeline over their
+// span instead of counting that time once per step (and as idle in the next). A step without
+// GPU activity has an empty timeline.
+std::vector<GpuTimeline> IterationTimelines(const TraceData& trace);
+
 }  // namespace sextant

@@ -133,5 +133,41 @@ TEST(GpuTimelineTest, ActivitiesBelongToTheStepThatLaunchedThem) {
   EXPECT_EQ(ComputeGpuTimeline(t, groups[1]).busy_ns, 20'000);
 }
 
+// A step's work still running when the next step's first activity starts (the next batch's
+// copy issued early, as HTA's trace_diff test trace does): the per-step windows split there,
+// so no time is counted twice and the steps add up to the trace's timeline.
+//   step 1: K1 [10, 60) and K2 [70, 120)     step 2: copy [50, 80), K3 [130, 150)
+// Step 1's window is [10, 50): K1 busy 40, idle 0. Step 2's is [50, 150): copy [50, 80)
+// overlaps K1 [50, 60) and K2 [70, 80) (exposed 10), K2 [80, 120), K3 [130, 150): computation
+// 10 + 50 + 20 = 80, exposed memcpy 10, idle [120, 130) = 10, total 100. Whole trace [10, 150):
+// computation 120, exposed memcpy 10, idle 10 = 40 + 100.
+TEST(GpuTimelineTest, StepWindowsDoNotOverlap) {
+  TraceData t = KinetoTraceBuilder()
+                    .Annotation("ProfilerStep#1", 0, 45)
+                    .Annotation("ProfilerStep#2", 45, 100)
+                    .Launch(1, 2, 1)
+                    .Launch(2, 2, 2)
+                    .Launch(46, 2, 3)
+                    .Launch(47, 2, 4)
+                    .Kernel("K1", 10, 50, 1)
+                    .Kernel("K2", 70, 50, 2)
+                    .Memcpy(50, 30, 3)
+                    .Kernel("K3", 130, 20, 4)
+                    .Parse();
+  const std::vector<GpuTimeline> steps = IterationTimelines(t);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].total_ns, 40'000);
+  EXPECT_EQ(steps[0].computation_ns, 40'000);
+  EXPECT_EQ(steps[0].idle_ns, 0);
+  EXPECT_EQ(steps[1].total_ns, 100'000);
+  EXPECT_EQ(steps[1].computation_ns, 80'000);
+  EXPECT_EQ(steps[1].exposed_memcpy_ns, 10'000);
+  EXPECT_EQ(steps[1].idle_ns, 10'000);
+  const GpuTimeline whole = ComputeGpuTimeline(t);
+  EXPECT_EQ(whole.total_ns, steps[0].total_ns + steps[1].total_ns);
+  EXPECT_EQ(whole.idle_ns, steps[0].idle_ns + steps[1].idle_ns);
+  EXPECT_EQ(whole.computation_ns, steps[0].computation_ns + steps[1].computation_ns);
+}
+
 }  // namespace
 }  // namespace sextant

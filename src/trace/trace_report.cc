@@ -281,9 +281,9 @@ Table IterationTable(int64_t rank, const TraceData& trace) {
                {"exposed_comm_ms", "exposed comm (ms)", 3},
                {"exposed_memcpy_ms", "exposed memcpy (ms)", 3},
                {"idle_ms", "GPU idle (ms)", 3}});
-  auto groups = GpuEventsByIteration(trace);
+  const std::vector<GpuTimeline> timelines = IterationTimelines(trace);
   for (size_t i = 0; i < trace.iterations.size(); ++i) {
-    GpuTimeline t = ComputeGpuTimeline(trace, groups[i]);
+    const GpuTimeline& t = timelines[i];
     table.AddRow({rank, trace.iterations[i].step, Ms(trace.iterations[i].dur_ns), Ms(t.total_ns),
                   Ms(t.computation_ns), Ms(t.exposed_communication_ns), Ms(t.exposed_memcpy_ns),
                   Ms(t.idle_ns)});
