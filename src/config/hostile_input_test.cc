@@ -134,6 +134,21 @@ TEST(HostileInput, LongValuesAreCutInMessages) {
   EXPECT_EQ(one_line.find('\n'), std::string::npos);
 }
 
+TEST(HostileInput, AliasesOfALargeScalarAreBudgeted) {
+  // A 1 MiB scalar aliased 100 times would convert to 100 MiB of text. The budget is 64 MiB
+  // of scalars and keys: the anchor (1 MiB) and aliases [0]..[62] make 64 MiB, which the keys
+  // and the value before them (a, 1, bomb_a, bomb_b: 14 bytes) put past the budget at [62].
+  const std::string text = "a: 1\nbomb_a: &A \"" + std::string(1 << 20, 'x') + "\"\nbomb_b: [" +
+                           Repeat("*A,", 99) + "*A]\n";
+  const std::string error = ErrorOf([&] { ParseYaml(text, "alias.yaml"); });
+  EXPECT_THAT(error, AllOf(HasSubstr("alias.yaml:2:"), HasSubstr(": 'bomb_b[62]': "),
+                           HasSubstr("document expands to more than 64 MiB of text")));
+  EXPECT_LT(error.size(), 300u);
+  // The same scalar used a few times is fine.
+  const std::string few = "bomb_a: &A \"" + std::string(1 << 20, 'x') + "\"\nb: [*A, *A]\n";
+  EXPECT_EQ(ParseYaml(few, "alias.yaml").Find("b")->items.size(), 2u);
+}
+
 TEST(HostileInput, ShortText) {
   EXPECT_EQ(ShortText("abc"), "abc");
   EXPECT_EQ(ShortText("a\tb\x01"), "a\\tb\\x01");

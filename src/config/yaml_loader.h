@@ -13,8 +13,9 @@ namespace sextant {
 
 // Parses one YAML document (a leading UTF-8 BOM is skipped). No interpolation, no `extends:`.
 // Syntax errors, non-scalar map keys, nesting deeper than 256 levels and alias expansions
-// beyond a million nodes are UserErrors naming `file_name` and the line. A key repeated in one
-// map keeps its later value (as PyYAML does) and, given `notes`, adds a line saying so.
+// beyond a million nodes or 64 MiB of scalar text are UserErrors naming `file_name` and the line. A
+// key repeated in one map keeps its later value (as PyYAML does) and, given `notes`, adds a line
+// saying so.
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name,
                      std::vector<std::string>* notes = nullptr);
 
