@@ -88,6 +88,23 @@ TEST(HostileInput, DeepTomlIsRefusedBeforeParsing) {
               HasSubstr("nesting deeper than 256 levels at line 1"));
 }
 
+TEST(HostileInput, TomlValueBudgetIsCheckedBeforeParsing) {
+  // A million empty inline tables in one array: 1 (aot =) + 1 ('[') + 1,000,000 (',') values,
+  // past the budget of 1,000,000. toml++ would build every table first.
+  const std::string tables = "a = 1\n[job]\naot = [" + Repeat("{},", 1'000'000) + "]\n";
+  EXPECT_THAT(ErrorOf([&] { ParseToml(tables, "many.toml"); }),
+              AllOf(HasSubstr("many.toml:3:"), HasSubstr(": 'job.aot': "),
+                    HasSubstr("document holds more than 1000000 values")));
+  // Counting: `x = [1, [2, 3]]` is 1 (x) + 1 (first element) + 1 (',') + 1 + 1 = 5 values.
+  EXPECT_NO_THROW(CheckTomlNesting("x = [1, [2, 3]]\n", "ok.toml", 256, 5));
+  EXPECT_THAT(ErrorOf([] { CheckTomlNesting("x = [1, [2, 3]]\n", "ok.toml", 256, 4); }),
+              HasSubstr("ok.toml:1:11: 'x': document holds more than 4 values"));
+  // Commas inside strings are not elements; headers count one each.
+  EXPECT_NO_THROW(CheckTomlNesting("[t]\ns = \",,,,\"\n[u]\n", "ok.toml", 256, 3));
+  EXPECT_THAT(ErrorOf([] { CheckTomlNesting("[t]\ns = \",,,,\"\n[u]\n", "ok.toml", 256, 2); }),
+              HasSubstr("ok.toml:3:3: 'u': document holds more than 2 values"));
+}
+
 TEST(HostileInput, TomlNestingScanIgnoresStringsCommentsAndNumbers) {
   // 300 dots and brackets inside strings and comments, and a float: none is nesting.
   const std::string text = "[table]\n" + std::string("a = \"") + Repeat("[.", 300) + "\"\n" +
