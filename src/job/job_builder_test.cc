@@ -1198,6 +1198,33 @@ TEST(BuildJob, MistypedOverrideInAnExperimentIsWarned) {
   EXPECT_THAT(job.warnings[0], HasSubstr("did you mean pipeline_model_parallel_size"));
 }
 
+// A temporary copy of a test config with `edit` applied to its text.
+std::string EditedCopy(const std::string& source, const std::string& name,
+                       const std::function<std::string(std::string)>& edit) {
+  std::ifstream in(source);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dir = ::testing::TempDir() + "/edited_configs/MI355X";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << edit(text);
+  return path;
+}
+
+// An absent model.name in TorchTitan's TOML names the file: an empty file, or [[model]] (an
+// array of tables, not a table).
+TEST(BuildJob, TorchTitanMissingModelNameNamesTheFile) {
+  JobRequest request;
+  request.use_environment = false;
+  request.config_path =
+      EditedCopy(kData + "torchtitan_job.toml", "empty.toml", [](std::string) { return ""; });
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("empty.toml:1:1: 'model.name': missing")));
+  request.config_path = EditedCopy(kData + "torchtitan_job.toml", "model_array.toml",
+                                   [](std::string) { return "[[model]]\n"; });
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("model_array.toml:1:1: 'model.name': missing")));
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";
