@@ -206,10 +206,11 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
     }
     std::filesystem::path base_path(base->scalar);
     if (base_path.is_relative()) base_path = path.parent_path() / base_path;
-    if (!std::filesystem::exists(base_path)) {
-      ThrowUserError(
-          base->where, "extends",
-          fmt::format("no such file: {} (looked for {})", base->scalar, DisplayPath(base_path)));
+    if (LookUpConfigPath(base_path, base->where, "extends", base->scalar) ==
+        ConfigPathKind::kNone) {
+      ThrowUserError(base->where, "extends",
+                     fmt::format("no such file: {} (looked for {})", ShortText(base->scalar),
+                                 ShortText(DisplayPath(base_path), 200)));
     }
     MergeInto(merged, LoadRecursive(base_path, env, stack, loaded, files_read, notes));
   }
@@ -223,6 +224,23 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
 }
 
 }  // namespace
+
+ConfigPathKind LookUpConfigPath(const std::filesystem::path& path, const SourceLocation& where,
+                                std::string_view key, std::string_view value) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    ThrowUserError(where, key,
+                   fmt::format("cannot look up \"{}\": {}", ShortText(value), ec.message()));
+  }
+  switch (status.type()) {
+    case std::filesystem::file_type::not_found:
+    case std::filesystem::file_type::none: return ConfigPathKind::kNone;
+    case std::filesystem::file_type::regular: return ConfigPathKind::kRegularFile;
+    case std::filesystem::file_type::directory: return ConfigPathKind::kDirectory;
+    default: return ConfigPathKind::kOther;
+  }
+}
 
 std::string ReadTextFile(const std::string& path) {
   // util's reader refuses directories, FIFOs and devices (/dev/zero would never end) and

@@ -1286,6 +1286,21 @@ TEST(BuildJob, MistypedOverridesPastTwentyAreCounted) {
   EXPECT_THAT(job.warnings[20], HasSubstr("... and 6 more overrides a typo away"));
 }
 
+// A model file name too long for the file system is the user's error, naming the key.
+TEST(BuildJob, AModelFileNameTooLongToLookUpNamesTheKey) {
+  JobRequest request = TinyRequest();
+  request.config_path = EditedCopy(kTiny, "long-model.yaml", [](std::string t) {
+    const size_t at = t.find("model: ");
+    const size_t end = t.find('\n', at);
+    return t.replace(at, end - at, "model: " + std::string(100'000, 'a') + ".yaml");
+  });
+  const std::string error = ErrorOf(request);
+  EXPECT_THAT(error, HasSubstr("long-model.yaml:"));
+  EXPECT_THAT(error, HasSubstr("'modules.pre_trainer.model': cannot look up \"aaa"));
+  EXPECT_THAT(error, HasSubstr("a... (100005 bytes)\": File name too long"));
+  EXPECT_LT(error.size(), 400u);
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";
