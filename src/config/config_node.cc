@@ -239,33 +239,6 @@ std::optional<std::string> ReadString(const ConfigNode& node, std::string_view k
   return node.scalar;
 }
 
-std::string ShortText(std::string_view text, size_t max_chars) {
-  std::string out;
-  size_t shown = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (shown >= max_chars) {
-      // Do not cut a UTF-8 sequence in two: continuation bytes are 10xxxxxx.
-      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) {
-        out.pop_back();
-      }
-      if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
-      return out + fmt::format("... ({} bytes)", text.size());
-    }
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-    ++shown;
-  }
-  return out;
-}
-
 std::string RenderValue(const ConfigNode& node) {
   switch (node.kind) {
     case ConfigNode::Kind::kNull: return "null";

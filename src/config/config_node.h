@@ -96,9 +96,6 @@ std::optional<std::string> ReadString(const ConfigNode& node, std::string_view k
 // at most about 80 characters (ShortText).
 std::string RenderValue(const ConfigNode& node);
 
-// `text` for an error message: control characters (newlines, tabs) written as escapes so
-// the message stays one line, and anything past `max_chars` replaced by
-// "... (N bytes)" so a 50 MB value is not echoed whole.
-std::string ShortText(std::string_view text, size_t max_chars = 80);
+// ShortText (cutting a value for a message) is in util/error.h.
 
 }  // namespace sextant

@@ -88,6 +88,23 @@ TEST(HostileInput, DeepTomlIsRefusedBeforeParsing) {
               HasSubstr("nesting deeper than 256 levels at line 1"));
 }
 
+TEST(HostileInput, TomlValueBudgetIsCheckedBeforeParsing) {
+  // A million empty inline tables in one array: 1 (aot =) + 1 ('[') + 1,000,000 (',') values,
+  // past the budget of 1,000,000. toml++ would build every table first.
+  const std::string tables = "a = 1\n[job]\naot = [" + Repeat("{},", 1'000'000) + "]\n";
+  EXPECT_THAT(ErrorOf([&] { ParseToml(tables, "many.toml"); }),
+              AllOf(HasSubstr("many.toml:3:"), HasSubstr(": 'job.aot': "),
+                    HasSubstr("document holds more than 1000000 values")));
+  // Counting: `x = [1, [2, 3]]` is 1 (x) + 1 (first element) + 1 (',') + 1 + 1 = 5 values.
+  EXPECT_NO_THROW(CheckTomlNesting("x = [1, [2, 3]]\n", "ok.toml", 256, 5));
+  EXPECT_THAT(ErrorOf([] { CheckTomlNesting("x = [1, [2, 3]]\n", "ok.toml", 256, 4); }),
+              HasSubstr("ok.toml:1:11: 'x': document holds more than 4 values"));
+  // Commas inside strings are not elements; headers count one each.
+  EXPECT_NO_THROW(CheckTomlNesting("[t]\ns = \",,,,\"\n[u]\n", "ok.toml", 256, 3));
+  EXPECT_THAT(ErrorOf([] { CheckTomlNesting("[t]\ns = \",,,,\"\n[u]\n", "ok.toml", 256, 2); }),
+              HasSubstr("ok.toml:3:3: 'u': document holds more than 2 values"));
+}
+
 TEST(HostileInput, TomlNestingScanIgnoresStringsCommentsAndNumbers) {
   // 300 dots and brackets inside strings and comments, and a float: none is nesting.
   const std::string text = "[table]\n" + std::string("a = \"") + Repeat("[.", 300) + "\"\n" +
@@ -132,6 +149,21 @@ TEST(HostileInput, LongValuesAreCutInMessages) {
   const std::string one_line = ErrorOf([&] { ReadInt(*multi.Find("k"), "k"); });
   EXPECT_THAT(one_line, HasSubstr("found \"one\\ntwo\\n\""));
   EXPECT_EQ(one_line.find('\n'), std::string::npos);
+}
+
+TEST(HostileInput, AliasesOfALargeScalarAreBudgeted) {
+  // A 1 MiB scalar aliased 100 times would convert to 100 MiB of text. The budget is 64 MiB
+  // of scalars and keys: the anchor (1 MiB) and aliases [0]..[62] make 64 MiB, which the keys
+  // and the value before them (a, 1, bomb_a, bomb_b: 14 bytes) put past the budget at [62].
+  const std::string text = "a: 1\nbomb_a: &A \"" + std::string(1 << 20, 'x') + "\"\nbomb_b: [" +
+                           Repeat("*A,", 99) + "*A]\n";
+  const std::string error = ErrorOf([&] { ParseYaml(text, "alias.yaml"); });
+  EXPECT_THAT(error, AllOf(HasSubstr("alias.yaml:2:"), HasSubstr(": 'bomb_b[62]': "),
+                           HasSubstr("document expands to more than 64 MiB of text")));
+  EXPECT_LT(error.size(), 300u);
+  // The same scalar used a few times is fine.
+  const std::string few = "bomb_a: &A \"" + std::string(1 << 20, 'x') + "\"\nb: [*A, *A]\n";
+  EXPECT_EQ(ParseYaml(few, "alias.yaml").Find("b")->items.size(), 2u);
 }
 
 TEST(HostileInput, ShortText) {

@@ -48,8 +48,10 @@ std::string Stem(const std::string& reference) {
 std::vector<std::string> FilesIn(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
-    if (entry.is_regular_file()) names.push_back(fs::relative(entry.path(), dir).string());
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec)) names.push_back(it->path().lexically_relative(dir).string());
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -76,7 +78,9 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
       candidates.push_back(fs::path(options.sextant_defaults_dir) / out.framework / config_name);
     }
     for (const fs::path& candidate : candidates) {
-      if (fs::exists(candidate)) {
+      if (LookUpConfigPath(candidate, module.Find("config")->where,
+                           "modules." + out.module_name + ".config",
+                           config_name) != ConfigPathKind::kNone) {
         out.module_config_file = candidate.lexically_normal().string();
         out.defaults = LoadConfigFile(out.module_config_file, env, &out.files_read, &out.notes);
         break;
@@ -95,14 +99,18 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
     if (!out.primus_path.empty()) {
       const fs::path dir = fs::path(out.primus_path) / "primus/configs/models" / out.framework;
       const fs::path file = dir / out.model_reference;
-      if (!fs::is_directory(dir)) {
+      const std::string key = "modules." + out.module_name + ".model";
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) {
         out.notes.push_back(
             fmt::format("no model files for framework {} in the Primus checkout", out.framework));
-      } else if (!fs::exists(file)) {
+      } else if (LookUpConfigPath(file, model->where, key, out.model_reference) ==
+                 ConfigPathKind::kNone) {
         const std::string hint = DidYouMean(ClosestNames(out.model_reference, FilesIn(dir)));
-        ThrowUserError(model->where, "modules." + out.module_name + ".model",
-                       fmt::format("model file {} not found in {}{}", out.model_reference,
-                                   dir.lexically_normal().string(), hint));
+        ThrowUserError(
+            model->where, key,
+            fmt::format("model file {} not found in {}{}", ShortText(out.model_reference),
+                        dir.lexically_normal().string(), hint));
       } else {
         out.model_file = file.lexically_normal().string();
         out.model = LoadConfigFile(out.model_file, env, &out.model_files, &out.notes);
@@ -125,28 +133,31 @@ void LoadModuleLayers(ModuleConfig& out, const ConfigNode& module, const Experim
 // `file` is `path` as already read.
 ConfigNode OverMaxTextBases(ConfigNode file, const std::string& path, const Environment& env,
                             ModuleConfig& out, std::vector<std::string>& chain) {
-  if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(path).string()) != chain.end()) {
+  std::error_code canonical_ec;
+  fs::path canonical = fs::weakly_canonical(path, canonical_ec);
+  if (canonical_ec) canonical = fs::path(path);
+  if (std::find(chain.begin(), chain.end(), canonical.string()) != chain.end()) {
     ThrowUserError(SourceLocation{path}, "base_config",
                    fmt::format("cycle: {} -> {}", fmt::join(chain, " -> "), path));
   }
   if (chain.size() >= 16) {
     ThrowUserError(SourceLocation{path}, "base_config", "more than 16 files in the chain");
   }
-  chain.push_back(fs::weakly_canonical(path).string());
+  chain.push_back(canonical.string());
   const ConfigNode* base = file.Find("base_config");
   if (base == nullptr || base->IsNull()) return file;
   const std::optional<std::string> name = ReadString(*base, "base_config");
   if (!name || name->empty()) ThrowUserError(base->where, "base_config", "must be a file name");
   const fs::path parent = fs::path(path).parent_path() / *name;
-  std::error_code ec;
-  if (!fs::is_regular_file(parent, ec)) {
+  if (LookUpConfigPath(parent, base->where, "base_config", *name) != ConfigPathKind::kRegularFile) {
     if (fs::path(*name).filename() == "base.yml") {
       out.notes.push_back(fmt::format(
           "MaxText's {} is not next to {}: its defaults as Sextant's MaxText adapter knows them",
           *name, path));
       return file;
     }
-    ThrowUserError(base->where, "base_config", fmt::format("{} not found next to the file", *name));
+    ThrowUserError(base->where, "base_config",
+                   fmt::format("{} not found next to the file", ShortText(*name)));
   }
   const std::string parent_path = parent.lexically_normal().string();
   ConfigNode merged = OverMaxTextBases(
@@ -276,8 +287,9 @@ ModuleConfig LoadPrimusExperiment(const std::string& path, const ExperimentOptio
     if (!out.primus_path.empty()) {
       out.notes.push_back("Primus checkout found above the experiment file: " + out.primus_path);
     }
-  } else if (!fs::is_directory(fs::path(out.primus_path) / "primus/configs")) {
-    ThrowUserError(SourceLocation{out.primus_path}, "--primus-path",
+  } else if (std::error_code ec;
+             !fs::is_directory(fs::path(out.primus_path) / "primus/configs", ec)) {
+    ThrowUserError(SourceLocation{ShortText(out.primus_path)}, "--primus-path",
                    "not a Primus checkout (no primus/configs directory)");
   }
   LoadModuleLayers(out, *module, options, env);

@@ -12,6 +12,9 @@ namespace sextant {
 namespace {
 
 constexpr int kMaxTomlDepth = 256;
+// As many values as a YAML document may expand to (yaml_loader.cc's kMaxNodes); counted from
+// the text before toml++ builds its tree.
+constexpr int64_t kMaxTomlValues = 1'000'000;
 
 SourceLocation Where(const toml::source_region& region, const std::string& file) {
   SourceLocation where{file};
@@ -57,7 +60,7 @@ ConfigNode Convert(const toml::node& node, const std::string& file) {
 ConfigNode ParseToml(std::string_view text, const std::string& file_name) {
   // A UTF-8 byte-order mark, as some Windows editors write, is not part of the document.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  CheckTomlNesting(text, file_name, kMaxTomlDepth);
+  CheckTomlNesting(text, file_name, kMaxTomlDepth, kMaxTomlValues);
   try {
     toml::table table = toml::parse(text, file_name);
     ConfigNode root = Convert(table, file_name);

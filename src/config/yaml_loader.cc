@@ -22,12 +22,40 @@ constexpr int64_t kMaxNodes = 1'000'000;
 // keeping a parse within a second or two (yaml-cpp reads a 50 MB scalar in ~10 s). A larger
 // file is a mistake (or /dev/zero's cousin).
 constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
+// An alias is expanded by copying what its anchor names, so a 4 MB scalar aliased 500 times
+// would become 2 GB of text. The converted tree's scalars and keys together may hold at most
+// four times the largest file: every real document is far below it.
+constexpr int64_t kMaxScalarBytes = 4 * kMaxConfigFileBytes;
 
 struct Converter {
   const std::string& file;
   std::string_view text;  // the document, to check what yaml-cpp lets through
   std::vector<std::string>* notes = nullptr;
   int64_t nodes = 0;
+  int64_t scalar_bytes = 0;
+  // The keys (and sequence indices) leading to the value being converted, to name it in an
+  // error.
+  std::vector<std::string> path = {};
+
+  std::string PathText() const {
+    std::string text;
+    for (const std::string& part : path) {
+      if (!text.empty() && part.front() != '[') text += '.';
+      text += part;
+    }
+    return ShortText(text);
+  }
+
+  // Counts `size` more bytes of converted text against kMaxScalarBytes.
+  void ChargeText(size_t size, const SourceLocation& where) {
+    scalar_bytes += static_cast<int64_t>(size);
+    if (scalar_bytes > kMaxScalarBytes) {
+      ThrowUserError(where, PathText(),
+                     fmt::format("document expands to more than {} MiB of text (aliases of a "
+                                 "large value are copied each time they are used)",
+                                 kMaxScalarBytes >> 20));
+    }
+  }
 
   // yaml-cpp reads a line holding a bare word inside a block map ("a: 1\nb\n") as the key
   // `b` with a null value; PyYAML, which Primus loads experiments with, stops at it ("could
@@ -55,7 +83,8 @@ struct Converter {
   ConfigNode Convert(const YAML::Node& node, int depth) {
     const SourceLocation where = Where(node.Mark());
     if (++nodes > kMaxNodes) {
-      ThrowUserError(where, "", fmt::format("document expands to more than {} values", kMaxNodes));
+      ThrowUserError(where, PathText(),
+                     fmt::format("document expands to more than {} values", kMaxNodes));
     }
     if (depth > kMaxDepth) {
       ThrowUserError(
@@ -69,13 +98,18 @@ struct Converter {
       case YAML::NodeType::Null: out.kind = ConfigNode::Kind::kNull; break;
       case YAML::NodeType::Scalar:
         out.kind = ConfigNode::Kind::kScalar;
+        ChargeText(node.Scalar().size(), where);
         out.scalar = node.Scalar();
         // yaml-cpp tags plain scalars "?" and quoted / literal ones "!".
         out.quoted = node.Tag() == "!";
         break;
       case YAML::NodeType::Sequence:
         out.kind = ConfigNode::Kind::kSequence;
-        for (const YAML::Node& item : node) out.items.push_back(Convert(item, depth + 1));
+        for (const YAML::Node& item : node) {
+          path.push_back(fmt::format("[{}]", out.items.size()));
+          out.items.push_back(Convert(item, depth + 1));
+          path.pop_back();
+        }
         break;
       case YAML::NodeType::Map: {
         out.kind = ConfigNode::Kind::kMap;
@@ -88,7 +122,11 @@ struct Converter {
           }
           // A repeated key: the later value wins (in the first one's place), as in Python's
           // yaml.safe_load; said, since one of the two values is silently dropped.
+          const std::string& key = entry.first.Scalar();
+          ChargeText(key.size(), Where(entry.first.Mark()));
+          path.push_back(key.empty() ? std::string("''") : key.substr(0, 100));
           ConfigNode value = Convert(entry.second, depth + 1);
+          path.pop_back();
           value.key_where = Where(entry.first.Mark());
           if (const ConfigNode* first = out.Find(entry.first.Scalar());
               first != nullptr && notes != nullptr) {
@@ -168,10 +206,11 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
     }
     std::filesystem::path base_path(base->scalar);
     if (base_path.is_relative()) base_path = path.parent_path() / base_path;
-    if (!std::filesystem::exists(base_path)) {
-      ThrowUserError(
-          base->where, "extends",
-          fmt::format("no such file: {} (looked for {})", base->scalar, DisplayPath(base_path)));
+    if (LookUpConfigPath(base_path, base->where, "extends", base->scalar) ==
+        ConfigPathKind::kNone) {
+      ThrowUserError(base->where, "extends",
+                     fmt::format("no such file: {} (looked for {})", ShortText(base->scalar),
+                                 ShortText(DisplayPath(base_path), 200)));
     }
     MergeInto(merged, LoadRecursive(base_path, env, stack, loaded, files_read, notes));
   }
@@ -185,6 +224,23 @@ ConfigNode LoadRecursive(const std::filesystem::path& path, const Environment& e
 }
 
 }  // namespace
+
+ConfigPathKind LookUpConfigPath(const std::filesystem::path& path, const SourceLocation& where,
+                                std::string_view key, std::string_view value) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    ThrowUserError(where, key,
+                   fmt::format("cannot look up \"{}\": {}", ShortText(value), ec.message()));
+  }
+  switch (status.type()) {
+    case std::filesystem::file_type::not_found:
+    case std::filesystem::file_type::none: return ConfigPathKind::kNone;
+    case std::filesystem::file_type::regular: return ConfigPathKind::kRegularFile;
+    case std::filesystem::file_type::directory: return ConfigPathKind::kDirectory;
+    default: return ConfigPathKind::kOther;
+  }
+}
 
 std::string ReadTextFile(const std::string& path) {
   // util's reader refuses directories, FIFOs and devices (/dev/zero would never end) and

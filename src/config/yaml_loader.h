@@ -2,6 +2,7 @@
 // value, and resolves Primus-style `extends:` chains and ${VAR} interpolation.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +14,9 @@ namespace sextant {
 
 // Parses one YAML document (a leading UTF-8 BOM is skipped). No interpolation, no `extends:`.
 // Syntax errors, non-scalar map keys, nesting deeper than 256 levels and alias expansions
-// beyond a million nodes are UserErrors naming `file_name` and the line. A key repeated in one
-// map keeps its later value (as PyYAML does) and, given `notes`, adds a line saying so.
+// beyond a million nodes or 64 MiB of scalar text are UserErrors naming `file_name` and the line. A
+// key repeated in one map keeps its later value (as PyYAML does) and, given `notes`, adds a line
+// saying so.
 ConfigNode ParseYaml(std::string_view text, const std::string& file_name,
                      std::vector<std::string>* notes = nullptr);
 
@@ -27,6 +29,14 @@ ConfigNode ParseYaml(std::string_view text, const std::string& file_name,
 ConfigNode LoadConfigFile(const std::string& path, const Environment& env,
                           std::vector<std::string>* files_read = nullptr,
                           std::vector<std::string>* notes = nullptr);
+
+// What is at a path a configuration names (a module config, model file, `extends:` base),
+// looked up without throwing: kNone when nothing is there. A path that cannot be looked up at
+// all (a name too long for the file system, a directory that cannot be searched) is a
+// UserError at `where` naming `key` and `value` as the user wrote it (cut to 80 characters).
+enum class ConfigPathKind { kNone, kRegularFile, kDirectory, kOther };
+ConfigPathKind LookUpConfigPath(const std::filesystem::path& path, const SourceLocation& where,
+                                std::string_view key, std::string_view value);
 
 // Reads a whole file; UserError naming the path when it cannot, when it is not a regular
 // file (a FIFO or /dev/zero would hang or never end) or when it is over 64 MiB.

@@ -62,15 +62,42 @@ double PredictSeconds(const GpuSpec& gpu, const EfficiencyTable& table, const Me
   return 0;
 }
 
+namespace {
+
+// Everything a kernel's predicted time depends on besides the table: kernels with equal keys
+// (a GEMM table with a row per measurement of the same shape) are priced once.
+using ShapeKey = std::tuple<KernelClass, DType, int64_t, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, bool, int64_t, int, double>;
+
+ShapeKey ShapeOf(const MeasuredKernel& k) {
+  switch (k.kind) {
+    case KernelClass::kGemm:
+      return {k.kind, k.dtype, k.gemm.m, k.gemm.n, k.gemm.k, k.gemm.batch, 0, 0, false, 0, 0, 0.0};
+    case KernelClass::kAttentionForward:
+    case KernelClass::kAttentionBackward: {
+      const AttentionShape& a = k.attention;
+      return {k.kind,        k.dtype,      a.batch,  a.q_heads, a.kv_heads, a.seq,
+              a.head_dim_qk, a.head_dim_v, a.causal, a.window,  a.cp,       0.0};
+    }
+    case KernelClass::kMemoryBound: break;
+  }
+  return {k.kind, k.dtype, 0, 0, 0, 0, 0, 0, false, 0, 0, k.bytes};
+}
+
+}  // namespace
+
 std::vector<ClassError> CompareTables(const GpuSpec& gpu, const EfficiencyTable& before,
                                       const EfficiencyTable& after,
                                       const std::vector<MeasuredKernel>& kernels) {
   std::map<KernelClass, std::pair<std::vector<double>, std::vector<double>>> errors;
+  std::map<ShapeKey, std::pair<double, double>> predicted;  // (before, after) per shape
   for (const MeasuredKernel& k : kernels) {
     if (!CanPredict(gpu, k)) continue;
+    auto [it, inserted] = predicted.try_emplace(ShapeOf(k));
+    if (inserted) it->second = {PredictSeconds(gpu, before, k), PredictSeconds(gpu, after, k)};
     auto& [b, a] = errors[k.kind];
-    b.push_back(std::abs(PredictSeconds(gpu, before, k) / k.seconds - 1));
-    a.push_back(std::abs(PredictSeconds(gpu, after, k) / k.seconds - 1));
+    b.push_back(std::abs(it->second.first / k.seconds - 1));
+    a.push_back(std::abs(it->second.second / k.seconds - 1));
   }
   std::vector<ClassError> out;
   for (const auto& [kind, e] : errors) {
@@ -130,15 +157,48 @@ double CurrentFraction(const EfficiencyTable& t, const ClassKey& key) {
   return 1;
 }
 
-// Sum of absolute log errors of `kernels` under `table`. Absolute rather than squared: a few
-// kernels of a class run far off any bandwidth or FLOP rate (broadcast or strided elementwise
-// ops, batched GEMMs of a few rows), and a squared loss lets them drag the whole class; the
-// absolute loss gives the class's median ratio when its kernels scale with the fraction.
-double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
-                        const std::vector<const MeasuredKernel*>& kernels) {
-  double sum = 0;
+// The kernels of one shape: the model prices it once per table, and the loss sums
+// |log predicted - log measured| over its measured times, from their sorted prefix sums.
+struct ShapeGroup {
+  const MeasuredKernel* kernel = nullptr;  // any of them: all are priced alike
+  std::vector<double> log_seconds;         // sorted
+  std::vector<double> prefix;              // prefix[i]: sum of the first i log_seconds
+
+  double AbsoluteDeviation(double x) const {
+    const size_t below = static_cast<size_t>(
+        std::lower_bound(log_seconds.begin(), log_seconds.end(), x) - log_seconds.begin());
+    const double n = static_cast<double>(log_seconds.size());
+    const double b = static_cast<double>(below);
+    return (x * b - prefix[below]) + (prefix.back() - prefix[below] - x * (n - b));
+  }
+};
+
+std::vector<ShapeGroup> GroupByShape(const std::vector<const MeasuredKernel*>& kernels) {
+  std::map<ShapeKey, size_t> index;
+  std::vector<ShapeGroup> groups;
   for (const MeasuredKernel* k : kernels) {
-    sum += std::abs(std::log(PredictSeconds(gpu, table, *k) / k->seconds));
+    auto [it, inserted] = index.try_emplace(ShapeOf(*k), groups.size());
+    if (inserted) groups.push_back(ShapeGroup{k, {}, {}});
+    groups[it->second].log_seconds.push_back(std::log(k->seconds));
+  }
+  for (ShapeGroup& g : groups) {
+    std::sort(g.log_seconds.begin(), g.log_seconds.end());
+    g.prefix.assign(1, 0.0);
+    for (double v : g.log_seconds) g.prefix.push_back(g.prefix.back() + v);
+  }
+  return groups;
+}
+
+// Sum of absolute log errors of the kernels of `groups` under `table`. Absolute rather than
+// squared: a few kernels of a class run far off any bandwidth or FLOP rate (broadcast or
+// strided elementwise ops, batched GEMMs of a few rows), and a squared loss lets them drag the
+// whole class; the absolute loss gives the class's median ratio when its kernels scale with
+// the fraction.
+double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
+                        const std::vector<ShapeGroup>& groups) {
+  double sum = 0;
+  for (const ShapeGroup& g : groups) {
+    sum += g.AbsoluteDeviation(std::log(PredictSeconds(gpu, table, *g.kernel)));
   }
   return sum;
 }
@@ -150,8 +210,7 @@ double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
 // the launch floor: the class is not measurable from these kernels).
 template <typename With>
 std::optional<double> BestValue(const GpuSpec& gpu, const EfficiencyTable& table, With with,
-                                double lo, double hi,
-                                const std::vector<const MeasuredKernel*>& kernels) {
+                                double lo, double hi, const std::vector<ShapeGroup>& kernels) {
   constexpr int kPoints = 121;
   const double log_lo = std::log(lo), log_hi = std::log(hi);
   auto at = [&](int i) { return log_lo + (log_hi - log_lo) * i / (kPoints - 1); };
@@ -186,13 +245,25 @@ double WorkShare(const GpuSpec& gpu, const EfficiencyTable& table, const Measure
   return PredictSeconds(gpu, no_floor, k) / k.seconds;
 }
 
-KernelBound ClassifyKernel(const GpuSpec& gpu, const EfficiencyTable& table,
-                           const MeasuredKernel& k) {
+namespace {
+
+// ClassifyKernel given the kernel's predicted time with no launch floor.
+KernelBound ClassifyByWork(const EfficiencyTable& table, const MeasuredKernel& k,
+                           double work_seconds) {
   const double floors = k.seconds / table.min_kernel_seconds();  // inf without a floor
-  if (WorkShare(gpu, table, k) >= kWorkBoundShare || floors >= kSlowWorkFloors) {
+  if (work_seconds / k.seconds >= kWorkBoundShare || floors >= kSlowWorkFloors) {
     return KernelBound::kWork;
   }
   return floors < kLaunchBoundFloors ? KernelBound::kLaunch : KernelBound::kUnexplained;
+}
+
+}  // namespace
+
+KernelBound ClassifyKernel(const GpuSpec& gpu, const EfficiencyTable& table,
+                           const MeasuredKernel& k) {
+  EfficiencyTable no_floor = table;
+  no_floor.set_min_kernel_seconds(0);
+  return ClassifyByWork(table, k, PredictSeconds(gpu, no_floor, k));
 }
 
 namespace {
@@ -217,6 +288,9 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
   std::map<ClassKey, std::vector<const MeasuredKernel*>> classes, work_bound;
   std::vector<const MeasuredKernel*> floor_bound;
   EfficiencyFit fit;
+  EfficiencyTable no_floor = base;
+  no_floor.set_min_kernel_seconds(0);
+  std::map<ShapeKey, double> work_seconds;  // predicted at `base` with no floor, per shape
   for (const MeasuredKernel& k : kernels) {
     if (!CanPredict(gpu, k)) continue;
     ++fit.usable_kernels;
@@ -231,13 +305,18 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     }
     const ClassKey key{k.kind, dtype, size_class};
     classes[key].push_back(&k);
-    switch (ClassifyKernel(gpu, base, k)) {
+    auto [work, inserted] = work_seconds.try_emplace(ShapeOf(k), 0.0);
+    if (inserted) work->second = PredictSeconds(gpu, no_floor, k);
+    switch (ClassifyByWork(base, k, work->second)) {
       case KernelBound::kLaunch: floor_bound.push_back(&k); break;
       case KernelBound::kWork: work_bound[key].push_back(&k); break;
       case KernelBound::kUnexplained: ++fit.unexplained_kernels; break;
     }
   }
   fit.floor_kernels = static_cast<int>(floor_bound.size());
+  const std::vector<ShapeGroup> floor_groups = GroupByShape(floor_bound);
+  std::map<ClassKey, std::vector<ShapeGroup>> work_groups;
+  for (const auto& [key, members] : work_bound) work_groups[key] = GroupByShape(members);
   fit.floor_asked = fit_floor;
   // Coordinate descent: the launch floor and the classes are fitted in turn, twice: a class's
   // kernels still pay the floor where it is the larger time.
@@ -248,7 +327,7 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
   for (int pass = 0; pass < 2; ++pass) {
     if (fit_floor && static_cast<int>(floor_bound.size()) >= min_kernels) {
       // From 0.1 us (the B200 eager trace in the corpus has copies of 0.8 us) to 100 us.
-      if (auto floor = BestValue(gpu, fit.table, WithFloor, 1e-7, 1e-4, floor_bound)) {
+      if (auto floor = BestValue(gpu, fit.table, WithFloor, 1e-7, 1e-4, floor_groups)) {
         fit.table = WithFloor(fit.table, *floor);
         floor_fitted = true;
       }
@@ -259,7 +338,7 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
       auto with = [this_class](const EfficiencyTable& t, double f) {
         return WithFraction(t, this_class, f);
       };
-      best[key] = BestValue(gpu, fit.table, with, kMinEfficiencyFraction, 1.0, members);
+      best[key] = BestValue(gpu, fit.table, with, kMinEfficiencyFraction, 1.0, work_groups.at(key));
       if (best[key]) fit.table = WithFraction(fit.table, key, *best[key]);
     }
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "util/error.h"
 
@@ -63,6 +64,27 @@ TEST(EfficiencyFitTest, LeastAbsoluteLogErrorGivesTheMedianRatioOfAClass) {
   // the 0.05 one at 1/8 of it (-87.5%): median 87.5%, mean (100 + 0 + 87.5) / 3 = 62.5%.
   EXPECT_NEAR(fit.errors[0].median_after, 0.875, 1e-6);
   EXPECT_NEAR(fit.errors[0].mean_after, 0.625, 1e-6);
+}
+
+TEST(EfficiencyFitTest, RowsRepeatingAShapeFitLikeTheSameKernelsListedOnce) {
+  // A timing table measures each shape many times. 100,000 rows at 0.8 of ideal, 100,001 at
+  // 0.4 and 100,000 at 0.05: the median ratio is 0.4, as with three kernels; the shape is
+  // priced once per step, not per row (before, 300,001 rows took about a minute).
+  EfficiencyTable base = EfficiencyTable::Ideal();
+  base.SetGemmTable(DType::kBF16, SizeClassTable{{0, 1e9}, {0.3, 0.9}});
+  std::vector<MeasuredKernel> kernels;
+  for (double achieved : {0.8, 0.4, 0.05}) {
+    kernels.insert(kernels.end(), achieved == 0.4 ? 100'001 : 100'000,
+                   Gemm4096(kIdeal4096 / achieved));
+  }
+  const EfficiencyFit fit = FitEfficiencyTable(RoundGpu(), base, kernels, 3);
+  EXPECT_EQ(fit.usable_kernels, 300'001);
+  EXPECT_NEAR(fit.table.GemmTable(DType::kBF16).fractions[1], 0.4, 1e-6);
+  ASSERT_EQ(fit.errors.size(), 1u);
+  EXPECT_EQ(fit.errors[0].kernels, 300'001);
+  // At 0.4: +100% for a third of the rows, 0 for a third, -87.5% for a third.
+  EXPECT_NEAR(fit.errors[0].median_after, 0.875, 1e-6);
+  EXPECT_NEAR(fit.errors[0].mean_after, (100'000 * 1.0 + 100'000 * 0.875) / 300'001, 1e-6);
 }
 
 TEST(EfficiencyFitTest, AClassWithTooFewKernelsKeepsItsDefault) {

@@ -1,9 +1,11 @@
 #include "cost/gemm_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -261,7 +263,7 @@ std::vector<std::string> SplitCsvLine(const std::string& line) {
 
 double ParseNumber(const std::string& text, const SourceLocation& where, const std::string& key) {
   const std::optional<double> v = ParseNumberCell(text);
-  if (!v) ThrowUserError(where, key, fmt::format("'{}' is not a number", text));
+  if (!v) ThrowUserError(where, key, fmt::format("'{}' is not a number", ShortText(text)));
   return *v;
 }
 
@@ -274,7 +276,7 @@ int64_t ParseDim(double v, const SourceLocation& where, const std::string& key) 
 
 DType ParseDTypeField(const std::string& text, const SourceLocation& where) {
   auto d = ParseDType(text);
-  if (!d) ThrowUserError(where, "dtype", fmt::format("unknown dtype '{}'", text));
+  if (!d) ThrowUserError(where, "dtype", fmt::format("unknown dtype '{}'", ShortText(text)));
   return *d;
 }
 
@@ -283,11 +285,35 @@ double ParseTimeUs(double us, const SourceLocation& where) {
   return us * 1e-6;
 }
 
+// Counts the distinct shapes of a GEMM timing table and refuses the one past
+// kMaxGemmTimingShapes: the calibration fit prices every distinct shape at each of its
+// few hundred steps.
+class DistinctShapes {
+ public:
+  void Add(const GemmMeasurement& g, const SourceLocation& where, std::string_view key) {
+    shapes_.insert({g.shape.m, g.shape.n, g.shape.k, g.shape.batch, static_cast<int64_t>(g.dtype)});
+    if (shapes_.size() > kMaxGemmTimingShapes) {
+      ThrowUserError(where, key,
+                     fmt::format("more than {} distinct GEMM shapes (m, n, k, batch, dtype): the "
+                                 "calibration fit prices each one at every step; give a sample",
+                                 kMaxGemmTimingShapes));
+    }
+  }
+
+ private:
+  std::set<std::array<int64_t, 5>> shapes_;
+};
+
 }  // namespace
 
-std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
+std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text_with_bom,
                                                       const std::string& file) {
-  std::istringstream in(text);
+  // A UTF-8 byte-order mark, as Excel writes CSV: not part of the first column's name.
+  const std::string_view text = std::string_view(text_with_bom).starts_with("\xEF\xBB\xBF")
+                                    ? std::string_view(text_with_bom).substr(3)
+                                    : std::string_view(text_with_bom);
+  std::istringstream in{std::string(text)};
+  DistinctShapes shapes;
   std::string line;
   int64_t line_no = 0;
   std::map<std::string, size_t> column;
@@ -319,6 +345,7 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
     }
     g.dtype = ParseDTypeField(cell("dtype"), where);
     g.seconds = ParseTimeUs(ParseNumber(cell("time_us"), where, "time_us"), where);
+    shapes.Add(g, where, "");
     out.push_back(g);
   }
   if (column.empty()) ThrowUserError(SourceLocation{file, -1, -1, -1}, "", "empty CSV file");
@@ -336,6 +363,7 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsJson(const std::string& text,
   }
   if (!list->is_array()) ThrowUserError(SourceLocation{file}, "gemms", "must be an array");
   std::vector<GemmMeasurement> out;
+  DistinctShapes shapes;
   for (size_t i = 0; i < list->size(); ++i) {
     const nlohmann::json& e = (*list)[i];
     const SourceLocation where{file, -1, -1, -1};
@@ -361,6 +389,7 @@ std::vector<GemmMeasurement> ParseGemmMeasurementsJson(const std::string& text,
     const double us = number("time_us");
     if (!(us > 0) || us > 1e9) ThrowUserError(where, prefix + "time_us", "must be positive");
     g.seconds = us * 1e-6;
+    shapes.Add(g, where, fmt::format("gemms[{}]", i));
     out.push_back(g);
   }
   return out;

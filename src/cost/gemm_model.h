@@ -3,6 +3,7 @@
 // wave, scaled by the efficiency table. Calibration re-fits the table from measured GEMMs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -100,9 +101,16 @@ struct GemmMeasurement {
   int64_t line = 0;  // where it came from, for messages
 };
 
+// The most distinct (m, n, k, batch, dtype) shapes a GEMM timing table may hold: the
+// calibration fit prices each distinct shape a few hundred times (rows repeating a shape cost
+// nothing more).
+inline constexpr size_t kMaxGemmTimingShapes = 20'000;
+
 // Reads measured GEMM timings. CSV: a header naming at least m,n,k,dtype,time_us (batch
-// optional). JSON: {"gemms":[{"m":..,"n":..,"k":..,"dtype":"bf16","time_us":..}, ...]} or the
-// bare array. Throws UserError naming file, line/offset and key for any bad entry.
+// optional; a UTF-8 byte-order mark is skipped). JSON: {"gemms":[{"m":..,"n":..,"k":..,
+// "dtype":"bf16","time_us":..}, ...]} or the bare array. Throws UserError naming file,
+// line/offset and key for any bad entry (a quoted value cut to 80 characters), and for a
+// table of more than kMaxGemmTimingShapes distinct shapes.
 std::vector<GemmMeasurement> ReadGemmMeasurements(const std::string& path);
 std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
                                                       const std::string& file);

@@ -1,5 +1,6 @@
 #include "cost/gemm_model.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -227,6 +228,67 @@ TEST(GemmCalibrationTest, ParsesCsvAndJson) {
   ASSERT_EQ(json.size(), 1u);
   EXPECT_EQ(json[0].shape.k, 32);
   EXPECT_DOUBLE_EQ(json[0].seconds, 3e-6);
+}
+
+std::string GemmErrorOf(const std::string& csv) {
+  try {
+    ParseGemmMeasurementsCsv(csv, "g.csv");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(GemmCalibrationTest, AByteOrderMarkIsNotPartOfTheFirstColumn) {
+  // As Excel saves "CSV UTF-8": EF BB BF before "m".
+  const auto rows = ParseGemmMeasurementsCsv(
+      "\xEF\xBB\xBFm,n,k,dtype,time_us\n4096,4096,4096,bf16,2000\n", "g.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].shape.m, 4096);
+}
+
+TEST(GemmCalibrationTest, QuotedValuesAreCutAndEscaped) {
+  // A 10 MB dtype: the message quotes 80 characters and the size.
+  const std::string error =
+      GemmErrorOf("m,n,k,dtype,time_us\n1,2,3," + std::string(10'000'000, 'q') + ",1\n");
+  EXPECT_THAT(error, testing::HasSubstr("g.csv:2: 'dtype': unknown dtype 'qqq"));
+  EXPECT_THAT(error, testing::HasSubstr("q... (10000000 bytes)'"));
+  EXPECT_LT(error.size(), 200u);
+  // NUL and control bytes are written as escapes, never raw.
+  const std::string control =
+      GemmErrorOf(std::string("m,n,k,dtype,time_us\n1,2,3,bf\0\x01\x1b,1\n", 33));
+  EXPECT_THAT(control, testing::HasSubstr("unknown dtype 'bf\\x00\\x01\\x1b'"));
+  EXPECT_EQ(control.find('\0'), std::string::npos);
+  EXPECT_THAT(GemmErrorOf("m,n,k,dtype,time_us\n1,2," + std::string(500, '9') + "x,bf16,1\n"),
+              testing::HasSubstr("'k': '999"));
+}
+
+TEST(GemmCalibrationTest, TablesOfTooManyDistinctShapesAreRefused) {
+  // Rows repeating a shape are free: 30,000 rows of one shape load.
+  std::string same = "m,n,k,dtype,time_us\n";
+  for (int i = 0; i < 30'000; ++i) same += "4096,4096,4096,bf16," + std::to_string(1000 + i) + "\n";
+  EXPECT_EQ(ParseGemmMeasurementsCsv(same, "g.csv").size(), 30'000u);
+  // 20,001 distinct shapes: the row past the limit (line 20,002 after the header) is named.
+  std::string distinct = "m,n,k,dtype,time_us\n";
+  for (int i = 1; i <= 20'001; ++i) distinct += std::to_string(i) + ",64,64,bf16,10\n";
+  EXPECT_THAT(GemmErrorOf(distinct),
+              testing::HasSubstr("g.csv:20002: more than 20000 distinct GEMM shapes"));
+  // The same shape in another dtype is another shape.
+  std::string json = "[";
+  for (int i = 1; i <= 10'001; ++i) {
+    json += fmt::format(
+        "{{\"m\":{},\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"time_us\":1}},"
+        "{{\"m\":{},\"n\":8,\"k\":8,\"dtype\":\"fp16\",\"time_us\":1}},",
+        i, i);
+  }
+  json.back() = ']';
+  try {
+    ParseGemmMeasurementsJson(json, "g.json");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    // Entry 20,000 (0-based) is the 20,001st shape.
+    EXPECT_THAT(e.what(), testing::HasSubstr("g.json: 'gemms[20000]': more than 20000"));
+  }
 }
 
 TEST(GemmCalibrationTest, BadInputNamesFileLineAndKey) {

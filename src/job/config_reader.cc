@@ -113,8 +113,16 @@ SourceLocation ConfigReader::Where(std::string_view path) const {
 }
 
 void ConfigReader::Fail(std::string_view path, std::string_view reason) const {
+  // A key that is absent ("missing: ...") has no location of its own: the nearest enclosing
+  // key that is present, else the top of the configuration, names the file.
+  SourceLocation where = Where(path);
+  for (std::string_view parent = path; where.file.empty() && !parent.empty();) {
+    const size_t dot = parent.rfind('.');
+    parent = dot == std::string_view::npos ? std::string_view() : parent.substr(0, dot);
+    where = parent.empty() ? root_.where : Where(parent);
+  }
   // Reasons quote values the user wrote; keep a 50 MB one from being echoed whole.
-  ThrowUserError(Where(path), path, ShortText(reason, 400));
+  ThrowUserError(where, path, ShortText(reason, 400));
 }
 
 void Provenance::Record(std::string canonical, std::string key, SourceLocation where) {

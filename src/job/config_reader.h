@@ -44,7 +44,8 @@ class ConfigReader {
   std::vector<std::string> StringList(std::string_view path) const;
 
   SourceLocation Where(std::string_view path) const;
-  // UserError "<file:line:col>: <path>: <reason>", the reason flattened to one line and cut.
+  // UserError "<file:line:col>: <path>: <reason>", the reason flattened to one line and cut;
+  // for an absent key, the location of its nearest present parent (or of the whole file).
   [[noreturn]] void Fail(std::string_view path, std::string_view reason) const;
 
  private:

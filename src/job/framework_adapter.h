@@ -16,6 +16,10 @@ namespace sextant {
 
 enum class ParallelAxis { kTensor, kPipeline, kExpert, kContext };
 
+// Warnings of one kind (unknown keys, likely typos) listed one per line; the rest are counted
+// in one line, so 30,000 unknown keys do not print 30,000 lines.
+inline constexpr size_t kMaxWarningsOfOneKind = 20;
+
 // What an adapter reads and what it hands back besides the Job.
 struct AdapterContext {
   const ModuleConfig& module;

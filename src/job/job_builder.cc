@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -67,17 +68,30 @@ void WarnAboutMistypedOverrides(const ModuleConfig& module, const FrameworkAdapt
     for (const auto& [key, value] : tree->fields) known.insert(key);
   }
   for (std::string& key : adapter.KnownKeys()) known.insert(std::move(key));
+  // Known keys by folded length: a key is compared only with those whose length is within the
+  // edits allowed (a longer difference is more edits than that).
+  std::map<size_t, std::vector<std::pair<std::string, const std::string*>>> by_length;
+  for (const std::string& name : known) {
+    std::string folded = FoldName(name);
+    by_length[folded.size()].emplace_back(std::move(folded), &name);
+  }
+  size_t found = 0;
   for (const auto& [key, value] : module.overrides.fields) {
     if (known.contains(key)) continue;
     const std::string folded = FoldName(key);
+    if (folded.size() > kMaxSuggestedNameLength) continue;  // no key is near a paragraph
     // One edit for a short key ("stage" is not "save"), two from 12 letters on.
     const size_t allowed = folded.size() >= 12 ? 2 : 1;
     std::vector<std::pair<size_t, std::string>> near;
-    for (const std::string& name : known) {
-      const size_t d = EditDistance(folded, FoldName(name));
-      if (d <= allowed) near.emplace_back(d, name);
+    for (auto it = by_length.lower_bound(folded.size() > allowed ? folded.size() - allowed : 0);
+         it != by_length.end() && it->first <= folded.size() + allowed; ++it) {
+      for (const auto& [other, name] : it->second) {
+        const size_t d = BoundedEditDistance(folded, other, allowed);
+        if (d <= allowed) near.emplace_back(d, *name);
+      }
     }
     if (near.empty()) continue;
+    if (++found > kMaxWarningsOfOneKind) continue;
     std::stable_sort(near.begin(), near.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> close;
@@ -86,7 +100,12 @@ void WarnAboutMistypedOverrides(const ModuleConfig& module, const FrameworkAdapt
     warnings.push_back(fmt::format(
         "{}{} is in no module default or model file and Sextant does not read it: Megatron "
         "receives it and nothing reads it, so the default stays{}",
-        where.empty() ? "" : where + ": ", key, DidYouMean(close)));
+        where.empty() ? "" : where + ": ", ShortText(key), DidYouMean(close)));
+  }
+  if (found > kMaxWarningsOfOneKind) {
+    warnings.push_back(fmt::format(
+        "... and {} more overrides a typo away from a module default or model key (not listed)",
+        found - kMaxWarningsOfOneKind));
   }
 }
 

@@ -1212,6 +1212,109 @@ TEST(BuildJob, MistypedOverrideInAnExperimentIsWarned) {
   EXPECT_THAT(job.warnings[0], HasSubstr("did you mean pipeline_model_parallel_size"));
 }
 
+// A temporary copy of a test config with `edit` applied to its text.
+std::string EditedCopy(const std::string& source, const std::string& name,
+                       const std::function<std::string(std::string)>& edit) {
+  std::ifstream in(source);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dir = ::testing::TempDir() + "/edited_configs/MI355X";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << edit(text);
+  return path;
+}
+
+std::string Inserted(std::string text, std::string_view after, const std::string& insert) {
+  const size_t at = text.find(after);
+  if (at == std::string::npos) return text;
+  return text.insert(at + after.size(), insert);
+}
+
+// 30,000 fields torchtitan does not define: 20 are named, the rest counted in one line.
+TEST(BuildJob, TorchTitanUnknownFieldsPastTwentyAreCounted) {
+  std::string many;
+  for (int i = 0; i < 30'000; ++i) many += fmt::format("bogus_setting_{} = 1\n", i);
+  JobRequest request;
+  request.config_path =
+      EditedCopy(kData + "torchtitan_job.toml", "many_unknown.toml",
+                 [&](std::string t) { return Inserted(t, "[parallelism]\n", many); });
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  ASSERT_EQ(job.warnings.size(), 21u);
+  EXPECT_THAT(job.warnings[0], HasSubstr("many_unknown.toml:16:"));
+  EXPECT_THAT(job.warnings[0], HasSubstr("parallelism.bogus_setting_0: not a field"));
+  EXPECT_THAT(job.warnings[20],
+              HasSubstr("... and 29980 more fields torchtitan's JobConfig does not define"));
+}
+
+// An absent model.name in TorchTitan's TOML names the file: an empty file, or [[model]] (an
+// array of tables, not a table).
+TEST(BuildJob, TorchTitanMissingModelNameNamesTheFile) {
+  JobRequest request;
+  request.use_environment = false;
+  request.config_path =
+      EditedCopy(kData + "torchtitan_job.toml", "empty.toml", [](std::string) { return ""; });
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("empty.toml:1:1: 'model.name': missing")));
+  request.config_path = EditedCopy(kData + "torchtitan_job.toml", "model_array.toml",
+                                   [](std::string) { return "[[model]]\n"; });
+  EXPECT_THAT([&] { BuildJob(request); },
+              ThrowsMessage<UserError>(HasSubstr("model_array.toml:1:1: 'model.name': missing")));
+}
+
+// A 1 MB flavor: quoted cut to 80 characters, and no similar-name search over it.
+TEST(BuildJob, TorchTitanLongFlavorIsCutInTheMessage) {
+  JobRequest request;
+  request.config_path = kData + "torchtitan_job.toml";
+  request.use_environment = false;
+  request.overrides = {{"model.flavor", std::string(1'000'000, 'B')}};
+  const std::string error = ErrorOf(request);
+  EXPECT_THAT(error, HasSubstr("llama3 flavor \"BBB"));
+  EXPECT_THAT(error, HasSubstr("B... (1000000 bytes)\" is not in Sextant's model library"));
+  EXPECT_LT(error.size(), 400u);
+}
+
+// 25 overrides one edit from pipeline_model_parallel_size: 20 are warned, the rest counted; a
+// 2 MB key is compared with nothing (no key is near it) and warns of nothing.
+TEST(BuildJob, MistypedOverridesPastTwentyAreCounted) {
+  std::string keys;
+  const std::string known = "pipeline_model_parallel_size";
+  for (size_t i = 0; i < 25; ++i) {
+    std::string typo = known;
+    typo[i] = 'Q';  // one substitution (or, over an underscore, one insertion once folded)
+    keys += "      " + typo + ": 2\n";
+  }
+  keys += "      ? " + std::string(2'000'000, 'k') + "\n      : 1\n";
+  JobRequest request;
+  request.config_path =
+      EditedCopy(kData + "experiments/MI355X/tiny-typo.yaml", "many-typos.yaml",
+                 [&](std::string t) { return Inserted(t, "    overrides:\n", keys); });
+  request.primus_path = kCheckout;
+  request.use_environment = false;
+  const Job job = BuildJob(request);
+  ASSERT_EQ(job.warnings.size(), 21u) << fmt::format("{}", fmt::join(job.warnings, "\n"));
+  EXPECT_THAT(job.warnings[0], HasSubstr("many-typos.yaml:8:7: Qipeline_model_parallel_size is"));
+  EXPECT_THAT(job.warnings[19], HasSubstr("did you mean pipeline_model_parallel_size"));
+  // The 21st line counts the last 5 of the 25 and the file's own typo
+  // (pipeline_model_paralel_size).
+  EXPECT_THAT(job.warnings[20], HasSubstr("... and 6 more overrides a typo away"));
+}
+
+// A model file name too long for the file system is the user's error, naming the key.
+TEST(BuildJob, AModelFileNameTooLongToLookUpNamesTheKey) {
+  JobRequest request = TinyRequest();
+  request.config_path = EditedCopy(kTiny, "long-model.yaml", [](std::string t) {
+    const size_t at = t.find("model: ");
+    const size_t end = t.find('\n', at);
+    return t.replace(at, end - at, "model: " + std::string(100'000, 'a') + ".yaml");
+  });
+  const std::string error = ErrorOf(request);
+  EXPECT_THAT(error, HasSubstr("long-model.yaml:"));
+  EXPECT_THAT(error, HasSubstr("'modules.pre_trainer.model': cannot look up \"aaa"));
+  EXPECT_THAT(error, HasSubstr("a... (100005 bytes)\": File name too long"));
+  EXPECT_LT(error.size(), 400u);
+}
+
 TEST(BuildJob, TorchTitanToml) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

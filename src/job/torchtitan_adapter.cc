@@ -84,18 +84,25 @@ void WarnAboutUnknownFields(const AdapterContext& ctx, Job& job) {
   static const std::set<std::string, std::less<>> kFullyKnown = {
       "model", "training", "parallelism", "activation_checkpoint", "compile"};
   std::vector<std::string> known(std::begin(kTorchTitanKeys), std::end(kTorchTitanKeys));
+  size_t unknown = 0;
   for (const ConfigField& section : ctx.module.overrides.fields) {
     if (!kFullyKnown.contains(section.first) || !section.second.IsMap()) continue;
     for (const ConfigField& field : section.second.fields) {
       const std::string key = section.first + "." + field.first;
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      if (++unknown > kMaxWarningsOfOneKind) continue;  // counted, not listed
       const SourceLocation where = ctx.config.Where(key);
       job.warnings.push_back(fmt::format(
           "{}{}: not a field of torchtitan's [{}] (its JobConfig refuses it as an invalid "
           "field name); ignored{}",
-          where.file.empty() ? "" : where.ToString() + ": ", key, section.first,
+          where.file.empty() ? "" : where.ToString() + ": ", ShortText(key), section.first,
           DidYouMean(ClosestNames(key, known))));
     }
+  }
+  if (unknown > kMaxWarningsOfOneKind) {
+    job.warnings.push_back(
+        fmt::format("... and {} more fields torchtitan's JobConfig does not define; ignored",
+                    unknown - kMaxWarningsOfOneKind));
   }
 }
 
@@ -143,7 +150,7 @@ class TorchTitan final : public FrameworkAdapter {
              fmt::format(
                  "{} flavor \"{}\" is not in Sextant's model library (torchtitan builds "
                  "the model from the flavor){}",
-                 name, flavor,
+                 ShortText(name), ShortText(flavor),
                  similar.empty() ? "" : fmt::format("; similar: {}", fmt::join(similar, ", "))));
     }
     const ModelEntry& entry =

@@ -1,5 +1,9 @@
 #include "util/close_matches.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +19,36 @@ TEST(EditDistanceTest, HandCheckedValues) {
   EXPECT_EQ(EditDistance("same", "same"), 0u);
   EXPECT_EQ(EditDistance("mi300x", "mi355x"), 2u);
   EXPECT_EQ(EditDistance("pod_lat", "pod_lats"), 1u);  // one insertion
+}
+
+TEST(EditDistanceTest, BoundedAgreesWithTheFullDistanceUpToItsBound) {
+  EXPECT_EQ(BoundedEditDistance("kitten", "sitting", 3), 3u);
+  EXPECT_EQ(BoundedEditDistance("kitten", "sitting", 2), 3u);  // over the bound: bound + 1
+  EXPECT_EQ(BoundedEditDistance("sitting", "kitten", 5), 3u);
+  EXPECT_EQ(BoundedEditDistance("", "abc", 1), 2u);
+  EXPECT_EQ(BoundedEditDistance("same", "same", 0), 0u);
+  // Every pair of short strings over {a, b} against the full table, for every bound.
+  std::vector<std::string> words = {""};
+  for (int length = 1; length <= 5; ++length) {
+    for (int bits = 0; bits < (1 << length); ++bits) {
+      std::string w;
+      for (int k = 0; k < length; ++k) w += (bits >> k) & 1 ? 'b' : 'a';
+      words.push_back(w);
+    }
+  }
+  for (const std::string& x : words) {
+    for (const std::string& y : words) {
+      const size_t full = EditDistance(x, y);
+      for (size_t bound = 0; bound <= 6; ++bound) {
+        ASSERT_EQ(BoundedEditDistance(x, y, bound), std::min(full, bound + 1))
+            << x << " " << y << " " << bound;
+      }
+    }
+  }
+  // A 2 MB name against a short one: over any small bound by the length difference alone.
+  const std::string huge(2'000'000, 'k');
+  EXPECT_EQ(BoundedEditDistance(huge, "kkkk", 2), 3u);
+  EXPECT_EQ(BoundedEditDistance(huge, huge + "x", 2), 1u);
 }
 
 TEST(EqualsIgnoringCaseTest, LetterForLetterWithoutCase) {
@@ -50,6 +84,14 @@ TEST(ClosestNamesTest, NearestFirstWithinAThirdOfTheLength) {
 TEST(ClosestNamesTest, ContainmentCountsAsClosest) {
   EXPECT_THAT(ClosestNames("MI300", {"H100", "MI300X"}), ElementsAre("MI300X"));
   EXPECT_THAT(ClosestNames("x", {"x", "x"}), ElementsAre("x"));  // duplicates once
+}
+
+TEST(ClosestNamesTest, ANameTooLongForSuggestionsHasNone) {
+  // Past kMaxSuggestedNameLength: not compared at all (a 5 MB value pasted as a name).
+  EXPECT_THAT(ClosestNames(std::string(101, 'a'), {std::string(101, 'a'), "a"}), IsEmpty());
+  EXPECT_THAT(ClosestNames(std::string(5'000'000, 'a'), {"llama3_8b", "a"}), IsEmpty());
+  EXPECT_THAT(ClosestNames(std::string(100, 'a'), {std::string(101, 'a')}),
+              ElementsAre(std::string(101, 'a')));
 }
 
 TEST(DidYouMeanTest, FormatsTheTail) {

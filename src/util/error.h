@@ -29,6 +29,11 @@ class UserError : public std::runtime_error {
 std::string FormatLocated(const SourceLocation& where, std::string_view key,
                           std::string_view reason);
 
+// `text` for an error message: control characters (newlines, tabs, NUL) written as escapes
+// so the message stays one line, and anything past `max_chars` replaced by
+// "... (N bytes)" so a 50 MB value is not echoed whole.
+std::string ShortText(std::string_view text, size_t max_chars = 80);
+
 [[noreturn]] void ThrowUserError(const SourceLocation& where, std::string_view key,
                                  std::string_view reason);
 [[noreturn]] inline void ThrowUserError(std::string_view reason) {
