@@ -157,36 +157,25 @@ double CurrentFraction(const EfficiencyTable& t, const ClassKey& key) {
   return 1;
 }
 
-// The kernels of one shape: the model prices it once per table, and the loss sums
-// |log predicted - log measured| over its measured times, from their sorted prefix sums.
-struct ShapeGroup {
-  const MeasuredKernel* kernel = nullptr;  // any of them: all are priced alike
-  std::vector<double> log_seconds;         // sorted
-  std::vector<double> prefix;              // prefix[i]: sum of the first i log_seconds
-
-  double AbsoluteDeviation(double x) const {
-    const size_t below = static_cast<size_t>(
-        std::lower_bound(log_seconds.begin(), log_seconds.end(), x) - log_seconds.begin());
-    const double n = static_cast<double>(log_seconds.size());
-    const double b = static_cast<double>(below);
-    return (x * b - prefix[below]) + (prefix.back() - prefix[below] - x * (n - b));
-  }
+// A class's kernels with each distinct shape priced once per table: a GEMM timing table may
+// repeat one shape over many rows. The loss still visits every kernel, in the given order and
+// with the same arithmetic, so the fit is the one the kernels listed one by one give.
+struct PricedKernels {
+  std::vector<const MeasuredKernel*> kernels;
+  std::vector<size_t> shape_of;               // per kernel: its index in `shapes`
+  std::vector<const MeasuredKernel*> shapes;  // one kernel per distinct shape
 };
 
-std::vector<ShapeGroup> GroupByShape(const std::vector<const MeasuredKernel*>& kernels) {
+PricedKernels GroupByShape(const std::vector<const MeasuredKernel*>& kernels) {
+  PricedKernels out;
   std::map<ShapeKey, size_t> index;
-  std::vector<ShapeGroup> groups;
+  out.kernels = kernels;
   for (const MeasuredKernel* k : kernels) {
-    auto [it, inserted] = index.try_emplace(ShapeOf(*k), groups.size());
-    if (inserted) groups.push_back(ShapeGroup{k, {}, {}});
-    groups[it->second].log_seconds.push_back(std::log(k->seconds));
+    auto [it, inserted] = index.try_emplace(ShapeOf(*k), out.shapes.size());
+    if (inserted) out.shapes.push_back(k);
+    out.shape_of.push_back(it->second);
   }
-  for (ShapeGroup& g : groups) {
-    std::sort(g.log_seconds.begin(), g.log_seconds.end());
-    g.prefix.assign(1, 0.0);
-    for (double v : g.log_seconds) g.prefix.push_back(g.prefix.back() + v);
-  }
-  return groups;
+  return out;
 }
 
 // Sum of absolute log errors of the kernels of `groups` under `table`. Absolute rather than
@@ -195,10 +184,13 @@ std::vector<ShapeGroup> GroupByShape(const std::vector<const MeasuredKernel*>& k
 // whole class; the absolute loss gives the class's median ratio when its kernels scale with
 // the fraction.
 double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
-                        const std::vector<ShapeGroup>& groups) {
+                        const PricedKernels& priced) {
+  std::vector<double> predicted(priced.shapes.size());
+  for (size_t j = 0; j < priced.shapes.size(); ++j)
+    predicted[j] = PredictSeconds(gpu, table, *priced.shapes[j]);
   double sum = 0;
-  for (const ShapeGroup& g : groups) {
-    sum += g.AbsoluteDeviation(std::log(PredictSeconds(gpu, table, *g.kernel)));
+  for (size_t i = 0; i < priced.kernels.size(); ++i) {
+    sum += std::abs(std::log(predicted[priced.shape_of[i]] / priced.kernels[i]->seconds));
   }
   return sum;
 }
@@ -210,7 +202,7 @@ double LogAbsoluteError(const GpuSpec& gpu, const EfficiencyTable& table,
 // the launch floor: the class is not measurable from these kernels).
 template <typename With>
 std::optional<double> BestValue(const GpuSpec& gpu, const EfficiencyTable& table, With with,
-                                double lo, double hi, const std::vector<ShapeGroup>& kernels) {
+                                double lo, double hi, const PricedKernels& kernels) {
   constexpr int kPoints = 121;
   const double log_lo = std::log(lo), log_hi = std::log(hi);
   auto at = [&](int i) { return log_lo + (log_hi - log_lo) * i / (kPoints - 1); };
@@ -314,8 +306,8 @@ EfficiencyFit FitEfficiencyTable(const GpuSpec& gpu, const EfficiencyTable& base
     }
   }
   fit.floor_kernels = static_cast<int>(floor_bound.size());
-  const std::vector<ShapeGroup> floor_groups = GroupByShape(floor_bound);
-  std::map<ClassKey, std::vector<ShapeGroup>> work_groups;
+  const PricedKernels floor_groups = GroupByShape(floor_bound);
+  std::map<ClassKey, PricedKernels> work_groups;
   for (const auto& [key, members] : work_bound) work_groups[key] = GroupByShape(members);
   fit.floor_asked = fit_floor;
   // Coordinate descent: the launch floor and the classes are fitted in turn, twice: a class's

@@ -96,7 +96,7 @@ constexpr double kHopperFp8GradientGemm[] = {0.0503, 0.0503, 0.301, 0.301,
 // the traces it predicts the other half's GEMMs to 8.6% (median). Classes with fewer than
 // three GEMMs (1 GFLOP, >= 128 GFLOP) keep the TraceLens-ceiling ramp: 0.342 and 708/1307.
 constexpr double kMi300xBf16Gemm[] = {0.250, 0.206, 0.342, 0.530, 0.526, 0.540, 0.542, 0.542};
-constexpr double kMi300xMinKernel = 4.62e-6;
+constexpr double kMi300xMinKernel = 4.63e-6;
 
 SizeClassTable GemmRamp(double ceiling) {
   SizeClassTable t;

@@ -285,12 +285,18 @@ double ParseTimeUs(double us, const SourceLocation& where) {
   return us * 1e-6;
 }
 
-// Counts the distinct shapes of a GEMM timing table and refuses the one past
-// kMaxGemmTimingShapes: the calibration fit prices every distinct shape at each of its
-// few hundred steps.
+// Counts the rows and distinct shapes of a GEMM timing table and refuses the one past
+// kMaxGemmTimingRows or kMaxGemmTimingShapes: the calibration fit prices every distinct shape,
+// and weighs every row, at each of its few hundred steps.
 class DistinctShapes {
  public:
   void Add(const GemmMeasurement& g, const SourceLocation& where, std::string_view key) {
+    if (++rows_ > kMaxGemmTimingRows) {
+      ThrowUserError(where, key,
+                     fmt::format("more than {} GEMM timings: the calibration fit weighs each one "
+                                 "at every step; give a sample",
+                                 kMaxGemmTimingRows));
+    }
     shapes_.insert({g.shape.m, g.shape.n, g.shape.k, g.shape.batch, static_cast<int64_t>(g.dtype)});
     if (shapes_.size() > kMaxGemmTimingShapes) {
       ThrowUserError(where, key,
@@ -301,6 +307,7 @@ class DistinctShapes {
   }
 
  private:
+  size_t rows_ = 0;
   std::set<std::array<int64_t, 5>> shapes_;
 };
 

@@ -102,15 +102,18 @@ struct GemmMeasurement {
 };
 
 // The most distinct (m, n, k, batch, dtype) shapes a GEMM timing table may hold: the
-// calibration fit prices each distinct shape a few hundred times (rows repeating a shape cost
-// nothing more).
+// calibration fit prices each distinct shape a few hundred times (rows repeating a shape are
+// not priced again).
 inline constexpr size_t kMaxGemmTimingShapes = 20'000;
+// Rows a GEMM timing table may hold: the fit weighs every row at each of its steps (a
+// shape measured several times is several rows).
+inline constexpr size_t kMaxGemmTimingRows = 200'000;
 
 // Reads measured GEMM timings. CSV: a header naming at least m,n,k,dtype,time_us (batch
 // optional; a UTF-8 byte-order mark is skipped). JSON: {"gemms":[{"m":..,"n":..,"k":..,
 // "dtype":"bf16","time_us":..}, ...]} or the bare array. Throws UserError naming file,
 // line/offset and key for any bad entry (a quoted value cut to 80 characters), and for a
-// table of more than kMaxGemmTimingShapes distinct shapes.
+// table of more than kMaxGemmTimingShapes distinct shapes or kMaxGemmTimingRows rows.
 std::vector<GemmMeasurement> ReadGemmMeasurements(const std::string& path);
 std::vector<GemmMeasurement> ParseGemmMeasurementsCsv(const std::string& text,
                                                       const std::string& file);

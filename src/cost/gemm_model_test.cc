@@ -264,7 +264,7 @@ TEST(GemmCalibrationTest, QuotedValuesAreCutAndEscaped) {
 }
 
 TEST(GemmCalibrationTest, TablesOfTooManyDistinctShapesAreRefused) {
-  // Rows repeating a shape are free: 30,000 rows of one shape load.
+  // Rows repeating a shape are not priced again: 30,000 rows of one shape load.
   std::string same = "m,n,k,dtype,time_us\n";
   for (int i = 0; i < 30'000; ++i) same += "4096,4096,4096,bf16," + std::to_string(1000 + i) + "\n";
   EXPECT_EQ(ParseGemmMeasurementsCsv(same, "g.csv").size(), 30'000u);
@@ -273,6 +273,11 @@ TEST(GemmCalibrationTest, TablesOfTooManyDistinctShapesAreRefused) {
   for (int i = 1; i <= 20'001; ++i) distinct += std::to_string(i) + ",64,64,bf16,10\n";
   EXPECT_THAT(GemmErrorOf(distinct),
               testing::HasSubstr("g.csv:20002: more than 20000 distinct GEMM shapes"));
+  // Every row is weighed at each step of the fit: 200,001 rows of one shape are refused at the
+  // last one (line 200,002).
+  std::string many = "m,n,k,dtype,time_us\n";
+  for (int i = 0; i < 200'001; ++i) many += "64,64,64,bf16,10\n";
+  EXPECT_THAT(GemmErrorOf(many), testing::HasSubstr("g.csv:200002: more than 200000 GEMM timings"));
   // The same shape in another dtype is another shape.
   std::string json = "[";
   for (int i = 1; i <= 10'001; ++i) {

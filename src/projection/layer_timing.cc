@@ -101,14 +101,18 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
     kinds.push_back({moe, a, model.TransformerLayer(layer)});
     return kinds.back().cost;
   };
-  double all_flops = 0, recompute_flops = 0;
+  double all_flops = 0, recompute_flops = 0, forward_flops = 0, recomputed_forward_flops = 0;
   for (const auto& vs : stages) {
     for (int64_t i = 0; i < vs.num_layers; ++i) {
       const int64_t layer = vs.first_layer + i;
       const bool recomputed = IsLayerRecomputed(job.training.recompute, layer, i);
       const LayerCost& cost = cost_of(layer);
       all_flops += cost.flops_forward + cost.flops_backward;
-      if (recomputed) recompute_flops += cost.flops_recompute;
+      forward_flops += cost.flops_forward;
+      if (recomputed) {
+        recompute_flops += cost.flops_recompute;
+        recomputed_forward_flops += cost.flops_forward;
+      }
       out.layers[layer] = ToTiming(cost, recomputed, eff);
       if (OpLevelSelectiveRecompute(job.training.recompute)) {
         // torchtitan's per-op policy saves every other matmul output and the attention
@@ -150,6 +154,8 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
   out.output = ToTiming(head, false, eff);
   all_flops += head.flops_forward + head.flops_backward;
   if (all_flops > 0) out.recompute_flops_ratio = recompute_flops / all_flops;
+  if (forward_flops > 0)
+    out.recomputed_layer_forward_share = recomputed_forward_flops / forward_flops;
   if (job.model.mtp_num_layers > 0) out.mtp = ToTiming(model.MtpModule(), false, eff);
   out.optimizer_step_s = model.OptimizerStep(OptimizerParamsPerGpu(job)).seconds / eff;
   out.assumptions.push_back(fmt::format(

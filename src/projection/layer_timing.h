@@ -39,6 +39,10 @@ struct ModelTimings {
   // (per GPU and micro-batch): hardware FLOPs = model FLOPs x (1 + this) under selective
   // recompute. Not counted: torchtitan's per-op policy, whose re-run matmuls are timed only.
   double recompute_flops_ratio = 0.0;
+  // Forward FLOPs of the recomputed transformer layers / those of all of them: the share of
+  // Megatron's full-recompute extra forward that a partial recompute (recompute_num_layers,
+  // recompute_layer_ids) runs.
+  double recomputed_layer_forward_share = 0.0;
   std::vector<std::string> assumptions;
 };
 

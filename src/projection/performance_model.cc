@@ -264,10 +264,13 @@ PerformanceReport ProjectPerformance(const Job& job, const PerformanceOptions& o
   FlopInputs fi{job.training.seq_length, job.training.global_batch_size,
                 job.model.PaddedVocabSize(job.parallel.tp)};
   const double model_flops = MegatronModelFlops(job.model, fi);
-  // Full recompute: Megatron's own count (one more forward of every layer); selective: what the
-  // recomputed pieces re-run, from the layer cost model.
+  // Full recompute: Megatron's own count (one more forward of every layer), for the share of
+  // the layers' forward that is recomputed (all of it unless recompute_num_layers or
+  // recompute_layer_ids name fewer); selective: what the recomputed pieces re-run, from the
+  // layer cost model.
+  const double full_extra = MegatronFullRecomputeFlops(job.model, fi) - model_flops;
   const double hw_flops = (job.training.recompute.granularity == RecomputeGranularity::kFull
-                               ? MegatronFullRecomputeFlops(job.model, fi)
+                               ? model_flops + full_extra * timings.recomputed_layer_forward_share
                                : model_flops * (1.0 + timings.recompute_flops_ratio)) *
                           timings.executed_flops_ratio;
   r.model_tflops_per_gpu = model_flops / iteration / r.gpus / kTera;

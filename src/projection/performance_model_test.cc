@@ -238,6 +238,29 @@ TEST(PerformanceModelTest, ScalingKeepsABatchFixedPerDataParallelRank) {
   EXPECT_EQ(RescaleToNodes(job, 4).warnings.size(), 1u);
 }
 
+// Full recompute of some layers re-runs the forward of those layers only. Llama 3.1 8B has 32
+// identical layers: recomputing all of them adds Megatron's full-recompute count (one more
+// forward of every layer); block recompute of 16 adds half of that extra, not all of it.
+TEST(PerformanceModelTest, PartialFullRecomputeCountsOnlyTheRecomputedLayers) {
+  Job job = TestJob("llama3.1_8B")
+                .Cluster("MI300X")
+                .Dp(8)
+                .SequenceLength(4096)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  const FlopInputs fi{4096, 8, job.model.PaddedVocabSize(1)};
+  const double all = MegatronFullRecomputeFlops(job.model, fi) / MegatronModelFlops(job.model, fi);
+  job.training.recompute.granularity = RecomputeGranularity::kFull;
+  job.training.recompute.method = RecomputeMethod::kBlock;
+  job.training.recompute.num_layers = 32;
+  PerformanceReport r = ProjectPerformance(job, {});
+  EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, all, 1e-9);
+  job.training.recompute.num_layers = 16;
+  r = ProjectPerformance(job, {});
+  EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, 1 + (all - 1) / 2, 1e-9);
+  EXPECT_GT(all, 1.25);  // the extra forward is about a third of forward + backward
+}
+
 // A batch already rounded for the job's own node count (GBS 96 at 8 nodes: 64) is not the
 // configured one: the other rows start again from 96 (one node: 96 / (1 x DP 8) = 12
 // micro-batches, no rounding), and the job's own row says how it was rounded.
