@@ -515,6 +515,33 @@ TEST(BuildJob, PipelineLayoutSetsVirtualStagesAndMustAddUp) {
               HasSubstr("places 5 decoder layers but num_layers=8"));
 }
 
+// Megatron-Core's account_for_embedding/loss_in_pipeline_split: the tiny model's 8 layers and
+// the embedding make 9 slots, 3 per stage on PP 3, so the first stage builds 2 layers; with
+// the loss as well, 10 slots do not divide by 3 and Megatron refuses the split.
+TEST(BuildJob, EmbeddingAndLossCountAsPipelineLayersWhenAsked) {
+  const Job embedding =
+      BuildJob(TinyRequest({{"pipeline_model_parallel_size", "3"},
+                            {"account_for_embedding_in_pipeline_split", "true"}}));
+  EXPECT_EQ(embedding.parallel.layout, "Et*2|t*3|t*3");
+  const Job both = BuildJob(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                         {"account_for_embedding_in_pipeline_split", "true"},
+                                         {"account_for_loss_in_pipeline_split", "true"}}));
+  EXPECT_EQ(both.parallel.layout, "Et*4|t*4,L");
+  EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "3"},
+                                   {"account_for_embedding_in_pipeline_split", "true"},
+                                   {"account_for_loss_in_pipeline_split", "true"}})),
+              HasSubstr("num_layers 8 plus the embedding and the loss is not divisible by "
+                        "pipeline_model_parallel_size 3 x virtual stages 1"));
+  EXPECT_THAT(ErrorOf(TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                   {"decoder_first_pipeline_num_layers", "3"},
+                                   {"account_for_loss_in_pipeline_split", "true"}})),
+              HasSubstr("cannot be combined with pipeline_model_parallel_layout"));
+  // Without pipeline parallelism there is nothing to split.
+  EXPECT_EQ(
+      BuildJob(TinyRequest({{"account_for_embedding_in_pipeline_split", "true"}})).parallel.layout,
+      "");
+}
+
 TEST(BuildJob, SequenceParallelOnTheCommandLineNeedsTensorParallel) {
   EXPECT_THAT(
       ErrorOf(TinyRequest({{"tensor_model_parallel_size", "1"}, {"sequence_parallel", "true"}})),

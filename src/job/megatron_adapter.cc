@@ -29,6 +29,8 @@ constexpr std::string_view kTrackedKeys[] = {"tensor_model_parallel_size",
                                              "num_virtual_stages_per_pipeline_rank",
                                              "num_layers_per_virtual_pipeline_stage",
                                              "pipeline_model_parallel_layout",
+                                             "account_for_embedding_in_pipeline_split",
+                                             "account_for_loss_in_pipeline_split",
                                              "decoder_first_pipeline_num_layers",
                                              "decoder_last_pipeline_num_layers",
                                              "num_layers",
@@ -114,6 +116,8 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "num_virtual_stages_per_pipeline_rank",
                                               "num_layers_per_virtual_pipeline_stage",
                                               "pipeline_model_parallel_layout",
+                                              "account_for_embedding_in_pipeline_split",
+                                              "account_for_loss_in_pipeline_split",
                                               "decoder_first_pipeline_num_layers",
                                               "decoder_last_pipeline_num_layers",
                                               "sequence_parallel",
@@ -745,6 +749,37 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   p.vpp = vpp > 0 ? vpp : 1;
   p.first_stage_layers = c.Size("decoder_first_pipeline_num_layers", -1);
   p.last_stage_layers = c.Size("decoder_last_pipeline_num_layers", -1);
+  // Megatron-Core counts the embedding and/or the loss as a layer of the first/last stage
+  // (AccountedPipelineLayout); as the equivalent layout. Megatron refuses these flags with an
+  // explicit layout or first/last stage sizes, and a split they do not divide.
+  const bool embedding_slot = c.Bool("account_for_embedding_in_pipeline_split", false);
+  const bool loss_slot = c.Bool("account_for_loss_in_pipeline_split", false);
+  if ((embedding_slot || loss_slot) && p.pp > 1) {
+    const std::string_view flag = embedding_slot ? "account_for_embedding_in_pipeline_split"
+                                                 : "account_for_loss_in_pipeline_split";
+    if (!p.layout.empty() || p.first_stage_layers >= 0 || p.last_stage_layers >= 0) {
+      c.Fail(flag,
+             "cannot be combined with pipeline_model_parallel_layout or "
+             "decoder_first/last_pipeline_num_layers (Megatron-Core refuses it)");
+    }
+    const int64_t stages = static_cast<int64_t>(p.pp) * p.vpp;
+    p.layout = AccountedPipelineLayout(job.model.num_layers, stages, embedding_slot, loss_slot);
+    if (p.layout.empty()) {
+      c.Fail(flag, fmt::format("num_layers {} plus {} is not divisible by "
+                               "pipeline_model_parallel_size {} x virtual stages {}",
+                               job.model.num_layers,
+                               embedding_slot && loss_slot ? "the embedding and the loss"
+                               : embedding_slot            ? "the embedding"
+                                                           : "the loss",
+                               p.pp, p.vpp));
+    }
+    ctx.notes.push_back(fmt::format(
+        "{}{}: pipeline layout {}", embedding_slot ? "account_for_embedding_in_pipeline_split" : "",
+        loss_slot ? (embedding_slot ? " + account_for_loss_in_pipeline_split"
+                                    : "account_for_loss_in_pipeline_split")
+                  : "",
+        p.layout));
+  }
 
   ctx.allow_uneven_layers = c.Bool("allow_padding_num_layers", false);
   p.sequence_parallel = c.Bool("sequence_parallel", false);

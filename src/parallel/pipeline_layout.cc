@@ -121,4 +121,20 @@ std::string BalancedPipelineLayout(int64_t layers, int64_t stages) {
   return out;
 }
 
+std::string AccountedPipelineLayout(int64_t layers, int64_t stages, bool embedding, bool loss) {
+  const int64_t slots = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+  if (!(embedding || loss) || stages < 1 || layers < 0 || slots % stages != 0) return "";
+  const int64_t per_stage = slots / stages;
+  std::string out;
+  for (int64_t i = 0; i < stages; ++i) {
+    const bool first = i == 0 && embedding, last = i == stages - 1 && loss;
+    const int64_t n = per_stage - (first ? 1 : 0) - (last ? 1 : 0);
+    if (i > 0) out += '|';
+    if (first) out += 'E';
+    if (n > 0) out += "t*" + std::to_string(n);
+    if (last) out += ",L";
+  }
+  return out;
+}
+
 }  // namespace sextant

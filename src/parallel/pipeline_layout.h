@@ -30,4 +30,13 @@ std::vector<LayoutStage> ParsePipelineLayout(const std::string& layout);
 // Empty when stages < 2 or there are fewer slots than stages.
 std::string BalancedPipelineLayout(int64_t layers, int64_t stages);
 
+// Megatron-Core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
+// on their own (transformer_config.py; transformer_layer.py get_transformer_layer_offset,
+// transformer_block.py get_num_layers_to_build): the embedding, the loss or both count as
+// one layer, the layers plus those slots divide evenly over the virtual stages, and the first
+// (last) stage builds one decoder layer fewer. 32 layers with the embedding over 3 stages:
+// "Et*10|t*11|t*11". Empty when the slots do not divide over the stages (Megatron refuses
+// that split) or no flag is set.
+std::string AccountedPipelineLayout(int64_t layers, int64_t stages, bool embedding, bool loss);
+
 }  // namespace sextant

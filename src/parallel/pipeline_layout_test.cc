@@ -67,6 +67,26 @@ std::string Repeat(const std::string& piece, int n) {
 }
 
 // The layouts Primus ships for uneven models (examples/megatron/configs/MI355X/*.yaml).
+// Megatron-Core's per-flag split: (layers + slots) / stages each, one fewer on the stage that
+// holds the embedding (first) or the loss (last). Llama 3.1 8B's 32 layers on PP 3: 33 slots
+// with the embedding, 11 each; 34 with both do not divide by 3. DeepSeek-V3's 61 layers with
+// both flags on PP 16 x VPP 2... 63 do not divide by 32; on PP 7 x VPP 3 (21 stages), 3 each.
+TEST(AccountedPipelineLayoutTest, CountsTheEmbeddingAndTheLossAsLayers) {
+  EXPECT_EQ(AccountedPipelineLayout(32, 3, true, false), "Et*10|t*11|t*11");
+  EXPECT_EQ(AccountedPipelineLayout(32, 3, false, true), "t*11|t*11|t*10,L");
+  EXPECT_EQ(AccountedPipelineLayout(32, 3, true, true), "");
+  EXPECT_EQ(AccountedPipelineLayout(32, 2, true, true), "Et*16|t*16,L");
+  EXPECT_EQ(AccountedPipelineLayout(61, 32, true, true), "");
+  EXPECT_EQ(AccountedPipelineLayout(61, 21, true, true), "Et*2" + Repeat("|t*3", 19) + "|t*2,L");
+  EXPECT_EQ(AccountedPipelineLayout(32, 4, false, false), "");
+  // A stage left with the embedding alone: 1 layer + embedding over 2 stages.
+  EXPECT_EQ(AccountedPipelineLayout(1, 2, true, false), "E|t*1");
+  const std::vector<LayoutStage> stages = ParsePipelineLayout("Et*10|t*11|t*11");
+  ASSERT_EQ(stages.size(), 3u);
+  EXPECT_TRUE(stages[0].embedding);
+  EXPECT_EQ(stages[0].decoder_layers, 10);
+}
+
 TEST(BalancedPipelineLayoutTest, ReproducesPrimusShippedLayouts) {
   // qwen3_235B_A22B-*-pretrain.yaml: 94 layers, PP8 x VPP2.
   EXPECT_EQ(BalancedPipelineLayout(94, 16), "Et*5" + Repeat("|t*6", 14) + "|t*5,L");
