@@ -173,7 +173,8 @@ void RunReport(ReportArgs args) {
   } else {
     ranks = AnalyzeTraceFiles(args.traces, options, args.threads);
   }
-  TraceReport report = CombineReports(std::move(ranks));
+  TraceReport report =
+      CombineReports(std::move(ranks), /*keep_rank_tables=*/args.format == "tracelens");
   // Once, on stderr (the console report on stdout does not repeat them).
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) {

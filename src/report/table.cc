@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -33,7 +35,11 @@ void Table::Truncate(size_t n) {
   if (rows_.size() > n) rows_.resize(n);
 }
 
-Table ConcatenateTables(const std::vector<const Table*>& parts) {
+namespace {
+
+// ConcatenateTables with the rows copied (Part = const Table) or taken (Part = Table).
+template <typename Part>
+Table Concatenate(const std::vector<Part*>& parts) {
   if (parts.empty()) return Table();
   std::vector<Column> columns;
   for (const Table* part : parts) {
@@ -45,13 +51,31 @@ Table ConcatenateTables(const std::vector<const Table*>& parts) {
   }
   Table out(parts[0]->name(), parts[0]->title(), columns);
   std::vector<std::string> notes;
-  for (const Table* part : parts) {
+  for (Part* part : parts) {
     std::vector<int> where;  // the result's column of each of the part's columns
-    for (const Column& c : part->columns()) where.push_back(out.ColumnIndex(c.key));
-    for (const auto& row : part->rows()) {
+    bool same_columns = part->columns().size() == columns.size();
+    for (const Column& c : part->columns()) {
+      where.push_back(out.ColumnIndex(c.key));
+      same_columns = same_columns && where.back() == static_cast<int>(where.size() - 1);
+    }
+    auto place = [&](auto& row) {
+      if constexpr (!std::is_const_v<Part>) {
+        if (same_columns) return out.AddRow(std::move(row));  // the row as it is
+      }
       std::vector<Cell> cells(columns.size());
-      for (size_t i = 0; i < row.size(); ++i) cells[static_cast<size_t>(where[i])] = row[i];
+      for (size_t i = 0; i < row.size(); ++i) {
+        if constexpr (std::is_const_v<Part>) {
+          cells[static_cast<size_t>(where[i])] = row[i];
+        } else {
+          cells[static_cast<size_t>(where[i])] = std::move(row[i]);
+        }
+      }
       out.AddRow(std::move(cells));
+    };
+    if constexpr (std::is_const_v<Part>) {
+      for (const auto& row : part->rows()) place(row);
+    } else {
+      for (auto& row : part->TakeRows()) place(row);
     }
     for (const std::string& note : part->notes()) {
       if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
@@ -60,6 +84,12 @@ Table ConcatenateTables(const std::vector<const Table*>& parts) {
   for (std::string& note : notes) out.AddNote(std::move(note));
   return out;
 }
+
+}  // namespace
+
+Table ConcatenateTables(const std::vector<const Table*>& parts) { return Concatenate(parts); }
+
+Table ConcatenateTablesTakingRows(const std::vector<Table*>& parts) { return Concatenate(parts); }
 
 std::string FormatCell(const Cell& cell, int precision) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return fmt::format("{}", *i);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -37,6 +38,8 @@ class Table {
   int ColumnIndex(const std::string& key) const;
   // Keeps the first `n` rows.
   void Truncate(size_t n);
+  // Hands the rows over, leaving the table without any.
+  std::vector<std::vector<Cell>> TakeRows() { return std::exchange(rows_, {}); }
   // Puts `value` in column `column` of every row (a per-rank table relabelled).
   void SetColumn(size_t column, const Cell& value);
   // A note printed under the table (assumptions, units, what was left out).
@@ -57,6 +60,9 @@ class Table {
 // result has every column, in the order first seen, and a part's row leaves the columns it
 // lacks empty. Title and name come from the first part; notes are kept once each.
 Table ConcatenateTables(const std::vector<const Table*>& parts);
+// The same, taking the parts' rows instead of copying them (the parts are left without rows):
+// for parts not needed afterwards, whose rows may run to millions of cells.
+Table ConcatenateTablesTakingRows(const std::vector<Table*>& parts);
 
 // Text of a cell as a person reads it: integers plain, reals with the column's precision,
 // empty cells as "".

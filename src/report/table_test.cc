@@ -49,6 +49,17 @@ TEST(TableTest, ConcatenationTakesTheUnionOfColumns) {
   EXPECT_EQ(std::get<double>(c.rows()[1][1]), 2.5);
   EXPECT_EQ(std::get<std::string>(c.rows()[1][2]), "yes");
   EXPECT_EQ(c.notes().size(), 1u);
+  EXPECT_EQ(a.size(), 1u);  // copied: the parts keep their rows
+
+  // Taking the rows gives the same table and leaves the parts without rows.
+  const Table taken = ConcatenateTablesTakingRows({&a, &b});
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(std::get<double>(taken.rows()[0][1]), 1.5);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(taken.rows()[0][2]));
+  EXPECT_EQ(std::get<std::string>(taken.rows()[1][2]), "yes");
+  EXPECT_EQ(taken.notes(), c.notes());
+  EXPECT_TRUE(a.empty());
+  EXPECT_TRUE(b.empty());
 }
 
 TEST(TableTest, ConsoleAlignsNumbersRight) {

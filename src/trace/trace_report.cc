@@ -1122,7 +1122,7 @@ const Table* TraceReport::Find(const std::string& name) const {
   return nullptr;
 }
 
-TraceReport CombineReports(std::vector<RankReport> ranks) {
+TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables) {
   TraceReport report;
   std::sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.file < b.file;
@@ -1238,15 +1238,23 @@ TraceReport CombineReports(std::vector<RankReport> ranks) {
   // One table per name over every rank. Ranks need not have the same tables (one recomputes,
   // another has no ProfilerStep) nor the same columns in a table.
   std::vector<std::string> names;
-  std::map<std::string, std::vector<const Table*>> parts;
-  for (const auto& r : ranks) {
-    for (const Table& t : r.tables) {
+  std::map<std::string, std::vector<Table*>> parts;
+  for (auto& r : ranks) {
+    for (Table& t : r.tables) {
       auto& list = parts[t.name()];
       if (list.empty()) names.push_back(t.name());
       list.push_back(&t);
     }
   }
-  for (const std::string& name : names) report.tables.push_back(ConcatenateTables(parts[name]));
+  for (const std::string& name : names) {
+    const std::vector<Table*>& list = parts[name];
+    report.tables.push_back(
+        keep_rank_tables ? ConcatenateTables(std::vector<const Table*>(list.begin(), list.end()))
+                         : ConcatenateTablesTakingRows(list));
+  }
+  if (!keep_rank_tables) {
+    for (RankReport& r : ranks) r.tables.clear();
+  }
   // A rank given twice would be matched with itself: its skews read 0, its latency holds its
   // whole wait, and it arrives both first and last.
   if (ranks.size() >= 2 && !repeated_rank) {

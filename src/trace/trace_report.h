@@ -72,8 +72,11 @@ struct TraceReport {
   const Table* Find(const std::string& name) const;
 };
 
-// Concatenates per-rank tables and adds the cross-rank collective tables.
-TraceReport CombineReports(std::vector<RankReport> ranks);
+// Concatenates per-rank tables and adds the cross-rank collective tables. Without
+// `keep_rank_tables` the per-rank tables' rows move into the combined ones and the ranks keep
+// no tables (only TraceLens's per-rank report format reads them afterwards): a report of many
+// distinct kernels or ranks is held once, not twice.
+TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables = true);
 
 // {"ranks": [{"rank", "gpu", "iterations", "timeline_us": {...}, "kernels", "ops",
 //  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
