@@ -627,6 +627,16 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
            Pct(static_cast<double>(k.total_ns), static_cast<double>(kernel_ns)),
            Pct(static_cast<double>(k.total_ns), static_cast<double>(r.timeline.total_ns))});
     }
+    // TraceLens divides by the GPU timeline's span, which leaves out activities from before the
+    // profiled window or without a launch flow; the table keeps them, so its shares can pass
+    // 100% of that span.
+    if (kernel_ns > r.timeline.total_ns) {
+      by_parent.AddNote(fmt::format(
+          "these kernels ran {:.3f} ms, more than the GPU timeline's {:.3f} ms span that "
+          "percent_of_total divides by (TraceLens's definition): the timeline leaves out "
+          "activities the warnings name, this table does not",
+          Ms(kernel_ns), Ms(r.timeline.total_ns)));
+    }
   }
   r.tables.push_back(std::move(by_parent));
 
