@@ -581,6 +581,15 @@ Job BuildJob(const JobRequest& request) {
         "", "must be positive");
   }
   if (request.micro_batch_size > 0) {
+    // A batch the configuration states per device (MaxText's per_device_batch_size x
+    // gradient_accumulation_steps) follows the micro-batch: each data-parallel rank keeps its
+    // micro-batches per step, each of the new size, at every node count.
+    if (context.global_batch_per_device > 0 && context.micro_batches_per_step > 0 &&
+        request.global_batch_size <= 0) {
+      context.global_batch_per_device = 0;
+      context.global_batch_per_data_rank =
+          request.micro_batch_size * context.micro_batches_per_step;
+    }
     job.training.micro_batch_size = request.micro_batch_size;
     context.micro_batches_per_step = 0;
     provenance.Record("micro_batch_size", "micro_batch_size", SourceLocation{"--micro-batch-size"});

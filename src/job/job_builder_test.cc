@@ -784,6 +784,20 @@ TEST(BuildJob, ReadsAMaxTextRunConfig) {
   EXPECT_EQ(job.training.precision.main_grads, DType::kFP32);
 }
 
+// --micro-batch-size on a MaxText config sets the batch per device: the global batch follows
+// at every node count (per_device_batch_size 4 -> 2 on 2 and 4 nodes: 32 and 64 sequences),
+// instead of keeping the file's 4 per device and refusing node counts it does not divide.
+TEST(BuildJob, AMaxTextMicroBatchFromTheCommandLineSetsTheBatchPerDevice) {
+  for (int nodes : {2, 4}) {
+    JobRequest request = MaxTextRequest("mixtral_8x7b-ep8.yml", nodes);
+    request.micro_batch_size = 2;
+    const Job job = BuildJob(request);
+    EXPECT_EQ(job.training.micro_batch_size, 2);
+    EXPECT_EQ(job.training.global_batch_size, 2 * 8 * nodes) << nodes;
+    EXPECT_EQ(job.training.NumMicroBatches(job.parallel.dp), 1) << nodes;
+  }
+}
+
 // A model written in the MaxText config (model_name "default"): DeepSeek-style dense-first
 // layers, shared experts and multi-head latent attention are read, not left as a GQA model.
 TEST(BuildJob, ReadsAnInlineMaxTextModel) {
