@@ -186,6 +186,9 @@ struct TraceData {
   size_t events_with_phase = 0;  // of those, the ones with a "ph" (every real trace event)
   size_t chunks = 0;             // simdjson passes over the event array (1 unless read in chunks)
   bool truncated = false;
+  // A text cut short and read up to its last complete event: where that event ends (bytes of
+  // the decompressed text); 0 otherwise, or when the cut could not be placed.
+  size_t cut_short_at = 0;
   std::vector<std::string> warnings;
 
   std::string_view Name(uint32_t id) const { return strings.Get(id); }

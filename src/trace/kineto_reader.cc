@@ -1301,6 +1301,7 @@ bool ParseUpToLastEvent(const TextReader& reader, std::string_view piece, char* 
     out.chunks++;
   }
   out.truncated = true;
+  out.cut_short_at = begin + cut;
   if (reader.truncated()) out.warnings.insert(out.warnings.begin(), reader.truncation_reason());
   out.warnings.push_back(CutShortWarning(error, begin + cut, out.total_events));
   return true;
@@ -1652,6 +1653,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
       auto [ok2, error2] = run(copy.text(), copy);
       if (ok2 && saw_events && out.total_events >= partial_events) {
         out.truncated = true;
+        out.cut_short_at = cut;
         out.warnings.push_back(CutShortWarning(error, cut, out.total_events));
         repaired = true;
       } else {

@@ -37,6 +37,7 @@ struct FileState {
   size_t index = 0;
   int64_t rank = 0;
   int64_t shift_ns = 0;
+  size_t cut_short_at = 0;              // the reader's TraceData::cut_short_at
   std::map<std::string, int64_t> pids;  // raw pid token -> merged pid
   std::map<std::pair<int64_t, std::string>, int64_t> tids;
   std::map<std::string, std::string> process_names;   // raw pid token -> name
@@ -56,11 +57,14 @@ class Merger {
   void AddFile(const std::string& path, size_t index) {
     const TraceData trace = ReadKinetoTrace(path);
     for (const std::string& warning : trace.warnings) {
-      summary_.warnings.push_back(path + ": " + warning);
+      // Most reader warnings name no file; some are already located in it.
+      summary_.warnings.push_back(warning.starts_with(path + ":") ? warning
+                                                                  : path + ": " + warning);
     }
     FileState state;
     state.index = index;
     state.rank = trace.rank >= 0 ? trace.rank : static_cast<int64_t>(index);
+    state.cut_short_at = trace.cut_short_at;
     // What one run's rank files have in common, checked against the files before this one.
     std::error_code ec;
     const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
@@ -119,6 +123,15 @@ class Merger {
     for (size_t i = 0; i < files_.size(); ++i) {
       // The reader has already reported a truncation of this file (AddFile).
       InputText input = InputText::Load(paths_[i]);
+      if (const size_t cut = files_[i].cut_short_at; cut > 0 && cut <= input.text().size()) {
+        // Cut short: the events up to the last complete one, as the reader analysed them,
+        // closed by hand (simdjson indexes the whole text first and would refuse it).
+        const std::string_view text = input.text();
+        const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+        std::string closed(text.substr(0, cut));
+        closed += first != std::string_view::npos && text[first] == '[' ? "]" : "]}";
+        input = InputText::FromString(closed);
+      }
       CopyEvents(paths_[i], input.text(), files_[i]);
     }
     for (const auto& f : files_) WriteMetadata(f);

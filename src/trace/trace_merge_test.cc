@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -63,6 +64,29 @@ TEST_F(TraceMergeTest, AReportOnAMergedFileSaysItHoldsSeveralRanks) {
   EXPECT_TRUE(warned(AnalyzeTrace(ReadKinetoTrace(out), ReportOptions{}, 0)));
   // One rank's own file is not mistaken for a merged one.
   EXPECT_FALSE(warned(AnalyzeTrace(ReadKinetoTrace(a), ReportOptions{}, 0)));
+}
+
+// A rank file cut short (an interrupted profiler): merge keeps the events `trace report` reads
+// from it, up to the last complete one, and says where the file was cut, as report does.
+TEST_F(TraceMergeTest, AFileCutShortMergesTheEventsBeforeTheCut) {
+  std::string json = RankTrace(0, "1000000", "python3").Json();
+  const size_t kernel = json.find(R"("name": "gemm")");
+  ASSERT_NE(kernel, std::string::npos);
+  const std::string cut = Path("cut.json");
+  std::ofstream(cut) << json.substr(0, kernel + 10);  // inside the kernel's name
+  const std::string out = Path("merged.json");
+  const MergeSummary summary = MergeTraces({cut}, out);
+  bool said = false;
+  for (const std::string& w : summary.warnings) {
+    said = said || (w.starts_with(cut + ": JSON error") &&
+                    w.find("cut short") != std::string::npos && !w.starts_with(cut + ": " + cut));
+  }
+  EXPECT_TRUE(said);
+  const TraceData merged = ReadKinetoTrace(out);
+  const TraceData read = ReadKinetoTrace(cut);
+  EXPECT_EQ(merged.cpu.size(), read.cpu.size());  // the op and its launch
+  EXPECT_EQ(merged.cpu.size(), 2u);
+  EXPECT_TRUE(merged.gpu.empty());
 }
 
 TEST_F(TraceMergeTest, RanksGetDisjointPidsTidsAndFlowIdsOnOneTimeBase) {
