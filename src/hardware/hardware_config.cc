@@ -80,6 +80,12 @@ class ConfigReader {
     return v;
   }
 
+  // A latency or fixed overhead in µs: at most a second (no link or launch takes longer; a
+  // larger value is a unit mistake, and 1e308 would overflow the collective model's sums).
+  double Microseconds(const YAML::Node& value, std::string_view key) const {
+    return Within(value, key, 0, 1e6, "us");
+  }
+
   double NonNegative(const YAML::Node& value, std::string_view key) const {
     const double v = Number(value, key);
     if (v < 0) Fail(value, key, fmt::format("must not be negative, got {}", v));
@@ -198,25 +204,25 @@ const std::map<std::string, PrimusSetter>& PrimusSetters() {
       {"p2p_bw_eff", [](R r, N v, K k, ClusterSpec& c,
                         int&) { c.calibration.p2p_bw_eff = r.Fraction(v, k, false); }},
       {"node_lat", [](R r, N v, K k, ClusterSpec& c,
-                      int&) { c.gpu.intra_node_latency = r.NonNegative(v, k) * kUs; }},
+                      int&) { c.gpu.intra_node_latency = r.Microseconds(v, k) * kUs; }},
       {"pod_lat", [](R r, N v, K k, ClusterSpec& c,
-                     int&) { c.gpu.inter_node_latency = r.NonNegative(v, k) * kUs; }},
+                     int&) { c.gpu.inter_node_latency = r.Microseconds(v, k) * kUs; }},
       {"cluster_lat",
-       [](R r, N v, K k, ClusterSpec& c, int&) { c.pod_latency = r.NonNegative(v, k) * kUs; }},
+       [](R r, N v, K k, ClusterSpec& c, int&) { c.pod_latency = r.Microseconds(v, k) * kUs; }},
       {"hbm_latency", [](R r, N v, K k, ClusterSpec& c,
-                         int&) { c.calibration.hbm_latency_us = r.NonNegative(v, k); }},
+                         int&) { c.calibration.hbm_latency_us = r.Microseconds(v, k); }},
       {"write_latency", [](R r, N v, K k, ClusterSpec& c,
-                           int&) { c.calibration.write_latency_us = r.NonNegative(v, k); }},
+                           int&) { c.calibration.write_latency_us = r.Microseconds(v, k); }},
       {"write_resp", [](R r, N v, K k, ClusterSpec& c,
-                        int&) { c.calibration.write_resp_us = r.NonNegative(v, k); }},
+                        int&) { c.calibration.write_resp_us = r.Microseconds(v, k); }},
       {"kernel_launch_latency",
        [](R r, N v, K k, ClusterSpec& c, int&) {
-         c.calibration.kernel_launch_latency_us = r.NonNegative(v, k);
+         c.calibration.kernel_launch_latency_us = r.Microseconds(v, k);
        }},
       {"vector_flops",
        [](R r, N v, K k, ClusterSpec& c, int&) { c.calibration.vector_flops = r.Positive(v, k); }},
       {"rccl_overhead_us", [](R r, N v, K k, ClusterSpec& c,
-                              int&) { c.calibration.rccl_overhead_us = r.NonNegative(v, k); }},
+                              int&) { c.calibration.rccl_overhead_us = r.Microseconds(v, k); }},
       {"switch_topology",
        [](R r, N v, K k, ClusterSpec& c, int&) { c.scale_out_switch = r.Boolean(v, k); }},
       {"node_topology",
@@ -232,23 +238,23 @@ const std::map<std::string, PrimusSetter>& PrimusSetters() {
        [](R r, N v, K k, ClusterSpec& c,
           int&) { c.calibration.ar_warmup_chunk_bytes = r.Integer(v, k, 0); }},
       {"nic_rdma_setup_us", [](R r, N v, K k, ClusterSpec& c,
-                               int&) { c.calibration.nic_rdma_setup_us = r.NonNegative(v, k); }},
+                               int&) { c.calibration.nic_rdma_setup_us = r.Microseconds(v, k); }},
       {"nic_warmup_bytes", [](R r, N v, K k, ClusterSpec& c,
                               int&) { c.calibration.nic_warmup_bytes = r.Integer(v, k, 0); }},
       {"a2a_peer_lat", [](R r, N v, K k, ClusterSpec& c,
-                          int&) { c.calibration.a2a_peer_lat_us = r.NonNegative(v, k); }},
+                          int&) { c.calibration.a2a_peer_lat_us = r.Microseconds(v, k); }},
       {"a2a_intra_sync_overhead",
        [](R r, N v, K k, ClusterSpec& c,
-          int&) { c.calibration.a2a_intra_sync_overhead_us = r.NonNegative(v, k); }},
+          int&) { c.calibration.a2a_intra_sync_overhead_us = r.Microseconds(v, k); }},
       {"a2a_intra_node_peer_lat",
        [](R r, N v, K k, ClusterSpec& c,
-          int&) { c.calibration.a2a_intra_node_peer_lat_us = r.NonNegative(v, k); }},
+          int&) { c.calibration.a2a_intra_node_peer_lat_us = r.Microseconds(v, k); }},
       {"a2a_mesh_contention",
        [](R r, N v, K k, ClusterSpec& c,
           int&) { c.calibration.a2a_mesh_contention = r.Fraction(v, k, true); }},
       {"a2a_rccl_overhead_us",
        [](R r, N v, K k, ClusterSpec& c,
-          int&) { c.calibration.a2a_rccl_overhead_us = r.NonNegative(v, k); }},
+          int&) { c.calibration.a2a_rccl_overhead_us = r.Microseconds(v, k); }},
       {"a2a_remote_contention",
        [](R r, N v, K k, ClusterSpec& c,
           int&) { c.calibration.a2a_remote_contention = r.Fraction(v, k, true); }},

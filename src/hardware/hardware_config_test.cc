@@ -166,7 +166,13 @@ TEST(ParseHardwareConfig, ClearErrors) {
   EXPECT_THAT(ErrorOf("- 1\n- 2\n"), HasSubstr("expected a mapping"));
   EXPECT_THAT(ErrorOf("hardware_config: [1, 2\n"), HasSubstr("not valid YAML"));
   EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: [1]\n"), HasSubstr("expected a single value"));
-  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_lat: -1\n"), HasSubstr("must not be negative"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  pod_lat: -1\n"),
+              HasSubstr("must be between 0 and 1e+06 us"));
+  // Latencies and fixed overheads are held to a second, as bandwidths are held to plausibility.
+  EXPECT_THAT(ErrorOf("hardware_config:\n  node_lat: 1e308\n"),
+              HasSubstr("'node_lat': must be between 0 and 1e+06 us, got 1e+308"));
+  EXPECT_THAT(ErrorOf("hardware_config:\n  kernel_launch_latency: 2e6\n"),
+              HasSubstr("'kernel_launch_latency': must be between 0 and 1e+06 us"));
   EXPECT_THAT(ErrorOf("hardware_config:\n  node_bw: .inf\n"), HasSubstr("expected a number"));
   // A unit slip in a bandwidth would make a projection take centuries: refused.
   EXPECT_THAT(ErrorOf("hardware_config:\n  pod_bw: 1e-300\n"),
