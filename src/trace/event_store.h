@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/xla_hlo.h"
+
 namespace sextant {
 
 // Interns strings; id 0 is the empty string. Views stay valid while the pool lives.
@@ -129,21 +131,23 @@ struct RecomputeRegion {
 
 // One device activity of an XLA profile (XPlane) as TraceLens's JAX report sees it through
 // xprof's trace viewer: its track, exact times, the XLA op (HLO instruction) that ran it and
-// that instruction's printed operands (trace/xla_hlo.h).
+// that instruction's printed operands (trace/xla_hlo.h), kept once per trace in
+// TraceData::xla_hlo. One per device event (millions in a long profile): names are interned.
 struct XlaActivity {
-  std::string name;
   int64_t pid = 0;             // 1 + the device plane's id
   int64_t tid = 0;             // the line's display id, else its id
   int64_t ts_ps = 0;           // absolute
   int64_t dur_ps = 0;          // at least 1 ps, as xprof writes it
   int64_t launch_ps = -1;      // the host event with the same correlation id (absolute); -1 if none
   int64_t launch_end_ps = -1;  // where that host event (the launch call) ends
+  uint32_t name = 0;           // xprof's event name (interned)
+  uint32_t hlo_op = 0;         // the hlo_op stat (interned), 0 ("") if none
+  uint32_t hlo_module = 0;     // the hlo_module stat (interned)
+  int32_t hlo = -1;  // index into TraceData::xla_hlo: the instruction, if found in its module's HLO
   GpuKind kind = GpuKind::kKernel;
-  std::string hlo_op, hlo_module;
-  bool hlo_found = false;  // the instruction was found in its module's HLO
-  std::string output, metadata, custom_call_target;
-  std::vector<std::string> operands;
+  bool hlo_found() const { return hlo >= 0; }
 };
+static_assert(sizeof(XlaActivity) <= 72);
 
 struct TraceData {
   std::string path;
@@ -167,7 +171,8 @@ struct TraceData {
   std::vector<RecomputeRegion> recompute_regions;
   // XLA profiles only: every activity of this device plane, in the plane's line order.
   std::vector<XlaActivity> xla;
-  int64_t xla_pid = -1;  // 1 + the device plane's id (TraceLens's gpu_pid)
+  std::vector<HloInstructionText> xla_hlo;  // the instructions `xla` refers to, once each
+  int64_t xla_pid = -1;                     // 1 + the device plane's id (TraceLens's gpu_pid)
   // Profiler metadata ('M' events): process_name and process_labels per pid, thread_name per
   // (pid, tid), as interned strings. Kineto writes "python3" / "CPU" / "thread 25286
   // (python3)"; traces without metadata leave them empty.

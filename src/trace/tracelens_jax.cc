@@ -608,15 +608,19 @@ Table XlaActivitiesTable(int64_t rank, const TraceData& trace) {
            {"metadata", "metadata", 0},
            {"custom_call_target", "custom call target", 0},
            {"total_input_bytes", "input bytes", 0}});
+  static const HloInstructionText kNoInstruction;
   for (const XlaActivity& x : trace.xla) {
+    const HloInstructionText& hlo = x.hlo_found() ? trace.xla_hlo[x.hlo] : kNoInstruction;
+    const std::vector<std::string>& operand_texts = hlo.operands;
+    const std::string name(trace.Name(x.name)), hlo_op(trace.Name(x.hlo_op));
     const std::string category =
-        x.kind == GpuKind::kKernel ? std::string(TraceLensJaxCategory(x.name, x.hlo_op)) : "";
+        x.kind == GpuKind::kKernel ? std::string(TraceLensJaxCategory(name, hlo_op)) : "";
     // Input Dims and types: every operand shape TraceLens's pattern reads (the first three for
     // Transformer Engine's fused attention); its byte count over all operand shapes.
-    std::vector<HloShape> shapes = ParseHloShapes(x.operands);
+    std::vector<HloShape> shapes = ParseHloShapes(operand_texts);
     std::string operands;
-    for (const std::string& o : x.operands) operands += (operands.empty() ? "" : " ") + o;
-    if (PerfModel(x.operands, TraceLensTarget(x.custom_call_target, x.metadata), category)
+    for (const std::string& o : operand_texts) operands += (operands.empty() ? "" : " ") + o;
+    if (PerfModel(operand_texts, TraceLensTarget(hlo.custom_call_target, hlo.metadata), category)
             .starts_with("jax_te_fused_attn") &&
         shapes.size() > 3) {
       shapes.resize(3);
@@ -627,13 +631,14 @@ Table XlaActivitiesTable(int64_t rank, const TraceData& trace) {
       types.push_back(PyString(s.type));
     }
     int64_t bytes = 0;
-    for (const HloShape& s : ParseHloShapes(x.operands))
+    for (const HloShape& s : ParseHloShapes(operand_texts))
       bytes += ElementCount(s.dims) * HloTypeBytes(s.type);
-    t.AddRow({rank, x.pid, x.tid, x.name, std::string(KindName(x.kind)), x.ts_ps, x.dur_ps,
-              x.launch_ps, x.hlo_op, x.hlo_module, category,
-              std::string(x.hlo_found ? "yes" : "no"), x.operands.empty() ? "()" : PyTupleOf(dims),
-              x.operands.empty() ? "()" : PyTupleOf(types), operands, x.output, x.metadata,
-              x.custom_call_target, bytes});
+    t.AddRow({rank, x.pid, x.tid, name, std::string(KindName(x.kind)), x.ts_ps, x.dur_ps,
+              x.launch_ps, hlo_op, std::string(trace.Name(x.hlo_module)), category,
+              std::string(x.hlo_found() ? "yes" : "no"),
+              operand_texts.empty() ? "()" : PyTupleOf(dims),
+              operand_texts.empty() ? "()" : PyTupleOf(types), operands, hlo.output, hlo.metadata,
+              hlo.custom_call_target, bytes});
   }
   return t;
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <climits>
 #include <set>
@@ -142,8 +143,263 @@ HostFacts ReadHostPlanes(const xplane::XSpace& space) {
   return facts;
 }
 
+// A profile's size budget (xplane_reader.h), checked on the XSpace wire format before protobuf
+// builds anything: every message protobuf would build is counted, and the events of GPU
+// planes. A malformed message is refused at its byte offset.
+class WireBudget {
+ public:
+  WireBudget(const InputText& input, std::string_view bytes, const std::string& path)
+      : input_(input),
+        bytes_(bytes),
+        path_(path),
+        max_gpu_events_(kFreeXPlaneGpuEvents + bytes.size() / kMinBytesPerXPlaneGpuEvent),
+        max_messages_(kFreeXPlaneMessages + bytes.size() / kMinBytesPerXPlaneMessage) {}
+
+  void Check() { Message(kSpace, 0, bytes_.size()); }
+
+ private:
+  enum Type {
+    kSpace,
+    kPlane,
+    kLine,
+    kEvent,
+    kStat,
+    kEventMetaEntry,
+    kStatMetaEntry,
+    kEventMeta,
+    kStatMeta,
+    kScalar,         // a number or a singular string: nothing to count
+    kCountedString,  // an element of a repeated string
+  };
+  struct Known {
+    Type in;
+    uint32_t number;
+    int wire;  // 0 varint, 1 fixed64, 2 length-delimited
+    Type type;
+    const char* name;
+  };
+  static constexpr Known kSchema[] = {
+      {kSpace, 1, 2, kPlane, "planes"},
+      {kSpace, 2, 2, kCountedString, "errors"},
+      {kSpace, 3, 2, kCountedString, "warnings"},
+      {kSpace, 4, 2, kCountedString, "hostnames"},
+      {kPlane, 1, 0, kScalar, "id"},
+      {kPlane, 2, 2, kScalar, "name"},
+      {kPlane, 3, 2, kLine, "lines"},
+      {kPlane, 4, 2, kEventMetaEntry, "event_metadata"},
+      {kPlane, 5, 2, kStatMetaEntry, "stat_metadata"},
+      {kPlane, 6, 2, kStat, "stats"},
+      {kLine, 1, 0, kScalar, "id"},
+      {kLine, 10, 0, kScalar, "display_id"},
+      {kLine, 2, 2, kScalar, "name"},
+      {kLine, 11, 2, kScalar, "display_name"},
+      {kLine, 3, 0, kScalar, "timestamp_ns"},
+      {kLine, 9, 0, kScalar, "duration_ps"},
+      {kLine, 4, 2, kEvent, "events"},
+      {kEvent, 1, 0, kScalar, "metadata_id"},
+      {kEvent, 2, 0, kScalar, "offset_ps"},
+      {kEvent, 5, 0, kScalar, "num_occurrences"},
+      {kEvent, 3, 0, kScalar, "duration_ps"},
+      {kEvent, 4, 2, kStat, "stats"},
+      {kStat, 1, 0, kScalar, "metadata_id"},
+      {kStat, 2, 1, kScalar, "double_value"},
+      {kStat, 3, 0, kScalar, "uint64_value"},
+      {kStat, 4, 0, kScalar, "int64_value"},
+      {kStat, 5, 2, kScalar, "str_value"},
+      {kStat, 6, 2, kScalar, "bytes_value"},
+      {kStat, 7, 0, kScalar, "ref_value"},
+      {kEventMetaEntry, 1, 0, kScalar, "key"},
+      {kEventMetaEntry, 2, 2, kEventMeta, "value"},
+      {kStatMetaEntry, 1, 0, kScalar, "key"},
+      {kStatMetaEntry, 2, 2, kStatMeta, "value"},
+      {kEventMeta, 1, 0, kScalar, "id"},
+      {kEventMeta, 2, 2, kScalar, "name"},
+      {kEventMeta, 4, 2, kScalar, "display_name"},
+      {kEventMeta, 3, 2, kScalar, "metadata"},
+      {kEventMeta, 5, 2, kStat, "stats"},
+      {kEventMeta, 6, 0, kScalar, "child_id"},
+      {kEventMeta, 6, 2, kScalar, "child_id"},  // packed
+      {kStatMeta, 1, 0, kScalar, "id"},
+      {kStatMeta, 2, 2, kScalar, "name"},
+      {kStatMeta, 3, 2, kScalar, "description"},
+  };
+
+  struct Field {
+    uint32_t number = 0;
+    int wire = 0;
+    size_t begin = 0, end = 0;  // a length-delimited field's contents
+  };
+
+  // "planes[3].lines[0].events[12]": where the scan is.
+  std::string Key() const {
+    std::string key;
+    for (const auto& [name, index] : where_)
+      key += fmt::format("{}{}[{}]", key.empty() ? "" : ".", name, index);
+    return key;
+  }
+  SourceLocation At(size_t offset) const {
+    return SourceLocation{path_, -1, -1, static_cast<int64_t>(offset)};
+  }
+
+  [[noreturn]] void Malformed(size_t offset) const {
+    ThrowUserError(At(offset), Key(),
+                   input_.truncated()
+                       ? "XPlane profile cut short: " + input_.truncation_reason()
+                       : std::string("not a valid XPlane profile (XSpace protobuf): the message "
+                                     "is malformed or cut short"));
+  }
+
+  uint64_t Varint(size_t& pos, size_t end) const {
+    const size_t start = pos;
+    uint64_t value = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (pos >= end) Malformed(start);
+      const auto byte = static_cast<uint8_t>(bytes_[pos++]);
+      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+    Malformed(start);
+  }
+
+  // Reads the key at `pos` and skips its value; a group is skipped whole, what it holds
+  // counted as fields of no known meaning (protobuf keeps them).
+  Field Next(size_t& pos, size_t end) {
+    const size_t start = pos;
+    const uint64_t key = Varint(pos, end);
+    Field f;
+    f.number = static_cast<uint32_t>(key >> 3);
+    f.wire = static_cast<int>(key & 7);
+    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff) Malformed(start);
+    switch (f.wire) {
+      case 0: Varint(pos, end); break;
+      case 1:
+        if (end - pos < 8) Malformed(start);
+        pos += 8;
+        break;
+      case 5:
+        if (end - pos < 4) Malformed(start);
+        pos += 4;
+        break;
+      case 2: {
+        const uint64_t n = Varint(pos, end);
+        if (n > end - pos) Malformed(start);
+        f.begin = pos;
+        f.end = pos += n;
+        break;
+      }
+      case 3: {
+        std::vector<uint64_t> open{f.number};
+        while (!open.empty()) {
+          const size_t inner = pos;
+          const uint64_t k = Varint(pos, end);
+          if ((k >> 3) == 0) Malformed(inner);
+          if ((k & 7) == 4) {
+            if ((k >> 3) != open.back()) Malformed(inner);
+            open.pop_back();
+            continue;
+          }
+          if (counting_) Count(inner);
+          if ((k & 7) == 3) {
+            open.push_back(k >> 3);
+          } else {
+            pos = inner;
+            Next(pos, end);
+          }
+        }
+        break;
+      }
+      default: Malformed(start);  // an end-group without its start, or no such wire type
+    }
+    return f;
+  }
+
+  void Count(size_t offset) {
+    if (++messages_ <= max_messages_) return;
+    ThrowUserError(
+        At(offset), Key(),
+        fmt::format("XPlane profile of {} bytes holds more than {} protobuf messages "
+                    "(planes, lines, events, stats, metadata, unknown fields): at "
+                    "most {} plus one per {} bytes of the file; real profiles take "
+                    "10 or more bytes per message",
+                    bytes_.size(), max_messages_, kFreeXPlaneMessages, kMinBytesPerXPlaneMessage));
+  }
+
+  void Message(Type type, size_t begin, size_t end) {
+    if (type == kPlane) {
+      // The plane's name first (protobuf writes it before the lines; the last one counts).
+      std::string_view name;
+      counting_ = false;
+      for (size_t pos = begin; pos < end;) {
+        Field f = Next(pos, end);
+        if (f.number == 2 && f.wire == 2) name = bytes_.substr(f.begin, f.end - f.begin);
+      }
+      counting_ = true;
+      plane_name_ = name;
+    }
+    size_t index[std::size(kSchema)] = {};
+    for (size_t pos = begin; pos < end;) {
+      const size_t start = pos;
+      const Field f = Next(pos, end);
+      size_t k = 0;
+      while (k < std::size(kSchema) && !(kSchema[k].in == type && kSchema[k].number == f.number &&
+                                         kSchema[k].wire == f.wire)) {
+        ++k;
+      }
+      if (k == std::size(kSchema)) {
+        Count(start);  // protobuf keeps it (a group: what it holds is counted as it is skipped)
+        continue;
+      }
+      const Known& known = kSchema[k];
+      if (known.type == kScalar) continue;
+      where_.emplace_back(known.name, index[k]++);
+      Count(start);
+      if (known.type == kPlane && index[k] > kMaxXPlanePlanes) {
+        ThrowUserError(At(start), Key(),
+                       fmt::format("XPlane profile with more than {} planes, where a host writes "
+                                   "one per device it profiles",
+                                   kMaxXPlanePlanes));
+      }
+      if (known.type == kEvent && plane_name_.starts_with(kGpuPlanePrefix) &&
+          ++gpu_events_ > max_gpu_events_) {
+        ThrowUserError(
+            At(start), Key(),
+            fmt::format("XPlane profile of {} bytes holds more than {} events on its GPU planes "
+                        "(this one \"{}\"): at most {} plus one per {} bytes of the file; real "
+                        "device events take 27 or more bytes each",
+                        bytes_.size(), max_gpu_events_, ShortText(plane_name_, 40),
+                        kFreeXPlaneGpuEvents, kMinBytesPerXPlaneGpuEvent));
+      }
+      if (known.type != kCountedString) Message(known.type, f.begin, f.end);
+      where_.pop_back();
+    }
+    if (type == kPlane) plane_name_ = {};
+  }
+
+  const InputText& input_;
+  std::string_view bytes_;
+  const std::string& path_;
+  const size_t max_gpu_events_;
+  const size_t max_messages_;
+  size_t messages_ = 0;
+  size_t gpu_events_ = 0;
+  bool counting_ = true;         // false while a plane is scanned for its name
+  std::string_view plane_name_;  // of the plane being scanned
+  std::vector<std::pair<const char*, size_t>> where_;
+};
+
+// What a GPU plane's tables lack, one warning of each kind (empty if none): the file's
+// warnings of one kind are collapsed once every GPU is read.
+enum GpuWarningKind { kNoHlo, kNoLaunches, kTimesClamped, kGpuWarningKinds };
+using GpuWarnings = std::array<std::string, kGpuWarningKinds>;
+// What the line counting the GPUs past kMaxXPlaneWarningsOfOneKind says of each kind.
+constexpr std::array<std::string_view, kGpuWarningKinds> kGpuWarningSummaries = {
+    "kernels of XLA ops whose module's HLO the profile does not hold",
+    "no host launch event carries the kernels' correlation ids",
+    "events with a negative or over-long start offset or duration, clamped",
+};
+
 TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::string& path,
-                       size_t input_bytes, const HostFacts& host) {
+                       size_t input_bytes, const HostFacts& host, GpuWarnings& warnings) {
   TraceData t;
   t.xla_pid = plane.id() + 1;
   t.clock_comparable = false;  // not the epoch-based clock of Kineto's baseTimeNanoseconds
@@ -155,11 +411,18 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
   t.rocm = t.device_name.starts_with("AMD");
   t.warp_size = t.rocm ? 64 : 32;
   std::unordered_map<int64_t, uint32_t> event_names;
-  std::unordered_map<int64_t, std::string_view> display_names;  // xprof's event names
+  std::unordered_map<int64_t, uint32_t> display_names;  // xprof's event names
   for (const auto& [id, meta] : plane.event_metadata()) {
     event_names[id] = t.strings.Intern(meta.name().empty() ? meta.display_name() : meta.name());
-    display_names[id] = meta.display_name().empty() ? meta.name() : meta.display_name();
+    display_names[id] =
+        t.strings.Intern(meta.display_name().empty() ? meta.name() : meta.display_name());
   }
+  const uint32_t unnamed = t.strings.Intern("(unnamed)");
+  std::unordered_map<const HloInstructionText*, int32_t> hlo_index;  // into t.xla_hlo
+  size_t plane_events = 0;
+  for (const xplane::XLine& line : plane.lines()) plane_events += line.events_size();
+  t.gpu.reserve(plane_events);
+  t.xla.reserve(plane_events);
   std::unordered_map<int64_t, uint32_t> op_thread;  // stream -> thread of its XLA ops
   size_t out_of_range = 0;  // events with a negative or impossibly long offset or duration
   int64_t next_op_id = 0;
@@ -191,7 +454,7 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       g.stream = stream;
       g.device = static_cast<int32_t>(ordinal);
       auto name_it = event_names.find(ev.metadata_id());
-      g.name = name_it != event_names.end() ? name_it->second : t.strings.Intern("(unnamed)");
+      g.name = name_it != event_names.end() ? name_it->second : unnamed;
       std::string_view name = t.Name(g.name);
       // TraceLens's JaxGPUEventAnalyser: names starting "copy"/"memcpy" are copies.
       if (StartsWithNoCase(name, "memcpy") || StartsWithNoCase(name, "copy")) {
@@ -214,7 +477,7 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       }
       XlaActivity x;
       auto display = display_names.find(ev.metadata_id());
-      x.name = display != display_names.end() ? std::string(display->second) : "(unnamed)";
+      x.name = display != display_names.end() ? display->second : unnamed;
       x.pid = t.xla_pid;
       x.tid = tid;
       x.ts_ps = line_ns * 1000 + offset_ps;
@@ -223,14 +486,12 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
       if (auto l = host.launch_ps.find(g.correlation);
           g.correlation >= 0 && l != host.launch_ps.end())
         std::tie(x.launch_ps, x.launch_end_ps) = l->second;
-      x.hlo_op = hlo_op;
-      x.hlo_module = hlo_module;
+      x.hlo_op = t.strings.Intern(hlo_op);
+      x.hlo_module = t.strings.Intern(hlo_module);
       if (const HloInstructionText* text = host.hlo.Find(hlo_module, hlo_op)) {
-        x.hlo_found = true;
-        x.output = text->output;
-        x.metadata = text->metadata;
-        x.custom_call_target = text->custom_call_target;
-        x.operands = text->operands;
+        auto [it, added] = hlo_index.try_emplace(text, static_cast<int32_t>(t.xla_hlo.size()));
+        if (added) t.xla_hlo.push_back(*text);
+        x.hlo = it->second;
       }
       t.xla.push_back(std::move(x));
       if (g.kind != GpuKind::kKernel || hlo_op.empty()) {
@@ -266,34 +527,40 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
     if (x.kind != GpuKind::kKernel) continue;
     ++kernels;
     if (x.launch_ps >= 0) ++launched;
-    if (x.hlo_op.empty()) continue;
+    if (x.hlo_op == 0) continue;
     ++with_hlo_op;
-    if (!host.hlo.Has(x.hlo_module)) {
+    if (!host.hlo.Has(t.Name(x.hlo_module))) {
       ++without_hlo;
-      missing_modules.insert(x.hlo_module);
+      missing_modules.insert(std::string(t.Name(x.hlo_module)));
     }
   }
   if (without_hlo > 0) {
-    std::vector<std::string> names(missing_modules.begin(), missing_modules.end());
-    if (names.size() > 3) names.resize(3), names.push_back("...");
-    t.warnings.push_back(fmt::format(
+    std::vector<std::string> names;
+    for (const std::string& m : missing_modules) {
+      if (names.size() == 3) {
+        names.push_back("...");
+        break;
+      }
+      names.push_back(ShortText(m));
+    }
+    warnings[kNoHlo] = fmt::format(
         "GPU {}: {} of {} kernels ran XLA ops of modules whose HLO the profile does not hold "
         "({}: no readable \"Hlo Proto\" in the \"/host:metadata\" plane): their operand shapes are "
         "unknown "
         "(empty Input Dims, no op_conv row)",
-        ordinal, without_hlo, with_hlo_op, fmt::join(names, ", ")));
+        ordinal, without_hlo, with_hlo_op, fmt::join(names, ", "));
   }
   if (kernels > 0 && launched == 0) {
-    t.warnings.push_back(fmt::format(
+    warnings[kNoLaunches] = fmt::format(
         "GPU {}: no host launch event carries the kernels' correlation ids (\"/host:CPU\" plane "
         "absent or without them): launch delays and GPU_kernel_launch_latency are unknown",
-        ordinal));
+        ordinal);
   }
   if (out_of_range > 0) {
-    t.warnings.push_back(fmt::format(
+    warnings[kTimesClamped] = fmt::format(
         "GPU {}: {} {} a negative or over-long (> 2^40 ns) start offset or duration, clamped to "
         "[0, 2^40 ns]: the GPU's busy time is not to be trusted",
-        ordinal, out_of_range, out_of_range == 1 ? "event has" : "events have"));
+        ordinal, out_of_range, out_of_range == 1 ? "event has" : "events have");
   }
   BuildLinks(t);
   return t;
@@ -315,6 +582,7 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
     ThrowUserError(SourceLocation{path}, "",
                    "XPlane profile larger than 2 GiB: protobuf cannot parse it in one piece");
   }
+  WireBudget(input, bytes, path).Check();
   xplane::XSpace space;
   // protobuf logs its own complaints (invalid UTF-8 in a string field) to stderr; the one
   // line below is what the user gets.
@@ -328,6 +596,12 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
   }
   const HostFacts host = ReadHostPlanes(space);
   std::vector<TraceData> out;
+  struct Warned {
+    std::vector<size_t> listed;     // the traces given the warning
+    size_t more = 0;                // GPUs with it past those
+    std::vector<int64_t> ordinals;  // the first of them
+  };
+  std::array<Warned, kGpuWarningKinds> warned;
   for (const xplane::XPlane& plane : space.planes()) {
     std::string_view name = plane.name();
     if (!name.starts_with(kGpuPlanePrefix)) continue;
@@ -336,15 +610,45 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
     size_t events = 0;
     for (const auto& line : plane.lines()) events += static_cast<size_t>(line.events_size());
     if (events == 0) continue;
-    out.push_back(ReadGpuPlane(plane, ordinal, path, bytes.size(), host));
+    GpuWarnings w;
+    out.push_back(ReadGpuPlane(plane, ordinal, path, bytes.size(), host, w));
+    // The first GPUs with a warning of one kind get it; the rest are counted on the last of
+    // those.
+    for (size_t kind = 0; kind < kGpuWarningKinds; ++kind) {
+      if (w[kind].empty()) continue;
+      auto& [listed, more, ordinals] = warned[kind];
+      if (listed.size() < kMaxXPlaneWarningsOfOneKind) {
+        out.back().warnings.push_back(std::move(w[kind]));
+        listed.push_back(out.size() - 1);
+      } else {
+        if (ordinals.size() < 5) ordinals.push_back(ordinal);
+        ++more;
+      }
+    }
+  }
+  for (size_t kind = 0; kind < kGpuWarningKinds; ++kind) {
+    const auto& [listed, more, ordinals] = warned[kind];
+    if (more == 0) continue;
+    out[listed.back()].warnings.push_back(fmt::format(
+        "... and {} more GPU{} ({}{}): {}", more, more == 1 ? "" : "s", fmt::join(ordinals, ", "),
+        more > ordinals.size() ? ", ..." : "", kGpuWarningSummaries[kind]));
   }
   if (out.empty()) {
     ThrowUserError(SourceLocation{path}, "",
                    "XPlane profile without GPU events (no /device:GPU:N plane has any)");
   }
   // What the profiler itself reported, once per file.
-  for (const std::string& w : space.warnings()) out.front().warnings.push_back("profiler: " + w);
-  for (const std::string& e : space.errors()) out.front().warnings.push_back("profiler: " + e);
+  size_t reported = 0;
+  for (const auto* list : {&space.warnings(), &space.errors()}) {
+    for (const std::string& w : *list) {
+      if (reported++ < kMaxXPlaneWarningsOfOneKind)
+        out.front().warnings.push_back("profiler: " + ShortText(w, 200));
+    }
+  }
+  if (reported > kMaxXPlaneWarningsOfOneKind) {
+    out.front().warnings.push_back(fmt::format("profiler: ... and {} more warnings and errors",
+                                               reported - kMaxXPlaneWarningsOfOneKind));
+  }
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "trace/xplane_reader.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -171,6 +173,127 @@ TEST(XPlaneReaderTest, RefusesMalformedAndGpuLessProfiles) {
   }
 }
 
+// Protobuf wire format by hand, for profiles too large to build as messages quickly.
+std::string Varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+  return out + static_cast<char>(v);
+}
+std::string Delimited(int field, const std::string& bytes) {
+  return Varint(static_cast<uint64_t>(field) << 3 | 2) + Varint(bytes.size()) + bytes;
+}
+std::string Scalar(int field, uint64_t v) {
+  return Varint(static_cast<uint64_t>(field) << 3) + Varint(v);
+}
+// A plane (XSpace field 1) named `name` with one line (XPlane field 3) of these events.
+std::string PlaneOf(const std::string& name, const std::string& events) {
+  return Delimited(1, Delimited(2, name) + Delimited(3, Scalar(3, 1000) + events));
+}
+std::string RefusalOf(const std::string& bytes) {
+  try {
+    ParseXPlane(InputText::FromString(bytes), "test.xplane.pb");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A GPU plane may hold 65,536 events plus one per 16 bytes of the file: a million empty
+// events (2 bytes each) are refused at the event that passes it, before protobuf builds any.
+TEST(XPlaneReaderTest, RefusesMoreDeviceEventsThanTheFileSizeAllows) {
+  std::string events;
+  for (int i = 0; i < 1'000'000; ++i) events += Delimited(4, "");
+  const std::string bytes = PlaneOf("/device:GPU:0", events);
+  const size_t limit = kFreeXPlaneGpuEvents + bytes.size() / kMinBytesPerXPlaneGpuEvent;
+  const std::string error = RefusalOf(bytes);
+  EXPECT_NE(error.find(fmt::format("test.xplane.pb at byte {}: 'planes[0].lines[0].events[{}]': ",
+                                   bytes.size() - 2 * (1'000'000 - limit), limit)),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find(fmt::format("more than {} events on its GPU planes (this one "
+                                   "\"/device:GPU:0\")",
+                                   limit)),
+            std::string::npos)
+      << error;
+
+  // Events of real size (a name, an offset, a duration, a correlation id: 20 bytes) pass far
+  // beyond the free 65,536.
+  std::string real;
+  const std::string stat = Delimited(4, Scalar(1, 1) + Scalar(4, 123456));
+  for (uint64_t i = 0; i < 100'000; ++i)
+    real +=
+        Delimited(4, Scalar(1, 1) + Scalar(2, 1'000'000'000 + i * 1000) + Scalar(3, 900) + stat);
+  std::vector<TraceData> traces =
+      ParseXPlane(InputText::FromString(PlaneOf("/device:GPU:0", real)), "test.xplane.pb");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(traces[0].gpu.size(), 100'000u);
+  EXPECT_EQ(traces[0].xla.size(), 100'000u);
+}
+
+// At most 1,024 planes, and every message protobuf would build counts against the file's size
+// (host events, stats, fields of no known meaning): one per 4 bytes past a million.
+TEST(XPlaneReaderTest, RefusesMorePlanesOrMessagesThanTheFileSizeAllows) {
+  std::string planes;
+  for (int i = 0; i <= 1024; ++i)
+    planes += PlaneOf(fmt::format("/device:GPU:{}", i), Delimited(4, Scalar(1, 1)));
+  std::string error = RefusalOf(planes);
+  EXPECT_NE(error.find("test.xplane.pb at byte "), std::string::npos) << error;
+  EXPECT_NE(error.find(": 'planes[1024]': XPlane profile with more than 1024 planes"),
+            std::string::npos)
+      << error;
+
+  std::string stats;
+  for (int i = 0; i < 2'100'000; ++i) stats += Delimited(4, "");
+  const std::string host = PlaneOf("/host:CPU", Delimited(4, stats));
+  error = RefusalOf(host);
+  EXPECT_NE(error.find("planes[0].lines[0].events[0].stats["), std::string::npos) << error;
+  EXPECT_NE(error.find(fmt::format("holds more than {} protobuf messages",
+                                   kFreeXPlaneMessages + host.size() / kMinBytesPerXPlaneMessage)),
+            std::string::npos)
+      << error;
+
+  // Unknown fields and groups count too (protobuf keeps them).
+  std::string unknown;
+  for (int i = 0; i < 3'000'000; ++i) unknown += Varint(15 << 3 | 3) + Varint(15 << 3 | 4);
+  error = RefusalOf(PlaneOf("/device:GPU:0", unknown));
+  EXPECT_NE(error.find("holds more than"), std::string::npos) << error;
+  // An end of group that no group opened is malformed, located.
+  error = RefusalOf(PlaneOf("/device:GPU:0", Varint(15 << 3 | 4)));
+  EXPECT_NE(error.find("test.xplane.pb at byte 22: 'planes[0].lines[0]': not a valid XPlane "
+                       "profile"),
+            std::string::npos)
+      << error;
+}
+
+// The same warning about many GPUs is given in full for the first three and counted in one
+// line for the rest; so are the profiler's own warnings.
+TEST(XPlaneReaderTest, WarningsOfOneKindAboutManyGpusAreCounted) {
+  SpaceBuilder b;
+  for (int i = 0; i < 8; ++i) {
+    xplane::XPlane* gpu = b.Plane(fmt::format("/device:GPU:{}", i));
+    xplane::XLine* line = gpu->add_lines();
+    line->set_name("Stream #1(Kernel)");
+    SpaceBuilder::Event(gpu, line, "gemm", 0, 1'000, "dot.1");  // no HLO, no launch event
+  }
+  for (int i = 0; i < 10; ++i) b.space_.add_warnings(fmt::format("warning {}", i));
+  const std::vector<TraceData> traces = b.Parse();
+  ASSERT_EQ(traces.size(), 8u);
+  std::vector<std::string> all;
+  for (const TraceData& t : traces) all.insert(all.end(), t.warnings.begin(), t.warnings.end());
+  ASSERT_EQ(all.size(), 3u + 3 + 1 + 1 + 3 + 1) << fmt::format("{}", fmt::join(all, "\n"));
+  EXPECT_EQ(traces[0].warnings.size(), 2u + 4);  // its own two, then the profiler's
+  EXPECT_EQ(traces[0].warnings[2], "profiler: warning 0");
+  EXPECT_EQ(traces[0].warnings[5], "profiler: ... and 7 more warnings and errors");
+  ASSERT_EQ(traces[2].warnings.size(), 4u);
+  EXPECT_EQ(traces[2].warnings[2],
+            "... and 5 more GPUs (3, 4, 5, 6, 7): kernels of XLA ops whose module's HLO the "
+            "profile does not hold");
+  EXPECT_EQ(traces[2].warnings[3],
+            "... and 5 more GPUs (3, 4, 5, 6, 7): no host launch event carries the kernels' "
+            "correlation ids");
+  EXPECT_TRUE(traces[3].warnings.empty());
+}
+
 TEST(XPlaneReaderTest, RecognisesXSpaceBytesNotJson) {
   EXPECT_TRUE(LooksLikeXPlane("\x0a\x10"));
   EXPECT_FALSE(LooksLikeXPlane("{\"traceEvents\": []}"));
@@ -206,26 +329,28 @@ TEST(XPlaneReaderTest, DeviceActivitiesCarryTheirHloInstructionAndLaunch) {
   EXPECT_EQ(devices[1].xla_pid, 8);  // /device:GPU:7
   EXPECT_EQ(devices[0].xla.size(), 53u);
   ASSERT_EQ(devices[1].xla.size(), 25u);
+  const TraceData& gpu7 = devices[1];
   const XlaActivity* conv = nullptr;
-  for (const XlaActivity& x : devices[1].xla)
-    if (x.name == "Im3d2Col" && conv == nullptr) conv = &x;
+  for (const XlaActivity& x : gpu7.xla)
+    if (gpu7.Name(x.name) == "Im3d2Col" && conv == nullptr) conv = &x;
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->tid, 1);
-  EXPECT_EQ(conv->hlo_op, "cudnn-conv.1.0");
-  EXPECT_EQ(conv->hlo_module, "jit_forward_3d_conv");
-  EXPECT_TRUE(conv->hlo_found);
-  EXPECT_EQ(conv->operands, (std::vector<std::string>{"bf16[1,16,32,60,104]{4,3,2,1,0}",
-                                                      "bf16[5120,16,1,2,2]{4,3,2,1,0}"}));
+  EXPECT_EQ(gpu7.Name(conv->hlo_op), "cudnn-conv.1.0");
+  EXPECT_EQ(gpu7.Name(conv->hlo_module), "jit_forward_3d_conv");
+  ASSERT_TRUE(conv->hlo_found());
+  const HloInstructionText& hlo = gpu7.xla_hlo[conv->hlo];
+  EXPECT_EQ(hlo.operands, (std::vector<std::string>{"bf16[1,16,32,60,104]{4,3,2,1,0}",
+                                                    "bf16[5120,16,1,2,2]{4,3,2,1,0}"}));
   // The conv's result and cuDNN's workspace.
-  EXPECT_EQ(conv->output, "(bf16[1,5120,34,31,53]{4,3,2,1,0}, u8[7150336]{0})");
-  EXPECT_EQ(conv->custom_call_target, "__cudnn$convForward");
-  EXPECT_EQ(conv->metadata,
+  EXPECT_EQ(hlo.output, "(bf16[1,5120,34,31,53]{4,3,2,1,0}, u8[7150336]{0})");
+  EXPECT_EQ(hlo.custom_call_target, "__cudnn$convForward");
+  EXPECT_EQ(hlo.metadata,
             "op_name=\"jit(forward_3d_conv)/jit(main)/conv_general_dilated\" "
             "source_file=\"/workspace/conv-jax/jax_conv_profiling.py\" source_line=77");
   // TraceLens's first row: launched 20.942 us before the kernel started (its
   // GPU_kernel_launch_latency), ran 16.104 us.
-  const XlaActivity& first = devices[1].xla.front();
-  EXPECT_EQ(first.name, "loop_transpose_fusion");
+  const XlaActivity& first = gpu7.xla.front();
+  EXPECT_EQ(gpu7.Name(first.name), "loop_transpose_fusion");
   EXPECT_EQ(first.dur_ps, 6890000);
   EXPECT_EQ(first.ts_ps - first.launch_ps, 20942000);
   EXPECT_EQ(conv->dur_ps, 16104000);

@@ -276,6 +276,46 @@ def build_cases(d, corpus):
     cases.append(Case("gzip_bomb", ["{sextant}", "trace", "report", bomb], inputs=[bomb],
                       expect=(1,)))
 
+    # --- XPlane profiles (protobuf) whose messages cost far more memory than their bytes --------
+    def varint(n):
+        out = bytearray()
+        while n >= 0x80:
+            out.append((n & 0x7F) | 0x80)
+            n >>= 7
+        return bytes(out) + bytes([n])
+
+    def delimited(field, data):
+        return varint(field << 3 | 2) + varint(len(data)) + data
+
+    def plane(name, events):  # XSpace.planes: a name and one line (XPlane field 3) of events
+        line = varint(3 << 3) + varint(1000) + events
+        return delimited(1, delimited(2, name.encode()) + delimited(3, line))
+
+    event = delimited(4, varint(1 << 3) + varint(1))  # XLine.events: metadata id 1, no times
+    empty_events = write(p("empty_events.xplane.pb"),
+                         plane("/device:GPU:0", delimited(4, b"") * 1_000_000))
+    cases.append(Case("xplane_million_empty_gpu_events",
+                      ["{sextant}", "trace", "report", empty_events], inputs=[empty_events],
+                      expect=(1,)))
+    many_planes = write(p("many_planes.xplane.pb"),
+                        b"".join(plane(f"/device:GPU:{i}", event) for i in range(10_000)))
+    cases.append(Case("xplane_10000_gpu_planes", ["{sextant}", "trace", "report", many_planes],
+                      inputs=[many_planes], expect=(1,)))
+    empty_stats = write(p("empty_stats.xplane.pb"),
+                        plane("/host:CPU", delimited(4, delimited(4, b"") * 2_500_000)))
+    cases.append(Case("xplane_host_event_of_2_5m_empty_stats",
+                      ["{sextant}", "trace", "report", empty_stats], inputs=[empty_stats],
+                      expect=(1,)))
+    gpus_1024 = write(p("gpus_1024.xplane.pb"),
+                      b"".join(plane(f"/device:GPU:{i}", event) for i in range(1024)))
+
+    def warnings_counted(result):
+        warned = [l for l in result.stderr.splitlines() if "warning" in l]
+        return f"{len(warned)} warning lines for 1024 GPUs" if len(warned) > 12 else None
+    cases.append(Case("xplane_1024_gpus_warned_once_each_kind",
+                      ["{sextant}", "trace", "report", gpus_1024], inputs=[gpus_1024],
+                      check=warnings_counted))
+
     # --- a truncated trace alone: every warning names the file -----------------------------
     whole = gzip.compress(json.dumps({"traceEvents": SMALL_TRACE["traceEvents"] * 200}).encode())
     cut_gz = write(p("cut_alone.json.gz"), whole[: len(whole) - 12])
