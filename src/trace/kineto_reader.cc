@@ -14,6 +14,7 @@
 
 #include "trace/op_arguments.h"
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace sextant {
 namespace {
@@ -1140,14 +1141,20 @@ size_t LastEventBoundary(std::string_view text, size_t limit) {
 
 std::string Describe(simdjson::error_code code) { return simdjson::error_message(code); }
 
-// How a failed parse is reported; `offset` is where in the input the failure points.
+// How a failed parse is reported; `offset` is where in the input the failure points, `text`
+// the text that failed, starting at byte `text_offset` of the input.
 std::string ParseFailureMessage(const std::string& path, const ParseFailure& failure,
-                                int64_t offset) {
+                                int64_t offset, std::string_view text, size_t text_offset) {
   // simdjson finds these while indexing the whole text (or at its end), not at a byte it can
-  // name: the offset would point at the start of the text.
-  if (failure.code == simdjson::UNCLOSED_STRING || failure.code == simdjson::UTF8_ERROR ||
-      failure.code == simdjson::UNESCAPED_CHARS ||
-      failure.code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+  // name: the offset would point at the start of the text. Invalid UTF-8 is found here
+  // instead; a document that ends inside an array or object ends at the end of the text.
+  if (failure.code == simdjson::UTF8_ERROR) {
+    const size_t bad = FirstInvalidUtf8(text);
+    offset = bad == std::string_view::npos ? -1 : static_cast<int64_t>(text_offset + bad);
+  } else if (failure.code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+    offset = static_cast<int64_t>(text_offset + text.size());
+  } else if (failure.code == simdjson::UNCLOSED_STRING ||
+             failure.code == simdjson::UNESCAPED_CHARS) {
     offset = -1;
   }
   return FormatLocated(SourceLocation{path, -1, -1, offset}, "",
@@ -1284,7 +1291,7 @@ bool ParseUpToLastEvent(const TextReader& reader, std::string_view piece, char* 
     } catch (const ParseFailure& failure) {
       const int64_t offset =
           failure.where ? static_cast<int64_t>(begin) + (failure.where - piece.data()) : -1;
-      error = ParseFailureMessage(path, failure, offset);
+      error = ParseFailureMessage(path, failure, offset, piece, begin);
     }
   }
   // Just past the last complete event's '}', or the piece's start when it holds none.
@@ -1621,7 +1628,7 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
     } catch (const ParseFailure& failure) {
       parser.Finish();
       const int64_t offset = failure.where ? failure.where - body.data() : -1;
-      return {false, ParseFailureMessage(path, failure, offset)};
+      return {false, ParseFailureMessage(path, failure, offset, body, 0)};
     }
   };
   auto [ok, error] = run(text, input);

@@ -356,6 +356,17 @@ TEST(KinetoReaderTest, AByteOrderMarkIsSkipped) {
             "test.json at byte 19: 'traceEvents': expected an array of events, found a number");
 }
 
+// simdjson validates UTF-8 and nesting over the whole text before it parses: the message
+// still names where the first invalid byte is, or that the document ends open.
+TEST(KinetoReaderTest, InvalidUtf8AndAnOpenDocumentAreLocated) {
+  EXPECT_EQ(ErrorOf("{\"traceEvents\": [{\"name\": \"ab\xff\"}]}"),
+            "test.json at byte 29: JSON error: The input is not valid UTF-8");
+  const std::string open(1000, '[');
+  EXPECT_EQ(ErrorOf("{\"traceEvents\": " + open),
+            "test.json at byte 1016: JSON error: " +
+                std::string(simdjson::error_message(simdjson::INCOMPLETE_ARRAY_OR_OBJECT)));
+}
+
 // An activity that cannot be placed in time is left out, but never silently: the warning
 // counts them and points at the first.
 TEST(KinetoReaderTest, EventsWithoutANumericTimestampAreCountedInAWarning) {

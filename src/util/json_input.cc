@@ -1,6 +1,8 @@
 #include "util/json_input.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -73,6 +75,49 @@ const nlohmann::json& RequiredJsonMember(const nlohmann::json& j, const char* na
   const auto it = j.find(name);
   if (it == j.end()) ThrowUserError(SourceLocation{file}, where + name, "is missing");
   return *it;
+}
+
+size_t FirstInvalidUtf8(std::string_view text) {
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    uint64_t word = 0;
+    if (i + 8 <= n) {
+      std::memcpy(&word, text.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) == 0) {  // eight ASCII bytes
+        i += 8;
+        continue;
+      }
+    }
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The sequence length and the range of its second byte (RFC 3629 §4).
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;   // no overlong forms
+      if (c == 0xED) high = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;   // no overlong forms
+      if (c == 0xF4) high = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > n || byte(i + 1) < low || byte(i + 1) > high) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace sextant

@@ -17,6 +17,12 @@ namespace sextant {
 nlohmann::json ParseUntrustedJson(std::string_view text, const std::string& file, int max_nesting,
                                   std::string_view what);
 
+// Offset of the first byte of `text` that does not start or continue a well-formed UTF-8
+// sequence (RFC 3629: no overlong forms, surrogates or code points above U+10FFFF), or npos.
+// JSON must be UTF-8; parsers that validate the whole text up front (simdjson) say only that
+// it is not, and this names where.
+size_t FirstInvalidUtf8(std::string_view text);
+
 // A key of object `j` not in `known` is a UserError naming `file` and `where` + key: in a file
 // this program reads back, a misspelt key's value would otherwise be ignored.
 void RefuseUnknownJsonKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,

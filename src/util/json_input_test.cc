@@ -18,6 +18,20 @@ std::string ErrorOf(std::string_view text, int max_nesting = 4) {
   return "accepted";
 }
 
+// RFC 3629's table of well-formed byte sequences, at both ends of each range.
+TEST(JsonInputTest, FindsTheFirstByteThatIsNotUtf8) {
+  EXPECT_EQ(FirstInvalidUtf8("plain ASCII text, longer than a word"), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF"),
+            std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("abc\xFF"), 3u);            // never a lead byte
+  EXPECT_EQ(FirstInvalidUtf8("abcdefgh\xC0\x80"), 8u);   // overlong NUL
+  EXPECT_EQ(FirstInvalidUtf8("x\xE0\x9F\xBF"), 1u);      // overlong 3-byte form
+  EXPECT_EQ(FirstInvalidUtf8("x\xED\xA0\x80"), 1u);      // a surrogate, U+D800
+  EXPECT_EQ(FirstInvalidUtf8("x\xF4\x90\x80\x80"), 1u);  // above U+10FFFF
+  EXPECT_EQ(FirstInvalidUtf8("x\xE2\x82"), 1u);          // cut short
+  EXPECT_EQ(FirstInvalidUtf8("\xC3\xA9\xC3("), 2u);      // a bad continuation
+}
+
 TEST(JsonInputTest, ParsesWhatIsWellFormed) {
   const nlohmann::json j = ParseUntrustedJson(R"({"a": [1, 2.5, "x"]})", "in.json", 4, "x");
   EXPECT_EQ(j["a"][1], 2.5);
