@@ -970,6 +970,22 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  s.algbw_gbps > 0 ? Cell(s.algbw_gbps) : Cell(),
                  s.busbw_gbps > 0 ? Cell(s.busbw_gbps) : Cell()});
   }
+  {
+    // The kernel categories count every communication kernel of the trace; this table only
+    // those of the timeline's window that belong to a collective it can name.
+    int64_t in_table = 0;
+    for (const auto& s : SummarizeCollectives(r.collectives)) in_table += s.count;
+    int64_t all = 0;
+    NameTest is_comm(trace, IsCommunicationKernelName);
+    for (const GpuEvent& g : trace.gpu) all += g.kind == GpuKind::kKernel && is_comm(g.name);
+    if (all > in_table) {
+      coll.AddNote(fmt::format(
+          "{} of the trace's {} communication kernels are not in this table: launched before "
+          "the profiled window (left out of the GPU timeline, as the warnings say) or without "
+          "a collective the trace names; the kernel categories count every one",
+          all - in_table, all));
+    }
+  }
   r.tables.push_back(std::move(coll));
   Table calls("collective_calls",
               "Collective kernels per process group, message and stream (TraceLens's "
