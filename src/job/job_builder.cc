@@ -19,6 +19,7 @@
 #include "job/job_validation.h"
 #include "job/lora_adapter.h"
 #include "job/size_limits.h"
+#include "parallel/pipeline_layout.h"
 #include "util/checked_math.h"
 #include "util/close_matches.h"
 #include "util/file_io.h"
@@ -610,6 +611,24 @@ Job BuildJob(const JobRequest& request) {
     job.parallel.vpp = request.num_virtual_stages;
     provenance.Record("virtual_pipeline_model_parallel_size",
                       "--num-virtual-stages-per-pipeline-rank", {});
+    ParallelPlan& p = job.parallel;
+    if (p.embedding_counts_as_layer || p.loss_counts_as_layer) {
+      // The embedding / loss slots spread over the new number of virtual stages.
+      p.layout = AccountedPipelineLayout(job.model.num_layers, static_cast<int64_t>(p.pp) * p.vpp,
+                                         p.embedding_counts_as_layer, p.loss_counts_as_layer);
+      if (p.layout.empty()) {
+        ThrowUserError(SourceLocation{"--num-virtual-stages-per-pipeline-rank"}, "",
+                       fmt::format("num_layers {} plus the {} does not divide over "
+                                   "pipeline_model_parallel_size {} x {} virtual stages",
+                                   job.model.num_layers,
+                                   p.embedding_counts_as_layer && p.loss_counts_as_layer
+                                       ? "embedding and the loss (account_for_*_in_pipeline_split)"
+                                   : p.embedding_counts_as_layer
+                                       ? "embedding (account_for_embedding_in_pipeline_split)"
+                                       : "loss (account_for_loss_in_pipeline_split)",
+                                   p.pp, p.vpp));
+      }
+    }
   }
   // The schedule: the command line over the configuration; "auto" keeps the configured one and
   // "all" (compare every schedule) is the projection's business, not the run's.

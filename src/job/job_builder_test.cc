@@ -536,6 +536,16 @@ TEST(BuildJob, EmbeddingAndLossCountAsPipelineLayersWhenAsked) {
                                    {"decoder_first_pipeline_num_layers", "3"},
                                    {"account_for_loss_in_pipeline_split", "true"}})),
               HasSubstr("cannot be combined with pipeline_model_parallel_layout"));
+  // --num-virtual-stages-per-pipeline-rank spreads the slots over its stages: 10 slots over
+  // PP 2 x 5 virtual stages, 1 each (the first stage holds only the embedding, the last only
+  // the loss).
+  JobRequest interleaved = TinyRequest({{"pipeline_model_parallel_size", "2"},
+                                        {"account_for_embedding_in_pipeline_split", "true"},
+                                        {"account_for_loss_in_pipeline_split", "true"}});
+  interleaved.num_virtual_stages = 5;
+  EXPECT_EQ(BuildJob(interleaved).parallel.layout, "E|t*1|t*1|t*1|t*1|t*1|t*1|t*1|t*1|,L");
+  interleaved.num_virtual_stages = 3;
+  EXPECT_THAT(ErrorOf(interleaved), HasSubstr("--num-virtual-stages-per-pipeline-rank"));
   // Without pipeline parallelism there is nothing to split.
   EXPECT_EQ(
       BuildJob(TinyRequest({{"account_for_embedding_in_pipeline_split", "true"}})).parallel.layout,

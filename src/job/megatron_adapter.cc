@@ -764,6 +764,8 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
     }
     const int64_t stages = static_cast<int64_t>(p.pp) * p.vpp;
     p.layout = AccountedPipelineLayout(job.model.num_layers, stages, embedding_slot, loss_slot);
+    p.embedding_counts_as_layer = embedding_slot;
+    p.loss_counts_as_layer = loss_slot;
     if (p.layout.empty()) {
       c.Fail(flag, fmt::format("num_layers {} plus {} is not divisible by "
                                "pipeline_model_parallel_size {} x virtual stages {}",

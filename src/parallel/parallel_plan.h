@@ -30,6 +30,10 @@ struct ParallelPlan {
   std::string layout;               // pipeline_model_parallel_layout, e.g. "Et*3|(tt|)*29,m|L"
   int64_t first_stage_layers = -1;  // decoder_first_pipeline_num_layers
   int64_t last_stage_layers = -1;   // decoder_last_pipeline_num_layers
+  // Megatron-Core's account_for_embedding/loss_in_pipeline_split: `layout` was made from them
+  // (AccountedPipelineLayout) and is made again when the virtual stages change.
+  bool embedding_counts_as_layer = false;
+  bool loss_counts_as_layer = false;
   // Primus allow_padding_num_layers: a layer count that does not divide over PP x VPP is
   // padded up to the next multiple; the padding (identity) layers sit at the end.
   bool pad_uneven_layers = false;

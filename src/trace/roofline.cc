@@ -286,7 +286,7 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       row.bytes_per_element = cost->bytes_per_element;
       row.matrix = cost->matrix;
     }
-    if (row.matrix && row.bytes_per_element >= 4 && tensor_float32[i]) row.tensor_float32 = true;
+    if (row.matrix && row.bytes_per_element >= 4 && tensor_float32[i]) ++row.tensor_float32_calls;
     row.count++;
     row.kernel_ns += times.subtree_ns[i];
   }
@@ -297,6 +297,9 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
     row.achieved_tflops = seconds > 0 ? flops / seconds / 1e12 : 0;
     row.achieved_tbps = seconds > 0 ? bytes / seconds / 1e12 : 0;
     row.intensity = bytes > 0 ? flops / bytes : 0;
+    // Rated against TF32 only where every call ran TF32 kernels: a row mixing TF32 and SIMT
+    // calls (allow_tf32 switched during the run) keeps the FP32 roof, which is never too high.
+    row.tensor_float32 = row.count > 0 && row.tensor_float32_calls == row.count;
     if (gpu) {
       row.peak_tflops =
           RooflinePeakTflops(*gpu, row.matrix, row.bytes_per_element, row.tensor_float32);

@@ -74,8 +74,9 @@ struct RooflineRow {
   AttentionDims attention;  // attention family only
   int bytes_per_element = 0;
   bool matrix = false;          // runs on the matrix (tensor) units
-  bool tensor_float32 = false;  // FP32 operands, and a call's kernels ran in TF32 (by name)
+  bool tensor_float32 = false;  // FP32 operands, and every call's kernels ran in TF32 (by name)
   int64_t count = 0;
+  int64_t tensor_float32_calls = 0;
   double flops_per_call = 0;
   double bytes_per_call = 0;
   int64_t kernel_ns = 0;  // summed over calls

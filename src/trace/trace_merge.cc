@@ -58,8 +58,9 @@ class Merger {
     const TraceData trace = ReadKinetoTrace(path);
     for (const std::string& warning : trace.warnings) {
       // Most reader warnings name no file; some are already located in it.
-      summary_.warnings.push_back(warning.starts_with(path + ":") ? warning
-                                                                  : path + ": " + warning);
+      const bool located =
+          warning.starts_with(path + ":") || warning.starts_with(path + " at byte");
+      summary_.warnings.push_back(located ? warning : path + ": " + warning);
     }
     FileState state;
     state.index = index;

@@ -87,6 +87,16 @@ TEST_F(TraceMergeTest, AFileCutShortMergesTheEventsBeforeTheCut) {
   EXPECT_EQ(merged.cpu.size(), read.cpu.size());  // the op and its launch
   EXPECT_EQ(merged.cpu.size(), 2u);
   EXPECT_TRUE(merged.gpu.empty());
+  // Cut between events: the reader's message names the byte where the text ends.
+  const std::string between = Path("between.json");
+  std::ofstream(between) << json.substr(0, json.rfind('{', kernel));
+  const MergeSummary at_end = MergeTraces({between}, Path("merged_between.json"));
+  bool located = false;
+  for (const std::string& w : at_end.warnings) {
+    located =
+        located || (w.starts_with(between + " at byte") && w.find(between, 1) == std::string::npos);
+  }
+  EXPECT_TRUE(located);
 }
 
 TEST_F(TraceMergeTest, RanksGetDisjointPidsTidsAndFlowIdsOnOneTimeBase) {

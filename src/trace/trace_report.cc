@@ -627,15 +627,26 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
            Pct(static_cast<double>(k.total_ns), static_cast<double>(kernel_ns)),
            Pct(static_cast<double>(k.total_ns), static_cast<double>(r.timeline.total_ns))});
     }
-    // TraceLens divides by the GPU timeline's span, which leaves out activities from before the
-    // profiled window or without a launch flow; the table keeps them, so its shares can pass
-    // 100% of that span.
+    // TraceLens divides by the GPU timeline's span: kernels that overlap on streams, and those
+    // the timeline leaves out (from before the profiled window, or without a launch flow) but
+    // this table keeps, can take its shares past 100% of that span.
     if (kernel_ns > r.timeline.total_ns) {
+      std::vector<char> in_timeline(trace.gpu.size(), 0);
+      for (uint32_t i : selection.events) in_timeline[i] = 1;
+      int64_t left_out_ns = 0;
+      for (size_t i = 0; i < trace.gpu.size(); ++i) {
+        const GpuEvent& g = trace.gpu[i];
+        if (g.kind == GpuKind::kKernel && !in_timeline[i]) left_out_ns += g.dur_ns;
+      }
       by_parent.AddNote(fmt::format(
           "these kernels ran {:.3f} ms, more than the GPU timeline's {:.3f} ms span that "
-          "percent_of_total divides by (TraceLens's definition): the timeline leaves out "
-          "activities the warnings name, this table does not",
-          Ms(kernel_ns), Ms(r.timeline.total_ns)));
+          "percent_of_total divides by (TraceLens's definition): {}",
+          Ms(kernel_ns), Ms(r.timeline.total_ns),
+          left_out_ns > 0 ? fmt::format("{:.3f} ms of them are left out of the timeline (the "
+                                        "warnings say why), and kernels on several streams "
+                                        "overlap",
+                                        Ms(left_out_ns))
+                          : std::string("kernels on several streams overlap")));
     }
   }
   r.tables.push_back(std::move(by_parent));
