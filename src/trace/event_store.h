@@ -171,8 +171,9 @@ struct TraceData {
   std::vector<RecomputeRegion> recompute_regions;
   // XLA profiles only: every activity of this device plane, in the plane's line order.
   std::vector<XlaActivity> xla;
-  std::vector<HloInstructionText> xla_hlo;  // the instructions `xla` refers to, once each
-  int64_t xla_pid = -1;                     // 1 + the device plane's id (TraceLens's gpu_pid)
+  // The instructions `xla` refers to, once each, shared with the file's other devices.
+  std::vector<std::shared_ptr<const HloInstructionText>> xla_hlo;
+  int64_t xla_pid = -1;  // 1 + the device plane's id (TraceLens's gpu_pid)
   // Profiler metadata ('M' events): process_name and process_labels per pid, thread_name per
   // (pid, tid), as interned strings. Kineto writes "python3" / "CPU" / "thread 25286
   // (python3)"; traces without metadata leave them empty.

@@ -610,7 +610,7 @@ Table XlaActivitiesTable(int64_t rank, const TraceData& trace) {
            {"total_input_bytes", "input bytes", 0}});
   static const HloInstructionText kNoInstruction;
   for (const XlaActivity& x : trace.xla) {
-    const HloInstructionText& hlo = x.hlo_found() ? trace.xla_hlo[x.hlo] : kNoInstruction;
+    const HloInstructionText& hlo = x.hlo_found() ? *trace.xla_hlo[x.hlo] : kNoInstruction;
     const std::vector<std::string>& operand_texts = hlo.operands;
     const std::string name(trace.Name(x.name)), hlo_op(trace.Name(x.hlo_op));
     const std::string category =

@@ -5,6 +5,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "util/error.h"
 #include "xla_hlo.pb.h"
 
 namespace sextant {
@@ -68,12 +69,18 @@ int HloTypeBytes(std::string_view type) {
   return 0;
 }
 
-bool HloModules::Add(std::string_view hlo_proto) {
+bool HloModules::Add(std::string_view hlo_proto, std::string* refused) {
   xla::HloProto proto;
   if (!proto.ParseFromArray(hlo_proto.data(), static_cast<int>(hlo_proto.size()))) return false;
   const xla::HloModuleProto& module = proto.hlo_module();
   if (module.name().empty() || modules_.count(module.name())) return true;
-  auto& instructions = modules_[module.name()];
+  // Every piece of text printed counts, kept or not (the operands TraceLens's pattern skips
+  // are printed too), before the next is printed.
+  const size_t budget =
+      kHloTextPerProtoByte * (proto_bytes_ + hlo_proto.size()) + kFreeHloTextBytes;
+  size_t text_bytes = text_bytes_;
+  auto within = [&](size_t bytes) { return (text_bytes += bytes) <= budget; };
+  std::map<std::string, std::shared_ptr<const HloInstructionText>, std::less<>> instructions;
   for (const xla::HloComputationProto& computation : module.computations()) {
     std::unordered_map<int64_t, const xla::HloInstructionProto*> by_id;
     for (const auto& i : computation.instructions()) by_id[i.id()] = &i;
@@ -81,33 +88,57 @@ bool HloModules::Add(std::string_view hlo_proto) {
       if (i.id() == computation.root_id()) continue;  // "ROOT %x = ...": not found by name
       HloInstructionText text;
       text.output = ShapeText(i.shape());
-      std::string line = text.output;
+      if (!within(text.output.size())) break;
+      // TraceLens's line: the output and every operand, space-separated; none of the type
+      // names it looks for holds a space, so each piece is searched alone.
+      bool kept_type = HasKeptType(text.output);
       for (int64_t id : i.operand_ids()) {
         auto it = by_id.find(id);
         if (it == by_id.end()) continue;
         std::string operand = ShapeText(it->second->shape());
-        line += " " + operand;
+        if (!within(operand.size() + 1)) break;
+        kept_type = kept_type || HasKeptType(operand);
         // TraceLens's operand pattern: a type starting b, f or s, ending at a layout's brace.
         if ((operand[0] == 'b' || operand[0] == 'f' || operand[0] == 's') &&
             operand.back() == '}') {
           text.operands.push_back(std::move(operand));
         }
       }
-      const std::string metadata = i.has_metadata() ? MetadataText(i.metadata()) : "";
-      if (metadata.empty() && !HasKeptType(line) && i.opcode() != "get-tuple-element") continue;
-      text.metadata = metadata;
+      if (text_bytes > budget) break;
+      std::string metadata = i.has_metadata() ? MetadataText(i.metadata()) : "";
+      if (metadata.empty() && !kept_type && i.opcode() != "get-tuple-element") continue;
+      if (!within(metadata.size() + i.custom_call_target().size() + i.name().size())) break;
+      text.metadata = std::move(metadata);
       text.custom_call_target = i.custom_call_target();
-      instructions.emplace(i.name(), std::move(text));
+      instructions.emplace(i.name(), std::make_shared<const HloInstructionText>(std::move(text)));
     }
+    if (text_bytes > budget) break;
   }
+  if (text_bytes > budget) {
+    if (refused) {
+      *refused = fmt::format(
+          "XLA module \"{}\": its HLO would print as more than {} bytes of text (at most {} "
+          "times the {} bytes of the profile's HLO protos plus {} bytes: an instruction prints "
+          "each operand's shape again): the module is left out, so its kernels' operand shapes "
+          "are unknown (empty Input Dims, no op_conv row)",
+          ShortText(module.name()), budget, kHloTextPerProtoByte, proto_bytes_ + hlo_proto.size(),
+          kFreeHloTextBytes);
+    }
+    modules_[module.name()];  // refused: its kernels are not reported as lacking HLO as well
+    return true;
+  }
+  text_bytes_ = text_bytes;
+  proto_bytes_ += hlo_proto.size();
+  modules_[module.name()] = std::move(instructions);
   return true;
 }
 
-const HloInstructionText* HloModules::Find(std::string_view module, std::string_view name) const {
+std::shared_ptr<const HloInstructionText> HloModules::Find(std::string_view module,
+                                                           std::string_view name) const {
   auto m = modules_.find(module);
   if (m == modules_.end()) return nullptr;
   auto i = m->second.find(name);
-  return i == m->second.end() ? nullptr : &i->second;
+  return i == m->second.end() ? nullptr : i->second;
 }
 
 std::vector<HloShape> ParseHloShapes(const std::vector<std::string>& texts) {

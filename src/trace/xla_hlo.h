@@ -5,7 +5,9 @@
 // JaxProfileProcessor).
 #pragma once
 
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,21 +26,40 @@ struct HloInstructionText {
 // "bf16" for xla.PrimitiveType 16, "" for a type this table does not know.
 std::string_view HloTypeName(int element_type);
 
+// How much text the HLO of a profile's modules may print as. An instruction prints the shape of
+// each operand it names, so a small module whose instructions name one large shape many times
+// would print as gigabytes: the modules of a profile may print as at most kHloTextPerProtoByte
+// times the bytes of their serialized protos plus kFreeHloTextBytes (XLA's own modules print as
+// less text than their protos: 0.6 to 0.95 times in the corpus).
+inline constexpr size_t kHloTextPerProtoByte = 16;
+inline constexpr size_t kFreeHloTextBytes = size_t{1} << 20;
+
 class HloModules {
  public:
-  // Adds the modules of one serialized xla.HloProto; returns false if it does not parse.
-  bool Add(std::string_view hlo_proto);
+  // Adds the modules of one serialized xla.HloProto; returns false if it does not parse. A
+  // module whose text would take the modules added so far past their budget (above) is left
+  // out, counted as refused (Has is true: its kernels find no instruction) and `*refused` says
+  // why, naming it.
+  bool Add(std::string_view hlo_proto, std::string* refused = nullptr);
   // The instruction `name` of the module `module` (its first program, if compiled several
-  // times). Null where TraceLens finds nothing: a root instruction (its printed line starts
-  // with ROOT) or one whose line has neither metadata nor a floating-point or get-tuple-element
-  // type.
-  const HloInstructionText* Find(std::string_view module, std::string_view name) const;
-  // Whether the module `module` was added.
+  // times), shared by every device that ran it. Null where TraceLens finds nothing: a root
+  // instruction (its printed line starts with ROOT) or one whose line has neither metadata nor
+  // a floating-point or get-tuple-element type.
+  std::shared_ptr<const HloInstructionText> Find(std::string_view module,
+                                                 std::string_view name) const;
+  // Whether the module `module` was added (or refused for the size of its text).
   bool Has(std::string_view module) const { return modules_.find(module) != modules_.end(); }
+  // The bytes of text the added modules print as, and of their serialized protos.
+  size_t text_bytes() const { return text_bytes_; }
+  size_t proto_bytes() const { return proto_bytes_; }
 
  private:
-  std::map<std::string, std::map<std::string, HloInstructionText, std::less<>>, std::less<>>
+  std::map<std::string,
+           std::map<std::string, std::shared_ptr<const HloInstructionText>, std::less<>>,
+           std::less<>>
       modules_;
+  size_t text_bytes_ = 0;
+  size_t proto_bytes_ = 0;
 };
 
 // Byte size of an element of an HLO type name ("bf16" 2, "f32" 4, "pred" 1), 0 if unknown.

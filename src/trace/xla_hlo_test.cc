@@ -53,7 +53,7 @@ std::string Module() {
 TEST(XlaHloTest, InstructionsPrintAsXlaPrintsThem) {
   HloModules modules;
   ASSERT_TRUE(modules.Add(Module()));
-  const HloInstructionText* fusion = modules.Find("jit_step", "loop_multiply_fusion");
+  const auto fusion = modules.Find("jit_step", "loop_multiply_fusion");
   ASSERT_NE(fusion, nullptr);
   EXPECT_EQ(fusion->output, "bf16[4,8]{1,0}");
   // The f32 scalar operand has no layout braces: TraceLens's operand pattern skips it.
@@ -80,6 +80,53 @@ TEST(XlaHloTest, MetadataKeepsEveryCharacter) {
   HloModules modules;
   ASSERT_TRUE(modules.Add(proto.SerializeAsString()));
   EXPECT_EQ(modules.Find("m", "a")->metadata, "op_name=\"jit(f)/dot_general[dims=(1,)]\"");
+}
+
+// A module whose instruction names one 4,000-dimension shape (about 5 KB of proto, 32 KB of
+// text) 100,000 times would print as 3.2 GB: it is left out once its text passes 16 times the
+// profile's HLO protos plus 1 MiB, and the reason names it. A module within the budget after
+// it is still read.
+TEST(XlaHloTest, AModuleThatPrintsAsFarMoreTextThanItsProtoIsLeftOut) {
+  auto module = [](const std::string& name, int references) {
+    xla::HloProto proto;
+    xla::HloModuleProto* m = proto.mutable_hlo_module();
+    m->set_name(name);
+    xla::HloComputationProto* c = m->add_computations();
+    xla::HloInstructionProto* p = c->add_instructions();
+    p->set_name("param.1");
+    p->set_id(1);
+    *p->mutable_shape() =
+        Array(11, std::vector<int64_t>(4000, 1'000'000), std::vector<int64_t>(4000, 0));
+    xla::HloInstructionProto* f = c->add_instructions();
+    f->set_name("fusion");
+    f->set_id(2);
+    *f->mutable_shape() = Array(11, {1}, {0});
+    for (int i = 0; i < references; ++i) f->add_operand_ids(1);
+    c->set_root_id(99);
+    return proto.SerializeAsString();
+  };
+  HloModules modules;
+  const std::string bomb = module("jit_bomb", 100'000);
+  ASSERT_LT(bomb.size(), 200'000u);
+  std::string refused;
+  ASSERT_TRUE(modules.Add(bomb, &refused));
+  EXPECT_NE(refused.find("XLA module \"jit_bomb\": its HLO would print as more than"),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("the module is left out"), std::string::npos) << refused;
+  EXPECT_TRUE(modules.Has("jit_bomb"));  // refused, not missing: warned once
+  EXPECT_EQ(modules.Find("jit_bomb", "fusion"), nullptr);
+  EXPECT_EQ(modules.text_bytes(), 0u);
+  EXPECT_EQ(modules.proto_bytes(), 0u);
+
+  // Ten references print as 320 KB, within the free 1 MiB.
+  refused.clear();
+  ASSERT_TRUE(modules.Add(module("jit_fine", 10), &refused));
+  EXPECT_EQ(refused, "");
+  const auto fusion = modules.Find("jit_fine", "fusion");
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_EQ(fusion->operands.size(), 10u);
+  EXPECT_LE(modules.text_bytes(), kHloTextPerProtoByte * modules.proto_bytes() + kFreeHloTextBytes);
 }
 
 TEST(XlaHloTest, ShapesAndBytes) {

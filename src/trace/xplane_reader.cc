@@ -109,17 +109,24 @@ struct HostFacts {
   HloModules hlo;
   // correlation id -> the host launch call's start and end, absolute ps
   std::unordered_map<int64_t, std::pair<int64_t, int64_t>> launch_ps;
+  // Modules left out for the size of their text, one line each (the first few).
+  std::vector<std::string> warnings;
 };
 
 HostFacts ReadHostPlanes(const xplane::XSpace& space) {
   HostFacts facts;
+  size_t refused_modules = 0;
   for (const xplane::XPlane& plane : space.planes()) {
     PlaneStats stats(plane);
     if (plane.name() == "/host:metadata") {
       for (const auto& [id, meta] : plane.event_metadata()) {
         for (const xplane::XStat& s : meta.stats()) {
-          if (stats.Name(s) == "Hlo Proto" && s.value_case() == xplane::XStat::kBytesValue)
-            facts.hlo.Add(s.bytes_value());
+          std::string refused;
+          if (stats.Name(s) == "Hlo Proto" && s.value_case() == xplane::XStat::kBytesValue &&
+              facts.hlo.Add(s.bytes_value(), &refused) && !refused.empty()) {
+            if (++refused_modules <= kMaxXPlaneWarningsOfOneKind)
+              facts.warnings.push_back(std::move(refused));
+          }
         }
       }
     } else if (plane.name() == "/host:CPU") {
@@ -139,6 +146,11 @@ HostFacts ReadHostPlanes(const xplane::XSpace& space) {
         }
       }
     }
+  }
+  if (refused_modules > kMaxXPlaneWarningsOfOneKind) {
+    facts.warnings.push_back(
+        fmt::format("... and {} more XLA modules left out for the size of their HLO text",
+                    refused_modules - kMaxXPlaneWarningsOfOneKind));
   }
   return facts;
 }
@@ -488,9 +500,10 @@ TraceData ReadGpuPlane(const xplane::XPlane& plane, int64_t ordinal, const std::
         std::tie(x.launch_ps, x.launch_end_ps) = l->second;
       x.hlo_op = t.strings.Intern(hlo_op);
       x.hlo_module = t.strings.Intern(hlo_module);
-      if (const HloInstructionText* text = host.hlo.Find(hlo_module, hlo_op)) {
-        auto [it, added] = hlo_index.try_emplace(text, static_cast<int32_t>(t.xla_hlo.size()));
-        if (added) t.xla_hlo.push_back(*text);
+      if (std::shared_ptr<const HloInstructionText> text = host.hlo.Find(hlo_module, hlo_op)) {
+        auto [it, added] =
+            hlo_index.try_emplace(text.get(), static_cast<int32_t>(t.xla_hlo.size()));
+        if (added) t.xla_hlo.push_back(std::move(text));
         x.hlo = it->second;
       }
       t.xla.push_back(std::move(x));
@@ -637,6 +650,7 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
     ThrowUserError(SourceLocation{path}, "",
                    "XPlane profile without GPU events (no /device:GPU:N plane has any)");
   }
+  for (const std::string& w : host.warnings) out.front().warnings.push_back(w);
   // What the profiler itself reported, once per file.
   size_t reported = 0;
   for (const auto* list : {&space.warnings(), &space.errors()}) {

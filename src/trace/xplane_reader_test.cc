@@ -4,11 +4,14 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "trace/gpu_timeline.h"
 #include "trace/op_breakdown.h"
 #include "trace/trace_runner.h"
+#include "trace/xla_hlo.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
 #include "xplane.pb.h"
@@ -338,7 +341,7 @@ TEST(XPlaneReaderTest, DeviceActivitiesCarryTheirHloInstructionAndLaunch) {
   EXPECT_EQ(gpu7.Name(conv->hlo_op), "cudnn-conv.1.0");
   EXPECT_EQ(gpu7.Name(conv->hlo_module), "jit_forward_3d_conv");
   ASSERT_TRUE(conv->hlo_found());
-  const HloInstructionText& hlo = gpu7.xla_hlo[conv->hlo];
+  const HloInstructionText& hlo = *gpu7.xla_hlo[conv->hlo];
   EXPECT_EQ(hlo.operands, (std::vector<std::string>{"bf16[1,16,32,60,104]{4,3,2,1,0}",
                                                     "bf16[5120,16,1,2,2]{4,3,2,1,0}"}));
   // The conv's result and cuDNN's workspace.
@@ -354,6 +357,45 @@ TEST(XPlaneReaderTest, DeviceActivitiesCarryTheirHloInstructionAndLaunch) {
   EXPECT_EQ(first.dur_ps, 6890000);
   EXPECT_EQ(first.ts_ps - first.launch_ps, 20942000);
   EXPECT_EQ(conv->dur_ps, 16104000);
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// Real modules print as far less text than the HLO text budget allows (kHloTextPerProtoByte
+// times their protos): the corpus's JAX profiles keep every module.
+TEST(XPlaneReaderTest, TheCorpusModulesPrintWellWithinTheHloTextBudget) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  for (const char* file : {"traces/TraceLens/mi300/jax_conv_minimal_legacy/"
+                           "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb",
+                           "traces/TraceLens/jax/test_data_jax_te_fused_attn_categorization/"
+                           "934987a2fc2f.xplane.pb"}) {
+    std::ifstream in(CorpusPath(file), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    xplane::XSpace space;
+    ASSERT_TRUE(space.ParseFromString(bytes)) << file;
+    HloModules modules;
+    size_t added = 0;
+    for (const xplane::XPlane& plane : space.planes()) {
+      if (plane.name() != "/host:metadata") continue;
+      for (const auto& [id, meta] : plane.event_metadata()) {
+        for (const xplane::XStat& s : meta.stats()) {
+          if (s.value_case() != xplane::XStat::kBytesValue) continue;
+          std::string refused;
+          if (modules.Add(s.bytes_value(), &refused)) ++added;
+          EXPECT_EQ(refused, "") << file;
+        }
+      }
+    }
+    EXPECT_GT(added, 0u) << file;
+    EXPECT_GT(modules.text_bytes(), 0u) << file;
+    EXPECT_LT(modules.text_bytes(), modules.proto_bytes()) << file;
+    std::printf("%s: %zu modules, %zu bytes of HLO text from %zu bytes of protos\n", file, added,
+                modules.text_bytes(), modules.proto_bytes());
+  }
 }
 
 }  // namespace

@@ -316,6 +316,46 @@ def build_cases(d, corpus):
                       ["{sextant}", "trace", "report", gpus_1024], inputs=[gpus_1024],
                       check=warnings_counted))
 
+    # An "Hlo Proto" of 0.1 MB whose instruction names a 4,000-dimension shape 100,000 times:
+    # printed as XLA prints it, 3.2 GB of operand text. Its module is left out, in one line.
+    def number(field, n):
+        return varint(field << 3) + varint(n)
+
+    def packed(field, values):
+        return delimited(field, b"".join(varint(v) for v in values))
+
+    big_shape = delimited(3, number(2, 11) + packed(3, [1_000_000] * 4000)
+                          + delimited(5, packed(1, [0] * 4000)))
+    param = delimited(2, delimited(1, b"param.1") + big_shape + number(35, 1))
+    fusion = delimited(2, delimited(1, b"fusion") + number(35, 2) + packed(36, [1] * 100_000)
+                       + delimited(3, number(2, 11) + packed(3, [1]) + delimited(5, packed(1, [0]))))
+    hlo = delimited(1, delimited(1, b"jit_bomb") + delimited(3, param + fusion + number(6, 99)))
+
+    def metadata_entry(field, key, value):  # a map<int64, ...> entry of XPlane field 4 or 5
+        return delimited(field, number(1, key) + delimited(2, value))
+    host = delimited(1, delimited(2, b"/host:metadata")
+                     + metadata_entry(4, 1, number(1, 1) + delimited(2, b"jit_bomb")
+                                      + delimited(5, number(1, 1) + delimited(6, hlo)))
+                     + metadata_entry(5, 1, number(1, 1) + delimited(2, b"Hlo Proto")))
+    kernel = delimited(4, number(1, 1) + number(3, 1000)
+                       + delimited(4, number(1, 1) + delimited(5, b"jit_bomb"))
+                       + delimited(4, number(1, 2) + delimited(5, b"fusion")))
+    gpu = delimited(1, delimited(2, b"/device:GPU:0")
+                    + delimited(3, delimited(2, b"Stream #7(Kernel)") + kernel)
+                    + metadata_entry(4, 1, number(1, 1) + delimited(2, b"fusion_kernel"))
+                    + metadata_entry(5, 1, number(1, 1) + delimited(2, b"hlo_module"))
+                    + metadata_entry(5, 2, number(1, 2) + delimited(2, b"hlo_op")))
+    hlo_bomb = write(p("hlo_bomb.xplane.pb"), host + gpu)
+
+    def module_left_out(result):
+        said = [l for l in result.stderr.splitlines()
+                if "hlo_bomb.xplane.pb" in l and 'XLA module "jit_bomb"' in l
+                and "left out" in l]
+        return None if said else "no warning naming the file and the module left out"
+    cases.append(Case("xplane_hlo_operand_shape_repeated_100000_times",
+                      ["{sextant}", "trace", "report", hlo_bomb], inputs=[hlo_bomb],
+                      check=module_left_out))
+
     # --- a truncated trace alone: every warning names the file -----------------------------
     whole = gzip.compress(json.dumps({"traceEvents": SMALL_TRACE["traceEvents"] * 200}).encode())
     cut_gz = write(p("cut_alone.json.gz"), whole[: len(whole) - 12])
