@@ -618,15 +618,8 @@ Job BuildJob(const JobRequest& request) {
                                          p.embedding_counts_as_layer, p.loss_counts_as_layer);
       if (p.layout.empty()) {
         ThrowUserError(SourceLocation{"--num-virtual-stages-per-pipeline-rank"}, "",
-                       fmt::format("num_layers {} plus the {} does not divide over "
-                                   "pipeline_model_parallel_size {} x {} virtual stages",
-                                   job.model.num_layers,
-                                   p.embedding_counts_as_layer && p.loss_counts_as_layer
-                                       ? "embedding and the loss (account_for_*_in_pipeline_split)"
-                                   : p.embedding_counts_as_layer
-                                       ? "embedding (account_for_embedding_in_pipeline_split)"
-                                       : "loss (account_for_loss_in_pipeline_split)",
-                                   p.pp, p.vpp));
+                       AccountedLayoutRefusal(job.model.num_layers, p.pp, p.vpp,
+                                              p.embedding_counts_as_layer, p.loss_counts_as_layer));
       }
     }
   }

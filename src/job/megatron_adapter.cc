@@ -15,6 +15,7 @@
 #include "job/moe_layer_frequency.h"
 #include "parallel/pipeline_layout.h"
 #include "util/dtype.h"
+#include "util/error.h"
 
 namespace sextant {
 namespace {
@@ -614,7 +615,7 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     if (fp8_on && value != "e4m3" && value != "hybrid") {
       c.Fail("fp8", fmt::format("\"{}\" is not an FP8 format (e4m3, hybrid; false or null for "
                                 "none)",
-                                value.size() > 80 ? value.substr(0, 80) + "..." : value));
+                                ShortText(value)));
     }
   }
   if (fp8_on) {
@@ -767,13 +768,8 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
     p.embedding_counts_as_layer = embedding_slot;
     p.loss_counts_as_layer = loss_slot;
     if (p.layout.empty()) {
-      c.Fail(flag, fmt::format("num_layers {} plus {} is not divisible by "
-                               "pipeline_model_parallel_size {} x virtual stages {}",
-                               job.model.num_layers,
-                               embedding_slot && loss_slot ? "the embedding and the loss"
-                               : embedding_slot            ? "the embedding"
-                                                           : "the loss",
-                               p.pp, p.vpp));
+      c.Fail(flag,
+             AccountedLayoutRefusal(job.model.num_layers, p.pp, p.vpp, embedding_slot, loss_slot));
     }
     ctx.notes.push_back(fmt::format(
         "{}{}: pipeline layout {}", embedding_slot ? "account_for_embedding_in_pipeline_split" : "",

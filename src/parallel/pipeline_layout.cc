@@ -137,4 +137,15 @@ std::string AccountedPipelineLayout(int64_t layers, int64_t stages, bool embeddi
   return out;
 }
 
+std::string AccountedLayoutRefusal(int64_t layers, int pp, int vpp, bool embedding, bool loss) {
+  return fmt::format(
+      "num_layers {} plus {} is not divisible by pipeline_model_parallel_size {} x virtual "
+      "stages {}",
+      layers,
+      embedding && loss ? "the embedding and the loss"
+      : embedding       ? "the embedding"
+                        : "the loss",
+      pp, vpp);
+}
+
 }  // namespace sextant

@@ -38,5 +38,8 @@ std::string BalancedPipelineLayout(int64_t layers, int64_t stages);
 // "Et*10|t*11|t*11". Empty when the slots do not divide over the stages (Megatron refuses
 // that split) or no flag is set.
 std::string AccountedPipelineLayout(int64_t layers, int64_t stages, bool embedding, bool loss);
+// Why AccountedPipelineLayout gives no layout for `layers` over PP x VPP stages: one wording
+// for the configuration's flags and the command line's virtual stages.
+std::string AccountedLayoutRefusal(int64_t layers, int pp, int vpp, bool embedding, bool loss);
 
 }  // namespace sextant

@@ -238,16 +238,21 @@ TEST(PerformanceModelTest, ScalingKeepsABatchFixedPerDataParallelRank) {
   EXPECT_EQ(RescaleToNodes(job, 4).warnings.size(), 1u);
 }
 
+// Llama 3.1 8B at s = 4096 on one MI300X node, DP 8, one micro-batch of 1 per GPU.
+Job Llama8bOnOneMi300xNode() {
+  return TestJob("llama3.1_8B")
+      .Cluster("MI300X")
+      .Dp(8)
+      .SequenceLength(4096)
+      .MicroBatch(1)
+      .GlobalBatch(8);
+}
+
 // Full recompute of some layers re-runs the forward of those layers only. Llama 3.1 8B has 32
 // identical layers: recomputing all of them adds Megatron's full-recompute count (one more
 // forward of every layer); block recompute of 16 adds half of that extra, not all of it.
 TEST(PerformanceModelTest, PartialFullRecomputeCountsOnlyTheRecomputedLayers) {
-  Job job = TestJob("llama3.1_8B")
-                .Cluster("MI300X")
-                .Dp(8)
-                .SequenceLength(4096)
-                .MicroBatch(1)
-                .GlobalBatch(8);
+  Job job = Llama8bOnOneMi300xNode();
   const FlopInputs fi{4096, 8, job.model.PaddedVocabSize(1)};
   const double all = MegatronFullRecomputeFlops(job.model, fi) / MegatronModelFlops(job.model, fi);
   job.training.recompute.granularity = RecomputeGranularity::kFull;
@@ -261,9 +266,6 @@ TEST(PerformanceModelTest, PartialFullRecomputeCountsOnlyTheRecomputedLayers) {
   EXPECT_GT(all, 1.25);  // the extra forward is about a third of forward + backward
 }
 
-// A batch already rounded for the job's own node count (GBS 96 at 8 nodes: 64) is not the
-// configured one: the other rows start again from 96 (one node: 96 / (1 x DP 8) = 12
-// micro-batches, no rounding), and the job's own row says how it was rounded.
 // Under LoRA the GPUs skip the frozen weights' gradient GEMMs and run the adapters; hardware
 // FLOPs count that, model FLOPs keep Megatron's full-training formula. Llama 3.1 8B, s = 4096,
 // TP 1, rank 32 on the four default modules, per layer and micro-batch (FLOPs = 2·M·N·K):
@@ -273,12 +275,7 @@ TEST(PerformanceModelTest, PartialFullRecomputeCountsOnlyTheRecomputedLayers) {
 //   LM = LM head forward 2·4096·128256·4096.
 // Full training runs 32·(3G + 3.5A) + 3·LM, LoRA 32·(2G + 3.5A + 3·ad) + 2·LM.
 TEST(PerformanceModelTest, LoraHardwareFlopsCountWhatRuns) {
-  Job job = TestJob("llama3.1_8B")
-                .Cluster("MI300X")
-                .Dp(8)
-                .SequenceLength(4096)
-                .MicroBatch(1)
-                .GlobalBatch(8);
+  Job job = Llama8bOnOneMi300xNode();
   job.training.lora.enabled = true;
   const double G = 2.0 * 4096 * 4096 * (6144 + 4096 + 28672) + 2.0 * 4096 * 14336 * 4096;
   const double A = 137472507904.0;
