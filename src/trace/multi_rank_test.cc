@@ -272,24 +272,30 @@ TEST(MultiRankTest, AnUnreadableDirectoryIsSaidToBeUnreadable) {
   std::filesystem::remove_all(dir);
 }
 
-// A note about one rank's rows is labelled with the rank once the ranks' tables are one table;
-// a note every rank makes alike stays once, unlabelled.
-TEST(MultiRankTest, NotesOfOneRankAreLabelledWithIt) {
-  RankReport a, b;
+// Once the ranks' tables are one table, a note every rank makes alike stays once, unlabelled;
+// notes that differ in their numbers only are one line over those ranks with the numbers as
+// ranges; a note of one rank alone is labelled with it.
+TEST(MultiRankTest, NotesOfOneRankAreLabelledAndNotesAlikeAreMerged) {
+  RankReport a, b, c;
   a.rank = 0;
   b.rank = 1;
+  c.rank = 2;
   Table ta("short_kernels_summary", "short", {{"rank", "rank", 0}});
-  ta.AddNote("as in TraceLens");
-  ta.AddNote("12 short kernels");
+  ta.SetNotes({"as in TraceLens", "12 short kernels, 0.5 ms"});
   Table tb = ta;
-  tb.SetNotes({"as in TraceLens", "30 short kernels"});
+  tb.SetNotes({"as in TraceLens", "30 short kernels, 0.5 ms", "clocks disagree"});
+  Table tc = ta;
+  tc.SetNotes({"as in TraceLens", "7 short kernels, 0.5 ms"});
   a.tables.push_back(ta);
   b.tables.push_back(tb);
-  const TraceReport report = CombineReports({a, b});
+  c.tables.push_back(tc);
+  const TraceReport report = CombineReports({a, b, c});
   const Table* t = report.Find("short_kernels_summary");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->notes(), (std::vector<std::string>{"as in TraceLens", "rank 0: 12 short kernels",
-                                                  "rank 1: 30 short kernels"}));
+  EXPECT_EQ(t->notes(), (std::vector<std::string>{
+                            "as in TraceLens",
+                            "ranks 0-2 (numbers are min-max over them): 7-30 short kernels, 0.5 ms",
+                            "rank 1: clocks disagree"}));
 }
 
 // Three ranks enter one all-gather at 0, 10 and 30 us and take 50, 45 and 20 us: every rank

@@ -22,6 +22,7 @@
 #include "trace/op_breakdown.h"
 #include "trace/op_category.h"
 #include "trace/perf_sheets.h"
+#include "trace/rank_notes.h"
 #include "trace/recompute.h"
 #include "trace/report_page.h"
 #include "trace/report_tables.h"
@@ -1250,23 +1251,43 @@ TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables)
   }
   report.tables.push_back(std::move(summary));
   if (ranks.size() >= 2) report.tables.push_back(RankSpreadTable(ranks));
-  // A note one rank's table makes about that rank alone ("1311 short kernels, 6.246 ms") is
-  // labelled with its rank; a note every rank's table makes alike stays once, unlabelled.
+  // A note every rank's table makes alike stays once, unlabelled. Notes that differ in their
+  // numbers only ("1311 short kernels, 6.246 ms") become one line over the ranks that make
+  // them, numbers as ranges (rank_notes.h); a note of one rank alone is labelled with it.
   if (ranks.size() >= 2) {
     std::map<std::string, std::map<std::string, size_t>> holders;  // table -> note -> ranks
     std::map<std::string, size_t> tables_held;                     // table -> ranks with it
+    // table -> shape -> the notes of that shape, one per rank unless a rank repeats it
+    std::map<std::string, std::map<std::string, std::vector<RankNote>>> shaped;
     for (const auto& r : ranks) {
       for (const Table& t : r.tables) {
         ++tables_held[t.name()];
         for (const std::string& note : t.notes()) ++holders[t.name()][note];
       }
     }
+    for (const auto& r : ranks) {
+      for (const Table& t : r.tables) {
+        for (const std::string& note : t.notes()) {
+          if (holders[t.name()][note] == tables_held[t.name()]) continue;
+          shaped[t.name()][NoteShape(note)].push_back({r.rank, note});
+        }
+      }
+    }
     for (auto& r : ranks) {
       for (Table& t : r.tables) {
         std::vector<std::string> notes;
         for (const std::string& note : t.notes()) {
-          const bool shared = holders[t.name()][note] == tables_held[t.name()];
-          notes.push_back(shared ? note : fmt::format("rank {}: {}", r.rank, note));
+          if (holders[t.name()][note] == tables_held[t.name()]) {
+            notes.push_back(note);
+            continue;
+          }
+          const std::vector<RankNote>& alike = shaped[t.name()][NoteShape(note)];
+          std::set<int64_t> distinct;
+          for (const RankNote& n : alike) distinct.insert(n.rank);
+          // Identical merged text on every rank: concatenating the tables keeps it once.
+          notes.push_back(distinct.size() == alike.size()
+                              ? MergeRankNotes(alike)
+                              : MergeRankNotes({RankNote{r.rank, note}}));
         }
         t.SetNotes(std::move(notes));
       }
