@@ -24,6 +24,18 @@ std::string PrecisionRecipe::GemmDescription() const {
   return describe(gemm);
 }
 
+bool PrecisionRecipe::UseFp8Recipe(std::string_view recipe) {
+  if (recipe != "delayed" && recipe != "tensorwise" && recipe != "blockwise" && recipe != "mxfp8") {
+    return false;
+  }
+  // MXFP8 scales each block of 32 values by a power of two read from the block itself
+  // (OCP MX specification v1.0): no amax pass over the tensor, no history.
+  gemm = recipe == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
+  fp8_current_scaling = recipe == "tensorwise" || recipe == "blockwise";
+  fp8_blockwise = recipe == "blockwise";
+  return true;
+}
+
 int64_t TrainingSettings::NumMicroBatches(int dp) const {
   const int64_t per_step = micro_batch_size * (dp > 0 ? dp : 1);
   if (per_step <= 0 || global_batch_size <= 0) return 1;

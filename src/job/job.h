@@ -105,6 +105,10 @@ struct PrecisionRecipe {
   // What the GEMMs of the transformer layers run in, for reports: "bf16", "fp8 (delayed
   // scaling)", "fp8 (current scaling)", "mxfp8", "fp4".
   std::string GemmDescription() const;
+  // Sets the GEMM type and scaling of one of Megatron-Core's --fp8-recipe names (delayed,
+  // tensorwise, blockwise, mxfp8; megatron/training/arguments.py); false, changing nothing, for
+  // any other name.
+  bool UseFp8Recipe(std::string_view recipe);
 };
 
 // How an MoE layer permutes tokens to their experts and back.

@@ -622,20 +622,16 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     // Megatron-Core's --fp8-recipe choices (megatron/training/arguments.py), "delayed" by
     // default; a user-defined "custom" recipe has no cost to model.
     const std::string recipe = c.String("fp8_recipe", "delayed");
-    if (recipe != "delayed" && recipe != "tensorwise" && recipe != "blockwise" &&
-        recipe != "mxfp8") {
+    if (!p.UseFp8Recipe(recipe)) {
       c.Fail("fp8_recipe",
              fmt::format("\"{}\" is not a recipe Sextant models (delayed, tensorwise, blockwise, "
                          "mxfp8)",
-                         recipe));
+                         ShortText(recipe)));
     }
-    p.gemm = recipe == "mxfp8" ? DType::kMXFP8 : DType::kFP8;
     p.fp8_param_gather = c.Bool("fp8_param_gather", false);
     // Primus's TE patches (backends/megatron/patches/te_patches/linear_fp8_cache_patches.py)
     // build TE's linear layers with keep_fp8_weight_transpose_cache=False under this flag.
     p.fp8_weight_transpose_cache = !c.Bool("no_fp8_weight_transpose_cache", false);
-    p.fp8_current_scaling = recipe == "tensorwise" || recipe == "blockwise";
-    p.fp8_blockwise = recipe == "blockwise";
   }
   // FP4 training (Megatron-Core arguments.py --fp4-format e2m1 with --fp4-recipe; Primus's
   // Megatron backend adds the mxfp4 recipe): the GEMMs run in FP4 and, as with FP8, keep the

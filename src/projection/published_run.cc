@@ -416,13 +416,18 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
         tr.micro_batch_size * p.dp;
   }
   if (Contains(precision, "fp8") || !fp8_recipe.empty()) {
-    tr.precision.gemm = DType::kFP8;
-    // Tensorwise (current), blockwise and MXFP8 scales come from the tensor being cast;
-    // delayed scaling reads them from an amax history.
-    tr.precision.fp8_current_scaling =
-        fp8_recipe.empty() ? stack.fp8_current_scaling : fp8_recipe != "delayed";
-    tr.precision.fp8_blockwise = fp8_recipe == "blockwise";
-    if (fp8_recipe.empty()) assumed.push_back("FP8 recipe not stated: the framework's default");
+    // The column's recipes are Megatron-Core's names; unstated, the framework's default
+    // (per-tensor current scaling or delayed).
+    const std::string recipe =
+        fp8_recipe.empty() && Contains(precision, "mxfp8") ? "mxfp8" : fp8_recipe;
+    if (!tr.precision.UseFp8Recipe(recipe)) {
+      tr.precision.UseFp8Recipe(stack.fp8_current_scaling ? "tensorwise" : "delayed");
+      assumed.push_back(fp8_recipe.empty()
+                            ? std::string("FP8 recipe not stated: the framework's default")
+                            : fmt::format("FP8 recipe '{}' is not one Sextant models: the "
+                                          "framework's default",
+                                          ShortText(fp8_recipe)));
+    }
   }
   if (Contains(precision, "fp16")) {
     tr.precision.params = DType::kFP16;

@@ -170,6 +170,31 @@ TEST(PublishedRunFacts, ColumnsOverrideTheFrameworkDefaults) {
   EXPECT_FALSE(stated.job->training.overlap_param_gather);
 }
 
+// The fp8_recipe column takes Megatron-Core's recipe names, read as a Megatron config's
+// --fp8-recipe is: MXFP8 GEMMs scale per 32-value block, with no amax pass.
+TEST(PublishedRunFacts, Fp8RecipesAreMegatronsRecipes) {
+  const PublishedRun mx = RowWithFacts("x-1", "megatron-core,,,,mxfp8,,", "fp8");
+  ASSERT_TRUE(mx.job) << mx.reason;
+  EXPECT_EQ(mx.job->training.precision.gemm, DType::kMXFP8);
+  EXPECT_FALSE(mx.job->training.precision.fp8_current_scaling);
+  // A precision column that says mxfp8 is the recipe where the recipe column is empty.
+  const PublishedRun said = RowWithFacts("x-2", "megatron-core,,,,,,", "mxfp8");
+  ASSERT_TRUE(said.job) << said.reason;
+  EXPECT_EQ(said.job->training.precision.gemm, DType::kMXFP8);
+  const PublishedRun blocks = RowWithFacts("x-3", "megatron-core,,,,blockwise,,", "fp8");
+  ASSERT_TRUE(blocks.job) << blocks.reason;
+  EXPECT_EQ(blocks.job->training.precision.gemm, DType::kFP8);
+  EXPECT_TRUE(blocks.job->training.precision.fp8_blockwise);
+  EXPECT_TRUE(blocks.job->training.precision.fp8_current_scaling);
+  // A recipe no framework names falls back to the framework's default and says so.
+  const PublishedRun odd = RowWithFacts("x-4", "megatron-core,,,,nvfp8,,", "fp8");
+  ASSERT_TRUE(odd.job) << odd.reason;
+  EXPECT_EQ(odd.job->training.precision.gemm, DType::kFP8);
+  bool said_odd = false;
+  for (const std::string& n : odd.job->notes) said_odd |= n.find("'nvfp8'") != std::string::npos;
+  EXPECT_TRUE(said_odd);
+}
+
 TEST(PublishedRunFacts, UnknownFrameworkIsSaidAndFp4IsRefused) {
   const PublishedRun r = RowWithFacts("x-5", "brand-new-stack,,,,,,");
   ASSERT_TRUE(r.job) << r.reason;
