@@ -18,6 +18,7 @@
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
 #include "trace/capture_index.h"
+#include "trace/kernel_name.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_merge.h"
@@ -395,7 +396,7 @@ void RunDiff(const DiffArgs& args) {
                  {{"role", "role", 0}, {"file", "file", 0}, {"gpu", "GPU", 0}});
     traces.AddRow({std::string("base"), args.base, base_gpu});
     traces.AddRow({std::string("new"), args.next, new_gpu});
-    Table warnings("warnings", "Warnings", {{"warning", "warning", 0}});
+    Table warnings("warnings", "Warnings", {{"warning", "warning", 0, true}});
     for (const auto& w : diff.warnings) warnings.AddRow({w});
     std::vector<const Table*> header = {&traces};
     if (!warnings.empty()) header.push_back(&warnings);
@@ -406,7 +407,9 @@ void RunDiff(const DiffArgs& args) {
       const DiffTableName* n = FindDiffTableName(t.name());
       sections.push_back({.heading = n ? std::string(n->heading) : t.title(), .tables = {&t}});
     }
-    WriteHtmlPage(args.html, {"Sextant trace diff", std::move(sections)}, inputs);
+    HtmlPage page("Trace diff: " + args.base + " vs " + args.next, std::move(sections));
+    page.cell_text = PersonCellText;
+    WriteHtmlPage(args.html, page, inputs);
   }
   if (args.json) {
     nlohmann::json out;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "report/cell_shortening.h"
 #include "util/file_io.h"
 
 namespace sextant {
@@ -11,6 +12,8 @@ namespace {
 
 constexpr const char* kTableStyle =
     "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}"
+    // A heading naming a long path wraps instead of widening the page.
+    "h1{overflow-wrap:anywhere}"
     "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}"
     "th,td{border:1px solid #ccc;padding:2px 6px;max-width:40em}"
     // Long names (kernels, shapes) may break anywhere; numbers and headers never mid-word.
@@ -74,18 +77,22 @@ std::string RenderBarChartSvg(const BarChart& chart) {
       "<figure><figcaption>{0}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
       "width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" class=\"fit\" role=\"img\">",
       EscapeHtml(chart.title), label_width + plot_width + 140, height);
+  std::vector<std::string> labels;
+  for (const auto& bar : chart.bars) labels.push_back(bar.first);
+  const std::vector<std::string> short_labels = ShortenColumn(labels, 40);
   int y = 4;
-  for (const auto& [label, value] : chart.bars) {
+  for (size_t i = 0; i < chart.bars.size(); ++i) {
+    const auto& [label, value] = chart.bars[i];
+    const std::string& short_label = short_labels[i];
+    const std::string color = i < chart.colors.size() ? chart.colors[i] : "";
     double w = max_value > 0 ? plot_width * std::max(0.0, value) / max_value : 0;
-    // Built by fmt from a view: GCC 12 -O2 misreads substr() + "..." as out of bounds.
-    const std::string short_label =
-        label.size() > 40 ? fmt::format("{}...", std::string_view(label).substr(0, 37)) : label;
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"l\">{}<title>{}</title></text>"
-        "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"b\"/>"
+        "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"b\"{}/>"
         "<text x=\"{:.1f}\" y=\"{}\" class=\"v\">{:.3f} {}</text>",
         label_width - 6, y + 13, EscapeHtml(short_label), EscapeHtml(label), label_width, y, w,
-        bar_height, label_width + w + 4, y + 13, value, EscapeHtml(chart.unit));
+        bar_height, color.empty() ? "" : " style=\"fill:" + EscapeHtml(color) + "\"",
+        label_width + w + 4, y + 13, value, EscapeHtml(chart.unit));
     y += bar_height + gap;
   }
   return svg + "</svg></figure>\n";
@@ -141,22 +148,38 @@ std::string RenderColumnChartSvg(const ColumnChart& chart) {
   return svg + "</figure>\n";
 }
 
-std::string RenderHtmlTable(const Table& table) {
+std::string RenderHtmlTable(const Table& table, HtmlCellText cell_text) {
+  const std::vector<Column>& columns = table.columns();
   std::string out = fmt::format("<h3 id=\"{}\">{}</h3>\n<div class=\"tw\"><table><thead><tr>",
                                 EscapeHtml(table.name()), EscapeHtml(table.title()));
-  for (const auto& c : table.columns()) out += "<th>" + EscapeHtml(c.header) + "</th>";
+  for (const auto& c : columns) out += "<th>" + EscapeHtml(c.header) + "</th>";
   out += "</tr></thead><tbody>\n";
-  for (const auto& row : table.rows()) {
+  // Each column's cells as a person reads them, then cut as the console cuts them: one name of
+  // thousands of characters would otherwise make its row hundreds of pixels tall. Prose wraps.
+  std::vector<std::vector<std::string>> full(columns.size()), shown(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    std::vector<std::string> person;
+    for (const auto& row : table.rows()) {
+      full[c].push_back(FormatCell(row[c], columns[c].precision));
+      const bool text = std::holds_alternative<std::string>(row[c]);
+      person.push_back(text && cell_text ? cell_text(columns[c], full[c].back()) : full[c].back());
+    }
+    shown[c] = columns[c].prose ? person : ShortenColumn(person, kHtmlCellWidth);
+  }
+  for (size_t r = 0; r < table.size(); ++r) {
+    const auto& row = table.rows()[r];
     out += "<tr>";
     for (size_t c = 0; c < row.size(); ++c) {
-      const std::string text = FormatCell(row[c], table.columns()[c].precision);
+      const std::string& text = shown[c][r];
       // A number, or a text of digits and a sign or point (a TraceLens M, N, K written as
       // text), is right-aligned and never wrapped; short text is not wrapped either.
       const bool number = !std::holds_alternative<std::string>(row[c]) ||
                           (!text.empty() && text.size() <= 24 &&
                            text.find_first_not_of("0123456789.-+e") == std::string::npos);
-      out += number ? "<td class=\"n\">" : text.size() <= 40 ? "<td class=\"s\">" : "<td>";
-      out += EscapeHtml(text) + "</td>";
+      out += number ? "<td class=\"n\"" : text.size() <= 40 ? "<td class=\"s\"" : "<td";
+      // A shortened cell keeps its whole text on hover.
+      if (text != full[c][r]) out += " title=\"" + EscapeHtml(full[c][r]) + "\"";
+      out += ">" + EscapeHtml(text) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -204,7 +227,7 @@ std::string RenderHtmlPage(const HtmlPage& page) {
       out += fmt::format("<div id=\"{}-chart-{}\">{}</div>", section_id(i), h + 1,
                          RenderColumnChartSvg(section.histograms[h]));
     }
-    for (const Table* table : section.tables) out += RenderHtmlTable(*table);
+    for (const Table* table : section.tables) out += RenderHtmlTable(*table, page.cell_text);
     out += "</section>\n";
   }
   if (!page.script.empty()) {

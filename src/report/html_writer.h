@@ -17,6 +17,7 @@ struct BarChart {
   std::string title;
   std::string unit;                                  // printed after each value
   std::vector<std::pair<std::string, double>> bars;  // label, value (>= 0)
+  std::vector<std::string> colors = {};              // per bar ("#rrggbb"); none or "": blue
 };
 
 // A histogram: one column per bin, bins of equal width from `start` to `end`.
@@ -36,6 +37,15 @@ struct HtmlSection {
   std::vector<ColumnChart> histograms = {};  // drawn after `charts`, before `tables`
 };
 
+// Text cells are cut to this many characters on a page, two or three lines of a cell, the way the
+// console cuts them (cell_shortening.h); the cell's title (shown on hover) holds the whole text.
+// Prose columns (Column::prose) are never cut.
+inline constexpr size_t kHtmlCellWidth = 120;
+
+// How a text cell of `column` reads before it is cut (a kernel name without its parameter list,
+// as the console shows it); null: as it is.
+using HtmlCellText = std::string (*)(const Column& column, const std::string& text);
+
 struct HtmlPage {
   HtmlPage(std::string title, std::vector<HtmlSection> sections = {})
       : title(std::move(title)), sections(std::move(sections)) {}
@@ -45,15 +55,16 @@ struct HtmlPage {
   // <script type="application/json" id="data">, and `script` (which reads and draws it).
   nlohmann::json data;
   std::string script;
-  std::string style;    // CSS; empty: the table style
-  bool heading = true;  // false: no <h1> (the script draws its own header)
+  std::string style;                 // CSS; empty: the table style
+  bool heading = true;               // false: no <h1> (the script draws its own header)
+  HtmlCellText cell_text = nullptr;  // for every table of the page
 };
 
 // For element content and attribute values.
 std::string EscapeHtml(const std::string& text);
 std::string RenderBarChartSvg(const BarChart& chart);
 std::string RenderColumnChartSvg(const ColumnChart& chart);
-std::string RenderHtmlTable(const Table& table);
+std::string RenderHtmlTable(const Table& table, HtmlCellText cell_text = nullptr);
 std::string RenderHtmlPage(const HtmlPage& page);
 // Writes the page atomically (util/file_io.h); throws UserError if the file cannot be written
 // or is one of `inputs`.

@@ -39,6 +39,7 @@ nlohmann::json TableToJson(const Table& table) {
   out["columns"] = nlohmann::json::array();
   for (const auto& c : table.columns()) {
     out["columns"].push_back({{"key", c.key}, {"header", c.header}, {"precision", c.precision}});
+    if (c.prose) out["columns"].back()["prose"] = true;
   }
   out["rows"] = nlohmann::json::array();
   for (const auto& row : table.rows()) {
@@ -54,7 +55,7 @@ Table TableFromJson(const nlohmann::json& json) {
   std::vector<Column> columns;
   for (const auto& c : json.at("columns")) {
     columns.push_back({c.at("key").get<std::string>(), c.at("header").get<std::string>(),
-                       c.at("precision").get<int>()});
+                       c.at("precision").get<int>(), c.value("prose", false)});
   }
   Table table(json.at("name").get<std::string>(), json.at("title").get<std::string>(),
               std::move(columns));

@@ -10,8 +10,8 @@ namespace sextant {
 
 // [{"<key>": value, ...}, ...]; empty cells become null.
 nlohmann::json TableRowsToJson(const Table& table);
-// {"name", "title", "columns": [{"key","header","precision"}], "rows": [[...]], "notes"}:
-// the complete table, for serialisation.
+// {"name", "title", "columns": [{"key","header","precision"[,"prose": true]}], "rows": [[...]],
+// "notes"}: the complete table, for serialisation.
 nlohmann::json TableToJson(const Table& table);
 Table TableFromJson(const nlohmann::json& json);
 

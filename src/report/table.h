@@ -17,6 +17,9 @@ struct Column {
   std::string key;     // stable machine name: JSON key, CSV header ("time_ms")
   std::string header;  // what a person reads in console/HTML/XLSX ("time (ms)")
   int precision = 3;   // digits after the point when a real number is shown to a person
+  // Sentences a person reads whole (a warning, a note): a page wraps them instead of cutting
+  // them as it cuts long names (html_writer.h).
+  bool prose = false;
 };
 
 class Table {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "report/cell_shortening.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/html_writer.h"
@@ -163,6 +164,56 @@ TEST(TableTest, HtmlEscapesAndHasNoExternalReferences) {
   EXPECT_NE(page.find("width=\"210.0\""), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("src="), std::string::npos);
+}
+
+// A name of thousands of characters in a cell made its row hundreds of pixels tall: cells are
+// cut as the console cuts them, with the whole text in the cell's title (shown on hover).
+TEST(TableTest, HtmlCellsAreShortenedAsOnTheConsoleWithTheWholeTextOnHover) {
+  Table t("kernels", "Kernels", {{"name", "kernel", 0}, {"op", "launched by", 0}});
+  const std::string tail_a(200, 'a'), tail_b(200, 'b');
+  const std::string long_a = "ck_tile::kentry<" + tail_a + ">::Kargs";
+  const std::string long_b = "ck_tile::kentry<" + tail_b + ">::Kargs";
+  t.AddRow({long_a, std::string("te_fused_attn")});
+  t.AddRow({long_b, std::string("te_fused_attn")});
+  const std::string html = RenderHtmlTable(t);
+  const std::vector<std::string> shown = ShortenColumn({long_a, long_b}, kHtmlCellWidth);
+  ASSERT_NE(shown[0], shown[1]);
+  EXPECT_EQ(shown[0].size(), kHtmlCellWidth);
+  EXPECT_NE(html.find("<td title=\"" + EscapeHtml(long_a) + "\">" + EscapeHtml(shown[0]) + "</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td title=\"" + EscapeHtml(long_b) + "\">" + EscapeHtml(shown[1]) + "</td>"),
+            std::string::npos);
+  // A short cell has no title.
+  EXPECT_NE(html.find("<td class=\"s\">te_fused_attn</td>"), std::string::npos) << html;
+  // A page's cell text (a kernel name without its parameter list) is what is cut; the title
+  // keeps the text of the table.
+  Table named("kernels", "Kernels", {{"name", "kernel", 0}});
+  named.AddRow({std::string("void gemm<128>(float*, int)")});
+  const auto without_parameters = [](const Column&, const std::string& text) {
+    return text.substr(5, text.find('(') - 5);
+  };
+  EXPECT_NE(
+      RenderHtmlTable(named, without_parameters)
+          .find("<td class=\"s\" title=\"void gemm&lt;128&gt;(float*, int)\">gemm&lt;128&gt;</td>"),
+      std::string::npos)
+      << RenderHtmlTable(named, without_parameters);
+  // The machine outputs keep every character.
+  EXPECT_NE(TableToJson(t).dump().find(long_a), std::string::npos);
+  // Prose (a warning) is read whole: it wraps, and keeps that through serialisation.
+  Table warnings("warnings", "Warnings", {{"warning", "warning", 0, true}});
+  const std::string sentence = "GPU activities are left out of the GPU timeline: " + tail_a;
+  warnings.AddRow({sentence});
+  const Table back = TableFromJson(TableToJson(warnings));
+  ASSERT_TRUE(back.columns()[0].prose);
+  EXPECT_NE(RenderHtmlTable(back).find("<td>" + sentence + "</td>"), std::string::npos);
+}
+
+TEST(TableTest, ABarChartDrawsEachBarInItsColour) {
+  BarChart chart{"time", "ms", {{"GEMM", 2.0}, {"attention", 1.0}}, {"#4a78c2", "#c44e52"}};
+  const std::string svg = RenderBarChartSvg(chart);
+  EXPECT_NE(svg.find("class=\"b\" style=\"fill:#4a78c2\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("class=\"b\" style=\"fill:#c44e52\""), std::string::npos) << svg;
 }
 
 TEST(TableTest, APageOfThreeOrMoreSectionsOpensWithItsContents) {

@@ -17,7 +17,7 @@ td.l,th.l{text-align:left;white-space:normal}.chart{border:1px solid #ccc;backgr
 constexpr const char* kCommonScript = R"JS(
 const DATA = JSON.parse(document.getElementById('data').textContent);
 function el(tag, attrs, ...kids) {
-  const ns = ['svg','path','line','text','rect','g','circle'].includes(tag) ? 'http://www.w3.org/2000/svg' : null;
+  const ns = ['svg','path','line','text','rect','g','circle','defs','clipPath'].includes(tag) ? 'http://www.w3.org/2000/svg' : null;
   const e = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
   for (const k of kids) e.append(k instanceof Node ? k : String(k));
@@ -43,6 +43,25 @@ function svgX(svg, ev, W) {
   const r = svg.getBoundingClientRect();
   return r.width > 0 ? (ev.clientX - r.left) * W / r.width : ev.offsetX;
 }
+// A clip path of the plot rectangle, so that lines zoomed past its edges stop there instead of
+// running over the axis labels; ids are numbered, one per chart of the page.
+let clipCount = 0;
+function plotClip(svg, x, y, width, height) {
+  const id = 'plot-clip-' + (++clipCount);
+  const clip = el('clipPath', {id});
+  clip.append(el('rect', {x, y, width, height}));
+  svg.append(el('defs', {}, clip));
+  return 'url(#' + id + ')';
+}
+// The index of the last point at or before x (0 when every point is after it).
+function lastAtOrBefore(pts, x) {
+  let lo = 0, hi = pts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (pts[mid][0] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
 // series: [{name, color, pts: [[x, y], ...], step}]; xfmt/yfmt format axis values. A step
 // series holds each value until the next point (an allocator's totals change only at events);
 // the others join their samples with straight lines.
@@ -66,6 +85,7 @@ function lineChart(parent, series, xfmt, yfmt, marks, opts) {
     ymax = 4 * step;
   }
   const svg = chartSvg(W, H);
+  svg.classList.add('line-chart');
   const readout = el('div', {class: 'readout'});
   // Which colour is which series (allocated, reserved; one line per GPU).
   const legend = el('div', {class: 'legend'}, ...series.map(s => el('span', {},
@@ -73,6 +93,8 @@ function lineChart(parent, series, xfmt, yfmt, marks, opts) {
   parent.append(legend, svg, readout);
   function draw() {
     svg.replaceChildren();
+    // The visible range, for whoever reads the chart without its pixels (tests).
+    svg.dataset.x0 = x0; svg.dataset.x1 = x1; svg.dataset.yMax = ymax;
     const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R), sy = y => H - B - y / ymax * (H - T - B);
     for (let k = 0; k <= 4; k++) {
       const y = ymax * k / 4;
@@ -81,16 +103,23 @@ function lineChart(parent, series, xfmt, yfmt, marks, opts) {
       const x = x0 + (x1 - x0) * k / 4;
       svg.append(el('text', {x: sx(x), y: H - 10, 'text-anchor': k == 4 ? 'end' : 'middle', 'font-size': 11}, xfmt(x)));
     }
+    const clip = plotClip(svg, L, T, W - L - R, H - T - B);
     for (const s of series) {
-      let d = '', prev = null;
-      for (const p of s.pts) {
-        if (p[0] < x0 && prev && prev[0] < x0) { prev = p; continue; }
-        if (d && s.step) d += 'H' + sx(p[0]).toFixed(1) + 'V' + sy(p[1]).toFixed(1);
-        else d += (d ? 'L' : 'M') + sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1);
-        prev = p;
+      if (!s.pts.length) continue;
+      // From the last point at or before the left edge: the value in effect there. A step line
+      // starts at the edge and ends there on the right; a sampled line runs on to its next point
+      // past either edge, and the clip path cuts it at the frame.
+      const edge = x => s.step ? Math.max(L, Math.min(W - R, sx(x))) : sx(x);
+      let d = '';
+      for (let i = lastAtOrBefore(s.pts, x0); i < s.pts.length; i++) {
+        const p = s.pts[i], x = edge(p[0]).toFixed(1), y = sy(p[1]).toFixed(1);
+        if (!d) d = 'M' + x + ',' + y;
+        else if (s.step && p[0] > x1) { d += 'H' + x; break; }
+        else d += s.step ? 'H' + x + 'V' + y : 'L' + x + ',' + y;
         if (p[0] > x1) break;
       }
-      svg.append(el('path', {d, fill: 'none', stroke: s.color, 'stroke-width': 1.5}));
+      svg.append(el('path', {d, fill: 'none', stroke: s.color, 'stroke-width': 1.5, 'clip-path': clip,
+                             class: 'series', 'data-series': s.name}));
     }
     for (const m of marks || []) {
       if (m.x < x0 || m.x > x1) continue;
@@ -100,7 +129,8 @@ function lineChart(parent, series, xfmt, yfmt, marks, opts) {
       svg.append(el('text', {x: sx(m.x) + (right ? -6 : 6), y: sy(m.y) - 6, 'font-size': 11,
           fill: m.color, 'text-anchor': right ? 'end' : 'start'}, m.label));
     }
-    svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'transparent', stroke: '#999'}));
+    svg.append(el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'transparent', stroke: '#999',
+                           class: 'frame'}));
   }
   const toX = ev => x0 + (svgX(svg, ev, W) - L) / (W - L - R) * (x1 - x0);
   svg.addEventListener('wheel', ev => {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "report/cell_shortening.h"
+#include "report/html_writer.h"
 #include "snapshot/page_scripts.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -86,7 +88,12 @@ nlohmann::json WatchJson(const WatchResult& r) {
 }
 
 std::string WatchHtml(const WatchResult& r) {
-  return RenderHtmlPage(ChartPage("GPU memory watch", WatchJson(r), kWatchPageScript));
+  // Named after the command it watched, cut as a table cell is (a long command line would fill
+  // the heading).
+  std::string command;
+  for (const std::string& word : r.command) command += (command.empty() ? "" : " ") + word;
+  return RenderHtmlPage(ChartPage("GPU memory watch: " + ShortenCell(command, kHtmlCellWidth),
+                                  WatchJson(r), kWatchPageScript));
 }
 
 std::string RenderWatch(const WatchResult& r, WatchOutputFormat format) {

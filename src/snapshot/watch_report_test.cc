@@ -48,6 +48,21 @@ TEST(WatchReportTest, FormatFromExtension) {
   EXPECT_EQ(html.find("<script src"), std::string::npos);
 }
 
+// The page is named after the command it watched (every page was "GPU memory watch"), a long
+// command line cut as a table cell is.
+TEST(WatchReportTest, PageTitleNamesTheCommand) {
+  EXPECT_NE(WatchHtml(TwoSamples()).find("<title>GPU memory watch: python train.py</title>"),
+            std::string::npos);
+  WatchResult long_command = TwoSamples();
+  long_command.command.push_back("--data=" + std::string(300, 'x'));
+  const std::string html = WatchHtml(long_command);
+  const size_t start = html.find("<title>"), end = html.find("</title>");
+  ASSERT_NE(start, std::string::npos);
+  const std::string title = html.substr(start + 7, end - start - 7);
+  EXPECT_EQ(title.rfind("GPU memory watch: python train.py --data=xxx", 0), 0u) << title;
+  EXPECT_LT(title.size(), 160u) << title;
+}
+
 TEST(WatchReportTest, SummaryText) {
   std::string text = WatchSummaryText(TwoSamples());
   EXPECT_NE(text.find("    0      2.9 KiB      3.9 KiB      40.0%        60%"), std::string::npos)

@@ -27,4 +27,8 @@ std::string_view ShortKernelName(std::string_view name) {
   return name;
 }
 
+std::string PersonCellText(const Column& column, const std::string& text) {
+  return column.header == "kernel" ? std::string(ShortKernelName(text)) : text;
+}
+
 }  // namespace sextant

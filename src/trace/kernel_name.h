@@ -1,7 +1,10 @@
 // How a kernel's name is shown to a person on a console, where every character counts.
 #pragma once
 
+#include <string>
 #include <string_view>
+
+#include "report/table.h"
 
 namespace sextant {
 
@@ -11,5 +14,10 @@ namespace sextant {
 // Device)", Triton's "triton_poi_fused_add_0") come back unchanged. Machine outputs keep the
 // full name.
 std::string_view ShortKernelName(std::string_view name);
+
+// A table's text cell as a person reads it, on the console and on an HTML page (whose cell keeps
+// the full name on hover): the names of a column headed "kernel" by ShortKernelName, any other
+// text as it is.
+std::string PersonCellText(const Column& column, const std::string& text);
 
 }  // namespace sextant

@@ -1,11 +1,17 @@
 #include "trace/report_page.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "report/cell_shortening.h"
+#include "report/html_writer.h"
+#include "trace/category_colors.h"
+#include "trace/kernel_name.h"
 
 namespace sextant {
 namespace {
@@ -48,8 +54,33 @@ double ChartCellNumber(const Cell& cell) {
 
 }  // namespace
 
+std::string ReportPageTitle(const TraceReport& report) {
+  std::vector<std::string> files;
+  for (const RankReport& r : report.ranks) {
+    if (std::find(files.begin(), files.end(), r.file) == files.end()) files.push_back(r.file);
+  }
+  const size_t ranks = report.ranks.size();
+  const std::string count = ranks > 1 ? fmt::format(" ({} ranks)", ranks) : "";
+  if (files.empty()) return "Trace report";
+  if (files.size() == 1) return "Trace report: " + files.front() + count;
+  const std::string dir = std::filesystem::path(files.front()).parent_path().string();
+  const bool one_dir = !dir.empty() && std::all_of(files.begin(), files.end(), [&](const auto& f) {
+    return std::filesystem::path(f).parent_path().string() == dir;
+  });
+  if (one_dir) return "Trace report: " + dir + count;
+  constexpr size_t kNamed = 3;
+  std::string named;
+  for (size_t i = 0; i < std::min(files.size(), kNamed); ++i) {
+    named += (i ? ", " : "") + files[i];
+  }
+  if (files.size() > kNamed) named += fmt::format(" and {} more", files.size() - kNamed);
+  return "Trace report: " + named + count;
+}
+
 nlohmann::json ReportChartData(const TraceReport& report) {
   nlohmann::json data = nlohmann::json::object();
+  data["colors"] = nlohmann::json::object();
+  for (const auto& [category, color] : CategoryColors()) data["colors"][category] = color;
 
   // GPU time per rank: the gpu_timeline table's rows, by type.
   const Table* timeline = report.Find("gpu_timeline");
@@ -57,6 +88,7 @@ nlohmann::json ReportChartData(const TraceReport& report) {
   nlohmann::json timeline_json = {
       {"types", {"computation_time", "exposed_comm_time", "exposed_memcpy_time", "idle_time"}},
       {"labels", {"computation", "exposed communication", "exposed memcpy", "idle"}},
+      {"categories", {"computation", "communication", "memory", "idle"}},
       {"ranks", nlohmann::json::array()}};
   std::map<int64_t, double> span_ms;  // total_time per rank, to find the slowest and fastest
   for (const auto& [rank, rows] : timeline_rows) {
@@ -154,8 +186,20 @@ nlohmann::json ReportChartData(const TraceReport& report) {
         return ChartCellNumber((*a)[total_col]) > ChartCellNumber((*b)[total_col]);
       });
     }
-    for (size_t i = 0; i < std::min(rows.size(), kReportTopKernels); ++i) {
-      entry["top"].push_back(ChartRowObject(*kernels, *rows[i], kernel_keys));
+    rows.resize(std::min(rows.size(), kReportTopKernels));
+    // Each bar is labelled as the kernels table shows the name (a name of thousands of
+    // characters filled the screen as a tooltip); the table's cell holds the whole name.
+    std::vector<std::string> names;
+    const int name_col = rows.empty() ? -1 : kernels->ColumnIndex("name");
+    for (const auto* row : rows) {
+      const auto* name = name_col < 0 ? nullptr : std::get_if<std::string>(&(*row)[name_col]);
+      names.push_back(name ? PersonCellText(kernels->columns()[name_col], *name) : "");
+    }
+    const std::vector<std::string> labels = ShortenColumn(names, kHtmlCellWidth);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      nlohmann::json top = ChartRowObject(*kernels, *rows[i], kernel_keys);
+      if (top["name"].is_string() && top["name"] != labels[i]) top["label"] = labels[i];
+      entry["top"].push_back(std::move(top));
     }
     data["kernels"].push_back(std::move(entry));
   }

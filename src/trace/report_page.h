@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,9 @@ inline constexpr size_t kReportChartRanks = 8;
 inline constexpr size_t kReportRooflinePointsPerRank = 100;
 inline constexpr size_t kReportTopKernels = 20;
 
-// {"timeline": {"types": [gpu_timeline types stacked], "labels": [...],
+// {"colors": {category: "#rrggbb"} (category_colors.h),
+//  "timeline": {"types": [gpu_timeline types stacked], "labels": [...],
+//               "categories": [the colour category of each type],
 //               "ranks": [{"rank", "ms": {type: time_ms}, "percent": {type: percent}}]},
 //  "chart_ranks": [rank, ...], "chart_ranks_note": "...",
 //  "roofline": [{"rank", "gpu", "hbm_tbps", "ceilings": [[label, tflops]], "rows",
@@ -31,10 +34,18 @@ inline constexpr size_t kReportTopKernels = 20;
 //                            "tbps", "flops_per_byte", "peak_tflops", "bound",
 //                            "pct_of_roofline"}]}],
 //  "kernels": [{"rank", "rows", "top": [{"name", "category", "count", "total_us", "mean_us",
-//                                        "percent"}]}]}
+//                                        "percent", "label"}]}]}
+// A top kernel's "label" is its name as the kernels table shows it (PersonCellText, cut to
+// kHtmlCellWidth), present only when that differs from "name".
 // Keys inside points and kernels are the tables' column keys; "rows" is how many rows the
 // rank has in the table (the points and top lists hold the first of them).
 nlohmann::json ReportChartData(const TraceReport& report);
+
+// The page's <title> and heading, naming what it reports on as the snapshot and pipeline pages
+// do: "Trace report: FILE", with the rank count when the file holds several (an XPlane
+// profile's GPUs); files of one directory as "Trace report: DIR (N ranks)"; files of several
+// directories by their paths, the first three and how many more.
+std::string ReportPageTitle(const TraceReport& report);
 
 // The page's script: reads the JSON above from <script id="data"> and draws the charts just
 // before the tables they come from (found by the tables' element ids).

@@ -99,25 +99,29 @@ function figure(title) {
   h('figcaption', {}, f, title);
   return f;
 }
+// entries: [label, colour, category]; the category names the colour's meaning (one table of
+// colours for the page: "exposed communication" is drawn as communication).
 function legend(parent, entries) {
   var l = h('div', {class: 'sx-legend'}, parent);
   entries.forEach(function (e) {
-    var span = h('span', {}, l);
+    var span = h('span', {'data-category': e[2] || e[0]}, l);
     h('i', {class: 'sx-sw', style: 'background:' + e[1]}, span);
     span.appendChild(document.createTextNode(e[0]));
   });
 }
 function note(parent, text) { if (text) h('p', {class: 'note'}, parent, text); }
 
-var PALETTE = ['#4a78c2', '#e07b39', '#3a9e6f', '#c44e52', '#8172b2', '#b8860b', '#2a9fb0',
-               '#d46fb0', '#7f7f7f', '#9c6b3c'];
-function colorMap(names, fixed) {
-  var map = {}, next = 0;
-  names.forEach(function (n) {
-    if (map[n]) return;
-    map[n] = fixed && fixed[n] ? fixed[n] : PALETTE[next++ % PALETTE.length];
-  });
-  return map;
+// One colour per kind of work on every chart of the page (category_colors.h); a name the table
+// lacks takes a colour no category of the table has, so it cannot pass for one.
+var COLORS = D.colors || {};
+var SPARE = ['#d46fb0', '#17becf', '#bcbd22', '#e07b39', '#5b5ea6', '#8c564b'].filter(function (c) {
+  return Object.keys(COLORS).every(function (k) { return COLORS[k] !== c; });
+});
+var spareOf = {};
+function colorOf(name) {
+  if (COLORS[name]) return COLORS[name];
+  if (!spareOf[name]) spareOf[name] = SPARE[Object.keys(spareOf).length % SPARE.length];
+  return spareOf[name];
 }
 
 // Nice linear ticks over [0, max].
@@ -145,6 +149,12 @@ if (D.timeline && D.timeline.ranks.length > 1) {
   });
   spanEnds = [lo.rank, hi.rank];
 }
+// Every chart with a rank selector shows chart rank `i` (an index into chartRanks).
+function showChartRank(i) {
+  current = i;
+  selectors.forEach(function (o) { o.value = String(i); });
+  redraws.forEach(function (f) { f(); });
+}
 function rankControl(parent) {
   if (chartRanks.length < 2) return;
   var label = h('label', {}, parent, 'rank ');
@@ -154,11 +164,7 @@ function rankControl(parent) {
                                               r === spanEnds[0] ? ' (fastest)' : ''));
   });
   sel.value = String(current);
-  sel.addEventListener('change', function () {
-    current = +sel.value;
-    selectors.forEach(function (o) { o.value = sel.value; });
-    redraws.forEach(function (f) { f(); });
-  });
+  sel.addEventListener('change', function () { showChartRank(+sel.value); });
   selectors.push(sel);
   if (D.chart_ranks_note) h('span', {class: 'note'}, parent, D.chart_ranks_note);
 }
@@ -167,7 +173,8 @@ function rankControl(parent) {
 function drawTimeline() {
   var T = D.timeline;
   if (!T || !T.ranks.length) return;
-  var colors = ['#4a78c2', '#c44e52', '#e0a030', '#d3d3d3'];
+  var cats = T.categories || T.labels;
+  var colors = cats.map(colorOf);
   var fig = figure('GPU time per rank (gpu_timeline): computation, exposed communication, ' +
                    'exposed memcpy and idle add up to the GPU span');
   var ctl = h('div', {class: 'sx-ctl'}, fig);
@@ -179,7 +186,7 @@ function drawTimeline() {
     lab.appendChild(document.createTextNode(' ' + o[1]));
     r.addEventListener('change', function () { scale = o[0]; draw(); });
   });
-  legend(fig, T.labels.map(function (l, i) { return [l, colors[i]]; }));
+  legend(fig, T.labels.map(function (l, i) { return [l, colors[i], cats[i]]; }));
   var holder = h('div', {}, fig);
   var slowest = null, fastest = null;
   T.ranks.forEach(function (r) {
@@ -195,7 +202,9 @@ function drawTimeline() {
     holder.textContent = '';
     var n = T.ranks.length;
     var row = n <= 16 ? 22 : n <= 40 ? 14 : n <= 96 ? 10 : 6;
-    var labelW = 84, plotW = 680, right = 130, top = 8, axisH = 26;
+    // The axis title has a line of its own under the tick labels, centred: at the plot's end it
+    // ran into the last tick ("100" and "% of GPU span").
+    var labelW = 84, plotW = 680, right = 130, top = 8, axisH = 36;
     var W = labelW + plotW + right, H = top + n * row + axisH;
     var svg = s('svg', scaled(W, H), holder);
     var max = 0;
@@ -212,8 +221,8 @@ function drawTimeline() {
       s('text', {x: x(t), y: top + n * row + 14, 'text-anchor': 'middle', class: 'sx-ax'}, svg,
         num(t));
     });
-    s('text', {x: labelW + plotW, y: top + n * row + 25, 'text-anchor': 'end', class: 'sx-ax'},
-      svg, scale === 'ms' ? 'ms' : '% of GPU span');
+    s('text', {x: labelW + plotW / 2, y: top + n * row + 32, 'text-anchor': 'middle',
+               class: 'sx-ax'}, svg, scale === 'ms' ? 'GPU time (ms)' : '% of GPU span');
     var every = row >= 10 ? 1 : Math.ceil(10 / row);
     T.ranks.forEach(function (r, i) {
       var y = top + i * row, x0 = 0;
@@ -254,11 +263,6 @@ function drawTimeline() {
 }
 
 // ---- 2. roofline scatter of one rank ----
-// One colour per kind of work on every chart of the page: kernel categories (top kernels) and
-// roofline families (norm = reduction/norm) agree.
-var FAMILY_COLORS = {GEMM: '#4a78c2', attention: '#c44e52', elementwise: '#3a9e6f',
-                     norm: '#e0a030', 'reduction/norm': '#e0a030', communication: '#8172b2',
-                     memory: '#b8860b', other: '#7f7f7f'};
 function drawRoofline() {
   // No roofline table on the page (no op with shapes and a cost model): no chart either,
   // rather than one at the foot of the page with nothing in it.
@@ -271,6 +275,7 @@ function drawRoofline() {
   function draw() {
     holder.textContent = '';
     var R = D.roofline[current] || D.roofline[0];
+    fig.setAttribute('data-rank', R.rank);
     var all = R.points || [];
     var pts = all.filter(function (p) { return p.tflops > 0 && p.flops_per_byte > 0; });
     if (!pts.length) {
@@ -281,8 +286,7 @@ function drawRoofline() {
     var bw = R.hbm_tbps || 0, ceilings = R.ceilings || [];
     var fams = [];
     pts.forEach(function (p) { if (fams.indexOf(p.family) < 0) fams.push(p.family); });
-    var famColor = colorMap(fams, FAMILY_COLORS);
-    legend(holder, fams.map(function (f) { return [f, famColor[f]]; }));
+    legend(holder, fams.map(function (f) { return [f, colorOf(f)]; }));
     var xs = pts.map(function (p) { return p.flops_per_byte; });
     var ys = pts.map(function (p) { return p.tflops; });
     var topCeil = 0;
@@ -304,7 +308,8 @@ function drawRoofline() {
     for (k = lx0; k <= lx1; ++k) {
       s('line', {x1: X(Math.pow(10, k)), x2: X(Math.pow(10, k)), y1: top, y2: top + plotH,
                  class: 'sx-grid'}, svg);
-      s('text', {x: X(Math.pow(10, k)), y: top + plotH + 15, 'text-anchor': 'middle',
+      // Low enough to clear the lowest y label, which sits on the same corner.
+      s('text', {x: X(Math.pow(10, k)), y: top + plotH + 18, 'text-anchor': 'middle',
                  class: 'sx-ax'}, svg, decade(k));
     }
     for (k = ly0; k <= ly1; ++k) {
@@ -335,19 +340,25 @@ function drawRoofline() {
                    X(lx) + ' ' + (Y(ly) - 6) + ')'}, svg, 'HBM ' + num(bw) + ' TB/s');
       }
     }
-    // The roofs some point of this rank runs against are solid, the others dashed.
+    // The roofs some point of this rank runs against are solid, the others dashed. Their labels
+    // keep a line apart: FP8 and BF16 peaks a factor of two apart are 11 px apart on the scale.
+    var labels = [];
     ceilings.forEach(function (c) {
       var x0 = bw > 0 ? Math.max(xLo, c[1] / bw) : xLo;
       var used = pts.some(function (p) { return p.peak_tflops === c[1]; });
       s('line', {x1: X(x0), y1: Y(c[1]), x2: X(xHi), y2: Y(c[1]), stroke: used ? '#555' : '#aaa',
                  'stroke-dasharray': used ? '' : '6 4', class: 'sx-roof'}, roof);
-      s('text', {x: left + plotW + 6, y: Y(c[1]) + 4, class: 'sx-ax'}, svg,
-        c[0] + ' ' + num(c[1]));
+      labels.push({y: Y(c[1]) + 4, text: c[0] + ' ' + num(c[1])});
+    });
+    labels.sort(function (a, b) { return a.y - b.y; });
+    labels.forEach(function (l, i) {
+      if (i > 0) l.y = Math.max(l.y, labels[i - 1].y + 14);
+      s('text', {x: left + plotW + 6, y: l.y, class: 'sx-ax'}, svg, l.text);
     });
     var maxT = Math.max.apply(null, pts.map(function (p) { return p.kernel_us; })) || 1;
     pts.slice().sort(function (a, b) { return b.kernel_us - a.kernel_us; }).forEach(function (p) {
       var c = s('circle', {cx: X(p.flops_per_byte), cy: Y(p.tflops),
-                           r: 3 + 13 * Math.sqrt(p.kernel_us / maxT), fill: famColor[p.family],
+                           r: 3 + 13 * Math.sqrt(p.kernel_us / maxT), fill: colorOf(p.family),
                            class: 'sx-pt'}, roof);
       hover(c, [p.name + ' (' + p.family + ')', 'shape: ' + (p.input_dims || '-'),
                 'calls: ' + num(p.count) + ', kernel time ' + us(p.kernel_us),
@@ -386,12 +397,12 @@ function drawKernels() {
   function draw() {
     holder.textContent = '';
     var K = D.kernels[current] || D.kernels[0];
+    fig.setAttribute('data-rank', K.rank);
     var top = K.top || [];
     if (!top.length) { note(holder, 'Rank ' + K.rank + ': no GPU kernels.'); return; }
     var cats = [];
     top.forEach(function (k) { if (cats.indexOf(k.category) < 0) cats.push(k.category); });
-    var catColor = colorMap(cats, FAMILY_COLORS);
-    legend(holder, cats.map(function (c) { return [c, catColor[c]]; }));
+    legend(holder, cats.map(function (c) { return [c, colorOf(c)]; }));
     var row = 20, labelW = 400, plotW = 440, right = 140;
     var W = labelW + plotW + right, H = top.length * row + 6;
     var svg = s('svg', scaled(W, H), holder);
@@ -399,14 +410,15 @@ function drawKernels() {
     top.forEach(function (k, i) {
       var y = 3 + i * row;
       var w = plotW * k.total_us / max;
-      var lines = [k.name, 'category: ' + k.category + ', launched ' + num(k.count) + ' times',
-                   'total ' + us(k.total_us) + ' (' + num(k.percent) + '% of GPU time), mean ' +
-                   us(k.mean_us)];
+      var lines = [k.label || k.name, 'category: ' + k.category + ', launched ' + num(k.count) +
+                   ' times', 'total ' + us(k.total_us) + ' (' + num(k.percent) +
+                   '% of GPU time), mean ' + us(k.mean_us)];
+      if (k.label) lines.push('the whole name: hover its cell in the kernels table below');
       var t = s('text', {x: labelW - 6, y: y + 14, 'text-anchor': 'end', class: 'sx-lbl'}, svg);
-      fitText(t, k.name, labelW - 10);
+      fitText(t, k.label || k.name, labelW - 10);
       hover(t, lines);
       var r = s('rect', {x: labelW, y: y + 2, width: Math.max(1, w), height: row - 4,
-                         fill: catColor[k.category], class: 'sx-bar'}, svg);
+                         fill: colorOf(k.category), class: 'sx-bar'}, svg);
       hover(r, lines);
       s('text', {x: labelW + w + 5, y: y + 14, class: 'sx-ax'}, svg,
         us(k.total_us) + ' (' + num(k.percent) + '%)');
@@ -446,6 +458,9 @@ function rankFilter() {
                                      +r === spanEnds[0] ? ' (fastest)' : ''));
   });
   sel.addEventListener('change', function () {
+    // The charts with a rank selector follow when they have that rank; "all" leaves them be.
+    var charted = chartRanks.indexOf(+sel.value);
+    if (sel.value && charted >= 0 && charted !== current) showChartRank(charted);
     tables.forEach(function (t) {
       Array.prototype.forEach.call(t.querySelectorAll('tbody tr'), function (tr) {
         tr.style.display = !sel.value || tr.cells[0].textContent === sel.value ? '' : 'none';

@@ -13,7 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/cell_shortening.h"
+#include "report/html_writer.h"
 #include "report/table.h"
+#include "trace/category_colors.h"
+#include "trace/kernel_name.h"
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
 #include "trace/trace_test_util.h"
@@ -280,6 +284,105 @@ TEST(ReportPageTest, ShortKernelHeadingCountsBinsAndRanks) {
   EXPECT_EQ(page_heading({true, true}),
             "Kernels shorter than 10 us: durations in 100 equal bins (2 ranks: each rank&#39;s "
             "bins counted where their centres fall)");
+}
+
+// The page's <title> and heading name what it reports on, as the snapshot and pipeline pages
+// do, instead of "Sextant trace report" on every page.
+TEST(ReportPageTest, TitleNamesTheFilesOrTheirDirectoryAndRankCount) {
+  auto report_of = [](const std::vector<std::string>& files) {
+    std::vector<RankReport> ranks;
+    for (size_t r = 0; r < files.size(); ++r) {
+      RankReport rr;
+      rr.rank = static_cast<int64_t>(r);
+      rr.file = files[r];
+      ranks.push_back(std::move(rr));
+    }
+    return CombineReports(std::move(ranks));
+  };
+  EXPECT_EQ(ReportPageTitle(report_of({"runs/a/rank0.json"})), "Trace report: runs/a/rank0.json");
+  // One XPlane profile of two GPUs.
+  EXPECT_EQ(ReportPageTitle(report_of({"p.xplane.pb", "p.xplane.pb"})),
+            "Trace report: p.xplane.pb (2 ranks)");
+  EXPECT_EQ(ReportPageTitle(report_of({"runs/a/rank0.json", "runs/a/rank1.json"})),
+            "Trace report: runs/a (2 ranks)");
+  EXPECT_EQ(ReportPageTitle(report_of({"runs/a/rank0.json", "runs/b/rank0.json"})),
+            "Trace report: runs/a/rank0.json, runs/b/rank0.json (2 ranks)");
+  EXPECT_EQ(
+      ReportPageTitle(report_of({"a/0.json", "b/1.json", "c/2.json", "d/3.json", "e/4.json"})),
+      "Trace report: a/0.json, b/1.json, c/2.json and 2 more (5 ranks)");
+  // Files named without a directory are named one by one.
+  EXPECT_EQ(ReportPageTitle(report_of({"rank0.json", "rank1.json"})),
+            "Trace report: rank0.json, rank1.json (2 ranks)");
+  const std::string html = RenderReportHtml(report_of({"runs/a/rank0.json", "runs/a/rank1.json"}));
+  EXPECT_NE(html.find("<title>Trace report: runs/a (2 ranks)</title>"), std::string::npos);
+  EXPECT_NE(html.find("<h1>Trace report: runs/a (2 ranks)</h1>"), std::string::npos);
+  EXPECT_EQ(html.find("Sextant trace report"), std::string::npos);
+}
+
+// A composable-kernel attention kernel's name of thousands of characters made its row of the
+// kernels table 920 px tall: the page's tables show kernel names as the console does (no
+// return type or parameter list, cut to the cell width), the whole name on hover, and the
+// machine outputs keep it.
+TEST(ReportPageTest, KernelNamesInTheTablesAreShortenedWithTheWholeNameOnHover) {
+  std::string args;
+  for (int i = 0; i < 200; ++i) args += fmt::format("ck_tile::sequence<16, {}, 32>, ", i);
+  const std::string name = "void ck_tile::kentry<" + args + "false>(ck_tile::FmhaBwdKargs)";
+  ASSERT_GT(name.size(), 4000u);
+  KinetoTraceBuilder b;
+  b.Kernel(name, 10, 50, 1).Kernel("volta_sgemm_128x32_nn", 70, 10, 2);
+  const TraceReport report = CombineReports({AnalyzeTrace(b.Parse("ck.json"), {}, 0)});
+  const std::string html = RenderReportHtml(report);
+  const std::string shown = ShortenCell(std::string(ShortKernelName(name)), kHtmlCellWidth);
+  ASSERT_EQ(shown.size(), kHtmlCellWidth);
+  EXPECT_EQ(shown.substr(0, 20), "ck_tile::kentry<ck_t");
+  const std::string cell = "<td title=\"" + EscapeHtml(name) + "\">" + EscapeHtml(shown) + "</td>";
+  const size_t kernels = html.find("<h3 id=\"kernels\">");
+  ASSERT_NE(kernels, std::string::npos);
+  EXPECT_NE(html.find(cell, kernels), std::string::npos);
+  // No cell of the page shows the whole name.
+  EXPECT_EQ(html.find(">" + EscapeHtml(name) + "<"), std::string::npos);
+  EXPECT_NE(ReportToJson(report).dump().find(name), std::string::npos);
+  // The top-kernel chart labels its bar (and its tooltip) alike; its data keeps the name.
+  const nlohmann::json top = EmbeddedChartData(html)["kernels"][0]["top"];
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0]["name"], name);
+  EXPECT_EQ(top[0]["label"], shown);
+  EXPECT_FALSE(top[1].contains("label"));  // a short name is its own label
+  // A warning is prose: the page shows it whole.
+  TraceReport warned = CombineReports({AnalyzeTrace(b.Parse("ck.json"), {}, 0)});
+  const std::string warning = "kernels are left out of the GPU timeline: " + std::string(200, 'w');
+  warned.ranks[0].warnings.push_back(warning);
+  EXPECT_NE(RenderReportHtml(warned).find("<td>" + warning + "</td>"), std::string::npos);
+  const Table* table = report.Find("kernels");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(std::get<std::string>(table->rows()[0][table->ColumnIndex("name")]), name);
+}
+
+// Red was exposed communication in the GPU-time chart and attention in the top-kernel chart:
+// every chart of the page takes its colours from one table, which the page embeds.
+TEST(ReportPageTest, ChartsColourEachCategoryFromOneTable) {
+  const nlohmann::json data = ReportChartData(SyntheticRanks({5.0, 7.0}));
+  for (const auto& [category, color] : CategoryColors()) {
+    EXPECT_EQ(data["colors"][category], color) << category;
+  }
+  // The GPU-time parts are drawn as the categories of work they are.
+  EXPECT_EQ(data["timeline"]["categories"],
+            nlohmann::json::parse(R"(["computation", "communication", "memory", "idle"])"));
+  for (const auto& category : data["timeline"]["categories"]) {
+    EXPECT_NE(CategoryColor(category.get<std::string>()), "") << category;
+  }
+  // The script reads the table and has no colour of a category of its own.
+  const std::string script = ReportPageScript();
+  EXPECT_NE(script.find("D.colors"), std::string::npos);
+  for (const auto& [category, color] : CategoryColors()) {
+    EXPECT_EQ(script.find(color), std::string::npos) << category << " " << color;
+  }
+  // The bar chart of GPU time by category, drawn on the server, colours its bars alike.
+  KinetoTraceBuilder b;
+  b.Kernel("volta_sgemm_128x32_nn", 10, 50, 1).Kernel("ncclDevKernel_AllReduce_Sum", 70, 10, 2);
+  const std::string html = RenderReportHtml(CombineReports({AnalyzeTrace(b.Parse(), {}, 0)}));
+  EXPECT_NE(html.find("style=\"fill:" + CategoryColor("GEMM") + "\""), std::string::npos);
+  EXPECT_NE(html.find("style=\"fill:" + CategoryColor("communication") + "\""), std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "trace/annotation_summary.h"
+#include "trace/category_colors.h"
 #include "trace/kernel_name.h"
 #include "trace/kernel_summary.h"
 #include "trace/launch_stats.h"
@@ -906,7 +907,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
               {"peak_tflops", "peak TFLOP/s", 1},
               {"bound", "bound", 0},
               {"pct_of_roofline", "% of roofline", 1},
-              {"note", "note", 0}});
+              {"note", "note", 0, true}});
   int above_roof = 0;
   for (const auto& row : ComputeRoofline(trace, times, gpu)) {
     if (!row.bound.empty() && row.roofline_fraction > 1.0) ++above_roof;
@@ -1512,8 +1513,8 @@ Table ForConsole(Table table) {
     std::vector<Cell> cells;
     for (size_t c : kept) {
       cells.push_back(row[c]);
-      auto* name = std::get_if<std::string>(&cells.back());
-      if (name && table.columns()[c].header == "kernel") *name = ShortKernelName(*name);
+      auto* text = std::get_if<std::string>(&cells.back());
+      if (text) *text = PersonCellText(table.columns()[c], *text);
     }
     out.AddRow(std::move(cells));
   }
@@ -1614,7 +1615,7 @@ std::string RenderReportHtml(const TraceReport& report) {
   // What stderr said (GPU work left out, a file cut short) belongs next to the numbers it
   // qualifies: first in the Overview.
   Table warnings("warnings", "Warnings: read the numbers below with these",
-                 {RankColumn(), {"file", "file", 0}, {"warning", "warning", 0}});
+                 {RankColumn(), {"file", "file", 0}, {"warning", "warning", 0, true}});
   for (const RankReport& r : report.ranks) {
     for (const std::string& w : r.warnings)
       warnings.AddRow({r.rank, std::filesystem::path(r.file).filename().string(), w});
@@ -1633,6 +1634,7 @@ std::string RenderReportHtml(const TraceReport& report) {
       for (const auto& [k, v] : by) chart.bars.push_back({k, v});
       std::stable_sort(chart.bars.begin(), chart.bars.end(),
                        [](const auto& a, const auto& b) { return a.second > b.second; });
+      for (const auto& bar : chart.bars) chart.colors.push_back(CategoryColor(bar.first));
       s.charts.push_back(std::move(chart));
     }
     // The short-kernel histogram is a chart on the page (its table is in the machine outputs).
@@ -1684,7 +1686,8 @@ std::string RenderReportHtml(const TraceReport& report) {
   std::erase_if(sections, [](const HtmlSection& s) {
     return s.tables.empty() && s.charts.empty() && s.histograms.empty();
   });
-  HtmlPage page("Sextant trace report", std::move(sections));
+  HtmlPage page(ReportPageTitle(report), std::move(sections));
+  page.cell_text = PersonCellText;
   page.data = ReportChartData(report);
   page.script = ReportPageScript();
   return RenderHtmlPage(page);

@@ -103,7 +103,9 @@ def main():
                        check=True, capture_output=True)
         browser("pp_view_test.mjs", "--url", "file://" + html, "--dump", pp8, "--dump", vpp2)
 
-        # 1b. trace report --html of two ranks: the table rank filter shows one rank's rows.
+        # 1b. trace report --html of two ranks: the table rank filter shows one rank's rows and
+        # sets the charts' rank; the charts' labels stay apart (in ms and in % of the span) and
+        # draw each category in the page's one colour for it.
         print("== trace report --html: two ranks, the tables filtered to rank 1")
         megatron = os.path.join(corpus, "traces", "llm_training", "megatron-tp2-v100")
         report = os.path.join(tmp, "report.html")
@@ -111,7 +113,57 @@ def main():
                         os.path.join(megatron, "rank1.pt.trace.json"), "--html", report],
                        check=True, capture_output=True)
         browser("page_test.mjs", "--url", "file://" + report, "--expect", "#sx-rank-filter select",
-                "--rank-filter", "1", screenshot="trace-report-two-ranks.png")
+                "--rank-filter", "1", "--labels-apart", "--category-colors",
+                screenshot="trace-report-two-ranks.png")
+        browser("page_test.mjs", "--url", "file://" + report, "--click", "input[value=percent]",
+                "--labels-apart")
+
+        # 1c. A JAX profile whose attention kernel's name runs to 4,174 characters: table rows
+        # stay short, the whole name on hover.
+        print("== trace report --html: kernel names of thousands of characters")
+        xplane = os.path.join(corpus, "traces", "TraceLens", "jax",
+                              "test_data_jax_te_fused_attn_categorization", "934987a2fc2f.xplane.pb")
+        jax = os.path.join(tmp, "jax.html")
+        subprocess.run([sextant, "trace", "report", xplane, "--html", jax], check=True,
+                       capture_output=True)
+        browser("page_test.mjs", "--url", "file://" + jax, "--expect", "#kernels",
+                "--max-row-height", "80")
+
+        # 1d. A memory snapshot's allocated and reserved timeline, zoomed in: its lines stay in
+        # the plot and start at the value in effect at the left edge.
+        print("== memory snapshot --html: the allocated and reserved timeline zoomed in")
+        snap = os.path.join(tmp, "snapshot.html")
+        subprocess.run([sextant, "memory", "snapshot",
+                        os.path.join(corpus, "snapshots", "Wedsonlin-assignment2-systems",
+                                     "medium_512_training_memory_snapshot.pickle"),
+                        "--html", snap], check=True, capture_output=True)
+        browser("page_test.mjs", "--url", "file://" + snap, "--wheel-zoom", "6")
+
+        # 1e. Labels that must not collide: a stage's memory just under the HBM line (179.91 of
+        # 192 GiB), and a time axis whose last tick falls on the plot's end (a dump of one
+        # 19,047.6 ms iteration: the axis runs to 5% past it, 20,000 ms).
+        print("== pp view --html: chart labels apart")
+        llama70b = os.path.join(corpus, "primus", "examples", "megatron", "configs", "MI300X",
+                                "llama2_70B-BF16-pretrain.yaml")
+        config_page = os.path.join(tmp, "llama70b.html")
+        subprocess.run([sextant, "pp", "view", llama70b, "--html", config_page], check=True,
+                       capture_output=True)
+        browser("page_test.mjs", "--url", "file://" + config_page, "--expect",
+                "section.projection text.total", "--labels-apart")
+        dump = os.path.join(tmp, "round_end")
+        os.makedirs(dump)
+        with open(os.path.join(dump, "config.json"), "w") as f:
+            json.dump({"world_size": 1, "dp_size": 1, "tp_size": 1, "ep_size": 1, "pp_size": 1,
+                       "vp_size": 1, "num_mbs": 1, "train_iters": 1}, f)
+        end = 20000 / 1.05
+        with open(os.path.join(dump, "pp_rank_0.json"), "w") as f:
+            json.dump({"1": {"total": end, "memory": 10.0, "fwd_start": [0.0], "fwd_end": [5000.0],
+                             "bwd_start": [5000.0], "bwd_end": [end]}}, f)
+        round_end = os.path.join(tmp, "round_end.html")
+        subprocess.run([sextant, "pp", "view", dump, "--html", round_end], check=True,
+                       capture_output=True)
+        browser("page_test.mjs", "--url", "file://" + round_end, "--expect",
+                '#app[data-ready="1"]', "--labels-apart")
 
         # 2. A schedule Sextant simulated: its --pp-dump, viewed beside the config it came from.
         print("== pp view: Sextant's simulated dump of an interleaved PP 4 config, and the config")
@@ -133,10 +185,11 @@ def main():
                 views = {v["kind"]: v["id"] for v in json.load(r)["views"]}
             browser("page_test.mjs", "--url", s.url, "--expect", 'a[href="/view/0"]',
                     screenshot="viewer-serve-index.png")
-            # Tables, the GPU-time bars per rank, the roofline's points and ceilings.
+            # Tables, the GPU-time bars per rank, the roofline's points and ceilings, their
+            # labels apart and their colours those of the page's categories.
             browser("page_test.mjs", "--url", f"{s.url}view/{views['trace']}", "--expect", "table",
                     "--expect", ".sx-bar", "--expect", ".sx-pt", "--expect", ".sx-roof",
-                    screenshot="viewer-serve-trace.png")
+                    "--labels-apart", "--category-colors", screenshot="viewer-serve-trace.png")
             # The allocated/reserved chart and the active memory timeline's bands.
             browser("page_test.mjs", "--url", f"{s.url}view/{views['memory snapshot']}",
                     "--expect", "svg.chart path", "--expect", "h2", screenshot="viewer-serve-snapshot.png")
@@ -144,7 +197,7 @@ def main():
                     "--expect", "section.projection rect.mem-part", "--expect",
                     "section.projection circle.scaling-point", "--expect",
                     "section.projection svg.search-chart circle.front-point", "--expect",
-                    "section.projection svg.search-chart path.own-point",
+                    "section.projection svg.search-chart path.own-point", "--labels-apart",
                     screenshot="viewer-serve-projection.png")
             browser("pp_view_test.mjs", "--url", f"{s.url}view/{views['pipeline dump']}",
                     "--dump", pp8)

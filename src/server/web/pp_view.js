@@ -547,14 +547,18 @@
     var grid = ['<g class="grid">'], axis = ['<g class="axis">'];
     var yAxis = TOP + g.plotH;
     axis.push('<line class="axis-line" x1="' + LEFT + '" x2="' + (LEFT + g.plotW) + '" y1="' + yAxis + '" y2="' + yAxis + '"></line>');
+    // The unit follows the last tick label: a tick at the plot's end ("21,000") is centred on it
+    // and half of it lies where the unit would otherwise start.
+    var unitX = LEFT + g.plotW + 8;
     for (var t = first, guard = 0; t <= x1 + step * 1e-9 && guard < 1000; t += step, guard++) {
       var tv = Math.abs(t) < step * 1e-9 ? 0 : t;
-      var xt = X(tv).toFixed(2);
+      var xt = X(tv).toFixed(2), label = fmtTick(tv, step);
       grid.push('<line x1="' + xt + '" x2="' + xt + '" y1="' + TOP + '" y2="' + yAxis + '"></line>');
       axis.push('<line class="tick" x1="' + xt + '" x2="' + xt + '" y1="' + yAxis + '" y2="' + (yAxis + 4) + '"></line>' +
-        '<text class="tick-label" x="' + xt + '" y="' + (yAxis + 15) + '">' + fmtTick(tv, step) + '</text>');
+        '<text class="tick-label" x="' + xt + '" y="' + (yAxis + 15) + '">' + label + '</text>');
+      unitX = Math.max(unitX, +xt + textWidth(label, 11) / 2 + 6);
     }
-    axis.push('<text class="axis-unit" x="' + (LEFT + g.plotW + 8) + '" y="' + (yAxis + 15) + '">ms</text>');
+    axis.push('<text class="axis-unit" x="' + unitX.toFixed(2) + '" y="' + (yAxis + 15) + '">ms</text>');
     grid.push('</g>'); axis.push('</g>');
     // Everything that moves with the time axis sits in g.xform, so that a heavy panel can be
     // previewed with a transform while it is being zoomed and drawn properly once input pauses.

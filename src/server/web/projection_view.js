@@ -27,6 +27,13 @@
     return e;
   }
   const gib = b => (b / GiB).toFixed(2);
+  // The width of a label in the charts' 11px font, known before the chart is in the page.
+  const measure = document.createElement('canvas').getContext('2d');
+  const textWidth = text => {
+    if (!measure) return text.length * 6.5;
+    measure.font = '11px system-ui,sans-serif';
+    return measure.measureText(text).width;
+  };
   const runName = id => ((data.runs || []).find(r => r.id === id) || {}).name || id;
 
   function memoryChart(memory) {
@@ -35,6 +42,7 @@
     const H = T + stages.length * (rowH + 6) + 30;
     const most = Math.max(memory.capacity_bytes || 0, ...stages.map(s => s.total_bytes)) || 1;
     const x = b => L + (W - L - R) * b / most;
+    const cx = memory.capacity_bytes ? x(memory.capacity_bytes) : null;
     const svg = el('svg', {class: 'memory-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
                            style: 'max-width:100%;height:auto', role: 'img',
                            'aria-label': 'projected memory per pipeline stage'});
@@ -53,13 +61,15 @@
         svg.append(r);
         at += b;
       }
-      svg.append(el('text', {x: x(at) + 6, y: y + rowH * 0.7, class: 'axis'},
-                    `${gib(s.total_bytes)} GiB`));
+      // A total just under the capacity would sit on its dashed line: it goes past the line.
+      const label = `${gib(s.total_bytes)} GiB`;
+      let lx = x(at) + 6;
+      if (cx !== null && lx - 3 < cx && lx + textWidth(label) + 3 > cx) lx = cx + 6;
+      svg.append(el('text', {x: lx, y: y + rowH * 0.7, class: 'axis total'}, label));
     });
-    if (memory.capacity_bytes) {
-      const cx = x(memory.capacity_bytes);
-      svg.append(el('line', {x1: cx, x2: cx, y1: T - 8, y2: H - 24, class: 'capacity'}));
-      svg.append(el('text', {x: cx, y: T - 10, 'text-anchor': 'middle', class: 'axis'},
+    if (cx !== null) {
+      svg.append(el('line', {x1: cx, x2: cx, y1: T - 4, y2: H - 24, class: 'capacity'}));
+      svg.append(el('text', {x: cx, y: T - 9, 'text-anchor': 'middle', class: 'axis'},
                     `HBM ${gib(memory.capacity_bytes)} GiB`));
     }
     let lx = L;
