@@ -30,7 +30,16 @@ std::vector<TraceData> ReadTraceFile(const std::string& path) {
     }
   }
   InputText input = InputText::Load(path);
-  if (LooksLikeXPlane(input.text()) || named_pb) return ParseXPlane(input, path);
+  if (LooksLikeXPlane(input.text()) || named_pb) {
+    try {
+      return ParseXPlane(input, path);
+    } catch (const UserError& e) {
+      // "Not a valid XPlane profile" of a file that only its name calls compressed.
+      const std::string misnamed = MisnamedCompression(path, input);
+      if (misnamed.empty()) throw;
+      throw UserError(fmt::format("{} (the file is {})", e.what(), misnamed));
+    }
+  }
   out.push_back(ParseKinetoTrace(input, path, /*try_chunks=*/false));
   return out;
 }
