@@ -175,6 +175,22 @@ std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& 
   return out;
 }
 
+TraceReportInputs ResolveTraceReportInputs(const std::vector<std::string>& traces,
+                                           const std::vector<std::string>& captures) {
+  TraceReportInputs inputs;
+  inputs.traces = ExpandTraceDirectories(traces);
+  for (const std::string& c : captures) {
+    for (std::string& file : CaptureTraceFiles(c)) inputs.captures.push_back(std::move(file));
+  }
+  return inputs;
+}
+
+TraceReport BuildTraceReport(const TraceReportInputs& inputs, ReportOptions options,
+                             unsigned threads, bool keep_rank_tables) {
+  options.capture_traces = inputs.captures;
+  return CombineReports(AnalyzeTraceFiles(inputs.traces, options, threads), keep_rank_tables);
+}
+
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,
                                           const ReportOptions& options, unsigned threads) {
   std::vector<size_t> all(files.size());
