@@ -17,7 +17,6 @@
 #include "report/html_writer.h"
 #include "report/json_table.h"
 #include "report/xlsx_writer.h"
-#include "trace/capture_index.h"
 #include "trace/kernel_name.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_diff.h"
@@ -144,13 +143,12 @@ std::vector<std::string> RefusePipelineDumpFiles(std::vector<std::string> files)
 }
 
 void RunReport(ReportArgs args) {
-  args.traces = RefusePipelineDumpFiles(ExpandTraceDirectories(args.traces));
-  // A capture folder or its execution_details.json stands for the capture traces it holds.
-  std::vector<std::string> captures;
-  for (const std::string& c : args.captures) {
-    for (std::string& file : CaptureTraceFiles(c)) captures.push_back(std::move(file));
-  }
-  args.captures = std::move(captures);
+  // Directories stand for their trace files; a capture folder or its execution_details.json
+  // for the capture traces it holds.
+  TraceReportInputs files = ResolveTraceReportInputs(args.traces, args.captures);
+  RefusePipelineDumpFiles(files.traces);
+  args.traces = files.traces;
+  args.captures = files.captures;
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
   options.capture_traces = args.captures;
@@ -166,16 +164,16 @@ void RunReport(ReportArgs args) {
   if (!args.html.empty()) RefuseOtherFormatName(args.html, ".html");
   if (!args.xlsx.empty()) RefuseOtherFormatName(args.xlsx, ".xlsx");
   CheckOutputDirectory(args.csv_dir);
-  std::vector<RankReport> ranks;
+  const bool keep_rank_tables = args.format == "tracelens";
+  TraceReport report;
   if (args.mpi) {
     bool root = true;
-    ranks = AnalyzeTraceFilesMpi(args.traces, options, args.threads, &root);
+    std::vector<RankReport> ranks = AnalyzeTraceFilesMpi(args.traces, options, args.threads, &root);
     if (!root) return;  // rank 0 writes every output
+    report = CombineReports(std::move(ranks), keep_rank_tables);
   } else {
-    ranks = AnalyzeTraceFiles(args.traces, options, args.threads);
+    report = BuildTraceReport(files, options, args.threads, keep_rank_tables);
   }
-  TraceReport report =
-      CombineReports(std::move(ranks), /*keep_rank_tables=*/args.format == "tracelens");
   // Once, on stderr (the console report on stdout does not repeat them).
   for (const auto& r : report.ranks) {
     for (const auto& w : r.warnings) {

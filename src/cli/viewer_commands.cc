@@ -140,10 +140,10 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
     return;
   }
   const std::string html = RenderPpViewPage(view);
-  View v{data.runs().size() == 1 ? data.runs()[0]["name"].get<std::string>() : "pipeline schedules",
+  View v(data.runs().size() == 1 ? data.runs()[0]["name"].get<std::string>() : "pipeline schedules",
          "pipeline view", args.inputs.front(), [html, view] {
            return ViewContent{html, view};
-         }};
+         });
   std::cout << "\n";
   Serve({std::move(v)}, {}, args.serve);
 }

@@ -1,5 +1,9 @@
 #include "server/pp_view_page.h"
 
+#include <cmath>
+#include <map>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "report/console_table.h"
@@ -10,10 +14,93 @@
 
 namespace sextant {
 
+namespace {
+
+// Times on the page to the microsecond: its tooltips show at most three decimals of a
+// millisecond, and a 17-digit double is six times the bytes.
+double ToMicrosecond(const nlohmann::json& ms) {
+  return ms.is_number() ? std::round(ms.get<double>() * 1000) / 1000 : 0.0;
+}
+
+// A column of strings as its distinct values and an index into them per row ({"levels":
+// ["send", "recv"], "codes": [0, 1, ...]}): "activation" 31,744 times is most of a DeepSeek-V3
+// step's transfers otherwise.
+nlohmann::json Levels(const nlohmann::json& column) {
+  nlohmann::json levels = nlohmann::json::array();
+  nlohmann::json codes = nlohmann::json::array();
+  std::map<std::string, size_t> index;
+  for (const nlohmann::json& value : column) {
+    const std::string& s = value.get_ref<const std::string&>();
+    auto [it, added] = index.try_emplace(s, index.size());
+    if (added) levels.push_back(s);
+    codes.push_back(it->second);
+  }
+  return {{"levels", std::move(levels)}, {"codes", std::move(codes)}};
+}
+
+// A list of objects as one list per key ({"op": ..., "start_ms": [0.0, ...]}), the keys of the
+// first object: `*_ms` values to the microsecond, strings as Levels.
+nlohmann::json Columns(const nlohmann::json& rows) {
+  nlohmann::json columns = nlohmann::json::object();
+  if (!rows.is_array() || rows.empty() || !rows[0].is_object()) return columns;
+  for (const auto& [key, first] : rows[0].items()) {
+    const bool time = key.ends_with("_ms");
+    nlohmann::json column = nlohmann::json::array();
+    bool strings = true;
+    for (const nlohmann::json& row : rows) {
+      const auto value = row.find(key);
+      if (value == row.end()) {
+        column.push_back(nullptr);
+      } else {
+        column.push_back(time ? nlohmann::json(ToMicrosecond(*value)) : *value);
+      }
+      strings = strings && column.back().is_string();
+    }
+    columns[key] = strings ? Levels(column) : std::move(column);
+  }
+  return columns;
+}
+
+// The view as the page embeds it: every rank's blocks and transfers in columns, which
+// pp_view.js reads back into objects. A 16-rank DeepSeek-V3 step holds ~48,000 of them.
+nlohmann::json PageData(const nlohmann::json& view) {
+  nlohmann::json data = nlohmann::json::object();
+  for (const auto& [key, value] : view.items()) {
+    if (key != "runs") data[key] = value;
+  }
+  nlohmann::json& runs = data["runs"] = nlohmann::json::array();
+  for (const nlohmann::json& run : view.value("runs", nlohmann::json::array())) {
+    nlohmann::json r = nlohmann::json::object();
+    for (const auto& [key, value] : run.items()) {
+      if (key != "iterations") r[key] = value;
+    }
+    nlohmann::json& iterations = r["iterations"] = nlohmann::json::array();
+    for (const nlohmann::json& it : run.value("iterations", nlohmann::json::array())) {
+      nlohmann::json i = nlohmann::json::object();
+      for (const auto& [key, value] : it.items()) {
+        if (key != "ranks") i[key] = value;
+      }
+      nlohmann::json& ranks = i["ranks"] = nlohmann::json::array();
+      for (const nlohmann::json& rank : it.value("ranks", nlohmann::json::array())) {
+        nlohmann::json k = nlohmann::json::object();
+        for (const auto& [key, value] : rank.items()) {
+          k[key] = key == "blocks" || key == "transfers" ? Columns(value) : value;
+        }
+        ranks.push_back(std::move(k));
+      }
+      iterations.push_back(std::move(i));
+    }
+    runs.push_back(std::move(r));
+  }
+  return data;
+}
+
+}  // namespace
+
 std::string RenderPpViewPage(const nlohmann::json& view) {
   HtmlPage page(view.value("title", std::string("Pipeline schedules")));
   page.heading = false;
-  page.data = view;
+  page.data = PageData(view);
   // Shared helpers first, then the view; a projection section is drawn when the view has one.
   // The schedule view, then the projection panels of simulated configs below it.
   page.script = std::string(WebAsset("axis.js")) + "\n" + std::string(WebAsset("pp_view.js")) +

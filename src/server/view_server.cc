@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -28,31 +29,44 @@ h1{font-size:20px;margin:0 0 4px}p.sub{color:#667;margin:0 0 18px}
 table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001}
 td,th{padding:6px 14px;border-bottom:1px solid #e6e8ec;text-align:left}th{background:#f0f2f5}
 a{color:#2456a6;text-decoration:none}a:hover{text-decoration:underline}
-.kind{color:#555}.note{color:#8a5a00}.path{font-family:ui-monospace,monospace;font-size:12px;color:#666}
+.kind{color:#555}.note{color:#8a5a00}.failure{color:#b00020;font:13px system-ui,sans-serif;margin-top:2px}
+tr.failed a{color:#888}.path{font-family:ui-monospace,monospace;font-size:12px;color:#666}
 )CSS";
 
 constexpr const char* kIndexLink =
     "<nav style=\"font:13px system-ui,sans-serif;margin:0 0 8px\"><a href=\"/\" "
     "style=\"color:#2456a6;text-decoration:none\">&larr; all views</a></nav>";
 
+std::string Failure(const View& v) { return v.status ? v.status->failure() : ""; }
+
+// The views as known now: one that was found not to build says why on its row (its page says
+// the same), so a long list shows at a glance which of its files cannot be shown.
 std::string IndexPage(const std::vector<View>& views, const std::vector<std::string>& notes) {
   std::string rows;
+  size_t failed = 0;
   for (size_t i = 0; i < views.size(); ++i) {
     const View& v = views[i];
+    const std::string failure = Failure(v);
+    if (!failure.empty()) ++failed;
     rows += fmt::format(
-        "<tr><td><a href=\"/view/{0}\">{1}</a></td><td class=\"kind\">{2}</td>"
-        "<td class=\"path\">{3}</td><td><a href=\"/api/{0}.json\">json</a> · "
+        "<tr{4}><td><a href=\"/view/{0}\">{1}</a></td><td class=\"kind\">{2}</td>"
+        "<td class=\"path\">{3}{5}</td><td><a href=\"/api/{0}.json\">json</a> · "
         "<a href=\"/export/{0}.html\">export</a></td></tr>\n",
-        i, EscapeHtml(v.name), EscapeHtml(v.kind), EscapeHtml(v.path));
+        i, EscapeHtml(v.name), EscapeHtml(v.kind), EscapeHtml(v.path),
+        failure.empty() ? "" : " class=\"failed\"",
+        failure.empty()
+            ? ""
+            : "<div class=\"failure\">cannot be shown: " + EscapeHtml(failure) + "</div>");
   }
   std::string note_list;
   for (const std::string& n : notes) note_list += "<li class=\"note\">" + EscapeHtml(n) + "</li>";
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sextant</title>"
       "<style>{}</style></head><body><h1>Sextant</h1><p class=\"sub\">{} view{} of the files "
-      "named on the command line</p><table><tr><th>view</th><th>kind</th><th>file</th>"
+      "named on the command line{}</p><table><tr><th>view</th><th>kind</th><th>file</th>"
       "<th>data</th></tr>\n{}</table>{}</body></html>\n",
-      kIndexStyle, views.size(), views.size() == 1 ? "" : "s", rows,
+      kIndexStyle, views.size(), views.size() == 1 ? "" : "s",
+      failed == 0 ? "" : fmt::format("; {} cannot be shown (marked below)", failed), rows,
       note_list.empty() ? "" : "<ul>" + note_list + "</ul>");
 }
 
@@ -195,6 +209,9 @@ void ViewServer::SetUpRoutes() {
                    {"name", views_[i].name},
                    {"kind", views_[i].kind},
                    {"path", views_[i].path}});
+      if (const std::string failure = Failure(views_[i]); !failure.empty()) {
+        j.back()["failure"] = failure;
+      }
     }
     res.set_content(nlohmann::json{{"views", j}, {"notes", notes_}}.dump(), "application/json");
   });
@@ -263,12 +280,23 @@ void ViewServer::Stop() {
 
 void ViewServer::WarmUp() {
   std::thread([views = views_] {
-    for (const View& v : views) {
+    // The cheap checks first (Primus's examples/, 384 views: 3 s), so the index marks the views
+    // that cannot be shown long before every page is built.
+    auto record = [](const View& v, const std::function<void()>& step) {
       try {
-        v.build();
+        step();
+      } catch (const UserError& e) {
+        if (v.status) v.status->Fail(e.what());  // the index marks it; its page says the same
       } catch (...) {
-        // The page says why when it is asked for.
+        // An internal error: the page says it when it is asked for.
       }
+    };
+    for (const View& v : views) {
+      if (v.check) record(v, v.check);
+    }
+    for (const View& v : views) {
+      if (v.status && !v.status->failure().empty()) continue;  // its check said why
+      record(v, [&v] { v.build(); });
     }
   }).detach();
 }

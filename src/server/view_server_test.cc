@@ -5,8 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -71,12 +73,12 @@ class ViewServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::vector<View> views;
-    views.push_back({"first", "pipeline dump", "/x/first", [] {
-                       return ViewContent{"<html>page one SECRET-FREE</html>", {{"a", 1}}};
-                     }});
-    views.push_back({"broken", "trace", "/x/broken", []() -> ViewContent {
-                       ThrowUserError("/x/broken at byte 3: expected a JSON value");
-                     }});
+    views.emplace_back("first", "pipeline dump", "/x/first", [] {
+      return ViewContent{"<html>page one SECRET-FREE</html>", {{"a", 1}}};
+    });
+    views.emplace_back("broken", "trace", "/x/broken", []() -> ViewContent {
+      ThrowUserError("/x/broken at byte 3: expected a JSON value");
+    });
     server_ = std::make_unique<ViewServer>(std::move(views), std::vector<std::string>{"a note"});
     port_ = server_->Bind("127.0.0.1", 0);
     thread_ = std::thread([this] { server_->Run(); });
@@ -154,6 +156,44 @@ TEST_F(ViewServerTest, RefusesOtherMethodsForeignHostsAndOversizedRequests) {
   EXPECT_EQ(StatusOf(RawRequest(port_, headers + "\r\n")), 431);
   EXPECT_EQ(StatusOf(RawRequest(port_, "garbage\r\n\r\n")), 400);
   EXPECT_EQ(StatusOf(Get(port_, "/view/0")), 200);
+}
+
+// The index marks a view that cannot be shown with its reason, once a cheap check (or its
+// build, in the background) found it, without its page being asked for.
+TEST(ViewServerWarmUpTest, TheIndexMarksViewsThatCannotBeShown) {
+  auto built_after_check = std::make_shared<std::atomic<bool>>(false);
+  std::vector<View> views;
+  views.emplace_back("fine", "experiment config", "/x/fine.yaml", [] {
+    return ViewContent{"<html>fine</html>", {}};
+  });
+  views.back().check = [] {};
+  views.emplace_back("mamba", "experiment config", "/x/mamba.yaml",
+                     [built_after_check]() -> ViewContent {
+                       *built_after_check = true;
+                       ThrowUserError("built");
+                     });
+  views.back().check = [] { ThrowUserError("/x/mamba.yaml:5:13: unsupported architecture"); };
+  views.emplace_back("broken", "trace", "/x/broken.json",
+                     []() -> ViewContent { ThrowUserError("/x/broken.json: not JSON"); });
+  const std::shared_ptr<ViewStatus> mamba = views[1].status;
+  const std::shared_ptr<ViewStatus> broken = views[2].status;
+  ViewServer server(std::move(views), {});
+  const int port = server.Bind("127.0.0.1", 0);
+  std::thread thread([&server] { server.Run(); });
+  server.WarmUp();
+  for (int i = 0; i < 500 && (mamba->failure().empty() || broken->failure().empty()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string index = Get(port, "/");
+  EXPECT_THAT(index, HasSubstr("2 cannot be shown"));
+  EXPECT_THAT(index, HasSubstr("cannot be shown: /x/mamba.yaml:5:13: unsupported architecture"));
+  EXPECT_THAT(index, HasSubstr("cannot be shown: /x/broken.json: not JSON"));
+  const std::string json = Get(port, "/api/index.json");
+  EXPECT_THAT(json, HasSubstr("\"failure\":\"/x/mamba.yaml:5:13: unsupported architecture\""));
+  EXPECT_THAT(json, Not(HasSubstr("\"failure\":\"\"")));
+  EXPECT_FALSE(*built_after_check);
+  server.Stop();
+  thread.join();
 }
 
 TEST(ViewServerBindTest, LoopbackNames) {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,8 @@
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/snapshot_analysis.h"
 #include "snapshot/snapshot_report.h"
+#include "trace/capture_index.h"
+#include "trace/distributed_info.h"
 #include "trace/trace_runner.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -112,8 +116,10 @@ void AddLayoutSearch(PpViewData& view, const std::string& config) {
   }
 }
 
-// Builds once, under a lock; a failure is kept too, so every request says the same thing.
-std::function<ViewContent()> Once(std::function<ViewContent()> build) {
+// Builds once, under a lock; a failure is kept too, so every request says the same thing, and
+// recorded in `status` for the index. A failure the view's check found is not built again.
+std::function<ViewContent()> Once(std::function<ViewContent()> build,
+                                  std::shared_ptr<ViewStatus> status) {
   struct State {
     std::mutex mu;
     bool done = false;
@@ -121,13 +127,17 @@ std::function<ViewContent()> Once(std::function<ViewContent()> build) {
     std::string error;
   };
   auto state = std::make_shared<State>();
-  return [state, build = std::move(build)]() -> ViewContent {
+  return [state, status, build = std::move(build)]() -> ViewContent {
     std::lock_guard<std::mutex> lock(state->mu);
     if (!state->done) {
-      try {
-        state->content = build();
-      } catch (const UserError& e) {
-        state->error = e.what();
+      state->error = status->failure();
+      if (state->error.empty()) {
+        try {
+          state->content = build();
+        } catch (const UserError& e) {
+          state->error = e.what();
+          status->Fail(state->error);
+        }
       }
       state->done = true;
     }
@@ -136,8 +146,26 @@ std::function<ViewContent()> Once(std::function<ViewContent()> build) {
   };
 }
 
+// A trace view: `path` is a trace file or a folder of one run's rank traces, `capture` a
+// capture folder ("" for none). Read exactly as `trace report PATH [--capture CAPTURE] --html`
+// reads it.
+View MakeTraceView(const std::string& path, const std::string& capture) {
+  View v(BaseName(path), "trace", path);
+  v.build = Once(
+      [path, capture] {
+        const std::vector<std::string> captures =
+            capture.empty() ? std::vector<std::string>{} : std::vector<std::string>{capture};
+        const TraceReport report =
+            BuildTraceReport(ResolveTraceReportInputs({path}, captures), ReportOptions{});
+        return ViewContent{RenderReportHtml(report), ReportToJson(report)};
+      },
+      v.status);
+  return v;
+}
+
 View MakeView(const std::string& path, const std::string& kind) {
-  View v{BaseName(path), kind, path, nullptr};
+  if (kind == "trace") return MakeTraceView(path, "");
+  View v(BaseName(path), kind, path);
   if (kind == "pipeline dump" || kind == "experiment config") {
     v.build = [path, kind] {
       PpViewData data =
@@ -146,11 +174,16 @@ View MakeView(const std::string& path, const std::string& kind) {
       nlohmann::json json = data.ToJson();
       return ViewContent{RenderPpViewPage(json), std::move(json)};
     };
-  } else if (kind == "trace") {
-    v.build = [path] {
-      TraceReport report = CombineReports(AnalyzeTraceFiles({path}, ReportOptions{}, 0));
-      return ViewContent{RenderReportHtml(report), ReportToJson(report)};
-    };
+    if (kind == "experiment config") {
+      // The job is built and validated first thing in the projection, with the same request:
+      // an architecture Sextant does not project, a framework it does not read or a model
+      // file that is missing fail here as they would there.
+      v.check = [path] {
+        JobRequest request;
+        request.config_path = path;
+        BuildJob(request);
+      };
+    }
   } else if (kind == "memory snapshot") {
     v.build = [path] {
       const MemorySnapshot snapshot = LoadMemorySnapshot(path);
@@ -159,7 +192,7 @@ View MakeView(const std::string& path, const std::string& kind) {
                          SnapshotJson(snapshot, analysis)};
     };
   }
-  v.build = Once(std::move(v.build));
+  v.build = Once(std::move(v.build), v.status);
   return v;
 }
 
@@ -183,8 +216,17 @@ bool IsHardwareConfigFile(const fs::path& p) {
   }
 }
 
-// Returns whether every folder below `root` was searched (none was too deep).
-bool SearchDirectory(const fs::path& root, std::vector<View>* views,
+// A file or folder to show, before the views are assembled from what was found.
+struct Found {
+  fs::path path;
+  std::string kind;
+  std::string name;  // as listed
+  bool searched;     // found inside a named folder (not named itself)
+};
+
+// Returns whether every folder below `root` was searched (none was too deep). Capture folders
+// inside it go to `captures`.
+bool SearchDirectory(const fs::path& root, std::vector<Found>* out, std::vector<fs::path>* captures,
                      std::vector<std::string>* notes) {
   std::error_code ec;
   const fs::path real_root = fs::canonical(root, ec);
@@ -216,6 +258,7 @@ bool SearchDirectory(const fs::path& root, std::vector<View>* views,
       }
     }
     if (it->is_directory(ec)) {
+      if (IsCaptureFolder(p.string())) captures->push_back(p);
       if (IsPipelineDump(p)) {
         found.push_back(p);
         it.disable_recursion_pending();
@@ -262,15 +305,164 @@ bool SearchDirectory(const fs::path& root, std::vector<View>* views,
   }
   std::sort(found.begin(), found.end());
   for (const fs::path& p : found) {
-    View v = MakeView(p.string(), ViewKindOf(p.string()));
-    v.name = p.lexically_relative(root).string();
-    if (ec || v.name.empty()) v.name = p.string();
-    views->push_back(std::move(v));
+    std::string name = p.lexically_relative(root).string();
+    if (name.empty()) name = p.string();
+    out->push_back({p, ViewKindOf(p.string()), std::move(name), true});
   }
   return too_deep.empty();
 }
 
+fs::path Canonical(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : c;
+}
+
+// The capture folder of the traces in `dir`, as found or named (`captures`), when its capture
+// traces all lie inside it (no link out of it): `trace report --capture` reads them. Why one
+// cannot be used goes to `notes`.
+std::string UsableCaptureFolder(const fs::path& folder, std::vector<std::string>* notes) {
+  try {
+    const fs::path real = Canonical(folder);
+    for (const std::string& file : ResolveTraceReportInputs({}, {folder.string()}).captures) {
+      if (Canonical(file).parent_path() != real) {
+        notes->push_back(fmt::format("{}: {} is not inside it; the capture traces are not used",
+                                     folder.string(), file));
+        return "";
+      }
+    }
+  } catch (const UserError& e) {
+    notes->push_back(fmt::format("{}: not used as capture traces: {}", folder.string(), e.what()));
+    return "";
+  }
+  return folder.string();
+}
+
+// A trace named on its own whose folder also holds capture traces: they are read only when
+// named too (the server reads the files it was given), and the note says how.
+void NoteUnnamedCaptureFolder(const fs::path& trace, std::vector<std::string>* notes) {
+  std::error_code ec;
+  const fs::path folder = trace.has_parent_path() ? trace.parent_path() : fs::path(".");
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && IsCaptureFolder(it->path().string())) {
+      notes->push_back(fmt::format(
+          "{}: its graph replays are shown without the capture traces in {}; name that folder "
+          "too (sextant serve {} {}) to read them, as `trace report --capture` does",
+          trace.string(), it->path().string(), trace.string(), it->path().string()));
+      return;
+    }
+  }
+}
+
+// The views of what was named and found: one per file or dump, but that a file named twice is
+// one view; a graph-replay trace takes the capture folder beside it (whose own traces are then
+// not listed); and the traces a searched folder holds directly are one multi-rank view when
+// they are the ranks of one run, as `trace report FOLDER` reads them.
+std::vector<View> AssembleViews(std::vector<Found> found, const std::vector<fs::path>& captures,
+                                std::vector<std::string>* notes) {
+  // The same path named twice ("f", "./f"), not two names of one file (a link is a name too).
+  std::set<fs::path> seen;
+  std::erase_if(found, [&](const Found& f) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(f.path, ec);
+    return !seen.insert((ec ? f.path : absolute).lexically_normal()).second;
+  });
+  // Traces by the folder that holds them.
+  auto traces_by_folder = [&found] {
+    std::map<fs::path, std::vector<size_t>> by_folder;
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (found[i].kind == "trace") by_folder[Canonical(found[i].path).parent_path()].push_back(i);
+    }
+    return by_folder;
+  };
+  std::map<fs::path, std::string> capture_of;  // a folder of replay traces -> its capture folder
+  std::set<fs::path> used_captures;
+  {
+    const auto by_folder = traces_by_folder();
+    for (const fs::path& c : captures) {
+      const fs::path real = Canonical(c);
+      if (by_folder.count(real.parent_path()) == 0 || capture_of.count(real.parent_path()))
+        continue;
+      const std::string usable = UsableCaptureFolder(c, notes);
+      if (usable.empty()) continue;
+      capture_of[real.parent_path()] = usable;
+      used_captures.insert(real);
+    }
+  }
+  // The capture traces are read with their replay, not listed on their own.
+  std::erase_if(found, [&](const Found& f) {
+    return f.kind == "trace" && used_captures.count(Canonical(f.path).parent_path()) > 0;
+  });
+  for (const fs::path& c : used_captures) {
+    notes->push_back(
+        fmt::format("{}: capture traces, read with the replay traces beside them (as `trace report "
+                    "--capture` reads them)",
+                    c.string()));
+  }
+  // Folders whose traces are the ranks of one run: every trace file `trace report FOLDER` reads
+  // was found (none was a link out of the named folder), and each records its own rank.
+  std::map<size_t, std::vector<size_t>> groups;  // first member -> every member
+  for (const auto& [folder, members] : traces_by_folder()) {
+    if (members.size() < 2 ||
+        !std::all_of(members.begin(), members.end(), [&](size_t i) { return found[i].searched; }))
+      continue;
+    std::set<fs::path> listed, have;
+    try {
+      for (const std::string& f : ExpandTraceDirectories({folder.string()}))
+        listed.insert(Canonical(f));
+    } catch (const UserError&) {
+      continue;
+    }
+    std::vector<std::string> files;
+    for (size_t i : members) {
+      have.insert(Canonical(found[i].path));
+      files.push_back(found[i].path.string());
+    }
+    if (listed == have && AreRanksOfOneRun(files)) groups[members.front()] = members;
+  }
+  std::set<size_t> grouped;
+  for (const auto& [first, members] : groups) grouped.insert(members.begin(), members.end());
+  std::vector<View> views;
+  for (size_t i = 0; i < found.size(); ++i) {
+    const Found& f = found[i];
+    if (f.kind != "trace") {
+      View v = MakeView(f.path.string(), f.kind);
+      v.name = f.name;
+      views.push_back(std::move(v));
+      continue;
+    }
+    const auto capture = capture_of.find(Canonical(f.path).parent_path());
+    const std::string capture_folder = capture == capture_of.end() ? "" : capture->second;
+    const std::string with_capture = capture_folder.empty() ? "" : " + " + BaseName(capture_folder);
+    if (auto group = groups.find(i); group != groups.end()) {
+      const fs::path folder = f.path.parent_path();
+      View v = MakeTraceView(folder.string(), capture_folder);
+      const std::string parent = fs::path(f.name).parent_path().string();
+      v.name = fmt::format("{} ({} ranks){}", parent.empty() ? BaseName(folder.string()) : parent,
+                           group->second.size(), with_capture);
+      views.push_back(std::move(v));
+      continue;
+    }
+    if (grouped.count(i)) continue;
+    if (capture_folder.empty() && !f.searched) NoteUnnamedCaptureFolder(f.path, notes);
+    View v = MakeTraceView(f.path.string(), capture_folder);
+    v.name = f.name + with_capture;
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
 }  // namespace
+
+void ViewStatus::Fail(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failure_.empty()) failure_ = reason;
+}
+
+std::string ViewStatus::failure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
 
 std::string ViewKindOf(const std::string& path) {
   std::error_code ec;
@@ -285,6 +477,8 @@ std::string ViewKindOf(const std::string& path) {
   for (const char* ext : {".pickle", ".pkl"}) {
     if (EndsWith(name, ext)) return "memory snapshot";
   }
+  // A capture folder's index lists capture traces; it is not one.
+  if (name == kCaptureIndexName) return "";
   for (const char* ext : {".json", ".json.gz", ".json.zst", ".pb", ".pt.trace.json"}) {
     if (EndsWith(name, ext)) return "trace";
   }
@@ -293,7 +487,8 @@ std::string ViewKindOf(const std::string& path) {
 
 std::vector<View> FindViews(const std::vector<std::string>& named,
                             std::vector<std::string>* notes) {
-  std::vector<View> views;
+  std::vector<Found> found;
+  std::vector<fs::path> captures;
   // A file of a pipeline dump named on its own (`serve dump/*`) stands for its dump, once.
   std::vector<std::string> paths;
   for (const std::string& path : named) {
@@ -308,9 +503,10 @@ std::vector<View> FindViews(const std::vector<std::string>& named,
     if (ec || !fs::exists(status))
       ThrowUserError(fmt::format("{}: no such file or directory", path));
     if (fs::is_directory(status) && !IsPipelineDump(path)) {
-      const size_t before = views.size();
-      const bool searched_all = SearchDirectory(path, &views, notes);
-      if (views.size() == before && searched_all) {
+      if (IsCaptureFolder(path)) captures.push_back(path);
+      const size_t before = found.size();
+      const bool searched_all = SearchDirectory(path, &found, &captures, notes);
+      if (found.size() == before && searched_all) {
         notes->push_back(fmt::format("{}: holds no file Sextant reads", path));
       }
       continue;
@@ -326,9 +522,9 @@ std::vector<View> FindViews(const std::vector<std::string>& named,
           path));
       continue;
     }
-    views.push_back(MakeView(path, kind));
+    found.push_back({path, kind, BaseName(path), false});
   }
-  return views;
+  return AssembleViews(std::move(found), captures, notes);
 }
 
 std::vector<std::string> DistinctViewNames(const std::vector<std::string>& paths) {

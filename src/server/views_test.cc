@@ -153,6 +153,81 @@ TEST(ViewsTest, AFileOfAPipelineDumpStandsForTheDump) {
   fs::remove_all(base);
 }
 
+std::string RankTrace(int rank, int world_size) {
+  return R"({"distributedInfo": {"rank": )" + std::to_string(rank) + R"(, "world_size": )" +
+         std::to_string(world_size) + R"(}, "traceEvents": []})";
+}
+
+std::vector<std::string> Names(const std::vector<View>& views) {
+  std::vector<std::string> names;
+  for (const View& v : views) names.push_back(v.name);
+  return names;
+}
+
+// The traces a searched folder holds directly are one view when they are the ranks of one run,
+// as `trace report FOLDER` reads them; traces that record no rank, or a rank twice, are not.
+TEST(ViewsTest, AFolderOfOneRunsRanksIsOneView) {
+  const fs::path base =
+      fs::temp_directory_path() / ("sextant_views_ranks_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  Touch(base / "run" / "rank0.json", RankTrace(0, 2));
+  Touch(base / "run" / "rank1.json.gz", RankTrace(1, 2));  // compression is by magic bytes
+  Touch(base / "profiles" / "a.json", "{\"traceEvents\": []}");
+  Touch(base / "profiles" / "b.json", "{\"traceEvents\": []}");
+  Touch(base / "twice" / "x.json", RankTrace(0, 2));
+  Touch(base / "twice" / "y.json", RankTrace(0, 2));
+  std::vector<std::string> notes;
+  std::vector<View> views = FindViews({base.string()}, &notes);
+  EXPECT_EQ(Names(views),
+            (std::vector<std::string>{"profiles/a.json", "profiles/b.json", "run (2 ranks)",
+                                      "twice/x.json", "twice/y.json"}));
+  EXPECT_EQ(views[2].path, (base / "run").string());
+  // The folder named itself: named after it.
+  views = FindViews({(base / "run").string()}, &notes);
+  EXPECT_EQ(Names(views), (std::vector<std::string>{"run (2 ranks)"}));
+  // A link out of the folder is not served, so the folder is not read as a whole.
+  Touch(base / "outside" / "rank2.json", RankTrace(2, 3));
+  Touch(base / "run3" / "rank0.json", RankTrace(0, 3));
+  Touch(base / "run3" / "rank1.json", RankTrace(1, 3));
+  fs::create_symlink(base / "outside" / "rank2.json", base / "run3" / "rank2.json");
+  views = FindViews({(base / "run3").string()}, &notes);
+  EXPECT_EQ(Names(views), (std::vector<std::string>{"rank0.json", "rank1.json"}));
+  fs::remove_all(base);
+}
+
+// A replay trace is read with the capture folder beside it when that folder was given too
+// (named, or inside a named folder); its capture traces are not views of their own. A file
+// named twice is one view.
+TEST(ViewsTest, AReplayTraceTakesItsCaptureFolderAndAFileNamedTwiceIsOneView) {
+  const fs::path base =
+      fs::temp_directory_path() / ("sextant_views_capture_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  Touch(base / "replay.json", "{\"traceEvents\": []}");
+  Touch(base / "capture_traces" / "bs_32_rank0.json", "{\"traceEvents\": []}");
+  Touch(base / "capture_traces" / "execution_details.json", R"([{"file": "bs_32_rank0.json"}])");
+  std::vector<std::string> notes;
+  for (const std::vector<std::string>& named :
+       {std::vector<std::string>{base.string()},
+        std::vector<std::string>{(base / "replay.json").string(),
+                                 (base / "capture_traces").string()}}) {
+    const std::vector<View> views = FindViews(named, &notes);
+    EXPECT_EQ(Names(views), (std::vector<std::string>{"replay.json + capture_traces"}));
+  }
+  // The replay alone: shown alone, and a note says how to add its captures.
+  notes.clear();
+  std::vector<View> views = FindViews({(base / "replay.json").string()}, &notes);
+  EXPECT_EQ(Names(views), (std::vector<std::string>{"replay.json"}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("name that folder too"));
+  // The capture folder alone: its trace is a view, its index is not.
+  views = FindViews({(base / "capture_traces").string()}, &notes);
+  EXPECT_EQ(Names(views), (std::vector<std::string>{"bs_32_rank0.json"}));
+  const std::string replay = (base / "replay.json").string();
+  views = FindViews({replay, replay, (base / "." / "replay.json").string()}, &notes);
+  EXPECT_EQ(views.size(), 1u);
+  fs::remove_all(base);
+}
+
 // Runs of a pipeline view are named by their file, with as many directories as it takes to
 // tell two of them apart.
 TEST(ViewsTest, RunsWithTheSameFileNameAreToldApartByTheirDirectories) {

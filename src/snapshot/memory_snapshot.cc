@@ -383,7 +383,14 @@ MemorySnapshot ParseMemorySnapshot(std::string_view pickle_bytes, const std::str
 MemorySnapshot LoadMemorySnapshot(const std::string& path, const InputLimits& limits) {
   InputText input = InputText::Load(path, limits);
   if (input.truncated()) ThrowUserError(SourceLocation{path}, "", input.truncation_reason());
-  return ParseMemorySnapshot(input.text(), path);
+  try {
+    return ParseMemorySnapshot(input.text(), path);
+  } catch (const UserError& e) {
+    // A pickle error about bytes that only the file's name calls compressed.
+    const std::string misnamed = MisnamedCompression(path, input);
+    if (misnamed.empty()) throw;
+    throw UserError(fmt::format("{} (the file is {})", e.what(), misnamed));
+  }
 }
 
 }  // namespace sextant

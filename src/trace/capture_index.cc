@@ -40,6 +40,15 @@ std::vector<std::string> FilesOfIndex(const std::filesystem::path& index) {
 
 }  // namespace
 
+bool IsCaptureFolder(const std::string& folder) {
+  std::error_code ec;
+  const std::filesystem::path p(folder);
+  if (!std::filesystem::is_directory(p, ec)) return false;
+  std::filesystem::path name = p.filename();
+  if (name.empty()) name = p.parent_path().filename();  // "capture_traces/"
+  return name == "capture_traces" || std::filesystem::is_regular_file(p / kCaptureIndexName, ec);
+}
+
 std::vector<std::string> ParseCaptureIndex(std::string_view text, const std::string& source) {
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {

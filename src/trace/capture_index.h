@@ -19,6 +19,10 @@ inline constexpr std::string_view kCaptureIndexName = "execution_details.json";
 // does not exist, and for a folder with no capture trace.
 std::vector<std::string> CaptureTraceFiles(const std::string& path);
 
+// Whether `folder` is a folder of capture traces as TraceLens lays them out: it holds an
+// execution_details.json, or is named capture_traces.
+bool IsCaptureFolder(const std::string& folder);
+
 // The "file" entries of an execution_details.json's text, in order. `source` names the file
 // in errors. Throws UserError for anything but a JSON list of objects each with a non-empty
 // "file" string.

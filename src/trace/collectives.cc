@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "trace/gpu_timeline.h"
+#include "trace/kernel_name.h"
 
 namespace sextant {
 
@@ -23,14 +24,23 @@ std::string NormalizeCollectiveType(std::string_view text) {
     if (text.find("combine") != std::string_view::npos) return "ep_combine";
   }
   if (text.find("cross_device_reduce") != std::string_view::npos) return "allreduce";
+  // A kernel's signature names the collective in its function name, not in its return type,
+  // namespaces in parentheses, template arguments or parameters: "void (anonymous
+  // namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)" is an all-reduce.
+  text = KernelFunctionName(text);
   // For kernel names look at the part after "Kernel_" ("ncclDevKernel_AllGather_RING_LL").
   size_t k = text.find("Kernel_");
   if (k != std::string_view::npos) text = text.substr(k + 7);
   std::string letters;
+  int depth = 0;
   for (char ch : text) {
-    if (ch == '(') break;
-    if (std::isalpha(static_cast<unsigned char>(ch)))
+    if (ch == '(' || ch == '<') {
+      ++depth;
+    } else if ((ch == ')' || ch == '>') && depth > 0) {
+      --depth;
+    } else if (depth == 0 && std::isalpha(static_cast<unsigned char>(ch))) {
       letters += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
   }
   auto has = [&](std::string_view s) { return letters.find(s) != std::string::npos; };
   if (has("allreduce")) return "allreduce";

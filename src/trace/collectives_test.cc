@@ -159,6 +159,17 @@ TEST(CollectivesTest, TypesAndElementSizes) {
             "ep_notify");
   EXPECT_EQ(NormalizeCollectiveType("void vllm::cross_device_reduce_1stage<bf16, 8>(int)"),
             "allreduce");
+  // PyTorch's symmetric-memory all-reduce (TraceLens's B200 eager trace): neither the return
+  // type nor the namespace in parentheses is the collective.
+  EXPECT_EQ(NormalizeCollectiveType("void (anonymous namespace)::multimem_all_reduce_kernel<"
+                                    "c10::BFloat16, 16>(c10::BFloat16*, unsigned long)"),
+            "allreduce");
+  EXPECT_EQ(NormalizeCollectiveType("void c10d::symmetric_memory::two_shot_all_reduce_kernel<"
+                                    "float, 8>(float*, unsigned long)"),
+            "allreduce");
+  // Any return type, and template arguments that name another collective.
+  EXPECT_EQ(NormalizeCollectiveType("int ncclKernel_Broadcast_RING_LL<ncclFuncAllReduce>(int)"),
+            "broadcast");
   EXPECT_EQ(CollectiveDtypeBytes("Float"), 4);
   EXPECT_EQ(CollectiveDtypeBytes("BFloat16"), 2);
   EXPECT_EQ(CollectiveDtypeBytes("Half"), 2);

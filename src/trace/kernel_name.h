@@ -20,4 +20,11 @@ std::string_view ShortKernelName(std::string_view name);
 // text as it is.
 std::string PersonCellText(const Column& column, const std::string& text);
 
+// The function a demangled C++ signature names, qualified and with its template arguments:
+// without the return type, whatever it is ("void ", "int ", "__global__ void "), and without
+// the parameter list. "void (anonymous namespace)::f<float, 16>(float*, int)" ->
+// "(anonymous namespace)::f<float, 16>". A name that is not a signature (no parameter list
+// after an identifier or template) comes back unchanged but for a leading "void ".
+std::string_view KernelFunctionName(std::string_view name);
+
 }  // namespace sextant

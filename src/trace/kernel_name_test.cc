@@ -19,6 +19,21 @@ TEST(KernelNameTest, DropsReturnTypeAndParameterList) {
             "at::native::(anonymous namespace)::apply<float>");
 }
 
+TEST(KernelNameTest, FunctionNameDropsAnyReturnType) {
+  EXPECT_EQ(KernelFunctionName("void (anonymous namespace)::multimem_all_reduce_kernel<"
+                               "c10::BFloat16, 16>(c10::BFloat16*, unsigned long)"),
+            "(anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>");
+  EXPECT_EQ(KernelFunctionName("__global__ unsigned int f<a b>(int)"), "f<a b>");
+  EXPECT_EQ(KernelFunctionName("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"),
+            "ncclDevKernel_Generic");
+  // Not a signature: only a leading "void " goes.
+  EXPECT_EQ(KernelFunctionName("Memcpy HtoD (Pageable -> Device)"),
+            "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(KernelFunctionName("void foo<int>"), "foo<int>");
+  EXPECT_EQ(KernelFunctionName("nccl:all_reduce"), "nccl:all_reduce");
+  EXPECT_EQ(KernelFunctionName(""), "");
+}
+
 TEST(KernelNameTest, LeavesNamesThatAreNotSignatures) {
   EXPECT_EQ(ShortKernelName("Memcpy HtoD (Pageable -> Device)"),
             "Memcpy HtoD (Pageable -> Device)");

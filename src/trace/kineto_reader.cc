@@ -1584,13 +1584,23 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
                                      : "empty file: not a Kineto trace");
   }
   if (text[first] != '{' && text[first] != '[') {
+    // A name that promises a compression the bytes are not in comes first: the file is not
+    // what its name says (compression is recognised by magic bytes, not by the name).
+    const std::string misnamed = MisnamedCompression(path, input);
+    const std::string but = misnamed.empty() ? "" : misnamed + "; ";
     // Compressed by a tool whose format is not read: said by its magic bytes, not "not JSON".
     if (const std::string_view format = UnreadCompressionName(text.substr(first));
         !format.empty()) {
       ThrowUserError(SourceLocation{path}, "",
-                     fmt::format("unsupported compression ({}): gzip (.gz) and zstd (.zst) are "
+                     fmt::format("{}unsupported compression ({}): gzip (.gz) and zstd (.zst) are "
                                  "read; decompress it, or recompress it with one of those",
-                                 format));
+                                 but, format));
+    }
+    if (!misnamed.empty()) {
+      ThrowUserError(SourceLocation{path}, "",
+                     but +
+                         "as plain text it is not JSON either (a Kineto trace starts with '{' "
+                         "or '[')");
     }
     const bool xplane = path.ends_with(".pb");
     ThrowUserError(SourceLocation{path, -1, -1, static_cast<int64_t>(first)}, "",

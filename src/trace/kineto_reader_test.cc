@@ -344,6 +344,28 @@ TEST(KinetoReaderTest, WrongEventsTypeAndUnsupportedCompressionAreNamed) {
   }
 }
 
+// A file named .gz whose bytes are not gzip: the error says both what the name promises and
+// what the bytes are, not only that they are not JSON. Plain JSON under that name is read.
+TEST(KinetoReaderTest, AFileNamedGzThatIsNotGzipIsSaidToBeSo) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "sextant_not_gzip.json.gz").string();
+  std::ofstream(path) << "hello, not a trace";
+  std::string message;
+  try {
+    ReadKinetoTrace(path);
+  } catch (const UserError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, path +
+                         ": named .gz, but not gzip: it starts with 68 65 6c 6c 6f 2c 20 6e "
+                         "(\"hello, n\"), not gzip's 1f 8b; as plain text it is not JSON either (a "
+                         "Kineto trace starts with '{' or '[')");
+  std::ofstream(path) << R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1,
+                            "dur": 3, "pid": 0, "tid": 7}]})";
+  EXPECT_EQ(ReadKinetoTrace(path).gpu.size(), 1u);
+  std::filesystem::remove(path);
+}
+
 // A UTF-8 byte-order mark before the JSON (some Windows tools write one) is skipped; byte
 // offsets in messages still count it.
 TEST(KinetoReaderTest, AByteOrderMarkIsSkipped) {

@@ -30,7 +30,16 @@ std::vector<TraceData> ReadTraceFile(const std::string& path) {
     }
   }
   InputText input = InputText::Load(path);
-  if (LooksLikeXPlane(input.text()) || named_pb) return ParseXPlane(input, path);
+  if (LooksLikeXPlane(input.text()) || named_pb) {
+    try {
+      return ParseXPlane(input, path);
+    } catch (const UserError& e) {
+      // "Not a valid XPlane profile" of a file that only its name calls compressed.
+      const std::string misnamed = MisnamedCompression(path, input);
+      if (misnamed.empty()) throw;
+      throw UserError(fmt::format("{} (the file is {})", e.what(), misnamed));
+    }
+  }
   out.push_back(ParseKinetoTrace(input, path, /*try_chunks=*/false));
   return out;
 }
@@ -164,6 +173,22 @@ std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& 
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;
+}
+
+TraceReportInputs ResolveTraceReportInputs(const std::vector<std::string>& traces,
+                                           const std::vector<std::string>& captures) {
+  TraceReportInputs inputs;
+  inputs.traces = ExpandTraceDirectories(traces);
+  for (const std::string& c : captures) {
+    for (std::string& file : CaptureTraceFiles(c)) inputs.captures.push_back(std::move(file));
+  }
+  return inputs;
+}
+
+TraceReport BuildTraceReport(const TraceReportInputs& inputs, ReportOptions options,
+                             unsigned threads, bool keep_rank_tables) {
+  options.capture_traces = inputs.captures;
+  return CombineReports(AnalyzeTraceFiles(inputs.traces, options, threads), keep_rank_tables);
 }
 
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,

@@ -18,6 +18,24 @@ std::vector<TraceData> ReadTraceFile(const std::string& path);
 // in name order. Throws UserError for a directory that cannot be read or holds none.
 std::vector<std::string> ExpandTraceDirectories(const std::vector<std::string>& paths);
 
+// What `trace report TRACE... --capture CAPTURE...` reads: the trace files its arguments stand
+// for (ExpandTraceDirectories) and the capture traces each --capture argument stands for
+// (CaptureTraceFiles: a folder, its execution_details.json, or a trace). Throws UserError as
+// those do.
+struct TraceReportInputs {
+  std::vector<std::string> traces;
+  std::vector<std::string> captures;
+};
+TraceReportInputs ResolveTraceReportInputs(const std::vector<std::string>& traces,
+                                           const std::vector<std::string>& captures = {});
+
+// The report `trace report` writes for `inputs` (options.capture_traces is replaced by
+// inputs.captures): every file analysed on up to `threads` threads, the ranks combined with
+// their cross-rank tables. `sextant serve` shows a trace view through this too, so a page it
+// serves is the page `trace report --html` writes.
+TraceReport BuildTraceReport(const TraceReportInputs& inputs, ReportOptions options,
+                             unsigned threads = 0, bool keep_rank_tables = false);
+
 // Reads and analyses each file on up to `threads` threads (0 = all cores); each trace is
 // freed as soon as its report is built. Order follows `files`. Throws the first UserError.
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,

@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -218,6 +219,33 @@ Compression DetectCompression(std::string_view head) {
   if (head.starts_with("\x1f\x8b")) return Compression::kGzip;
   if (head.starts_with("\x28\xb5\x2f\xfd")) return Compression::kZstd;
   return Compression::kNone;
+}
+
+std::string MisnamedCompression(std::string_view path, std::string_view head) {
+  std::string lower(path.size() > 4 ? path.substr(path.size() - 4) : path);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  struct Named {
+    std::string_view extension, format, magic;
+  };
+  static constexpr Named kNamed[] = {{".gz", "gzip", "1f 8b"}, {".zst", "zstd", "28 b5 2f fd"}};
+  for (const Named& n : kNamed) {
+    // A file in another format that is read (gzip named .zst) is read all the same.
+    if (!lower.ends_with(n.extension) || DetectCompression(head) != Compression::kNone) continue;
+    std::string hex, shown;
+    for (size_t i = 0; i < head.size() && i < 8; ++i) {
+      const auto byte = static_cast<unsigned char>(head[i]);
+      hex += fmt::format("{}{:02x}", i ? " " : "", byte);
+      shown += byte >= 0x20 && byte < 0x7f ? static_cast<char>(byte) : '.';
+    }
+    if (head.empty()) return fmt::format("named {}, but empty: not {}", n.extension, n.format);
+    return fmt::format("named {}, but not {}: it starts with {} (\"{}\"), not {}'s {}", n.extension,
+                       n.format, hex, shown, n.format, n.magic);
+  }
+  return "";
+}
+
+std::string MisnamedCompression(std::string_view path, const InputText& input) {
+  return input.compression() == Compression::kNone ? MisnamedCompression(path, input.text()) : "";
 }
 
 std::string_view UnreadCompressionName(std::string_view head) {

@@ -21,6 +21,13 @@ Compression DetectCompression(std::string_view head);
 // when `head` starts with its magic bytes, else "".
 std::string_view UnreadCompressionName(std::string_view head);
 
+// When `path` is named for a compression (.gz, .zst, any case) but `head`, the file's first
+// bytes, is in no compressed format that is read: "named .gz, but not gzip: it starts with
+// 68 65 6c 6c 6f ("hello"), not gzip's 1f 8b". "" when the name says no compression or the
+// bytes are compressed. Readers add it to the error for a file they cannot read, which
+// otherwise describes only the bytes.
+std::string MisnamedCompression(std::string_view path, std::string_view head);
+
 // Bounds on the text of one input: a few KiB of gzip or zstd can expand to terabytes.
 struct InputLimits {
   int64_t max_bytes = int64_t{32} << 30;  // 32 GiB of text, decompressed or not
@@ -73,6 +80,9 @@ class InputText {
   bool truncated_ = false;
   std::string truncation_reason_;
 };
+
+// MisnamedCompression of a loaded input: "" when it was decompressed (its name did not matter).
+std::string MisnamedCompression(std::string_view path, const InputText& input);
 
 // A file's text read front to back in pieces, for a reader that passes over it once: a plain
 // file is copied out with pread, a gzip or zstd file is decoded as it is read. Memory then

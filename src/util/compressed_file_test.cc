@@ -55,6 +55,23 @@ TEST(CompressedFileTest, DetectsMagicBytes) {
   EXPECT_EQ(UnreadCompressionName("{\"a\":1}"), "");
 }
 
+// Compression is recognised by magic bytes; a name that promises one the bytes are not in is
+// said with both: the extension and what the file starts with.
+TEST(CompressedFileTest, NamesACompressionTheBytesAreNotIn) {
+  EXPECT_EQ(MisnamedCompression("t.json.gz", "hello\n"),
+            "named .gz, but not gzip: it starts with 68 65 6c 6c 6f 0a (\"hello.\"), not "
+            "gzip's 1f 8b");
+  EXPECT_EQ(MisnamedCompression("T.JSON.ZST", "BZh91AY&SY"),
+            "named .zst, but not zstd: it starts with 42 5a 68 39 31 41 59 26 (\"BZh91AY&\"), "
+            "not zstd's 28 b5 2f fd");
+  EXPECT_EQ(MisnamedCompression("t.json.gz", ""), "named .gz, but empty: not gzip");
+  // Gzip under either name, or no compression named: nothing to say.
+  EXPECT_EQ(MisnamedCompression("t.json.gz", "\x1f\x8b\x08"), "");
+  EXPECT_EQ(MisnamedCompression("t.json.zst", "\x1f\x8b\x08"), "");
+  EXPECT_EQ(MisnamedCompression("t.json", "hello"), "");
+  EXPECT_EQ(MisnamedCompression("gz", "hello"), "");
+}
+
 TEST(CompressedFileTest, PlainFileIsMappedWithZeroPadding) {
   std::string path = TempPath("plain.json");
   std::string text(4096, 'x');  // exactly one page: padding must come from extra pages

@@ -106,6 +106,34 @@
     runById.set(run.id, run);
   });
 
+  // A page carries a rank's blocks and transfers column by column ({"start_ms": [...], ...},
+  // a column of strings as {"levels": ["send", "recv"], "codes": [0, 1, ...]}): a fifth of the
+  // bytes of one object per block. The view reads one object each; a list of objects (pp view
+  // --json, /api/N.json) is taken as it is.
+  function columnValues(c) {
+    if (Array.isArray(c)) return c;
+    if (c && Array.isArray(c.codes) && Array.isArray(c.levels)) {
+      return c.codes.map(function (code) { return c.levels[code]; });
+    }
+    return null;
+  }
+  function rowsOf(v) {
+    if (Array.isArray(v) || !v || typeof v !== 'object') return v;
+    var keys = [], columns = [];
+    Object.keys(v).forEach(function (key) {
+      var values = columnValues(v[key]);
+      if (values) { keys.push(key); columns.push(values); }
+    });
+    var n = columns.length ? columns[0].length : 0;
+    var rows = new Array(n);
+    for (var i = 0; i < n; i++) {
+      var row = {};
+      for (var j = 0; j < keys.length; j++) row[keys[j]] = columns[j][i];
+      rows[i] = row;
+    }
+    return rows;
+  }
+
   function prepareIteration(it, k) {
     it.key = it.key === undefined || it.key === null ? String(k) : String(it.key);
     var ranks = (Array.isArray(it.ranks) ? it.ranks : []).filter(function (r) { return r && typeof r === 'object'; });
@@ -114,6 +142,8 @@
     it.ranks = ranks;
     var minStart = 0, maxEnd = 0, maxTotal = 0, hasXfer = false, hasW = false, maxChunk = 0;
     ranks.forEach(function (r) {
+      r.blocks = rowsOf(r.blocks);
+      r.transfers = rowsOf(r.transfers);
       r.blocks = (Array.isArray(r.blocks) ? r.blocks : []).filter(function (b) {
         return b && isNum(b.start_ms) && isNum(b.end_ms);
       });
@@ -175,6 +205,17 @@
     if (!ideal || !ideal.iterations.length) return null;
     return findIteration(ideal, key) || (ideal.iterations.length === 1 ? ideal.iterations[0] : null);
   }
+  // A simulated config is one step of its schedule, as the console calls it; a dump has
+  // numbered iterations.
+  function isOneStep(run) { return run.source === 'simulated' && run.iterations.length === 1; }
+  // The iteration time `projection performance` gives a simulated config, when the page has it.
+  function projectedIterationMs(run) {
+    var found = (Array.isArray(data.projections) ? data.projections : []).filter(function (p) {
+      return p && String(p.run) === run.id && p.performance;
+    })[0];
+    return found ? found.performance.iteration_time_ms : null;
+  }
+
   function memoryWord(run) {
     return run.memory_label && run.memory_label !== 'max memory reserved' ? String(run.memory_label) : 'max memory';
   }
@@ -238,7 +279,8 @@
       });
       chips.appendChild(el('label', {
         class: 'chip',
-        title: run.name + ' \u00b7 iteration ' + it.key + ' \u00b7 ' + fmt(it.iteration_time_ms, 2) + ' ms'
+        title: run.name + ' \u00b7 ' + (isOneStep(run) ? 'one step' : 'iteration ' + it.key) + ' \u00b7 ' +
+          fmt(it.iteration_time_ms, 2) + ' ms'
       }, box, el('span', { text: it.key })));
     });
     row.appendChild(chips);
@@ -312,8 +354,8 @@
       'data-name': run.name, 'data-origin': run.origin ? String(run.origin) : null,
       'aria-label': run.name + ' iteration ' + it.key
     });
-    var titleText = run.name + ' \u00b7 iteration ' + it.key +
-      ' \u00b7 iteration time ' + fmt(it.iteration_time_ms, 2) + ' ms \u00b7 ' +
+    var titleText = run.name + ' \u00b7 ' + (isOneStep(run) ? 'one step ' : 'iteration ' + it.key +
+      ' \u00b7 iteration time ') + fmt(it.iteration_time_ms, 2) + ' ms \u00b7 ' +
       memoryWord(run) + ' ' + (isNum(it.max_memory_gib) ? fmt(it.max_memory_gib, 2) + ' GiB' : '\u2014') + ' \u00b7 ' + run.source;
     var closeBtn = el('button', { type: 'button', class: 'panel-close', title: 'Hide this panel', 'aria-label': 'Hide ' + run.name + ' iteration ' + it.key, text: '\u00d7' });
     closeBtn.addEventListener('click', function () {
@@ -327,6 +369,13 @@
     if (isNum(run.micro_batches)) sub.push(run.micro_batches + ' micro-batches');
     if (isNum(it.stage_imbalance)) sub.push('stage imbalance ' + fmt(it.stage_imbalance, 2));
     if (run.source === 'ideal' && run.ideal_of && runById.has(String(run.ideal_of))) sub.push('ideal of ' + runById.get(String(run.ideal_of)).name);
+    // The step is forward and backward only; the iteration `projection performance` reports
+    // (the projection below) adds the optimizer step and exposed DP communication.
+    var projected = projectedIterationMs(run);
+    if (isOneStep(run) && isNum(projected)) {
+      sub.push('the iteration with the optimizer step and exposed DP communication: ' + fmt(projected, 2) +
+        ' ms (projection below)');
+    }
     if (run.labels_inferred) {
       sub.push(run.vpp > 1 ? "ids inferred from Megatron's interleaved order"
                            : "ids inferred from 1F1B order");
@@ -521,8 +570,7 @@
     };
   }
 
-  function drawPanel(p) {
-    var g = geometry(p);
+  function drawPanel(p, g) {
     p.geom = g;
     var x0 = state.x0, x1 = state.x1, k = g.k;
     var lim0 = LEFT - 2, lim1 = LEFT + g.plotW + 2;
@@ -698,7 +746,10 @@
   function drawAll() {
     drawPending = false;
     if (settleTimer) { clearTimeout(settleTimer); settleTimer = 0; }
-    panels.forEach(drawPanel);
+    // Every panel's width is read before any is drawn: a read after a panel's new SVG would
+    // lay the page out again each time (1.2 of 3.5 s for DeepSeek-V3's five schedules).
+    var geoms = panels.map(geometry);
+    panels.forEach(function (p, i) { drawPanel(p, geoms[i]); });
     app.removeAttribute('data-busy');
   }
   function scheduleDraw() {

@@ -35,6 +35,24 @@
     return measure.measureText(text).width;
   };
   const runName = id => ((data.runs || []).find(r => r.id === id) || {}).name || id;
+  const ms = v => v.toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  // The simulated step of a run (forward and backward of every micro-batch, the schedule's
+  // own time), which the iteration extends by the optimizer step and exposed DP communication.
+  const stepMs = id => {
+    const its = ((data.runs || []).find(r => r.id === id) || {}).iterations || [];
+    return its.length === 1 && typeof its[0].iteration_time_ms === 'number' ? its[0].iteration_time_ms : null;
+  };
+
+  // Every enumerated layout is pruned before being built, not runnable, over HBM, or fits: the
+  // four counts add up to the total, as the console's search summary does.
+  function searchCounts(c) {
+    const n = k => (c[k] || 0).toLocaleString();
+    const skipped = c.layer_shapes_skipped > 0
+      ? `; ${n('layer_shapes_skipped')} layer shapes left out by the time budget` : '';
+    return `${n('evaluated')} of ${n('enumerated')} layouts fit (${n('out_of_memory')} over HBM, ` +
+      `${n('invalid')} not runnable, ${n('pruned')} pruned before being built: layers not split ` +
+      `over PP × VPP)${skipped}`;
+  }
 
   function memoryChart(memory) {
     const stages = memory.stages || [];
@@ -217,8 +235,13 @@
     const m = p.memory || {}, perf = p.performance || {};
     const s = el('section', {class: 'projection', 'data-run': p.run});
     s.append(el('h2', {}, `Projection: ${runName(p.run)}`));
-    s.append(el('p', {}, `${perf.model || m.model || ''} on ${perf.gpus || '?'} × ${perf.gpu || m.gpu || ''}: ` +
-      `${(perf.iteration_time_ms || 0).toFixed(1)} ms per iteration, ` +
+    // The console's words: the iteration is the step plus what follows it.
+    const step = stepMs(p.run), iteration = perf.iteration_time_ms || 0;
+    const parts = step === null ? '' : ` = one step ${ms(step)} ms (the timeline above) + optimizer step ` +
+      `and exposed DP communication ${ms(iteration - step)} ms`;
+    s.append(el('p', {class: 'projection-headline'},
+      `${perf.model || m.model || ''} on ${perf.gpus || '?'} × ${perf.gpu || m.gpu || ''}: ` +
+      `iteration ${ms(iteration)} ms${parts}, ` +
       `${Math.round(perf.tokens_per_s_per_gpu || 0).toLocaleString()} tokens/s/GPU, ` +
       `MFU ${(100 * (perf.mfu || 0)).toFixed(1)}%, peak memory ${gib(m.peak_bytes || 0)} GiB on PP-${m.peak_pp_rank} `,
       el('b', {class: 'verdict-' + m.verdict}, m.verdict || '')));
@@ -262,11 +285,7 @@
       s.append(el('p', {class: 'search-legend'},
         `green: Pareto front (fastest for its memory); blue rings: the best ${(q.top || []).length} by ` +
         `${q.objective === 'memory' ? 'memory' : 'tokens/s/GPU'}; red diamond: this config as configured; ` +
-        // Every enumerated layout is invalid, over HBM, or evaluated (it fits).
-        `dashed: HBM. ${((q.counts || {}).evaluated || 0).toLocaleString()} of ` +
-        `${((q.counts || {}).enumerated || 0).toLocaleString()} layouts fit ` +
-        `(${((q.counts || {}).out_of_memory || 0).toLocaleString()} over HBM, ` +
-        `${((q.counts || {}).invalid || 0).toLocaleString()} not runnable); searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
+        `dashed: HBM. ${searchCounts(q.counts || {})}; searched in ${(q.wall_time_s || 0).toFixed(2)} s.`));
       s.append(searchChart(q, [(m.peak_bytes || 0) / GiB, perf.tokens_per_s_per_gpu || 0]));
       s.append(el('p', {class: 'search-legend'},
         'Ranked by the objective; AT-RISK layouts (above 92% of HBM) rank after every one that ' +
