@@ -1,6 +1,8 @@
 // sextant trace report | diff | merge: PyTorch profiler (Kineto) trace analysis.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -19,6 +21,7 @@
 #include "report/xlsx_writer.h"
 #include "trace/capture_index.h"
 #include "trace/kineto_reader.h"
+#include "trace/report_json.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_merge.h"
 #include "trace/trace_report.h"
@@ -41,6 +44,15 @@ struct ReportArgs {
   unsigned threads = 0;
   size_t top = 10;
 };
+
+// A piece of a report on standard output; a write that fails (a full disk, a closed pipe) ends
+// the command there.
+void WriteStandardOutput(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::ferror(stdout)) {
+    ThrowUserError(fmt::format("writing standard output: {}",
+                               errno != 0 ? std::strerror(errno) : "write failed"));
+  }
+}
 
 void WarnAboutLeftovers(const std::string& dir, const std::vector<std::string>& names) {
   const std::string warning = LeftoverCsvWarning(dir, names);
@@ -197,7 +209,10 @@ void RunReport(ReportArgs args) {
   }
   if (!args.html.empty()) WriteReportHtml(report, args.html, inputs);
   if (args.json) {
-    std::printf("%s\n", ReportToJson(report).dump(1).c_str());
+    // Row by row: the report is never held as a JSON tree nor as one string.
+    JsonStream json(WriteStandardOutput);
+    WriteReportJson(report, json);
+    WriteStandardOutput("\n");
   } else {
     std::fputs(ReportToConsole(report, args.top).c_str(), stdout);
   }

@@ -21,6 +21,7 @@
 #include "snapshot/memory_snapshot.h"
 #include "snapshot/snapshot_analysis.h"
 #include "snapshot/snapshot_report.h"
+#include "trace/report_json.h"
 #include "trace/trace_runner.h"
 #include "util/error.h"
 #include "util/file_io.h"

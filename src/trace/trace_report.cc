@@ -354,10 +354,6 @@ Table RankSpreadTable(const std::vector<RankReport>& ranks) {
   return t;
 }
 
-// Tables over all ranks whose rows are ranks: whole on the console and at the top of the
-// JSON, not split among the ranks as the per-rank tables are.
-bool RowsAreRanks(const std::string& table) { return table == "ranks" || table == "stragglers"; }
-
 // Columns "<key>_mean", "_median", "_min", "_max" of one statistic, in `unit`.
 void AddStatColumns(std::vector<Column>& columns, const std::string& key, const std::string& what,
                     const std::string& unit, int precision) {
@@ -1355,72 +1351,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables)
   return report;
 }
 
-nlohmann::json ReportToJson(const TraceReport& report) {
-  nlohmann::json out;
-  out["ranks"] = nlohmann::json::array();
-  auto rows_of = [&](const std::string& name, int64_t rank) {
-    nlohmann::json rows = nlohmann::json::array();
-    const Table* t = report.Find(name);
-    if (!t) return rows;
-    for (auto& row : TableRowsToJson(*t)) {
-      if (row["rank"] == rank) rows.push_back(std::move(row));
-    }
-    return rows;
-  };
-  for (const auto& r : report.ranks) {
-    nlohmann::json j;
-    j["rank"] = r.rank;
-    j["file"] = r.file;
-    j["gpu"] = r.gpu;
-    j["iterations"] = r.iterations;
-    j["world_size"] = r.world_size;
-    j["events"] = r.events;
-    j["input_bytes"] = r.input_bytes;
-    j["truncated"] = r.truncated;
-    j["warnings"] = r.warnings;
-    const GpuTimeline& t = r.timeline;
-    j["timeline_us"] = {{"total", t.total_ns / 1e3},
-                        {"computation", t.computation_ns / 1e3},
-                        {"communication", t.communication_ns / 1e3},
-                        {"exposed_communication", t.exposed_communication_ns / 1e3},
-                        {"memcpy", t.memcpy_ns / 1e3},
-                        {"exposed_memcpy", t.exposed_memcpy_ns / 1e3},
-                        {"memset", t.memset_ns / 1e3},
-                        {"busy", t.busy_ns / 1e3},
-                        {"idle", t.idle_ns / 1e3}};
-    j["kernels"] = rows_of("kernels", r.rank);
-    j["kernel_categories"] = rows_of("kernel_categories", r.rank);
-    j["ops"] = rows_of("ops", r.rank);
-    j["ops_by_name"] = rows_of("ops_by_name", r.rank);
-    j["op_tree"] = rows_of("op_tree", r.rank);
-    j["roofline"] = rows_of("roofline", r.rank);
-    j["collectives"] = rows_of("collectives", r.rank);
-    j["idle"] = rows_of("idle", r.rank);
-    auto launch = rows_of("launch", r.rank);
-    j["launch"] = launch.empty() ? nlohmann::json::object() : launch[0];
-    j["iteration_times"] = rows_of("iterations", r.rank);
-    auto stats = rows_of("iteration_stats", r.rank);
-    j["iteration_stats"] = stats.empty() ? nlohmann::json::object() : stats[0];
-    // Every other per-rank table under its own name, so that the JSON holds all of them.
-    const std::set<std::string> written = {"iterations", "iteration_stats", "launch"};
-    for (const Table& table : report.tables) {
-      if (table.ColumnIndex("rank") < 0 || RowsAreRanks(table.name()) ||
-          written.count(table.name()) || j.contains(table.name()))
-        continue;
-      j[table.name()] = rows_of(table.name(), r.rank);
-    }
-    out["ranks"].push_back(std::move(j));
-  }
-  // The tables over all ranks (cross-rank collectives and their summaries, stragglers, the
-  // spread over ranks), each under its own name.
-  for (const Table& table : report.tables) {
-    if (table.name() == "ranks" || out.contains(table.name()) ||
-        (table.ColumnIndex("rank") >= 0 && !RowsAreRanks(table.name())))
-      continue;
-    out[table.name()] = TableRowsToJson(table);
-  }
-  return out;
-}
+bool RowsAreRanks(const std::string& table) { return table == "ranks" || table == "stragglers"; }
 
 namespace {
 

@@ -78,9 +78,10 @@ struct TraceReport {
 // distinct kernels or ranks is held once, not twice.
 TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables = true);
 
-// {"ranks": [{"rank", "gpu", "iterations", "timeline_us": {...}, "kernels", "ops",
-//  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
-nlohmann::json ReportToJson(const TraceReport& report);
+// Tables over all ranks whose rows are ranks ("ranks", "stragglers"): whole on the console and
+// at the top of the JSON (trace/report_json.h), not split among the ranks as the per-rank
+// tables are.
+bool RowsAreRanks(const std::string& table);
 // The compact human summary printed by default: `top` rows per rank of the kernel and op
 // tables (other tables have their own short limits). Warnings are not part of it: the caller
 // prints RankReport::warnings (the CLI on stderr).
