@@ -213,6 +213,55 @@ def metadata_entry(field, key, value):  # a map<int64, ...> entry of XPlane fiel
     return delimited(field, number(1, key) + delimited(2, value))
 
 
+def xplane_device_profile(events, ops=200):
+    """An XPlane profile of one GPU that ran `events` kernels of `ops` XLA ops of one module,
+    each launched by a host event with its correlation id, with the module's HLO: what a long
+    JAX profile holds, at about 53 bytes per device event."""
+    shape = delimited(3, number(2, 16) + packed(3, [8, 1024, 4096])
+                      + delimited(5, packed(1, [2, 1, 0])))
+    instructions = delimited(2, delimited(1, b"param.0") + delimited(2, b"parameter") + shape
+                             + number(35, 1))
+    for i in range(ops):
+        instructions += delimited(2, delimited(1, b"fusion.%d" % i) + delimited(2, b"fusion")
+                                  + shape + delimited(7, delimited(2, b"jit(step)/dot.%d" % i))
+                                  + number(35, i + 2) + packed(36, [1]))
+    hlo = delimited(1, delimited(1, b"jit_step")
+                    + delimited(3, delimited(1, b"main") + instructions + number(6, 1)))
+    host = delimited(1, delimited(2, b"/host:metadata")
+                     + metadata_entry(4, 1, number(1, 1) + delimited(2, b"jit_step")
+                                      + delimited(5, number(1, 1) + delimited(6, hlo)))
+                     + metadata_entry(5, 1, number(1, 1) + delimited(2, b"Hlo Proto")))
+    # Device events: a kernel name, an offset, a duration and three stats (its module and op by
+    # reference, as XLA writes them, and its correlation id); host events: a launch each.
+    module_stat = delimited(4, number(1, 1) + number(7, 4))
+    op_stats = [delimited(4, number(1, 2) + number(7, 5 + i)) for i in range(ops)]
+    names = [number(1, 1 + i) for i in range(ops)]
+    launch_key, kernel_key = varint(4 << 3 | 2), varint(4 << 3 | 2)
+    launches, kernels = [], []
+    for e in range(events):
+        correlation = delimited(4, number(1, 3) + number(4, e + 1))
+        body = number(1, 1) + number(2, e * 3000) + number(3, 2000) + correlation
+        launches.append(launch_key + varint(len(body)) + body)
+        body = (names[e % ops] + number(2, 10_000 + e * 3000) + number(3, 2500) + module_stat
+                + op_stats[e % ops] + correlation)
+        kernels.append(kernel_key + varint(len(body)) + body)
+    cpu = delimited(1, delimited(2, b"/host:CPU")
+                    + delimited(3, delimited(2, b"python") + number(3, 1000) + b"".join(launches))
+                    + metadata_entry(4, 1, number(1, 1) + delimited(2, b"cudaLaunchKernel"))
+                    + metadata_entry(5, 3, number(1, 3) + delimited(2, b"correlation_id")))
+    gpu = (delimited(2, b"/device:GPU:0")
+           + delimited(3, number(1, 7) + delimited(2, b"Stream #7(Kernel)") + number(3, 1000)
+                       + b"".join(kernels)))
+    for i in range(ops):
+        gpu += metadata_entry(4, 1 + i, number(1, 1 + i) + delimited(2, b"fusion_kernel_%d" % i))
+    for key, name in [(1, b"hlo_module"), (2, b"hlo_op"), (3, b"correlation_id"),
+                      (4, b"jit_step")]:
+        gpu += metadata_entry(5, key, number(1, key) + delimited(2, name))
+    for i in range(ops):
+        gpu += metadata_entry(5, 5 + i, number(1, 5 + i) + delimited(2, b"fusion.%d" % i))
+    return host + cpu + delimited(1, gpu)
+
+
 def build_cases(d, corpus):
     """Every case, its inputs generated under directory d."""
     p = lambda name: os.path.join(d, name)
@@ -409,6 +458,18 @@ def build_cases(d, corpus):
     cases.append(Case("xplane_hlo_of_5_million_empty_instructions",
                       ["{sextant}", "trace", "report", hlo_many], inputs=[hlo_many],
                       expect=(0,), check=instructions_refused, max_rss_mb=150))
+
+    # A profile of one GPU that ran 100,000 kernels (5 MB): each output holds what it writes and
+    # no more. Before, the console built the xla_activities table it never shows (146 MiB),
+    # --json a tree of every row (464 MiB), --format tracelens two copies of the table (570 MiB).
+    device = write(p("device_100k.xplane.pb"), xplane_device_profile(100_000))
+    tracelens_out = p("device_100k_tracelens")
+    for label, extra, limit in [("console", [], 125), ("json", ["--json"], 200),
+                                ("tracelens_csv", ["--format", "tracelens", "--csv",
+                                                   tracelens_out], 450)]:
+        cases.append(Case(f"xplane_100k_device_events_{label}",
+                          ["{sextant}", "trace", "report", device] + extra, inputs=[device],
+                          expect=(0,), max_rss_mb=limit))
 
     # --- a truncated trace alone: every warning names the file -----------------------------
     whole = gzip.compress(json.dumps({"traceEvents": SMALL_TRACE["traceEvents"] * 200}).encode())
