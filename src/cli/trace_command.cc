@@ -1,7 +1,10 @@
 // sextant trace report | diff | merge: PyTorch profiler (Kineto) trace analysis.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "report/xlsx_writer.h"
 #include "trace/kernel_name.h"
 #include "trace/kineto_reader.h"
+#include "trace/report_json.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_merge.h"
 #include "trace/trace_report.h"
@@ -42,6 +46,15 @@ struct ReportArgs {
   size_t top = 10;
 };
 
+// A piece of a report on standard output; a write that fails (a full disk, a closed pipe) ends
+// the command there.
+void WriteStandardOutput(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::ferror(stdout)) {
+    ThrowUserError(fmt::format("writing standard output: {}",
+                               errno != 0 ? std::strerror(errno) : "write failed"));
+  }
+}
+
 void WarnAboutLeftovers(const std::string& dir, const std::vector<std::string>& names) {
   const std::string warning = LeftoverCsvWarning(dir, names);
   if (!warning.empty()) std::fprintf(stderr, "sextant: warning: %s\n", warning.c_str());
@@ -53,27 +66,27 @@ std::vector<const Table*> Pointers(const std::vector<Table>& tables) {
   return out;
 }
 
-// --format tracelens: TraceLens's file, sheet and column names (trace/tracelens_format.h). One
-// rank's tables go straight into the directory / workbook, as TraceLens writes one report per
-// trace; several ranks get a directory (rank<N>/) or a sheet suffix (_rank<N>) each.
-void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
-                          const std::vector<std::string>& inputs) {
-  // One report per trace, as TraceLens writes them: per rank for Kineto traces, per file for
-  // an XLA profile (its JAX report spans the file's GPUs).
-  struct Report {
-    std::string label;        // its directory inside --csv
-    std::string sheet_label;  // its sheet-name suffix: short, Excel's names hold 31 characters
-    std::vector<Table> tables;
-  };
-  std::vector<Report> reports;
+// --format tracelens: TraceLens's file, sheet and column names (trace/tracelens_format.h), one
+// report per trace, as TraceLens writes them: per rank for Kineto traces, per file for an XLA
+// profile (its JAX report spans the file's GPUs).
+struct TraceLensReport {
+  std::string label;        // its directory inside --csv
+  std::string sheet_label;  // its sheet-name suffix: short, Excel's names hold 31 characters
+  std::vector<Table> tables;
+};
+
+// Built from the ranks' own tables (CombineReports shows them whole before their rows move
+// into the combined tables). Unless `keep_activities` (--json writes them too), the XPlane
+// GPUs' xla_activities tables are taken from them and freed as they are read.
+std::vector<TraceLensReport> TraceLensReports(std::vector<RankReport>& ranks,
+                                              bool keep_activities) {
+  std::vector<TraceLensReport> reports;
   std::map<int64_t, int> seen;  // two files of one rank (two runs' rank 0) get rank0, rank0_2
   std::map<std::string, int> seen_files;
   std::map<int64_t, size_t> xplane_files;  // command-line position -> index in `reports`
-  std::vector<std::vector<const RankReport*>> xplane_devices;
-  for (const RankReport& rank : report.ranks) {
-    const bool xplane = std::any_of(rank.tables.begin(), rank.tables.end(),
-                                    [](const Table& t) { return t.name() == "xla_activities"; });
-    if (xplane) {
+  std::vector<std::vector<RankReport*>> xplane_devices;
+  for (RankReport& rank : ranks) {
+    if (rank.xplane) {
       auto [it, added] = xplane_files.try_emplace(rank.argument, xplane_devices.size());
       if (added) {
         xplane_devices.emplace_back();
@@ -94,10 +107,34 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
     reports.push_back({label, label, TraceLensTables(rank)});
   }
   size_t file = 0;
-  for (Report& r : reports) {
+  for (TraceLensReport& r : reports) {
     if (!r.tables.empty()) continue;
-    r.tables = TraceLensJaxTables(xplane_devices[file++]);
+    const std::vector<RankReport*>& devices = xplane_devices[file++];
+    if (keep_activities) {
+      r.tables = TraceLensJaxTables(std::vector<const RankReport*>(devices.begin(), devices.end()));
+      continue;
+    }
+    std::vector<Table> activities;
+    for (RankReport* device : devices) {
+      std::vector<Table>& tables = device->tables;
+      for (auto t = tables.begin(); t != tables.end();) {
+        if (t->name() != "xla_activities") {
+          ++t;
+          continue;
+        }
+        activities.push_back(std::move(*t));
+        t = tables.erase(t);
+      }
+    }
+    r.tables = TraceLensJaxTablesFromActivities(std::move(activities));
   }
+  return reports;
+}
+
+// One rank's tables go straight into the directory / workbook, as TraceLens writes one report
+// per trace; several ranks get a directory (rank<N>/) or a sheet suffix (_rank<N>) each.
+void WriteTraceLensFormat(std::vector<TraceLensReport> reports, const TraceReport& report,
+                          const ReportArgs& args, const std::vector<std::string>& inputs) {
   const bool several = reports.size() > 1;
   // Across ranks, TraceLens's multi-rank collective report: its files beside the rank
   // directories, its sheets under their own names.
@@ -106,12 +143,13 @@ void WriteTraceLensFormat(const TraceReport& report, const ReportArgs& args,
     // One output, written whole or not at all: the per-report folders inside the directory.
     std::vector<CsvFolder> folders;
     if (several) folders.push_back({"", Pointers(multi_rank)});
-    for (const Report& r : reports) folders.push_back({several ? r.label : "", Pointers(r.tables)});
+    for (const TraceLensReport& r : reports)
+      folders.push_back({several ? r.label : "", Pointers(r.tables)});
     WarnAboutLeftovers(args.csv_dir, WriteCsvFolders(folders, args.csv_dir, inputs));
   }
   std::vector<Table> sheets;
   for (Table& t : multi_rank) sheets.push_back(std::move(t));
-  for (Report& r : reports) {
+  for (TraceLensReport& r : reports) {
     for (Table& t : r.tables) {
       if (!several) {
         sheets.push_back(std::move(t));
@@ -152,6 +190,9 @@ void RunReport(ReportArgs args) {
   ReportOptions options;
   options.gpu_arch = args.gpu_arch;
   options.capture_traces = args.captures;
+  // The tables the outputs asked for write, and no more.
+  options.every_table = args.json || !args.csv_dir.empty() || !args.xlsx.empty();
+  options.page = !args.html.empty();
   // Before the analysis, which can take minutes; the writers check again.
   std::vector<std::string> inputs = args.traces;
   inputs.insert(inputs.end(), args.captures.begin(), args.captures.end());
@@ -164,15 +205,21 @@ void RunReport(ReportArgs args) {
   if (!args.html.empty()) RefuseOtherFormatName(args.html, ".html");
   if (!args.xlsx.empty()) RefuseOtherFormatName(args.xlsx, ".xlsx");
   CheckOutputDirectory(args.csv_dir);
-  const bool keep_rank_tables = args.format == "tracelens";
+  std::vector<TraceLensReport> tracelens;
+  std::function<void(std::vector<RankReport>&)> read_rank_tables;
+  if (args.format == "tracelens") {
+    read_rank_tables = [&](std::vector<RankReport>& sorted) {
+      tracelens = TraceLensReports(sorted, /*keep_activities=*/args.json);
+    };
+  }
   TraceReport report;
   if (args.mpi) {
     bool root = true;
     std::vector<RankReport> ranks = AnalyzeTraceFilesMpi(args.traces, options, args.threads, &root);
     if (!root) return;  // rank 0 writes every output
-    report = CombineReports(std::move(ranks), keep_rank_tables);
+    report = CombineReports(std::move(ranks), /*keep_rank_tables=*/false, read_rank_tables);
   } else {
-    report = BuildTraceReport(files, options, args.threads, keep_rank_tables);
+    report = BuildTraceReport(files, options, args.threads, read_rank_tables);
   }
   // Once, on stderr (the console report on stdout does not repeat them).
   for (const auto& r : report.ranks) {
@@ -186,7 +233,7 @@ void RunReport(ReportArgs args) {
     }
   }
   if (args.format == "tracelens") {
-    WriteTraceLensFormat(report, args, inputs);
+    WriteTraceLensFormat(std::move(tracelens), report, args, inputs);
   } else {
     if (!args.csv_dir.empty()) {
       WarnAboutLeftovers(args.csv_dir,
@@ -196,7 +243,10 @@ void RunReport(ReportArgs args) {
   }
   if (!args.html.empty()) WriteReportHtml(report, args.html, inputs);
   if (args.json) {
-    std::printf("%s\n", ReportToJson(report).dump(1).c_str());
+    // Row by row: the report is never held as a JSON tree nor as one string.
+    JsonStream json(WriteStandardOutput);
+    WriteReportJson(report, json);
+    WriteStandardOutput("\n");
   } else {
     std::fputs(ReportToConsole(report, args.top).c_str(), stdout);
   }

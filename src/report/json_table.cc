@@ -22,13 +22,15 @@ Cell CellFromJson(const nlohmann::json& json) {
 
 }  // namespace
 
+nlohmann::json TableRowToJson(const Table& table, const std::vector<Cell>& row) {
+  nlohmann::json object = nlohmann::json::object();
+  for (size_t c = 0; c < row.size(); ++c) object[table.columns()[c].key] = CellToJson(row[c]);
+  return object;
+}
+
 nlohmann::json TableRowsToJson(const Table& table) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : table.rows()) {
-    nlohmann::json object = nlohmann::json::object();
-    for (size_t c = 0; c < row.size(); ++c) object[table.columns()[c].key] = CellToJson(row[c]);
-    rows.push_back(std::move(object));
-  }
+  for (const auto& row : table.rows()) rows.push_back(TableRowToJson(table, row));
   return rows;
 }
 

@@ -10,6 +10,8 @@ namespace sextant {
 
 // [{"<key>": value, ...}, ...]; empty cells become null.
 nlohmann::json TableRowsToJson(const Table& table);
+// One row of `table` as such an object.
+nlohmann::json TableRowToJson(const Table& table, const std::vector<Cell>& row);
 // {"name", "title", "columns": [{"key","header","precision"[,"prose": true]}], "rows": [[...]],
 // "notes"}: the complete table, for serialisation.
 nlohmann::json TableToJson(const Table& table);

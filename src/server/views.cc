@@ -25,6 +25,7 @@
 #include "snapshot/snapshot_report.h"
 #include "trace/capture_index.h"
 #include "trace/distributed_info.h"
+#include "trace/report_json.h"
 #include "trace/trace_runner.h"
 #include "util/error.h"
 #include "util/file_io.h"

@@ -13,6 +13,7 @@
 
 #include "trace/collectives.h"
 #include "trace/kineto_reader.h"
+#include "trace/report_json.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_merge.h"
 #include "trace/trace_report.h"

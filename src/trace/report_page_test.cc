@@ -18,6 +18,7 @@
 #include "report/table.h"
 #include "trace/category_colors.h"
 #include "trace/kernel_name.h"
+#include "trace/report_json.h"
 #include "trace/trace_report.h"
 #include "trace/trace_runner.h"
 #include "trace/trace_test_util.h"

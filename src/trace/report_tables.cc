@@ -23,7 +23,7 @@ const std::vector<TablePresentation>& ReportTablePresentations() {
        {"input_strides", "concrete_inputs"},
        40},
       // Drawn as a histogram on the page (RenderReportHtml), not as a 100-row table.
-      {"short_kernel_histogram", "", false, P::kNone, P::kTop, {}, 60},
+      {"short_kernel_histogram", "", false, P::kNone, P::kTop, {}, 60, true},
       {"ops_by_category", "Operators", false, P::kTop, P::kTop, {"cumulative_percent"}, 60},
       {"launcher_ops", "Operators", true, P::kNone, P::kTop, {}, 60},
       {"ops_by_name", "Operators", true, P::kTop, P::kTop, {}, 50},

@@ -24,6 +24,7 @@ struct TablePresentation {
   size_t console_cap = kTop;  // with kTop: at most this many
   std::vector<std::string_view> console_hidden;
   size_t console_width = 60;  // widest text cell on the console
+  bool html_chart = false;    // drawn on the page from its rows, not shown as a table
 };
 
 const std::vector<TablePresentation>& ReportTablePresentations();

@@ -124,5 +124,32 @@ TEST(ReportTablesTest, EveryTableOfAReportIsPresentedOnce) {
       << "the widest table stays in the machine outputs";
 }
 
+// A report for the console alone leaves out the tables of a row per call that only the page
+// or the machine outputs show, one for the page those of the machine outputs; each reads
+// exactly as the report of every table does.
+TEST(ReportTablesTest, EachOutputGetsTheTablesItShowsAndNoMore) {
+  auto report = [](const ReportOptions& options) {
+    std::vector<RankReport> ranks;
+    for (int r = 0; r < 2; ++r) ranks.push_back(AnalyzeTrace(RankTrace(r), options, r));
+    return CombineReports(std::move(ranks));
+  };
+  const TraceReport every = report({});
+  ReportOptions console;
+  console.every_table = false;
+  ReportOptions page = console;
+  page.page = true;
+  const TraceReport for_console = report(console), for_page = report(page);
+  EXPECT_EQ(ReportToConsole(for_console), ReportToConsole(every));
+  EXPECT_EQ(RenderReportHtml(for_page), RenderReportHtml(every));
+  EXPECT_LT(for_console.tables.size(), for_page.tables.size());
+  EXPECT_LT(for_page.tables.size(), every.tables.size());
+  for (const char* name : {"launcher_op_args", "unified_perf", "gemm_calls", "op_tree", "ops"}) {
+    EXPECT_EQ(for_console.Find(name), nullptr) << name;
+    EXPECT_NE(every.Find(name), nullptr) << name;
+  }
+  EXPECT_NE(for_page.Find("gemm_calls"), nullptr);
+  EXPECT_EQ(for_page.Find("unified_perf"), nullptr);
+}
+
 }  // namespace
 }  // namespace sextant

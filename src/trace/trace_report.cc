@@ -356,10 +356,6 @@ Table RankSpreadTable(const std::vector<RankReport>& ranks) {
   return t;
 }
 
-// Tables over all ranks whose rows are ranks: whole on the console and at the top of the
-// JSON, not split among the ranks as the per-rank tables are.
-bool RowsAreRanks(const std::string& table) { return table == "ranks" || table == "stragglers"; }
-
 // Columns "<key>_mean", "_median", "_min", "_max" of one statistic, in `unit`.
 void AddStatColumns(std::vector<Column>& columns, const std::string& key, const std::string& what,
                     const std::string& unit, int precision) {
@@ -504,12 +500,20 @@ size_t MergedRanks(const TraceData& trace) {
 
 }  // namespace
 
+bool ReportOptions::Writes(std::string_view name) const {
+  if (every_table) return true;
+  const TablePresentation* p = FindTablePresentation(name);
+  return p == nullptr || p->console_rows != TablePresentation::kNone ||
+         (page && (!p->html_section.empty() || p->html_chart));
+}
+
 RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                         int64_t fallback_rank) {
   RankReport r;
   r.file = trace.path;
   r.rank = trace.rank >= 0 ? trace.rank : fallback_rank;
   r.gpu = trace.device_name;
+  r.xplane = trace.xla_pid >= 0;
   r.world_size = trace.world_size;
   r.iterations = static_cast<int64_t>(trace.iterations.size());
   r.events = trace.total_events;
@@ -617,7 +621,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                    {"max_us", "max (us)", 3},
                    {"percent_of_kernels", "% of kernel time", 3},
                    {"percent_of_total", "% of total time", 3}});
-  {
+  if (options.Writes(by_parent.name())) {
     int64_t kernel_ns = 0;
     const std::vector<KernelLaunchStats> launches = SummarizeKernelsByParent(trace);
     for (const auto& k : launches) kernel_ns += k.total_ns;
@@ -650,8 +654,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                                         Ms(left_out_ns))
                           : std::string("kernels on several streams overlap")));
     }
+    r.tables.push_back(std::move(by_parent));
   }
-  r.tables.push_back(std::move(by_parent));
 
   // Short kernels, as TraceLens's short kernel study tabulates them (short_kernels.h).
   const ShortKernelStudy short_kernels = StudyShortKernels(trace);
@@ -665,7 +669,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   for (const auto& b : short_kernels.histogram) {
     short_hist.AddRow({rank, b.start_us, b.end_us, b.count});
   }
-  r.tables.push_back(std::move(short_hist));
+  if (options.Writes(short_hist.name())) r.tables.push_back(std::move(short_hist));
   Table short_summary(
       "short_kernels_summary",
       fmt::format("Kernels shorter than {:g} us by launching op, arguments and kernel",
@@ -722,7 +726,9 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
   // out of the timeline, with no launching op, are not in it).
   int64_t op_kernel_ns = 0;
   for (const auto& o : op_rows) op_kernel_ns += o.direct_kernel_ns;
+  const bool write_ops = options.Writes(ops.name());
   for (const auto& o : op_rows) {
+    if (!write_ops) break;
     ops.AddRow({rank, o.name, o.input_dims, o.input_types, o.parent, o.count, cpu_ms(o.cpu_ns),
                 Us(static_cast<double>(o.direct_kernel_ns)),
                 Us(static_cast<double>(o.subtree_kernel_ns)),
@@ -749,7 +755,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     ops.AddNote(note);
     ops_by_name_note = note;
   }
-  r.tables.push_back(std::move(ops));
+  if (write_ops) r.tables.push_back(std::move(ops));
   Table ops_by_name("ops_by_name", op_kind + " by name",
                     {RankColumn(),
                      {"name", "op", 0},
@@ -801,7 +807,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                       {"categories", "op categories", 0},
                       {"percent", "% of op kernel time", 2},
                       {"cumulative_percent", "cumulative %", 2}});
-  {
+  if (options.Writes(launcher_ops.name())) {
     auto rows = SummarizeLauncherOps(trace, launchers, times);
     std::vector<double> weights;
     for (const auto& o : rows) weights.push_back(static_cast<double>(o.direct_kernel_ns));
@@ -818,9 +824,9 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                            Us(static_cast<double>(o.subtree_kernel_ns)), categories,
                            shares[i].first, shares[i].second});
     }
+    r.tables.push_back(std::move(launcher_ops));
   }
-  r.tables.push_back(std::move(launcher_ops));
-  {
+  if (options.Writes("launcher_op_args")) {
     std::vector<Column> columns = OpRecordColumns();
     columns.push_back({"count", "calls", 0});
     // Direct and subtree statistics in pairs, as TraceLens orders them.
@@ -854,9 +860,15 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
     }
     r.tables.push_back(std::move(launcher_args));
   }
-  r.tables.push_back(UnifiedPerfTable(rank, trace, selection.events, recompute.cpu));
-  for (const PerfSheet& sheet : SummarizePerfSheets(trace, selection.events, times, recompute.cpu))
-    r.tables.push_back(PerfSheetTable(rank, trace, sheet));
+  if (options.Writes("unified_perf"))
+    r.tables.push_back(UnifiedPerfTable(rank, trace, selection.events, recompute.cpu));
+  const auto sheet_names = PerfSheetNames();
+  if (std::any_of(sheet_names.begin(), sheet_names.end(),
+                  [&](const auto& names) { return options.Writes(names.first); })) {
+    for (const PerfSheet& sheet :
+         SummarizePerfSheets(trace, selection.events, times, recompute.cpu))
+      r.tables.push_back(PerfSheetTable(rank, trace, sheet));
+  }
   Table tree("op_tree", "Op hierarchy (parent > child) with GPU kernel time",
              {RankColumn(),
               {"path", "op path", 0},
@@ -864,12 +876,14 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
               {"count", "count", 0},
               {"subtree_kernel_us", "subtree kernels (us)", 1},
               {"direct_kernel_us", "direct kernels (us)", 1}});
-  for (const auto& p : SummarizeOpTree(trace, times)) {
-    tree.AddRow({rank, p.path, static_cast<int64_t>(p.depth), p.count,
-                 Us(static_cast<double>(p.subtree_kernel_ns)),
-                 Us(static_cast<double>(p.direct_kernel_ns))});
+  if (options.Writes(tree.name())) {
+    for (const auto& p : SummarizeOpTree(trace, times)) {
+      tree.AddRow({rank, p.path, static_cast<int64_t>(p.depth), p.count,
+                   Us(static_cast<double>(p.subtree_kernel_ns)),
+                   Us(static_cast<double>(p.direct_kernel_ns))});
+    }
+    r.tables.push_back(std::move(tree));
   }
-  r.tables.push_back(std::move(tree));
 
   // Roofline.
   // A name the user typed must be a library name; a trace's device name is matched by pieces.
@@ -1023,13 +1037,15 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                {"dur_us_max", "max (us)", 1},
                {"count", "count", 0}});
   auto number = [](double v) { return std::isnan(v) ? Cell() : Cell(v); };
-  for (const CollectiveCallGroup& c : GroupCollectiveCalls(trace)) {
-    calls.AddRow({rank, c.process_group, c.pg_ranks, c.name, c.group_size, c.dtype, c.in_nelems,
-                  c.out_nelems, c.in_split, c.out_split, c.stream, number(c.in_mib),
-                  number(c.out_mib), c.dur_us.sum, c.dur_us.mean, number(c.dur_us.std),
-                  c.dur_us.min, c.dur_us.max, c.dur_us.n});
+  if (options.Writes(calls.name())) {
+    for (const CollectiveCallGroup& c : GroupCollectiveCalls(trace)) {
+      calls.AddRow({rank, c.process_group, c.pg_ranks, c.name, c.group_size, c.dtype, c.in_nelems,
+                    c.out_nelems, c.in_split, c.out_split, c.stream, number(c.in_mib),
+                    number(c.out_mib), c.dur_us.sum, c.dur_us.mean, number(c.dur_us.std),
+                    c.dur_us.min, c.dur_us.max, c.dur_us.n});
+    }
+    r.tables.push_back(std::move(calls));
   }
-  r.tables.push_back(std::move(calls));
 
   // Idle time and launches.
   Table idle("idle", "Idle time per stream by cause",
@@ -1082,7 +1098,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                  Pct(static_cast<double>(ls.short_kernel_ns), static_cast<double>(ls.kernel_ns)),
                  if_linked(ls.kernels_shorter_than_launch)});
   r.tables.push_back(std::move(launch));
-  if (trace.xla_pid >= 0) r.tables.push_back(XlaActivitiesTable(rank, trace));
+  if (r.xplane && options.Writes("xla_activities"))
+    r.tables.push_back(XlaActivitiesTable(rank, trace));
   return r;
 }
 
@@ -1092,6 +1109,7 @@ nlohmann::json RankReport::Serialize() const {
   j["rank"] = rank;
   j["argument"] = argument;
   j["gpu"] = gpu;
+  j["xplane"] = xplane;
   j["world_size"] = world_size;
   j["iterations"] = iterations;
   j["events"] = events;
@@ -1125,6 +1143,7 @@ RankReport RankReport::Deserialize(const nlohmann::json& j) {
   r.argument = j.at("argument");
   r.rank = j.at("rank");
   r.gpu = j.at("gpu");
+  r.xplane = j.at("xplane");
   r.world_size = j.at("world_size");
   r.iterations = j.at("iterations");
   r.events = j.at("events");
@@ -1161,7 +1180,8 @@ const Table* TraceReport::Find(const std::string& name) const {
   return nullptr;
 }
 
-TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables) {
+TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables,
+                           const std::function<void(std::vector<RankReport>&)>& read_rank_tables) {
   TraceReport report;
   std::sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.file < b.file;
@@ -1294,6 +1314,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables)
       }
     }
   }
+  if (read_rank_tables) read_rank_tables(ranks);
   // One table per name over every rank. Ranks need not have the same tables (one recomputes,
   // another has no ProfilerStep) nor the same columns in a table.
   std::vector<std::string> names;
@@ -1377,72 +1398,7 @@ TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables)
   return report;
 }
 
-nlohmann::json ReportToJson(const TraceReport& report) {
-  nlohmann::json out;
-  out["ranks"] = nlohmann::json::array();
-  auto rows_of = [&](const std::string& name, int64_t rank) {
-    nlohmann::json rows = nlohmann::json::array();
-    const Table* t = report.Find(name);
-    if (!t) return rows;
-    for (auto& row : TableRowsToJson(*t)) {
-      if (row["rank"] == rank) rows.push_back(std::move(row));
-    }
-    return rows;
-  };
-  for (const auto& r : report.ranks) {
-    nlohmann::json j;
-    j["rank"] = r.rank;
-    j["file"] = r.file;
-    j["gpu"] = r.gpu;
-    j["iterations"] = r.iterations;
-    j["world_size"] = r.world_size;
-    j["events"] = r.events;
-    j["input_bytes"] = r.input_bytes;
-    j["truncated"] = r.truncated;
-    j["warnings"] = r.warnings;
-    const GpuTimeline& t = r.timeline;
-    j["timeline_us"] = {{"total", t.total_ns / 1e3},
-                        {"computation", t.computation_ns / 1e3},
-                        {"communication", t.communication_ns / 1e3},
-                        {"exposed_communication", t.exposed_communication_ns / 1e3},
-                        {"memcpy", t.memcpy_ns / 1e3},
-                        {"exposed_memcpy", t.exposed_memcpy_ns / 1e3},
-                        {"memset", t.memset_ns / 1e3},
-                        {"busy", t.busy_ns / 1e3},
-                        {"idle", t.idle_ns / 1e3}};
-    j["kernels"] = rows_of("kernels", r.rank);
-    j["kernel_categories"] = rows_of("kernel_categories", r.rank);
-    j["ops"] = rows_of("ops", r.rank);
-    j["ops_by_name"] = rows_of("ops_by_name", r.rank);
-    j["op_tree"] = rows_of("op_tree", r.rank);
-    j["roofline"] = rows_of("roofline", r.rank);
-    j["collectives"] = rows_of("collectives", r.rank);
-    j["idle"] = rows_of("idle", r.rank);
-    auto launch = rows_of("launch", r.rank);
-    j["launch"] = launch.empty() ? nlohmann::json::object() : launch[0];
-    j["iteration_times"] = rows_of("iterations", r.rank);
-    auto stats = rows_of("iteration_stats", r.rank);
-    j["iteration_stats"] = stats.empty() ? nlohmann::json::object() : stats[0];
-    // Every other per-rank table under its own name, so that the JSON holds all of them.
-    const std::set<std::string> written = {"iterations", "iteration_stats", "launch"};
-    for (const Table& table : report.tables) {
-      if (table.ColumnIndex("rank") < 0 || RowsAreRanks(table.name()) ||
-          written.count(table.name()) || j.contains(table.name()))
-        continue;
-      j[table.name()] = rows_of(table.name(), r.rank);
-    }
-    out["ranks"].push_back(std::move(j));
-  }
-  // The tables over all ranks (cross-rank collectives and their summaries, stragglers, the
-  // spread over ranks), each under its own name.
-  for (const Table& table : report.tables) {
-    if (table.name() == "ranks" || out.contains(table.name()) ||
-        (table.ColumnIndex("rank") >= 0 && !RowsAreRanks(table.name())))
-      continue;
-    out[table.name()] = TableRowsToJson(table);
-  }
-  return out;
-}
+bool RowsAreRanks(const std::string& table) { return table == "ranks" || table == "stragglers"; }
 
 namespace {
 

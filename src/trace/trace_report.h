@@ -3,7 +3,9 @@
 // leading "rank" column so that several ranks concatenate into one table each.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,15 @@ struct ReportOptions {
   std::string gpu_arch;  // overrides the device name for rooflines ("" = from the trace)
   // Graph-capture traces whose captured ops the replayed kernels take (graph_capture.h).
   std::vector<std::string> capture_traces;
+  // The outputs the report is for: --json, --csv and --xlsx write every table (and TraceLens's
+  // reports are built from them); without those, the console shows some and the HTML page
+  // (`page`) some more (report_tables.h). A table no output asked for is not built: a trace of
+  // many distinct shapes has tables of a row per shape or call (the perf sheets, unified_perf,
+  // launcher_op_args), an XPlane profile one of a row per device event (xla_activities).
+  bool every_table = true;
+  bool page = false;
+  // Whether the outputs above write (or draw) the table `name`.
+  bool Writes(std::string_view name) const;
 };
 
 // The peaks the roofline table's bounds come from (RooflinePeakTflops and the GPU's HBM
@@ -40,6 +51,7 @@ struct RankReport {
   // a report per GPU, all at one position; one file at two positions was given twice.
   int64_t argument = -1;
   std::string gpu;
+  bool xplane = false;  // one GPU of an XPlane profile (JAX/XLA), not a Kineto trace
   int64_t world_size = -1;
   int64_t iterations = 0;
   size_t events = 0;
@@ -74,13 +86,19 @@ struct TraceReport {
 
 // Concatenates per-rank tables and adds the cross-rank collective tables. Without
 // `keep_rank_tables` the per-rank tables' rows move into the combined ones and the ranks keep
-// no tables (only TraceLens's per-rank report format reads them afterwards): a report of many
-// distinct kernels or ranks is held once, not twice.
-TraceReport CombineReports(std::vector<RankReport> ranks, bool keep_rank_tables = true);
+// no tables: a report of many distinct kernels or ranks is held once, not twice.
+// `read_rank_tables`, if given, is shown the ranks (in report order, their notes labelled)
+// while their tables are whole, just before the rows move: TraceLens's per-rank report format
+// is built there rather than from a second copy of every table. It may take away a table no
+// later output writes.
+TraceReport CombineReports(
+    std::vector<RankReport> ranks, bool keep_rank_tables = true,
+    const std::function<void(std::vector<RankReport>&)>& read_rank_tables = {});
 
-// {"ranks": [{"rank", "gpu", "iterations", "timeline_us": {...}, "kernels", "ops",
-//  "roofline", "collectives", ...}], "cross_rank_collectives": [...]} (SPEC §1.3).
-nlohmann::json ReportToJson(const TraceReport& report);
+// Tables over all ranks whose rows are ranks ("ranks", "stragglers"): whole on the console and
+// at the top of the JSON (trace/report_json.h), not split among the ranks as the per-rank
+// tables are.
+bool RowsAreRanks(const std::string& table);
 // The compact human summary printed by default: `top` rows per rank of the kernel and op
 // tables (other tables have their own short limits). Warnings are not part of it: the caller
 // prints RankReport::warnings (the CLI on stderr).

@@ -98,15 +98,11 @@ std::vector<RankReport> AnalyzeAt(const std::vector<std::string>& files,
 // numbers; next to PyTorch traces, whose ranks come from their distributedInfo, the XPlane GPUs
 // are numbered on from the highest of those ranks, and each says so.
 void NumberXPlaneHosts(std::vector<RankReport>& reports) {
-  auto is_xplane = [](const RankReport& r) {
-    return std::any_of(r.tables.begin(), r.tables.end(),
-                       [](const Table& t) { return t.name() == "xla_activities"; });
-  };
   std::map<int64_t, std::vector<RankReport*>> by_file;  // command-line position -> its GPUs
   int64_t next = 0;
   bool other_traces = false;
   for (RankReport& r : reports) {
-    if (is_xplane(r)) {
+    if (r.xplane) {
       by_file[r.argument].push_back(&r);
     } else {
       other_traces = true;
@@ -185,10 +181,12 @@ TraceReportInputs ResolveTraceReportInputs(const std::vector<std::string>& trace
   return inputs;
 }
 
-TraceReport BuildTraceReport(const TraceReportInputs& inputs, ReportOptions options,
-                             unsigned threads, bool keep_rank_tables) {
+TraceReport BuildTraceReport(
+    const TraceReportInputs& inputs, ReportOptions options, unsigned threads,
+    const std::function<void(std::vector<RankReport>&)>& read_rank_tables) {
   options.capture_traces = inputs.captures;
-  return CombineReports(AnalyzeTraceFiles(inputs.traces, options, threads), keep_rank_tables);
+  return CombineReports(AnalyzeTraceFiles(inputs.traces, options, threads),
+                        /*keep_rank_tables=*/false, read_rank_tables);
 }
 
 std::vector<RankReport> AnalyzeTraceFiles(const std::vector<std::string>& files,

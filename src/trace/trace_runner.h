@@ -2,6 +2,7 @@
 // optionally spread over MPI processes with the per-rank reports gathered on MPI rank 0.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,10 @@ TraceReportInputs ResolveTraceReportInputs(const std::vector<std::string>& trace
 // The report `trace report` writes for `inputs` (options.capture_traces is replaced by
 // inputs.captures): every file analysed on up to `threads` threads, the ranks combined with
 // their cross-rank tables. `sextant serve` shows a trace view through this too, so a page it
-// serves is the page `trace report --html` writes.
-TraceReport BuildTraceReport(const TraceReportInputs& inputs, ReportOptions options,
-                             unsigned threads = 0, bool keep_rank_tables = false);
+// serves is the page `trace report --html` writes. `read_rank_tables` is CombineReports's.
+TraceReport BuildTraceReport(
+    const TraceReportInputs& inputs, ReportOptions options, unsigned threads = 0,
+    const std::function<void(std::vector<RankReport>&)>& read_rank_tables = {});
 
 // Reads and analyses each file on up to `threads` threads (0 = all cores); each trace is
 // freed as soon as its report is built. Order follows `files`. Throws the first UserError.

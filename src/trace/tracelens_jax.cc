@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "trace/intervals.h"
 #include "trace/op_arguments.h"
@@ -142,49 +143,58 @@ struct Activity {
   double dur_us() const { return static_cast<double>(dur_ps) / 1e6; }
 };
 
-std::vector<Activity> ReadActivities(const std::vector<const RankReport*>& devices) {
-  std::vector<Activity> out;
-  for (const RankReport* r : devices) {
-    for (const Table& t : r->tables) {
-      if (t.name() != "xla_activities") continue;
-      auto col = [&](const char* key) { return static_cast<size_t>(t.ColumnIndex(key)); };
-      const size_t pid = col("pid"), tid = col("tid"), name = col("name"), kind = col("kind"),
-                   ts = col("ts_ps"), dur = col("dur_ps"), launch = col("launch_ps"),
-                   hlo_op = col("hlo_op"), category = col("op_category"), found = col("hlo_found"),
-                   dims = col("input_dims"), type = col("input_type"), ops = col("operands"),
-                   output = col("output"), metadata = col("metadata"),
-                   target = col("custom_call_target"), bytes = col("total_input_bytes");
-      for (const auto& row : t.rows()) {
-        Activity a;
-        auto text = [&](size_t c) { return std::get<std::string>(row[c]); };
-        auto integer = [&](size_t c) { return std::get<int64_t>(row[c]); };
-        a.pid = integer(pid);
-        a.tid = integer(tid);
-        a.name = text(name);
-        a.kind = text(kind);
-        a.ts_ps = integer(ts);
-        a.dur_ps = integer(dur);
-        a.launch_ps = integer(launch);
-        a.hlo_op = text(hlo_op);
-        a.category = text(category);
-        a.hlo_found = text(found) == "yes";
-        a.input_dims = text(dims);
-        a.input_type = text(type);
-        a.output = text(output);
-        a.metadata = TraceLensMetadata(text(metadata));
-        a.custom_call_target = TraceLensTarget(text(target), text(metadata));
-        a.input_bytes = integer(bytes);
-        const std::string joined = text(ops);
-        for (size_t p = 0; p < joined.size();) {
-          size_t space = joined.find(' ', p);
-          if (space == std::string::npos) space = joined.size();
-          if (space > p) a.operands.push_back(joined.substr(p, space - p));
-          p = space + 1;
-        }
-        out.push_back(std::move(a));
+// Appends the rows of one device's xla_activities table to `out`: copied from a table still to
+// be written, or moved out of one that is not (its rows then freed once read).
+template <typename Rows>  // const std::vector<std::vector<Cell>> or std::vector<...>
+void ReadActivityRows(const Table& t, Rows& rows, std::vector<Activity>& out) {
+  auto col = [&](const char* key) { return static_cast<size_t>(t.ColumnIndex(key)); };
+  const size_t pid = col("pid"), tid = col("tid"), name = col("name"), kind = col("kind"),
+               ts = col("ts_ps"), dur = col("dur_ps"), launch = col("launch_ps"),
+               hlo_op = col("hlo_op"), category = col("op_category"), found = col("hlo_found"),
+               dims = col("input_dims"), type = col("input_type"), ops = col("operands"),
+               output = col("output"), metadata = col("metadata"),
+               target = col("custom_call_target"), bytes = col("total_input_bytes");
+  out.reserve(out.size() + rows.size());
+  for (auto& row : rows) {
+    Activity a;
+    auto text = [&](size_t c) -> std::string {
+      if constexpr (std::is_const_v<Rows>) {
+        return std::get<std::string>(row[c]);
+      } else {
+        return std::move(std::get<std::string>(row[c]));
       }
+    };
+    auto integer = [&](size_t c) { return std::get<int64_t>(row[c]); };
+    a.pid = integer(pid);
+    a.tid = integer(tid);
+    a.name = text(name);
+    a.kind = text(kind);
+    a.ts_ps = integer(ts);
+    a.dur_ps = integer(dur);
+    a.launch_ps = integer(launch);
+    a.hlo_op = text(hlo_op);
+    a.category = text(category);
+    a.hlo_found = text(found) == "yes";
+    a.input_dims = text(dims);
+    a.input_type = text(type);
+    a.output = text(output);
+    const std::string metadata_text = text(metadata);
+    a.metadata = TraceLensMetadata(metadata_text);
+    a.custom_call_target = TraceLensTarget(text(target), metadata_text);
+    a.input_bytes = integer(bytes);
+    const std::string joined = text(ops);
+    for (size_t p = 0; p < joined.size();) {
+      size_t space = joined.find(' ', p);
+      if (space == std::string::npos) space = joined.size();
+      if (space > p) a.operands.push_back(joined.substr(p, space - p));
+      p = space + 1;
     }
+    out.push_back(std::move(a));
   }
+}
+
+// The activities of a file's devices in TraceLens's order, numbered, with their op call's time.
+std::vector<Activity> SortedActivities(std::vector<Activity> out) {
   // xprof's trace viewer lists events by pid, thread, time (longer first on a tie); TraceLens
   // numbers them in that order (its UID). The derived lines xprof adds to a device (XLA Ops,
   // XLA Modules, ...) come after the streams and are not counted here.
@@ -205,6 +215,24 @@ std::vector<Activity> ReadActivities(const std::vector<const RankReport*>& devic
     begin = end;
   }
   return out;
+}
+
+std::vector<Activity> ReadActivities(const std::vector<const RankReport*>& devices) {
+  std::vector<Activity> out;
+  for (const RankReport* r : devices) {
+    for (const Table& t : r->tables)
+      if (t.name() == "xla_activities") ReadActivityRows(t, t.rows(), out);
+  }
+  return SortedActivities(std::move(out));
+}
+
+std::vector<Activity> ReadActivities(std::vector<Table> tables) {
+  std::vector<Activity> out;
+  for (Table& t : tables) {
+    std::vector<std::vector<Cell>> rows = t.TakeRows();
+    ReadActivityRows(t, rows, out);
+  }
+  return SortedActivities(std::move(out));
 }
 
 // TraceLens's JAX GPU timeline of one device, in picoseconds.
@@ -643,8 +671,9 @@ Table XlaActivitiesTable(int64_t rank, const TraceData& trace) {
   return t;
 }
 
-std::vector<Table> TraceLensJaxTables(const std::vector<const RankReport*>& devices) {
-  const std::vector<Activity> all = ReadActivities(devices);
+namespace {
+
+std::vector<Table> JaxReport(const std::vector<Activity>& all) {
   std::vector<int64_t> pids;  // first appearance in the trace viewer's order: ascending
   for (const Activity& a : all)
     if (pids.empty() || pids.back() != a.pid) pids.push_back(a.pid);
@@ -723,6 +752,16 @@ std::vector<Table> TraceLensJaxTables(const std::vector<const RankReport*>& devi
   }
   if (!convs.empty()) out.push_back(ConvSheet(convs));
   return out;
+}
+
+}  // namespace
+
+std::vector<Table> TraceLensJaxTables(const std::vector<const RankReport*>& devices) {
+  return JaxReport(ReadActivities(devices));
+}
+
+std::vector<Table> TraceLensJaxTablesFromActivities(std::vector<Table> activities) {
+  return JaxReport(ReadActivities(std::move(activities)));
 }
 
 }  // namespace sextant

@@ -38,5 +38,8 @@ double JaxConvBytes(const JaxConvCall& conv);
 
 // The report over the GPU devices of one XPlane file (the ranks it gave, in any order).
 std::vector<Table> TraceLensJaxTables(const std::vector<const RankReport*>& devices);
+// The same from the devices' xla_activities tables, handed over when nothing else writes them:
+// each is freed as it is read, so the report is not built beside a copy of every row.
+std::vector<Table> TraceLensJaxTablesFromActivities(std::vector<Table> activities);
 
 }  // namespace sextant

@@ -86,6 +86,20 @@ TEST(TraceLensJaxTest, ReportSpansTheFilesGpus) {
   ASSERT_EQ(xla.rows().size(), 3u);
   EXPECT_EQ(std::get<std::string>(xla.rows()[1][0]), "input_transpose_fusion_");
   EXPECT_NEAR(std::get<double>(xla.rows()[1][1]), 6.689 + 6.53 + 6.329 + 6.73 + 42.983, 1e-9);
+
+  // The same report from the devices' xla_activities tables handed over (and freed as read).
+  std::vector<Table> activities;
+  for (const RankReport& r : ranks) {
+    for (const Table& t : r.tables)
+      if (t.name() == "xla_activities") activities.push_back(t);
+  }
+  ASSERT_EQ(activities.size(), 2u);
+  const std::vector<Table> again = TraceLensJaxTablesFromActivities(std::move(activities));
+  ASSERT_EQ(again.size(), tables.size());
+  for (size_t i = 0; i < tables.size(); ++i) {
+    EXPECT_EQ(again[i].name(), tables[i].name());
+    EXPECT_EQ(again[i].rows(), tables[i].rows()) << tables[i].name();
+  }
 }
 
 // Two hosts' profiles (each numbers its GPUs from 0): the second file's GPUs are numbered on
@@ -109,6 +123,27 @@ TEST(TraceLensJaxTest, SeveralHostsGetRanksOfTheirOwn) {
       EXPECT_EQ(std::get<int64_t>(row[static_cast<size_t>(column)]), 8) << t.name();
     }
   }
+}
+
+// For the console alone the GPUs' xla_activities tables are not built (a row per device
+// event); the hosts' GPUs are numbered on all the same.
+TEST(TraceLensJaxTest, HostsAreNumberedWithoutTheirActivityTables) {
+  SEXTANT_SKIP_WITHOUT_CORPUS();
+  ReportOptions console;
+  console.every_table = false;
+  const std::vector<RankReport> ranks = AnalyzeTraceFiles(
+      {CorpusPath("traces/TraceLens/mi300/jax_conv_minimal_legacy/"
+                  "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"),
+       CorpusPath("traces/TraceLens/jax/test_data_jax_te_fused_attn_categorization/"
+                  "934987a2fc2f.xplane.pb")},
+      console, 1);
+  std::vector<int64_t> numbers;
+  for (const RankReport& r : ranks) {
+    numbers.push_back(r.rank);
+    EXPECT_TRUE(r.xplane);
+    for (const Table& t : r.tables) EXPECT_NE(t.name(), "xla_activities");
+  }
+  EXPECT_EQ(numbers, (std::vector<int64_t>{0, 7, 8}));
 }
 
 // A PyTorch trace (rank 0: no distributedInfo, first on the command line) and a JAX profile of

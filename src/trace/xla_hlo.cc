@@ -5,6 +5,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "trace/protobuf_wire_scan.h"
 #include "util/error.h"
 #include "xla_hlo.pb.h"
 
@@ -46,6 +47,89 @@ std::string MetadataText(const xla::OpMetadata& m) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
+// The messages protobuf would build from an HLO proto (xla_hlo.h), counted on its wire format:
+// the declared messages of xla_hlo.proto, and every field protobuf keeps aside as one it does
+// not declare. Repeated numbers (dimensions, operand ids) are not counted: each takes a byte or
+// more on the wire and 8 in memory.
+class HloWireBudget final : public ProtobufWireScan {
+ public:
+  struct OverBudget {
+    size_t offset;    // of the message past the budget
+    std::string key;  // its key path
+  };
+  struct Unreadable {};
+
+  HloWireBudget(std::string_view proto, size_t max_messages)
+      : ProtobufWireScan(proto, kSchema), max_messages_(max_messages) {}
+
+  // The messages protobuf would build. Throws OverBudget at the one past `max_messages`, and
+  // Unreadable if the proto is malformed or nests deeper than protobuf parses.
+  size_t Check() {
+    Walk(kHloProto, 0, bytes().size());
+    return messages_;
+  }
+
+  // The module's name as protobuf would read it (the last one written); "" if it has none or
+  // the proto is malformed before it.
+  std::string_view ModuleName() {
+    counting_ = false;
+    std::string_view name;
+    try {
+      for (size_t pos = 0; pos < bytes().size();) {
+        const Field module = Next(pos, bytes().size());
+        if (module.number != 1 || module.wire != 2) continue;
+        for (size_t at = module.begin; at < module.end;) {
+          const Field f = Next(at, module.end);
+          if (f.number == 1 && f.wire == 2) name = bytes().substr(f.begin, f.end - f.begin);
+        }
+      }
+    } catch (const Unreadable&) {
+      return "";
+    }
+    return name;
+  }
+
+ private:
+  enum Type { kHloProto, kModule, kComputation, kInstruction, kShape, kLayout, kMetadata };
+  static constexpr WireSchemaField kSchema[] = {
+      {kHloProto, 1, 2, kModule, "hlo_module"},
+      {kModule, 1, 2, kWireScalar, "name"},
+      {kModule, 3, 2, kComputation, "computations"},
+      {kComputation, 1, 2, kWireScalar, "name"},
+      {kComputation, 2, 2, kInstruction, "instructions"},
+      {kComputation, 6, 0, kWireScalar, "root_id"},
+      {kInstruction, 1, 2, kWireScalar, "name"},
+      {kInstruction, 2, 2, kWireScalar, "opcode"},
+      {kInstruction, 3, 2, kShape, "shape"},
+      {kInstruction, 7, 2, kMetadata, "metadata"},
+      {kInstruction, 28, 2, kWireScalar, "custom_call_target"},
+      {kInstruction, 35, 0, kWireScalar, "id"},
+      {kInstruction, 36, 0, kWireScalar, "operand_ids"},
+      {kInstruction, 36, 2, kWireScalar, "operand_ids"},  // packed
+      {kInstruction, 43, 2, kWireScalar, "backend_config"},
+      {kShape, 2, 0, kWireScalar, "element_type"},
+      {kShape, 3, 0, kWireScalar, "dimensions"},
+      {kShape, 3, 2, kWireScalar, "dimensions"},  // packed
+      {kShape, 4, 2, kShape, "tuple_shapes"},
+      {kShape, 5, 2, kLayout, "layout"},
+      {kLayout, 1, 0, kWireScalar, "minor_to_major"},
+      {kLayout, 1, 2, kWireScalar, "minor_to_major"},  // packed
+      {kMetadata, 1, 2, kWireScalar, "op_type"},
+      {kMetadata, 2, 2, kWireScalar, "op_name"},
+      {kMetadata, 3, 2, kWireScalar, "source_file"},
+      {kMetadata, 4, 0, kWireScalar, "source_line"},
+  };
+
+  void Count(size_t offset) override {
+    if (counting_ && ++messages_ > max_messages_) throw OverBudget{offset, Key()};
+  }
+  [[noreturn]] void Malformed(size_t /*offset*/) const override { throw Unreadable{}; }
+
+  const size_t max_messages_;
+  size_t messages_ = 0;
+  bool counting_ = true;  // false while the module's name is looked for
+};
+
 // TraceLens keeps a printed line that has metadata or one of these type names.
 bool HasKeptType(std::string_view text) {
   for (std::string_view t : {"bf16", "f8", "f16", "f32", "f64"})
@@ -69,7 +153,39 @@ int HloTypeBytes(std::string_view type) {
   return 0;
 }
 
-bool HloModules::Add(std::string_view hlo_proto, std::string* refused) {
+bool HloModules::Add(std::string_view hlo_proto, std::string* refused,
+                     const SourceLocation& where) {
+  // Counted before protobuf builds anything; the budget grows with the protos' bytes.
+  const size_t max_messages =
+      kFreeHloMessages + (scanned_bytes_ + hlo_proto.size()) / kMinBytesPerHloMessage;
+  HloWireBudget counted(hlo_proto, max_messages - messages_);
+  try {
+    messages_ += counted.Check();
+  } catch (const HloWireBudget::Unreadable&) {
+    return false;
+  } catch (const HloWireBudget::OverBudget& over) {
+    const std::string name(counted.ModuleName());
+    if (!name.empty() && Has(name)) return true;  // a module already read: nothing is lost
+    if (refused) {
+      SourceLocation at = where;
+      if (at.byte_offset >= 0) at.byte_offset += static_cast<int64_t>(over.offset);
+      *refused = FormatLocated(
+          at, over.key,
+          fmt::format(
+              "{}: the profile's HLO protos would make more than {} protobuf messages "
+              "(instructions, shapes, layouts, metadata, fields of no declared meaning): at most "
+              "{} plus one per {} bytes of the {} bytes of protos, where XLA's own take 11 or "
+              "more bytes per message; the module is left out, so its kernels' operand shapes "
+              "are unknown (empty Input Dims, no op_conv row)",
+              name.empty() ? std::string("an \"Hlo Proto\" without a module name")
+                           : fmt::format("XLA module \"{}\"", ShortText(name)),
+              max_messages, kFreeHloMessages, kMinBytesPerHloMessage,
+              scanned_bytes_ + hlo_proto.size()));
+    }
+    if (!name.empty()) modules_[name];  // refused: its kernels are not reported as lacking HLO
+    return true;
+  }
+  scanned_bytes_ += hlo_proto.size();
   xla::HloProto proto;
   if (!proto.ParseFromArray(hlo_proto.data(), static_cast<int>(hlo_proto.size()))) return false;
   const xla::HloModuleProto& module = proto.hlo_module();

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/error.h"
+
 namespace sextant {
 
 struct HloInstructionText {
@@ -34,13 +36,24 @@ std::string_view HloTypeName(int element_type);
 inline constexpr size_t kHloTextPerProtoByte = 16;
 inline constexpr size_t kFreeHloTextBytes = size_t{1} << 20;
 
+// How many messages protobuf may build from a profile's HLO protos, counted on their wire
+// format before protobuf parses one: at most kFreeHloMessages plus one per
+// kMinBytesPerHloMessage bytes of the protos. Protobuf makes each message (an instruction, a
+// shape, a layout, metadata) and each field it does not declare an object of 16-130 bytes
+// however few bytes it takes (an empty instruction takes 2), so 10 MB of empty instructions
+// would take 0.6 GB; XLA's own modules take 11-17 bytes per message in the corpus.
+inline constexpr size_t kFreeHloMessages = 100'000;
+inline constexpr size_t kMinBytesPerHloMessage = 8;
+
 class HloModules {
  public:
   // Adds the modules of one serialized xla.HloProto; returns false if it does not parse. A
-  // module whose text would take the modules added so far past their budget (above) is left
-  // out, counted as refused (Has is true: its kernels find no instruction) and `*refused` says
-  // why, naming it.
-  bool Add(std::string_view hlo_proto, std::string* refused = nullptr);
+  // module whose protobuf messages or text would take the modules added so far past their
+  // budgets (above) is left out, counted as refused (Has is true: its kernels find no
+  // instruction) and `*refused` says why, naming it; `where` is the file and the byte offset
+  // the proto starts at, if known, so that the message locates what was too many.
+  bool Add(std::string_view hlo_proto, std::string* refused = nullptr,
+           const SourceLocation& where = {});
   // The instruction `name` of the module `module` (its first program, if compiled several
   // times), shared by every device that ran it. Null where TraceLens finds nothing: a root
   // instruction (its printed line starts with ROOT) or one whose line has neither metadata nor
@@ -52,6 +65,8 @@ class HloModules {
   // The bytes of text the added modules print as, and of their serialized protos.
   size_t text_bytes() const { return text_bytes_; }
   size_t proto_bytes() const { return proto_bytes_; }
+  // The protobuf messages counted in the protos parsed so far (those the budget let through).
+  size_t messages() const { return messages_; }
 
  private:
   std::map<std::string,
@@ -60,6 +75,9 @@ class HloModules {
       modules_;
   size_t text_bytes_ = 0;
   size_t proto_bytes_ = 0;
+  // The messages of the protos protobuf has parsed, and their bytes.
+  size_t messages_ = 0;
+  size_t scanned_bytes_ = 0;
 };
 
 // Byte size of an element of an HLO type name ("bf16" 2, "f32" 4, "pred" 1), 0 if unknown.

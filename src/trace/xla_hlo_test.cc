@@ -1,5 +1,6 @@
 #include "trace/xla_hlo.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "xla_hlo.pb.h"
@@ -127,6 +128,77 @@ TEST(XlaHloTest, AModuleThatPrintsAsFarMoreTextThanItsProtoIsLeftOut) {
   ASSERT_NE(fusion, nullptr);
   EXPECT_EQ(fusion->operands.size(), 10u);
   EXPECT_LE(modules.text_bytes(), kHloTextPerProtoByte * modules.proto_bytes() + kFreeHloTextBytes);
+}
+
+// Protobuf makes each empty instruction (2 bytes) an object of about 120 bytes: a module of
+// 200,000 of them (0.4 MB) would take 24 MB, 10 MB of them 0.6 GB. It is refused on its wire
+// format, at the instruction past the budget, before protobuf builds anything; the reason
+// names the file, the byte and what was too many. A module read before stays; one after, within
+// the budget, is read.
+TEST(XlaHloTest, AProtoOfMoreMessagesThanItsBytesAllowIsLeftOutUnparsed) {
+  HloModules modules;
+  ASSERT_TRUE(modules.Add(Module()));
+  xla::HloProto proto;
+  proto.mutable_hlo_module()->set_name("jit_many");
+  xla::HloComputationProto* c = proto.mutable_hlo_module()->add_computations();
+  constexpr size_t kInstructions = 200'000;
+  for (size_t i = 0; i < kInstructions; ++i) c->add_instructions();
+  const std::string many = proto.SerializeAsString();
+  const size_t max_messages =
+      kFreeHloMessages + (Module().size() + many.size()) / kMinBytesPerHloMessage;
+  ASSERT_LT(max_messages, kInstructions);
+  std::string refused;
+  ASSERT_TRUE(modules.Add(many, &refused, SourceLocation{"run.xplane.pb", -1, -1, 1000}));
+  // The module and its computation are counted too, and the first module's messages.
+  const size_t past = max_messages - modules.messages() - 2;
+  const size_t header = many.size() - 2 * kInstructions;  // the bytes before the instructions
+  EXPECT_EQ(refused.find(fmt::format("run.xplane.pb at byte {}: "
+                                     "'hlo_module[0].computations[0].instructions[{}]': "
+                                     "XLA module \"jit_many\"",
+                                     1000 + header + 2 * past, past)),
+            0u)
+      << refused;
+  EXPECT_NE(refused.find(fmt::format("more than {} protobuf messages", max_messages)),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("the module is left out"), std::string::npos) << refused;
+  EXPECT_TRUE(modules.Has("jit_many"));  // refused, not missing: warned once
+  EXPECT_NE(modules.Find("jit_step", "loop_multiply_fusion"), nullptr);
+
+  // A module read before is not refused again, nor said to be.
+  refused.clear();
+  proto.mutable_hlo_module()->set_name("jit_step");
+  EXPECT_TRUE(modules.Add(proto.SerializeAsString(), &refused));
+  EXPECT_EQ(refused, "");
+
+  refused.clear();
+  ASSERT_TRUE(modules.Add(std::string(Module()).replace(Module().find("jit_step"), 8, "jit_next"),
+                          &refused));
+  EXPECT_EQ(refused, "");
+  EXPECT_NE(modules.Find("jit_next", "loop_multiply_fusion"), nullptr);
+}
+
+// Tuple shapes nested 100,000 deep: protobuf would refuse to parse them (past its recursion
+// limit of 100), and so does the count, without recursing as deep.
+TEST(XlaHloTest, AProtoNestedDeeperThanProtobufParsesIsUnreadable) {
+  auto varint = [](size_t n) {
+    std::string out;
+    for (; n >= 0x80; n >>= 7) out += static_cast<char>((n & 0x7f) | 0x80);
+    return out + static_cast<char>(n);
+  };
+  // hlo_module, computations, instructions, shape, then tuple_shapes in tuple_shapes: each
+  // field's length is that of every field inside it.
+  std::vector<char> keys = {'\x0a', '\x1a', '\x12', '\x1a'};
+  keys.insert(keys.end(), 100'000, '\x22');
+  std::vector<size_t> contents(keys.size(), 0);
+  for (size_t k = keys.size() - 1; k-- > 0;)
+    contents[k] = 1 + varint(contents[k + 1]).size() + contents[k + 1];
+  std::string deep;
+  for (size_t k = 0; k < keys.size(); ++k) deep += keys[k] + varint(contents[k]);
+  HloModules modules;
+  std::string refused;
+  EXPECT_FALSE(modules.Add(deep, &refused));
+  EXPECT_EQ(refused, "");
 }
 
 TEST(XlaHloTest, ShapesAndBytes) {

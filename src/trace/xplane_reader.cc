@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "trace/protobuf_wire_scan.h"
 #include "trace/xla_hlo.h"
 #include "util/error.h"
 #include "xplane.pb.h"
@@ -19,6 +20,7 @@ namespace sextant {
 namespace {
 
 constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
+constexpr std::string_view kHostMetadataPlane = "/host:metadata";
 
 // As in the Kineto reader: no activity lasts 2^40 ns, no timestamp reaches 2^61 ns, so sums
 // over millions of hostile events cannot overflow.
@@ -113,17 +115,24 @@ struct HostFacts {
   std::vector<std::string> warnings;
 };
 
-HostFacts ReadHostPlanes(const xplane::XSpace& space) {
+// `blobs`: where each bytes value of the host metadata's stats lies in the file `path`.
+HostFacts ReadHostPlanes(const xplane::XSpace& space,
+                         const std::unordered_map<std::string_view, size_t>& blobs,
+                         const std::string& path) {
   HostFacts facts;
   size_t refused_modules = 0;
   for (const xplane::XPlane& plane : space.planes()) {
     PlaneStats stats(plane);
-    if (plane.name() == "/host:metadata") {
+    if (plane.name() == kHostMetadataPlane) {
       for (const auto& [id, meta] : plane.event_metadata()) {
         for (const xplane::XStat& s : meta.stats()) {
+          if (stats.Name(s) != "Hlo Proto" || s.value_case() != xplane::XStat::kBytesValue)
+            continue;
+          const auto at = blobs.find(s.bytes_value());
+          const SourceLocation where{path, -1, -1,
+                                     at == blobs.end() ? -1 : static_cast<int64_t>(at->second)};
           std::string refused;
-          if (stats.Name(s) == "Hlo Proto" && s.value_case() == xplane::XStat::kBytesValue &&
-              facts.hlo.Add(s.bytes_value(), &refused) && !refused.empty()) {
+          if (facts.hlo.Add(s.bytes_value(), &refused, where) && !refused.empty()) {
             if (++refused_modules <= kMaxXPlaneWarningsOfOneKind)
               facts.warnings.push_back(std::move(refused));
           }
@@ -149,7 +158,7 @@ HostFacts ReadHostPlanes(const xplane::XSpace& space) {
   }
   if (refused_modules > kMaxXPlaneWarningsOfOneKind) {
     facts.warnings.push_back(
-        fmt::format("... and {} more XLA modules left out for the size of their HLO text",
+        fmt::format("... and {} more XLA modules left out for the size of their HLO",
                     refused_modules - kMaxXPlaneWarningsOfOneKind));
   }
   return facts;
@@ -157,17 +166,23 @@ HostFacts ReadHostPlanes(const xplane::XSpace& space) {
 
 // A profile's size budget (xplane_reader.h), checked on the XSpace wire format before protobuf
 // builds anything: every message protobuf would build is counted, and the events of GPU
-// planes. A malformed message is refused at its byte offset.
-class WireBudget {
+// planes. A malformed message is refused at its byte offset. The scan also notes where each
+// bytes value of the host metadata's events lies (the modules' "Hlo Proto"s), so that a module
+// refused later is located in the file.
+class WireBudget final : public ProtobufWireScan {
  public:
   WireBudget(const InputText& input, std::string_view bytes, const std::string& path)
-      : input_(input),
-        bytes_(bytes),
+      : ProtobufWireScan(bytes, kSchema),
+        input_(input),
         path_(path),
         max_gpu_events_(kFreeXPlaneGpuEvents + bytes.size() / kMinBytesPerXPlaneGpuEvent),
         max_messages_(kFreeXPlaneMessages + bytes.size() / kMinBytesPerXPlaneMessage) {}
 
-  void Check() { Message(kSpace, 0, bytes_.size()); }
+  void Check() { Walk(kSpace, 0, bytes().size()); }
+
+  // The offset in the file of each bytes value of a "/host:metadata" event's stats, by its
+  // contents (the first, of equal ones).
+  const std::unordered_map<std::string_view, size_t>& host_blobs() const { return host_blobs_; }
 
  private:
   enum Type {
@@ -180,17 +195,10 @@ class WireBudget {
     kStatMetaEntry,
     kEventMeta,
     kStatMeta,
-    kScalar,         // a number or a singular string: nothing to count
-    kCountedString,  // an element of a repeated string
   };
-  struct Known {
-    Type in;
-    uint32_t number;
-    int wire;  // 0 varint, 1 fixed64, 2 length-delimited
-    Type type;
-    const char* name;
-  };
-  static constexpr Known kSchema[] = {
+  static constexpr int kScalar = kWireScalar;
+  static constexpr int kCountedString = kWireCountedString;
+  static constexpr WireSchemaField kSchema[] = {
       {kSpace, 1, 2, kPlane, "planes"},
       {kSpace, 2, 2, kCountedString, "errors"},
       {kSpace, 3, 2, kCountedString, "warnings"},
@@ -236,24 +244,11 @@ class WireBudget {
       {kStatMeta, 3, 2, kScalar, "description"},
   };
 
-  struct Field {
-    uint32_t number = 0;
-    int wire = 0;
-    size_t begin = 0, end = 0;  // a length-delimited field's contents
-  };
-
-  // "planes[3].lines[0].events[12]": where the scan is.
-  std::string Key() const {
-    std::string key;
-    for (const auto& [name, index] : where_)
-      key += fmt::format("{}{}[{}]", key.empty() ? "" : ".", name, index);
-    return key;
-  }
   SourceLocation At(size_t offset) const {
     return SourceLocation{path_, -1, -1, static_cast<int64_t>(offset)};
   }
 
-  [[noreturn]] void Malformed(size_t offset) const {
+  [[noreturn]] void Malformed(size_t offset) const override {
     ThrowUserError(At(offset), Key(),
                    input_.truncated()
                        ? "XPlane profile cut short: " + input_.truncation_reason()
@@ -261,142 +256,77 @@ class WireBudget {
                                      "is malformed or cut short"));
   }
 
-  uint64_t Varint(size_t& pos, size_t end) const {
-    const size_t start = pos;
-    uint64_t value = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (pos >= end) Malformed(start);
-      const auto byte = static_cast<uint8_t>(bytes_[pos++]);
-      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (byte < 0x80) return value;
-    }
-    Malformed(start);
-  }
-
-  // Reads the key at `pos` and skips its value; a group is skipped whole, what it holds
-  // counted as fields of no known meaning (protobuf keeps them).
-  Field Next(size_t& pos, size_t end) {
-    const size_t start = pos;
-    const uint64_t key = Varint(pos, end);
-    Field f;
-    f.number = static_cast<uint32_t>(key >> 3);
-    f.wire = static_cast<int>(key & 7);
-    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff) Malformed(start);
-    switch (f.wire) {
-      case 0: Varint(pos, end); break;
-      case 1:
-        if (end - pos < 8) Malformed(start);
-        pos += 8;
-        break;
-      case 5:
-        if (end - pos < 4) Malformed(start);
-        pos += 4;
-        break;
-      case 2: {
-        const uint64_t n = Varint(pos, end);
-        if (n > end - pos) Malformed(start);
-        f.begin = pos;
-        f.end = pos += n;
-        break;
-      }
-      case 3: {
-        std::vector<uint64_t> open{f.number};
-        while (!open.empty()) {
-          const size_t inner = pos;
-          const uint64_t k = Varint(pos, end);
-          if ((k >> 3) == 0) Malformed(inner);
-          if ((k & 7) == 4) {
-            if ((k >> 3) != open.back()) Malformed(inner);
-            open.pop_back();
-            continue;
-          }
-          if (counting_) Count(inner);
-          if ((k & 7) == 3) {
-            open.push_back(k >> 3);
-          } else {
-            pos = inner;
-            Next(pos, end);
-          }
-        }
-        break;
-      }
-      default: Malformed(start);  // an end-group without its start, or no such wire type
-    }
-    return f;
-  }
-
-  void Count(size_t offset) {
-    if (++messages_ <= max_messages_) return;
+  void Count(size_t offset) override {
+    if (!counting_ || ++messages_ <= max_messages_) return;
     ThrowUserError(
         At(offset), Key(),
         fmt::format("XPlane profile of {} bytes holds more than {} protobuf messages "
                     "(planes, lines, events, stats, metadata, unknown fields): at "
                     "most {} plus one per {} bytes of the file; real profiles take "
                     "10 or more bytes per message",
-                    bytes_.size(), max_messages_, kFreeXPlaneMessages, kMinBytesPerXPlaneMessage));
+                    bytes().size(), max_messages_, kFreeXPlaneMessages, kMinBytesPerXPlaneMessage));
   }
 
-  void Message(Type type, size_t begin, size_t end) {
-    if (type == kPlane) {
-      // The plane's name first (protobuf writes it before the lines; the last one counts).
-      std::string_view name;
-      counting_ = false;
-      for (size_t pos = begin; pos < end;) {
-        Field f = Next(pos, end);
-        if (f.number == 2 && f.wire == 2) name = bytes_.substr(f.begin, f.end - f.begin);
-      }
-      counting_ = true;
-      plane_name_ = name;
-    }
-    size_t index[std::size(kSchema)] = {};
+  void Begin(int type, size_t begin, size_t end) override {
+    if (type != kPlane) return;
+    // The plane's name first (protobuf writes it before the lines; the last one counts).
+    std::string_view name;
+    counting_ = false;
     for (size_t pos = begin; pos < end;) {
-      const size_t start = pos;
-      const Field f = Next(pos, end);
-      size_t k = 0;
-      while (k < std::size(kSchema) && !(kSchema[k].in == type && kSchema[k].number == f.number &&
-                                         kSchema[k].wire == f.wire)) {
-        ++k;
-      }
-      if (k == std::size(kSchema)) {
-        Count(start);  // protobuf keeps it (a group: what it holds is counted as it is skipped)
-        continue;
-      }
-      const Known& known = kSchema[k];
-      if (known.type == kScalar) continue;
-      where_.emplace_back(known.name, index[k]++);
-      Count(start);
-      if (known.type == kPlane && index[k] > kMaxXPlanePlanes) {
-        ThrowUserError(At(start), Key(),
-                       fmt::format("XPlane profile with more than {} planes, where a host writes "
-                                   "one per device it profiles",
-                                   kMaxXPlanePlanes));
-      }
-      if (known.type == kEvent && plane_name_.starts_with(kGpuPlanePrefix) &&
-          ++gpu_events_ > max_gpu_events_) {
-        ThrowUserError(
-            At(start), Key(),
-            fmt::format("XPlane profile of {} bytes holds more than {} events on its GPU planes "
-                        "(this one \"{}\"): at most {} plus one per {} bytes of the file; real "
-                        "device events take 27 or more bytes each",
-                        bytes_.size(), max_gpu_events_, ShortText(plane_name_, 40),
-                        kFreeXPlaneGpuEvents, kMinBytesPerXPlaneGpuEvent));
-      }
-      if (known.type != kCountedString) Message(known.type, f.begin, f.end);
-      where_.pop_back();
+      Field f = Next(pos, end);
+      if (f.number == 2 && f.wire == 2) name = bytes().substr(f.begin, f.end - f.begin);
     }
+    counting_ = true;
+    plane_name_ = name;
+  }
+  void End(int type) override {
     if (type == kPlane) plane_name_ = {};
   }
 
+  void Entered(const WireSchemaField& field, size_t index, size_t offset, size_t begin,
+               size_t end) override {
+    if (field.type == kPlane && index >= kMaxXPlanePlanes) {
+      ThrowUserError(At(offset), Key(),
+                     fmt::format("XPlane profile with more than {} planes, where a host writes "
+                                 "one per device it profiles",
+                                 kMaxXPlanePlanes));
+    }
+    if (field.type == kEvent && plane_name_.starts_with(kGpuPlanePrefix) &&
+        ++gpu_events_ > max_gpu_events_) {
+      ThrowUserError(
+          At(offset), Key(),
+          fmt::format("XPlane profile of {} bytes holds more than {} events on its GPU planes "
+                      "(this one \"{}\"): at most {} plus one per {} bytes of the file; real "
+                      "device events take 27 or more bytes each",
+                      bytes().size(), max_gpu_events_, ShortText(plane_name_, 40),
+                      kFreeXPlaneGpuEvents, kMinBytesPerXPlaneGpuEvent));
+    }
+    if (field.type == kStat && field.in == kEventMeta && plane_name_ == kHostMetadataPlane) {
+      // A stat's value is the last one written (a oneof).
+      std::string_view value;
+      size_t at = 0;
+      counting_ = false;
+      for (size_t pos = begin; pos < end;) {
+        const Field f = Next(pos, end);
+        if (f.number == 6 && f.wire == 2) {
+          value = bytes().substr(f.begin, f.end - f.begin);
+          at = f.begin;
+        }
+      }
+      counting_ = true;
+      if (value.data() != nullptr) host_blobs_.try_emplace(value, at);
+    }
+  }
+
   const InputText& input_;
-  std::string_view bytes_;
   const std::string& path_;
   const size_t max_gpu_events_;
   const size_t max_messages_;
   size_t messages_ = 0;
   size_t gpu_events_ = 0;
-  bool counting_ = true;         // false while a plane is scanned for its name
+  bool counting_ = true;         // false while a message is scanned ahead of its walk
   std::string_view plane_name_;  // of the plane being scanned
-  std::vector<std::pair<const char*, size_t>> where_;
+  std::unordered_map<std::string_view, size_t> host_blobs_;
 };
 
 // What a GPU plane's tables lack, one warning of each kind (empty if none): the file's
@@ -595,7 +525,8 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
     ThrowUserError(SourceLocation{path}, "",
                    "XPlane profile larger than 2 GiB: protobuf cannot parse it in one piece");
   }
-  WireBudget(input, bytes, path).Check();
+  WireBudget budget(input, bytes, path);
+  budget.Check();
   xplane::XSpace space;
   // protobuf logs its own complaints (invalid UTF-8 in a string field) to stderr; the one
   // line below is what the user gets.
@@ -607,7 +538,7 @@ std::vector<TraceData> ParseXPlane(const InputText& input, const std::string& pa
                        : std::string("not a valid XPlane profile (XSpace protobuf): the message "
                                      "is malformed or cut short"));
   }
-  const HostFacts host = ReadHostPlanes(space);
+  const HostFacts host = ReadHostPlanes(space, budget.host_blobs(), path);
   std::vector<TraceData> out;
   struct Warned {
     std::vector<size_t> listed;     // the traces given the warning

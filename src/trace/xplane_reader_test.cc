@@ -14,6 +14,7 @@
 #include "trace/xla_hlo.h"
 #include "util/corpus_path.h"
 #include "util/error.h"
+#include "xla_hlo.pb.h"
 #include "xplane.pb.h"
 
 namespace sextant {
@@ -268,6 +269,49 @@ TEST(XPlaneReaderTest, RefusesMorePlanesOrMessagesThanTheFileSizeAllows) {
       << error;
 }
 
+// An "Hlo Proto" of 200,000 empty instructions (0.4 MB, 24 MB once protobuf builds it) is
+// refused before it is parsed: one warning, located in the profile at the instruction past the
+// HLO budget; its kernels are read, without operand shapes, and not warned about again.
+TEST(XPlaneReaderTest, AnHloProtoOfTooManyMessagesIsLeftOutLocatedInTheFile) {
+  xla::HloProto proto;
+  proto.mutable_hlo_module()->set_name("jit_many");
+  xla::HloComputationProto* c = proto.mutable_hlo_module()->add_computations();
+  constexpr size_t kInstructions = 200'000;
+  for (size_t i = 0; i < kInstructions; ++i) c->add_instructions();
+  const std::string hlo = proto.SerializeAsString();
+  SpaceBuilder b;
+  xplane::XPlane* host = b.Plane("/host:metadata");
+  xplane::XStat* blob = (*host->mutable_event_metadata())[1].add_stats();
+  blob->set_metadata_id(SpaceBuilder::StatId(host, "Hlo Proto"));
+  blob->set_bytes_value(hlo);
+  xplane::XPlane* gpu = b.Plane("/device:GPU:0");
+  xplane::XLine* line = gpu->add_lines();
+  line->set_name("Stream #1(Kernel)");
+  SpaceBuilder::Event(gpu, line, "fusion_kernel", 0, 1'000, "fusion.1");
+  xplane::XStat* module = line->mutable_events(0)->add_stats();
+  module->set_metadata_id(SpaceBuilder::StatId(gpu, "hlo_module"));
+  module->set_str_value("jit_many");
+  const std::string bytes = b.space_.SerializeAsString();
+  const std::vector<TraceData> traces = ParseXPlane(InputText::FromString(bytes), "test.xplane.pb");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(traces[0].gpu.size(), 1u);
+  std::vector<std::string> about;
+  for (const std::string& w : traces[0].warnings)
+    if (w.find("jit_many") != std::string::npos) about.push_back(w);
+  ASSERT_EQ(about.size(), 1u) << fmt::format("{}", fmt::join(traces[0].warnings, "\n"));
+  // The module and its computation count first.
+  const size_t past = kFreeHloMessages + hlo.size() / kMinBytesPerHloMessage - 2;
+  const size_t at = bytes.find(hlo) + (hlo.size() - 2 * kInstructions) + 2 * past;
+  EXPECT_EQ(about[0].find(fmt::format("test.xplane.pb at byte {}: "
+                                      "'hlo_module[0].computations[0].instructions[{}]': XLA "
+                                      "module \"jit_many\": the profile's HLO protos would make "
+                                      "more than",
+                                      at, past)),
+            0u)
+      << about[0];
+  EXPECT_FALSE(traces[0].xla.front().hlo_found());
+}
+
 // The same warning about many GPUs is given in full for the first three and counted in one
 // line for the rest; so are the profiler's own warnings.
 TEST(XPlaneReaderTest, WarningsOfOneKindAboutManyGpusAreCounted) {
@@ -393,8 +437,12 @@ TEST(XPlaneReaderTest, TheCorpusModulesPrintWellWithinTheHloTextBudget) {
     EXPECT_GT(added, 0u) << file;
     EXPECT_GT(modules.text_bytes(), 0u) << file;
     EXPECT_LT(modules.text_bytes(), modules.proto_bytes()) << file;
-    std::printf("%s: %zu modules, %zu bytes of HLO text from %zu bytes of protos\n", file, added,
-                modules.text_bytes(), modules.proto_bytes());
+    // And take more bytes per protobuf message than the HLO message budget asks.
+    EXPECT_LT(modules.messages() * kMinBytesPerHloMessage, modules.proto_bytes()) << file;
+    std::printf(
+        "%s: %zu modules, %zu bytes of HLO text and %zu protobuf messages from %zu bytes "
+        "of protos\n",
+        file, added, modules.text_bytes(), modules.messages(), modules.proto_bytes());
   }
 }
 

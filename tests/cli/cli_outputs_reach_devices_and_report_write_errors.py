@@ -13,15 +13,19 @@ import harness
 t = harness.Test()
 trace = t.corpus("traces/TraceLens/h100/gaunernst_bert-small-uncased__1016001.json.gz")
 
-# Standard output that cannot take the report: one error line, status 1.
+# Standard output that cannot take the report (the console's, or the JSON written a row at a
+# time): one error line, status 1.
 if os.path.exists("/dev/full"):
-    with open("/dev/full", "w") as full:
-        completed = subprocess.run([t.sextant_path, "trace", "report", trace], stdout=full,
-                                   stderr=subprocess.PIPE, text=True)
-    completed.stdout = ""
-    run = harness.Run([t.sextant_path, "trace", "report", trace, ">", "/dev/full"], completed)
-    t.check(completed.returncode == 1, "a failed write to standard output exited 0", run)
-    t.expect_output(run, r"sextant: error: writing standard output: No space left on device")
+    for extra in ([], ["--json"]):
+        with open("/dev/full", "w") as full:
+            completed = subprocess.run([t.sextant_path, "trace", "report", trace] + extra,
+                                       stdout=full, stderr=subprocess.PIPE, text=True)
+        completed.stdout = ""
+        run = harness.Run([t.sextant_path, "trace", "report", trace] + extra + [">", "/dev/full"],
+                          completed)
+        t.check(completed.returncode == 1, "a failed write to standard output exited 0", run)
+        t.expect_output(run, r"sextant: error: writing standard output: No space left on device")
+        t.check(len(completed.stderr.strip().splitlines()) == 1, "more than one error line", run)
     run = t.sextant("trace", "report", trace, "--html", "/dev/full", expect_status=1)
     t.expect_output(run, r"/dev/full: write failed")
     t.check(stat.S_ISCHR(os.stat("/dev/full").st_mode), "/dev/full is no longer a device", run)

@@ -22,6 +22,8 @@ import time
 SKIP_RETURN_CODE = 77
 # The sanitizer build's shadow memory and slower code are not the program's: it raises both.
 MAX_RSS_BYTES = int(os.environ.get("SEXTANT_HOSTILE_RSS_LIMIT_MB", "1024")) << 20
+# A case with a tighter memory limit of its own has it raised by as much.
+RSS_LIMIT_SCALE = MAX_RSS_BYTES / (1024 << 20)
 MAX_STDERR_LINES = 3
 # CPU seconds a case may take; the sanitizer build runs several times slower. CPU time, not
 # wall time, so that a machine busy with other work does not fail a case that did not spin; a
@@ -52,7 +54,7 @@ assert "micro_batch_size: 1" in MINIMAL_EXPERIMENT
 
 class Case:
     def __init__(self, name, argv, inputs=(), named=None, outputs_absent=(), protected=(),
-                 expect=(0, 1), check=None):
+                 expect=(0, 1), check=None, max_rss_mb=None):
         self.name = name
         self.argv = argv            # with {sextant} for the program
         self.inputs = list(inputs)  # files that must stay byte-identical
@@ -63,6 +65,10 @@ class Case:
         self.protected = list(protected)  # other files that must stay byte-identical
         self.expect = expect
         self.check = check          # extra check(run) -> error message or None
+        # Peak RSS allowed, where the input is small enough for the program to stay far below
+        # the general limit (scaled as it is under the sanitizers).
+        self.max_rss_bytes = (int(max_rss_mb * RSS_LIMIT_SCALE) << 20 if max_rss_mb
+                              else MAX_RSS_BYTES)
 
 
 class Result:
@@ -96,11 +102,30 @@ def digest(path):
     return h.hexdigest()
 
 
+# Starts the program from a fresh, small process and writes down its wait status, CPU seconds
+# and peak RSS. Started from this one, which holds every generated input, the program would be
+# charged this process's peak RSS: Linux keeps a process's peak across fork and exec.
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{status} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
+"""
+
+
 def run(argv):
     """Runs argv with a wall-clock limit; returns its status, output, time and peak RSS."""
     start = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as usage:
+        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, usage.name] + argv, stdout=out,
+                                stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = start + TIME_LIMIT_S * 2 + 2  # a hang is reported, not waited out
         status, rusage = None, None
         while status is None:
@@ -109,18 +134,21 @@ def run(argv):
                 status, rusage = raw, ru
                 break
             if time.monotonic() > deadline:
-                proc.kill()
+                os.killpg(proc.pid, 9)  # the launcher and the program
                 _, raw, ru = os.wait4(proc.pid, 0)
                 status, rusage = raw, ru
                 break
             time.sleep(0.01)
         seconds = time.monotonic() - start
+        cpu, rss = rusage.ru_utime + rusage.ru_stime, rusage.ru_maxrss
+        reported = usage.read().split()
+        if reported:  # the program's own, not the launcher's (killed at the deadline: those)
+            status, cpu, rss = int(reported[0]), float(reported[1]), int(reported[2])
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         return Result(proc.returncode, out.read().decode("utf-8", "replace"),
-                      err.read().decode("utf-8", "replace"), seconds,
-                      rusage.ru_utime + rusage.ru_stime, rusage.ru_maxrss * 1024)
+                      err.read().decode("utf-8", "replace"), seconds, cpu, rss * 1024)
 
 
 def judge(case, result, names):
@@ -131,8 +159,9 @@ def judge(case, result, names):
         problems.append(f"exit status {result.returncode}, expected one of {case.expect}")
     if result.cpu_seconds > TIME_LIMIT_S:
         problems.append(f"took {result.cpu_seconds:.1f} s of CPU (limit {TIME_LIMIT_S:.0f} s)")
-    if result.rss_bytes > MAX_RSS_BYTES:
-        problems.append(f"peak RSS {result.rss_bytes / 2**20:.0f} MiB (limit 1024 MiB)")
+    if result.rss_bytes > case.max_rss_bytes:
+        problems.append(f"peak RSS {result.rss_bytes / 2**20:.0f} MiB "
+                        f"(limit {case.max_rss_bytes >> 20} MiB)")
     lines = [l for l in result.stderr.splitlines() if l.strip()]
     if result.returncode == 1:
         if len(lines) > MAX_STDERR_LINES:
@@ -157,6 +186,80 @@ def judge(case, result, names):
         if message:
             problems.append(message)
     return problems
+
+
+# The protobuf wire format, for the XPlane profiles below.
+def varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    return bytes(out) + bytes([n])
+
+
+def delimited(field, data):
+    return varint(field << 3 | 2) + varint(len(data)) + data
+
+
+def number(field, n):
+    return varint(field << 3) + varint(n)
+
+
+def packed(field, values):
+    return delimited(field, b"".join(varint(v) for v in values))
+
+
+def metadata_entry(field, key, value):  # a map<int64, ...> entry of XPlane field 4 or 5
+    return delimited(field, number(1, key) + delimited(2, value))
+
+
+def xplane_device_profile(events, ops=200):
+    """An XPlane profile of one GPU that ran `events` kernels of `ops` XLA ops of one module,
+    each launched by a host event with its correlation id, with the module's HLO: what a long
+    JAX profile holds, at about 53 bytes per device event."""
+    shape = delimited(3, number(2, 16) + packed(3, [8, 1024, 4096])
+                      + delimited(5, packed(1, [2, 1, 0])))
+    instructions = delimited(2, delimited(1, b"param.0") + delimited(2, b"parameter") + shape
+                             + number(35, 1))
+    for i in range(ops):
+        instructions += delimited(2, delimited(1, b"fusion.%d" % i) + delimited(2, b"fusion")
+                                  + shape + delimited(7, delimited(2, b"jit(step)/dot.%d" % i))
+                                  + number(35, i + 2) + packed(36, [1]))
+    hlo = delimited(1, delimited(1, b"jit_step")
+                    + delimited(3, delimited(1, b"main") + instructions + number(6, 1)))
+    host = delimited(1, delimited(2, b"/host:metadata")
+                     + metadata_entry(4, 1, number(1, 1) + delimited(2, b"jit_step")
+                                      + delimited(5, number(1, 1) + delimited(6, hlo)))
+                     + metadata_entry(5, 1, number(1, 1) + delimited(2, b"Hlo Proto")))
+    # Device events: a kernel name, an offset, a duration and three stats (its module and op by
+    # reference, as XLA writes them, and its correlation id); host events: a launch each.
+    module_stat = delimited(4, number(1, 1) + number(7, 4))
+    op_stats = [delimited(4, number(1, 2) + number(7, 5 + i)) for i in range(ops)]
+    names = [number(1, 1 + i) for i in range(ops)]
+    launch_key, kernel_key = varint(4 << 3 | 2), varint(4 << 3 | 2)
+    launches, kernels = [], []
+    for e in range(events):
+        correlation = delimited(4, number(1, 3) + number(4, e + 1))
+        body = number(1, 1) + number(2, e * 3000) + number(3, 2000) + correlation
+        launches.append(launch_key + varint(len(body)) + body)
+        body = (names[e % ops] + number(2, 10_000 + e * 3000) + number(3, 2500) + module_stat
+                + op_stats[e % ops] + correlation)
+        kernels.append(kernel_key + varint(len(body)) + body)
+    cpu = delimited(1, delimited(2, b"/host:CPU")
+                    + delimited(3, delimited(2, b"python") + number(3, 1000) + b"".join(launches))
+                    + metadata_entry(4, 1, number(1, 1) + delimited(2, b"cudaLaunchKernel"))
+                    + metadata_entry(5, 3, number(1, 3) + delimited(2, b"correlation_id")))
+    gpu = (delimited(2, b"/device:GPU:0")
+           + delimited(3, number(1, 7) + delimited(2, b"Stream #7(Kernel)") + number(3, 1000)
+                       + b"".join(kernels)))
+    for i in range(ops):
+        gpu += metadata_entry(4, 1 + i, number(1, 1 + i) + delimited(2, b"fusion_kernel_%d" % i))
+    for key, name in [(1, b"hlo_module"), (2, b"hlo_op"), (3, b"correlation_id"),
+                      (4, b"jit_step")]:
+        gpu += metadata_entry(5, key, number(1, key) + delimited(2, name))
+    for i in range(ops):
+        gpu += metadata_entry(5, 5 + i, number(1, 5 + i) + delimited(2, b"fusion.%d" % i))
+    return host + cpu + delimited(1, gpu)
 
 
 def build_cases(d, corpus):
@@ -277,16 +380,6 @@ def build_cases(d, corpus):
                       expect=(1,)))
 
     # --- XPlane profiles (protobuf) whose messages cost far more memory than their bytes --------
-    def varint(n):
-        out = bytearray()
-        while n >= 0x80:
-            out.append((n & 0x7F) | 0x80)
-            n >>= 7
-        return bytes(out) + bytes([n])
-
-    def delimited(field, data):
-        return varint(field << 3 | 2) + varint(len(data)) + data
-
     def plane(name, events):  # XSpace.planes: a name and one line (XPlane field 3) of events
         line = varint(3 << 3) + varint(1000) + events
         return delimited(1, delimited(2, name.encode()) + delimited(3, line))
@@ -318,21 +411,12 @@ def build_cases(d, corpus):
 
     # An "Hlo Proto" of 0.1 MB whose instruction names a 4,000-dimension shape 100,000 times:
     # printed as XLA prints it, 3.2 GB of operand text. Its module is left out, in one line.
-    def number(field, n):
-        return varint(field << 3) + varint(n)
-
-    def packed(field, values):
-        return delimited(field, b"".join(varint(v) for v in values))
-
     big_shape = delimited(3, number(2, 11) + packed(3, [1_000_000] * 4000)
                           + delimited(5, packed(1, [0] * 4000)))
     param = delimited(2, delimited(1, b"param.1") + big_shape + number(35, 1))
     fusion = delimited(2, delimited(1, b"fusion") + number(35, 2) + packed(36, [1] * 100_000)
                        + delimited(3, number(2, 11) + packed(3, [1]) + delimited(5, packed(1, [0]))))
     hlo = delimited(1, delimited(1, b"jit_bomb") + delimited(3, param + fusion + number(6, 99)))
-
-    def metadata_entry(field, key, value):  # a map<int64, ...> entry of XPlane field 4 or 5
-        return delimited(field, number(1, key) + delimited(2, value))
     host = delimited(1, delimited(2, b"/host:metadata")
                      + metadata_entry(4, 1, number(1, 1) + delimited(2, b"jit_bomb")
                                       + delimited(5, number(1, 1) + delimited(6, hlo)))
@@ -355,6 +439,37 @@ def build_cases(d, corpus):
     cases.append(Case("xplane_hlo_operand_shape_repeated_100000_times",
                       ["{sextant}", "trace", "report", hlo_bomb], inputs=[hlo_bomb],
                       check=module_left_out))
+
+    # An "Hlo Proto" of 5 million empty instructions (10 MB): protobuf would make them 0.6 GB
+    # of objects. It is refused on its wire format, in one line naming the file, the byte and
+    # the instruction past the budget; the kernels are read.
+    many = delimited(1, delimited(1, b"jit_many") + delimited(3, delimited(2, b"") * 5_000_000))
+    many_host = delimited(1, delimited(2, b"/host:metadata")
+                          + metadata_entry(4, 1, number(1, 1) + delimited(2, b"jit_many")
+                                           + delimited(5, number(1, 1) + delimited(6, many)))
+                          + metadata_entry(5, 1, number(1, 1) + delimited(2, b"Hlo Proto")))
+    hlo_many = write(p("hlo_many.xplane.pb"), many_host + gpu.replace(b"jit_bomb", b"jit_many"))
+
+    def instructions_refused(result):
+        said = [l for l in result.stderr.splitlines()
+                if "hlo_many.xplane.pb at byte " in l and ".instructions[" in l
+                and 'XLA module "jit_many"' in l and "protobuf messages" in l]
+        return None if said else "no warning locating the instruction past the HLO budget"
+    cases.append(Case("xplane_hlo_of_5_million_empty_instructions",
+                      ["{sextant}", "trace", "report", hlo_many], inputs=[hlo_many],
+                      expect=(0,), check=instructions_refused, max_rss_mb=150))
+
+    # A profile of one GPU that ran 100,000 kernels (5 MB): each output holds what it writes and
+    # no more. Before, the console built the xla_activities table it never shows (146 MiB),
+    # --json a tree of every row (464 MiB), --format tracelens two copies of the table (570 MiB).
+    device = write(p("device_100k.xplane.pb"), xplane_device_profile(100_000))
+    tracelens_out = p("device_100k_tracelens")
+    for label, extra, limit in [("console", [], 125), ("json", ["--json"], 200),
+                                ("tracelens_csv", ["--format", "tracelens", "--csv",
+                                                   tracelens_out], 450)]:
+        cases.append(Case(f"xplane_100k_device_events_{label}",
+                          ["{sextant}", "trace", "report", device] + extra, inputs=[device],
+                          expect=(0,), max_rss_mb=limit))
 
     # --- a truncated trace alone: every warning names the file -----------------------------
     whole = gzip.compress(json.dumps({"traceEvents": SMALL_TRACE["traceEvents"] * 200}).encode())
