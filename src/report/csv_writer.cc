@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -28,9 +29,11 @@ std::string Quote(const std::string& field) {
   return out + "\"";
 }
 
-}  // namespace
-
-std::string RenderCsv(const Table& table) {
+// The CSV of `table` in pieces of about 1 MiB, each handed to `write`: a table of millions of
+// rows is written without being held as one string.
+template <typename Write>
+void RenderCsvPieces(const Table& table, Write write) {
+  constexpr size_t kPiece = size_t{1} << 20;
   std::string out;
   const auto& columns = table.columns();
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -44,7 +47,19 @@ std::string RenderCsv(const Table& table) {
       out += Quote(FormatCellExact(row[c]));
     }
     out += '\n';
+    if (out.size() >= kPiece) {
+      write(std::string_view(out));
+      out.clear();
+    }
   }
+  write(std::string_view(out));
+}
+
+}  // namespace
+
+std::string RenderCsv(const Table& table) {
+  std::string out;
+  RenderCsvPieces(table, [&](std::string_view piece) { out += piece; });
   return out;
 }
 
@@ -133,7 +148,9 @@ std::vector<std::string> WriteCsvFolders(const std::vector<CsvFolder>& folders,
     if (ec) ThrowUserError(SourceLocation{dir}, "", "cannot create directory: " + ec.message());
   }
   for (const auto& [relative, table] : files) {
-    WriteFileAtomically((temp.path() / relative).string(), RenderCsv(*table), inputs);
+    AtomicFile file((temp.path() / relative).string(), inputs);
+    RenderCsvPieces(*table, [&](std::string_view piece) { file.Write(piece); });
+    file.Commit();
   }
   if (!exists) {
     fs::rename(temp.path(), target, ec);

@@ -65,7 +65,12 @@ void WriteXlsx(const std::vector<const Table*>& tables, const std::string& path,
   // libxlsxwriter writes the file by name when the workbook is closed: give it the temporary.
   AtomicFile file(path, inputs);
   RefuseOtherFormatName(path, ".xlsx");
-  lxw_workbook* workbook = workbook_new(file.temp_path().c_str());
+  // Each row goes to the library's temporary file as soon as the next one starts, rather than
+  // into the workbook's memory, where a cell takes over 100 bytes (strings are then written in
+  // their cells, not shared): a table of a row per device event costs no memory of its own.
+  lxw_workbook_options options = {};
+  options.constant_memory = LXW_TRUE;
+  lxw_workbook* workbook = workbook_new_opt(file.temp_path().c_str(), &options);
   if (!workbook) ThrowUserError(SourceLocation{path}, "", "cannot create workbook");
   lxw_format* bold = workbook_add_format(workbook);
   format_set_bold(bold);
