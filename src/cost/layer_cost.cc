@@ -348,24 +348,49 @@ class LayerCostModel::Builder {
     cost_.hidden_comm_backward += (cp - 1) * b - exposed_b;
   }
 
-  LayerCost Finish(unsigned recompute_mask, bool deepep, double deepep_efficiency) {
+  // Megatron's combined 1F1B cuts an MoE layer at its all-to-alls: called once the dispatch
+  // side (all-to-all, expert-TP gather) is issued, and once the combine all-to-all is.
+  void MarkDispatched() { dispatched_ = Now(); }
+  void MarkCombined() {
+    combined_ = Now();
+    cut_ = true;
+  }
+
+  // How the layer's EP all-to-all is hidden, if at all.
+  struct EpOverlap {
+    bool deepep = false;           // Primus's model: a fraction of it (deepep_efficiency)
+    double deepep_efficiency = 0;  //
+    bool combined_1f1b = false;    // Megatron's schedule, stage by stage (MoeLayerPhases)
+    bool delay_wgrad = false;      // delay_wgrad_compute
+    double paired_share = 1;       // CombinedOneFOneBPairedShare
+  };
+
+  LayerCost Finish(unsigned recompute_mask, const EpOverlap* overlap = nullptr) {
+    const EpOverlap ep = overlap ? *overlap : EpOverlap();
     for (const Item& item : items_) cost_.forward += item.parts;
     double forward_ep_scale = 1.0;
-    if (deepep) {
+    double hide_f = 0, hide_b = 0;
+    if (ep.combined_1f1b && cut_) {
+      const double hidden = ep.paired_share * CombinedOneFOneBHiddenComm(Phases(), ep.delay_wgrad);
+      const double raw_f = cost_.forward.ep_comm, raw_b = cost_.backward_input.ep_comm;
+      if (raw_f + raw_b > 0) {
+        hide_f = hidden * raw_f / (raw_f + raw_b);
+        hide_b = hidden - hide_f;
+      }
+    } else if (ep.deepep) {
       // DeepEP hides a fixed fraction of the all-to-all, at most the compute it runs beside
       // (Primus's exposed = a2a - min(a2a·eff, compute), §3.3.6).
-      const double raw_f = cost_.forward.ep_comm;
-      const double hide_f = std::min(deepep_efficiency * raw_f, cost_.forward.Compute());
-      if (raw_f > 0) forward_ep_scale = (raw_f - hide_f) / raw_f;
-      cost_.forward.ep_comm -= hide_f;
-      cost_.hidden_comm_forward += hide_f;
-      const double raw_b = cost_.backward_input.ep_comm;
-      const double hide_b =
-          std::min(deepep_efficiency * raw_b,
-                   cost_.backward_input.Compute() + cost_.backward_weight.Compute());
-      cost_.backward_input.ep_comm -= hide_b;
-      cost_.hidden_comm_backward += hide_b;
+      hide_f = std::min(ep.deepep_efficiency * cost_.forward.ep_comm, cost_.forward.Compute());
+      hide_b = std::min(ep.deepep_efficiency * cost_.backward_input.ep_comm,
+                        cost_.backward_input.Compute() + cost_.backward_weight.Compute());
     }
+    if (cost_.forward.ep_comm > 0) {
+      forward_ep_scale = (cost_.forward.ep_comm - hide_f) / cost_.forward.ep_comm;
+    }
+    cost_.forward.ep_comm -= hide_f;
+    cost_.hidden_comm_forward += hide_f;
+    cost_.backward_input.ep_comm -= hide_b;
+    cost_.hidden_comm_backward += hide_b;
     for (const Item& item : items_) {
       if (item.tags & recompute_mask) {
         CostParts p = item.parts;
@@ -383,6 +408,44 @@ class LayerCostModel::Builder {
     CostParts parts;
     double flops = 0;  // GEMM and attention FLOPs of this forward piece
   };
+
+  // Running sums of computation and EP communication, by pass.
+  struct Totals {
+    double forward = 0, backward_input = 0, backward_weight = 0;
+    double forward_ep = 0, backward_ep = 0;
+  };
+  Totals Now() const {
+    Totals t;
+    for (const Item& item : items_) {
+      t.forward += item.parts.Compute();
+      t.forward_ep += item.parts.ep_comm;
+    }
+    t.backward_input = cost_.backward_input.Compute();
+    t.backward_weight = cost_.backward_weight.Compute();
+    t.backward_ep = cost_.backward_input.ep_comm;
+    return t;
+  }
+  MoeLayerPhases Phases() const {
+    const Totals end = Now();
+    const Totals& d = dispatched_;
+    const Totals& c = combined_;
+    MoeLayerPhases p;
+    p.forward_pre = d.forward;
+    p.forward_experts = c.forward - d.forward;
+    p.forward_post = end.forward - c.forward;
+    p.backward_pre = d.backward_input + d.backward_weight;
+    p.backward_experts_input = c.backward_input - d.backward_input;
+    p.backward_experts_weight = c.backward_weight - d.backward_weight;
+    p.backward_post =
+        end.backward_input - c.backward_input + end.backward_weight - c.backward_weight;
+    p.dispatch_forward = d.forward_ep;
+    p.combine_forward = c.forward_ep - d.forward_ep;
+    p.dispatch_backward = d.backward_ep;
+    p.combine_backward = c.backward_ep - d.backward_ep;
+    return p;
+  }
+  Totals dispatched_, combined_;
+  bool cut_ = false;
 
   template <typename F>
   void AddForward(unsigned tags, F&& add, double flops = 0) {
@@ -418,6 +481,46 @@ int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
   capacity_factor = std::min(capacity_factor, kMaxCapacityFactor);
   const double per_expert = std::ceil(static_cast<double>(sequence * topk) / experts);
   return static_cast<int64_t>(std::max(per_expert * capacity_factor, capacity_factor));
+}
+
+double CombinedOneFOneBHiddenComm(const MoeLayerPhases& p, bool delay_wgrad_compute) {
+  // Stage 1: the previous combine's backward (its all-to-all after the unpermutation and
+  // residual gradients, on the communication stream) beside the pre-dispatch forward.
+  const double first = std::max(p.backward_post + p.combine_backward, p.forward_pre);
+  // Stage 2: dispatch forward, then dispatch backward once the experts' input gradient is
+  // ready; on the compute stream the experts' backward (weight gradients too unless delayed),
+  // the delayed weight gradients, then the experts' forward once its tokens have arrived.
+  const double experts_backward =
+      p.backward_experts_input + (delay_wgrad_compute ? 0.0 : p.backward_experts_weight);
+  const double delayed = delay_wgrad_compute ? p.backward_experts_weight : 0.0;
+  const double comm_end = std::max(p.dispatch_forward, experts_backward) + p.dispatch_backward;
+  const double compute_end =
+      std::max(experts_backward + delayed, p.dispatch_forward) + p.forward_experts;
+  const double second = std::max(comm_end, compute_end);
+  // Stage 3: the combine forward (all-to-all, then unpermutation and residual) beside the
+  // pre-dispatch backward.
+  const double third = std::max(p.combine_forward + p.forward_post, p.backward_pre);
+  const double comm =
+      p.dispatch_forward + p.combine_forward + p.dispatch_backward + p.combine_backward;
+  const double one_after_the_other = p.forward_pre + p.forward_experts + p.forward_post +
+                                     p.backward_pre + p.backward_experts_input +
+                                     p.backward_experts_weight + p.backward_post + comm;
+  return std::clamp(one_after_the_other - (first + second + third), 0.0, comm);
+}
+
+double CombinedOneFOneBPairedShare(int64_t micro_batches, int pp, int vpp) {
+  if (micro_batches <= 0) return 0;
+  const int64_t passes = micro_batches * std::max(1, vpp);
+  int64_t warmup = 0;
+  if (pp <= 1) {
+    warmup = 0;
+  } else if (vpp > 1) {
+    warmup = int64_t{2} * (pp - 1) + int64_t{vpp - 1} * pp;
+  } else {
+    warmup = pp - 1;
+  }
+  warmup += 1;  // the schedule's extra forward that frees a backward to pair with
+  return static_cast<double>(std::max<int64_t>(0, passes - warmup)) / static_cast<double>(passes);
 }
 
 double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group) {
@@ -670,6 +773,11 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
     const int64_t mask_slots = e.num_experts * capacity;
     const int64_t sequences = t.micro_batch_size;
     const int64_t mask_width = CeilDiv(H, tp);
+    // Shared experts read the layer's input, so Megatron computes them before the dispatch
+    // (fine_grained_callables.py, the pre-dispatch node).
+    if (e.shared_expert_ffn_hidden_size > 0) {
+      tensor_parallel_mlp(kMoe | kSharedExperts, e.shared_expert_ffn_hidden_size, "shared experts");
+    }
     c.Linear(kMoe, T_moe, H, e.num_experts, half, "router");  // never FP8
     c.MemoryBound(kMoe, RouterBytes(T_moe, e.num_experts));
     const bool sort = p.ep > 1 && local_experts > 1;
@@ -696,6 +804,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            ParallelDim::kEP, dispatch_bytes);
     c.Comm(kMoe, "MoE dispatch expert-TP all-gather", Collective::kAllGather,
            Collective::kReduceScatter, ParallelDim::kETP, copies_bytes * p.etp);
+    c.MarkDispatched();
     int64_t expert_rows = 0;
     for (int64_t r : per_expert) expert_rows += r;
     const DType expert_dtype = t.precision.ExpertGemm();
@@ -706,6 +815,7 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
            Collective::kAllGather, ParallelDim::kETP, copies_bytes * p.etp);
     c.Comm(kMoe, "MoE combine all-to-all", Collective::kAllToAll, Collective::kAllToAll,
            ParallelDim::kEP, dispatch_bytes);
+    c.MarkCombined();
     if (layout == MoeExpertCompute::kGroupedTokens && fused_permutation) {
       c.MemoryBound(kMoe, PermuteBytes(T_moe, k, H, b, sort));
     } else if (layout == MoeExpertCompute::kGroupedTokens) {
@@ -726,9 +836,6 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
       const double bytes = static_cast<double>(T_moe) * (e.num_experts + 1) * H * b;
       c.MemoryBound(kMoe, OpBytes{bytes, bytes});
     }
-    if (e.shared_expert_ffn_hidden_size > 0) {
-      tensor_parallel_mlp(kMoe | kSharedExperts, e.shared_expert_ffn_hidden_size, "shared experts");
-    }
   }
   if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, H, b));
   c.MemoryBound(kOther, ResidualAddBytes(T_sp, H, b));
@@ -737,10 +844,18 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
   if (t.recompute.granularity == RecomputeGranularity::kFull) mask = ~0u;
   if (t.recompute.granularity == RecomputeGranularity::kSelective)
     mask = SelectiveMask(t.recompute);
-  const double overlap = options_.deepep_overlap_efficiency >= 0
-                             ? options_.deepep_overlap_efficiency
-                             : DeepEpOverlapEfficiency(t.sync_free_moe_stage);
-  return c.Finish(mask, t.ep_overlap && moe, overlap);
+  Builder::EpOverlap ep;
+  if (moe && t.ep_overlap) {
+    ep.combined_1f1b = t.ep_a2a_combined_1f1b;
+    ep.deepep = !ep.combined_1f1b;
+    ep.deepep_efficiency = options_.deepep_overlap_efficiency >= 0
+                               ? options_.deepep_overlap_efficiency
+                               : DeepEpOverlapEfficiency(t.sync_free_moe_stage);
+    ep.delay_wgrad = t.delay_wgrad_compute;
+    ep.paired_share =
+        CombinedOneFOneBPairedShare(t.NumMicroBatches(p.dp), p.pp, std::max(1, p.vpp));
+  }
+  return c.Finish(mask, &ep);
 }
 
 LayerCost LayerCostModel::Embedding() const {
@@ -771,7 +886,7 @@ LayerCost LayerCostModel::Embedding() const {
     c.MemoryBound(kOther, ResidualAddBytes(T_sp, m.hidden_size, b));
   }
   if (t.hidden_dropout > 0) c.MemoryBound(kOther, DropoutBytes(T_sp, m.hidden_size, b));
-  return c.Finish(0, false, 0);
+  return c.Finish(0);
 }
 
 LayerCost LayerCostModel::OutputHead() const {
@@ -804,7 +919,7 @@ LayerCost LayerCostModel::OutputHead() const {
     c.Comm(kOther, what, Collective::kAllReduce, Collective::kAllReduce, ParallelDim::kTP, T * 4,
            true, false);
   }
-  return c.Finish(0, false, 0);
+  return c.Finish(0);
 }
 
 LayerCost LayerCostModel::MtpModule() const {
@@ -822,7 +937,7 @@ LayerCost LayerCostModel::MtpModule() const {
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
   c.MemoryBound(kOther, NormBytes(T_sp, m.hidden_size, b));
   c.Linear(kOther, T_sp, 2 * m.hidden_size, m.hidden_size, t.precision.gemm, "eh_proj");
-  LayerCost out = c.Finish(0, false, 0);
+  LayerCost out = c.Finish(0);
   // DeepSeek-V3's MTP transformer block has the same kind as the model's last layer.
   const int64_t last = m.num_layers - 1;
   for (const LayerCost& part : {Embedding(), Layer(last, m.IsMoeLayer(last)), OutputHead()}) {

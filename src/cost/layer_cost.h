@@ -89,6 +89,35 @@ int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
 // Returns the ratio of the two byte counts (1 when the group sits in one node).
 double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group);
 
+// One MoE layer cut where Megatron's combined 1F1B schedule cuts it
+// (megatron/core/models/gpt/fine_grained_callables.py): the computation before the dispatch
+// all-to-all (attention, norms, router, permutation, shared experts), the experts between
+// dispatch and combine, and what follows the combine all-to-all on the communication stream
+// (unpermutation, residual). Seconds of one micro-batch.
+struct MoeLayerPhases {
+  double forward_pre = 0, forward_experts = 0, forward_post = 0;
+  double backward_pre = 0;  // input and weight gradients
+  double backward_experts_input = 0, backward_experts_weight = 0, backward_post = 0;
+  // The EP collectives of each side, expert-TP gather / reduce-scatter included.
+  double dispatch_forward = 0, combine_forward = 0, dispatch_backward = 0, combine_backward = 0;
+};
+
+// EP all-to-all seconds hidden when the forward of one micro-batch's layer runs beside the
+// backward of another's (TransformerLayerSchedulePlan.run, model_chunk_schedule_plan.py):
+//   comm stream:    combine bwd      | dispatch fwd -> dispatch bwd             | combine fwd
+//   compute stream: pre-dispatch fwd | experts bwd -> [delayed wgrad] -> experts fwd | pre bwd
+// Each of the three stages takes its longer side; the experts' forward waits for the dispatch
+// forward, the dispatch backward for the experts' input gradient. The saving against running
+// the two passes one after the other, at most the all-to-all time.
+double CombinedOneFOneBHiddenComm(const MoeLayerPhases& p, bool delay_wgrad_compute);
+
+// Of a pipeline rank's forward (and backward) passes in one iteration, the share the combined
+// 1F1B schedule pairs with a pass of another micro-batch: all but the warm-up forwards (one
+// more than the schedule's own) and as many cool-down backwards. Rank 0 of Megatron's
+// schedules (get_pp_rank_microbatches): p - 1 warm-up passes without interleaving, 2(p - 1) +
+// (v - 1)p with v virtual stages; without pipelining, one.
+double CombinedOneFOneBPairedShare(int64_t micro_batches, int pp, int vpp);
+
 struct LayerCostOptions {
   // Fraction of the EP all-to-all that DeepEP / Turbo kernels hide behind compute; < 0: by
   // the job's sync-free stage (DeepEpOverlapEfficiency, job/framework_defaults.h).

@@ -799,3 +799,84 @@ TEST(DeepEpNetworkShareTest, CountsDistinctRemoteNodesNotExpertCopies) {
 
 }  // namespace
 }  // namespace sextant
+
+namespace sextant {
+namespace {
+
+// Megatron's combined 1F1B (model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run),
+// by hand, milliseconds. Phases: pre-dispatch 2 / 4 (forward / backward), experts 1 forward,
+// 1 + 1 backward (input + weight gradients), post-combine 0.5 / 0.5; all-to-alls: dispatch
+// 0.5 forward and 3 backward, combine 1 each way (5.5 in all).
+MoeLayerPhases HandPhases() {
+  MoeLayerPhases p;
+  p.forward_pre = 2, p.forward_experts = 1, p.forward_post = 0.5;
+  p.backward_pre = 4, p.backward_experts_input = 1, p.backward_experts_weight = 1;
+  p.backward_post = 0.5;
+  p.dispatch_forward = 0.5, p.combine_forward = 1, p.dispatch_backward = 3, p.combine_backward = 1;
+  return p;
+}
+
+TEST(CombinedOneFOneBTest, EachStageTakesItsLongerStream) {
+  // One after the other: 10 of computation + 5.5 of all-to-all = 15.5.
+  // Stage 1: max(0.5 + 1 combine bwd, 2 pre fwd) = 2.
+  // Stage 2: comm ends at max(0.5, 1 + 1 experts bwd) + 3 = 5; compute at max(2, 0.5) + 1 = 3.
+  // Stage 3: max(1 + 0.5 combine fwd, 4 pre bwd) = 4. Together 11: 4.5 hidden.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBHiddenComm(HandPhases(), false), 4.5);
+  // Delayed weight gradients: the dispatch backward starts after the input gradient alone,
+  // max(0.5, 1) + 3 = 4, while the compute stream runs 1 + 1, then the experts' forward: 3.
+  // Stage 2 takes 4, everything is hidden (5.5).
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBHiddenComm(HandPhases(), true), 5.5);
+}
+
+TEST(CombinedOneFOneBTest, HidesNoMoreThanTheAllToAllNorWhatTheComputeCovers) {
+  MoeLayerPhases p;
+  p.forward_pre = 1, p.backward_pre = 1;
+  p.dispatch_forward = p.combine_forward = p.dispatch_backward = p.combine_backward = 10;
+  // One after the other 2 + 40; paired: max(10, 1) + (max(10, 0) + 10) + max(10, 1) = 40.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBHiddenComm(p, false), 2);
+  // No communication: nothing to hide, even though the streams run side by side.
+  EXPECT_DOUBLE_EQ(
+      CombinedOneFOneBHiddenComm(MoeLayerPhases{.forward_post = 1, .backward_pre = 1}, false), 0);
+}
+
+TEST(CombinedOneFOneBTest, WarmUpAndCoolDownPassesAreNotPaired) {
+  // Without pipelining: the first forward and the last backward run alone, 7 of 8 pair.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBPairedShare(8, 1, 1), 7.0 / 8);
+  // 1F1B over 4 stages, 32 micro-batches: 3 warm-up forwards + the extra one.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBPairedShare(32, 4, 1), 28.0 / 32);
+  // Interleaved, PP 8 x VPP 2, 128 micro-batches: 256 passes, 2·7 + 1·8 + 1 = 23 warm-up.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBPairedShare(128, 8, 2), 233.0 / 256);
+  // More warm-up than passes: none pair.
+  EXPECT_DOUBLE_EQ(CombinedOneFOneBPairedShare(2, 8, 2), 0);
+}
+
+}  // namespace
+}  // namespace sextant
+
+namespace sextant {
+namespace {
+
+TEST(LayerCostCommunicationTest, CombinedOneFOneBHidesWhatThePairedComputeCovers) {
+  Job job = SmallMoe();
+  job.cluster.gpu = *FindGpu("MI300X");
+  const auto collectives = MakeCollectiveModel(job.cluster, "rccl", job.parallel);
+  const CommGroup ep = GroupFor(ParallelDim::kEP, job.parallel, 8);
+  const double a2a = collectives->Time(Collective::kAllToAll, 4194304, ep);
+  ASSERT_GT(a2a, 0);
+  job.training.ep_overlap = true;
+  job.training.ep_a2a_combined_1f1b = true;
+  const LayerCost c =
+      LayerCostModel(job, EfficiencyTable::Default(job.cluster.gpu), collectives.get())
+          .TransformerLayer(0);
+  // Inside one node each all-to-all is far shorter than the computation beside it: every
+  // paired pass hides all four, the unpaired first forward and last backward none.
+  const double share =
+      CombinedOneFOneBPairedShare(job.training.NumMicroBatches(job.parallel.dp), 1, 1);
+  ASSERT_LT(share, 1.0);
+  EXPECT_NEAR(c.hidden_comm_forward, share * 2 * a2a, 1e-12);
+  EXPECT_NEAR(c.hidden_comm_backward, share * 2 * a2a, 1e-12);
+  EXPECT_NEAR(c.forward.ep_comm, (1 - share) * 2 * a2a, 1e-12);
+}
+
+}  // namespace
+}  // namespace sextant

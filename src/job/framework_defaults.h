@@ -104,26 +104,28 @@ SyncFreeMoeOptions SyncFreeMoeStage(int stage);
 // primus/core/projection/performance_projection/projection.py).
 double DeepEpOverlapEfficiency(int sync_free_stage);
 
-// A stack's published performance recipe that overlaps the MoE all-to-all of one micro-batch
-// with another's compute (Megatron's moe_a2a_overlap / overlap_moe_expert_parallel_comm),
-// where the stack's own default leaves it off: one model (a model-library name prefix) on one
-// GPU at one GEMM precision, and the global batch the recipe runs (0: any).
-struct ExpertAllToAllOverlapRecipe {
+// A stack's published performance recipe for one model (a model-library name prefix) on one
+// GPU at one GEMM precision and global batch (0: any): the settings it adds to the stack's
+// defaults that change time or memory and that a run description rarely restates.
+struct PerformanceRecipe {
   std::string_view framework;
   std::string_view version;  // the framework_version text must contain it
   std::string_view model;
   std::string_view gpu;  // the hardware library's name
   DType gemm;
   int64_t global_batch;
-  std::string_view source;
+  // Megatron's moe_a2a_overlap: overlap_moe_expert_parallel_comm and delay_wgrad_compute on
+  // (Megatron-Bridge scripts/performance/utils/overrides.py, _set_moe_a2a_overlap_overrides).
+  bool moe_a2a_overlap;
+  // Selective recompute of these Megatron modules (recompute_granularity "selective").
+  std::vector<std::string_view> recompute_modules;
+  std::string_view source;  // the preset's name
 };
-const std::vector<ExpertAllToAllOverlapRecipe>& ExpertAllToAllOverlapRecipes();
+const std::vector<PerformanceRecipe>& PerformanceRecipes();
 // The recipe above that a run matches, or nullptr.
-const ExpertAllToAllOverlapRecipe* FindExpertAllToAllOverlapRecipe(std::string_view framework,
-                                                                   std::string_view version,
-                                                                   std::string_view model,
-                                                                   std::string_view gpu, DType gemm,
-                                                                   int64_t global_batch);
+const PerformanceRecipe* FindPerformanceRecipe(std::string_view framework, std::string_view version,
+                                               std::string_view model, std::string_view gpu,
+                                               DType gemm, int64_t global_batch);
 
 // Every entry, for documentation and tests.
 const std::vector<FrameworkDefaults>& AllFrameworkDefaults();

@@ -153,28 +153,45 @@ TEST(FrameworkDefaultsTest, EveryEntryCitesItsSourceAndNamesAreUniquePerVersion)
 }
 
 }  // namespace
-TEST(FrameworkDefaultsTest, RecipesThatOverlapTheExpertAllToAllMatchModelGpuPrecisionAndBatch) {
+TEST(FrameworkDefaultsTest, RecipesMatchModelGpuPrecisionAndBatch) {
   // Megatron-Bridge 26.04: GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 (global batch 1280) sets
-  // moe_a2a_overlap; its V1 (512) and the B200 preset do not; a model-library name matches by
-  // prefix, the framework by its adapter spelling.
-  EXPECT_NE(FindExpertAllToAllOverlapRecipe("megatron_bridge", "26.04.01", "gpt_oss_120B", "GB200",
-                                            DType::kBF16, 1280),
+  // moe_a2a_overlap and recomputes the norms and the expert activation; its V1 (512) only
+  // recomputes; a model-library name matches by prefix, the framework by its adapter spelling.
+  const PerformanceRecipe* v2 = FindPerformanceRecipe("megatron_bridge", "26.04.01", "gpt_oss_120B",
+                                                      "GB200", DType::kBF16, 1280);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_TRUE(v2->moe_a2a_overlap);
+  EXPECT_EQ(v2->recompute_modules, (std::vector<std::string_view>{"layernorm", "moe_act"}));
+  const PerformanceRecipe* v1 = FindPerformanceRecipe("megatron-bridge", "26.04.01", "gpt_oss_120B",
+                                                      "GB200", DType::kBF16, 512);
+  ASSERT_NE(v1, nullptr);
+  EXPECT_FALSE(v1->moe_a2a_overlap);
+  // Another stack, or a GPU without a preset: nothing.
+  EXPECT_EQ(FindPerformanceRecipe("nemo", "26.04.01", "gpt_oss_120B", "GB200", DType::kBF16, 1280),
             nullptr);
-  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04.01", "gpt_oss_120B", "GB200",
-                                            DType::kBF16, 512),
-            nullptr);
-  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04.01", "gpt_oss_120B", "B200",
-                                            DType::kBF16, 1280),
-            nullptr);
-  EXPECT_EQ(FindExpertAllToAllOverlapRecipe("nemo", "26.04.01", "gpt_oss_120B", "GB200",
-                                            DType::kBF16, 1280),
-            nullptr);
-  // Qwen3-235B's H100 presets set it at every global batch.
-  EXPECT_NE(FindExpertAllToAllOverlapRecipe("megatron-bridge", "26.04", "qwen3_235B_A22B", "H100",
-                                            DType::kFP8, 8192),
-            nullptr);
-  for (const ExpertAllToAllOverlapRecipe& r : ExpertAllToAllOverlapRecipes()) {
+  EXPECT_EQ(
+      FindPerformanceRecipe("megatron-bridge", "26.04", "gpt_oss_120B", "MI355X", DType::kBF16, 0),
+      nullptr);
+  // DeepSeek-V3 on B200 in MXFP8: V2 (4096) runs DeepEP with the all-to-all overlap and
+  // recomputes the MLA up-projections and the dense MLPs; V1 (2048) only the up-projections.
+  const PerformanceRecipe* dsv3 = FindPerformanceRecipe("megatron-bridge", "26.04.01",
+                                                        "deepseek_v3", "B200", DType::kMXFP8, 4096);
+  ASSERT_NE(dsv3, nullptr);
+  EXPECT_TRUE(dsv3->moe_a2a_overlap);
+  EXPECT_EQ(dsv3->recompute_modules, (std::vector<std::string_view>{"mla_up_proj", "mlp"}));
+  const PerformanceRecipe* dsv3_v1 = FindPerformanceRecipe(
+      "megatron-bridge", "26.04.01", "deepseek_v3", "B200", DType::kMXFP8, 2048);
+  ASSERT_NE(dsv3_v1, nullptr);
+  EXPECT_FALSE(dsv3_v1->moe_a2a_overlap);
+  // Qwen3-235B's H100 presets overlap at every global batch and recompute nothing.
+  const PerformanceRecipe* qwen = FindPerformanceRecipe(
+      "megatron-bridge", "26.04", "qwen3_235B_A22B", "H100", DType::kFP8, 8192);
+  ASSERT_NE(qwen, nullptr);
+  EXPECT_TRUE(qwen->moe_a2a_overlap);
+  EXPECT_TRUE(qwen->recompute_modules.empty());
+  for (const PerformanceRecipe& r : PerformanceRecipes()) {
     EXPECT_FALSE(r.source.empty()) << r.model;
+    EXPECT_TRUE(r.moe_a2a_overlap || !r.recompute_modules.empty()) << r.source;
   }
 }
 

@@ -207,6 +207,15 @@ struct TrainingSettings {
   // The EP all-to-all partly hidden behind compute: Primus Turbo's DeepEP as Primus's own
   // projection models it, Megatron's overlap_moe_expert_parallel_comm (1F1B A2A overlap).
   bool ep_overlap = false;
+  // Megatron's combined 1F1B schedule (overlap_moe_expert_parallel_comm): the forward of one
+  // micro-batch and the backward of another run layer by layer together, each layer's
+  // dispatch/combine all-to-all on a communication stream beside the other micro-batch's
+  // computation (megatron/core/models/common/model_chunk_schedule_plan.py,
+  // TransformerLayerSchedulePlan.run). Hides what that computation covers, no more.
+  bool ep_a2a_combined_1f1b = false;
+  // Megatron's delay_wgrad_compute: the experts' weight-gradient GEMMs leave the backward
+  // chain and run beside the dispatch all-to-all of the backward (mlp.backward_dw).
+  bool delay_wgrad_compute = false;
   // Primus Turbo's sync-free MoE stage (turbo_sync_free_moe_stage, 0 = off, 1-3): each stage
   // removes more host synchronisations from the MoE layer (research/primus-projection.md §1.2).
   int sync_free_moe_stage = 0;

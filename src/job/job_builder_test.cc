@@ -739,6 +739,24 @@ TEST(BuildJob, MoePermutationFromTheConfigOrTheSyncFreeStage) {
   EXPECT_THAT(ErrorOf(moe), HasSubstr("turbo_sync_free_moe_stage"));
 }
 
+TEST(BuildJob, MegatronsAllToAllOverlapIsTheCombinedOneFOneBSchedule) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  EXPECT_FALSE(BuildJob(moe).training.ep_a2a_combined_1f1b);
+  moe.overrides = {{"overlap_moe_expert_parallel_comm", "true"}, {"delay_wgrad_compute", "true"}};
+  const Job overlapped = BuildJob(moe);
+  EXPECT_TRUE(overlapped.training.ep_overlap);
+  EXPECT_TRUE(overlapped.training.ep_a2a_combined_1f1b);
+  EXPECT_TRUE(overlapped.training.delay_wgrad_compute);
+  // Turbo DeepEP alone keeps Primus's overlap fraction.
+  moe.overrides = {{"use_turbo_deepep", "true"}};
+  const Job deepep = BuildJob(moe);
+  EXPECT_TRUE(deepep.training.ep_overlap);
+  EXPECT_FALSE(deepep.training.ep_a2a_combined_1f1b);
+}
+
 TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -178,6 +178,8 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "attention_dropout",
                                               "use_turbo_deepep",
                                               "turbo_sync_free_moe_stage",
+                                              "overlap_moe_expert_parallel_comm",
+                                              "delay_wgrad_compute",
                                               "enable_zero_bubble",
                                               "patch_zero_bubble",
                                               "zero_bubble_v_schedule",
@@ -486,7 +488,9 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   t.overlap_grad_reduce = c.Bool("overlap_grad_reduce", t.overlap_grad_reduce);
   t.overlap_param_gather = c.Bool("overlap_param_gather", t.overlap_param_gather);
   t.deepep = c.Bool("use_turbo_deepep", false) || c.Bool("moe_enable_deepep", false);
-  t.ep_overlap = t.deepep || c.Bool("overlap_moe_expert_parallel_comm", false);
+  t.ep_a2a_combined_1f1b = c.Bool("overlap_moe_expert_parallel_comm", false);
+  t.delay_wgrad_compute = c.Bool("delay_wgrad_compute", false);
+  t.ep_overlap = t.deepep || t.ep_a2a_combined_1f1b;
   const int64_t stage = c.Int("turbo_sync_free_moe_stage", 0);
   if (stage < 0 || stage > 3) {
     c.Fail("turbo_sync_free_moe_stage", fmt::format("{} is not a stage: 0 to 3", stage));

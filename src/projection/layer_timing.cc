@@ -214,7 +214,16 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
         "the step, and that imbalance is not modelled");
   }
   const TrainingSettings& t = job.training;
-  if (job.model.IsMoe() && t.ep_overlap && job.parallel.ep > 1) {
+  if (job.model.IsMoe() && t.ep_overlap && t.ep_a2a_combined_1f1b && job.parallel.ep > 1) {
+    out.assumptions.push_back(fmt::format(
+        "EP all-to-all: Megatron's combined 1F1B schedule (overlap_moe_expert_parallel_comm{}) "
+        "runs each layer's dispatch and combine beside another micro-batch's computation, "
+        "stage by stage, and hides what that computation covers; {:.0f}% of the passes are "
+        "paired (the warm-up forwards and cool-down backwards run alone)",
+        t.delay_wgrad_compute ? ", delay_wgrad_compute" : "",
+        100 * CombinedOneFOneBPairedShare(t.NumMicroBatches(job.parallel.dp), job.parallel.pp,
+                                          std::max(1, job.parallel.vpp))));
+  } else if (job.model.IsMoe() && t.ep_overlap && job.parallel.ep > 1) {
     const int stage = t.sync_free_moe_stage;
     out.assumptions.push_back(fmt::format(
         "EP all-to-all: {:.0f}% hidden behind compute ({}){}", 100 * DeepEpOverlapEfficiency(stage),

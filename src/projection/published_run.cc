@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/config_node.h"
 #include "hardware/hardware_library.h"
@@ -513,16 +514,30 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   tr.ep_overlap =
       r.moe && (overlap.empty() ? stack.ep_overlap && tr.deepep : Contains(overlap, "ep"));
-  if (r.moe && overlap.empty() && !tr.ep_overlap) {
-    // The stack's published recipe for this model, GPU, precision and batch may turn it on.
-    const DType recipe_gemm = fp8_recipe == "mxfp8" ? DType::kMXFP8 : tr.precision.gemm;
-    if (const ExpertAllToAllOverlapRecipe* recipe = FindExpertAllToAllOverlapRecipe(
-            r.framework, FactCell(t, row, "framework_version"), job.model.name, gpu->name,
-            recipe_gemm, tr.global_batch_size)) {
+  // The stack's published recipe for this model, GPU, precision and batch fills in what the
+  // row leaves unstated: the all-to-all overlap schedule and selective recompute.
+  const DType recipe_gemm = fp8_recipe == "mxfp8" ? DType::kMXFP8 : tr.precision.gemm;
+  if (const PerformanceRecipe* recipe =
+          FindPerformanceRecipe(r.framework, FactCell(t, row, "framework_version"), job.model.name,
+                                gpu->name, recipe_gemm, tr.global_batch_size)) {
+    const std::string preset = fmt::format("as {} {}'s recipe sets it: {}", recipe->framework,
+                                           recipe->version, recipe->source);
+    if (r.moe && overlap.empty() && recipe->moe_a2a_overlap && !tr.ep_overlap) {
       tr.ep_overlap = true;
+      tr.ep_a2a_combined_1f1b = true;
+      tr.delay_wgrad_compute = true;
       assumed.push_back(fmt::format(
-          "MoE all-to-all overlapped with compute (moe_a2a_overlap), as {} {}'s recipe sets it: {}",
-          recipe->framework, recipe->version, recipe->source));
+          "MoE all-to-all overlapped with another micro-batch's compute (moe_a2a_overlap: "
+          "overlap_moe_expert_parallel_comm, delay_wgrad_compute), {}",
+          preset));
+    }
+    if (t.Get(row, "recompute").empty() && !recipe->recompute_modules.empty() &&
+        tr.recompute.granularity == RecomputeGranularity::kNone) {
+      tr.recompute.granularity = RecomputeGranularity::kSelective;
+      tr.recompute.modules.assign(recipe->recompute_modules.begin(),
+                                  recipe->recompute_modules.end());
+      assumed.push_back(fmt::format("selective recompute of {}, {}",
+                                    fmt::join(recipe->recompute_modules, ", "), preset));
     }
   }
   if (const double factor = StatedCapacityFactor(t.Get(row, "notes")); r.moe && factor > 0) {

@@ -262,13 +262,14 @@ TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
 // global batch, in another version, or with its overlap column stated does not.
 PublishedRun DeepSeekV3B200Row(const std::string& precision, const std::string& fp8_recipe,
                                int global_batch, const std::string& version,
-                               const std::string& overlap = "") {
+                               const std::string& overlap = "", const std::string& recompute = "") {
   const std::string header =
       kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
   const std::string row = fmt::format(
       "b-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,B200,8,256,1,8,32,1,32,2,1,{},"
-      "{},,,tokens_per_sec_per_gpu,3328,\"\",megatron-bridge,{},flash,\"{}\",{},,mock,8,2048,1\n",
-      global_batch, precision, version, overlap, fp8_recipe);
+      "{},{},,tokens_per_sec_per_gpu,3328,\"\",megatron-bridge,{},flash,\"{}\",{},,mock,8,2048,"
+      "1\n",
+      global_batch, precision, recompute, version, overlap, fp8_recipe);
   return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
 }
 
@@ -276,6 +277,10 @@ TEST(PublishedRunFacts, MegatronBridgeRecipesThatOverlapTheAllToAllAreFollowed) 
   const PublishedRun recipe = DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "26.04.01");
   ASSERT_TRUE(recipe.job) << recipe.reason;
   EXPECT_TRUE(recipe.job->training.ep_overlap);
+  // moe_a2a_overlap is Megatron's combined 1F1B with delayed weight gradients
+  // (scripts/performance/utils/overrides.py, _set_moe_a2a_overlap_overrides).
+  EXPECT_TRUE(recipe.job->training.ep_a2a_combined_1f1b);
+  EXPECT_TRUE(recipe.job->training.delay_wgrad_compute);
   bool said = false;
   for (const std::string& note : recipe.job->notes) {
     said = said || note.find("DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2") != std::string::npos;
@@ -289,6 +294,26 @@ TEST(PublishedRunFacts, MegatronBridgeRecipesThatOverlapTheAllToAllAreFollowed) 
     ASSERT_TRUE(other.job) << other.reason;
     EXPECT_FALSE(other.job->training.ep_overlap);
   }
+}
+
+// The same presets recompute modules the row leaves unstated: V2 (4096) mla_up_proj and mlp,
+// V1 (2048) mla_up_proj alone; a stated recompute column wins, and another stack gets none.
+TEST(PublishedRunFacts, MegatronBridgeRecipesRecomputeWhatTheRowLeavesUnstated) {
+  const PublishedRun v2 = DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "26.04.01");
+  ASSERT_TRUE(v2.job) << v2.reason;
+  EXPECT_EQ(v2.job->training.recompute.granularity, RecomputeGranularity::kSelective);
+  EXPECT_EQ(v2.job->training.recompute.modules, (std::vector<std::string>{"mla_up_proj", "mlp"}));
+  const PublishedRun v1 = DeepSeekV3B200Row("mxfp8", "mxfp8", 2048, "26.04.01");
+  ASSERT_TRUE(v1.job) << v1.reason;
+  EXPECT_EQ(v1.job->training.recompute.modules, (std::vector<std::string>{"mla_up_proj"}));
+  EXPECT_FALSE(v1.job->training.ep_overlap);
+  const PublishedRun stated = DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "26.04.01", "", "full");
+  ASSERT_TRUE(stated.job) << stated.reason;
+  EXPECT_EQ(stated.job->training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_TRUE(stated.job->training.recompute.modules.empty());
+  const PublishedRun old = DeepSeekV3B200Row("mxfp8", "mxfp8", 4096, "25.09");
+  ASSERT_TRUE(old.job) << old.reason;
+  EXPECT_EQ(old.job->training.recompute.granularity, RecomputeGranularity::kNone);
 }
 
 TEST(PublishedRunFacts, MaxTextTrainsNoMultiTokenPredictionUnlessConfigured) {
