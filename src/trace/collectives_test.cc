@@ -133,6 +133,11 @@ TEST(CollectivesTest, CommunicationKernelsBeyondNccl) {
   // MoE compute named after the same model is not communication.
   EXPECT_FALSE(IsCommunicationKernelName("void dpsk::grouped_gemm::cuda::fp8_gemm<8>(int)"));
   EXPECT_FALSE(IsCommunicationKernelName("void cuda::per_token_cast_to_fp8<bf16, 128>(int)"));
+  // DeepEP's layout kernel only counts tokens per rank and expert (csrc/kernels/layout.cu).
+  EXPECT_FALSE(
+      IsCommunicationKernelName("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(int)"));
+  EXPECT_FALSE(
+      IsCommunicationKernelName("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(int)"));
 }
 
 TEST(CollectivesTest, TypesAndElementSizes) {

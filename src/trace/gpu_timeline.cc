@@ -41,7 +41,10 @@ bool IsCommunicationKernelName(std::string_view name) {
   for (std::string_view marker :
        {"cross_device_reduce", "deep_ep::", "dpsk::ep::", "mscclpp", "nvshmem",
         "multimem_all_reduce", "one_shot_all_reduce", "two_shot_all_reduce"}) {
-    if (name.find(marker) != std::string_view::npos) return true;
+    if (name.find(marker) == std::string_view::npos) continue;
+    // DeepEP's layout kernel counts each rank's and expert's tokens from the routing on the
+    // GPU itself before a dispatch (csrc/kernels/layout.cu): computation, not an exchange.
+    return name.find("get_dispatch_layout") == std::string_view::npos;
   }
   return false;
 }
