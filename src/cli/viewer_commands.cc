@@ -139,11 +139,11 @@ void RunPpView(PpViewArgs args, const ProjectionOptions& options, const CLI::App
     std::cout << "\nHTML view written to " << args.html << "\n";
     return;
   }
-  const std::string html = RenderPpViewPage(view);
+  // Built already: the one page is held here, outside the page cache.
+  auto page = std::make_shared<const ViewContent>(ViewContent{
+      RenderPpViewPage(view), view.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   View v(data.runs().size() == 1 ? data.runs()[0]["name"].get<std::string>() : "pipeline schedules",
-         "pipeline view", args.inputs.front(), [html, view] {
-           return ViewContent{html, view};
-         });
+         "pipeline view", args.inputs.front(), [page] { return page; });
   std::cout << "\n";
   Serve({std::move(v)}, {}, args.serve);
 }

@@ -183,7 +183,7 @@ void ViewServer::SetUpRoutes() {
     return n < static_cast<long>(views_.size()) ? n : -1;
   };
   // Builds (or reuses) a view's content; a file Sextant cannot read is a 422 with the reason.
-  auto content = [this](long n, httplib::Response& res, ViewContent* out) {
+  auto content = [this](long n, httplib::Response& res, std::shared_ptr<const ViewContent>* out) {
     try {
       *out = views_[static_cast<size_t>(n)].build();
       return true;
@@ -195,9 +195,9 @@ void ViewServer::SetUpRoutes() {
     return false;
   };
   s.Get("/", [this, content](const httplib::Request& req, httplib::Response& res) {
-    ViewContent c;
+    std::shared_ptr<const ViewContent> c;
     if (views_.size() == 1 && notes_.empty()) {
-      if (content(0, res, &c)) SendPage(req, res, std::move(c.html), "text/html; charset=utf-8");
+      if (content(0, res, &c)) SendPage(req, res, c->html, "text/html; charset=utf-8");
       return;
     }
     SendPage(req, res, IndexPage(views_, notes_), "text/html; charset=utf-8");
@@ -218,30 +218,28 @@ void ViewServer::SetUpRoutes() {
   s.Get(R"(/view/(\d+))",
         [this, view_of, content](const httplib::Request& req, httplib::Response& res) {
           const long n = view_of(req);
-          ViewContent c;
+          std::shared_ptr<const ViewContent> c;
           if (n < 0) return Refuse(res, 404, "no such view");
           if (!content(n, res, &c)) return;
           // Served pages lead back to the index; the export stays exactly the file.
+          std::string html = c->html;
           if (views_.size() > 1) {
-            const size_t body = c.html.find("<body>");
-            if (body != std::string::npos) c.html.insert(body + 6, kIndexLink);
+            const size_t body = html.find("<body>");
+            if (body != std::string::npos) html.insert(body + 6, kIndexLink);
           }
-          SendPage(req, res, std::move(c.html), "text/html; charset=utf-8");
+          SendPage(req, res, std::move(html), "text/html; charset=utf-8");
         });
-  s.Get(R"(/api/(\d+)\.json)", [view_of, content](const httplib::Request& req,
-                                                  httplib::Response& res) {
-    const long n = view_of(req);
-    ViewContent c;
-    if (n < 0) return Refuse(res, 404, "no such view");
-    if (content(n, res, &c)) {
-      SendPage(req, res, c.json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-               "application/json");
-    }
-  });
+  s.Get(R"(/api/(\d+)\.json)",
+        [view_of, content](const httplib::Request& req, httplib::Response& res) {
+          const long n = view_of(req);
+          std::shared_ptr<const ViewContent> c;
+          if (n < 0) return Refuse(res, 404, "no such view");
+          if (content(n, res, &c)) SendPage(req, res, c->json, "application/json");
+        });
   s.Get(R"(/export/(\d+)\.html)", [this, view_of, content](const httplib::Request& req,
                                                            httplib::Response& res) {
     const long n = view_of(req);
-    ViewContent c;
+    std::shared_ptr<const ViewContent> c;
     if (n < 0) return Refuse(res, 404, "no such view");
     if (!content(n, res, &c)) return;
     std::string name;
@@ -250,7 +248,7 @@ void ViewServer::SetUpRoutes() {
                   ? ch
                   : '_';
     res.set_header("Content-Disposition", fmt::format("attachment; filename=\"{}.html\"", name));
-    SendPage(req, res, std::move(c.html), "text/html; charset=utf-8");
+    SendPage(req, res, c->html, "text/html; charset=utf-8");
   });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) Refuse(res, res.status, res.status == 404 ? "not found" : "refused");

@@ -74,9 +74,10 @@ class ViewServerTest : public ::testing::Test {
   void SetUp() override {
     std::vector<View> views;
     views.emplace_back("first", "pipeline dump", "/x/first", [] {
-      return ViewContent{"<html>page one SECRET-FREE</html>", {{"a", 1}}};
+      return std::make_shared<const ViewContent>(
+          ViewContent{"<html>page one SECRET-FREE</html>", R"({"a":1})"});
     });
-    views.emplace_back("broken", "trace", "/x/broken", []() -> ViewContent {
+    views.emplace_back("broken", "trace", "/x/broken", []() -> std::shared_ptr<const ViewContent> {
       ThrowUserError("/x/broken at byte 3: expected a JSON value");
     });
     server_ = std::make_unique<ViewServer>(std::move(views), std::vector<std::string>{"a note"});
@@ -164,17 +165,18 @@ TEST(ViewServerWarmUpTest, TheIndexMarksViewsThatCannotBeShown) {
   auto built_after_check = std::make_shared<std::atomic<bool>>(false);
   std::vector<View> views;
   views.emplace_back("fine", "experiment config", "/x/fine.yaml", [] {
-    return ViewContent{"<html>fine</html>", {}};
+    return std::make_shared<const ViewContent>(ViewContent{"<html>fine</html>", "{}"});
   });
   views.back().check = [] {};
   views.emplace_back("mamba", "experiment config", "/x/mamba.yaml",
-                     [built_after_check]() -> ViewContent {
+                     [built_after_check]() -> std::shared_ptr<const ViewContent> {
                        *built_after_check = true;
                        ThrowUserError("built");
                      });
   views.back().check = [] { ThrowUserError("/x/mamba.yaml:5:13: unsupported architecture"); };
-  views.emplace_back("broken", "trace", "/x/broken.json",
-                     []() -> ViewContent { ThrowUserError("/x/broken.json: not JSON"); });
+  views.emplace_back(
+      "broken", "trace", "/x/broken.json",
+      []() -> std::shared_ptr<const ViewContent> { ThrowUserError("/x/broken.json: not JSON"); });
   const std::shared_ptr<ViewStatus> mamba = views[1].status;
   const std::shared_ptr<ViewStatus> broken = views[2].status;
   ViewServer server(std::move(views), {});

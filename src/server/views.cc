@@ -117,34 +117,38 @@ void AddLayoutSearch(PpViewData& view, const std::string& config) {
   }
 }
 
-// Builds once, under a lock; a failure is kept too, so every request says the same thing, and
-// recorded in `status` for the index. A failure the view's check found is not built again.
-std::function<ViewContent()> Once(std::function<ViewContent()> build,
-                                  std::shared_ptr<ViewStatus> status) {
+// Builds under the view's lock when the page cache does not hold the page; a failure is kept
+// for good, so every request says the same thing, and recorded in `status` for the index. A
+// failure the view's check found is not built again.
+std::function<std::shared_ptr<const ViewContent>()> Once(std::function<ViewContent()> build,
+                                                         std::shared_ptr<ViewStatus> status) {
   struct State {
-    std::mutex mu;
-    bool done = false;
-    ViewContent content;
+    std::mutex mu;  // one build of this view at a time
+    uint64_t key = PageCache::NewKey();
     std::string error;
   };
   auto state = std::make_shared<State>();
-  return [state, status, build = std::move(build)]() -> ViewContent {
+  return [state, status, build = std::move(build)]() -> std::shared_ptr<const ViewContent> {
     std::lock_guard<std::mutex> lock(state->mu);
-    if (!state->done) {
-      state->error = status->failure();
-      if (state->error.empty()) {
-        try {
-          state->content = build();
-        } catch (const UserError& e) {
-          state->error = e.what();
-          status->Fail(state->error);
-        }
-      }
-      state->done = true;
-    }
+    if (state->error.empty()) state->error = status->failure();
     if (!state->error.empty()) ThrowUserError(state->error);
-    return state->content;
+    PageCache& cache = PageCache::Shared();
+    if (std::shared_ptr<const ViewContent> page = cache.Find(state->key)) return page;
+    try {
+      auto page = std::make_shared<const ViewContent>(build());
+      cache.Insert(state->key, page);
+      return page;
+    } catch (const UserError& e) {
+      state->error = e.what();
+      status->Fail(state->error);
+      throw;
+    }
   };
+}
+
+// The data behind a page as /api/N.json sends it: compact, invalid UTF-8 replaced.
+std::string JsonText(const nlohmann::json& json) {
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // A trace view: `path` is a trace file or a folder of one run's rank traces, `capture` a
@@ -158,7 +162,7 @@ View MakeTraceView(const std::string& path, const std::string& capture) {
             capture.empty() ? std::vector<std::string>{} : std::vector<std::string>{capture};
         const TraceReport report =
             BuildTraceReport(ResolveTraceReportInputs({path}, captures), ReportOptions{});
-        return ViewContent{RenderReportHtml(report), ReportToJson(report)};
+        return ViewContent{RenderReportHtml(report), JsonText(ReportToJson(report))};
       },
       v.status);
   return v;
@@ -167,13 +171,14 @@ View MakeTraceView(const std::string& path, const std::string& capture) {
 View MakeView(const std::string& path, const std::string& kind) {
   if (kind == "trace") return MakeTraceView(path, "");
   View v(BaseName(path), kind, path);
+  std::function<ViewContent()> make;
   if (kind == "pipeline dump" || kind == "experiment config") {
-    v.build = [path, kind] {
+    make = [path, kind] {
       PpViewData data =
           BuildPipelineView({path}, JobRequest{}, ProjectionOptions{}, IterationChoice{});
       if (kind == "experiment config") AddLayoutSearch(data, path);
-      nlohmann::json json = data.ToJson();
-      return ViewContent{RenderPpViewPage(json), std::move(json)};
+      const nlohmann::json json = data.ToJson();
+      return ViewContent{RenderPpViewPage(json), JsonText(json)};
     };
     if (kind == "experiment config") {
       // The job is built and validated first thing in the projection, with the same request:
@@ -186,14 +191,14 @@ View MakeView(const std::string& path, const std::string& kind) {
       };
     }
   } else if (kind == "memory snapshot") {
-    v.build = [path] {
+    make = [path] {
       const MemorySnapshot snapshot = LoadMemorySnapshot(path);
       const SnapshotAnalysis analysis = AnalyzeSnapshot(snapshot);
       return ViewContent{SnapshotHtml(snapshot, analysis, nullptr),
-                         SnapshotJson(snapshot, analysis)};
+                         JsonText(SnapshotJson(snapshot, analysis))};
     };
   }
-  v.build = Once(std::move(v.build), v.status);
+  v.build = Once(std::move(make), v.status);
   return v;
 }
 

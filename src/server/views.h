@@ -1,6 +1,6 @@
 // What `sextant serve` shows: one view per file or directory the user named (and per
-// recognised file inside a named directory), each built on its first request and then kept,
-// so a large trace is read once however often its page is asked for.
+// recognised file inside a named directory), each built on its first request and then kept in
+// the page cache (server/page_cache.h).
 #pragma once
 
 #include <functional>
@@ -14,14 +14,10 @@
 
 #include "job/job_builder.h"
 #include "projection/projection_options.h"
+#include "server/page_cache.h"
 #include "server/pp_view_data.h"
 
 namespace sextant {
-
-struct ViewContent {
-  std::string html;     // the page, self-contained (also what the export downloads)
-  nlohmann::json json;  // the data behind it
-};
 
 // Why a view cannot be shown, once that is known, shared by the threads that build and check
 // it and the index that lists it.
@@ -36,7 +32,7 @@ class ViewStatus {
 
 struct View {
   View(std::string name_, std::string kind_, std::string path_,
-       std::function<ViewContent()> build_ = nullptr)
+       std::function<std::shared_ptr<const ViewContent>()> build_ = nullptr)
       : name(std::move(name_)),
         kind(std::move(kind_)),
         path(std::move(path_)),
@@ -45,8 +41,9 @@ struct View {
   std::string name;  // as listed in the index
   std::string kind;  // "pipeline dump", "experiment config", "trace", "memory snapshot"
   std::string path;  // as named (or found inside a named directory)
-  // Builds the page and data once and keeps them (or the UserError, thrown on every call).
-  std::function<ViewContent()> build;
+  // The page and its data: built on the first call and kept while the page cache holds them
+  // (a UserError is kept for good and thrown on every call).
+  std::function<std::shared_ptr<const ViewContent>()> build;
   // A check far cheaper than `build` that throws the UserError `build` would throw for the
   // most common reasons a view cannot be shown (a config's job is built and validated, not
   // projected: ~10 ms). Null where there is none.
