@@ -801,6 +801,28 @@ TEST(BuildJob, RefusesTheAllToAllOverlapWhereMegatronCoreDoes) {
             "(no error)");
 }
 
+// Megatron's default dispatcher (MoEAllGatherTokenDispatcher) is not the all-to-all the cost
+// model prices: a note says so, with the top-k that sets its volume (EP / top-k times).
+TEST(BuildJob, NamesTheAllGatherDispatcherItDoesNotPrice) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  auto notes_with = [&](std::vector<std::pair<std::string, std::string>> overrides) {
+    moe.overrides = std::move(overrides);
+    return ::testing::PrintToString(BuildJob(moe).notes);
+  };
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "allgather"}}),
+              HasSubstr("moe_token_dispatcher_type allgather (--moe_token_dispatcher_type) "
+                        "projected as the alltoall dispatcher"));
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "allgather"}}), HasSubstr("(top-k 2)"));
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "alltoall"}}), Not(HasSubstr("allgather")));
+  // DeepEP replaces the dispatcher.
+  EXPECT_THAT(
+      notes_with({{"moe_token_dispatcher_type", "allgather"}, {"use_turbo_deepep", "true"}}),
+      Not(HasSubstr("allgather")));
+}
+
 TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -853,6 +853,22 @@ void CheckCombinedOneFOneB(const ConfigReader& c, const Job& job) {
   }
 }
 
+// The cost model prices the all-to-all dispatcher. Megatron's MoEAllGatherTokenDispatcher (the
+// default, and Primus's language_model.yaml) all-gathers every token over the TP x EP group and
+// reduce-scatters the outputs: per rank (EP - 1) x tokens x h each way, against the
+// all-to-all's top-k x tokens x h x (EP - 1) / EP, i.e. EP / top-k times the volume.
+void NoteAllGatherDispatcher(AdapterContext& ctx, const Job& job) {
+  const ConfigReader& c = ctx.config;
+  if (!job.model.IsMoe() || job.parallel.ep < 2 || job.training.deepep) return;
+  if (c.String("moe_token_dispatcher_type", "alltoall") != "allgather") return;
+  // The factor stays symbolic: --target-ep-size may still change EP.
+  ctx.notes.push_back(fmt::format(
+      "moe_token_dispatcher_type allgather ({}) projected as the alltoall dispatcher: the "
+      "all-gather dispatcher moves every token to every EP rank, EP / top-k times the "
+      "all-to-all's volume (top-k {}), which the EP communication time does not include",
+      c.Where("moe_token_dispatcher_type").ToString(), job.model.moe.router_topk));
+}
+
 // The schedule an experiment asks for, in the order Primus applies its patches: its own
 // pipeline (patch_primus_pipeline with pp_algorithm; primus_pipeline.yaml), then Megatron's
 // zero-bubble patch (patch_zero_bubble with enable_zero_bubble; zero_bubble.yaml: V shape when
@@ -951,6 +967,7 @@ class Megatron final : public FrameworkAdapter {
     ApplyTraining(ctx, job);
     ApplyParallel(ctx, job);
     CheckCombinedOneFOneB(ctx.config, job);
+    NoteAllGatherDispatcher(ctx, job);
     if (job.model.IsMoe() && job.model.moe.router_topk <= 0) {
       ctx.config.Fail("moe_router_topk", "must be positive for an MoE model");
     }
