@@ -757,6 +757,72 @@ TEST(BuildJob, MegatronsAllToAllOverlapIsTheCombinedOneFOneBSchedule) {
   EXPECT_FALSE(deepep.training.ep_a2a_combined_1f1b);
 }
 
+// Megatron-Core's TransformerConfig.__post_init__ asserts each of these before training:
+// delay_wgrad_compute needs overlap_moe_expert_parallel_comm and the non-legacy grouped GEMM;
+// the overlap needs EP > 1, VPP when PP > 1, no full recompute, no moe_shared_expert_overlap,
+// the alltoall or flex dispatcher and at most one MTP layer.
+TEST(BuildJob, RefusesTheAllToAllOverlapWhereMegatronCoreDoes) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  using Overrides = std::vector<std::pair<std::string, std::string>>;
+  auto error_with = [&](Overrides extra) {
+    moe.overrides = {{"overlap_moe_expert_parallel_comm", "true"}};
+    moe.overrides.insert(moe.overrides.end(), extra.begin(), extra.end());
+    return ErrorOf(moe);
+  };
+  EXPECT_EQ(error_with({{"delay_wgrad_compute", "true"}}), "(no error)");
+
+  moe.overrides = {{"delay_wgrad_compute", "true"}};
+  EXPECT_THAT(ErrorOf(moe), AllOf(HasSubstr("delay_wgrad_compute"),
+                                  HasSubstr("needs overlap_moe_expert_parallel_comm true")));
+  EXPECT_THAT(
+      error_with({{"delay_wgrad_compute", "true"}, {"moe_use_legacy_grouped_gemm", "true"}}),
+      HasSubstr("not supported with moe_use_legacy_grouped_gemm true (--moe_use_legacy"));
+  EXPECT_THAT(error_with({{"recompute_granularity", "full"}}),
+              HasSubstr("cannot run with recompute_granularity full (--recompute_granularity)"));
+  EXPECT_THAT(error_with({{"moe_shared_expert_overlap", "true"}}),
+              HasSubstr("add --moe_shared_expert_overlap false"));
+  EXPECT_THAT(error_with({{"moe_token_dispatcher_type", "allgather"}}),
+              HasSubstr("needs moe_token_dispatcher_type alltoall or flex, not allgather"));
+  // DeepEP dispatches through the flex dispatcher.
+  EXPECT_EQ(error_with({{"moe_token_dispatcher_type", "allgather"}, {"use_turbo_deepep", "true"}}),
+            "(no error)");
+  EXPECT_THAT(error_with({{"mtp_num_layers", "2"}}),
+              HasSubstr("at most one MTP layer, not mtp_num_layers 2"));
+  EXPECT_THAT(error_with({{"expert_model_parallel_size", "1"}}),
+              HasSubstr("needs expert parallelism, but expert_model_parallel_size=1"));
+  EXPECT_THAT(error_with({{"pipeline_model_parallel_size", "2"}}),
+              HasSubstr("with pipeline_model_parallel_size=2 (--pipeline_model_parallel_size) "
+                        "needs virtual pipeline stages"));
+  EXPECT_EQ(error_with({{"pipeline_model_parallel_size", "2"},
+                        {"num_virtual_stages_per_pipeline_rank", "2"}}),
+            "(no error)");
+}
+
+// Megatron's default dispatcher (MoEAllGatherTokenDispatcher) is not the all-to-all the cost
+// model prices: a note says so, with the top-k that sets its volume (EP / top-k times).
+TEST(BuildJob, NamesTheAllGatherDispatcherItDoesNotPrice) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  auto notes_with = [&](std::vector<std::pair<std::string, std::string>> overrides) {
+    moe.overrides = std::move(overrides);
+    return ::testing::PrintToString(BuildJob(moe).notes);
+  };
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "allgather"}}),
+              HasSubstr("moe_token_dispatcher_type allgather (--moe_token_dispatcher_type) "
+                        "projected as the alltoall dispatcher"));
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "allgather"}}), HasSubstr("(top-k 2)"));
+  EXPECT_THAT(notes_with({{"moe_token_dispatcher_type", "alltoall"}}), Not(HasSubstr("allgather")));
+  // DeepEP replaces the dispatcher.
+  EXPECT_THAT(
+      notes_with({{"moe_token_dispatcher_type", "allgather"}, {"use_turbo_deepep", "true"}}),
+      Not(HasSubstr("allgather")));
+}
+
 TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
   JobRequest request;
   request.config_path = kData + "torchtitan_job.toml";

@@ -214,6 +214,23 @@ void ValidateJob(const Job& job, const Provenance& provenance, bool allow_uneven
     check.Fail(fmt::format("{} but the model has no experts",
                            check.Show("expert_model_parallel_size", p.ep)));
   }
+  // Megatron-Core's combined 1F1B all-to-all overlap (TransformerConfig.__post_init__): it
+  // pairs another micro-batch's computation with each layer's all-to-all, which exists only
+  // with expert parallelism, and only the interleaved pipeline schedule implements it.
+  if (t.ep_a2a_combined_1f1b) {
+    const std::string overlap =
+        "overlap_moe_expert_parallel_comm" + check.Where("overlap_moe_expert_parallel_comm");
+    if (p.ep < 2) {
+      check.Fail(fmt::format("{} needs expert parallelism, but {}", overlap,
+                             check.Show("expert_model_parallel_size", p.ep)));
+    }
+    if (p.pp > 1 && p.vpp < 2) {
+      check.Fail(
+          fmt::format("{} with {} needs virtual pipeline stages (Megatron-Core runs it only in the "
+                      "interleaved schedule): set --num-virtual-stages-per-pipeline-rank 2 or more",
+                      overlap, check.Show("pipeline_model_parallel_size", p.pp)));
+    }
+  }
   // Context parallelism splits each sequence into 2 x CP chunks (load-balanced causal mask).
   if (p.cp > 1 && t.seq_length % (2 * p.cp) != 0) {
     check.Fail(fmt::format("{} is not divisible by 2 x {}", check.Show("seq_length", t.seq_length),

@@ -47,6 +47,7 @@ constexpr std::string_view kTrackedKeys[] = {"tensor_model_parallel_size",
                                              "use_distributed_optimizer",
                                              "use_torch_fsdp2",
                                              "recompute_granularity",
+                                             "overlap_moe_expert_parallel_comm",
                                              "recompute_method",
                                              "recompute_num_layers",
                                              "vocab_size",
@@ -180,6 +181,8 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "turbo_sync_free_moe_stage",
                                               "overlap_moe_expert_parallel_comm",
                                               "delay_wgrad_compute",
+                                              "moe_shared_expert_overlap",
+                                              "moe_token_dispatcher_type",
                                               "enable_zero_bubble",
                                               "patch_zero_bubble",
                                               "zero_bubble_v_schedule",
@@ -806,6 +809,66 @@ void ApplyParallel(AdapterContext& ctx, Job& job) {
   }
 }
 
+// Megatron-Core's TransformerConfig.__post_init__ refuses these combinations of the combined
+// 1F1B all-to-all overlap before training starts; the layout ones (EP > 1, VPP with PP > 1)
+// are ValidateJob's, as later flags can change them.
+void CheckCombinedOneFOneB(const ConfigReader& c, const Job& job) {
+  const TrainingSettings& t = job.training;
+  const std::string refused = "Megatron-Core refuses it (transformer_config.py)";
+  if (t.delay_wgrad_compute && !t.ep_a2a_combined_1f1b) {
+    c.Fail("delay_wgrad_compute",
+           fmt::format("needs overlap_moe_expert_parallel_comm true: {}; add "
+                       "--overlap_moe_expert_parallel_comm true",
+                       refused));
+  }
+  if (t.delay_wgrad_compute && c.Bool("moe_use_legacy_grouped_gemm", false)) {
+    c.Fail("delay_wgrad_compute",
+           fmt::format("is not supported with moe_use_legacy_grouped_gemm true ({}): {}; add "
+                       "--moe_use_legacy_grouped_gemm false",
+                       c.Where("moe_use_legacy_grouped_gemm").ToString(), refused));
+  }
+  if (!t.ep_a2a_combined_1f1b) return;
+  if (t.recompute.granularity == RecomputeGranularity::kFull) {
+    c.Fail("overlap_moe_expert_parallel_comm",
+           fmt::format("cannot run with recompute_granularity full ({}): {}",
+                       c.Where("recompute_granularity").ToString(), refused));
+  }
+  if (c.Bool("moe_shared_expert_overlap", false)) {
+    c.Fail("overlap_moe_expert_parallel_comm",
+           fmt::format("cannot run with moe_shared_expert_overlap true ({}): {}; add "
+                       "--moe_shared_expert_overlap false",
+                       c.Where("moe_shared_expert_overlap").ToString(), refused));
+  }
+  // DeepEP runs the flex dispatcher whatever the key says; unset (no Primus checkout), unknown.
+  const std::string dispatcher = c.String("moe_token_dispatcher_type", "alltoall");
+  if (!t.deepep && dispatcher != "alltoall" && dispatcher != "flex") {
+    c.Fail("overlap_moe_expert_parallel_comm",
+           fmt::format("needs moe_token_dispatcher_type alltoall or flex, not {} ({}): {}",
+                       dispatcher, c.Where("moe_token_dispatcher_type").ToString(), refused));
+  }
+  if (job.model.mtp_num_layers > 1) {
+    c.Fail("overlap_moe_expert_parallel_comm",
+           fmt::format("supports at most one MTP layer, not mtp_num_layers {} ({}): {}",
+                       job.model.mtp_num_layers, c.Where("mtp_num_layers").ToString(), refused));
+  }
+}
+
+// The cost model prices the all-to-all dispatcher. Megatron's MoEAllGatherTokenDispatcher (the
+// default, and Primus's language_model.yaml) all-gathers every token over the TP x EP group and
+// reduce-scatters the outputs: per rank (EP - 1) x tokens x h each way, against the
+// all-to-all's top-k x tokens x h x (EP - 1) / EP, i.e. EP / top-k times the volume.
+void NoteAllGatherDispatcher(AdapterContext& ctx, const Job& job) {
+  const ConfigReader& c = ctx.config;
+  if (!job.model.IsMoe() || job.parallel.ep < 2 || job.training.deepep) return;
+  if (c.String("moe_token_dispatcher_type", "alltoall") != "allgather") return;
+  // The factor stays symbolic: --target-ep-size may still change EP.
+  ctx.notes.push_back(fmt::format(
+      "moe_token_dispatcher_type allgather ({}) projected as the alltoall dispatcher: the "
+      "all-gather dispatcher moves every token to every EP rank, EP / top-k times the "
+      "all-to-all's volume (top-k {}), which the EP communication time does not include",
+      c.Where("moe_token_dispatcher_type").ToString(), job.model.moe.router_topk));
+}
+
 // The schedule an experiment asks for, in the order Primus applies its patches: its own
 // pipeline (patch_primus_pipeline with pp_algorithm; primus_pipeline.yaml), then Megatron's
 // zero-bubble patch (patch_zero_bubble with enable_zero_bubble; zero_bubble.yaml: V shape when
@@ -903,6 +966,8 @@ class Megatron final : public FrameworkAdapter {
     }
     ApplyTraining(ctx, job);
     ApplyParallel(ctx, job);
+    CheckCombinedOneFOneB(ctx.config, job);
+    NoteAllGatherDispatcher(ctx, job);
     if (job.model.IsMoe() && job.model.moe.router_topk <= 0) {
       ctx.config.Fail("moe_router_topk", "must be positive for an MoE model");
     }
