@@ -832,6 +832,21 @@ TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
   EXPECT_TRUE(BuildJob(request).training.deepep);
 }
 
+// Megatron refuses a recompute method or layer count with selective recompute (arguments.py,
+// TransformerConfig.__post_init__); null clears them.
+TEST(BuildJob, SelectiveRecomputeTakesNoMethodOrLayerCount) {
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"recompute_granularity", "selective"}, {"recompute_method", "block"}})),
+      HasSubstr("'recompute_method': Megatron refuses it with selective recompute"));
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"recompute_granularity", "selective"}, {"recompute_num_layers", "2"}})),
+      HasSubstr("add --recompute_num_layers null"));
+  const Job job = BuildJob(TinyRequest({{"recompute_granularity", "selective"},
+                                        {"recompute_method", "null"},
+                                        {"recompute_num_layers", "null"}}));
+  EXPECT_EQ(job.training.recompute.granularity, RecomputeGranularity::kSelective);
+}
+
 TEST(BuildJob, ContextParallelNeedsSequenceChunks) {
   EXPECT_THAT(
       ErrorOf(TinyRequest({{"context_parallel_size", "4"}, {"seq_length", "4100"}})),

@@ -556,6 +556,17 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
     c.Fail("recompute_method", fmt::format("unknown value \"{}\" (uniform or block)", method));
   }
   r.num_layers = c.Size("recompute_num_layers", 0);
+  if (r.granularity == RecomputeGranularity::kSelective) {
+    // arguments.py: "recompute method is not yet supported for selective recomputing
+    // granularity"; TransformerConfig.__post_init__: with selective "recompute_num_layers must
+    // be None".
+    for (const char* key : {"recompute_method", "recompute_num_layers"}) {
+      if (!c.IsSet(key)) continue;
+      c.Fail(key, fmt::format("Megatron refuses it with selective recompute "
+                              "(recompute_granularity selective): add --{} null",
+                              key));
+    }
+  }
   const bool full_by_count =
       r.granularity == RecomputeGranularity::kFull && !c.IsSet("recompute_layer_ids");
   if (full_by_count && r.method == RecomputeMethod::kBlock && !c.IsSet("recompute_num_layers")) {

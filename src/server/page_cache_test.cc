@@ -16,7 +16,7 @@ TEST(PageCacheTest, KeepsPagesWithinTheBudgetDroppingTheLeastRecentlyServed) {
   cache.Insert(2, Page(20, 20));  // 40: 80 in all
   EXPECT_EQ(cache.bytes(), 80u);
   ASSERT_NE(cache.Find(1), nullptr);  // 1 is now the more recently served
-  cache.Insert(3, Page(30, 0));      // 110 > 100: page 2 goes, 70 left
+  cache.Insert(3, Page(30, 0));       // 110 > 100: page 2 goes, 70 left
   EXPECT_EQ(cache.Find(2), nullptr);
   EXPECT_NE(cache.Find(1), nullptr);
   EXPECT_NE(cache.Find(3), nullptr);
