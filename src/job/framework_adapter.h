@@ -61,6 +61,9 @@ class FrameworkAdapter {
   virtual std::string_view Name() const = 0;
   // Configuration key of each parallel degree, where PRIMUS_TP/PP/EP/CP are applied.
   virtual std::string ParallelKey(ParallelAxis axis) const = 0;
+  // The override that trains the transformer GEMMs in FP8 in this framework's own spelling
+  // ("fp8 hybrid" for Megatron), named when a user gives another framework's; "" if none.
+  virtual std::string Fp8Override() const { return ""; }
   // Keys the adapter understands, besides those present in the module defaults and model
   // file: the vocabulary for the unknown-override check.
   virtual std::vector<std::string> KnownKeys() const = 0;

@@ -221,6 +221,9 @@ void ApplyUpperLayers(const JobRequest& request, const Environment& env, const M
           hint = fmt::format("; {} calls it --{}", adapter.Name(), adapter.ParallelKey(axis));
         }
       }
+      if ((key == "fp8" || key == "fp8_recipe") && !adapter.Fp8Override().empty()) {
+        hint = fmt::format("; {} trains in FP8 with --{}", adapter.Name(), adapter.Fp8Override());
+      }
       if (key == "nnodes" || key == "num_nodes" || key == "nodes")
         hint = "; the node count is --target-nodes";
       if (key == "gpus_per_node")

@@ -290,6 +290,10 @@ TEST(BuildJob, MegatronNamesOnTorchTitanPointAtItsKeys) {
   request.overrides = {{"expert_model_parallel_size", "2"}};
   EXPECT_THAT(ErrorOf(request),
               HasSubstr("torchtitan calls it --parallelism.expert_parallel_degree"));
+  // Megatron's precision switch: torchtitan's is a float8 model converter.
+  request.overrides = {{"fp8", "hybrid"}};
+  EXPECT_THAT(ErrorOf(request),
+              HasSubstr("torchtitan trains in FP8 with --model.converters quantize.linear.float8"));
 }
 
 // compile.components as a command line writes a list: "[model,loss]" (YAML's flow style) or

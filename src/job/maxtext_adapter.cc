@@ -133,6 +133,8 @@ class MaxText final : public FrameworkAdapter {
  public:
   std::string_view Name() const override { return "maxtext"; }
 
+  // MaxText's configs/base.yml: quantization "fp8" (or "nanoo_fp8" on AMD).
+  std::string Fp8Override() const override { return "quantization fp8"; }
   std::string ParallelKey(ParallelAxis axis) const override {
     switch (axis) {
       case ParallelAxis::kTensor: return "ici_tensor_parallelism";

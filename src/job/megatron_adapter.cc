@@ -920,6 +920,7 @@ class Megatron final : public FrameworkAdapter {
  public:
   std::string_view Name() const override { return "megatron"; }
 
+  std::string Fp8Override() const override { return "fp8 hybrid"; }
   std::string ParallelKey(ParallelAxis axis) const override {
     switch (axis) {
       case ParallelAxis::kTensor: return "tensor_model_parallel_size";

@@ -110,6 +110,8 @@ class TorchTitan final : public FrameworkAdapter {
  public:
   std::string_view Name() const override { return "torchtitan"; }
 
+  // torchtitan's float8 training is a model converter (components/quantization).
+  std::string Fp8Override() const override { return "model.converters quantize.linear.float8"; }
   std::string ParallelKey(ParallelAxis axis) const override {
     switch (axis) {
       case ParallelAxis::kTensor: return "parallelism.tensor_parallel_degree";
