@@ -66,7 +66,7 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
               {"iteration_ms", "iteration ms", 2},
               {"tokens", "tokens/s/GPU", 1},
               {"bubble", "bubble %", 1},
-              {"act", "peak act GiB", 2},
+              {"act", "layer act GiB", 2},
               {"note", "note", 0}});
     for (const auto& s : r.schedules) {
       if (s.ran) {
@@ -76,7 +76,10 @@ std::string RenderPerformanceReport(const PerformanceReport& r) {
         st.AddRow({s.schedule, Cell{}, Cell{}, Cell{}, Cell{}, s.skipped_because});
       }
     }
-    out += RenderConsoleTable(st, 70) + "\n";
+    out += RenderConsoleTable(st, 70) +
+           "layer act: the transformer layers' activations the busiest pipeline rank holds at "
+           "once (its micro-batches in flight); `projection memory` adds the rest of a GPU's "
+           "memory\n\n";
   }
   Table sc("scaling",
            r.global_batch_grows_with_dp
