@@ -216,6 +216,10 @@ Json DimensionsJson(const ModelSpec& m) {
     j["moe_ffn_hidden_size"] = m.moe.ffn_hidden_size;
     j["moe_shared_expert_intermediate_size"] = m.moe.shared_expert_ffn_hidden_size;
     j["moe_router_bias"] = m.moe.router_bias;
+    if (m.moe.router_groups > 0) {
+      j["moe_router_num_groups"] = m.moe.router_groups;
+      j["moe_router_group_topk"] = m.moe.router_group_topk;
+    }
     j["num_moe_layers"] = m.NumMoeLayers();
   }
   return j;

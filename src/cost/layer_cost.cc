@@ -523,15 +523,50 @@ double CombinedOneFOneBPairedShare(int64_t micro_batches, int pp, int vpp) {
   return static_cast<double>(std::max<int64_t>(0, passes - warmup)) / static_cast<double>(passes);
 }
 
-double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group) {
+namespace {
+
+// C(n - r, k) / C(n, k): the chance that k items drawn from n miss r given ones.
+double MissAll(double n, double r, int64_t k) {
+  double p = 1.0;
+  for (int64_t i = 0; i < k && p > 0; ++i) p *= std::max(0.0, (n - r - i) / (n - i));
+  return p;
+}
+
+// C(a, b) as a double (small arguments: groups).
+double Choose(int64_t a, int64_t b) {
+  if (b < 0 || b > a) return 0;
+  double c = 1;
+  for (int64_t i = 0; i < b; ++i) c = c * static_cast<double>(a - i) / static_cast<double>(i + 1);
+  return c;
+}
+
+}  // namespace
+
+double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group, int64_t groups,
+                          int64_t group_topk) {
   const int nodes = ep_group.Nodes();
   if (nodes <= 1 || experts <= 0 || topk <= 0 || ep_group.size <= ep_group.ranks_per_node) {
     return 1.0;
   }
   const double per_node = static_cast<double>(experts) / nodes;
-  double miss = 1.0;  // P(no expert of a given node among the k)
-  for (int64_t i = 0; i < topk && miss > 0; ++i) {
-    miss *= std::max(0.0, (experts - per_node - i) / static_cast<double>(experts - i));
+  // P(no expert of a given node among the k)
+  double miss = MissAll(static_cast<double>(experts), per_node, topk);
+  const bool nested = groups > 1 && experts % groups == 0 && group_topk > 0 &&
+                      group_topk < groups && (groups % nodes == 0 || nodes % groups == 0);
+  if (nested) {
+    // The node meets m groups with x of its experts in each; j of those m are chosen with the
+    // hypergeometric chance, and then the k experts, drawn among the chosen groups' g·s,
+    // must miss the node's j·x.
+    const double s = static_cast<double>(experts) / groups;
+    const int64_t m = groups % nodes == 0 ? groups / nodes : 1;
+    const double x = per_node / static_cast<double>(m);
+    const double pool = static_cast<double>(group_topk) * s;
+    miss = 0;
+    for (int64_t j = 0; j <= std::min(m, group_topk); ++j) {
+      const double chosen =
+          Choose(m, j) * Choose(groups - m, group_topk - j) / Choose(groups, group_topk);
+      miss += chosen * MissAll(pool, static_cast<double>(j) * x, topk);
+    }
   }
   const double remote_nodes = (nodes - 1) * (1.0 - miss);
   const double remote_copies =
@@ -766,7 +801,8 @@ LayerCost LayerCostModel::Layer(int64_t layer, bool moe) const {
             ? static_cast<int64_t>(
                   copies_bytes *
                   DeepEpNetworkShare(e.num_experts, k,
-                                     GroupFor(ParallelDim::kEP, p, job_.cluster.gpus_per_node)))
+                                     GroupFor(ParallelDim::kEP, p, job_.cluster.gpus_per_node),
+                                     e.router_groups, e.router_group_topk))
             : copies_bytes;
     const DType half = t.precision.HalfPrecision();
     // kCapacitySlots: the one-hot einsums work per sequence on E·C slots of H/TP features.

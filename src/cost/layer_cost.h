@@ -87,7 +87,13 @@ int64_t MaxTextExpertCapacity(int64_t sequence, int64_t topk, int64_t experts,
 // experts of a token drawn uniformly (balanced routing) from E spread evenly over the EP
 // group's N nodes, a given other node is hit with probability 1 - C(E - E/N, k) / C(E, k).
 // Returns the ratio of the two byte counts (1 when the group sits in one node).
-double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group);
+// With group-limited routing (`groups` > 0: the experts in `groups` equal groups, in order, a
+// token's top-k taken among the experts of `group_topk` groups chosen at random, as forced
+// load balancing's random scores choose them) a node is missed when none of the k experts
+// falls on it among the chosen groups' experts; groups and nodes must nest (one divides the
+// other), else the routing counts as unlimited.
+double DeepEpNetworkShare(int64_t experts, int64_t topk, const CommGroup& ep_group,
+                          int64_t groups = 0, int64_t group_topk = 0);
 
 // One MoE layer cut where Megatron's combined 1F1B schedule cuts it
 // (megatron/core/models/gpt/fine_grained_callables.py): the computation before the dispatch

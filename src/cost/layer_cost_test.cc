@@ -797,6 +797,23 @@ TEST(DeepEpNetworkShareTest, CountsDistinctRemoteNodesNotExpertCopies) {
   EXPECT_NEAR(DeepEpNetworkShare(64, 1, CommGroup{16, 8}), 1.0, 1e-12);
 }
 
+// Group-limited routing: P(miss) = sum_j C(m, j) C(G - m, g - j) / C(G, g) x
+// C(g·s - j·x, k) / C(g·s, k), with m groups meeting the node, x of its experts in each, s
+// experts per group.
+TEST(DeepEpNetworkShareTest, GroupLimitedRoutingReachesFewerNodes) {
+  // DeepSeek-V3 (8 groups, top-4) on EP32 = 4 nodes: each node holds 2 whole groups (m = 2,
+  // x = s = 32, pool 128). P = 15/70 + 40/70 · C(96,8)/C(128,8) + 15/70 · C(64,8)/C(128,8)
+  // = 0.26795: 2.196 remote nodes per token instead of 2.711.
+  EXPECT_NEAR(DeepEpNetworkShare(256, 8, CommGroup{32, 8}, 8, 4), 2.196157 / 6.0, 1e-5);
+  // 2 groups over 4 nodes, top-1 group, 64 experts, top-6: the node is half of one group
+  // (m = 1, x = 16, pool 32): P = 1/2 + 1/2 · C(16,6)/C(32,6) = 0.504418, 1.48675 remote nodes
+  // against 4.5 remote copies.
+  EXPECT_NEAR(DeepEpNetworkShare(64, 6, CommGroup{32, 8}, 2, 1), 1.486745 / 4.5, 1e-5);
+  // Groups that do not nest with the nodes (3 groups over 4 nodes) count as unlimited.
+  EXPECT_DOUBLE_EQ(DeepEpNetworkShare(96, 6, CommGroup{32, 8}, 3, 1),
+                   DeepEpNetworkShare(96, 6, CommGroup{32, 8}));
+}
+
 }  // namespace
 }  // namespace sextant
 

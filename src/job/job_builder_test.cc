@@ -838,6 +838,24 @@ TEST(BuildJob, TorchTitanAcceptsTheSyncFreeStageOfTheCommandLine) {
 
 // Megatron refuses a recompute method or layer count with selective recompute (arguments.py,
 // TransformerConfig.__post_init__); null clears them.
+// Group-limited routing (moe_router_num_groups / moe_router_group_topk): read, and refused
+// where Megatron's group_limited_topk cannot run it (tiny_moe: 8 experts, top-2).
+TEST(BuildJob, GroupLimitedRoutingIsReadAndChecked) {
+  JobRequest moe;
+  moe.config_path = kData + "experiments/MI355X/tiny-moe.yaml";
+  moe.primus_path = kCheckout;
+  moe.use_environment = false;
+  moe.overrides = {{"moe_router_num_groups", "4"}, {"moe_router_group_topk", "2"}};
+  const Job job = BuildJob(moe);
+  EXPECT_EQ(job.model.moe.router_groups, 4);
+  EXPECT_EQ(job.model.moe.router_group_topk, 2);
+  moe.overrides = {{"moe_router_num_groups", "3"}, {"moe_router_group_topk", "1"}};
+  EXPECT_THAT(ErrorOf(moe), HasSubstr("3 does not divide the 8 experts into equal groups"));
+  // More chosen groups than there are.
+  moe.overrides = {{"moe_router_num_groups", "4"}, {"moe_router_group_topk", "5"}};
+  EXPECT_THAT(ErrorOf(moe), HasSubstr("moe_router_group_topk"));
+}
+
 TEST(BuildJob, SelectiveRecomputeTakesNoMethodOrLayerCount) {
   EXPECT_THAT(
       ErrorOf(TinyRequest({{"recompute_granularity", "selective"}, {"recompute_method", "block"}})),

@@ -141,6 +141,8 @@ constexpr std::string_view kMegatronKeys[] = {"num_layers",
                                               "moe_shared_expert_intermediate_size",
                                               "moe_layer_freq",
                                               "moe_router_enable_expert_bias",
+                                              "moe_router_num_groups",
+                                              "moe_router_group_topk",
                                               "moe_expert_capacity_factor",
                                               "moe_router_load_balancing_type",
                                               "moe_enable_deepep",
@@ -434,6 +436,12 @@ void ApplyArchitecture(AdapterContext& ctx, ModelSpec& spec, const ModelEntry* l
           a.Size("moe_shared_expert_intermediate_size").value_or(0);
     }
     set_bool("moe_router_enable_expert_bias", spec.moe.router_bias);
+    if (a.Find("moe_router_num_groups") != nullptr) {
+      spec.moe.router_groups = a.Size("moe_router_num_groups").value_or(0);
+    }
+    if (a.Find("moe_router_group_topk") != nullptr) {
+      spec.moe.router_group_topk = a.Size("moe_router_group_topk").value_or(0);
+    }
     if (a.Find("moe_expert_capacity_factor") != nullptr) {
       spec.moe.capacity_factor = a.Double("moe_expert_capacity_factor").value_or(0.0);
     }
@@ -982,6 +990,21 @@ class Megatron final : public FrameworkAdapter {
     NoteAllGatherDispatcher(ctx, job);
     if (job.model.IsMoe() && job.model.moe.router_topk <= 0) {
       ctx.config.Fail("moe_router_topk", "must be positive for an MoE model");
+    }
+    if (const MoeSpec& moe = job.model.moe; moe.router_groups > 0 && job.model.IsMoe()) {
+      // Megatron's group-limited routing (moe_utils.group_limited_topk) splits the experts
+      // into equal groups and takes the top-k among the chosen groups' experts.
+      if (moe.num_experts % moe.router_groups != 0) {
+        ctx.config.Fail("moe_router_num_groups",
+                        fmt::format("{} does not divide the {} experts into equal groups",
+                                    moe.router_groups, moe.num_experts));
+      }
+      if (moe.router_group_topk <= 0 || moe.router_group_topk > moe.router_groups ||
+          moe.router_group_topk * (moe.num_experts / moe.router_groups) < moe.router_topk) {
+        ctx.config.Fail("moe_router_group_topk",
+                        fmt::format("{} groups of the {} cannot hold the top-{} experts",
+                                    moe.router_group_topk, moe.router_groups, moe.router_topk));
+      }
     }
     if (job.model.num_layers <= 0 || job.model.hidden_size <= 0 ||
         job.model.num_attention_heads <= 0) {

@@ -308,6 +308,8 @@ std::vector<ModelEntry> BuildLibrary() {
     MakeMla(m, 1536, 512);
     MakeMoe(m, 160, 6, 1536, 3072);
     m.moe.moe_layers = FirstKDense(60, 1);
+    m.moe.router_groups = 8;  // HF config.json n_group 8, topk_group 3
+    m.moe.router_group_topk = 3;
     m.max_position_embeddings = 163840;
     lib.push_back(Entry(
         m, 236e9, 3,
@@ -319,6 +321,8 @@ std::vector<ModelEntry> BuildLibrary() {
     MakeMoe(m, 256, 8, 2048, 2048);
     m.moe.moe_layers = FirstKDense(61, 3);
     m.moe.router_bias = true;  // auxiliary-loss-free balancing bias per expert
+    m.moe.router_groups = 8;   // HF config.json n_group 8, topk_group 4
+    m.moe.router_group_topk = 4;
     m.mtp_num_layers = 1;
     m.max_position_embeddings = 163840;
     lib.push_back(

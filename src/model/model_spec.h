@@ -39,6 +39,12 @@ struct MoeSpec {
   int64_t shared_expert_ffn_hidden_size = 0;  // total over shared experts; 0 = none
   bool router_bias = false;                   // expert-bias / aux-free balancing adds E params
   double capacity_factor = 0.0;               // 0 = dropless
+  // Group-limited (node-limited) routing: the experts form `router_groups` groups in order and
+  // a token picks its top-k among the experts of its best `router_group_topk` groups
+  // (DeepSeek-V2 arXiv 2405.04434 §2.1.2, DeepSeek-V3 arXiv 2412.19437 §2.1.2; Megatron
+  // moe_router_num_groups / moe_router_group_topk). 0 = not limited.
+  int64_t router_groups = 0;
+  int64_t router_group_topk = 0;
   // Which layers are MoE (size num_layers). Empty = every layer when num_experts > 0.
   std::vector<bool> moe_layers;
 };
