@@ -120,6 +120,46 @@ uint32_t StringPool::Intern(std::string_view text) {
 
 namespace {
 
+uint64_t HashArgs(const CpuArgs& a) {
+  uint64_t h = Mix(0x9E3779B97F4A7C15ULL, (uint64_t{a.input_dims} << 32) | a.input_types);
+  h = Mix(h, (uint64_t{a.input_strides} << 32) | a.concrete_inputs);
+  h = Mix(h, a.launched_kernel);
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+CpuArgsPool::CpuArgsPool() : records_(1), slots_(256, 0) {}
+
+void CpuArgsPool::Grow() {
+  std::vector<uint32_t> bigger(slots_.size() * 2, 0);
+  const size_t mask = bigger.size() - 1;
+  for (uint32_t id : slots_) {
+    if (id == 0) continue;
+    size_t i = HashArgs(records_[id]) & mask;
+    while (bigger[i] != 0) i = (i + 1) & mask;
+    bigger[i] = id;
+  }
+  slots_.swap(bigger);
+}
+
+uint32_t CpuArgsPool::Intern(const CpuArgs& args) {
+  if (args == CpuArgs{}) return 0;
+  const size_t mask = slots_.size() - 1;
+  size_t i = HashArgs(args) & mask;
+  for (; slots_[i] != 0; i = (i + 1) & mask) {
+    if (records_[slots_[i]] == args) return slots_[i];
+  }
+  const auto id = static_cast<uint32_t>(records_.size());
+  records_.push_back(args);
+  slots_[i] = id;
+  if (2 * records_.size() > slots_.size()) Grow();
+  return id;
+}
+
+namespace {
+
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 // Merges the sorted runs [a, mid) and [mid, end) into `out`, stably (of two equal elements,

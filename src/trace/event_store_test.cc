@@ -29,6 +29,23 @@ TEST(NameTestTest, TestsEachNameOnce) {
   EXPECT_EQ(calls, 2);
 }
 
+// Argument records are kept once each: the same record gets the same id, one without
+// arguments is 0, and ids stay as the pool grows.
+TEST(CpuArgsPoolTest, KeepsEachRecordOnce) {
+  CpuArgsPool pool;
+  EXPECT_EQ(pool.Intern(CpuArgs{}), 0u);
+  std::vector<uint32_t> ids;
+  for (uint32_t i = 0; i < 1000; ++i) ids.push_back(pool.Intern({i + 1, i % 7, 0, i % 3, 0}));
+  EXPECT_EQ(pool.size(), 1001u);
+  for (uint32_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(pool.Intern({i + 1, i % 7, 0, i % 3, 0}), ids[i]);
+    EXPECT_EQ(pool.Get(ids[i]).input_dims, i + 1);
+    EXPECT_EQ(pool.Get(ids[i]).concrete_inputs, i % 3);
+  }
+  EXPECT_EQ(pool.Intern({0, 0, 0, 0, 5}), 1001u);  // a runtime call's kernel alone
+  EXPECT_EQ(pool.Get(0), CpuArgs{});
+}
+
 // An op's launch call sits under an annotation inside the op: the launch's op is the op,
 // the annotation is skipped, and an op at the top has none.
 TEST(EnclosingOpTest, SkipsRuntimeCallsAndAnnotations) {

@@ -991,11 +991,8 @@ class KinetoParser {
       ev.link_id = cat == Category::kRuntime ? args.correlation
                    : cat == Category::kCpuOp ? args.sequence
                                              : -1;
-      ev.input_dims = args.dims;
-      ev.input_types = args.types;
-      ev.input_strides = args.strides;
-      ev.concrete_inputs = args.concrete;
-      ev.launched_kernel = cat == Category::kRuntime ? args.kernel : 0;
+      ev.args = out_.cpu_args.Intern({args.dims, args.types, args.strides, args.concrete,
+                                      cat == Category::kRuntime ? args.kernel : 0});
       ev.kind = cat == Category::kCpuOp        ? CpuKind::kOp
                 : cat == Category::kAnnotation ? CpuKind::kAnnotation
                                                : CpuKind::kRuntime;

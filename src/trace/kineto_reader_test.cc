@@ -153,7 +153,7 @@ TEST(KinetoReaderTest, ReadsModernSchemaAndLinksLaunches) {
   EXPECT_TRUE(t.cpu[k.launcher].launch_flow);
   ASSERT_GE(k.op, 0);
   EXPECT_EQ(t.Name(t.cpu[k.op].name), "aten::mm");
-  EXPECT_EQ(t.Name(t.cpu[k.op].input_dims), "[[2, 3], [3, 4]]");
+  EXPECT_EQ(t.Name(t.Args(t.cpu[k.op]).input_dims), "[[2, 3], [3, 4]]");
   EXPECT_EQ(t.Name(t.cpu[t.cpu[k.op].parent].name), "ProfilerStep#3");
   ASSERT_EQ(t.iterations.size(), 1u);
   EXPECT_EQ(t.iterations[0].step, 3);
@@ -214,7 +214,7 @@ TEST(KinetoReaderTest, ReadsLegacySchemaWithFlowsAndStringTids) {
   EXPECT_EQ(t.gpu[1].kind, GpuKind::kMemcpy);
   EXPECT_EQ(t.gpu[1].bytes, 64);
   EXPECT_EQ(t.gpu[1].op, -1);
-  EXPECT_EQ(t.Name(t.cpu[0].input_dims), "[[4, 4]]");
+  EXPECT_EQ(t.Name(t.Args(t.cpu[0]).input_dims), "[[4, 4]]");
   EXPECT_EQ(t.rank, -1);
 }
 
@@ -565,7 +565,7 @@ TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
   ASSERT_EQ(t.gpu.size(), static_cast<size_t>(kSteps));
   for (const GpuEvent& g : t.gpu) ASSERT_GE(g.op, 0);
   EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
-  EXPECT_EQ(t.Name(t.cpu[t.gpu.back().op].input_dims),
+  EXPECT_EQ(t.Name(t.Args(t.cpu[t.gpu.back().op]).input_dims),
             fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
 }
 
@@ -626,7 +626,7 @@ TEST(KinetoReaderTest, CompressedLargeTraceIsStreamedWithTheSameResult) {
       ASSERT_EQ(t->gpu[i].ts_ns, whole.gpu[i].ts_ns);
       ASSERT_EQ(t->gpu[i].op, whole.gpu[i].op);
     }
-    EXPECT_EQ(t->Name(t->cpu[t->gpu.back().op].input_dims),
+    EXPECT_EQ(t->Name(t->Args(t->cpu[t->gpu.back().op]).input_dims),
               fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
     std::filesystem::remove(path);
   }

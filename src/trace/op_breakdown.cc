@@ -178,14 +178,16 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
     if (call[i] != static_cast<int32_t>(i)) {
       const CpuEvent& outer = trace.cpu[call[i]];
-      Key key{outer.name, by_shape ? outer.input_dims : 0u, by_shape ? outer.input_types : 0u};
+      const CpuArgs& args = trace.Args(outer);
+      Key key{outer.name, by_shape ? args.input_dims : 0u, by_shape ? args.input_types : 0u};
       OpStats& s = groups[key].stats;
       s.direct_kernel_ns += times.direct_ns[i];
       s.kernels += times.kernel_count[i];
       continue;
     }
     int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
-    Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
+    const CpuArgs& args = trace.Args(ev);
+    Key key{ev.name, by_shape ? args.input_dims : 0u, by_shape ? args.input_types : 0u};
     Acc& acc = groups[key];
     OpStats& s = acc.stats;
     if (s.count == 0) {

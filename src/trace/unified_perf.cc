@@ -255,8 +255,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
         if (!steps) steps.emplace(trace);
         annotation = steps->Of(call.cpu);
       }
-      const std::array<uint32_t, 6> record = {ev.name,          ev.input_dims,      ev.input_types,
-                                              ev.input_strides, ev.concrete_inputs, annotation};
+      const CpuArgs& a = trace.Args(ev);
+      const std::array<uint32_t, 6> record = {ev.name,         a.input_dims,      a.input_types,
+                                              a.input_strides, a.concrete_inputs, annotation};
       auto [it, fresh] = priced_by_record.try_emplace(record);
       if (fresh) it->second = PriceCall(trace, ev, annotation ? trace.Name(annotation) : "");
       // A call its model cannot price (no shapes recorded, arguments it does not read) stays
@@ -295,15 +296,15 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     }
     // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
     // call has none).
-    const bool args = ev.kind == CpuKind::kOp;
+    const CpuArgs& args = ev.kind == CpuKind::kOp ? trace.Args(ev) : trace.cpu_args.Get(0);
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[call.cpu] != 0;
     const GroupKey group_key = {name,
                                 category_at->second,
                                 place,
-                                reprs.Of(args ? ev.input_dims : 0),
-                                reprs.Of(args ? ev.input_types : 0),
-                                reprs.Of(args ? ev.input_strides : 0),
-                                reprs.Of(args ? ev.concrete_inputs : 0),
+                                reprs.Of(args.input_dims),
+                                reprs.Of(args.input_types),
+                                reprs.Of(args.input_strides),
+                                reprs.Of(args.concrete_inputs),
                                 recompute ? 1u : 0u};
     auto [it, fresh] = groups.try_emplace(group_key);
     UnifiedGroup& group = it->second;
