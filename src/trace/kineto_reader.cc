@@ -298,20 +298,19 @@ bool StringToken(std::string_view token, std::string& scratch, std::string_view*
   return true;
 }
 
-// Makes room in `items` for `scale` times its present size if it has less, and a quarter
-// more, so that an estimate creeping up does not move the vector at every call.
+// Makes room in `items` for twice `scale` times its present size if it has less than
+// `scale` times, so that an estimate creeping up (the GPU activities and flows of a trace
+// mostly come after its first CPU events) does not copy the vector into fresh memory again:
+// capacity never written to costs address space, not memory.
 template <typename T>
 void ReserveProjected(std::vector<T>& items, double scale) {
   const auto projected = static_cast<size_t>(static_cast<double>(items.size()) * scale);
-  if (projected > items.capacity()) items.reserve(projected + projected / 4);
+  if (projected > items.capacity()) items.reserve(2 * projected);
 }
 
 struct FlowKey {
   int64_t pid, tid, ts;
   bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
-  bool operator<(const FlowKey& o) const {
-    return pid != o.pid ? pid < o.pid : tid != o.tid ? tid < o.tid : ts < o.ts;
-  }
 };
 struct FlowKeyHash {
   size_t operator()(const FlowKey& k) const {
@@ -322,8 +321,9 @@ struct FlowKeyHash {
   }
 };
 
-// Flow ids by the (pid, tid, ts) of the flow's end point. Collected in a vector and sorted
-// once: millions of flows cost a hash node each otherwise. The first flow added wins when
+// Flow ids by the (pid, tid, ts) of the flow's end point. Collected in a vector and indexed
+// once by a hash of the point, when every flow is in: millions of flows cost a hash node each
+// in a node-based map, and a sort of them more than one pass. The first flow added wins when
 // several share a point.
 class FlowTable {
  public:
@@ -331,15 +331,26 @@ class FlowTable {
   bool empty() const { return points_.empty(); }
   size_t size() const { return points_.size(); }
   void ReserveProjected(double scale) { sextant::ReserveProjected(points_, scale); }
-  void Sort() {
-    std::stable_sort(points_.begin(), points_.end(),
-                     [](const Point& a, const Point& b) { return a.key < b.key; });
+  // Builds the index Find uses; called once all flows are added.
+  void Index() {
+    size_t slots = 16;
+    while (slots < 2 * points_.size()) slots *= 2;
+    slots_.assign(slots, 0);
+    const size_t mask = slots - 1;
+    for (size_t p = 0; p < points_.size(); ++p) {
+      size_t i = Slot(points_[p].key) & mask;
+      while (slots_[i] != 0 && !(points_[slots_[i] - 1].key == points_[p].key)) i = (i + 1) & mask;
+      if (slots_[i] == 0) slots_[i] = static_cast<uint32_t>(p + 1);  // else an earlier one wins
+    }
   }
-  // After Sort(): the id of the first flow at `key`, or nullptr.
+  // After Index(): the id of the first flow at `key`, or nullptr.
   const int64_t* Find(const FlowKey& key) const {
-    auto it = std::lower_bound(points_.begin(), points_.end(), key,
-                               [](const Point& p, const FlowKey& k) { return p.key < k; });
-    return it != points_.end() && it->key == key ? &it->id : nullptr;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Slot(key) & mask; slots_[i] != 0; i = (i + 1) & mask) {
+      const Point& p = points_[slots_[i] - 1];
+      if (p.key == key) return &p.id;
+    }
+    return nullptr;
   }
 
  private:
@@ -347,7 +358,15 @@ class FlowTable {
     FlowKey key;
     int64_t id;
   };
+  // The key's hash with its high bits folded into the low ones the slot is taken from:
+  // timestamps in whole microseconds are multiples of 1000 ns, and their low bits repeat.
+  static uint64_t Slot(const FlowKey& key) {
+    uint64_t h = FlowKeyHash{}(key);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 31);
+  }
   std::vector<Point> points_;
+  std::vector<uint32_t> slots_;  // index + 1 into points_ by hash of the key, 0 = empty
 };
 
 std::string_view JsonTypeName(od::json_type type) {
@@ -438,7 +457,7 @@ class KinetoParser {
     AddUntimedWarnings();
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
-    flow_starts_.Sort();
+    flow_starts_.Index();
     for (CpuEvent& ev : out_.cpu) {
       if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
@@ -448,14 +467,14 @@ class KinetoParser {
       if (ev.link_id < 0) ev.link_id = *id;  // a runtime call: its correlation id
     }
     // Flow ends are looked up only for activities without a correlation id of their own,
-    // which Kineto's kernels and copies all have: sorted only when one is found.
-    bool ends_sorted = false;
+    // which Kineto's kernels and copies all have: indexed only when one is found.
+    bool ends_indexed = false;
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];
       if (g.correlation >= 0) continue;
-      if (!ends_sorted) {
-        flow_ends_.Sort();
-        ends_sorted = true;
+      if (!ends_indexed) {
+        flow_ends_.Index();
+        ends_indexed = true;
       }
       const int64_t* id = flow_ends_.Find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
       if (id) g.correlation = *id;
@@ -488,7 +507,7 @@ class KinetoParser {
   // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
   void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
 
-  // Makes room for `scale` times the events read so far (and a quarter more) in each vector
+  // Makes room for `scale` times the events read so far (and as much again) in each vector
   // too small for that, so that the vectors are not copied over and over as they grow.
   // Called at every checkpoint of a chunked read: a trace's parts differ (GPU activities
   // often start only after the CPU events of a step), so an early estimate can be short.

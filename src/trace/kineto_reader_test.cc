@@ -218,6 +218,38 @@ TEST(KinetoReaderTest, ReadsLegacySchemaWithFlowsAndStringTids) {
   EXPECT_EQ(t.rank, -1);
 }
 
+// Flows are matched to the events at their points, the first flow read winning where several
+// share a point: runtime calls and GPU activities without an id of their own take its id.
+TEST(KinetoReaderTest, TheFirstFlowAtAPointGivesItsId) {
+  std::string events;
+  for (int i = 0; i < 300; ++i) {
+    // Whole microseconds: every point's timestamp a multiple of 1000 ns.
+    const std::string ts = std::to_string(1000 + 10 * i);
+    events += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, )"
+              R"("tid": 1, "ts": )" +
+              ts + R"(, "dur": 4},)";
+    events += R"({"ph": "s", "id": )" + std::to_string(100 + i) +
+              R"(, "pid": 5, "tid": 1, "ts": )" + ts + R"(, "cat": "ac2g", "name": "ac2g"},)";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + ts +
+              R"(5, "dur": 2},)";
+    events += R"({"ph": "f", "id": )" + std::to_string(100 + i) +
+              R"(, "pid": 0, "tid": 7, "ts": )" + ts +
+              R"(5, "cat": "ac2g", "name": "ac2g", "bp": "e"},)";
+  }
+  // Later flows at the first points: not taken.
+  events += R"({"ph": "s", "id": 9, "pid": 5, "tid": 1, "ts": 1000, "cat": "ac2g", "name": "a"},)";
+  events += R"({"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": 10005, "cat": "ac2g", "name": "a"})";
+  const TraceData t = Parse(R"({"traceEvents": [)" + events + "]}");
+  ASSERT_EQ(t.cpu.size(), 300u);
+  ASSERT_EQ(t.gpu.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_TRUE(t.cpu[i].launch_flow) << i;
+    EXPECT_EQ(t.cpu[i].correlation(), 100 + i) << i;
+    EXPECT_EQ(t.gpu[i].correlation, 100 + i) << i;
+    EXPECT_EQ(t.gpu[i].launcher, i) << i;
+  }
+}
+
 TEST(KinetoReaderTest, RocmMemoryKernelsAreMemoryOperations) {
   TraceData t = Parse(R"json({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 2, "tid": 0, "ts": 1, "dur": 1},
