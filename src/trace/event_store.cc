@@ -58,15 +58,26 @@ inline uint64_t Mix(uint64_t h, uint64_t word) {
 
 // A short multiply-xorshift hash, reading 8 bytes at a time and never past the end: trace
 // strings are names and shapes of a few dozen bytes, where std::hash's Murmur costs more
-// than the lookup. Not for untrusted keys in a security sense; collisions only cost probes.
+// than the lookup. Past 8 bytes the words go to two chains of multiplies in turn, which run
+// side by side: a chain's steps wait on each other. Not for untrusted keys in a security
+// sense; collisions only cost probes.
 uint64_t HashText(std::string_view text) {
   const char* p = text.data();
   size_t n = text.size();
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-  if (n >= 8) {
-    const char* last = p + n - 8;
-    for (; p < last; p += 8) h = Mix(h, Load64(p));
-    h = Mix(h, Load64(last));  // the final word may overlap the previous one
+  if (n > 8) {
+    uint64_t g = 0xC2B2AE3D27D4EB4FULL;
+    size_t i = 0;
+    for (; i + 16 < n; i += 16) {
+      h = Mix(h, Load64(p + i));
+      g = Mix(g, Load64(p + i + 8));
+    }
+    // The final two words may overlap each other and the ones before.
+    h = Mix(h, Load64(n > 16 ? p + n - 16 : p));
+    g = Mix(g, Load64(p + n - 8));
+    h ^= g * 0x94d049bb133111ebULL;
+  } else if (n == 8) {
+    h = Mix(h, Load64(p));
   } else if (n >= 4) {
     h = Mix(h, (Load32(p) << 32) | Load32(p + n - 4));
   } else if (n > 0) {
@@ -77,6 +88,23 @@ uint64_t HashText(std::string_view text) {
   h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
   h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
   return h ^ (h >> 31);
+}
+
+// Whether the `n` bytes at `a` and `b` are equal, compared as words in line: nearly every
+// lookup of a pool ends on a match of a few dozen bytes, where a call to memcmp costs more
+// than the compare.
+inline bool TextsEqual(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (Load64(a + i) != Load64(b + i)) return false;
+    }
+    return Load64(a + n - 8) == Load64(b + n - 8);
+  }
+  if (n >= 4) return Load32(a) == Load32(b) && Load32(a + n - 4) == Load32(b + n - 4);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -100,7 +128,10 @@ uint32_t StringPool::Intern(std::string_view text) {
   const size_t mask = slots_.size() - 1;
   size_t i = hash & mask;
   for (; slots_[i].id != 0; i = (i + 1) & mask) {
-    if (slots_[i].tag == tag && views_[slots_[i].id] == text) return slots_[i].id;
+    if (slots_[i].tag != tag) continue;
+    const std::string_view known = views_[slots_[i].id];
+    if (known.size() == text.size() && TextsEqual(known.data(), text.data(), text.size()))
+      return slots_[i].id;
   }
   // Strings live in large blocks so that views never move and allocation stays cheap.
   if (block_used_ + text.size() > block_size_) {

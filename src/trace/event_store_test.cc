@@ -1,6 +1,7 @@
 #include "trace/event_store.h"
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,31 @@ TEST(NameTestTest, TestsEachNameOnce) {
     EXPECT_FALSE(is_nccl(gemm));
   }
   EXPECT_EQ(calls, 2);
+}
+
+// Texts of every length up to past two words, differing in one byte anywhere: each is kept
+// once, found again from a copy elsewhere in memory, and told apart from the others.
+TEST(StringPoolTest, KeepsEachTextOnceWhateverItsLength) {
+  StringPool pool;
+  std::vector<std::string> texts;
+  for (size_t n = 1; n <= 40; ++n) {
+    const std::string base(n, 'a');
+    texts.push_back(base);
+    for (size_t at = 0; at < n; ++at) {
+      std::string other = base;
+      other[at] = 'b';
+      texts.push_back(other);
+    }
+  }
+  std::vector<uint32_t> ids;
+  for (const std::string& t : texts) ids.push_back(pool.Intern(t));
+  EXPECT_EQ(pool.size(), texts.size() + 1);  // and the empty string
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string copy = texts[i];
+    EXPECT_EQ(pool.Intern(copy), ids[i]) << texts[i];
+    EXPECT_EQ(pool.Get(ids[i]), texts[i]);
+  }
+  EXPECT_EQ(pool.Intern(""), 0u);
 }
 
 // Argument records are kept once each: the same record gets the same id, one without
