@@ -155,54 +155,67 @@ std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
   return call;
 }
 
-}  // namespace
+struct OpKey {
+  uint32_t name, dims, types;
+  bool operator<(const OpKey& o) const {
+    return std::tie(name, dims, types) < std::tie(o.name, o.dims, o.types);
+  }
+};
+struct OpAcc {
+  OpStats stats;
+  std::unordered_map<uint32_t, int64_t> parents;
+};
+using OpGroups = std::map<OpKey, OpAcc>;
 
-std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
-                                  bool by_shape) {
-  struct Key {
-    uint32_t name, dims, types;
-    bool operator<(const Key& o) const {
-      return std::tie(name, dims, types) < std::tie(o.name, o.dims, o.types);
-    }
-  };
-  struct Acc {
-    OpStats stats;
-    std::unordered_map<uint32_t, int64_t> parents;
-  };
-  std::map<Key, Acc> groups;
+// Groups the ops with GPU work in their subtree by (name, shapes) into `by_shape` and by name
+// into `by_name`, either of which may be null: one pass over the events (a scan of the whole
+// event store) serves both tables.
+void GroupOps(const TraceData& trace, const OpKernelTimes& times, OpGroups* by_shape,
+              OpGroups* by_name) {
   // An op that calls itself is one call (SameNameOutermostOp): the inner one's kernels count
   // as the outermost one's direct kernels, and the inner one is not counted again.
   const std::vector<int32_t> call = SameNameOutermostOp(trace);
+  auto key_of = [&](const CpuEvent& ev, bool shape) {
+    const CpuArgs& args = trace.Args(ev);
+    return OpKey{ev.name, shape ? args.input_dims : 0u, shape ? args.input_types : 0u};
+  };
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
     if (call[i] != static_cast<int32_t>(i)) {
       const CpuEvent& outer = trace.cpu[call[i]];
-      const CpuArgs& args = trace.Args(outer);
-      Key key{outer.name, by_shape ? args.input_dims : 0u, by_shape ? args.input_types : 0u};
-      OpStats& s = groups[key].stats;
-      s.direct_kernel_ns += times.direct_ns[i];
-      s.kernels += times.kernel_count[i];
+      for (OpGroups* groups : {by_shape, by_name}) {
+        if (groups == nullptr) continue;
+        OpStats& s = (*groups)[key_of(outer, groups == by_shape)].stats;
+        s.direct_kernel_ns += times.direct_ns[i];
+        s.kernels += times.kernel_count[i];
+      }
       continue;
     }
-    int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
-    const CpuArgs& args = trace.Args(ev);
-    Key key{ev.name, by_shape ? args.input_dims : 0u, by_shape ? args.input_types : 0u};
-    Acc& acc = groups[key];
-    OpStats& s = acc.stats;
-    if (s.count == 0) {
-      s.name = std::string(trace.Name(ev.name));
-      s.input_dims = std::string(trace.Name(key.dims));
-      s.input_types = std::string(trace.Name(key.types));
-      s.category = CategorizeOpName(s.name, &s.category_known);
+    const int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
+    for (OpGroups* groups : {by_shape, by_name}) {
+      if (groups == nullptr) continue;
+      const OpKey key = key_of(ev, groups == by_shape);
+      OpAcc& acc = (*groups)[key];
+      OpStats& s = acc.stats;
+      if (s.count == 0) {
+        s.name = std::string(trace.Name(ev.name));
+        s.input_dims = std::string(trace.Name(key.dims));
+        s.input_types = std::string(trace.Name(key.types));
+        s.category = CategorizeOpName(s.name, &s.category_known);
+      }
+      s.count++;
+      s.cpu_ns += ev.dur_ns;
+      s.direct_kernel_ns += times.direct_ns[i];
+      s.subtree_kernel_ns += times.subtree_ns[i];
+      s.kernels += times.kernel_count[i];
+      acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
     }
-    s.count++;
-    s.cpu_ns += ev.dur_ns;
-    s.direct_kernel_ns += times.direct_ns[i];
-    s.subtree_kernel_ns += times.subtree_ns[i];
-    s.kernels += times.kernel_count[i];
-    acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
   }
+}
+
+// The rows of `groups`: each with its most frequent parent, largest direct time first.
+std::vector<OpStats> OpRows(const TraceData& trace, OpGroups& groups) {
   std::vector<OpStats> out;
   out.reserve(groups.size());
   for (auto& [key, acc] : groups) {
@@ -219,6 +232,21 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     return std::tie(a.name, a.input_dims) < std::tie(b.name, b.input_dims);
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
+                                  bool by_shape) {
+  OpGroups groups;
+  GroupOps(trace, times, by_shape ? &groups : nullptr, by_shape ? nullptr : &groups);
+  return OpRows(trace, groups);
+}
+
+OpSummaries SummarizeOpsByShapeAndName(const TraceData& trace, const OpKernelTimes& times) {
+  OpGroups by_shape, by_name;
+  GroupOps(trace, times, &by_shape, &by_name);
+  return {OpRows(trace, by_shape), OpRows(trace, by_name)};
 }
 
 std::vector<OpPathStats> SummarizeOpTree(const TraceData& trace, const OpKernelTimes& times,
