@@ -324,12 +324,17 @@ void SortGpuEvents(std::vector<GpuEvent>& gpu) {
   ApplyPermutation(gpu, order);
 }
 
-// Event index by id (correlation or External id), the first one added winning. Profilers
-// count these ids up from a small number, so a table indexed by id usually serves; sparse ids
-// are binary-searched in a sorted list instead.
+// Event index by id (correlation or External id), the first one added winning, with the op
+// that the event's GPU activities belong to. Profilers count these ids up from a small
+// number, so a table indexed by id usually serves; sparse ids are binary-searched in a sorted
+// list instead.
 class FirstIndexById {
  public:
-  void Add(int64_t id, int32_t index) { entries_.push_back({id, index}); }
+  struct Hit {
+    int32_t index = -1;  // -1: no event has the id
+    int32_t op = -1;
+  };
+  void Add(int64_t id, int32_t index, int32_t op) { entries_.push_back({id, {index, op}}); }
   void Build() {
     if (entries_.empty()) return;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -340,10 +345,10 @@ class FirstIndexById {
     uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
     if (lo >= 0 && range <= 4 * entries_.size() + 4096) {
       base_ = lo;
-      table_.assign(range, -1);
+      table_.assign(range, Hit{});
       for (const Entry& e : entries_) {
-        int32_t& slot = table_[static_cast<size_t>(e.id - lo)];
-        if (slot < 0) slot = e.index;
+        Hit& slot = table_[static_cast<size_t>(e.id - lo)];
+        if (slot.index < 0) slot = e.hit;
       }
       entries_ = {};
       return;
@@ -351,51 +356,30 @@ class FirstIndexById {
     // By id, then by index: the first event of an id first, as a stable sort by id would
     // leave it, without a stable sort's buffer. Ids mostly come in order: checked first.
     auto before = [](const Entry& a, const Entry& b) {
-      return a.id != b.id ? a.id < b.id : a.index < b.index;
+      return a.id != b.id ? a.id < b.id : a.hit.index < b.hit.index;
     };
     if (!std::is_sorted(entries_.begin(), entries_.end(), before))
       std::sort(entries_.begin(), entries_.end(), before);
   }
-  // -1 if no event has `id`.
-  int32_t Find(int64_t id) const {
+  Hit Find(int64_t id) const {
     if (!table_.empty()) {
-      if (id < base_ || static_cast<uint64_t>(id - base_) >= table_.size()) return -1;
+      if (id < base_ || static_cast<uint64_t>(id - base_) >= table_.size()) return {};
       return table_[static_cast<size_t>(id - base_)];
     }
     auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                                [](const Entry& e, int64_t v) { return e.id < v; });
-    return it != entries_.end() && it->id == id ? it->index : -1;
+    return it != entries_.end() && it->id == id ? it->hit : Hit{};
   }
 
  private:
   struct Entry {
     int64_t id;
-    int32_t index;
+    Hit hit;
   };
   std::vector<Entry> entries_;
-  std::vector<int32_t> table_;
+  std::vector<Hit> table_;
   int64_t base_ = 0;
 };
-
-void NestCpuEvents(TraceData& trace) {
-  auto& cpu = trace.cpu;
-  // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
-  SortCpuEvents(cpu);
-  std::vector<int32_t> stack;
-  uint32_t thread = UINT32_MAX;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    CpuEvent& ev = cpu[i];
-    if (ev.thread != thread) {
-      stack.clear();
-      thread = ev.thread;
-    }
-    // Drop enclosing candidates that end before this event ends (finished or only partly
-    // overlapping: an out-of-spec overlap is not nesting).
-    while (!stack.empty() && cpu[stack.back()].end_ns() < ev.end_ns()) stack.pop_back();
-    ev.parent = stack.empty() ? -1 : stack.back();
-    stack.push_back(static_cast<int32_t>(i));
-  }
-}
 
 }  // namespace
 
@@ -424,46 +408,78 @@ bool IsGraphLaunchName(std::string_view name) {
 }
 
 void BuildLinks(TraceData& trace) {
-  NestCpuEvents(trace);
-  {
-    NameTest graph_launch(trace, IsGraphLaunchName);
-    for (CpuEvent& ev : trace.cpu) {
-      if (ev.kind == CpuKind::kRuntime) ev.graph_launch = graph_launch(ev.name);
+  auto& cpu = trace.cpu;
+  // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
+  SortCpuEvents(cpu);
+  // One pass over the sorted events nests them and gathers what the links below need (each
+  // pass over a large trace's event store costs a read of all of it): the graph launches,
+  // the runtime calls by correlation id with the op around each (EnclosingOp), and the steps.
+  NameTest graph_launch(trace, IsGraphLaunchName);
+  NameTest is_step(trace, [](std::string_view name) { return name.starts_with(kStepPrefix); });
+  FirstIndexById runtime_by_correlation;
+  trace.iterations.clear();
+  std::vector<int32_t> stack;     // the enclosing events of the next one, outermost first
+  std::vector<int32_t> stack_op;  // for each of them, the innermost op at or above it
+  uint32_t thread = UINT32_MAX;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    CpuEvent& ev = cpu[i];
+    if (ev.thread != thread) {
+      stack.clear();
+      stack_op.clear();
+      thread = ev.thread;
+    }
+    // Drop enclosing candidates that end before this event ends (finished or only partly
+    // overlapping: an out-of-spec overlap is not nesting).
+    while (!stack.empty() && cpu[stack.back()].end_ns() < ev.end_ns()) {
+      stack.pop_back();
+      stack_op.pop_back();
+    }
+    ev.parent = stack.empty() ? -1 : stack.back();
+    const int32_t op = stack_op.empty() ? -1 : stack_op.back();  // EnclosingOp(trace, i)
+    const auto index = static_cast<int32_t>(i);
+    stack.push_back(index);
+    stack_op.push_back(ev.kind == CpuKind::kOp ? index : op);
+    if (ev.kind == CpuKind::kRuntime) {
+      ev.graph_launch = graph_launch(ev.name);
+      if (ev.link_id >= 0) runtime_by_correlation.Add(ev.link_id, index, op);  // correlation
+    } else if (is_step(ev.name)) {
+      std::string_view digits = trace.Name(ev.name).substr(kStepPrefix.size());
+      int64_t step = -1;
+      std::from_chars(digits.data(), digits.data() + digits.size(), step);
+      trace.iterations.push_back({step, ev.ts_ns, ev.dur_ns});
     }
   }
+  std::sort(trace.iterations.begin(), trace.iterations.end(),
+            [](const Iteration& a, const Iteration& b) { return a.ts_ns < b.ts_ns; });
+  runtime_by_correlation.Build();
   SortGpuEvents(trace.gpu);
 
   // A kernel's op: the innermost op around the runtime call that launched it, else the
-  // outermost op with the kernel's External id (built only when some kernel needs it).
-  // The first CPU event of `kind` with each id (parents precede children: for ops, the
-  // outermost op of an External id, whose id the kernels of the ops below it inherit).
-  auto first_by_id = [&](CpuKind kind, int64_t CpuEvent::*id) {
-    FirstIndexById index;
-    for (size_t i = 0; i < trace.cpu.size(); ++i) {
-      const CpuEvent& ev = trace.cpu[i];
-      if (ev.kind == kind && ev.*id >= 0) index.Add(ev.*id, static_cast<int32_t>(i));
-    }
-    index.Build();
-    return index;
-  };
-  const FirstIndexById runtime_by_correlation =
-      first_by_id(CpuKind::kRuntime, &CpuEvent::link_id);  // runtime calls: correlation ids
+  // outermost op with the kernel's External id (built only when some kernel needs it: the
+  // first op of each id, parents preceding children, is the outermost op of an External id,
+  // whose id the kernels of the ops below it inherit).
   bool by_external_id = false;
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
-      int32_t launcher = runtime_by_correlation.Find(g.correlation);
-      if (launcher >= 0) {
-        g.launcher = launcher;
-        g.op = EnclosingOp(trace, launcher);
+      const FirstIndexById::Hit launch = runtime_by_correlation.Find(g.correlation);
+      if (launch.index >= 0) {
+        g.launcher = launch.index;
+        g.op = launch.op;
       }
     }
     by_external_id |= g.op < 0 && g.external_id >= 0;
   }
   if (by_external_id) {
-    const FirstIndexById op_by_external_id = first_by_id(CpuKind::kOp, &CpuEvent::external_id);
+    FirstIndexById op_by_external_id;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      const auto index = static_cast<int32_t>(i);
+      if (cpu[i].kind == CpuKind::kOp && cpu[i].external_id >= 0)
+        op_by_external_id.Add(cpu[i].external_id, index, index);
+    }
+    op_by_external_id.Build();
     for (GpuEvent& g : trace.gpu) {
       if (g.op >= 0 || g.external_id < 0) continue;
-      int32_t op = op_by_external_id.Find(g.external_id);
+      const int32_t op = op_by_external_id.Find(g.external_id).op;
       if (op >= 0) g.op = op;
     }
   }
@@ -476,19 +492,6 @@ void BuildLinks(TraceData& trace) {
       if (i >= 0) g.collective = trace.cpu[i].collective;
     }
   }
-
-  trace.iterations.clear();
-  NameTest is_step(trace, [](std::string_view name) { return name.starts_with(kStepPrefix); });
-  for (const CpuEvent& ev : trace.cpu) {
-    if (ev.kind == CpuKind::kRuntime || !is_step(ev.name)) continue;
-    std::string_view name = trace.Name(ev.name);
-    std::string_view digits = name.substr(kStepPrefix.size());
-    int64_t step = -1;
-    std::from_chars(digits.data(), digits.data() + digits.size(), step);
-    trace.iterations.push_back({step, ev.ts_ns, ev.dur_ns});
-  }
-  std::sort(trace.iterations.begin(), trace.iterations.end(),
-            [](const Iteration& a, const Iteration& b) { return a.ts_ns < b.ts_ns; });
 }
 
 }  // namespace sextant
