@@ -217,13 +217,10 @@ void MergeRuns(T* a, T* mid, T* end, T* out, Less less) {
 // merged pairwise, back and forth between `data` and `scratch` (n elements, overwritten).
 // A profiler writes a thread's events almost in time order (5 runs in the 99k CPU events of
 // the owlv2 trace), so this takes log2(runs) passes where a general sort takes log2(n).
+// `bounds` are where the runs start, 0 first, then n: the positions i where
+// less(data[i], data[i - 1]).
 template <typename T, typename Less>
-void NaturalMergeSort(T* data, T* scratch, size_t n, Less less) {
-  std::vector<size_t> bounds = {0};
-  for (size_t i = 1; i < n; ++i) {
-    if (less(data[i], data[i - 1])) bounds.push_back(i);
-  }
-  bounds.push_back(n);
+void NaturalMergeSort(T* data, T* scratch, size_t n, Less less, std::vector<size_t> bounds) {
   T* from = data;
   T* to = scratch;
   while (bounds.size() > 2) {
@@ -263,11 +260,12 @@ void ApplyPermutation(std::vector<T>& items, std::vector<uint32_t>& order) {
 }
 
 // Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
-// as one stable sort would. One pass counts each thread's events and notes whether they come
-// in time order, as profilers mostly write them; event indices are then bucketed by thread
-// and a thread's indices sorted only if they were not in order. The events themselves move
-// once, in place (no second vector of events to fault in), and not at all when they are
-// already grouped by thread and in order.
+// as one stable sort would. One pass counts each thread's events and notes where they fall
+// out of time order, as profilers mostly write them in it; event indices are then bucketed by
+// thread (unless the threads' events are contiguous already) and a thread's indices sorted
+// only if they were not in order. The events themselves move once, in place (no second vector
+// of events to fault in), and not at all when they are already grouped by thread and in
+// order.
 void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   auto before = [](const CpuEvent& a, const CpuEvent& b) {
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
@@ -276,7 +274,8 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   struct ThreadOrder {
     size_t events = 0;
     const CpuEvent* last = nullptr;
-    bool in_order = true;
+    std::vector<size_t> runs = {0};  // where its runs in order start, as NaturalMergeSort's
+    bool in_order() const { return runs.size() == 1; }
   };
   std::vector<ThreadOrder> threads;
   bool grouped = true;  // each thread's events contiguous, threads in increasing order
@@ -284,7 +283,7 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
     if (ev.thread >= threads.size()) threads.resize(ev.thread + size_t{1});
     ThreadOrder& t = threads[ev.thread];
     if (t.last) {
-      t.in_order = t.in_order && !before(ev, *t.last);
+      if (before(ev, *t.last)) t.runs.push_back(t.events);
       grouped = grouped && (&ev - 1)->thread == ev.thread;
     } else {
       grouped = grouped && (&ev == cpu.data() || (&ev - 1)->thread < ev.thread);
@@ -292,21 +291,26 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
     t.last = &ev;
     t.events++;
   }
-  const bool in_order =
-      std::all_of(threads.begin(), threads.end(), [](const ThreadOrder& t) { return t.in_order; });
+  const bool in_order = std::all_of(threads.begin(), threads.end(),
+                                    [](const ThreadOrder& t) { return t.in_order(); });
   if (grouped && in_order) return;
   std::vector<size_t> start(threads.size() + 1, 0);
   for (size_t t = 0; t < threads.size(); ++t) start[t + 1] = start[t] + threads[t].events;
   std::vector<uint32_t> order(cpu.size());
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  if (grouped) {
+    std::iota(order.begin(), order.end(), 0u);
+  } else {
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  }
   auto by_time = [&](uint32_t x, uint32_t y) { return before(cpu[x], cpu[y]); };
   std::vector<uint32_t> scratch;  // the merge buffer, made only if some thread is out of order
   for (size_t t = 0; t < threads.size(); ++t) {
-    if (threads[t].in_order) continue;
+    if (threads[t].in_order()) continue;
     if (scratch.empty()) scratch.resize(cpu.size());
-    NaturalMergeSort(order.data() + start[t], scratch.data() + start[t], threads[t].events,
-                     by_time);
+    threads[t].runs.push_back(threads[t].events);
+    NaturalMergeSort(order.data() + start[t], scratch.data() + start[t], threads[t].events, by_time,
+                     std::move(threads[t].runs));
   }
   ApplyPermutation(cpu, order);
 }

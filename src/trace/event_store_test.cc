@@ -125,44 +125,46 @@ TEST(BuildLinksTest, OrdersCpuEventsByThreadAndStartAndNestsThem) {
 }
 
 // Many runs in order, some overlapping in time and some wholly after the one before (a long
-// profile's steps), with ties inside and across runs: the order is the one a stable sort by
-// thread, start and longest first gives.
+// profile's steps), with ties inside and across runs, on one thread and on two interleaved:
+// the order is the one a stable sort by thread, start and longest first gives.
 TEST(BuildLinksTest, OrdersManyRunsAsAStableSortWould) {
-  TraceData trace;
-  uint32_t seed = 7;
-  auto next = [&seed](uint32_t range) {
-    seed = seed * 1103515245u + 12345u;
-    return (seed >> 16) % range;
-  };
-  int64_t id = 0;
-  for (int step = 0; step < 40; ++step) {
-    // Odd steps overlap the step before; even ones start after it.
-    const int64_t base = step % 2 == 0 ? step * 1000 : step * 1000 - 1500;
-    const int runs = 1 + static_cast<int>(next(4));
-    for (int run = 0; run < runs; ++run) {
-      int64_t ts = base + static_cast<int64_t>(next(50));
-      const int length = static_cast<int>(next(30));
-      for (int k = 0; k < length; ++k) {
-        CpuEvent ev;
-        ev.thread = next(5) == 0 ? 1 : 0;
-        ev.ts_ns = ts;
-        ev.dur_ns = static_cast<int64_t>(next(3));
-        ev.external_id = id++;  // which event it is
-        trace.cpu.push_back(ev);
-        ts += static_cast<int64_t>(next(3));  // repeats a start now and then
+  for (const bool two_threads : {false, true}) {
+    TraceData trace;
+    uint32_t seed = 7;
+    auto next = [&seed](uint32_t range) {
+      seed = seed * 1103515245u + 12345u;
+      return (seed >> 16) % range;
+    };
+    int64_t id = 0;
+    for (int step = 0; step < 40; ++step) {
+      // Odd steps overlap the step before; even ones start after it.
+      const int64_t base = step % 2 == 0 ? step * 1000 : step * 1000 - 1500;
+      const int runs = 1 + static_cast<int>(next(4));
+      for (int run = 0; run < runs; ++run) {
+        int64_t ts = base + static_cast<int64_t>(next(50));
+        const int length = static_cast<int>(next(30));
+        for (int k = 0; k < length; ++k) {
+          CpuEvent ev;
+          ev.thread = two_threads && next(5) == 0 ? 1 : 0;
+          ev.ts_ns = ts;
+          ev.dur_ns = static_cast<int64_t>(next(3));
+          ev.external_id = id++;  // which event it is
+          trace.cpu.push_back(ev);
+          ts += static_cast<int64_t>(next(3));  // repeats a start now and then
+        }
       }
     }
+    std::vector<CpuEvent> expected = trace.cpu;
+    std::stable_sort(expected.begin(), expected.end(), [](const CpuEvent& a, const CpuEvent& b) {
+      if (a.thread != b.thread) return a.thread < b.thread;
+      if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+      return a.dur_ns > b.dur_ns;
+    });
+    BuildLinks(trace);
+    ASSERT_EQ(trace.cpu.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      EXPECT_EQ(trace.cpu[i].external_id, expected[i].external_id) << two_threads << " " << i;
   }
-  std::vector<CpuEvent> expected = trace.cpu;
-  std::stable_sort(expected.begin(), expected.end(), [](const CpuEvent& a, const CpuEvent& b) {
-    if (a.thread != b.thread) return a.thread < b.thread;
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    return a.dur_ns > b.dur_ns;
-  });
-  BuildLinks(trace);
-  ASSERT_EQ(trace.cpu.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_EQ(trace.cpu[i].external_id, expected[i].external_id) << i;
 }
 
 }  // namespace
