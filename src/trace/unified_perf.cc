@@ -111,7 +111,20 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   constexpr uint8_t kModelled = 4;       // an op with a perf model
   constexpr uint8_t kModelledBelow = 8;  // a modelled op below it launched something
   constexpr uint8_t kCollected = 16;     // taken whole as one call
+  constexpr uint8_t kOp = 32;            // an op (not a runtime call or an annotation)
   std::vector<uint8_t> flags(n, 0);
+  // The events' parents, copied in this function's one pass over the event store: the passes
+  // below read these 4 bytes an event instead of the events themselves. Children follow their
+  // parents in trace.cpu; the few passes that rely on it check.
+  std::vector<int32_t> parent(n);
+  {
+    NameTest has_model_name(trace, HasPerfModel);
+    for (size_t i = 0; i < n; ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      parent[i] = ev.parent;
+      if (ev.kind == CpuKind::kOp) flags[i] = has_model_name(ev.name) ? kOp | kModelled : kOp;
+    }
+  }
   std::vector<int32_t> order;
   {
     // GPU activities each op launched itself, and in its subtree; collectives among them.
@@ -123,14 +136,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
       flags[g.op] |= kLaunches;
       if (is_comm(g.name)) flags[g.op] |= kComm;
     }
-    NameTest has_model_name(trace, HasPerfModel);
-    for (size_t i = 0; i < n; ++i) {
-      const CpuEvent& ev = trace.cpu[i];
-      if (ev.kind == CpuKind::kOp && has_model_name(ev.name)) flags[i] |= kModelled;
-    }
-    // Children follow their parents in trace.cpu: one backward pass fills every subtree.
+    // One backward pass fills every subtree.
     for (size_t i = n; i-- > 0;) {
-      const int32_t p = trace.cpu[i].parent;
+      const int32_t p = parent[i];
       if (p < 0) continue;
       subtree[p] += subtree[i];
       const bool modelled_launch = (flags[i] & kModelled) && subtree[i] > 0;
@@ -139,13 +147,20 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     // The op tree: each op's nearest enclosing op (other events are transparent). An op's
     // children, in trace order, are children[child_start[op] .. child_start[op + 1]): one
     // array for all, not a vector per event.
-    std::vector<int32_t> parent_op(n, -1);
+    std::vector<int32_t> parent_op(n, -1);  // every event's EnclosingOp
     std::vector<uint32_t> child_start(n + 1, 0);
     std::vector<int32_t> roots;
     for (size_t i = 0; i < n; ++i) {
-      if (trace.cpu[i].kind != CpuKind::kOp) continue;
-      const int32_t p = EnclosingOp(trace, static_cast<int32_t>(i));
+      int32_t p = parent[i];
+      if (p >= 0 && !(flags[p] & kOp)) {
+        if (static_cast<size_t>(p) < i) {
+          p = parent_op[p];  // the parent's own, found already
+        } else {
+          while (p >= 0 && !(flags[p] & kOp)) p = parent[p];
+        }
+      }
       parent_op[i] = p;
+      if (!(flags[i] & kOp)) continue;
       if (p >= 0)
         child_start[p]++;
       else
@@ -156,7 +171,8 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     for (size_t i = 1; i <= n; ++i) child_start[i] += child_start[i - 1];
     std::vector<int32_t> children(child_start[n]);
     for (size_t i = n; i-- > 0;) {
-      if (parent_op[i] >= 0) children[--child_start[parent_op[i]]] = static_cast<int32_t>(i);
+      if ((flags[i] & kOp) && parent_op[i] >= 0)
+        children[--child_start[parent_op[i]]] = static_cast<int32_t>(i);
     }
     std::vector<int32_t>().swap(parent_op);
     // From each root down: an op with a perf model is taken whole; else, when some op below
@@ -190,12 +206,14 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
   // found once the first such call comes.
   NameTest reads_annotation(trace, PerfModelReadsAnnotation);
   std::optional<StepAnnotations> steps;
-  // Each event's nearest collected ancestor (or itself).
-  std::vector<int32_t> covered_by(n, -1);
+  // Each event's nearest collected ancestor (or itself), in place of its parent: a parent
+  // before it is done already; one after it (out of order) counts as none.
+  std::vector<int32_t>& covered_by = parent;
   for (size_t i = 0; i < n; ++i) {
-    const int32_t p = trace.cpu[i].parent;
-    covered_by[i] =
-        (flags[i] & kCollected) ? static_cast<int32_t>(i) : (p >= 0 ? covered_by[p] : -1);
+    const int32_t p = covered_by[i];
+    covered_by[i] = (flags[i] & kCollected)                ? static_cast<int32_t>(i)
+                    : p >= 0 && static_cast<size_t>(p) < i ? covered_by[p]
+                                                           : -1;
   }
   std::vector<UnifiedCall> calls(order.size());
   std::vector<int32_t> call_of(n, -1);
