@@ -388,6 +388,15 @@ class ParseFailure {
   const char* where;
 };
 
+// The earliest and latest start of the CPU events and GPU activities kept.
+struct StartRange {
+  int64_t earliest = INT64_MAX, latest = INT64_MIN;
+  void Add(int64_t ts) {
+    earliest = std::min(earliest, ts);
+    latest = std::max(latest, ts);
+  }
+};
+
 class KinetoParser {
  public:
   // `input` (null for a chunked read) is the text whose pages a one-pass read releases.
@@ -521,6 +530,8 @@ class KinetoParser {
   }
 
   size_t parsed_events() const { return parsed_events_; }
+  // Of the events this parser added to the trace.
+  const StartRange& starts() const { return starts_; }
   // The text parsed next starts at `text`, which holds the input from byte `offset` on.
   void SetOrigin(const char* text, size_t offset) {
     origin_ = text;
@@ -1041,6 +1052,7 @@ class KinetoParser {
       if (cat == Category::kRuntime && !out_.rocm && out_.Name(name).starts_with("hip"))
         out_.rocm = true;
       out_.cpu.push_back(ev);
+      starts_.Add(ts);
       return;
     }
     GpuEvent g;
@@ -1067,6 +1079,7 @@ class KinetoParser {
     g.collective = CollectiveIndex();
     g.own_collective = g.collective >= 0;
     out_.gpu.push_back(g);
+    starts_.Add(ts);
     gpu_pid_tid_.emplace_back(pid, tid);
   }
 
@@ -1151,6 +1164,7 @@ class KinetoParser {
   std::vector<uint32_t> compact_ids_{0};  // raw_texts_ id -> out_.strings id of its compact text
   CollectiveMeta collective_;
   size_t parsed_events_ = 0;
+  StartRange starts_;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
   uint32_t last_thread_ = UINT32_MAX;
   IdTokenCache pid_cache_, tid_cache_;
@@ -1362,8 +1376,10 @@ bool ParseUpToLastEvent(const TextReader& reader, std::string_view piece, char* 
 // last chunk runs to the last ']' of the text; simdjson reports where the event array inside
 // it closes.
 // Returns false, leaving `out` to be rebuilt by the caller, if the text is small, cut short,
-// not laid out as Kineto writes it, or anything fails to parse.
-bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) {
+// not laid out as Kineto writes it, or anything fails to parse; else `starts` is the range of
+// the starts of the events kept.
+bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out,
+                   StartRange* starts) {
   TextWindow window(reader);
   KinetoParser parser(nullptr, path, out);
   parser.set_release_pages(false);
@@ -1448,6 +1464,7 @@ bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) 
       }
     }
     parser.Finish();
+    *starts = parser.starts();
   } catch (const ParseFailure&) {
     return false;
   } catch (const UserError&) {
@@ -1551,21 +1568,21 @@ void NoteLostTimeBase(TraceData& out) {
       "of its timestamps is lost, so when it started is not compared with other files");
 }
 
-void DropOutlyingEvents(TraceData& out) {
+// `kept`: the range of the events' starts, if the reader kept it; found here otherwise.
+void DropOutlyingEvents(TraceData& out, const StartRange* kept) {
   // The median lies between the earliest and the latest start: when those are within the
   // limit of each other, every start is within it of the median and nothing is dropped,
   // without copying the starts (8 bytes an event, faulted in) to select their median.
-  int64_t earliest = INT64_MAX, latest = INT64_MIN;
-  for (const CpuEvent& e : out.cpu) {
-    earliest = std::min(earliest, e.ts_ns);
-    latest = std::max(latest, e.ts_ns);
-  }
-  for (const GpuEvent& e : out.gpu) {
-    earliest = std::min(earliest, e.ts_ns);
-    latest = std::max(latest, e.ts_ns);
+  StartRange range;
+  if (kept) {
+    range = *kept;
+  } else {
+    for (const CpuEvent& e : out.cpu) range.Add(e.ts_ns);
+    for (const GpuEvent& e : out.gpu) range.Add(e.ts_ns);
   }
   // Timestamps are clamped to +-2^61 ns when read: the difference cannot overflow.
-  if (earliest > latest || latest - earliest <= kMaxDistanceFromMedianNs) return;
+  if (range.earliest > range.latest || range.latest - range.earliest <= kMaxDistanceFromMedianNs)
+    return;
   std::vector<int64_t> starts;
   starts.reserve(out.cpu.size() + out.gpu.size());
   for (const CpuEvent& e : out.cpu) starts.push_back(e.ts_ns);
@@ -1606,8 +1623,8 @@ void DropOutlyingEvents(TraceData& out) {
 }
 
 // What every read does once the events are in.
-void FinishTrace(TraceData& out) {
-  DropOutlyingEvents(out);
+void FinishTrace(TraceData& out, const StartRange* starts = nullptr) {
+  DropOutlyingEvents(out, starts);
   NoteLostTimeBase(out);
   BuildLinks(out);
 }
@@ -1665,8 +1682,9 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
 
   if (try_chunks && !input.truncated()) {
     std::unique_ptr<TextReader> reader = TextReader::Over(input);
-    if (ParseInChunks(*reader, path, out)) {
-      FinishTrace(out);
+    StartRange starts;
+    if (ParseInChunks(*reader, path, out, &starts)) {
+      FinishTrace(out, &starts);
       return out;
     }
   }
@@ -1763,8 +1781,9 @@ std::optional<TraceData> StreamKinetoTrace(const std::string& path) {
   std::unique_ptr<TextReader> reader = TextReader::Open(path);
   TraceData out;
   out.path = path;
-  if (!ParseInChunks(*reader, path, out)) return std::nullopt;
-  FinishTrace(out);
+  StartRange starts;
+  if (!ParseInChunks(*reader, path, out, &starts)) return std::nullopt;
+  FinishTrace(out, &starts);
   return out;
 }
 

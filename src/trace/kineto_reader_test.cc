@@ -615,6 +615,30 @@ TEST(KinetoReaderTest, ChunkedReadWarnsOnceAboutBadDurations) {
   EXPECT_EQ(bad_duration_warnings, 1);
 }
 
+// Read in chunks, events a day from the rest are left out as in one pass: an op early on
+// and a kernel late; without them nothing is left out.
+TEST(KinetoReaderTest, ChunkedReadLeavesOutEventsFarFromTheMedian) {
+  const std::string whole = LargeTraceText(60000, "]}");
+  const TraceData kept = Parse(whole);
+  ASSERT_GT(kept.chunks, 2u);
+  EXPECT_TRUE(kept.warnings.empty());
+  EXPECT_EQ(kept.cpu.size(), 120000u);
+  std::string text = whole;
+  const size_t op = text.find("\"ts\": 500,");
+  ASSERT_NE(op, std::string::npos);
+  text.replace(op, 10, "\"ts\": -100000000000,");
+  const size_t kernel = text.rfind("\"ts\": 5999930,");
+  ASSERT_NE(kernel, std::string::npos);
+  text.replace(kernel, 14, "\"ts\": 900000000000,");
+  const TraceData t = Parse(text);
+  ASSERT_GT(t.chunks, 2u);
+  EXPECT_EQ(t.cpu.size(), 120000u - 1);
+  EXPECT_EQ(t.gpu.size(), 60000u - 1);
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_EQ(t.warnings[0].rfind("2 events more than 24 hours from the trace's median", 0), 0u)
+      << t.warnings[0];
+}
+
 TEST(KinetoReaderTest, ChunkedReadFindsTheEndOfEventsBeforeTrailingArrays) {
   // Arrays after the events, one laid out like events ("},\n{"), and brackets in strings.
   const int kSteps = 60000;
