@@ -58,15 +58,26 @@ inline uint64_t Mix(uint64_t h, uint64_t word) {
 
 // A short multiply-xorshift hash, reading 8 bytes at a time and never past the end: trace
 // strings are names and shapes of a few dozen bytes, where std::hash's Murmur costs more
-// than the lookup. Not for untrusted keys in a security sense; collisions only cost probes.
+// than the lookup. Past 8 bytes the words go to two chains of multiplies in turn, which run
+// side by side: a chain's steps wait on each other. Not for untrusted keys in a security
+// sense; collisions only cost probes.
 uint64_t HashText(std::string_view text) {
   const char* p = text.data();
   size_t n = text.size();
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-  if (n >= 8) {
-    const char* last = p + n - 8;
-    for (; p < last; p += 8) h = Mix(h, Load64(p));
-    h = Mix(h, Load64(last));  // the final word may overlap the previous one
+  if (n > 8) {
+    uint64_t g = 0xC2B2AE3D27D4EB4FULL;
+    size_t i = 0;
+    for (; i + 16 < n; i += 16) {
+      h = Mix(h, Load64(p + i));
+      g = Mix(g, Load64(p + i + 8));
+    }
+    // The final two words may overlap each other and the ones before.
+    h = Mix(h, Load64(n > 16 ? p + n - 16 : p));
+    g = Mix(g, Load64(p + n - 8));
+    h ^= g * 0x94d049bb133111ebULL;
+  } else if (n == 8) {
+    h = Mix(h, Load64(p));
   } else if (n >= 4) {
     h = Mix(h, (Load32(p) << 32) | Load32(p + n - 4));
   } else if (n > 0) {
@@ -77,6 +88,23 @@ uint64_t HashText(std::string_view text) {
   h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
   h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
   return h ^ (h >> 31);
+}
+
+// Whether the `n` bytes at `a` and `b` are equal, compared as words in line: nearly every
+// lookup of a pool ends on a match of a few dozen bytes, where a call to memcmp costs more
+// than the compare.
+inline bool TextsEqual(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (Load64(a + i) != Load64(b + i)) return false;
+    }
+    return Load64(a + n - 8) == Load64(b + n - 8);
+  }
+  if (n >= 4) return Load32(a) == Load32(b) && Load32(a + n - 4) == Load32(b + n - 4);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -100,7 +128,10 @@ uint32_t StringPool::Intern(std::string_view text) {
   const size_t mask = slots_.size() - 1;
   size_t i = hash & mask;
   for (; slots_[i].id != 0; i = (i + 1) & mask) {
-    if (slots_[i].tag == tag && views_[slots_[i].id] == text) return slots_[i].id;
+    if (slots_[i].tag != tag) continue;
+    const std::string_view known = views_[slots_[i].id];
+    if (known.size() == text.size() && TextsEqual(known.data(), text.data(), text.size()))
+      return slots_[i].id;
   }
   // Strings live in large blocks so that views never move and allocation stays cheap.
   if (block_used_ + text.size() > block_size_) {
@@ -120,19 +151,76 @@ uint32_t StringPool::Intern(std::string_view text) {
 
 namespace {
 
+uint64_t HashArgs(const CpuArgs& a) {
+  uint64_t h = Mix(0x9E3779B97F4A7C15ULL, (uint64_t{a.input_dims} << 32) | a.input_types);
+  h = Mix(h, (uint64_t{a.input_strides} << 32) | a.concrete_inputs);
+  h = Mix(h, a.launched_kernel);
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+CpuArgsPool::CpuArgsPool() : records_(1), slots_(256, 0) {}
+
+void CpuArgsPool::Grow() {
+  std::vector<uint32_t> bigger(slots_.size() * 2, 0);
+  const size_t mask = bigger.size() - 1;
+  for (uint32_t id : slots_) {
+    if (id == 0) continue;
+    size_t i = HashArgs(records_[id]) & mask;
+    while (bigger[i] != 0) i = (i + 1) & mask;
+    bigger[i] = id;
+  }
+  slots_.swap(bigger);
+}
+
+uint32_t CpuArgsPool::Intern(const CpuArgs& args) {
+  if (args == CpuArgs{}) return 0;
+  const size_t mask = slots_.size() - 1;
+  size_t i = HashArgs(args) & mask;
+  for (; slots_[i] != 0; i = (i + 1) & mask) {
+    if (records_[slots_[i]] == args) return slots_[i];
+  }
+  const auto id = static_cast<uint32_t>(records_.size());
+  records_.push_back(args);
+  slots_[i] = id;
+  if (2 * records_.size() > slots_.size()) Grow();
+  return id;
+}
+
+namespace {
+
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
+
+// Merges the sorted runs [a, mid) and [mid, end) into `out`, stably (of two equal elements,
+// the first run's first). Only where the runs overlap are elements compared one by one: the
+// first run's elements up to the second's first and the second's from the first's last are
+// found by binary search and moved as they are. Runs written at different times (a trace's
+// steps, one after another) mostly do not overlap at all.
+template <typename T, typename Less>
+void MergeRuns(T* a, T* mid, T* end, T* out, Less less) {
+  if (a == mid || mid == end) {
+    std::move(a, end, out);
+    return;
+  }
+  T* a_cut = std::upper_bound(a, mid, *mid, less);          // a's first element after b's first
+  T* b_cut = std::lower_bound(mid, end, *(mid - 1), less);  // b's first not before a's last
+  out = std::move(a, a_cut, out);
+  // std::merge takes the first range's element of two equal ones: stable.
+  out = std::merge(std::make_move_iterator(a_cut), std::make_move_iterator(mid),
+                   std::make_move_iterator(mid), std::make_move_iterator(b_cut), out, less);
+  std::move(b_cut, end, out);
+}
 
 // Stable sort of `n` elements at `data` that exploits runs already in order: the runs are
 // merged pairwise, back and forth between `data` and `scratch` (n elements, overwritten).
 // A profiler writes a thread's events almost in time order (5 runs in the 99k CPU events of
 // the owlv2 trace), so this takes log2(runs) passes where a general sort takes log2(n).
+// `bounds` are where the runs start, 0 first, then n: the positions i where
+// less(data[i], data[i - 1]).
 template <typename T, typename Less>
-void NaturalMergeSort(T* data, T* scratch, size_t n, Less less) {
-  std::vector<size_t> bounds = {0};
-  for (size_t i = 1; i < n; ++i) {
-    if (less(data[i], data[i - 1])) bounds.push_back(i);
-  }
-  bounds.push_back(n);
+void NaturalMergeSort(T* data, T* scratch, size_t n, Less less, std::vector<size_t> bounds) {
   T* from = data;
   T* to = scratch;
   while (bounds.size() > 2) {
@@ -140,10 +228,7 @@ void NaturalMergeSort(T* data, T* scratch, size_t n, Less less) {
     for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
       const size_t lo = bounds[k], mid = bounds[k + 1];
       const size_t hi = k + 2 < bounds.size() ? bounds[k + 2] : mid;
-      // std::merge takes the first range's element of two equal ones: stable.
-      std::merge(std::make_move_iterator(from + lo), std::make_move_iterator(from + mid),
-                 std::make_move_iterator(from + mid), std::make_move_iterator(from + hi), to + lo,
-                 less);
+      MergeRuns(from + lo, from + mid, from + hi, to + lo, less);
       merged.push_back(hi);
     }
     bounds.swap(merged);
@@ -175,11 +260,12 @@ void ApplyPermutation(std::vector<T>& items, std::vector<uint32_t>& order) {
 }
 
 // Orders CPU events by (thread, start, longest first), keeping the input order of full ties,
-// as one stable sort would. One pass counts each thread's events and notes whether they come
-// in time order, as profilers mostly write them; event indices are then bucketed by thread
-// and a thread's indices sorted only if they were not in order. The events themselves move
-// once, in place (no second vector of events to fault in), and not at all when they are
-// already grouped by thread and in order.
+// as one stable sort would. One pass counts each thread's events and notes where they fall
+// out of time order, as profilers mostly write them in it; event indices are then bucketed by
+// thread (unless the threads' events are contiguous already) and a thread's indices sorted
+// only if they were not in order. The events themselves move once, in place (no second vector
+// of events to fault in), and not at all when they are already grouped by thread and in
+// order.
 void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   auto before = [](const CpuEvent& a, const CpuEvent& b) {
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
@@ -188,7 +274,8 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
   struct ThreadOrder {
     size_t events = 0;
     const CpuEvent* last = nullptr;
-    bool in_order = true;
+    std::vector<size_t> runs = {0};  // where its runs in order start, as NaturalMergeSort's
+    bool in_order() const { return runs.size() == 1; }
   };
   std::vector<ThreadOrder> threads;
   bool grouped = true;  // each thread's events contiguous, threads in increasing order
@@ -196,7 +283,7 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
     if (ev.thread >= threads.size()) threads.resize(ev.thread + size_t{1});
     ThreadOrder& t = threads[ev.thread];
     if (t.last) {
-      t.in_order = t.in_order && !before(ev, *t.last);
+      if (before(ev, *t.last)) t.runs.push_back(t.events);
       grouped = grouped && (&ev - 1)->thread == ev.thread;
     } else {
       grouped = grouped && (&ev == cpu.data() || (&ev - 1)->thread < ev.thread);
@@ -204,21 +291,26 @@ void SortCpuEvents(std::vector<CpuEvent>& cpu) {
     t.last = &ev;
     t.events++;
   }
-  const bool in_order =
-      std::all_of(threads.begin(), threads.end(), [](const ThreadOrder& t) { return t.in_order; });
+  const bool in_order = std::all_of(threads.begin(), threads.end(),
+                                    [](const ThreadOrder& t) { return t.in_order(); });
   if (grouped && in_order) return;
   std::vector<size_t> start(threads.size() + 1, 0);
   for (size_t t = 0; t < threads.size(); ++t) start[t + 1] = start[t] + threads[t].events;
   std::vector<uint32_t> order(cpu.size());
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  if (grouped) {
+    std::iota(order.begin(), order.end(), 0u);
+  } else {
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < cpu.size(); ++i) order[next[cpu[i].thread]++] = static_cast<uint32_t>(i);
+  }
   auto by_time = [&](uint32_t x, uint32_t y) { return before(cpu[x], cpu[y]); };
   std::vector<uint32_t> scratch;  // the merge buffer, made only if some thread is out of order
   for (size_t t = 0; t < threads.size(); ++t) {
-    if (threads[t].in_order) continue;
+    if (threads[t].in_order()) continue;
     if (scratch.empty()) scratch.resize(cpu.size());
-    NaturalMergeSort(order.data() + start[t], scratch.data() + start[t], threads[t].events,
-                     by_time);
+    threads[t].runs.push_back(threads[t].events);
+    NaturalMergeSort(order.data() + start[t], scratch.data() + start[t], threads[t].events, by_time,
+                     std::move(threads[t].runs));
   }
   ApplyPermutation(cpu, order);
 }
@@ -236,12 +328,17 @@ void SortGpuEvents(std::vector<GpuEvent>& gpu) {
   ApplyPermutation(gpu, order);
 }
 
-// Event index by id (correlation or External id), the first one added winning. Profilers
-// count these ids up from a small number, so a table indexed by id usually serves; sparse ids
-// are binary-searched in a sorted list instead.
+// Event index by id (correlation or External id), the first one added winning, with the op
+// that the event's GPU activities belong to. Profilers count these ids up from a small
+// number, so a table indexed by id usually serves; sparse ids are binary-searched in a sorted
+// list instead.
 class FirstIndexById {
  public:
-  void Add(int64_t id, int32_t index) { entries_.push_back({id, index}); }
+  struct Hit {
+    int32_t index = -1;  // -1: no event has the id
+    int32_t op = -1;
+  };
+  void Add(int64_t id, int32_t index, int32_t op) { entries_.push_back({id, {index, op}}); }
   void Build() {
     if (entries_.empty()) return;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -252,10 +349,10 @@ class FirstIndexById {
     uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
     if (lo >= 0 && range <= 4 * entries_.size() + 4096) {
       base_ = lo;
-      table_.assign(range, -1);
+      table_.assign(range, Hit{});
       for (const Entry& e : entries_) {
-        int32_t& slot = table_[static_cast<size_t>(e.id - lo)];
-        if (slot < 0) slot = e.index;
+        Hit& slot = table_[static_cast<size_t>(e.id - lo)];
+        if (slot.index < 0) slot = e.hit;
       }
       entries_ = {};
       return;
@@ -263,51 +360,30 @@ class FirstIndexById {
     // By id, then by index: the first event of an id first, as a stable sort by id would
     // leave it, without a stable sort's buffer. Ids mostly come in order: checked first.
     auto before = [](const Entry& a, const Entry& b) {
-      return a.id != b.id ? a.id < b.id : a.index < b.index;
+      return a.id != b.id ? a.id < b.id : a.hit.index < b.hit.index;
     };
     if (!std::is_sorted(entries_.begin(), entries_.end(), before))
       std::sort(entries_.begin(), entries_.end(), before);
   }
-  // -1 if no event has `id`.
-  int32_t Find(int64_t id) const {
+  Hit Find(int64_t id) const {
     if (!table_.empty()) {
-      if (id < base_ || static_cast<uint64_t>(id - base_) >= table_.size()) return -1;
+      if (id < base_ || static_cast<uint64_t>(id - base_) >= table_.size()) return {};
       return table_[static_cast<size_t>(id - base_)];
     }
     auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                                [](const Entry& e, int64_t v) { return e.id < v; });
-    return it != entries_.end() && it->id == id ? it->index : -1;
+    return it != entries_.end() && it->id == id ? it->hit : Hit{};
   }
 
  private:
   struct Entry {
     int64_t id;
-    int32_t index;
+    Hit hit;
   };
   std::vector<Entry> entries_;
-  std::vector<int32_t> table_;
+  std::vector<Hit> table_;
   int64_t base_ = 0;
 };
-
-void NestCpuEvents(TraceData& trace) {
-  auto& cpu = trace.cpu;
-  // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
-  SortCpuEvents(cpu);
-  std::vector<int32_t> stack;
-  uint32_t thread = UINT32_MAX;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    CpuEvent& ev = cpu[i];
-    if (ev.thread != thread) {
-      stack.clear();
-      thread = ev.thread;
-    }
-    // Drop enclosing candidates that end before this event ends (finished or only partly
-    // overlapping: an out-of-spec overlap is not nesting).
-    while (!stack.empty() && cpu[stack.back()].end_ns() < ev.end_ns()) stack.pop_back();
-    ev.parent = stack.empty() ? -1 : stack.back();
-    stack.push_back(static_cast<int32_t>(i));
-  }
-}
 
 }  // namespace
 
@@ -336,46 +412,78 @@ bool IsGraphLaunchName(std::string_view name) {
 }
 
 void BuildLinks(TraceData& trace) {
-  NestCpuEvents(trace);
-  {
-    NameTest graph_launch(trace, IsGraphLaunchName);
-    for (CpuEvent& ev : trace.cpu) {
-      if (ev.kind == CpuKind::kRuntime) ev.graph_launch = graph_launch(ev.name);
+  auto& cpu = trace.cpu;
+  // Per thread by start time; a longer event first so it becomes the parent of an equal-start one.
+  SortCpuEvents(cpu);
+  // One pass over the sorted events nests them and gathers what the links below need (each
+  // pass over a large trace's event store costs a read of all of it): the graph launches,
+  // the runtime calls by correlation id with the op around each (EnclosingOp), and the steps.
+  NameTest graph_launch(trace, IsGraphLaunchName);
+  NameTest is_step(trace, [](std::string_view name) { return name.starts_with(kStepPrefix); });
+  FirstIndexById runtime_by_correlation;
+  trace.iterations.clear();
+  std::vector<int32_t> stack;     // the enclosing events of the next one, outermost first
+  std::vector<int32_t> stack_op;  // for each of them, the innermost op at or above it
+  uint32_t thread = UINT32_MAX;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    CpuEvent& ev = cpu[i];
+    if (ev.thread != thread) {
+      stack.clear();
+      stack_op.clear();
+      thread = ev.thread;
+    }
+    // Drop enclosing candidates that end before this event ends (finished or only partly
+    // overlapping: an out-of-spec overlap is not nesting).
+    while (!stack.empty() && cpu[stack.back()].end_ns() < ev.end_ns()) {
+      stack.pop_back();
+      stack_op.pop_back();
+    }
+    ev.parent = stack.empty() ? -1 : stack.back();
+    const int32_t op = stack_op.empty() ? -1 : stack_op.back();  // EnclosingOp(trace, i)
+    const auto index = static_cast<int32_t>(i);
+    stack.push_back(index);
+    stack_op.push_back(ev.kind == CpuKind::kOp ? index : op);
+    if (ev.kind == CpuKind::kRuntime) {
+      ev.graph_launch = graph_launch(ev.name);
+      if (ev.link_id >= 0) runtime_by_correlation.Add(ev.link_id, index, op);  // correlation
+    } else if (is_step(ev.name)) {
+      std::string_view digits = trace.Name(ev.name).substr(kStepPrefix.size());
+      int64_t step = -1;
+      std::from_chars(digits.data(), digits.data() + digits.size(), step);
+      trace.iterations.push_back({step, ev.ts_ns, ev.dur_ns});
     }
   }
+  std::sort(trace.iterations.begin(), trace.iterations.end(),
+            [](const Iteration& a, const Iteration& b) { return a.ts_ns < b.ts_ns; });
+  runtime_by_correlation.Build();
   SortGpuEvents(trace.gpu);
 
   // A kernel's op: the innermost op around the runtime call that launched it, else the
-  // outermost op with the kernel's External id (built only when some kernel needs it).
-  // The first CPU event of `kind` with each id (parents precede children: for ops, the
-  // outermost op of an External id, whose id the kernels of the ops below it inherit).
-  auto first_by_id = [&](CpuKind kind, int64_t CpuEvent::*id) {
-    FirstIndexById index;
-    for (size_t i = 0; i < trace.cpu.size(); ++i) {
-      const CpuEvent& ev = trace.cpu[i];
-      if (ev.kind == kind && ev.*id >= 0) index.Add(ev.*id, static_cast<int32_t>(i));
-    }
-    index.Build();
-    return index;
-  };
-  const FirstIndexById runtime_by_correlation =
-      first_by_id(CpuKind::kRuntime, &CpuEvent::link_id);  // runtime calls: correlation ids
+  // outermost op with the kernel's External id (built only when some kernel needs it: the
+  // first op of each id, parents preceding children, is the outermost op of an External id,
+  // whose id the kernels of the ops below it inherit).
   bool by_external_id = false;
   for (GpuEvent& g : trace.gpu) {
     if (g.correlation >= 0) {
-      int32_t launcher = runtime_by_correlation.Find(g.correlation);
-      if (launcher >= 0) {
-        g.launcher = launcher;
-        g.op = EnclosingOp(trace, launcher);
+      const FirstIndexById::Hit launch = runtime_by_correlation.Find(g.correlation);
+      if (launch.index >= 0) {
+        g.launcher = launch.index;
+        g.op = launch.op;
       }
     }
     by_external_id |= g.op < 0 && g.external_id >= 0;
   }
   if (by_external_id) {
-    const FirstIndexById op_by_external_id = first_by_id(CpuKind::kOp, &CpuEvent::external_id);
+    FirstIndexById op_by_external_id;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      const auto index = static_cast<int32_t>(i);
+      if (cpu[i].kind == CpuKind::kOp && cpu[i].external_id >= 0)
+        op_by_external_id.Add(cpu[i].external_id, index, index);
+    }
+    op_by_external_id.Build();
     for (GpuEvent& g : trace.gpu) {
       if (g.op >= 0 || g.external_id < 0) continue;
-      int32_t op = op_by_external_id.Find(g.external_id);
+      const int32_t op = op_by_external_id.Find(g.external_id).op;
       if (op >= 0) g.op = op;
     }
   }
@@ -388,19 +496,6 @@ void BuildLinks(TraceData& trace) {
       if (i >= 0) g.collective = trace.cpu[i].collective;
     }
   }
-
-  trace.iterations.clear();
-  NameTest is_step(trace, [](std::string_view name) { return name.starts_with(kStepPrefix); });
-  for (const CpuEvent& ev : trace.cpu) {
-    if (ev.kind == CpuKind::kRuntime || !is_step(ev.name)) continue;
-    std::string_view name = trace.Name(ev.name);
-    std::string_view digits = name.substr(kStepPrefix.size());
-    int64_t step = -1;
-    std::from_chars(digits.data(), digits.data() + digits.size(), step);
-    trace.iterations.push_back({step, ev.ts_ns, ev.dur_ns});
-  }
-  std::sort(trace.iterations.begin(), trace.iterations.end(),
-            [](const Iteration& a, const Iteration& b) { return a.ts_ns < b.ts_ns; });
 }
 
 }  // namespace sextant

@@ -58,14 +58,10 @@ struct CpuEvent {
   // correlation() and sequence().
   int64_t link_id = -1;
   uint32_t name = 0;
-  uint32_t thread = 0;           // index into TraceData::threads
-  uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
-  uint32_t input_types = 0;      // raw JSON text of args "Input type"
-  uint32_t input_strides = 0;    // raw JSON text of args "Input Strides"
-  uint32_t concrete_inputs = 0;  // raw JSON text of args "Concrete Inputs"
-  uint32_t launched_kernel = 0;  // runtime calls: args "kernel", the kernel's name (ROCm)
-  int32_t parent = -1;           // enclosing CPU event on the same thread (filled by BuildLinks)
-  int32_t collective = -1;       // index into TraceData::collectives
+  uint32_t thread = 0;      // index into TraceData::threads
+  uint32_t args = 0;        // its argument record: TraceData::Args (0: none recorded)
+  int32_t parent = -1;      // enclosing CPU event on the same thread (filled by BuildLinks)
+  int32_t collective = -1;  // index into TraceData::collectives
   CpuKind kind = CpuKind::kOp;
   bool launch_flow = false;   // an ac2g flow starts here (Kineto draws it to the GPU activity)
   bool graph_launch = false;  // cudaGraphLaunch/hipGraphLaunch: replays many kernels (BuildLinks)
@@ -73,8 +69,36 @@ struct CpuEvent {
   int64_t correlation() const { return kind == CpuKind::kRuntime ? link_id : -1; }
   int64_t sequence() const { return kind == CpuKind::kOp ? link_id : -1; }
 };
-// One per CPU event of a trace (millions in a long profile): growing it is a decision.
-static_assert(sizeof(CpuEvent) == 72);
+// One per CPU event of a trace (millions in a long profile), and most analyses scan them all:
+// growing it is a decision.
+static_assert(sizeof(CpuEvent) == 56);
+
+// The argument texts of a CPU event, as interned strings (0 if absent). Only some analyses
+// read them, and calls of an op mostly repeat a few shapes: each distinct record is kept once
+// (CpuArgsPool) and an event holds its index, instead of five fields in every event.
+struct CpuArgs {
+  uint32_t input_dims = 0;       // raw JSON text of args "Input Dims" (interned), 0 if absent
+  uint32_t input_types = 0;      // raw JSON text of args "Input type"
+  uint32_t input_strides = 0;    // raw JSON text of args "Input Strides"
+  uint32_t concrete_inputs = 0;  // raw JSON text of args "Concrete Inputs"
+  uint32_t launched_kernel = 0;  // runtime calls: args "kernel", the kernel's name (ROCm)
+  bool operator==(const CpuArgs&) const = default;
+};
+
+// Interns CpuArgs records; id 0 is the record without arguments.
+class CpuArgsPool {
+ public:
+  CpuArgsPool();
+  uint32_t Intern(const CpuArgs& args);
+  const CpuArgs& Get(uint32_t id) const { return records_[id]; }
+  size_t size() const { return records_.size(); }
+
+ private:
+  void Grow();
+
+  std::vector<CpuArgs> records_;
+  std::vector<uint32_t> slots_;  // record ids by hash (0 = empty slot): a power of two, half full
+};
 
 struct GpuEvent {
   int64_t ts_ns = 0;
@@ -165,6 +189,7 @@ struct TraceData {
   StringPool strings;
   std::vector<ThreadInfo> threads;
   std::vector<CpuEvent> cpu;
+  CpuArgsPool cpu_args;  // the argument records CpuEvent::args refers to
   std::vector<GpuEvent> gpu;
   std::vector<CollectiveMeta> collectives;
   std::vector<Iteration> iterations;
@@ -198,6 +223,7 @@ struct TraceData {
   std::vector<std::string> warnings;
 
   std::string_view Name(uint32_t id) const { return strings.Get(id); }
+  const CpuArgs& Args(const CpuEvent& ev) const { return cpu_args.Get(ev.args); }
   // The metadata names of a thread (index into `threads`) and of its process; "" if unnamed.
   std::string_view ThreadName(uint32_t thread) const;
   std::string_view ProcessName(uint32_t thread) const;

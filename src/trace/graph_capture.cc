@@ -51,8 +51,8 @@ void FindCapturedGraphs(const TraceData& t, std::vector<CapturedGraph>& out) {
     if (!open) continue;
     CapturedNode node;
     node.op = EnclosingOp(t, static_cast<int32_t>(i));
-    if (ev.launched_kernel != 0) {
-      node.kernel = t.Name(ev.launched_kernel);
+    if (const uint32_t kernel = t.Args(ev).launched_kernel; kernel != 0) {
+      node.kernel = t.Name(kernel);
     } else if (NameHas(name, "Memcpy")) {
       node.kind = GpuKind::kMemcpy;
     } else if (NameHas(name, "Memset")) {
@@ -131,10 +131,12 @@ class OpImporter {
     ev.collective = -1;  // the capture's collectives are not this trace's
     ev.external_id = -1;
     ev.name = Reintern(capture, src.name);
-    ev.input_dims = Reintern(capture, src.input_dims);
-    ev.input_types = Reintern(capture, src.input_types);
-    ev.input_strides = Reintern(capture, src.input_strides);
-    ev.concrete_inputs = Reintern(capture, src.concrete_inputs);
+    CpuArgs args = capture.Args(src);
+    args.input_dims = Reintern(capture, args.input_dims);
+    args.input_types = Reintern(capture, args.input_types);
+    args.input_strides = Reintern(capture, args.input_strides);
+    args.concrete_inputs = Reintern(capture, args.concrete_inputs);
+    ev.args = replay_.cpu_args.Intern(args);
     ev.thread = Thread(capture, src.thread);
     replay_.cpu.push_back(ev);
     int32_t index = static_cast<int32_t>(replay_.cpu.size() - 1);

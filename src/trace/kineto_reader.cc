@@ -298,20 +298,19 @@ bool StringToken(std::string_view token, std::string& scratch, std::string_view*
   return true;
 }
 
-// Makes room in `items` for `scale` times its present size if it has less, and a quarter
-// more, so that an estimate creeping up does not move the vector at every call.
+// Makes room in `items` for twice `scale` times its present size if it has less than
+// `scale` times, so that an estimate creeping up (the GPU activities and flows of a trace
+// mostly come after its first CPU events) does not copy the vector into fresh memory again:
+// capacity never written to costs address space, not memory.
 template <typename T>
 void ReserveProjected(std::vector<T>& items, double scale) {
   const auto projected = static_cast<size_t>(static_cast<double>(items.size()) * scale);
-  if (projected > items.capacity()) items.reserve(projected + projected / 4);
+  if (projected > items.capacity()) items.reserve(2 * projected);
 }
 
 struct FlowKey {
   int64_t pid, tid, ts;
   bool operator==(const FlowKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
-  bool operator<(const FlowKey& o) const {
-    return pid != o.pid ? pid < o.pid : tid != o.tid ? tid < o.tid : ts < o.ts;
-  }
 };
 struct FlowKeyHash {
   size_t operator()(const FlowKey& k) const {
@@ -322,8 +321,9 @@ struct FlowKeyHash {
   }
 };
 
-// Flow ids by the (pid, tid, ts) of the flow's end point. Collected in a vector and sorted
-// once: millions of flows cost a hash node each otherwise. The first flow added wins when
+// Flow ids by the (pid, tid, ts) of the flow's end point. Collected in a vector and indexed
+// once by a hash of the point, when every flow is in: millions of flows cost a hash node each
+// in a node-based map, and a sort of them more than one pass. The first flow added wins when
 // several share a point.
 class FlowTable {
  public:
@@ -331,15 +331,26 @@ class FlowTable {
   bool empty() const { return points_.empty(); }
   size_t size() const { return points_.size(); }
   void ReserveProjected(double scale) { sextant::ReserveProjected(points_, scale); }
-  void Sort() {
-    std::stable_sort(points_.begin(), points_.end(),
-                     [](const Point& a, const Point& b) { return a.key < b.key; });
+  // Builds the index Find uses; called once all flows are added.
+  void Index() {
+    size_t slots = 16;
+    while (slots < 2 * points_.size()) slots *= 2;
+    slots_.assign(slots, 0);
+    const size_t mask = slots - 1;
+    for (size_t p = 0; p < points_.size(); ++p) {
+      size_t i = Slot(points_[p].key) & mask;
+      while (slots_[i] != 0 && !(points_[slots_[i] - 1].key == points_[p].key)) i = (i + 1) & mask;
+      if (slots_[i] == 0) slots_[i] = static_cast<uint32_t>(p + 1);  // else an earlier one wins
+    }
   }
-  // After Sort(): the id of the first flow at `key`, or nullptr.
+  // After Index(): the id of the first flow at `key`, or nullptr.
   const int64_t* Find(const FlowKey& key) const {
-    auto it = std::lower_bound(points_.begin(), points_.end(), key,
-                               [](const Point& p, const FlowKey& k) { return p.key < k; });
-    return it != points_.end() && it->key == key ? &it->id : nullptr;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Slot(key) & mask; slots_[i] != 0; i = (i + 1) & mask) {
+      const Point& p = points_[slots_[i] - 1];
+      if (p.key == key) return &p.id;
+    }
+    return nullptr;
   }
 
  private:
@@ -347,7 +358,15 @@ class FlowTable {
     FlowKey key;
     int64_t id;
   };
+  // The key's hash with its high bits folded into the low ones the slot is taken from:
+  // timestamps in whole microseconds are multiples of 1000 ns, and their low bits repeat.
+  static uint64_t Slot(const FlowKey& key) {
+    uint64_t h = FlowKeyHash{}(key);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 31);
+  }
   std::vector<Point> points_;
+  std::vector<uint32_t> slots_;  // index + 1 into points_ by hash of the key, 0 = empty
 };
 
 std::string_view JsonTypeName(od::json_type type) {
@@ -367,6 +386,15 @@ class ParseFailure {
   ParseFailure(simdjson::error_code code, const char* where) : code(code), where(where) {}
   simdjson::error_code code;
   const char* where;
+};
+
+// The earliest and latest start of the CPU events and GPU activities kept.
+struct StartRange {
+  int64_t earliest = INT64_MAX, latest = INT64_MIN;
+  void Add(int64_t ts) {
+    earliest = std::min(earliest, ts);
+    latest = std::max(latest, ts);
+  }
 };
 
 class KinetoParser {
@@ -438,7 +466,7 @@ class KinetoParser {
     AddUntimedWarnings();
     if (flow_starts_.empty() && flow_ends_.empty()) return;
     out_.has_launch_flows = !flow_starts_.empty();
-    flow_starts_.Sort();
+    flow_starts_.Index();
     for (CpuEvent& ev : out_.cpu) {
       if (ev.kind != CpuKind::kRuntime) continue;
       const ThreadInfo& t = out_.threads[ev.thread];
@@ -448,14 +476,14 @@ class KinetoParser {
       if (ev.link_id < 0) ev.link_id = *id;  // a runtime call: its correlation id
     }
     // Flow ends are looked up only for activities without a correlation id of their own,
-    // which Kineto's kernels and copies all have: sorted only when one is found.
-    bool ends_sorted = false;
+    // which Kineto's kernels and copies all have: indexed only when one is found.
+    bool ends_indexed = false;
     for (size_t i = 0; i < out_.gpu.size(); ++i) {
       GpuEvent& g = out_.gpu[i];
       if (g.correlation >= 0) continue;
-      if (!ends_sorted) {
-        flow_ends_.Sort();
-        ends_sorted = true;
+      if (!ends_indexed) {
+        flow_ends_.Index();
+        ends_indexed = true;
       }
       const int64_t* id = flow_ends_.Find({gpu_pid_tid_[i].first, gpu_pid_tid_[i].second, g.ts_ns});
       if (id) g.correlation = *id;
@@ -488,7 +516,7 @@ class KinetoParser {
   // Sizes simdjson's buffers once for the largest document to come, instead of growing them.
   void Reserve(size_t bytes) { Check(parser_.allocate(bytes), nullptr); }
 
-  // Makes room for `scale` times the events read so far (and a quarter more) in each vector
+  // Makes room for `scale` times the events read so far (and as much again) in each vector
   // too small for that, so that the vectors are not copied over and over as they grow.
   // Called at every checkpoint of a chunked read: a trace's parts differ (GPU activities
   // often start only after the CPU events of a step), so an early estimate can be short.
@@ -502,6 +530,8 @@ class KinetoParser {
   }
 
   size_t parsed_events() const { return parsed_events_; }
+  // Of the events this parser added to the trace.
+  const StartRange& starts() const { return starts_; }
   // The text parsed next starts at `text`, which holds the input from byte `offset` on.
   void SetOrigin(const char* text, size_t offset) {
     origin_ = text;
@@ -605,11 +635,22 @@ class KinetoParser {
     int64_t value = 0;
   };
 
+  // Whether `token` (at most 24 bytes) is the one in `text`. Inline compares of a word or
+  // two: two of every event's keys pass here, nearly always equal to the last, where a call
+  // to memcmp costs more than the compare. The input holds kInputPadding bytes past any token.
+  static bool SameShortToken(std::string_view token, const char (&text)[24]) {
+    const size_t n = token.size();
+    if (n <= 8) {
+      const uint64_t mask = n == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+      return ((LoadWord(token.data()) ^ LoadWord(text)) & mask) == 0;
+    }
+    return std::memcmp(token.data(), text, n) == 0;
+  }
+
   // ProcessOrThread, skipped when the token is the one read last for this key.
   int64_t CachedProcessOrThread(od::value& value, IdTokenCache& cache) {
     const std::string_view token = Trim(Token(value));
-    if (token.size() == cache.size && std::memcmp(token.data(), cache.text, token.size()) == 0)
-      return cache.value;
+    if (token.size() == cache.size && SameShortToken(token, cache.text)) return cache.value;
     const int64_t id = ProcessOrThread(token);
     if (token.size() <= sizeof cache.text) {
       std::memcpy(cache.text, token.data(), token.size());
@@ -766,6 +807,17 @@ class KinetoParser {
     return out_.strings.Intern(name.substr(0, end - 1));
   }
 
+  // A flow event's name (every one "ac2g" in Kineto's traces): not interned again when its
+  // token is the last one's, whose text is in the pool already.
+  uint32_t FlowName(od::value& v) {
+    const std::string_view token = Token(v);
+    if (token != flow_name_token_) {
+      flow_name_ = InternString(v);
+      flow_name_token_.assign(token);
+    }
+    return flow_name_;
+  }
+
   uint32_t InternString(od::value& v) {
     std::string_view text;
     if (!String(v, &text)) return 0;
@@ -917,7 +969,7 @@ class KinetoParser {
             std::string_view text;
             if (!String(v, &text) || !IsRecomputeFunction(text)) return;
           }
-          name = InternString(v);
+          name = cat == Category::kFlow ? FlowName(v) : InternString(v);
           break;
         case EventKey::kPid: pid = CachedProcessOrThread(v, pid_cache_); break;
         case EventKey::kTid: tid = CachedProcessOrThread(v, tid_cache_); break;
@@ -991,11 +1043,8 @@ class KinetoParser {
       ev.link_id = cat == Category::kRuntime ? args.correlation
                    : cat == Category::kCpuOp ? args.sequence
                                              : -1;
-      ev.input_dims = args.dims;
-      ev.input_types = args.types;
-      ev.input_strides = args.strides;
-      ev.concrete_inputs = args.concrete;
-      ev.launched_kernel = cat == Category::kRuntime ? args.kernel : 0;
+      ev.args = out_.cpu_args.Intern({args.dims, args.types, args.strides, args.concrete,
+                                      cat == Category::kRuntime ? args.kernel : 0});
       ev.kind = cat == Category::kCpuOp        ? CpuKind::kOp
                 : cat == Category::kAnnotation ? CpuKind::kAnnotation
                                                : CpuKind::kRuntime;
@@ -1003,6 +1052,7 @@ class KinetoParser {
       if (cat == Category::kRuntime && !out_.rocm && out_.Name(name).starts_with("hip"))
         out_.rocm = true;
       out_.cpu.push_back(ev);
+      starts_.Add(ts);
       return;
     }
     GpuEvent g;
@@ -1029,6 +1079,7 @@ class KinetoParser {
     g.collective = CollectiveIndex();
     g.own_collective = g.collective >= 0;
     out_.gpu.push_back(g);
+    starts_.Add(ts);
     gpu_pid_tid_.emplace_back(pid, tid);
   }
 
@@ -1113,9 +1164,12 @@ class KinetoParser {
   std::vector<uint32_t> compact_ids_{0};  // raw_texts_ id -> out_.strings id of its compact text
   CollectiveMeta collective_;
   size_t parsed_events_ = 0;
+  StartRange starts_;
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> thread_index_;
   uint32_t last_thread_ = UINT32_MAX;
   IdTokenCache pid_cache_, tid_cache_;
+  std::string flow_name_token_;  // FlowName's last token and its id
+  uint32_t flow_name_ = 0;
   FlowTable flow_starts_;
   FlowTable flow_ends_;
   std::vector<std::pair<int64_t, int64_t>> gpu_pid_tid_;
@@ -1322,8 +1376,10 @@ bool ParseUpToLastEvent(const TextReader& reader, std::string_view piece, char* 
 // last chunk runs to the last ']' of the text; simdjson reports where the event array inside
 // it closes.
 // Returns false, leaving `out` to be rebuilt by the caller, if the text is small, cut short,
-// not laid out as Kineto writes it, or anything fails to parse.
-bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) {
+// not laid out as Kineto writes it, or anything fails to parse; else `starts` is the range of
+// the starts of the events kept.
+bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out,
+                   StartRange* starts) {
   TextWindow window(reader);
   KinetoParser parser(nullptr, path, out);
   parser.set_release_pages(false);
@@ -1408,6 +1464,7 @@ bool ParseInChunks(TextReader& reader, const std::string& path, TraceData& out) 
       }
     }
     parser.Finish();
+    *starts = parser.starts();
   } catch (const ParseFailure&) {
     return false;
   } catch (const UserError&) {
@@ -1511,7 +1568,21 @@ void NoteLostTimeBase(TraceData& out) {
       "of its timestamps is lost, so when it started is not compared with other files");
 }
 
-void DropOutlyingEvents(TraceData& out) {
+// `kept`: the range of the events' starts, if the reader kept it; found here otherwise.
+void DropOutlyingEvents(TraceData& out, const StartRange* kept) {
+  // The median lies between the earliest and the latest start: when those are within the
+  // limit of each other, every start is within it of the median and nothing is dropped,
+  // without copying the starts (8 bytes an event, faulted in) to select their median.
+  StartRange range;
+  if (kept) {
+    range = *kept;
+  } else {
+    for (const CpuEvent& e : out.cpu) range.Add(e.ts_ns);
+    for (const GpuEvent& e : out.gpu) range.Add(e.ts_ns);
+  }
+  // Timestamps are clamped to +-2^61 ns when read: the difference cannot overflow.
+  if (range.earliest > range.latest || range.latest - range.earliest <= kMaxDistanceFromMedianNs)
+    return;
   std::vector<int64_t> starts;
   starts.reserve(out.cpu.size() + out.gpu.size());
   for (const CpuEvent& e : out.cpu) starts.push_back(e.ts_ns);
@@ -1552,8 +1623,8 @@ void DropOutlyingEvents(TraceData& out) {
 }
 
 // What every read does once the events are in.
-void FinishTrace(TraceData& out) {
-  DropOutlyingEvents(out);
+void FinishTrace(TraceData& out, const StartRange* starts = nullptr) {
+  DropOutlyingEvents(out, starts);
   NoteLostTimeBase(out);
   BuildLinks(out);
 }
@@ -1611,8 +1682,9 @@ TraceData ParseKinetoTrace(const InputText& input, const std::string& path, bool
 
   if (try_chunks && !input.truncated()) {
     std::unique_ptr<TextReader> reader = TextReader::Over(input);
-    if (ParseInChunks(*reader, path, out)) {
-      FinishTrace(out);
+    StartRange starts;
+    if (ParseInChunks(*reader, path, out, &starts)) {
+      FinishTrace(out, &starts);
       return out;
     }
   }
@@ -1709,8 +1781,9 @@ std::optional<TraceData> StreamKinetoTrace(const std::string& path) {
   std::unique_ptr<TextReader> reader = TextReader::Open(path);
   TraceData out;
   out.path = path;
-  if (!ParseInChunks(*reader, path, out)) return std::nullopt;
-  FinishTrace(out);
+  StartRange starts;
+  if (!ParseInChunks(*reader, path, out, &starts)) return std::nullopt;
+  FinishTrace(out, &starts);
   return out;
 }
 

@@ -153,7 +153,7 @@ TEST(KinetoReaderTest, ReadsModernSchemaAndLinksLaunches) {
   EXPECT_TRUE(t.cpu[k.launcher].launch_flow);
   ASSERT_GE(k.op, 0);
   EXPECT_EQ(t.Name(t.cpu[k.op].name), "aten::mm");
-  EXPECT_EQ(t.Name(t.cpu[k.op].input_dims), "[[2, 3], [3, 4]]");
+  EXPECT_EQ(t.Name(t.Args(t.cpu[k.op]).input_dims), "[[2, 3], [3, 4]]");
   EXPECT_EQ(t.Name(t.cpu[t.cpu[k.op].parent].name), "ProfilerStep#3");
   ASSERT_EQ(t.iterations.size(), 1u);
   EXPECT_EQ(t.iterations[0].step, 3);
@@ -214,8 +214,40 @@ TEST(KinetoReaderTest, ReadsLegacySchemaWithFlowsAndStringTids) {
   EXPECT_EQ(t.gpu[1].kind, GpuKind::kMemcpy);
   EXPECT_EQ(t.gpu[1].bytes, 64);
   EXPECT_EQ(t.gpu[1].op, -1);
-  EXPECT_EQ(t.Name(t.cpu[0].input_dims), "[[4, 4]]");
+  EXPECT_EQ(t.Name(t.Args(t.cpu[0]).input_dims), "[[4, 4]]");
   EXPECT_EQ(t.rank, -1);
+}
+
+// Flows are matched to the events at their points, the first flow read winning where several
+// share a point: runtime calls and GPU activities without an id of their own take its id.
+TEST(KinetoReaderTest, TheFirstFlowAtAPointGivesItsId) {
+  std::string events;
+  for (int i = 0; i < 300; ++i) {
+    // Whole microseconds: every point's timestamp a multiple of 1000 ns.
+    const std::string ts = std::to_string(1000 + 10 * i);
+    events += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, )"
+              R"("tid": 1, "ts": )" +
+              ts + R"(, "dur": 4},)";
+    events += R"({"ph": "s", "id": )" + std::to_string(100 + i) +
+              R"(, "pid": 5, "tid": 1, "ts": )" + ts + R"(, "cat": "ac2g", "name": "ac2g"},)";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + ts +
+              R"(5, "dur": 2},)";
+    events += R"({"ph": "f", "id": )" + std::to_string(100 + i) +
+              R"(, "pid": 0, "tid": 7, "ts": )" + ts +
+              R"(5, "cat": "ac2g", "name": "ac2g", "bp": "e"},)";
+  }
+  // Later flows at the first points: not taken.
+  events += R"({"ph": "s", "id": 9, "pid": 5, "tid": 1, "ts": 1000, "cat": "ac2g", "name": "a"},)";
+  events += R"({"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": 10005, "cat": "ac2g", "name": "a"})";
+  const TraceData t = Parse(R"({"traceEvents": [)" + events + "]}");
+  ASSERT_EQ(t.cpu.size(), 300u);
+  ASSERT_EQ(t.gpu.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_TRUE(t.cpu[i].launch_flow) << i;
+    EXPECT_EQ(t.cpu[i].correlation(), 100 + i) << i;
+    EXPECT_EQ(t.gpu[i].correlation, 100 + i) << i;
+    EXPECT_EQ(t.gpu[i].launcher, i) << i;
+  }
 }
 
 TEST(KinetoReaderTest, RocmMemoryKernelsAreMemoryOperations) {
@@ -565,7 +597,7 @@ TEST(KinetoReaderTest, LargeTraceIsReadInChunksWithTheSameResult) {
   ASSERT_EQ(t.gpu.size(), static_cast<size_t>(kSteps));
   for (const GpuEvent& g : t.gpu) ASSERT_GE(g.op, 0);
   EXPECT_EQ(t.gpu.back().ts_ns, (int64_t{kSteps - 1} * 100 + 30) * 1000);
-  EXPECT_EQ(t.Name(t.cpu[t.gpu.back().op].input_dims),
+  EXPECT_EQ(t.Name(t.Args(t.cpu[t.gpu.back().op]).input_dims),
             fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
 }
 
@@ -581,6 +613,30 @@ TEST(KinetoReaderTest, ChunkedReadWarnsOnceAboutBadDurations) {
   int bad_duration_warnings = 0;
   for (const std::string& w : t.warnings) bad_duration_warnings += w.find("\"dur\"") != w.npos;
   EXPECT_EQ(bad_duration_warnings, 1);
+}
+
+// Read in chunks, events a day from the rest are left out as in one pass: an op early on
+// and a kernel late; without them nothing is left out.
+TEST(KinetoReaderTest, ChunkedReadLeavesOutEventsFarFromTheMedian) {
+  const std::string whole = LargeTraceText(60000, "]}");
+  const TraceData kept = Parse(whole);
+  ASSERT_GT(kept.chunks, 2u);
+  EXPECT_TRUE(kept.warnings.empty());
+  EXPECT_EQ(kept.cpu.size(), 120000u);
+  std::string text = whole;
+  const size_t op = text.find("\"ts\": 500,");
+  ASSERT_NE(op, std::string::npos);
+  text.replace(op, 10, "\"ts\": -100000000000,");
+  const size_t kernel = text.rfind("\"ts\": 5999930,");
+  ASSERT_NE(kernel, std::string::npos);
+  text.replace(kernel, 14, "\"ts\": 900000000000,");
+  const TraceData t = Parse(text);
+  ASSERT_GT(t.chunks, 2u);
+  EXPECT_EQ(t.cpu.size(), 120000u - 1);
+  EXPECT_EQ(t.gpu.size(), 60000u - 1);
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_EQ(t.warnings[0].rfind("2 events more than 24 hours from the trace's median", 0), 0u)
+      << t.warnings[0];
 }
 
 TEST(KinetoReaderTest, ChunkedReadFindsTheEndOfEventsBeforeTrailingArrays) {
@@ -626,7 +682,7 @@ TEST(KinetoReaderTest, CompressedLargeTraceIsStreamedWithTheSameResult) {
       ASSERT_EQ(t->gpu[i].ts_ns, whole.gpu[i].ts_ns);
       ASSERT_EQ(t->gpu[i].op, whole.gpu[i].op);
     }
-    EXPECT_EQ(t->Name(t->cpu[t->gpu.back().op].input_dims),
+    EXPECT_EQ(t->Name(t->Args(t->cpu[t->gpu.back().op]).input_dims),
               fmt::format("[[{}, 8], [{}, 8]]", kSteps - 1, kSteps - 1));
     std::filesystem::remove(path);
   }

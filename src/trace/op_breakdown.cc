@@ -34,17 +34,28 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
   // each subtree is one run of `position`s. Built only when needed: in a trace as read,
   // parents already precede their children (trace.cpu is sorted by thread and start), but ops
   // imported from a graph capture are appended in the order their kernels ran.
+  // The events' parents and which of them are ops, copied in one pass over the event store:
+  // the passes below read these 5 bytes an event instead of the events.
+  std::vector<int32_t> parent_of(n);
+  std::vector<uint8_t> is_op(n);
+  bool parents_first = true;
+  for (size_t i = 0; i < n; ++i) {
+    const CpuEvent& ev = trace.cpu[i];
+    parent_of[i] = ev.parent;
+    is_op[i] = ev.kind == CpuKind::kOp;
+    parents_first = parents_first && ev.parent < static_cast<int32_t>(i);
+  }
   std::vector<uint32_t> preorder, position, size;
   auto walk = [&] {
     std::vector<uint32_t> child_start(n + 1, 0), children, stack;
     for (size_t i = 0; i < n; ++i) {
-      if (trace.cpu[i].parent >= 0) child_start[static_cast<size_t>(trace.cpu[i].parent) + 1]++;
+      if (parent_of[i] >= 0) child_start[static_cast<size_t>(parent_of[i]) + 1]++;
     }
     for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
     children.resize(child_start[n]);
     std::vector<uint32_t> next(child_start.begin(), child_start.end() - 1);
     for (size_t i = 0; i < n; ++i) {
-      const int32_t parent = trace.cpu[i].parent;
+      const int32_t parent = parent_of[i];
       if (parent >= 0) children[next[static_cast<size_t>(parent)]++] = static_cast<uint32_t>(i);
     }
     preorder.clear();
@@ -52,7 +63,7 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
     position.assign(n, 0);
     size.assign(n, 1);
     for (size_t r = 0; r < n; ++r) {
-      if (trace.cpu[r].parent >= 0) continue;
+      if (parent_of[r] >= 0) continue;
       stack.push_back(static_cast<uint32_t>(r));
       while (!stack.empty()) {
         const uint32_t i = stack.back();
@@ -63,14 +74,10 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
       }
     }
     for (size_t k = preorder.size(); k-- > 0;) {
-      const int32_t parent = trace.cpu[preorder[k]].parent;
+      const int32_t parent = parent_of[preorder[k]];
       if (parent >= 0) size[static_cast<size_t>(parent)] += size[preorder[k]];
     }
   };
-  bool parents_first = true;
-  for (size_t i = 0; i < n && parents_first; ++i) {
-    parents_first = trace.cpu[i].parent < static_cast<int32_t>(i);
-  }
   if (!parents_first) walk();
   auto parents_then_children = [&](size_t k) {
     return parents_first ? k : static_cast<size_t>(preorder[k]);
@@ -80,7 +87,7 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
   t.subtree_ns = t.direct_ns;
   for (size_t k = walked; k-- > 0;) {
     const size_t i = parents_then_children(k);
-    const int32_t parent = trace.cpu[i].parent;
+    const int32_t parent = parent_of[i];
     if (parent >= 0) t.subtree_ns[parent] += t.subtree_ns[i];
   }
   // Summed subtrees are exact unless kernels of two different ops of one tree overlap; find
@@ -90,10 +97,8 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
   for (size_t i = 0; i < n; ++i) root[i] = static_cast<uint32_t>(i);
   for (size_t k = 0; k < walked; ++k) {
     const size_t i = parents_then_children(k);
-    const int32_t parent = trace.cpu[i].parent;
-    root[i] = parent >= 0 && trace.cpu[root[parent]].kind == CpuKind::kOp
-                  ? root[parent]
-                  : static_cast<uint32_t>(i);
+    const int32_t parent = parent_of[i];
+    root[i] = parent >= 0 && is_op[root[parent]] ? root[parent] : static_cast<uint32_t>(i);
   }
   std::vector<GroupedInterval> by_root = direct;
   for (GroupedInterval& item : by_root) item.group = root[item.group];
@@ -139,68 +144,73 @@ OpKernelTimes ComputeOpKernelTimes(const TraceData& trace, const std::vector<uin
 
 namespace {
 
-// For each CPU event, the call it belongs to: an op nested in an op of its own name
-// (aten::arange -> aten::arange(out=), aten::to -> aten::to) is part of the outermost such
-// op's call (TraceLens counts it once); every other event is its own call.
-std::vector<int32_t> SameNameOutermostOp(const TraceData& trace) {
+struct OpKey {
+  uint32_t name, dims, types;
+  bool operator<(const OpKey& o) const {
+    return std::tie(name, dims, types) < std::tie(o.name, o.dims, o.types);
+  }
+};
+struct OpAcc {
+  OpStats stats;
+  std::unordered_map<uint32_t, int64_t> parents;
+};
+using OpGroups = std::map<OpKey, OpAcc>;
+
+// Groups the ops with GPU work in their subtree by (name, shapes) into `by_shape` and by name
+// into `by_name`, either of which may be null: one pass over the events (a scan of the whole
+// event store) serves both tables.
+void GroupOps(const TraceData& trace, const OpKernelTimes& times, OpGroups* by_shape,
+              OpGroups* by_name) {
+  // For each event, the call it belongs to: an op nested in an op of its own name
+  // (aten::arange -> aten::arange(out=), aten::to -> aten::to) is part of the outermost such
+  // op's call (TraceLens counts it once), the inner one's kernels counting as the outermost
+  // one's direct kernels; every other event is its own call. Parents precede children, so a
+  // parent's call is known when its child is reached.
   std::vector<int32_t> call(trace.cpu.size());
-  // Parents precede children, so a parent's call is known when its child is reached.
+  auto key_of = [&](const CpuEvent& ev, bool shape) {
+    const CpuArgs& args = trace.Args(ev);
+    return OpKey{ev.name, shape ? args.input_dims : 0u, shape ? args.input_types : 0u};
+  };
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     call[i] = static_cast<int32_t>(i);
     const CpuEvent& ev = trace.cpu[i];
     if (ev.kind != CpuKind::kOp) continue;
-    int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
+    const int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
     if (parent >= 0 && trace.cpu[parent].name == ev.name) call[i] = call[parent];
-  }
-  return call;
-}
-
-}  // namespace
-
-std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
-                                  bool by_shape) {
-  struct Key {
-    uint32_t name, dims, types;
-    bool operator<(const Key& o) const {
-      return std::tie(name, dims, types) < std::tie(o.name, o.dims, o.types);
-    }
-  };
-  struct Acc {
-    OpStats stats;
-    std::unordered_map<uint32_t, int64_t> parents;
-  };
-  std::map<Key, Acc> groups;
-  // An op that calls itself is one call (SameNameOutermostOp): the inner one's kernels count
-  // as the outermost one's direct kernels, and the inner one is not counted again.
-  const std::vector<int32_t> call = SameNameOutermostOp(trace);
-  for (size_t i = 0; i < trace.cpu.size(); ++i) {
-    const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp || times.subtree_ns[i] == 0) continue;
+    if (times.subtree_ns[i] == 0) continue;
     if (call[i] != static_cast<int32_t>(i)) {
       const CpuEvent& outer = trace.cpu[call[i]];
-      Key key{outer.name, by_shape ? outer.input_dims : 0u, by_shape ? outer.input_types : 0u};
-      OpStats& s = groups[key].stats;
-      s.direct_kernel_ns += times.direct_ns[i];
-      s.kernels += times.kernel_count[i];
+      for (OpGroups* groups : {by_shape, by_name}) {
+        if (groups == nullptr) continue;
+        OpStats& s = (*groups)[key_of(outer, groups == by_shape)].stats;
+        s.direct_kernel_ns += times.direct_ns[i];
+        s.kernels += times.kernel_count[i];
+      }
       continue;
     }
-    int32_t parent = EnclosingOp(trace, static_cast<int32_t>(i));
-    Key key{ev.name, by_shape ? ev.input_dims : 0u, by_shape ? ev.input_types : 0u};
-    Acc& acc = groups[key];
-    OpStats& s = acc.stats;
-    if (s.count == 0) {
-      s.name = std::string(trace.Name(ev.name));
-      s.input_dims = std::string(trace.Name(key.dims));
-      s.input_types = std::string(trace.Name(key.types));
-      s.category = CategorizeOpName(s.name, &s.category_known);
+    for (OpGroups* groups : {by_shape, by_name}) {
+      if (groups == nullptr) continue;
+      const OpKey key = key_of(ev, groups == by_shape);
+      OpAcc& acc = (*groups)[key];
+      OpStats& s = acc.stats;
+      if (s.count == 0) {
+        s.name = std::string(trace.Name(ev.name));
+        s.input_dims = std::string(trace.Name(key.dims));
+        s.input_types = std::string(trace.Name(key.types));
+        s.category = CategorizeOpName(s.name, &s.category_known);
+      }
+      s.count++;
+      s.cpu_ns += ev.dur_ns;
+      s.direct_kernel_ns += times.direct_ns[i];
+      s.subtree_kernel_ns += times.subtree_ns[i];
+      s.kernels += times.kernel_count[i];
+      acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
     }
-    s.count++;
-    s.cpu_ns += ev.dur_ns;
-    s.direct_kernel_ns += times.direct_ns[i];
-    s.subtree_kernel_ns += times.subtree_ns[i];
-    s.kernels += times.kernel_count[i];
-    acc.parents[parent >= 0 ? trace.cpu[parent].name : 0]++;
   }
+}
+
+// The rows of `groups`: each with its most frequent parent, largest direct time first.
+std::vector<OpStats> OpRows(const TraceData& trace, OpGroups& groups) {
   std::vector<OpStats> out;
   out.reserve(groups.size());
   for (auto& [key, acc] : groups) {
@@ -217,6 +227,21 @@ std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& t
     return std::tie(a.name, a.input_dims) < std::tie(b.name, b.input_dims);
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
+                                  bool by_shape) {
+  OpGroups groups;
+  GroupOps(trace, times, by_shape ? &groups : nullptr, by_shape ? nullptr : &groups);
+  return OpRows(trace, groups);
+}
+
+OpSummaries SummarizeOpsByShapeAndName(const TraceData& trace, const OpKernelTimes& times) {
+  OpGroups by_shape, by_name;
+  GroupOps(trace, times, &by_shape, &by_name);
+  return {OpRows(trace, by_shape), OpRows(trace, by_name)};
 }
 
 std::vector<OpPathStats> SummarizeOpTree(const TraceData& trace, const OpKernelTimes& times,

@@ -43,6 +43,11 @@ struct OpStats {
 // ties by subtree time.
 std::vector<OpStats> SummarizeOps(const TraceData& trace, const OpKernelTimes& times,
                                   bool by_shape);
+// Both of SummarizeOps's tables from one pass over the events.
+struct OpSummaries {
+  std::vector<OpStats> by_shape, by_name;
+};
+OpSummaries SummarizeOpsByShapeAndName(const TraceData& trace, const OpKernelTimes& times);
 
 // Hierarchical view: ops keyed by their path of enclosing op names ("a > b > c", at most
 // `max_depth` levels), with count and kernel times; sorted so parents precede children.

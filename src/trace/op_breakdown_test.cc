@@ -185,6 +185,39 @@ TEST(OpBreakdownTest, ByShapeSeparatesCallsAndNamesTheirParents) {
   EXPECT_EQ(ops[2].input_dims, "[[4, 8], [16, 8], [16]]");
 }
 
+// The two tables from one pass are the two SummarizeOps makes, nested same-name calls
+// included.
+TEST(OpBreakdownTest, BothTablesAtOnceAreTheTablesMadeOneByOne) {
+  TraceData t = KinetoTraceBuilder()
+                    .CpuOp("aten::linear", 10, 90, std::string(kLinearDims) + kTypes)
+                    .CpuOp("aten::linear", 12, 80, std::string(kAddmmDims) + kTypes)
+                    .Launch(25, 5, 1)
+                    .CpuOp("aten::linear", 110, 40, std::string(kAddmm2Dims) + kTypes)
+                    .Launch(115, 3, 2)
+                    .Kernel("gemm", 40, 30, 1)
+                    .Kernel("gemm", 120, 20, 2)
+                    .Parse();
+  const OpKernelTimes times = ComputeOpKernelTimes(t);
+  const OpSummaries both = SummarizeOpsByShapeAndName(t, times);
+  for (bool by_shape : {true, false}) {
+    const std::vector<OpStats> one = SummarizeOps(t, times, by_shape);
+    const std::vector<OpStats>& from_both = by_shape ? both.by_shape : both.by_name;
+    ASSERT_EQ(one.size(), from_both.size()) << by_shape;
+    for (size_t i = 0; i < one.size(); ++i) {
+      EXPECT_EQ(one[i].name, from_both[i].name);
+      EXPECT_EQ(one[i].input_dims, from_both[i].input_dims);
+      EXPECT_EQ(one[i].parent, from_both[i].parent);
+      EXPECT_EQ(one[i].count, from_both[i].count);
+      EXPECT_EQ(one[i].cpu_ns, from_both[i].cpu_ns);
+      EXPECT_EQ(one[i].direct_kernel_ns, from_both[i].direct_kernel_ns);
+      EXPECT_EQ(one[i].subtree_kernel_ns, from_both[i].subtree_kernel_ns);
+      EXPECT_EQ(one[i].kernels, from_both[i].kernels);
+    }
+  }
+  EXPECT_EQ(both.by_shape.size(), 2u);  // the nested call counts in the outer one's row
+  EXPECT_EQ(both.by_name.size(), 1u);
+}
+
 TEST(OpBreakdownTest, EqualDirectTimeIsOrderedBySubtreeTime) {
   // outer [0, 50) launches k 10 µs itself and holds inner [5, 20) launching k 10 µs:
   // both have direct 10 µs; outer's subtree is 20 µs, so outer comes first.

@@ -429,8 +429,10 @@ std::vector<LauncherArgsStats> SummarizeLauncherArgs(const TraceData& trace,
   std::map<GroupKey, Acc> groups;
   for (const KernelLauncher& l : launchers) {
     const CpuEvent& ev = trace.cpu[l.cpu];
-    const uint32_t dims = reprs.Of(ev.input_dims), types = reprs.Of(ev.input_types),
-                   strides = reprs.Of(ev.input_strides), concrete = reprs.Of(ev.concrete_inputs);
+    const CpuArgs& args = trace.Args(ev);
+    const uint32_t dims = reprs.Of(args.input_dims), types = reprs.Of(args.input_types),
+                   strides = reprs.Of(args.input_strides),
+                   concrete = reprs.Of(args.concrete_inputs);
     Acc& acc =
         groups[{ev.name, l.category, ev.thread, dims, types, strides, concrete, l.recompute}];
     if (acc.direct.empty()) {

@@ -472,7 +472,8 @@ std::vector<MoePseudoCall> MoeUnfusedPseudoCalls(const TraceData& trace,
     if (ev.kind != CpuKind::kOp || is_moe[i] || !topk_name[ev.name]) continue;
     const int32_t moe = moe_above(ev.parent, 10);
     if (moe < 0 || topk.count(moe)) continue;
-    const std::vector<std::string> concrete = ParseStringList(trace.Name(ev.concrete_inputs));
+    const std::vector<std::string> concrete =
+        ParseStringList(trace.Name(trace.Args(ev).concrete_inputs));
     if (concrete.size() < 2 || concrete[1].empty() ||
         !std::all_of(concrete[1].begin(), concrete[1].end(),
                      [](char c) { return c >= '0' && c <= '9'; }) ||
@@ -1177,10 +1178,11 @@ int FamilyOf(std::string_view op_name) {
 CallArgs ReadCallArgs(const TraceData& trace, const CpuEvent& ev) {
   CallArgs args;
   args.name = trace.Name(ev.name);
-  args.raw_dims = trace.Name(ev.input_dims);
-  args.raw_types = trace.Name(ev.input_types);
-  args.raw_strides = trace.Name(ev.input_strides);
-  args.raw_concrete = trace.Name(ev.concrete_inputs);
+  const CpuArgs& recorded = trace.Args(ev);
+  args.raw_dims = trace.Name(recorded.input_dims);
+  args.raw_types = trace.Name(recorded.input_types);
+  args.raw_strides = trace.Name(recorded.input_strides);
+  args.raw_concrete = trace.Name(recorded.concrete_inputs);
   args.dims = ParseInputDims(args.raw_dims);
   args.types = ParseStringList(args.raw_types);
   args.strides = ParseInputDims(args.raw_strides);
@@ -1200,7 +1202,7 @@ bool PerfModelReadsAnnotation(std::string_view op_name) {
 std::optional<PricedCall> PriceCall(const TraceData& trace, const CpuEvent& call,
                                     std::string_view annotation) {
   const int f = FamilyOf(trace.Name(call.name));
-  if (f < 0 || call.input_dims == 0) return std::nullopt;
+  if (f < 0 || trace.Args(call).input_dims == 0) return std::nullopt;
   const Family& family = Families()[static_cast<size_t>(f)];
   CallArgs args = ReadCallArgs(trace, call);
   args.annotation = annotation;
@@ -1454,7 +1456,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
     bool any = false;
     for (size_t i = 0; i < trace.cpu.size(); ++i) {
       const CpuEvent& ev = trace.cpu[i];
-      if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || backward_of[i] < 0) continue;
+      if (ev.kind != CpuKind::kOp || trace.Args(ev).input_dims == 0 || backward_of[i] < 0) continue;
       const int f = family_of_event(ev);
       wanted[i] = f >= 0 && backward_family[static_cast<size_t>(f)] >= 0;
       any = any || wanted[i];
@@ -1503,10 +1505,11 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
       g.params = priced.params;
       g.recompute = recompute;
       g.thread = ev.thread;
-      g.input_dims = PythonRepr(trace.Name(ev.input_dims), PythonSequence::kList);
-      g.input_types = PythonRepr(trace.Name(ev.input_types), PythonSequence::kList);
-      g.input_strides = PythonRepr(trace.Name(ev.input_strides), PythonSequence::kList);
-      g.concrete_inputs = PythonRepr(trace.Name(ev.concrete_inputs), PythonSequence::kList);
+      const CpuArgs& args = trace.Args(ev);
+      g.input_dims = PythonRepr(trace.Name(args.input_dims), PythonSequence::kList);
+      g.input_types = PythonRepr(trace.Name(args.input_types), PythonSequence::kList);
+      g.input_strides = PythonRepr(trace.Name(args.input_strides), PythonSequence::kList);
+      g.concrete_inputs = PythonRepr(trace.Name(args.concrete_inputs), PythonSequence::kList);
       g.gflops = priced.flops / 1e9;
       g.bytes = priced.bytes;
     }
@@ -1522,8 +1525,9 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   auto add_call = [&](int f, size_t i, int64_t kernel_ns, uint32_t annotation) {
     const CpuEvent& ev = trace.cpu[i];
     // Calls repeat a few argument records many times: each is parsed and priced once.
-    const Record record = {ev.name,          ev.input_dims,      ev.input_types,
-                           ev.input_strides, ev.concrete_inputs, annotation};
+    const CpuArgs& a = trace.Args(ev);
+    const Record record = {ev.name,         a.input_dims,      a.input_types,
+                           a.input_strides, a.concrete_inputs, annotation};
     auto [cached, first_time] = priced_by_record.try_emplace({f, record});
     if (!first_time && !cached->second) return;
     const std::string_view name = trace.Name(ev.name);
@@ -1543,7 +1547,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
   };
   for (size_t i = 0; i < trace.cpu.size(); ++i) {
     const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind != CpuKind::kOp || ev.input_dims == 0) continue;
+    if (ev.kind != CpuKind::kOp || trace.Args(ev).input_dims == 0) continue;
     const int f = family_of_event(ev);
     if (f < 0) continue;
     if (families[static_cast<size_t>(f)].reads_annotation) {
@@ -1551,7 +1555,7 @@ std::vector<PerfSheet> SummarizePerfSheets(const TraceData& trace,
         steps.emplace(trace);
         replays = ReplaysOfCalls(trace, events, [&](size_t op) {
           const CpuEvent& e = trace.cpu[op];
-          if (e.kind != CpuKind::kOp || e.input_dims == 0) return false;
+          if (e.kind != CpuKind::kOp || trace.Args(e).input_dims == 0) return false;
           const int g = family_of_event(e);
           return g >= 0 && families[static_cast<size_t>(g)].reads_annotation;
         });

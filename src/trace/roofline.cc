@@ -260,23 +260,23 @@ std::vector<RooflineRow> ComputeRoofline(const TraceData& trace, const OpKernelT
       modelled[i] = 1;
       continue;
     }
-    if (ev.kind != CpuKind::kOp || ev.input_dims == 0 || times.subtree_ns[i] == 0 ||
-        crosses_host[i])
-      continue;
+    if (ev.kind != CpuKind::kOp) continue;
+    const CpuArgs& args = trace.Args(ev);
+    if (args.input_dims == 0 || times.subtree_ns[i] == 0 || crosses_host[i]) continue;
     auto [known, inserted] =
-        costs.try_emplace({ev.name, ev.input_dims, ev.input_types, ev.concrete_inputs});
+        costs.try_emplace({ev.name, args.input_dims, args.input_types, args.concrete_inputs});
     if (inserted) {
-      known->second = ModelOpCost(trace.Name(ev.name), trace.Name(ev.input_dims),
-                                  trace.Name(ev.input_types), trace.Name(ev.concrete_inputs));
+      known->second = ModelOpCost(trace.Name(ev.name), trace.Name(args.input_dims),
+                                  trace.Name(args.input_types), trace.Name(args.concrete_inputs));
     }
     const std::optional<OpCost>& cost = known->second;
     if (!cost) continue;
     modelled[i] = 1;
-    RooflineRow& row = rows[{ev.name, ev.input_dims, ev.input_types}];
+    RooflineRow& row = rows[{ev.name, args.input_dims, args.input_types}];
     if (row.count == 0) {
       row.name = std::string(trace.Name(ev.name));
-      row.input_dims = std::string(trace.Name(ev.input_dims));
-      row.input_types = std::string(trace.Name(ev.input_types));
+      row.input_dims = std::string(trace.Name(args.input_dims));
+      row.input_types = std::string(trace.Name(args.input_types));
       row.family = cost->family;
       row.note = cost->note;
       row.flops_per_call = cost->flops;

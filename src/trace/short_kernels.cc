@@ -77,8 +77,9 @@ ShortKernelStudy StudyShortKernels(const TraceData& trace, double threshold_us, 
       // with a missing key.
       if (g.op < 0) continue;
       const CpuEvent& op = trace.cpu[static_cast<size_t>(g.op)];
-      if (op.input_dims == 0 || op.input_strides == 0 || op.concrete_inputs == 0) continue;
-      key = {op.name, op.input_dims, op.input_strides, op.concrete_inputs, g.name};
+      const CpuArgs& args = trace.Args(op);
+      if (args.input_dims == 0 || args.input_strides == 0 || args.concrete_inputs == 0) continue;
+      key = {op.name, args.input_dims, args.input_strides, args.concrete_inputs, g.name};
     }
     ShortKernelGroup& s = groups[key];
     if (s.count == 0) {

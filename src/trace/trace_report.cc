@@ -717,7 +717,8 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
              {"direct_kernel_us", "direct kernels (us)", 1},
              {"subtree_kernel_us", "subtree kernels (us)", 1},
              {"percent", "% of op kernel time", 2}});
-  auto op_rows = SummarizeOps(trace, times, true);
+  OpSummaries op_summaries = SummarizeOpsByShapeAndName(trace, times);
+  const std::vector<OpStats>& op_rows = op_summaries.by_shape;
   // XLA ops in an XPlane profile have device time only: their CPU column is left empty.
   const bool cpu_timed =
       std::any_of(op_rows.begin(), op_rows.end(), [](const auto& o) { return o.cpu_ns > 0; });
@@ -764,7 +765,7 @@ RankReport AnalyzeTrace(const TraceData& trace, const ReportOptions& options,
                      {"direct_kernel_us", "direct kernels (us)", 1},
                      {"subtree_kernel_us", "subtree kernels (us)", 1},
                      {"percent", "% of op kernel time", 2}});
-  auto name_rows = SummarizeOps(trace, times, false);
+  const std::vector<OpStats>& name_rows = op_summaries.by_name;
   for (const auto& o : name_rows) {
     ops_by_name.AddRow(
         {rank, o.name, o.count, cpu_ms(o.cpu_ns), Us(static_cast<double>(o.direct_kernel_ns)),

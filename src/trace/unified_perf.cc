@@ -103,89 +103,117 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
                    [](const CpuEvent& ev) { return ev.kind == CpuKind::kOp; }))
     return {};
   NameTest is_comm(trace, IsCommunicationKernelName);
-  // GPU activities each op launched itself, and in its subtree; collectives among them.
-  std::vector<uint32_t> direct(n, 0);
-  std::vector<uint8_t> comm(n, 0);
-  for (uint32_t i : events) {
-    const GpuEvent& g = trace.gpu[i];
-    if (g.op < 0) continue;
-    direct[g.op]++;
-    if (is_comm(g.name)) comm[g.op] = 1;
+  // One byte of flags per event, and the per-event arrays of the op tree freed before those
+  // of the kernels' calls are made: a million events cost a few bytes each here, all of them
+  // memory first touched by this function.
+  constexpr uint8_t kLaunches = 1;       // launched GPU activities itself
+  constexpr uint8_t kComm = 2;           // a collective among its own or its subtree's
+  constexpr uint8_t kModelled = 4;       // an op with a perf model
+  constexpr uint8_t kModelledBelow = 8;  // a modelled op below it launched something
+  constexpr uint8_t kCollected = 16;     // taken whole as one call
+  constexpr uint8_t kOp = 32;            // an op (not a runtime call or an annotation)
+  std::vector<uint8_t> flags(n, 0);
+  // The events' parents, copied in this function's one pass over the event store: the passes
+  // below read these 4 bytes an event instead of the events themselves. Children follow their
+  // parents in trace.cpu; the few passes that rely on it check.
+  std::vector<int32_t> parent(n);
+  {
+    NameTest has_model_name(trace, HasPerfModel);
+    for (size_t i = 0; i < n; ++i) {
+      const CpuEvent& ev = trace.cpu[i];
+      parent[i] = ev.parent;
+      if (ev.kind == CpuKind::kOp) flags[i] = has_model_name(ev.name) ? kOp | kModelled : kOp;
+    }
   }
-  NameTest has_model_name(trace, HasPerfModel);
-  std::vector<uint8_t> modelled(n, 0), modelled_below(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const CpuEvent& ev = trace.cpu[i];
-    if (ev.kind == CpuKind::kOp) modelled[i] = has_model_name(ev.name);
+  std::vector<int32_t> order;
+  {
+    // GPU activities each op launched itself, and in its subtree; collectives among them.
+    std::vector<uint32_t> subtree(n, 0);
+    for (uint32_t i : events) {
+      const GpuEvent& g = trace.gpu[i];
+      if (g.op < 0) continue;
+      subtree[g.op]++;
+      flags[g.op] |= kLaunches;
+      if (is_comm(g.name)) flags[g.op] |= kComm;
+    }
+    // One backward pass fills every subtree.
+    for (size_t i = n; i-- > 0;) {
+      const int32_t p = parent[i];
+      if (p < 0) continue;
+      subtree[p] += subtree[i];
+      const bool modelled_launch = (flags[i] & kModelled) && subtree[i] > 0;
+      flags[p] |= (flags[i] & (kComm | kModelledBelow)) | (modelled_launch ? kModelledBelow : 0);
+    }
+    // The op tree: each op's nearest enclosing op (other events are transparent). An op's
+    // children, in trace order, are children[child_start[op] .. child_start[op + 1]): one
+    // array for all, not a vector per event.
+    std::vector<int32_t> parent_op(n, -1);  // every event's EnclosingOp
+    std::vector<uint32_t> child_start(n + 1, 0);
+    std::vector<int32_t> roots;
+    for (size_t i = 0; i < n; ++i) {
+      int32_t p = parent[i];
+      if (p >= 0 && !(flags[p] & kOp)) {
+        if (static_cast<size_t>(p) < i) {
+          p = parent_op[p];  // the parent's own, found already
+        } else {
+          while (p >= 0 && !(flags[p] & kOp)) p = parent[p];
+        }
+      }
+      parent_op[i] = p;
+      if (!(flags[i] & kOp)) continue;
+      if (p >= 0)
+        child_start[p]++;
+      else
+        roots.push_back(static_cast<int32_t>(i));
+    }
+    // Counts to the ends of the ranges; filling each range from its end, last child first,
+    // leaves child_start[op] at the range's beginning.
+    for (size_t i = 1; i <= n; ++i) child_start[i] += child_start[i - 1];
+    std::vector<int32_t> children(child_start[n]);
+    for (size_t i = n; i-- > 0;) {
+      if ((flags[i] & kOp) && parent_op[i] >= 0)
+        children[--child_start[parent_op[i]]] = static_cast<int32_t>(i);
+    }
+    std::vector<int32_t>().swap(parent_op);
+    // From each root down: an op with a perf model is taken whole; else, when some op below
+    // has one, its children are visited; else an op launching kernels itself is taken whole
+    // (not when it launches collectives); else its children are visited.
+    std::vector<int32_t> stack(roots.rbegin(), roots.rend());
+    while (!stack.empty()) {
+      const int32_t i = stack.back();
+      stack.pop_back();
+      if (subtree[i] == 0) continue;
+      bool take = false, descend = false;
+      if (flags[i] & kModelled) {
+        take = true;
+      } else if (flags[i] & kModelledBelow) {
+        descend = true;
+      } else if (flags[i] & kLaunches) {
+        take = !(flags[i] & kComm);
+      } else {
+        descend = true;
+      }
+      if (take) {
+        flags[i] |= kCollected;
+        order.push_back(i);
+      }
+      if (descend) {
+        for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) stack.push_back(children[c]);
+      }
+    }
   }
   // Calls whose model reads the step annotation (inference attention); the annotations are
   // found once the first such call comes.
   NameTest reads_annotation(trace, PerfModelReadsAnnotation);
   std::optional<StepAnnotations> steps;
-  // Children follow their parents in trace.cpu: one backward pass fills every subtree.
-  std::vector<uint32_t> subtree = direct;
-  for (size_t i = n; i-- > 0;) {
-    const int32_t p = trace.cpu[i].parent;
-    if (p < 0) continue;
-    subtree[p] += subtree[i];
-    comm[p] |= comm[i];
-    modelled_below[p] |= modelled_below[i] | (modelled[i] && subtree[i] > 0);
-  }
-  // The op tree: each op's nearest enclosing op (other events are transparent). An op's
-  // children, in trace order, are children[child_start[op] .. child_start[op + 1]): one
-  // array for all, not a vector per event.
-  std::vector<int32_t> parent_op(n, -1);
-  std::vector<uint32_t> child_start(n + 1, 0);
-  std::vector<int32_t> roots;
+  // Each event's nearest collected ancestor (or itself), in place of its parent: a parent
+  // before it is done already; one after it (out of order) counts as none.
+  std::vector<int32_t>& covered_by = parent;
   for (size_t i = 0; i < n; ++i) {
-    if (trace.cpu[i].kind != CpuKind::kOp) continue;
-    const int32_t p = EnclosingOp(trace, static_cast<int32_t>(i));
-    parent_op[i] = p;
-    if (p >= 0)
-      child_start[p]++;
-    else
-      roots.push_back(static_cast<int32_t>(i));
-  }
-  // Counts to the ends of the ranges; filling each range from its end, last child first,
-  // leaves child_start[op] at the range's beginning.
-  for (size_t i = 1; i <= n; ++i) child_start[i] += child_start[i - 1];
-  std::vector<int32_t> children(child_start[n]);
-  for (size_t i = n; i-- > 0;) {
-    if (parent_op[i] >= 0) children[--child_start[parent_op[i]]] = static_cast<int32_t>(i);
-  }
-  // From each root down: an op with a perf model is taken whole; else, when some op below has
-  // one, its children are visited; else an op launching kernels itself is taken whole (not
-  // when it launches collectives); else its children are visited.
-  std::vector<uint8_t> collected(n, 0);
-  std::vector<int32_t> order;
-  std::vector<int32_t> stack(roots.rbegin(), roots.rend());
-  while (!stack.empty()) {
-    const int32_t i = stack.back();
-    stack.pop_back();
-    if (subtree[i] == 0) continue;
-    bool take = false, descend = false;
-    if (modelled[i]) {
-      take = true;
-    } else if (modelled_below[i]) {
-      descend = true;
-    } else if (direct[i] > 0) {
-      take = !comm[i];
-    } else {
-      descend = true;
-    }
-    if (take) {
-      collected[i] = 1;
-      order.push_back(i);
-    }
-    if (descend) {
-      for (uint32_t c = child_start[i + 1]; c-- > child_start[i];) stack.push_back(children[c]);
-    }
-  }
-  // Each event's nearest collected ancestor (or itself).
-  std::vector<int32_t> covered_by(n, -1);
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t p = trace.cpu[i].parent;
-    covered_by[i] = collected[i] ? static_cast<int32_t>(i) : (p >= 0 ? covered_by[p] : -1);
+    const int32_t p = covered_by[i];
+    covered_by[i] = (flags[i] & kCollected)                ? static_cast<int32_t>(i)
+                    : p >= 0 && static_cast<size_t>(p) < i ? covered_by[p]
+                                                           : -1;
   }
   std::vector<UnifiedCall> calls(order.size());
   std::vector<int32_t> call_of(n, -1);
@@ -237,7 +265,7 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     const UnifiedCall& call = calls[c];
     if (call.kernels.empty()) continue;
     const CpuEvent& ev = trace.cpu[call.cpu];
-    const bool has_model = !call.synthetic && modelled[call.cpu];
+    const bool has_model = !call.synthetic && (flags[call.cpu] & kModelled);
     const std::optional<PricedCall>* priced = nullptr;
     if (has_model) {
       uint32_t annotation = 0;
@@ -245,8 +273,9 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
         if (!steps) steps.emplace(trace);
         annotation = steps->Of(call.cpu);
       }
-      const std::array<uint32_t, 6> record = {ev.name,          ev.input_dims,      ev.input_types,
-                                              ev.input_strides, ev.concrete_inputs, annotation};
+      const CpuArgs& a = trace.Args(ev);
+      const std::array<uint32_t, 6> record = {ev.name,         a.input_dims,      a.input_types,
+                                              a.input_strides, a.concrete_inputs, annotation};
       auto [it, fresh] = priced_by_record.try_emplace(record);
       if (fresh) it->second = PriceCall(trace, ev, annotation ? trace.Name(annotation) : "");
       // A call its model cannot price (no shapes recorded, arguments it does not read) stays
@@ -285,15 +314,15 @@ std::vector<UnifiedPerfRow> SummarizeUnifiedPerf(const TraceData& trace,
     }
     // The argument records shown: the op's own, or a synthetic row's parent op's (a runtime
     // call has none).
-    const bool args = ev.kind == CpuKind::kOp;
+    const CpuArgs& args = ev.kind == CpuKind::kOp ? trace.Args(ev) : trace.cpu_args.Get(0);
     const bool recompute = !recompute_cpu.empty() && recompute_cpu[call.cpu] != 0;
     const GroupKey group_key = {name,
                                 category_at->second,
                                 place,
-                                reprs.Of(args ? ev.input_dims : 0),
-                                reprs.Of(args ? ev.input_types : 0),
-                                reprs.Of(args ? ev.input_strides : 0),
-                                reprs.Of(args ? ev.concrete_inputs : 0),
+                                reprs.Of(args.input_dims),
+                                reprs.Of(args.input_types),
+                                reprs.Of(args.input_strides),
+                                reprs.Of(args.concrete_inputs),
                                 recompute ? 1u : 0u};
     auto [it, fresh] = groups.try_emplace(group_key);
     UnifiedGroup& group = it->second;
