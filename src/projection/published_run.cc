@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <regex>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "job/size_limits.h"
 #include "model/model_library.h"
 #include "parallel/pipeline_layout.h"
+#include "parallel/sharding.h"
 #include "util/checked_math.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -239,6 +241,31 @@ double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
   return m[2].matched ? bytes_per_s * gpus_per_node : bytes_per_s;
 }
 
+// `count` transformer layers to recompute when a row states how many but not which: one per
+// model chunk in model order (the first stages hold the most micro-batches in flight, so
+// relieving each of them once frees the most memory), then a second per chunk, and so on.
+// Primus's tuned DeepSeek-V3 list (examples/moe_package, recompute_layer_ids
+// 0,1,2,4,6,8,10,12,14 for layout Et|t|(tt|)*29,tL) is this rule for nine layers.
+std::vector<int64_t> SpreadRecomputedLayers(const ModelSpec& model, const ParallelPlan& plan,
+                                            int64_t count) {
+  std::vector<VirtualStage> stages = PlaceLayers(model, plan);
+  std::sort(stages.begin(), stages.end(), [](const VirtualStage& a, const VirtualStage& b) {
+    return a.virtual_index < b.virtual_index;
+  });
+  std::vector<int64_t> ids;
+  for (int64_t round = 0; static_cast<int64_t>(ids.size()) < count; ++round) {
+    bool any = false;
+    for (const VirtualStage& vs : stages) {
+      if (round >= vs.num_layers || static_cast<int64_t>(ids.size()) >= count) continue;
+      ids.push_back(vs.first_layer + round);
+      any = true;
+    }
+    if (!any) break;
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
@@ -439,6 +466,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   std::string recompute = t.Get(row, "recompute");
   if (recompute.empty() && stack.full_recompute) recompute = "full";
+  int64_t unlisted_recompute = -1;  // "N layer IDs" without the list
   if (Contains(recompute, "full")) {
     tr.recompute.granularity = RecomputeGranularity::kFull;
     tr.recompute.method = RecomputeMethod::kUniform;
@@ -452,12 +480,27 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
       for (size_t pos = 0; pos < ids.size();) {
         const size_t end = ids.find(',', pos);
         const std::string id = ids.substr(pos, end == std::string::npos ? end : end - pos);
-        if (id.find_first_of("0123456789") != std::string::npos) {
-          tr.recompute.layer_ids.push_back(std::stoll(id));
+        if (const size_t digit = id.find_first_of("0123456789"); digit != std::string::npos) {
+          int64_t value = -1;
+          std::from_chars(id.data() + digit, id.data() + id.size(), value);
+          if (value < 0 || value >= job.model.num_layers) {
+            ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "recompute",
+                           fmt::format("layer id '{}' is not a layer of the {}-layer model",
+                                       ShortText(id.substr(digit)), job.model.num_layers));
+          }
+          tr.recompute.layer_ids.push_back(value);
         }
         if (end == std::string::npos) break;
         pos = end + 1;
       }
+    } else if (static const std::regex kLayerCount(R"(([0-9]+) layer IDs)");
+               std::regex_search(recompute, m, kLayerCount)) {
+      // A count of recompute_layer_ids without the list: the layers are chosen once the
+      // pipeline layout is known (below).
+      const std::string digits = m[1].str();
+      unlisted_recompute = job.model.num_layers;
+      std::from_chars(digits.data(), digits.data() + digits.size(), unlisted_recompute);
+      unlisted_recompute = std::min(unlisted_recompute, job.model.num_layers);
     } else if (std::regex_search(recompute, m, kPerStage)) {
       // --recompute-method block --recompute-num-layers N: the first N layers of each stage.
       tr.recompute.method = RecomputeMethod::kBlock;
@@ -572,6 +615,13 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
       // A stated layout without MTP stages describes a run with MTP off.
       job.model.mtp_num_layers = 0;
     }
+  }
+  if (unlisted_recompute >= 0) {
+    tr.recompute.layer_ids = SpreadRecomputedLayers(job.model, p, unlisted_recompute);
+    assumed.push_back(fmt::format(
+        "full recompute of {} layers whose ids the row does not list: {}, one per pipeline "
+        "stage in model order before a second on any",
+        unlisted_recompute, fmt::join(tr.recompute.layer_ids, ",")));
   }
   ClusterSpec& c = job.cluster;
   c.gpu = *gpu;

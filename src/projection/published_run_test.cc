@@ -316,6 +316,59 @@ TEST(PublishedRunFacts, MegatronBridgeRecipesRecomputeWhatTheRowLeavesUnstated) 
   EXPECT_EQ(old.job->training.recompute.granularity, RecomputeGranularity::kNone);
 }
 
+// "full recompute of 9 layer IDs" without the list: the count is a fact, which layers is not.
+// One layer per model chunk in model order is assumed and said: on Primus's tuned DeepSeek-V3
+// layout that is its own list (examples/moe_package, 0,1,2,4,6,8,10,12,14). A count beyond
+// the model recomputes every layer; an id beyond it is refused at its cell.
+PublishedRun DeepSeekV3Pp16Row(const std::string& recompute, const std::string& notes) {
+  const std::string header =
+      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
+  const std::string row = fmt::format(
+      "m-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,MI355X,8,1024,1,16,64,1,8,2,2,"
+      "8192,fp8,\"{}\",distributed optimizer,iteration_time_s,21.68,\"{}\",primus-megatron,,flash,"
+      "\"grad,param\",,,mock,8,2048,1\n",
+      recompute, notes);
+  return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
+}
+
+TEST(PublishedRunFacts, ACountOfRecomputedLayerIdsRecomputesOneLayerPerChunkFirst) {
+  const PublishedRun listed =
+      DeepSeekV3Pp16Row("full recompute of 3 layer IDs (0, 4, 9)", "MTP off");
+  ASSERT_TRUE(listed.job) << listed.reason;
+  EXPECT_EQ(listed.job->training.recompute.layer_ids, (std::vector<int64_t>{0, 4, 9}));
+  const PublishedRun counted =
+      DeepSeekV3Pp16Row("full recompute of 9 layer IDs", "MTP off, layout Et|t|(tt|)*29,tL");
+  ASSERT_TRUE(counted.job) << counted.reason;
+  EXPECT_EQ(counted.job->training.recompute.granularity, RecomputeGranularity::kFull);
+  EXPECT_EQ(counted.job->training.recompute.layer_ids,
+            (std::vector<int64_t>{0, 1, 2, 4, 6, 8, 10, 12, 14}));
+  bool said = false;
+  for (const std::string& note : counted.job->notes) {
+    said = said || note.find("9 layers whose ids the row does not list: 0,1,2,4,6,8,10,12,14") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // 40 over 32 chunks: every chunk's first layer, then the second layer of the first 8 chunks
+  // that have one (chunks 2-9 hold layers 2-3, 4-5, ..., 16-17).
+  const PublishedRun forty =
+      DeepSeekV3Pp16Row("full recompute of 40 layer IDs", "MTP off, layout Et|t|(tt|)*29,tL");
+  ASSERT_TRUE(forty.job) << forty.reason;
+  EXPECT_EQ(forty.job->training.recompute.layer_ids.size(), 40u);
+  EXPECT_EQ(forty.job->training.recompute.layer_ids[3], 3);
+  const PublishedRun huge =
+      DeepSeekV3Pp16Row("full recompute of 99999999999999999999999 layer IDs", "MTP off");
+  ASSERT_TRUE(huge.job) << huge.reason;
+  EXPECT_EQ(huge.job->training.recompute.layer_ids.size(), 61u);
+  try {
+    DeepSeekV3Pp16Row("full recompute of 1 layer IDs (99999999999999999999999)", "MTP off");
+    ADD_FAILURE() << "a layer id beyond the model was accepted";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "runs.csv:2: 'recompute': layer id '99999999999999999999999' is not a layer of "
+                 "the 61-layer model");
+  }
+}
+
 TEST(PublishedRunFacts, MaxTextTrainsNoMultiTokenPredictionUnlessConfigured) {
   // DeepSeek-V3 was released with one MTP module; MaxText's base.yml sets mtp_num_layers: 0,
   // Megatron-Bridge's DeepSeek-V3 recipes train it.
