@@ -100,9 +100,14 @@ std::vector<FrameworkDefaults> BuildTable() {
   // ddp.grad_reduce_in_fp32 = False, as perf_recipes/_common.py's _benchmark_common and
   // _perf_precision do since.
   d.bf16_main_grads = true;
+  // scripts/performance/utils/precision.py get_precision_config takes its FP8 recipes from
+  // src/megatron/bridge/training/mixed_precision.py (v0.4.2), whose delayed, current-scaling
+  // and MXFP8 recipes set fp8_param_gather = True (the blockwise one does not).
+  d.fp8_primary_weights = true;
   d.flops = FlopConvention::kMegatronCore;
   d.source = "Megatron-Bridge docs/performance-summary.md; scripts/performance";
   t.push_back(d);
+  d.fp8_primary_weights = false;
 
   // Primus's Megatron module: pre_trainer.yaml turns on the distributed optimizer and flash
   // attention, llama_base.yaml sets dropout 0, and its example experiments set

@@ -67,6 +67,10 @@ struct FrameworkDefaults {
   // the first (is_first_microbatch): TE casts each weight once per step and keeps the
   // low-precision copy and its transpose for the remaining micro-batches.
   bool te_fp8_weight_cache;
+  // Its FP8 recipes (delayed, per-tensor current scaling, MXFP8) keep the weights themselves in
+  // FP8 (fp8_param_gather): no 16-bit weight copy beside TE's low-precision one, and FP8
+  // parameter all-gathers.
+  bool fp8_primary_weights;
   // The embedding and output rows are padded to a multiple of this x TP (Megatron's
   // make_vocab_size_divisible_by); 0: the vocabulary is used as it is.
   int64_t vocab_multiple;

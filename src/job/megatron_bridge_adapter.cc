@@ -51,20 +51,21 @@ constexpr std::string_view kBridgeKeys[] = {"recipe",
 // as the Megatron settings each one sets.
 struct PrecisionConfig {
   std::string_view name;
-  std::string_view half;        // "bf16" or "fp16"
-  std::string_view fp8;         // cfg.fp8, empty = none
-  std::string_view fp8_recipe;  // cfg.fp8_recipe
-  std::string_view fp4;         // cfg.fp4, empty = none
+  std::string_view half;          // "bf16" or "fp16"
+  std::string_view fp8;           // cfg.fp8, empty = none
+  std::string_view fp8_recipe;    // cfg.fp8_recipe
+  std::string_view fp4;           // cfg.fp4, empty = none
+  bool fp8_param_gather = false;  // cfg.fp8_param_gather: the weights themselves in FP8
 };
 constexpr PrecisionConfig kPrecisionConfigs[] = {
     {"bf16_mixed", "bf16", "", "", ""},
     {"fp16_mixed", "fp16", "", "", ""},
-    {"bf16_with_fp8_delayed_scaling_mixed", "bf16", "hybrid", "delayed", ""},
-    {"fp16_with_fp8_delayed_scaling_mixed", "fp16", "hybrid", "delayed", ""},
-    {"bf16_with_mxfp8_mixed", "bf16", "e4m3", "mxfp8", ""},
-    {"fp16_with_mxfp8_mixed", "fp16", "e4m3", "mxfp8", ""},
-    {"bf16_with_fp8_current_scaling_mixed", "bf16", "hybrid", "tensorwise", ""},
-    {"fp16_with_fp8_current_scaling_mixed", "fp16", "hybrid", "tensorwise", ""},
+    {"bf16_with_fp8_delayed_scaling_mixed", "bf16", "hybrid", "delayed", "", true},
+    {"fp16_with_fp8_delayed_scaling_mixed", "fp16", "hybrid", "delayed", "", true},
+    {"bf16_with_mxfp8_mixed", "bf16", "e4m3", "mxfp8", "", true},
+    {"fp16_with_mxfp8_mixed", "fp16", "e4m3", "mxfp8", "", true},
+    {"bf16_with_fp8_current_scaling_mixed", "bf16", "hybrid", "tensorwise", "", true},
+    {"fp16_with_fp8_current_scaling_mixed", "fp16", "hybrid", "tensorwise", "", true},
     {"bf16_with_fp8_subchannel_scaling_mixed", "bf16", "hybrid", "blockwise", ""},
     {"fp16_with_fp8_subchannel_scaling_mixed", "fp16", "hybrid", "blockwise", ""},
     {"bf16_with_nvfp4_mixed", "bf16", "", "", "e2m1"},
@@ -324,10 +325,12 @@ class MegatronBridge final : public FrameworkAdapter {
       set("fp8", p->fp8);
       set("fp8_recipe", p->fp8_recipe);
     }
+    if (p->fp8_param_gather) set("fp8_param_gather", "true");
     if (!p->fp4.empty()) set("fp4", p->fp4);
-    said.push_back(fmt::format("precision_config {}: {}{}{}", name, p->half,
+    said.push_back(fmt::format("precision_config {}: {}{}{}{}", name, p->half,
                                p->fp8.empty() ? "" : fmt::format(", fp8 {}", p->fp8_recipe),
-                               p->fp4.empty() ? "" : ", fp4 GEMMs"));
+                               p->fp4.empty() ? "" : ", fp4 GEMMs",
+                               p->fp8_param_gather ? ", fp8 primary weights" : ""));
   }
 
   // peft: "lora" / "dora" builds Megatron-Bridge's LoRA (src/megatron/bridge/peft/lora.py:

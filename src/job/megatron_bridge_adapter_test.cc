@@ -114,8 +114,16 @@ TEST(MegatronBridgeAdapter, PrecisionRecipesAndClearErrors) {
   Job job = BuildJob(r);
   EXPECT_EQ(job.training.precision.gemm, DType::kFP8);
   EXPECT_TRUE(job.training.precision.fp8_current_scaling);
+  // mixed_precision.py (v0.4.2): the delayed, current-scaling and MXFP8 recipes set
+  // fp8_param_gather = True, the blockwise (subchannel) one does not.
+  EXPECT_TRUE(job.training.precision.fp8_param_gather);
   r.overrides = {{"precision_config", "bf16-with-mxfp8-mixed"}};  // registered with hyphens too
   EXPECT_EQ(BuildJob(r).training.precision.gemm, DType::kMXFP8);
+  EXPECT_TRUE(BuildJob(r).training.precision.fp8_param_gather);
+  r.overrides = {{"precision_config", "bf16_with_fp8_subchannel_scaling_mixed"}};
+  EXPECT_FALSE(BuildJob(r).training.precision.fp8_param_gather);
+  r.overrides = {{"precision_config", "bf16_mixed"}};
+  EXPECT_FALSE(BuildJob(r).training.precision.fp8_param_gather);
   r.overrides = {{"peft", "none"}};
   EXPECT_FALSE(BuildJob(r).training.lora.enabled);
   r.overrides = {{"precision_config", "bf16_mixd"}};

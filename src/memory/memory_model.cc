@@ -353,7 +353,9 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
       "model state: {:.2f} bytes per dense {}parameter ({} weights, {} gradients{})",
       BytesPerDenseParam(job), job.training.lora.enabled ? "trainable " : "",
       // FSDP keeps only the master shard; each layer's compute copy is gathered per use.
-      DTypeName(plan.fsdp2 ? job.training.precision.main_params : job.training.precision.params),
+      plan.fsdp2                                ? DTypeName(job.training.precision.main_params)
+      : job.training.precision.fp8_param_gather ? "fp8"
+                                                : DTypeName(job.training.precision.params),
       DTypeName(job.training.precision.main_grads),
       plan.fsdp2
           ? (plan.fsdp_replicas > 1 ? fmt::format(", HSDP: FSDP2 sharded over {} GPUs, {} replicas",

@@ -456,6 +456,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
                                           "framework's default",
                                           ShortText(fp8_recipe)));
     }
+    if (stack.fp8_primary_weights && !tr.precision.fp8_blockwise) {
+      tr.precision.fp8_param_gather = true;
+      assumed.push_back(
+          "FP8 primary weights (fp8_param_gather), as the framework's FP8 recipes set them");
+    }
   }
   if (Contains(precision, "fp16")) {
     tr.precision.params = DType::kFP16;

@@ -369,6 +369,27 @@ TEST(PublishedRunFacts, ACountOfRecomputedLayerIdsRecomputesOneLayerPerChunkFirs
   }
 }
 
+// Megatron-Bridge's FP8 recipes keep the weights in FP8 (mixed_precision.py v0.4.2:
+// fp8_param_gather = True for delayed, current scaling and MXFP8; not for blockwise), so a
+// row of that stack in FP8 holds no 16-bit weight copy; BF16 rows and other stacks do.
+TEST(PublishedRunFacts, MegatronBridgeFp8RecipesKeepFp8PrimaryWeights) {
+  for (const auto& [precision, recipe] :
+       std::vector<std::pair<std::string, std::string>>{{"mxfp8", "mxfp8"}, {"fp8", ""}}) {
+    const PublishedRun fp8 = DeepSeekV3B200Row(precision, recipe, 2048, "26.04.01");
+    ASSERT_TRUE(fp8.job) << fp8.reason;
+    EXPECT_TRUE(fp8.job->training.precision.fp8_param_gather) << precision;
+  }
+  const PublishedRun blockwise = DeepSeekV3B200Row("fp8", "blockwise", 2048, "26.04.01");
+  ASSERT_TRUE(blockwise.job) << blockwise.reason;
+  EXPECT_FALSE(blockwise.job->training.precision.fp8_param_gather);
+  const PublishedRun bf16 = DeepSeekV3B200Row("bf16", "", 2048, "26.04.01");
+  ASSERT_TRUE(bf16.job) << bf16.reason;
+  EXPECT_FALSE(bf16.job->training.precision.fp8_param_gather);
+  const PublishedRun core = RowWithFacts("x-1", "megatron-core,,flash,,mxfp8,,", "mxfp8");
+  ASSERT_TRUE(core.job) << core.reason;
+  EXPECT_FALSE(core.job->training.precision.fp8_param_gather);
+}
+
 TEST(PublishedRunFacts, MaxTextTrainsNoMultiTokenPredictionUnlessConfigured) {
   // DeepSeek-V3 was released with one MTP module; MaxText's base.yml sets mtp_num_layers: 0,
   // Megatron-Bridge's DeepSeek-V3 recipes train it.
