@@ -35,6 +35,7 @@ seeds_for() {  # the seed folders of one target: inputs of the kind it parses
     toml_loader_fuzz) echo "$ROOT/tests/data/config" ;;
     pp_dump_reader_fuzz) echo "$CORPUS/pp_dumps" ;;
     benchmark_artifact_fuzz) echo "$ROOT/tests/data/benchmark" ;;
+    published_run_fuzz) echo "$CORPUS/validation" ;;
     efficiency_table_fuzz | calibration_file_fuzz) echo "$ROOT/tests/data/calibration $CORPUS/traces/TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs" ;;
     iteration_annotation_fuzz) echo "$ROOT/tests/data/annotation" ;;
     capture_index_fuzz) echo "$CORPUS/traces/TraceLens/inference/sglang_decode/capture_traces" ;;

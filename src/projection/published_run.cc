@@ -237,7 +237,11 @@ double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
   static const std::regex kBandwidth(R"(([0-9]+(?:\.[0-9]+)?)\s*Gb(?:ps|/s)(\s+per\s+GPU)?)");
   std::smatch m;
   if (!std::regex_search(text, m, kBandwidth)) return 0.0;
-  const double bytes_per_s = std::stod(m[1].str()) * 1e9 / 8;
+  // strtod, not stod: a number too long for a double reads as infinity instead of throwing,
+  // and a rate no network has (above 100 Tb/s) is not read as one.
+  const double gbits = std::strtod(m[1].str().c_str(), nullptr);
+  if (!std::isfinite(gbits) || gbits > 1e5) return 0.0;
+  const double bytes_per_s = gbits * 1e9 / 8;
   return m[2].matched ? bytes_per_s * gpus_per_node : bytes_per_s;
 }
 
@@ -509,7 +513,11 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
     } else if (std::regex_search(recompute, m, kPerStage)) {
       // --recompute-method block --recompute-num-layers N: the first N layers of each stage.
       tr.recompute.method = RecomputeMethod::kBlock;
-      tr.recompute.num_layers = std::stoll(m[1].str());
+      // A count beyond the model recomputes every layer of each stage.
+      const std::string digits = m[1].str();
+      int64_t per_stage = job.model.num_layers;
+      std::from_chars(digits.data(), digits.data() + digits.size(), per_stage);
+      tr.recompute.num_layers = std::clamp<int64_t>(per_stage, 1, job.model.num_layers);
     }
   } else if (Contains(recompute, "selective")) {
     tr.recompute.granularity = RecomputeGranularity::kSelective;

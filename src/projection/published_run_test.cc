@@ -369,6 +369,22 @@ TEST(PublishedRunFacts, ACountOfRecomputedLayerIdsRecomputesOneLayerPerChunkFirs
   }
 }
 
+// Numbers in a row's text too long for their type are read as "all" or ignored, never an
+// internal error: a per-stage recompute count beyond the model recomputes every layer; a
+// network rate no network has is not taken.
+TEST(PublishedRunFacts, OversizedNumbersInTheRowsTextAreBoundedNotFatal) {
+  const PublishedRun per_stage =
+      DeepSeekV3Pp16Row("full recompute, 99999999999999999999999 layers per stage", "MTP off");
+  ASSERT_TRUE(per_stage.job) << per_stage.reason;
+  EXPECT_EQ(per_stage.job->training.recompute.method, RecomputeMethod::kBlock);
+  EXPECT_EQ(per_stage.job->training.recompute.num_layers, 61);
+  const PublishedRun plain = DeepSeekV3Pp16Row("", "MTP off");
+  const PublishedRun network =
+      DeepSeekV3Pp16Row("", "MTP off, " + std::string(400, '9') + " Gb/s per GPU");
+  ASSERT_TRUE(plain.job && network.job) << plain.reason << network.reason;
+  EXPECT_EQ(network.job->cluster.gpu.nic_bandwidth, plain.job->cluster.gpu.nic_bandwidth);
+}
+
 // Megatron-Bridge's FP8 recipes keep the weights in FP8 (mixed_precision.py v0.4.2:
 // fp8_param_gather = True for delayed, current scaling and MXFP8; not for blockwise), so a
 // row of that stack in FP8 holds no 16-bit weight copy; BF16 rows and other stacks do.
