@@ -368,14 +368,21 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
   if (pr.gemm == DType::kFP8 || pr.gemm == DType::kMXFP8 || pr.gemm == DType::kFP4) {
     const DType g = pr.gemm;
     a.push_back(fmt::format(
-        "precision: transformer GEMMs in {}: weights, gradients and optimizer state keep their "
-        "types above{}; each linear layer saves its input's low-precision cast (1 byte per "
-        "value) for the weight gradient instead of the 16-bit tensor; {}",
-        DTypeName(g), job.training.precision.fp8_param_gather ? " except fp8 primary weights" : "",
+        "precision: transformer GEMMs in {}: {} keep their types above; each linear layer "
+        "saves its input's low-precision cast (1 byte per value) for the weight gradient instead "
+        "of the 16-bit tensor; {}",
+        DTypeName(g),
+        pr.fp8_param_gather
+            ? "the weights are the fp8 primary copy (fp8_param_gather); gradients and optimizer "
+              "state"
+            : "weights, gradients and optimizer state",
         !te_weight_cache ? "weights are cast per use, nothing kept between micro-batches"
         : plan.fsdp2 ? "Transformer Engine's cached casts of FSDP-gathered weights are not counted"
         : job.training.lora.enabled
             ? "Transformer Engine's cached casts of the frozen LoRA base weights are not counted"
+        : pr.fp8_weight_transpose_cache && pr.fp8_param_gather
+            ? "Transformer Engine keeps each fp8 weight's transpose between micro-batches (the "
+              "weight-copies buffer)"
         : pr.fp8_weight_transpose_cache
             ? "Transformer Engine keeps each weight's cast and its transpose between "
               "micro-batches (the weight-copies buffer)"

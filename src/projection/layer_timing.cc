@@ -127,10 +127,15 @@ ModelTimings ComputeModelTimings(const Job& job, const Calibration& calibration,
       }
     }
   }
-  if (job.training.lora.enabled) {
-    // The same layers with every weight training: the model FLOPs formula's view.
+  if (job.training.lora.enabled ||
+      job.training.moe_expert_compute != MoeExpertCompute::kGroupedTokens) {
+    // The same layers with every weight training and each token through its top-k experts
+    // only: the model FLOPs formula's view. LoRA executes fewer FLOPs than it counts; MaxText's
+    // dense_matmul more (the one-hot dispatch/combine einsums, the empty capacity slots or
+    // every expert for every token).
     Job full = job;
     full.training.lora = LoraSpec{};
+    full.training.moe_expert_compute = MoeExpertCompute::kGroupedTokens;
     const LayerCostModel full_model(full, table, nullptr);
     auto flops = [](const LayerCost& c) { return c.flops_forward + c.flops_backward; };
     double executed = flops(model.OutputHead()), trained_fully = flops(full_model.OutputHead());

@@ -32,8 +32,10 @@ struct ModelTimings {
   PieceTiming output;           // final norm, LM head, loss
   PieceTiming mtp;              // one MTP module
   double optimizer_step_s = 0;  // whole step on one GPU
-  // FLOPs the GPUs execute over what the same job computes when every weight trains: below 1
-  // under LoRA (no weight gradients for frozen weights, small adapters), else 1.
+  // FLOPs the GPUs execute over what the same job computes when every weight trains and each
+  // token goes through its top-k experts only: below 1 under LoRA (no weight gradients for
+  // frozen weights, small adapters), above 1 for MaxText's dense_matmul (dispatch/combine
+  // einsums, capacity slots), else 1.
   double executed_flops_ratio = 1.0;
   // FLOPs that recomputation re-runs over the FLOPs of one forward and backward of every layer
   // (per GPU and micro-batch): hardware FLOPs = model FLOPs x (1 + this) under selective

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "cost/efficiency_table.h"
+#include "cost/layer_cost.h"
 #include "job/test_job.h"
 #include "job/torchtitan_schedules.h"
 #include "memory/activation_memory.h"
 #include "model/flop_count.h"
+#include "projection/layer_timing.h"
 #include "projection/performance_report.h"
 #include "util/error.h"
 
@@ -286,6 +289,42 @@ TEST(PerformanceModelTest, LoraHardwareFlopsCountWhatRuns) {
   EXPECT_NEAR(ComputeModelTimings(job).executed_flops_ratio, ratio, 1e-12);
   const PerformanceReport r = ProjectPerformance(job, {});
   EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, ratio, 1e-9);
+}
+
+// MaxText's dense_matmul (a capacity factor) runs more than the model FLOPs formula counts:
+// per MoE layer and sequence (S = 4096, H = 4096, F = 14336, E = 8 experts, top-2, capacity
+// C = 1.25 x 4096 x 2 / 8 = 1280, layers/moe.py), the one-hot einsums
+//   dispatch [E·C, H] = maskᵀ[E·C, S]·x[S, H]: forward + input gradient, 4·E·C·H·S;
+//   combine  [S, H] = mask[S, E·C]·y[E·C, H]: forward + input gradient + the mask's gradient,
+//   6·E·C·H·S;
+// and the experts run E·C = 10240 slots instead of S·k = 8192 tokens: their SwiGLU GEMMs
+// (2·rows·H·2F + 2·rows·F·H forward, twice that backward) on 2048 more rows. Hardware FLOPs
+// count both; model FLOPs do not.
+TEST(PerformanceModelTest, CapacitySlotHardwareFlopsCountTheEinsumsAndEmptySlots) {
+  Job job = TestJob("mixtral_8x7B")
+                .Cluster("MI300X")
+                .Dp(8)
+                .SequenceLength(4096)
+                .MicroBatch(1)
+                .GlobalBatch(8);
+  const double counted = [&] {
+    const ModelTimings plain = ComputeModelTimings(job);
+    EXPECT_DOUBLE_EQ(plain.executed_flops_ratio, 1.0);
+    const LayerCostModel model(job, EfficiencyTable::Default(job.cluster.gpu), nullptr);
+    const LayerCost layer = model.TransformerLayer(0), head = model.OutputHead();
+    return 32 * (layer.flops_forward + layer.flops_backward) + head.flops_forward +
+           head.flops_backward;
+  }();
+  job.model.moe.capacity_factor = 1.25;
+  job.training.moe_expert_compute = MoeExpertCompute::kCapacitySlots;
+  const double EC = 8 * 1280.0, S = 4096, H = 4096, F = 14336;
+  const double einsums = 10 * EC * H * S;
+  const double slots = 3 * (2 * (EC - S * 2) * H * 2 * F + 2 * (EC - S * 2) * F * H);
+  const double ratio = (counted + 32 * (einsums + slots)) / counted;
+  EXPECT_NEAR(ComputeModelTimings(job).executed_flops_ratio, ratio, 1e-9 * ratio);
+  const PerformanceReport r = ProjectPerformance(job, {});
+  EXPECT_NEAR(r.hardware_tflops_per_gpu / r.model_tflops_per_gpu, ratio, 1e-9 * ratio);
+  EXPECT_GT(ratio, 1.2);
 }
 
 // LoRA's default targets name linear_qkv, which an MLA model (DeepSeek-V2-Lite) does not have:

@@ -16,6 +16,7 @@
 #include "hardware/hardware_library.h"
 #include "job/config_reader.h"
 #include "job/framework_defaults.h"
+#include "job/job_validation.h"
 #include "job/size_limits.h"
 #include "model/model_library.h"
 #include "parallel/pipeline_layout.h"
@@ -416,6 +417,15 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   p.cp = degree("cp", "context_parallel_size");
   p.ep = degree("ep", "expert_model_parallel_size");
   p.vpp = degree("vpp", "virtual_pipeline_model_parallel_size");
+  if (p.pp == 1 && p.vpp > 1) {
+    // Without a pipeline Megatron drops the virtual stages (arguments.py validate_args sets
+    // virtual_pipeline_model_parallel_size to None unless pipeline_model_parallel_size > 1).
+    assumed.push_back(
+        fmt::format("VPP {} with PP 1: no virtual stages, as Megatron ignores them "
+                    "without a pipeline",
+                    p.vpp));
+    p.vpp = 1;
+  }
   const std::optional<int64_t> stated_gpus = SizeCell(t, row, "num_gpus", "num_gpus", provenance);
   if (stated_gpus && *stated_gpus < 1) {
     ThrowUserError(where, "num_gpus", fmt::format("{} GPUs: must be at least 1", *stated_gpus));
@@ -443,9 +453,13 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   }
   if (tr.global_batch_size % (tr.micro_batch_size * p.dp) != 0) {
     // Sources sometimes round; keep whole micro-batches per pipeline.
+    const int64_t stated = tr.global_batch_size;
     tr.global_batch_size =
         std::max<int64_t>(1, tr.global_batch_size / (tr.micro_batch_size * p.dp)) *
         tr.micro_batch_size * p.dp;
+    assumed.push_back(fmt::format(
+        "global batch {} is not a whole number of micro-batches of {} x DP {}: {} projected",
+        stated, tr.micro_batch_size, p.dp, tr.global_batch_size));
   }
   if (Contains(precision, "fp8") || !fp8_recipe.empty()) {
     // The column's recipes are Megatron-Core's names; unstated, the framework's default
@@ -666,6 +680,13 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (CheckedMul(dense, p.dp) != gpus && gpus > 0) {
     return fail(
         fmt::format("TP {} x PP {} x CP {} x DP {} != {} GPUs", p.tp, p.pp, p.cp, p.dp, gpus));
+  }
+  // The checks a configuration gets (job/job_validation.h): a layout Megatron would refuse -
+  // EP not dividing the experts or the GPUs, TP not dividing the heads - is no run to score.
+  try {
+    ValidateJob(job, provenance, /*allow_uneven_layers=*/true, job.notes);
+  } catch (const UserError& e) {
+    return fail(e.what());
   }
   for (std::string& note : assumed) job.notes.push_back(std::move(note));
   r.job = std::move(job);

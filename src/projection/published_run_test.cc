@@ -134,6 +134,42 @@ PublishedRun RowWithFacts(const std::string& id, const std::string& facts,
   return ReadPublishedRun(CsvTable::Parse(kFactHeader + row, "runs.csv"), 0);
 }
 
+// Llama-3.1-8B on H100s at the given layout (Megatron-Core defaults).
+PublishedRun LlamaLayoutRow(int tp, int pp, int dp, const std::string& vpp, int micro_batch,
+                            int global_batch) {
+  const std::string row = fmt::format(
+      "l-1,Llama 3.1 8B,32,4096,14336,32,8,128256,8192,,H100-80GB,8,{},{},{},{},1,1,{},{},{},bf16,"
+      ",,tokens_per_sec_per_gpu,1000,,megatron-core,,flash,,,,\n",
+      tp * pp * dp, tp, pp, dp, vpp, micro_batch, global_batch);
+  return ReadPublishedRun(CsvTable::Parse(kFactHeader + row, "runs.csv"), 0);
+}
+
+bool HasNote(const PublishedRun& r, const std::string& text) {
+  if (!r.job) return false;
+  for (const std::string& note : r.job->notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A row gets the checks a configuration gets: a layout Megatron refuses is not projected, with
+// the reason; one Megatron runs differently from how it reads is run as Megatron runs it, and
+// said: virtual stages without a pipeline are dropped (arguments.py), a global batch that is no
+// whole number of micro-batches keeps the whole ones.
+TEST(PublishedRunFacts, ARowsLayoutIsCheckedAsAConfigurationIs) {
+  const PublishedRun tp3 = LlamaLayoutRow(3, 1, 2, "", 1, 8);
+  EXPECT_FALSE(tp3.job);
+  EXPECT_EQ(tp3.reason, "tp=3 (runs.csv:2) does not divide num_attention_heads=32");
+  const PublishedRun vpp = LlamaLayoutRow(1, 1, 8, "12", 1, 64);
+  ASSERT_TRUE(vpp.job) << vpp.reason;
+  EXPECT_EQ(vpp.job->parallel.vpp, 1);
+  EXPECT_TRUE(HasNote(vpp, "VPP 12 with PP 1: no virtual stages"));
+  const PublishedRun rounded = LlamaLayoutRow(1, 1, 8, "", 2, 100);
+  ASSERT_TRUE(rounded.job) << rounded.reason;
+  EXPECT_EQ(rounded.job->training.global_batch_size, 96);  // 6 micro-batches of 2 x DP 8
+  EXPECT_TRUE(HasNote(rounded, "global batch 100 is not a whole number of micro-batches"));
+}
+
 TEST(PublishedRunFacts, TheIdDecidesNothing) {
   // Two rows that differ only in their ids build the same job.
   const PublishedRun a = RowWithFacts("torchtitan-T1-01", "megatron-core,,flash,,,,");
