@@ -190,6 +190,10 @@ struct TrainingSettings {
   // outputs of pointwise ops (norm outputs, the SwiGLU product) are recomputed in backward from
   // their saved inputs instead of being stored.
   bool compiled_graph = false;
+  // The loss runs inside the compiled graph too (XLA's whole step): the bf16 logits are kept
+  // and the softmax recomputed from them in backward. torch.compile of the model alone
+  // (torchtitan's compile.components without "loss") leaves the loss eager.
+  bool compiled_loss = false;
   // JAX preallocates this fraction of HBM and XLA plans the step inside it
   // (XLA_PYTHON_CLIENT_MEM_FRACTION, as the experiment's env or the environment sets it);
   // 0 = not stated.

@@ -308,7 +308,8 @@ class MaxText final : public FrameworkAdapter {
       c.Fail("remat_policy", fmt::format("unknown policy \"{}\" (MaxText's: {})", remat,
                                          MaxTextRematPolicyNames()));
     }
-    t.compiled_graph = true;  // XLA compiles the step
+    t.compiled_graph = true;  // XLA compiles the step, loss included
+    t.compiled_loss = true;
 
     // Precision.
     PrecisionRecipe& precision = t.precision;

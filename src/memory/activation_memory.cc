@@ -269,7 +269,7 @@ int64_t OutputActivationBytes(const Job& job) {
   // Vocab-parallel cross-entropy keeps fp32 softmax of its logits shard (Megatron's
   // 4·s·b·V/t term); the fused kernel writes the bf16 gradient in the forward pass instead.
   // A compiled loss keeps the bf16 logits and recomputes the softmax from them.
-  const bool compact = job.training.cross_entropy_loss_fusion || job.training.compiled_graph;
+  const bool compact = job.training.cross_entropy_loss_fusion || job.training.compiled_loss;
   bytes += (compact ? a : std::max(4.0, a)) * tokens * v / t;
   if (InPlaceCrossEntropy(job.training)) {
     // Transformer Engine's kernel keeps the bf16 logits themselves (their gradient later

@@ -237,8 +237,8 @@ MemoryReport ProjectMemory(const Job& job, const InFlightTable& in_flight, Memor
            InPlaceCrossEntropy(job.training)
                ? "TE cross-entropy: bf16 logits, gradient written in place"
            : job.training.cross_entropy_loss_fusion ? "fused cross-entropy: bf16 logits gradient"
-           : job.training.compiled_graph ? "compiled loss: bf16 logits, softmax recomputed"
-                                         : "unfused cross-entropy: fp32 softmax"});
+           : job.training.compiled_loss ? "compiled loss: bf16 logits, softmax recomputed"
+                                        : "unfused cross-entropy: fp32 softmax"});
     }
     if (output_bytes > 0 && !InPlaceCrossEntropy(job.training)) {
       // While the last micro-batch computes its loss, the logits and their gradient exist on

@@ -430,6 +430,28 @@ TEST(MemoryModelTest, TransformerEngineCrossEntropyWorksInPlace) {
   EXPECT_EQ(part(job, "loss transient"), std::llround(8 * logits));
 }
 
+// A compiled model does not make a compiled loss: torch.compile of the model alone
+// (torchtitan's compile.components = ["model"]) leaves the loss eager, with its fp32 softmax
+// (4 bytes per logit stored); XLA compiles the whole step, loss included, and keeps the bf16
+// logits (2 bytes), recomputing the softmax in backward.
+TEST(MemoryModelTest, OnlyACompiledLossKeepsBf16Logits) {
+  Job job = GptJob(4, 1024, 16, 4096, 1, 1, 1, false);
+  job.training.compiled_graph = true;
+  auto head = [](const Job& j) {
+    const MemoryReport report = ProjectMemory(j);
+    for (const auto& p : report.stages.back().activation_parts) {
+      if (p.name == "LM head + loss") return p.bytes;
+    }
+    return int64_t{-1};
+  };
+  const double tokens = 1.0 * job.training.micro_batch_size * job.training.seq_length;
+  const double logits = tokens * job.model.PaddedVocabSize(1);
+  const double norm_and_head_inputs = 4.0 * 1024 * tokens;  // 2 B each of h per token
+  EXPECT_EQ(head(job), std::llround(norm_and_head_inputs + 4 * logits));
+  job.training.compiled_loss = true;
+  EXPECT_EQ(head(job), std::llround(norm_and_head_inputs + 2 * logits));
+}
+
 TEST(MemoryModelTest, FullRecomputeKeepsOnlyLayerInputs) {
   Job job = GptJob(8, 1024, 16, 4096, 1, 1, 1, false);
   job.training.recompute.granularity = RecomputeGranularity::kFull;

@@ -553,6 +553,14 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   tr.flash_attention = attention.empty() ? stack.flash_attention : attention == "flash";
   tr.cross_entropy_loss_fusion = stack.cross_entropy_loss_fusion;
   tr.cross_entropy_impl = stack.cross_entropy_impl;
+  // torch.compile of the model's layers (their pointwise outputs recomputed in backward); the
+  // loss stays eager unless the row says otherwise, as torchtitan's per-block compile ran it.
+  tr.compiled_graph = compile == "true";
+  if (tr.compiled_graph) {
+    assumed.push_back(
+        "compiled layers (compile = true): pointwise outputs recomputed in "
+        "backward; the loss is not compiled");
+  }
   tr.hidden_dropout = stack.dropout;
   tr.attention_dropout = stack.dropout;
   tr.pipeline_schedule = ForVirtualStages(ScheduleKind::k1F1B, p.vpp);

@@ -186,13 +186,17 @@ TEST(PublishedRunFacts, TheIdDecidesNothing) {
 TEST(PublishedRunFacts, ColumnsOverrideTheFrameworkDefaults) {
   const PublishedRun titan = RowWithFacts("x-1", "torchtitan,,,,,true,real", "fp8");
   ASSERT_TRUE(titan.job) << titan.reason;
-  EXPECT_TRUE(titan.job->parallel.fsdp2);                          // torchtitan default
-  EXPECT_TRUE(titan.job->training.fused_elementwise);              // compile = true
+  EXPECT_TRUE(titan.job->parallel.fsdp2);              // torchtitan default
+  EXPECT_TRUE(titan.job->training.fused_elementwise);  // compile = true
+  EXPECT_TRUE(titan.job->training.compiled_graph);     // the layers compiled,
+  EXPECT_FALSE(titan.job->training.compiled_loss);     // not the loss
+  EXPECT_FALSE(titan.job->training.cross_entropy_loss_fusion);
   EXPECT_TRUE(titan.job->training.precision.fp8_current_scaling);  // torchao tensorwise default
   const PublishedRun delayed = RowWithFacts("x-2", "torchtitan,,,,delayed,false,", "fp8");
   ASSERT_TRUE(delayed.job) << delayed.reason;
   EXPECT_FALSE(delayed.job->training.precision.fp8_current_scaling);
   EXPECT_FALSE(delayed.job->training.fused_elementwise);
+  EXPECT_FALSE(delayed.job->training.compiled_graph);
   const PublishedRun old = RowWithFacts("x-3", "megatron-lm,2021 (SC'21 PTD-P),,none,,,");
   ASSERT_TRUE(old.job) << old.reason;
   EXPECT_FALSE(old.job->training.flash_attention);  // 2021 default: materialised
