@@ -141,11 +141,24 @@ TEST(BuildJob, FullRecomputeCountsLayersAsMegatronDoes) {
   EXPECT_THAT(
       ErrorOf(TinyRequest({{"recompute_granularity", "full"}, {"recompute_method", "block"}})),
       HasSubstr("'recompute_num_layers': recompute_method block needs it"));
-  // Uniform without a count: one layer per checkpointed group, every layer.
-  const Job uniform = BuildJob(TinyRequest({{"recompute_granularity", "full"}}));
+  // Full recompute without a method, or uniform without a count: TransformerConfig refuses
+  // both ("recompute_method must be "block" or "uniform""; "recompute_num_layers must be
+  // between 1 and ..."), and so does the projection, saying what runs.
+  EXPECT_THAT(ErrorOf(TinyRequest({{"recompute_granularity", "full"}})),
+              AllOf(HasSubstr("'recompute_method': full recompute needs it"),
+                    HasSubstr("--recompute_method uniform --recompute_num_layers 1")));
+  EXPECT_THAT(
+      ErrorOf(TinyRequest({{"recompute_granularity", "full"}, {"recompute_method", "uniform"}})),
+      HasSubstr("'recompute_num_layers': recompute_method uniform needs it"));
+  const Job uniform = BuildJob(TinyRequest({{"recompute_granularity", "full"},
+                                            {"recompute_method", "uniform"},
+                                            {"recompute_num_layers", "1"}}));
   EXPECT_EQ(uniform.training.recompute.method, RecomputeMethod::kUniform);
   EXPECT_EQ(uniform.training.recompute.num_layers, 1);
-  EXPECT_THAT(uniform.notes, Contains(HasSubstr("every layer recomputed")));
+  // Primus's recompute_layer_ids need neither.
+  const Job ids =
+      BuildJob(TinyRequest({{"recompute_granularity", "full"}, {"recompute_layer_ids", "0,1"}}));
+  EXPECT_EQ(ids.training.recompute.layer_ids, (std::vector<int64_t>{0, 1}));
 }
 
 TEST(BuildJob, EnvironmentBeatsOverridesAndFlagsBeatEnvironment) {
@@ -784,7 +797,9 @@ TEST(BuildJob, RefusesTheAllToAllOverlapWhereMegatronCoreDoes) {
   EXPECT_THAT(
       error_with({{"delay_wgrad_compute", "true"}, {"moe_use_legacy_grouped_gemm", "true"}}),
       HasSubstr("not supported with moe_use_legacy_grouped_gemm true (--moe_use_legacy"));
-  EXPECT_THAT(error_with({{"recompute_granularity", "full"}}),
+  EXPECT_THAT(error_with({{"recompute_granularity", "full"},
+                          {"recompute_method", "uniform"},
+                          {"recompute_num_layers", "1"}}),
               HasSubstr("cannot run with recompute_granularity full (--recompute_granularity)"));
   EXPECT_THAT(error_with({{"moe_shared_expert_overlap", "true"}}),
               HasSubstr("add --moe_shared_expert_overlap false"));

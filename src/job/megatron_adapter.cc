@@ -577,6 +577,14 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
   }
   const bool full_by_count =
       r.granularity == RecomputeGranularity::kFull && !c.IsSet("recompute_layer_ids");
+  if (full_by_count && method.empty()) {
+    // TransformerConfig.__post_init__: "Using recompute_granularity: full so recompute_method
+    // must be "block" or "uniform"" (Primus's recompute_layer_ids is the one exception).
+    c.Fail("recompute_method",
+           "full recompute needs it (uniform or block) with recompute_num_layers, or Primus's "
+           "recompute_layer_ids: Megatron refuses full recompute without; --recompute_method "
+           "uniform --recompute_num_layers 1 recomputes every layer");
+  }
   if (full_by_count && r.method == RecomputeMethod::kBlock && !c.IsSet("recompute_num_layers")) {
     // TransformerConfig.__post_init__: "When using recompute_granularity: full
     // recompute_num_layers must be between 1 and num_layers_per_pipeline_rank".
@@ -585,17 +593,25 @@ void ApplyTraining(AdapterContext& ctx, Job& job) {
            "each pipeline stage, e.g. --recompute_num_layers 1 (Megatron refuses full recompute "
            "without it)");
   }
+  if (full_by_count && r.method == RecomputeMethod::kUniform && !c.IsSet("recompute_num_layers")) {
+    c.Fail("recompute_num_layers",
+           "recompute_method uniform needs it: the number of layers in each checkpointed group, "
+           "e.g. --recompute_num_layers 1 to recompute every layer one at a time (Megatron "
+           "refuses full recompute without it)");
+  }
   if (full_by_count && r.method == RecomputeMethod::kBlock && r.num_layers <= 0) {
     // The block method checkpoints the first recompute_num_layers layers of each stage: none.
     ctx.notes.push_back(fmt::format(
         "recompute_method block with recompute_num_layers 0 ({}): no layer is recomputed",
         c.Where("recompute_num_layers").ToString()));
   } else if (full_by_count && r.num_layers <= 0) {
-    // Uniform with one layer per checkpointed group: every layer.
+    // Uniform with recompute_num_layers 0: Megatron's uniform loop would not advance; taken as
+    // one layer per checkpointed group, every layer.
     r.num_layers = 1;
-    ctx.notes.push_back(
-        "recompute_granularity full (uniform) without recompute_num_layers: every layer "
-        "recomputed, one layer per checkpointed group");
+    ctx.notes.push_back(fmt::format(
+        "recompute_method uniform with recompute_num_layers 0 ({}): every layer recomputed, "
+        "one layer per checkpointed group",
+        c.Where("recompute_num_layers").ToString()));
   }
   for (const std::string& id : c.StringList("recompute_layer_ids")) {
     ConfigNode probe = ConfigNode::Scalar(id, c.Where("recompute_layer_ids"));
