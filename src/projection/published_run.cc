@@ -246,6 +246,14 @@ double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
   return m[2].matched ? bytes_per_s * gpus_per_node : bytes_per_s;
 }
 
+// A run of decimal digits from the row's text; nullopt when it does not fit an int64.
+std::optional<int64_t> Digits(std::string_view digits) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end == digits.data()) return std::nullopt;
+  return value;
+}
+
 // `count` transformer layers to recompute when a row states how many but not which: one per
 // model chunk in model order (the first stages hold the most micro-batches in flight, so
 // relieving each of them once frees the most memory), then a second per chunk, and so on.
@@ -253,10 +261,7 @@ double StatedNodeNetwork(const std::string& text, int gpus_per_node) {
 // 0,1,2,4,6,8,10,12,14 for layout Et|t|(tt|)*29,tL) is this rule for nine layers.
 std::vector<int64_t> SpreadRecomputedLayers(const ModelSpec& model, const ParallelPlan& plan,
                                             int64_t count) {
-  std::vector<VirtualStage> stages = PlaceLayers(model, plan);
-  std::sort(stages.begin(), stages.end(), [](const VirtualStage& a, const VirtualStage& b) {
-    return a.virtual_index < b.virtual_index;
-  });
+  const std::vector<VirtualStage> stages = PlaceLayers(model, plan);  // in model order
   std::vector<int64_t> ids;
   for (int64_t round = 0; static_cast<int64_t>(ids.size()) < count; ++round) {
     bool any = false;
@@ -504,8 +509,7 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
         const size_t end = ids.find(',', pos);
         const std::string id = ids.substr(pos, end == std::string::npos ? end : end - pos);
         if (const size_t digit = id.find_first_of("0123456789"); digit != std::string::npos) {
-          int64_t value = -1;
-          std::from_chars(id.data() + digit, id.data() + id.size(), value);
+          const int64_t value = Digits(std::string_view(id).substr(digit)).value_or(-1);
           if (value < 0 || value >= job.model.num_layers) {
             ThrowUserError(SourceLocation{t.file(), t.line(row), -1, -1}, "recompute",
                            fmt::format("layer id '{}' is not a layer of the {}-layer model",
@@ -520,18 +524,14 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
                std::regex_search(recompute, m, kLayerCount)) {
       // A count of recompute_layer_ids without the list: the layers are chosen once the
       // pipeline layout is known (below).
-      const std::string digits = m[1].str();
-      unlisted_recompute = job.model.num_layers;
-      std::from_chars(digits.data(), digits.data() + digits.size(), unlisted_recompute);
-      unlisted_recompute = std::min(unlisted_recompute, job.model.num_layers);
+      unlisted_recompute =
+          std::min(Digits(m[1].str()).value_or(job.model.num_layers), job.model.num_layers);
     } else if (std::regex_search(recompute, m, kPerStage)) {
       // --recompute-method block --recompute-num-layers N: the first N layers of each stage.
       tr.recompute.method = RecomputeMethod::kBlock;
       // A count beyond the model recomputes every layer of each stage.
-      const std::string digits = m[1].str();
-      int64_t per_stage = job.model.num_layers;
-      std::from_chars(digits.data(), digits.data() + digits.size(), per_stage);
-      tr.recompute.num_layers = std::clamp<int64_t>(per_stage, 1, job.model.num_layers);
+      tr.recompute.num_layers = std::clamp<int64_t>(
+          Digits(m[1].str()).value_or(job.model.num_layers), 1, job.model.num_layers);
     }
   } else if (Contains(recompute, "selective")) {
     tr.recompute.granularity = RecomputeGranularity::kSelective;
@@ -654,8 +654,8 @@ PublishedRun ReadPublishedRun(const CsvTable& t, size_t row) {
   if (unlisted_recompute >= 0) {
     tr.recompute.layer_ids = SpreadRecomputedLayers(job.model, p, unlisted_recompute);
     assumed.push_back(fmt::format(
-        "full recompute of {} layers whose ids the row does not list: {}, one per pipeline "
-        "stage in model order before a second on any",
+        "full recompute of {} layers whose ids the row does not list: {}, one per model "
+        "chunk in model order before a second on any",
         unlisted_recompute, fmt::join(tr.recompute.layer_ids, ",")));
   }
   ClusterSpec& c = job.cluster;

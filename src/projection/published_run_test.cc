@@ -123,6 +123,10 @@ const std::string kFactHeader =
     "optimizer_sharding,metric_name,metric_value,notes,framework,framework_version,attention,"
     "overlap,fp8_recipe,compile,data\n";
 
+// The same with the MoE columns the DeepSeek rows fill.
+const std::string kMoeFactHeader =
+    kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
+
 // Llama-3.1-8B on 8 H100 under any id, with the fact columns given.
 PublishedRun RowWithFacts(const std::string& id, const std::string& facts,
                           const std::string& precision = "bf16", const std::string& sharding = "") {
@@ -303,14 +307,12 @@ TEST(PublishedRunFacts, MegatronBridgeLeavesTheAllToAllExposedUnlessStated) {
 PublishedRun DeepSeekV3B200Row(const std::string& precision, const std::string& fp8_recipe,
                                int global_batch, const std::string& version,
                                const std::string& overlap = "", const std::string& recompute = "") {
-  const std::string header =
-      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
   const std::string row = fmt::format(
       "b-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,B200,8,256,1,8,32,1,32,2,1,{},"
       "{},{},,tokens_per_sec_per_gpu,3328,\"\",megatron-bridge,{},flash,\"{}\",{},,mock,8,2048,"
       "1\n",
       global_batch, precision, recompute, version, overlap, fp8_recipe);
-  return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
+  return ReadPublishedRun(CsvTable::Parse(kMoeFactHeader + row, "runs.csv"), 0);
 }
 
 TEST(PublishedRunFacts, MegatronBridgeRecipesThatOverlapTheAllToAllAreFollowed) {
@@ -361,14 +363,12 @@ TEST(PublishedRunFacts, MegatronBridgeRecipesRecomputeWhatTheRowLeavesUnstated) 
 // layout that is its own list (examples/moe_package, 0,1,2,4,6,8,10,12,14). A count beyond
 // the model recomputes every layer; an id beyond it is refused at its cell.
 PublishedRun DeepSeekV3Pp16Row(const std::string& recompute, const std::string& notes) {
-  const std::string header =
-      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
   const std::string row = fmt::format(
       "m-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,MI355X,8,1024,1,16,64,1,8,2,2,"
       "8192,fp8,\"{}\",distributed optimizer,iteration_time_s,21.68,\"{}\",primus-megatron,,flash,"
       "\"grad,param\",,,mock,8,2048,1\n",
       recompute, notes);
-  return ReadPublishedRun(CsvTable::Parse(header + row, "runs.csv"), 0);
+  return ReadPublishedRun(CsvTable::Parse(kMoeFactHeader + row, "runs.csv"), 0);
 }
 
 TEST(PublishedRunFacts, ACountOfRecomputedLayerIdsRecomputesOneLayerPerChunkFirst) {
@@ -382,12 +382,7 @@ TEST(PublishedRunFacts, ACountOfRecomputedLayerIdsRecomputesOneLayerPerChunkFirs
   EXPECT_EQ(counted.job->training.recompute.granularity, RecomputeGranularity::kFull);
   EXPECT_EQ(counted.job->training.recompute.layer_ids,
             (std::vector<int64_t>{0, 1, 2, 4, 6, 8, 10, 12, 14}));
-  bool said = false;
-  for (const std::string& note : counted.job->notes) {
-    said = said || note.find("9 layers whose ids the row does not list: 0,1,2,4,6,8,10,12,14") !=
-                       std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(HasNote(counted, "9 layers whose ids the row does not list: 0,1,2,4,6,8,10,12,14"));
   // 40 over 32 chunks: every chunk's first layer, then the second layer of the first 8 chunks
   // that have one (chunks 2-9 hold layers 2-3, 4-5, ..., 16-17).
   const PublishedRun forty =
@@ -449,14 +444,12 @@ TEST(PublishedRunFacts, MegatronBridgeFp8RecipesKeepFp8PrimaryWeights) {
 TEST(PublishedRunFacts, MaxTextTrainsNoMultiTokenPredictionUnlessConfigured) {
   // DeepSeek-V3 was released with one MTP module; MaxText's base.yml sets mtp_num_layers: 0,
   // Megatron-Bridge's DeepSeek-V3 recipes train it.
-  const std::string header =
-      kFactHeader.substr(0, kFactHeader.size() - 1) + ",moe_topk,moe_ffn_hidden,shared_experts\n";
   auto row = [&](const char* framework) {
     const std::string text = fmt::format(
         "d-1,DeepSeek-V3-671B,61,7168,18432,128,MLA,129280,4096,256,MI355X,8,64,1,1,64,1,8,,4,"
         "256,bf16,full,,tokens_per_sec_per_gpu,900,\"\",{},,flash,,,,mock,8,2048,1\n",
         framework);
-    return ReadPublishedRun(CsvTable::Parse(header + text, "runs.csv"), 0);
+    return ReadPublishedRun(CsvTable::Parse(kMoeFactHeader + text, "runs.csv"), 0);
   };
   const PublishedRun maxtext = row("maxtext");
   ASSERT_TRUE(maxtext.job) << maxtext.reason;
